@@ -1,0 +1,67 @@
+#pragma once
+// A strict reader over YAML (and JSON, which YAML reads): every error names the file, the line and
+// the field path, and objects reject fields they do not know (STYLE 7, after mig-parted's spec).
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/core/time.hpp"
+
+namespace gpusim {
+
+class ConfigNode {
+ public:
+  // Parses `text` read from `file` (used in messages only).
+  static ConfigNode parse(const std::string& text, const std::string& file);
+  static ConfigNode load_file(const std::string& path);
+  ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
+
+  const std::string& path() const { return path_; }
+  const std::string& file() const { return *file_; }
+  const YAML::Node& yaml() const { return node_; }
+  SourceLocation where() const;
+  [[noreturn]] void fail(const std::string& what) const;
+
+  bool is_map() const { return node_.IsMap(); }
+  bool is_sequence() const { return node_.IsSequence(); }
+  bool is_scalar() const { return node_.IsScalar(); }
+  bool is_null() const { return node_.IsNull(); }
+
+  // Fields of a map.
+  bool has(std::string_view key) const;
+  ConfigNode at(std::string_view key) const;  // required
+  std::optional<ConfigNode> get(std::string_view key) const;
+  // Rejects any key not in `allowed`, naming the ones that are.
+  void allow_only(std::initializer_list<std::string_view> allowed) const;
+  std::vector<std::pair<std::string, ConfigNode>> entries() const;
+  std::vector<ConfigNode> items() const;  // a sequence
+
+  std::string as_string() const;
+  int64_t as_int() const;
+  int64_t as_positive_int() const;      // > 0
+  int64_t as_non_negative_int() const;  // >= 0
+  double as_number() const;
+  double as_non_negative_number() const;
+  bool as_bool() const;
+  Time as_duration() const;  // number of seconds, or "30m", "2h", ...
+
+  // Convenience: optional fields with an explicit default stated at the call site.
+  std::string string_or(std::string_view key, std::string fallback) const;
+  std::vector<std::string> string_list(std::string_view key) const;  // scalar or sequence; absent = {}
+
+ private:
+  std::string scalar(std::string_view expected) const;
+  YAML::Node node_;
+  std::shared_ptr<const std::string> file_;
+  std::string path_;
+};
+
+}  // namespace gpusim

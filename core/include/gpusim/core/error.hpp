@@ -1,0 +1,33 @@
+#pragma once
+// The error policy (STYLE 9): bad user input throws InputError, which names the file, the line or
+// field path, and what was expected; the CLI turns it into exit code 2 and Python into an exception.
+// Programmer errors are assertions; expected failures (a job that does not fit) are return values.
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace gpusim {
+
+struct SourceLocation {
+  std::string file;           // may be empty for input that did not come from a file
+  std::optional<int> line;    // 1-based
+  std::string field;          // dotted path such as "cluster.pools[0].count"
+};
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(const SourceLocation& where, const std::string& what);
+  const SourceLocation& where() const { return where_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  SourceLocation where_;
+  std::string reason_;
+};
+
+// A scheduling policy asked the engine for something impossible; the run stops loudly.
+class PolicyError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace gpusim

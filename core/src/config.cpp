@@ -1,0 +1,161 @@
+#include "gpusim/core/config.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace gpusim {
+
+ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
+  try {
+    return ConfigNode(YAML::Load(text), std::make_shared<const std::string>(file), "");
+  } catch (const YAML::Exception& e) {
+    throw InputError({file, e.mark.is_null() ? std::nullopt : std::optional<int>(e.mark.line + 1), ""},
+                     fmt::format("not valid YAML or JSON: {}", e.msg));
+  }
+}
+
+ConfigNode ConfigNode::load_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError({path, std::nullopt, ""}, "cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse(buffer.str(), path);
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+SourceLocation ConfigNode::where() const {
+  std::optional<int> line;
+  if (node_.IsDefined() && !node_.Mark().is_null()) line = node_.Mark().line + 1;
+  return {*file_, line, path_};
+}
+
+void ConfigNode::fail(const std::string& what) const { throw InputError(where(), what); }
+
+bool ConfigNode::has(std::string_view key) const {
+  return node_.IsMap() && node_[std::string(key)].IsDefined();
+}
+
+std::optional<ConfigNode> ConfigNode::get(std::string_view key) const {
+  if (!node_.IsMap()) fail("expected a map of fields");
+  YAML::Node child = node_[std::string(key)];
+  if (!child.IsDefined()) return std::nullopt;
+  return ConfigNode(child, file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
+}
+
+ConfigNode ConfigNode::at(std::string_view key) const {
+  auto child = get(key);
+  if (!child) fail(fmt::format("missing required field '{}'", key));
+  return *child;
+}
+
+void ConfigNode::allow_only(std::initializer_list<std::string_view> allowed) const {
+  if (!node_.IsMap()) fail("expected a map of fields");
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.as<std::string>();
+    bool known = false;
+    for (auto a : allowed) known = known || a == key;
+    if (!known) {
+      ConfigNode(kv.first, file_, path_.empty() ? key : path_ + "." + key)
+          .fail(fmt::format("unknown field '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
+    }
+  }
+}
+
+std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
+  if (!node_.IsMap()) fail("expected a map");
+  std::vector<std::pair<std::string, ConfigNode>> out;
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.as<std::string>();
+    out.emplace_back(key, ConfigNode(kv.second, file_, path_.empty() ? key : path_ + "." + key));
+  }
+  return out;
+}
+
+std::vector<ConfigNode> ConfigNode::items() const {
+  if (!node_.IsSequence()) fail("expected a list");
+  std::vector<ConfigNode> out;
+  std::size_t i = 0;
+  for (const auto& item : node_) out.emplace_back(item, file_, fmt::format("{}[{}]", path_, i++));
+  return out;
+}
+
+std::string ConfigNode::scalar(std::string_view expected) const {
+  if (!node_.IsScalar()) fail(fmt::format("expected {}", expected));
+  return node_.Scalar();
+}
+
+std::string ConfigNode::as_string() const { return scalar("a string"); }
+
+int64_t ConfigNode::as_int() const {
+  const std::string s = scalar("an integer");
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) fail(fmt::format("expected an integer, got '{}'", s));
+  return v;
+}
+
+int64_t ConfigNode::as_positive_int() const {
+  const int64_t v = as_int();
+  if (v <= 0) fail(fmt::format("expected a positive integer, got {}", v));
+  return v;
+}
+
+int64_t ConfigNode::as_non_negative_int() const {
+  const int64_t v = as_int();
+  if (v < 0) fail(fmt::format("expected an integer >= 0, got {}", v));
+  return v;
+}
+
+double ConfigNode::as_number() const {
+  const std::string s = scalar("a number");
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v))
+    fail(fmt::format("expected a number, got '{}'", s));
+  return v;
+}
+
+double ConfigNode::as_non_negative_number() const {
+  const double v = as_number();
+  if (v < 0) fail(fmt::format("expected a number >= 0, got {}", v));
+  return v;
+}
+
+bool ConfigNode::as_bool() const {
+  const std::string s = scalar("true or false");
+  if (s == "true") return true;
+  if (s == "false") return false;
+  fail(fmt::format("expected true or false, got '{}'", s));
+}
+
+Time ConfigNode::as_duration() const {
+  const std::string s = scalar("a duration");
+  try {
+    return parse_duration(s);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+}
+
+std::string ConfigNode::string_or(std::string_view key, std::string fallback) const {
+  auto v = get(key);
+  return v ? v->as_string() : std::move(fallback);
+}
+
+std::vector<std::string> ConfigNode::string_list(std::string_view key) const {
+  auto v = get(key);
+  if (!v) return {};
+  if (v->is_scalar()) return {v->as_string()};
+  std::vector<std::string> out;
+  for (const auto& item : v->items()) out.push_back(item.as_string());
+  return out;
+}
+
+}  // namespace gpusim

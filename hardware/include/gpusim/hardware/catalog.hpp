@@ -1,0 +1,93 @@
+#pragma once
+// The hardware catalog: GPU models with their MIG profile tables, and node templates. The built-in
+// entries are data files (hardware/data/*.yaml) compiled into the binary; a scenario adds its own
+// with the same fields through the same parser.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusim/core/config.hpp"
+
+namespace gpusim {
+
+struct MigProfile {
+  std::string name;                // "1g.10gb"
+  std::string class_name;          // geometry class, e.g. "1g" or "1g.2m" (two memory slices)
+  std::optional<int> profile_id;   // nvidia-smi's GI profile id, where known
+  int64_t memory_mib = 0;
+  int sms = 0;
+  int copy_engines = 0;
+  int compute_slices = 0;
+  int memory_slices = 0;           // contiguous memory slices one instance occupies
+  std::vector<int> starts;         // allowed start memory slices
+  int max_count = 0;               // instances per GPU
+  bool media_extensions = false;   // "+me": at most one per GPU
+  bool assumed = false;            // not confirmed by a primary source
+};
+
+struct MigTable {
+  std::string geometry;            // "seven-slice" or "four-slice"
+  int memory_slices = 0;
+  int compute_slices = 0;
+  std::vector<MigProfile> profiles;
+  const MigProfile* find(std::string_view profile) const;
+};
+
+struct GpuModel {
+  std::string name;
+  std::vector<std::string> aliases;  // names traces use, e.g. "V100M32"
+  int64_t memory_mib = 0;
+  int sms = 0;
+  double bf16_tflops = 0;
+  double fp32_tflops = 0;
+  double memory_bandwidth_gb_per_s = 0;
+  double tdp_w = 0;
+  double nvlink_gb_per_s = 0;        // bidirectional total per GPU; 0 = none
+  std::vector<std::string> assumed;  // fields whose values are documented assumptions
+  std::optional<MigTable> mig;
+  std::string source;
+};
+
+struct NodeTemplate {
+  std::string name;
+  std::string gpu;                   // GpuModel name
+  int gpus = 0;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  std::optional<double> price_per_node_hour_usd;
+  std::string source;
+};
+
+class Catalog {
+ public:
+  // The compiled-in catalog (parsed once).
+  static const Catalog& builtin();
+
+  // Adds GPU models (`gpus:` list, optional `mig_geometries:`) and node templates (`nodes:` list)
+  // from a catalog document; entries must have unique names (aliases included).
+  void add_document(const ConfigNode& doc);
+  void add_gpu(const ConfigNode& entry);
+  void add_node(const ConfigNode& entry);
+
+  const GpuModel* find_gpu(std::string_view name_or_alias) const;
+  const NodeTemplate* find_node(std::string_view name) const;
+  const std::vector<GpuModel>& gpus() const { return gpus_; }
+  const std::vector<NodeTemplate>& nodes() const { return nodes_; }
+
+ private:
+  struct Geometry {
+    std::string name;
+    int memory_slices = 0;
+    int compute_slices = 0;
+    std::vector<MigProfile> classes;  // class templates: slices, starts, counts
+  };
+  void add_geometry(const ConfigNode& entry);
+  std::vector<Geometry> geometries_;
+  std::vector<GpuModel> gpus_;
+  std::vector<NodeTemplate> nodes_;
+};
+
+}  // namespace gpusim

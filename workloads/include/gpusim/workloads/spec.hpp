@@ -1,0 +1,18 @@
+#pragma once
+// Jobs described in the scenario itself: inline jobs and the synthetic generator.
+#include <cstdint>
+
+#include "gpusim/core/config.hpp"
+#include "gpusim/workloads/job.hpp"
+
+namespace gpusim {
+
+// `workload.jobs`: a list of jobs; `count: N` repeats one entry N times (names get -0, -1, ...).
+JobSet parse_inline_jobs(const ConfigNode& list);
+
+// `workload.generator`: classes of jobs with counts, Poisson or simultaneous arrivals, GPU-count
+// choices and duration distributions (Boost.Math quantiles of seeded uniforms, so the same seed gives
+// the same jobs on every platform). Each class draws from its own named streams.
+JobSet generate_jobs(const ConfigNode& spec, uint64_t seed);
+
+}  // namespace gpusim

@@ -1,0 +1,268 @@
+#include "gpusim/workloads/traces.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+
+#include "csv.hpp"
+
+namespace gpusim {
+
+namespace {
+
+std::map<std::string, std::size_t, std::less<>> header_index(const csv::Reader& r,
+                                                            const std::vector<std::string_view>& header) {
+  std::map<std::string, std::size_t, std::less<>> index;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (!index.emplace(std::string(header[i]), i).second)
+      r.fail(fmt::format("column '{}' appears twice in the header", header[i]));
+  }
+  return index;
+}
+
+void require_columns(const csv::Reader& r, const std::map<std::string, std::size_t, std::less<>>& index,
+                     std::initializer_list<std::string_view> columns) {
+  for (auto c : columns)
+    if (!index.contains(c)) r.fail(fmt::format("header lacks the required column '{}'", c));
+}
+
+void check_width(const csv::Reader& r, const std::vector<std::string_view>& fields, std::size_t width) {
+  if (fields.size() != width)
+    r.fail(fmt::format("expected {} columns as in the header, got {}", width, fields.size()));
+}
+
+void apply_options(JobSet& set, const TraceOptions& o) {
+  set.finalize();
+  if (o.limit && static_cast<int64_t>(set.jobs.size()) > *o.limit) set.jobs.resize(static_cast<std::size_t>(*o.limit));
+}
+
+Request whole_gpus(const csv::Reader& r, int64_t gpus) {
+  if (gpus < 0 || gpus > 100000) r.fail(fmt::format("GPU count {} is out of range", gpus));
+  Request q;
+  q.gpus = static_cast<int32_t>(gpus);
+  return q;
+}
+
+}  // namespace
+
+std::optional<int64_t> parse_timestamp(std::string_view t) {
+  // YYYY-MM-DD HH:MM:SS
+  if (t.size() != 19 || t[4] != '-' || t[7] != '-' || t[10] != ' ' || t[13] != ':' || t[16] != ':')
+    return std::nullopt;
+  auto num = [&](std::size_t pos, std::size_t len, int& out) {
+    auto [p, ec] = std::from_chars(t.data() + pos, t.data() + pos + len, out);
+    return ec == std::errc() && p == t.data() + pos + len;
+  };
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  if (!num(0, 4, y) || !num(5, 2, mo) || !num(8, 2, d) || !num(11, 2, h) || !num(14, 2, mi) || !num(17, 2, s))
+    return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  // Days from civil (Howard Hinnant's algorithm).
+  y -= mo <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153u * static_cast<unsigned>(mo + (mo > 2 ? -3 : 9)) + 2u) / 5u + static_cast<unsigned>(d) - 1u;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
+  return days * 86400 + h * 3600 + mi * 60 + s;
+}
+
+JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
+  csv::Reader r(path);
+  std::vector<std::string_view> f;
+  if (!r.next(f)) r.fail("empty file: expected the openb pod-list header");
+  const auto col = header_index(r, f);
+  require_columns(r, col, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"});
+  if (!col.contains("creation_time") || !col.contains("deletion_time"))
+    r.fail("header has no creation_time/deletion_time columns: a time-based replay needs them");
+  const std::size_t width = f.size();
+  const auto c_name = col.at("name"), c_cpu = col.at("cpu_milli"), c_mem = col.at("memory_mib"),
+             c_ngpu = col.at("num_gpu"), c_milli = col.at("gpu_milli"), c_ct = col.at("creation_time"),
+             c_dt = col.at("deletion_time");
+  const bool has_spec = col.contains("gpu_spec");
+  const std::size_t c_spec = has_spec ? col.at("gpu_spec") : 0;
+  const JobKind kind = o.kind.value_or(JobKind::batch);
+  JobSet set;
+  while (r.next(f)) {
+    check_width(r, f, width);
+    Job j;
+    j.name = std::string(f[c_name]);
+    j.request = whole_gpus(r, r.number<int64_t>(f[c_ngpu], "num_gpu"));
+    const auto milli = r.number<int32_t>(f[c_milli], "gpu_milli");
+    if (milli < 0 || milli > 1000) r.fail(fmt::format("column 'gpu_milli': expected 0..1000, got {}", milli));
+    if (j.request.gpus > 1 && milli != 1000)
+      r.fail(fmt::format("column 'gpu_milli': a pod with {} GPUs must ask 1000 per GPU, got {}", j.request.gpus, milli));
+    if (j.request.gpus == 1 && milli == 0) r.fail("column 'gpu_milli': a GPU pod asks 0 milli-GPU");
+    j.request.milli_per_gpu = Milli{j.request.gpus == 0 ? 0 : milli};
+    j.request.cpu_milli = r.number<int64_t>(f[c_cpu], "cpu_milli");
+    j.request.memory_mib = r.number<int64_t>(f[c_mem], "memory_mib");
+    if (j.request.cpu_milli < 0 || j.request.memory_mib < 0) r.fail("negative CPU or memory request");
+    if (has_spec && !f[c_spec].empty()) {
+      std::string_view spec = f[c_spec];
+      while (!spec.empty()) {
+        const auto bar = spec.find('|');
+        auto m = spec.substr(0, bar);
+        if (!m.empty() && std::find(j.request.models.begin(), j.request.models.end(), m) == j.request.models.end())
+          j.request.models.emplace_back(m);
+        if (bar == std::string_view::npos) break;
+        spec.remove_prefix(bar + 1);
+      }
+    }
+    const auto created = r.number<int64_t>(f[c_ct], "creation_time");
+    const auto deleted = r.number<int64_t>(f[c_dt], "deletion_time");
+    if (deleted < created)
+      r.fail(fmt::format("deletion_time {} is before creation_time {}", deleted, created));
+    j.arrival = Time::from_seconds(created);
+    j.work = Time::from_seconds(deleted - created);
+    j.kind = kind;
+    j.u = o.u.value_or(j.request.gpus == 0 ? 0.0 : j.request.milli_per_gpu.gpus());
+    j.multi_node = o.multi_node.value_or(false);
+    j.origin = r.origin();
+    set.jobs.push_back(std::move(j));
+  }
+  apply_options(set, o);
+  return set;
+}
+
+std::vector<OpenbNode> read_openb_nodes(const std::string& path) {
+  csv::Reader r(path);
+  std::vector<std::string_view> f;
+  if (!r.next(f)) r.fail("empty file: expected the openb node-list header");
+  const auto col = header_index(r, f);
+  require_columns(r, col, {"sn", "cpu_milli", "memory_mib", "gpu", "model"});
+  const std::size_t width = f.size();
+  std::vector<OpenbNode> nodes;
+  while (r.next(f)) {
+    check_width(r, f, width);
+    OpenbNode n;
+    n.name = std::string(f[col.at("sn")]);
+    n.cpu_milli = r.number<int64_t>(f[col.at("cpu_milli")], "cpu_milli");
+    n.memory_mib = r.number<int64_t>(f[col.at("memory_mib")], "memory_mib");
+    n.gpus = r.number<int>(f[col.at("gpu")], "gpu");
+    n.model = std::string(f[col.at("model")]);
+    if (n.cpu_milli <= 0 || n.memory_mib <= 0 || n.gpus < 0) r.fail("node capacities must be positive");
+    if (n.gpus > 0 && n.model.empty()) r.fail("a node with GPUs must name its GPU model");
+    n.line = r.line();
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+JobSet read_philly_jobs(const std::string& path, const TraceOptions& o) {
+  csv::Reader r(path);
+  std::vector<std::string_view> f;
+  if (!r.next(f)) r.fail("empty file: expected the Philly header");
+  const auto col = header_index(r, f);
+  require_columns(r, col, {"timestamp", "duration", "num_gpus", "cluster"});
+  const std::size_t width = f.size();
+  const JobKind kind = o.kind.value_or(JobKind::training);
+  JobSet set;
+  std::vector<int64_t> stamps;
+  while (r.next(f)) {
+    check_width(r, f, width);
+    const auto ts = parse_timestamp(f[col.at("timestamp")]);
+    if (!ts) r.fail(fmt::format("column 'timestamp': expected YYYY-MM-DD HH:MM:SS, got '{}'", f[col.at("timestamp")]));
+    const int64_t duration = r.whole(f[col.at("duration")], "duration");
+    if (duration < 0) r.fail(fmt::format("column 'duration': negative ({})", duration));
+    Job j;
+    j.request = whole_gpus(r, r.whole(f[col.at("num_gpus")], "num_gpus"));
+    if (j.request.gpus == 0) r.fail("column 'num_gpus': a Philly job has at least one GPU");
+    j.work = Time::from_seconds(duration);
+    j.kind = kind;
+    j.u = o.u.value_or(default_compute_demand(kind));
+    j.tenant = set.tenant(f[col.at("cluster")]);
+    j.multi_node = o.multi_node.value_or(true);
+    j.origin = r.origin();
+    set.jobs.push_back(std::move(j));
+    stamps.push_back(*ts);
+  }
+  if (!stamps.empty()) {
+    const int64_t first = *std::min_element(stamps.begin(), stamps.end());
+    for (std::size_t i = 0; i < stamps.size(); ++i) {
+      set.jobs[i].arrival = Time::from_seconds(stamps[i] - first);
+      set.jobs[i].name = fmt::format("philly-{:05d}", i + 2);  // data rows start at line 2
+    }
+  }
+  apply_options(set, o);
+  return set;
+}
+
+JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
+  csv::Reader r(path);
+  std::vector<std::string_view> f;
+  if (!r.next(f)) r.fail("empty file: expected a header naming the columns");
+  const auto col = header_index(r, f);
+  static constexpr std::string_view kKnown[] = {"name", "arrival_s", "duration_s", "gpus", "gpu_milli",
+                                                "gpu_memory_mib", "cpu_milli", "memory_mib", "models",
+                                                "kind", "u", "tenant", "priority", "multi_node"};
+  for (const auto& [name, i] : col)
+    if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
+      r.fail(fmt::format("unknown column '{}'; expected some of: {}", name, fmt::join(kKnown, ", ")));
+  require_columns(r, col, {"arrival_s", "duration_s", "gpus"});
+  const std::size_t width = f.size();
+  auto opt = [&](std::string_view c) -> std::optional<std::size_t> {
+    auto it = col.find(c);
+    return it == col.end() ? std::nullopt : std::optional(it->second);
+  };
+  JobSet set;
+  Time last_arrival;
+  while (r.next(f)) {
+    check_width(r, f, width);
+    Job j;
+    const double arrival = r.number<double>(f[col.at("arrival_s")], "arrival_s");
+    const double duration = r.number<double>(f[col.at("duration_s")], "duration_s");
+    if (arrival < 0) r.fail("column 'arrival_s': negative arrival time");
+    if (duration < 0) r.fail("column 'duration_s': negative duration");
+    j.arrival = Time::from_us(static_cast<int64_t>(arrival * 1e6 + 0.5));
+    j.work = Time::from_us(static_cast<int64_t>(duration * 1e6 + 0.5));
+    if (j.arrival < last_arrival)
+      r.fail(fmt::format("arrival_s {} is earlier than the row before it: rows must be in arrival order", arrival));
+    last_arrival = j.arrival;
+    j.request = whole_gpus(r, r.number<int64_t>(f[col.at("gpus")], "gpus"));
+    if (auto c = opt("gpu_milli")) {
+      const auto m = r.number<int32_t>(f[*c], "gpu_milli");
+      if (m <= 0 || m > 1000 || (m < 1000 && j.request.gpus != 1))
+        r.fail(fmt::format("column 'gpu_milli': expected 1..1000, and below 1000 only with gpus = 1; got {}", m));
+      j.request.milli_per_gpu = Milli{m};
+    }
+    if (auto c = opt("gpu_memory_mib")) j.request.gpu_memory_mib = r.number<int64_t>(f[*c], "gpu_memory_mib");
+    if (auto c = opt("cpu_milli")) j.request.cpu_milli = r.number<int64_t>(f[*c], "cpu_milli");
+    if (auto c = opt("memory_mib")) j.request.memory_mib = r.number<int64_t>(f[*c], "memory_mib");
+    if (j.request.gpu_memory_mib < 0 || j.request.cpu_milli < 0 || j.request.memory_mib < 0)
+      r.fail("negative memory or CPU request");
+    if (auto c = opt("models"); c && !f[*c].empty()) {
+      std::string_view s = f[*c];
+      while (true) {
+        const auto bar = s.find('|');
+        j.request.models.emplace_back(s.substr(0, bar));
+        if (bar == std::string_view::npos) break;
+        s.remove_prefix(bar + 1);
+      }
+    }
+    j.kind = o.kind.value_or(JobKind::batch);
+    if (auto c = opt("kind"); c && !f[*c].empty() && !parse_job_kind(f[*c], j.kind))
+      r.fail(fmt::format("column 'kind': expected one of {}, got '{}'", kJobKindNames, f[*c]));
+    j.u = o.u.value_or(default_compute_demand(j.kind));
+    if (auto c = opt("u"); c && !f[*c].empty()) {
+      j.u = r.number<double>(f[*c], "u");
+      if (j.u < 0 || j.u > 1) r.fail(fmt::format("column 'u': expected 0..1, got {}", j.u));
+    }
+    if (auto c = opt("tenant"); c && !f[*c].empty()) j.tenant = set.tenant(f[*c]);
+    if (auto c = opt("priority"); c && !f[*c].empty()) j.priority = r.number<int32_t>(f[*c], "priority");
+    j.multi_node = o.multi_node.value_or(false);
+    if (auto c = opt("multi_node"); c && !f[*c].empty()) {
+      if (f[*c] != "true" && f[*c] != "false") r.fail("column 'multi_node': expected true or false");
+      j.multi_node = f[*c] == "true";
+    }
+    if (auto c = opt("name"); c && !f[*c].empty()) j.name = std::string(f[*c]);
+    else j.name = fmt::format("job-line-{}", r.line());
+    j.origin = r.origin();
+    set.jobs.push_back(std::move(j));
+  }
+  apply_options(set, o);
+  return set;
+}
+
+}  // namespace gpusim
