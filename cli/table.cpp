@@ -1,0 +1,137 @@
+#include "table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace gpusim::cli {
+
+namespace {
+
+std::string with_commas(double v, int decimals) {
+  std::string s = fmt::format("{:.{}f}", std::abs(v), decimals);
+  const auto dot = s.find('.');
+  std::string whole = s.substr(0, dot), frac = dot == std::string::npos ? "" : s.substr(dot);
+  for (int i = static_cast<int>(whole.size()) - 3; i > 0; i -= 3) whole.insert(static_cast<std::size_t>(i), ",");
+  return (v < 0 ? "-" : "") + whole + frac;
+}
+
+std::string human_seconds(double s) {
+  if (s < 120) return fmt::format("{:.1f} s", s);
+  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
+  if (s < 172800) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.1f} d", s / 86400);
+}
+
+enum class Better { lower, higher, neither };
+enum class Format { usd, percent, gpu_hours, count, seconds };
+
+struct Row {
+  const char* label;
+  const char* pointer;  // JSON pointer into summary.json
+  Format format;
+  Better better;
+};
+
+// The rows both tables show, in order.
+const Row kRows[] = {
+    {"cost (USD)", "/cost_usd", Format::usd, Better::lower},
+    {"cost per 730-h month (USD)", "/cost_per_month_usd", Format::usd, Better::lower},
+    {"GPU-hours capacity", "/gpu_hours_capacity", Format::gpu_hours, Better::neither},
+    {"GPU-hours allocated", "/gpu_hours_allocated", Format::gpu_hours, Better::higher},
+    {"GPU-hours busy", "/gpu_hours_busy", Format::gpu_hours, Better::higher},
+    {"allocation ratio", "/allocation_ratio", Format::percent, Better::higher},
+    {"effective utilization", "/effective_utilization", Format::percent, Better::higher},
+    {"jobs total", "/jobs_total", Format::count, Better::neither},
+    {"jobs completed", "/jobs_completed", Format::count, Better::higher},
+    {"jobs running at end", "/jobs_running_at_end", Format::count, Better::neither},
+    {"jobs pending at end", "/jobs_pending_at_end", Format::count, Better::lower},
+    {"jobs unschedulable", "/jobs_unschedulable", Format::count, Better::lower},
+    {"JCT mean", "/jct_s/mean", Format::seconds, Better::lower},
+    {"JCT p50", "/jct_s/p50", Format::seconds, Better::lower},
+    {"JCT p95", "/jct_s/p95", Format::seconds, Better::lower},
+    {"JCT p99", "/jct_s/p99", Format::seconds, Better::lower},
+    {"queue delay mean", "/queue_delay_s/mean", Format::seconds, Better::lower},
+    {"queue delay p50", "/queue_delay_s/p50", Format::seconds, Better::lower},
+    {"queue delay p95", "/queue_delay_s/p95", Format::seconds, Better::lower},
+    {"queue delay p99", "/queue_delay_s/p99", Format::seconds, Better::lower},
+    {"makespan", "/makespan_s", Format::seconds, Better::lower},
+};
+
+std::optional<double> value(const Json& s, const char* pointer) {
+  const auto p = Json::json_pointer(pointer);
+  if (!s.contains(p) || s.at(p).is_null()) return std::nullopt;
+  return s.at(p).get<double>();
+}
+
+std::string render(std::optional<double> v, Format f) {
+  if (!v) return "-";
+  switch (f) {
+    case Format::usd: return with_commas(*v, 2);
+    case Format::percent: return fmt::format("{:.1f} %", *v * 100);
+    case Format::gpu_hours: return with_commas(*v, 1);
+    case Format::count: return with_commas(*v, 0);
+    case Format::seconds: return human_seconds(*v);
+  }
+  return "-";
+}
+
+std::string header(const Json& s) {
+  return fmt::format("gpusim {} | scenario {} | policy {} | seed {} | simulated {}\n", s["gpusim_version"].get<std::string>(),
+                     s["scenario"].get<std::string>(), s["policy"].get<std::string>(), s["seed"].get<uint64_t>(),
+                     human_seconds(s["simulated_s"].get<double>()));
+}
+
+}  // namespace
+
+std::string run_table(const Json& s) {
+  std::string out = header(s) + "\n";
+  for (const Row& r : kRows) out += fmt::format("  {:<28} {:>16}\n", r.label, render(value(s, r.pointer), r.format));
+  out += fmt::format("\n  {:<16} {:>6} {:>10} {:>14} {:>12} {:>12}\n", "pool", "GPUs", "sharing", "cost (USD)", "allocation",
+                     "utilization");
+  for (const auto& p : s["pools"])
+    out += fmt::format("  {:<16} {:>6} {:>10} {:>14} {:>12} {:>12}\n", p["name"].get<std::string>(), p["gpus"].get<int>(),
+                       p["sharing"].get<std::string>(), with_commas(p["cost_usd"].get<double>(), 2),
+                       render(p["allocation_ratio"].get<double>(), Format::percent),
+                       render(p["effective_utilization"].get<double>(), Format::percent));
+  if (!s["unschedulable_reasons"].empty()) {
+    out += "\n  unschedulable jobs:\n";
+    for (const auto& r : s["unschedulable_reasons"])
+      out += fmt::format("    {:>6} {}\n", r["jobs"].get<uint64_t>(), r["reason"].get<std::string>());
+  }
+  return out;
+}
+
+std::string compare_table(const std::vector<Json>& summaries) {
+  if (summaries.empty()) return "";
+  const Json& first = summaries.front();
+  std::string out = fmt::format("gpusim {} | scenario {} | seed {} | simulated {}\n\n", first["gpusim_version"].get<std::string>(),
+                                first["scenario"].get<std::string>(), first["seed"].get<uint64_t>(),
+                                human_seconds(first["simulated_s"].get<double>()));
+  std::size_t width = 16;
+  for (const auto& s : summaries) width = std::max(width, s["policy"].get<std::string>().size() + 2);
+  out += fmt::format("  {:<28}", "metric");
+  for (const auto& s : summaries) out += fmt::format(" {:>{}}", s["policy"].get<std::string>(), width);
+  out += "\n";
+  for (const Row& r : kRows) {
+    std::vector<std::optional<double>> values;
+    for (const auto& s : summaries) values.push_back(value(s, r.pointer));
+    std::optional<double> best;
+    if (r.better != Better::neither)
+      for (const auto& v : values)
+        if (v && (!best || (r.better == Better::lower ? *v < *best : *v > *best))) best = v;
+    const bool all_equal = std::all_of(values.begin(), values.end(), [&](const auto& v) { return v == values.front(); });
+    out += fmt::format("  {:<28}", r.label);
+    for (const auto& v : values) {
+      const bool mark = best && v && *v == *best && !all_equal;
+      out += fmt::format(" {:>{}}", render(v, r.format) + (mark ? " *" : "  "), width);
+    }
+    out += "\n";
+  }
+  out += "\n  * best value of the row\n";
+  return out;
+}
+
+}  // namespace gpusim::cli

@@ -1,0 +1,36 @@
+#pragma once
+// A placement filters the nodes a job fits on, scores them, and picks GPUs inside the chosen node
+// (the filter/score phases of the Kubernetes scheduler framework, STYLE 5). A new placement is one
+// class overriding score() and perhaps choose_gpus(), plus one registration line.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "gpusim/core/random.hpp"
+#include "gpusim/sim/scheduler.hpp"
+
+namespace gpusim {
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  // Lower is better; called only for nodes the whole job fits on. Must depend on the node's state
+  // only (nodes in identical states are scored once). Ties go to the lowest node id.
+  virtual double score(const ClusterView& view, JobId job, NodeId node) const;
+  // Picks `count` of `fitting` (the node's GPUs that can take one of the job's GPUs, in index order).
+  virtual void choose_gpus(const ClusterView& view, JobId job, const std::vector<GpuId>& fitting, int32_t count,
+                           std::vector<GpuId>& out) const;
+  // The whole decision for one job; nullopt when it does not fit now. The default: the best-scored
+  // node that fits the whole job, else (multi_node jobs) the fewest nodes with free GPUs.
+  virtual std::optional<Placement> place(const ClusterView& view, JobId job);
+
+ protected:
+  std::optional<Placement> place_on_node(const ClusterView& view, JobId job, NodeId node) const;
+  std::optional<Placement> place_across_nodes(const ClusterView& view, JobId job) const;
+};
+
+// Leftover share of a node after placing `job` there: free GPU milli over GPU capacity plus free
+// CPU over CPU capacity, each in [0, 1]. Best-fit minimises it; spread maximises it.
+double leftover_after(const ClusterView& view, JobId job, NodeId node);
+
+}  // namespace gpusim

@@ -1,0 +1,57 @@
+#pragma once
+// Policies by name (STYLE 4): a scheduler is a queue order composed with a placement, written
+// "QUEUE+PLACEMENT" (e.g. fifo+best-fit). Built-ins are registered explicitly, once.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/policies/placement.hpp"
+#include "gpusim/sim/scheduler.hpp"
+
+namespace gpusim {
+
+class QueueOrder {
+ public:
+  virtual ~QueueOrder() = default;
+  virtual QueueKey key(const Job& job) const = 0;
+};
+
+struct PolicyContext {
+  uint64_t seed = 0;  // the scenario seed; random policies derive their named stream from it
+};
+
+class Registry {
+ public:
+  using QueueFactory = std::function<std::unique_ptr<QueueOrder>()>;
+  using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>(const PolicyContext&)>;
+  struct Entry {
+    std::string name;
+    std::string description;
+  };
+
+  // The process-wide registry with the built-ins (a function-local static: no init-order issue).
+  static Registry& global();
+
+  // Duplicate names are rejected (std::invalid_argument).
+  void add_queue_order(std::string name, std::string description, QueueFactory factory);
+  void add_placement(std::string name, std::string description, PlacementFactory factory);
+
+  const std::vector<Entry>& queue_orders() const { return queue_entries_; }
+  const std::vector<Entry>& placements() const { return placement_entries_; }
+
+  // "fifo+best-fit" -> a scheduler; an unknown name is an InputError at `where` naming the choices.
+  std::unique_ptr<Scheduler> make(std::string_view spec, const PolicyContext& context, const SourceLocation& where) const;
+
+ private:
+  std::vector<Entry> queue_entries_, placement_entries_;
+  std::vector<QueueFactory> queue_factories_;
+  std::vector<PlacementFactory> placement_factories_;
+};
+
+void register_builtin_policies(Registry& registry);
+
+}  // namespace gpusim

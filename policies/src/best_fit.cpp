@@ -1,0 +1,24 @@
+// Best-fit: the node left with the least free capacity (normalised GPU plus CPU leftover, as the FGD
+// paper's best-fit baseline weighs resource dimensions), and inside it the GPUs with least room.
+#include <algorithm>
+
+#include "builtin.hpp"
+
+namespace gpusim::builtin {
+
+namespace {
+struct BestFit final : PlacementPolicy {
+  double score(const ClusterView& v, JobId job, NodeId node) const override { return leftover_after(v, job, node); }
+  void choose_gpus(const ClusterView& v, JobId, const std::vector<GpuId>& fitting, int32_t count,
+                   std::vector<GpuId>& out) const override {
+    out = fitting;
+    std::stable_sort(out.begin(), out.end(),
+                     [&](GpuId a, GpuId b) { return v.cluster().gpu(a).free < v.cluster().gpu(b).free; });
+    out.resize(static_cast<std::size_t>(count));
+  }
+};
+}  // namespace
+
+std::unique_ptr<PlacementPolicy> make_best_fit() { return std::make_unique<BestFit>(); }
+
+}  // namespace gpusim::builtin

@@ -1,0 +1,15 @@
+#pragma once
+// Factories of the built-in queue orders and placements, one source file each.
+#include <memory>
+
+#include "gpusim/policies/registry.hpp"
+
+namespace gpusim::builtin {
+std::unique_ptr<QueueOrder> make_fifo();
+std::unique_ptr<QueueOrder> make_priority();
+std::unique_ptr<QueueOrder> make_sjf();
+std::unique_ptr<PlacementPolicy> make_first_fit();
+std::unique_ptr<PlacementPolicy> make_best_fit();
+std::unique_ptr<PlacementPolicy> make_spread();
+std::unique_ptr<PlacementPolicy> make_random(const PolicyContext& context);
+}  // namespace gpusim::builtin

@@ -1,0 +1,6 @@
+// First-fit: the lowest-numbered node that fits, and its lowest-numbered GPUs with room.
+#include "builtin.hpp"
+
+namespace gpusim::builtin {
+std::unique_ptr<PlacementPolicy> make_first_fit() { return std::make_unique<PlacementPolicy>(); }
+}  // namespace gpusim::builtin

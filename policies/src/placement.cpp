@@ -1,0 +1,107 @@
+#include "gpusim/policies/placement.hpp"
+
+#include <algorithm>
+
+namespace gpusim {
+
+double PlacementPolicy::score(const ClusterView&, JobId, NodeId) const { return 0.0; }
+
+void PlacementPolicy::choose_gpus(const ClusterView&, JobId, const std::vector<GpuId>& fitting, int32_t count,
+                                  std::vector<GpuId>& out) const {
+  out.assign(fitting.begin(), fitting.begin() + count);
+}
+
+std::optional<Placement> PlacementPolicy::place_on_node(const ClusterView& view, JobId job, NodeId node) const {
+  Placement p;
+  p.nodes.push_back(node);
+  const int32_t need = view.job(job).request.gpus;
+  if (need > 0) {
+    std::vector<GpuId> fitting;
+    view.fitting_gpus(job, node, fitting);
+    choose_gpus(view, job, fitting, need, p.gpus);
+    std::sort(p.gpus.begin(), p.gpus.end());
+  }
+  return p;
+}
+
+std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId job) {
+  const Cluster& c = view.cluster();
+  std::optional<NodeId> best;
+  double best_score = 0;
+  for (BucketId b : c.live_buckets()) {
+    const NodeId rep = c.bucket(b).representative();
+    if (!view.fits_on_node(job, rep)) continue;
+    const double s = score(view, job, rep);
+    if (!best || s < best_score || (s == best_score && rep < *best)) {
+      best = rep;
+      best_score = s;
+    }
+  }
+  if (best) return place_on_node(view, job, *best);
+  return place_across_nodes(view, job);
+}
+
+std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& view, JobId job) const {
+  const Job& j = view.job(job);
+  if (!j.multi_node || j.request.gpus <= 1) return std::nullopt;
+  const Cluster& c = view.cluster();
+  struct Candidate {
+    BucketId bucket;
+    int32_t free_gpus;
+    double score;
+    NodeId first;
+  };
+  std::vector<Candidate> candidates;
+  std::vector<GpuId> fitting;
+  int64_t total = 0;
+  for (BucketId b : c.live_buckets()) {
+    const auto& nodes = c.bucket(b).nodes;
+    if (!view.node_admits(job, *nodes.begin())) continue;
+    view.fitting_gpus(job, *nodes.begin(), fitting);
+    if (fitting.empty()) continue;
+    candidates.push_back({b, static_cast<int32_t>(fitting.size()), score(view, job, *nodes.begin()), *nodes.begin()});
+    total += static_cast<int64_t>(fitting.size()) * static_cast<int64_t>(nodes.size());
+  }
+  if (total < j.request.gpus) return std::nullopt;
+  // Fewest nodes first: the nodes with most free GPUs, then the placement's preference.
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.free_gpus != b.free_gpus) return a.free_gpus > b.free_gpus;
+    if (a.score != b.score) return a.score < b.score;
+    return a.first < b.first;
+  });
+  Placement p;
+  int32_t left = j.request.gpus;
+  std::vector<GpuId> chosen;
+  for (const Candidate& cand : candidates) {
+    for (NodeId n : c.bucket(cand.bucket).nodes) {
+      view.fitting_gpus(job, n, fitting);
+      const int32_t take = std::min<int32_t>(left, static_cast<int32_t>(fitting.size()));
+      choose_gpus(view, job, fitting, take, chosen);
+      p.nodes.push_back(n);
+      p.gpus.insert(p.gpus.end(), chosen.begin(), chosen.end());
+      left -= take;
+      if (left == 0) break;
+    }
+    if (left == 0) break;
+  }
+  std::sort(p.nodes.begin(), p.nodes.end());
+  std::sort(p.gpus.begin(), p.gpus.end());
+  return p;
+}
+
+double leftover_after(const ClusterView& view, JobId job, NodeId node) {
+  const Cluster& c = view.cluster();
+  const Node& n = c.node(node);
+  const Request& q = view.job(job).request;
+  double gpu_term = 0;
+  if (n.gpu_count > 0) {
+    int64_t free_milli = 0;
+    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) free_milli += c.gpu(g).free.value;
+    free_milli -= static_cast<int64_t>(q.gpus) * view.gpu_demand(job, n.pool).milli.value;
+    gpu_term = static_cast<double>(free_milli) / (1000.0 * n.gpu_count);
+  }
+  const double cpu_term = static_cast<double>(n.free_cpu_milli - q.cpu_milli) / static_cast<double>(n.cpu_milli);
+  return gpu_term + cpu_term;
+}
+
+}  // namespace gpusim

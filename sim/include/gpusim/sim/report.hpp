@@ -1,0 +1,31 @@
+#pragma once
+// What a run writes (DESIGN §3): summary.json (every figure, units in the key names), jobs.csv (one
+// row per job), timeseries.csv, and the resolved scenario. All of it is deterministic text.
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+
+#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/scenario.hpp"
+
+namespace gpusim {
+
+inline constexpr const char* kVersion = "0.1.0";
+inline constexpr double kHoursPerMonth = 730.0;  // DESIGN §2 "Cost": monthly figures use 730 h
+
+using Json = nlohmann::ordered_json;
+
+// Nearest-rank percentile (the smallest value with at least p% of values at or below it).
+double percentile(std::vector<double> values, double p);
+
+Json summarize(const Scenario& scenario, const RunResult& result);
+void write_jobs_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
+void write_timeseries_csv(std::ostream& out, const RunResult& result);
+
+// Writes summary.json, jobs.csv, timeseries.csv and scenario.yaml into `dir`. Refuses (InputError) to
+// write into an existing non-empty directory unless `force`.
+void write_run_directory(const std::string& dir, bool force, const Scenario& scenario, const RunResult& result,
+                         const Json& summary);
+
+}  // namespace gpusim

@@ -1,0 +1,83 @@
+#pragma once
+// The scheduler interface (DESIGN §2, STYLE 1 and 5). At each decision point the engine hands the
+// scheduler a read-only ClusterView and a Binder; the scheduler decides, the engine validates each
+// binding and applies it. A policy can never change cluster state any other way.
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpusim/core/time.hpp"
+#include "gpusim/sim/cluster.hpp"
+#include "gpusim/workloads/job.hpp"
+
+namespace gpusim {
+
+// Where a job runs: the nodes it occupies (CPU and memory are taken on each) and its GPUs.
+struct Placement {
+  std::vector<NodeId> nodes;
+  std::vector<GpuId> gpus;
+};
+
+// Pending jobs are kept ordered by (key, job id): smaller first.
+struct QueueKey {
+  int64_t primary = 0;
+  int64_t secondary = 0;
+  constexpr auto operator<=>(const QueueKey&) const = default;
+};
+
+// What one GPU of a job needs on a given pool (a share request takes a whole GPU on exclusive pools).
+struct GpuDemand {
+  Milli milli;
+  int64_t memory_mib = 0;
+};
+
+class ClusterView {
+ public:
+  virtual ~ClusterView() = default;
+  virtual Time now() const = 0;
+  virtual const Cluster& cluster() const = 0;
+  virtual const Job& job(JobId id) const = 0;
+  // Pending jobs in queue order; `visit` returns false to stop early.
+  virtual void for_each_pending(const std::function<bool(JobId)>& visit) const = 0;
+  // Jobs that arrived since the previous decision point, in queue order (some may be bound already).
+  virtual const std::vector<JobId>& new_arrivals() const = 0;
+  virtual bool is_pending(JobId id) const = 0;
+  // Did capacity become free (or get added) since the previous decision point? If not, jobs that
+  // were pending then still cannot fit: only new arrivals need a look.
+  virtual bool capacity_grew() const = 0;
+  // Jobs with equal requests share a shape id in [0, shape_count()).
+  virtual uint32_t shape(JobId id) const = 0;
+  virtual uint32_t shape_count() const = 0;
+
+  // Fit queries (the same rules the engine validates with).
+  virtual bool pool_allowed(JobId id, PoolId pool) const = 0;
+  virtual GpuDemand gpu_demand(JobId id, PoolId pool) const = 0;
+  virtual bool gpu_fits(JobId id, GpuId gpu) const = 0;
+  // Does the job's CPU/memory fit the node, and is the node in a pool the job may use?
+  virtual bool node_admits(JobId id, NodeId node) const = 0;
+  // GPUs of `node` that can take one of the job's GPUs, in index order.
+  void fitting_gpus(JobId id, NodeId node, std::vector<GpuId>& out) const;
+  // Can the whole job run on this one node?
+  bool fits_on_node(JobId id, NodeId node) const;
+};
+
+class Binder {
+ public:
+  virtual ~Binder() = default;
+  // Starts `job` on `placement`. Throws PolicyError, naming the rule broken, if it is invalid.
+  virtual void bind(JobId job, const Placement& placement) = 0;
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual std::string name() const = 0;
+  // Called once, when a job arrives.
+  virtual QueueKey queue_key(const Job& job) const = 0;
+  // Called once per timestamp at which something changed, when jobs are pending.
+  virtual void decide(const ClusterView& view, Binder& binder) = 0;
+};
+
+}  // namespace gpusim

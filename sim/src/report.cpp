@@ -1,0 +1,253 @@
+#include "gpusim/sim/report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "gpusim/core/error.hpp"
+
+namespace gpusim {
+
+namespace {
+
+double round_to(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  const double r = std::round(v * scale) / scale;
+  return r == 0.0 ? 0.0 : r;  // no "-0"
+}
+
+Json stats(std::vector<double> values) {
+  Json j;
+  if (values.empty()) {
+    j["count"] = 0;
+    j["mean"] = nullptr;
+    j["p50"] = nullptr;
+    j["p95"] = nullptr;
+    j["p99"] = nullptr;
+    return j;
+  }
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  j["count"] = values.size();
+  j["mean"] = round_to(mean, 3);
+  j["p50"] = round_to(percentile(values, 50), 3);
+  j["p95"] = round_to(percentile(values, 95), 3);
+  j["p99"] = round_to(percentile(values, 99), 3);
+  return j;
+}
+
+double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+
+std::string placement_text(const Cluster& c, const Placement& p) {
+  std::string out;
+  for (NodeId n : p.nodes) {
+    if (!out.empty()) out += '|';
+    out += c.node(n).name;
+    std::string gpus;
+    for (GpuId g : p.gpus)
+      if (c.gpu(g).node == n) gpus += fmt::format("{}{}", gpus.empty() ? "" : "+", g - c.node(n).first_gpu);
+    if (!gpus.empty()) out += ":" + gpus;
+  }
+  return out;
+}
+
+}  // namespace
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+}
+
+Json summarize(const Scenario& s, const RunResult& r) {
+  const Cluster& c = r.cluster;
+  const double hours = r.end.hours();
+  const double seconds = r.end.seconds();
+  Json out;
+  out["gpusim_version"] = kVersion;
+  out["scenario"] = s.name;
+  out["policy"] = r.policy;
+  out["seed"] = s.seed;
+  out["horizon_s"] = s.horizon ? Json(s.horizon->seconds()) : Json(nullptr);
+  out["simulated_s"] = seconds;
+
+  double cost = 0, capacity = 0, allocated = 0, busy = 0;
+  Json pools = Json::array();
+  for (PoolId p = 0; p < c.pools().size(); ++p) {
+    const Pool& pool = c.pool(p);
+    const double pool_cost = pool.price_per_node_hour_usd * pool.node_count * hours;
+    const double cap = pool.gpu_count * seconds / 3600.0;
+    const double alloc = r.metrics.allocated_gpu_s(p) / 3600.0;
+    const double b = r.metrics.busy_gpu_s(p) / 3600.0;
+    cost += pool_cost;
+    capacity += cap;
+    allocated += alloc;
+    busy += b;
+    Json pj;
+    pj["name"] = pool.name;
+    pj["node_template"] = pool.node_template;
+    pj["gpu_model"] = pool.gpu ? Json(pool.gpu->name) : Json(nullptr);
+    pj["sharing"] = to_string(pool.sharing);
+    pj["market"] = pool.market;
+    pj["nodes"] = pool.node_count;
+    pj["gpus"] = pool.gpu_count;
+    pj["price_per_node_hour_usd"] = pool.price_per_node_hour_usd;
+    pj["cost_usd"] = round_to(pool_cost, 2);
+    pj["gpu_hours_capacity"] = round_to(cap, 6);
+    pj["gpu_hours_allocated"] = round_to(alloc, 6);
+    pj["gpu_hours_busy"] = round_to(b, 6);
+    pj["allocation_ratio"] = round_to(ratio(alloc, cap), 6);
+    pj["effective_utilization"] = round_to(ratio(b, cap), 6);
+    pools.push_back(std::move(pj));
+  }
+  out["cost_usd"] = round_to(cost, 2);
+  out["cost_per_month_usd"] = round_to(hours > 0 ? cost / hours * kHoursPerMonth : 0.0, 2);
+  out["gpu_hours_capacity"] = round_to(capacity, 6);
+  out["gpu_hours_allocated"] = round_to(allocated, 6);
+  out["gpu_hours_busy"] = round_to(busy, 6);
+  out["allocation_ratio"] = round_to(ratio(allocated, capacity), 6);
+  out["effective_utilization"] = round_to(ratio(busy, capacity), 6);
+
+  const auto& jobs = s.jobs.jobs;
+  std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0;
+  std::vector<double> jct, delay;
+  std::vector<std::size_t> t_jobs(s.jobs.tenants.size(), 0), t_done(s.jobs.tenants.size(), 0);
+  std::vector<std::vector<double>> t_jct(s.jobs.tenants.size());
+  Time first_arrival = Time::max(), last_end;
+  for (const Job& j : jobs) {
+    const JobRecord& rec = r.jobs[j.id];
+    t_jobs[j.tenant]++;
+    switch (rec.status) {
+      case JobStatus::completed:
+        ++completed;
+        t_done[j.tenant]++;
+        jct.push_back((rec.end - j.arrival).seconds());
+        t_jct[j.tenant].push_back(jct.back());
+        delay.push_back((rec.start - j.arrival).seconds());
+        first_arrival = std::min(first_arrival, j.arrival);
+        last_end = std::max(last_end, rec.end);
+        break;
+      case JobStatus::running:
+        ++running;
+        delay.push_back((rec.start - j.arrival).seconds());
+        break;
+      case JobStatus::pending: ++pending; break;
+      case JobStatus::unschedulable: ++unschedulable; break;
+      case JobStatus::not_arrived: break;  // arrives after the horizon
+    }
+  }
+  out["jobs_total"] = jobs.size();
+  out["jobs_completed"] = completed;
+  out["jobs_running_at_end"] = running;
+  out["jobs_pending_at_end"] = pending;
+  out["jobs_unschedulable"] = unschedulable;
+  out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable;
+  out["jct_s"] = stats(jct);
+  out["queue_delay_s"] = stats(delay);
+  out["makespan_s"] = completed ? round_to((last_end - first_arrival).seconds(), 6) : 0.0;
+
+  out["pools"] = std::move(pools);
+  Json tenants = Json::array();
+  for (uint16_t t = 0; t < s.jobs.tenants.size(); ++t) {
+    if (t_jobs[t] == 0) continue;
+    double t_alloc = 0, t_cost = 0;
+    for (PoolId p = 0; p < c.pools().size(); ++p) {
+      const Pool& pool = c.pool(p);
+      const double gpu_h = r.metrics.allocated_gpu_s(p, t) / 3600.0;
+      t_alloc += gpu_h;
+      if (pool.gpu_count > 0) t_cost += gpu_h * pool.price_per_node_hour_usd * pool.node_count / pool.gpu_count;
+    }
+    Json tj;
+    tj["name"] = s.jobs.tenants[t];
+    tj["jobs"] = t_jobs[t];
+    tj["jobs_completed"] = t_done[t];
+    tj["gpu_hours_allocated"] = round_to(t_alloc, 6);
+    tj["cost_allocated_usd"] = round_to(t_cost, 2);
+    tj["jct_s"] = stats(t_jct[t]);
+    tenants.push_back(std::move(tj));
+  }
+  out["tenants"] = std::move(tenants);
+
+  Json reasons = Json::array();
+  for (const auto& [why, n] : r.unschedulable_reasons) reasons.push_back({{"reason", why}, {"jobs", n}});
+  out["unschedulable_reasons"] = std::move(reasons);
+  out["events"] = r.events;
+  out["decision_points"] = r.decision_points;
+
+  Json notes = Json::array();
+  notes.push_back("Co-located jobs on a shared (fractional) GPU run at full speed: interference is not modelled yet.");
+  notes.push_back("A GPU's busy fraction is min(1, sum of the compute demands u of its jobs); effective_utilization = busy GPU-hours / capacity GPU-hours, allocation_ratio = allocated GPU-hours / capacity GPU-hours.");
+  notes.push_back("A share request (gpu_milli < 1000) on an exclusive pool takes a whole GPU.");
+  notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every started job.");
+  for (const Pool& pool : c.pools())
+    if (pool.price_source.empty())
+      notes.push_back(fmt::format("Pool {} has no price (none in the scenario or its node template): its cost counts as 0.", pool.name));
+  out["model_notes"] = std::move(notes);
+  return out;
+}
+
+void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
+  out << "id,name,tenant,kind,arrival_s,start_s,end_s,queue_delay_s,jct_s,gpus,gpu_milli,u,status,pool,placement\n";
+  for (const Job& j : s.jobs.jobs) {
+    const JobRecord& rec = r.jobs[j.id];
+    const bool started = rec.status == JobStatus::running || rec.status == JobStatus::completed;
+    const bool done = rec.status == JobStatus::completed;
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name, s.jobs.tenants[j.tenant], to_string(j.kind),
+               format_seconds(j.arrival), started ? format_seconds(rec.start) : "", done ? format_seconds(rec.end) : "",
+               started ? format_seconds(rec.start - j.arrival) : "", done ? format_seconds(rec.end - j.arrival) : "",
+               j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u, to_string(rec.status),
+               started ? r.cluster.pool_of(rec.placement.nodes.front()).name : "",
+               started ? placement_text(r.cluster, rec.placement) : "");
+  }
+}
+
+void write_timeseries_csv(std::ostream& out, const RunResult& r) {
+  const double gpus = r.cluster.gpu_count();
+  out << "time_s,running,pending,gpus_allocated,gpus_busy,allocation_ratio,effective_utilization\n";
+  for (const Sample& x : r.metrics.samples())
+    fmt::print(out, "{},{},{},{},{},{},{}\n", format_seconds(x.time), x.running, x.pending, round_to(x.gpus_allocated, 6),
+               round_to(x.gpus_busy, 6), round_to(ratio(x.gpus_allocated, gpus), 6), round_to(ratio(x.gpus_busy, gpus), 6));
+}
+
+void write_run_directory(const std::string& dir, bool force, const Scenario& s, const RunResult& r, const Json& summary) {
+  namespace fs = std::filesystem;
+  const SourceLocation where{dir, std::nullopt, "--out"};
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw InputError(where, "exists and is not a directory");
+    if (!fs::is_empty(dir, ec) && !force)
+      throw InputError(where, "directory exists and is not empty; pass --force to overwrite its files");
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(where, fmt::format("cannot create directory: {}", ec.message()));
+  auto open = [&](const char* name) {
+    std::ofstream f(fs::path(dir) / name, std::ios::binary);
+    if (!f) throw InputError({(fs::path(dir) / name).string(), std::nullopt, ""}, "cannot write file");
+    return f;
+  };
+  {
+    auto f = open("summary.json");
+    f << summary.dump(2) << '\n';
+  }
+  {
+    auto f = open("jobs.csv");
+    write_jobs_csv(f, s, r);
+  }
+  {
+    auto f = open("timeseries.csv");
+    write_timeseries_csv(f, r);
+  }
+  {
+    auto f = open("scenario.yaml");
+    YAML::Emitter e;
+    e << s.resolved;
+    f << "# The scenario as run, after --set overrides.\n" << e.c_str() << '\n';
+  }
+}
+
+}  // namespace gpusim

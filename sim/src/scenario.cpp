@@ -1,0 +1,297 @@
+#include "gpusim/sim/scenario.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gpusim/core/config.hpp"
+#include "gpusim/workloads/spec.hpp"
+#include "gpusim/workloads/traces.hpp"
+
+#ifndef GPUSIM_DEFAULT_DATA_DIR
+#error "GPUSIM_DEFAULT_DATA_DIR must be defined by the build"
+#endif
+
+namespace gpusim {
+
+namespace fs = std::filesystem;
+
+std::string resolve_data_dir(const std::optional<std::string>& flag) {
+  if (flag) return *flag;
+  if (const char* env = std::getenv("GPUSIM_DATA"); env && *env) return env;
+  return GPUSIM_DEFAULT_DATA_DIR;
+}
+
+void apply_override(YAML::Node root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  const SourceLocation where{"--set", std::nullopt, assignment};
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(where, "expected path=value, e.g. cluster.pools[0].count=8");
+  std::string path = assignment.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw InputError(where, fmt::format("value is not valid YAML: {}", e.msg));
+  }
+  for (char& c : path)
+    if (c == '[' || c == ']') c = '.';
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const auto dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!part.empty()) parts.push_back(part);
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (parts.empty()) throw InputError(where, "empty path");
+  YAML::Node cur;
+  cur.reset(root);
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next;
+    if (cur.IsSequence()) {
+      std::size_t index = 0;
+      try {
+        index = std::stoul(parts[i]);
+      } catch (const std::exception&) {
+        throw InputError(where, fmt::format("'{}' is a list: expected an index, got '{}'", parts[i - 1], parts[i]));
+      }
+      if (index >= cur.size())
+        throw InputError(where, fmt::format("index {} is out of range (the list has {} items)", index, cur.size()));
+      next.reset(cur[index]);
+    } else {
+      if (!cur.IsMap() && !cur.IsNull()) throw InputError(where, fmt::format("'{}' is not a map", parts[i - 1]));
+      if (!cur[parts[i]].IsDefined()) cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next.reset(cur[parts[i]]);
+    }
+    cur.reset(next);
+  }
+  if (cur.IsSequence()) {
+    std::size_t index = 0;
+    try {
+      index = std::stoul(parts.back());
+    } catch (const std::exception&) {
+      throw InputError(where, fmt::format("expected a list index, got '{}'", parts.back()));
+    }
+    if (index >= cur.size()) throw InputError(where, fmt::format("index {} is out of range", index));
+    cur[index] = value;
+  } else {
+    cur[parts.back()] = value;
+  }
+}
+
+namespace {
+
+std::string data_path(const ConfigNode& field, const std::string& data_dir) {
+  const std::string rel = field.as_string();
+  fs::path p(rel);
+  if (p.is_relative()) p = fs::path(data_dir) / p;
+  if (!fs::is_regular_file(p))
+    field.fail(fmt::format("trace file '{}' not found (looked in the data directory {}; set --data or GPUSIM_DATA)",
+                           rel, data_dir));
+  return p.string();
+}
+
+Sharing read_sharing(const ConfigNode& n) {
+  const auto s = n.as_string();
+  if (s == "exclusive") return Sharing::exclusive;
+  if (s == "fractional") return Sharing::fractional;
+  n.fail(fmt::format("expected exclusive or fractional, got '{}'", s));
+}
+
+std::string read_market(const ConfigNode& n) {
+  const auto s = n.as_string();
+  if (s != "on-demand" && s != "spot" && s != "reserved")
+    n.fail(fmt::format("expected on-demand, spot or reserved, got '{}'", s));
+  return s;
+}
+
+// A pool's price: per GPU-hour or per node-hour in the scenario, else the node template's.
+void read_price(const ConfigNode& e, PoolSpec& pool, int gpus_per_node, const NodeTemplate* tmpl) {
+  const auto per_gpu = e.get("price_per_gpu_hour_usd");
+  const auto per_node = e.get("price_per_node_hour_usd");
+  if (per_gpu && per_node) e.fail("give price_per_gpu_hour_usd or price_per_node_hour_usd, not both");
+  if (per_gpu) {
+    if (gpus_per_node == 0) per_gpu->fail("a pool without GPUs cannot be priced per GPU-hour");
+    pool.price_per_node_hour_usd = per_gpu->as_non_negative_number() * gpus_per_node;
+    pool.price_source = fmt::format("scenario ({} USD per GPU-hour)", per_gpu->as_number());
+  } else if (per_node) {
+    pool.price_per_node_hour_usd = per_node->as_non_negative_number();
+    pool.price_source = "scenario";
+  } else if (tmpl && tmpl->price_per_node_hour_usd) {
+    pool.price_per_node_hour_usd = *tmpl->price_per_node_hour_usd;
+    pool.price_source = fmt::format("node template {}: {}", tmpl->name, tmpl->source);
+  }
+}
+
+void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
+  e.allow_only({"name", "node", "count", "sharing", "market", "price_per_gpu_hour_usd", "price_per_node_hour_usd"});
+  PoolSpec pool;
+  pool.name = e.at("name").as_string();
+  const auto tname = e.at("node").as_string();
+  const NodeTemplate* t = catalog.find_node(tname);
+  if (!t) {
+    std::string known;
+    for (const auto& n : catalog.nodes()) known += (known.empty() ? "" : ", ") + n.name;
+    e.at("node").fail(fmt::format("unknown node template '{}'; known: {}", tname, known));
+  }
+  pool.node_template = t->name;
+  pool.gpu = catalog.find_gpu(t->gpu);
+  const int64_t count = e.at("count").as_positive_int();
+  if (count > 1'000'000) e.at("count").fail("more than 1,000,000 nodes in one pool");
+  pool.sharing = e.has("sharing") ? read_sharing(e.at("sharing")) : Sharing::exclusive;
+  if (auto m = e.get("market")) pool.market = read_market(*m);
+  read_price(e, pool, t->gpus, t);
+  for (int64_t i = 0; i < count; ++i)
+    pool.nodes.push_back({fmt::format("{}-{}", pool.name, i), t->cpu_milli, t->memory_mib, t->gpus});
+  s.pools.push_back(std::move(pool));
+}
+
+// Pools from a trace's node list: one pool per GPU model (and one for CPU-only nodes).
+void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
+  e.allow_only({"format", "path", "sharing", "market", "name"});
+  const auto format = e.at("format").as_string();
+  if (format != "openb") e.at("format").fail(fmt::format("expected format openb, got '{}'", format));
+  const std::string path = data_path(e.at("path"), s.data_dir);
+  const std::string prefix = e.string_or("name", "openb");
+  const Sharing sharing = e.has("sharing") ? read_sharing(e.at("sharing")) : Sharing::exclusive;
+  const std::string market = e.has("market") ? read_market(e.at("market")) : "on-demand";
+  const auto nodes = read_openb_nodes(path);
+  std::vector<std::string> order;  // pool models in first-seen order
+  for (const auto& n : nodes)
+    if (std::find(order.begin(), order.end(), n.model) == order.end()) order.push_back(n.model);
+  for (const auto& model : order) {
+    PoolSpec pool;
+    pool.name = model.empty() ? prefix + "-cpu" : prefix + "-" + model;
+    pool.node_template = "openb node list";
+    pool.sharing = sharing;
+    pool.market = market;
+    if (!model.empty()) {
+      pool.gpu = catalog.find_gpu(model);
+      if (!pool.gpu)
+        throw InputError({path, std::nullopt, "model"},
+                         fmt::format("GPU model '{}' is not in the catalog; define it under catalog.gpus "
+                                     "(with an alias '{}') in the scenario",
+                                     model, model));
+    }
+    for (const auto& n : nodes)
+      if (n.model == model) pool.nodes.push_back({n.name, n.cpu_milli, n.memory_mib, n.gpus});
+    s.pools.push_back(std::move(pool));
+  }
+}
+
+TraceOptions read_trace_options(const ConfigNode& e) {
+  TraceOptions o;
+  if (auto k = e.get("kind")) {
+    JobKind kind;
+    if (!parse_job_kind(k->as_string(), kind))
+      k->fail(fmt::format("expected one of {}, got '{}'", kJobKindNames, k->as_string()));
+    o.kind = kind;
+  }
+  if (auto u = e.get("u")) {
+    o.u = u->as_number();
+    if (*o.u < 0 || *o.u > 1) u->fail("expected a compute demand between 0 and 1");
+  }
+  if (auto m = e.get("multi_node")) o.multi_node = m->as_bool();
+  if (auto l = e.get("limit")) o.limit = l->as_positive_int();
+  return o;
+}
+
+JobSet read_trace(const ConfigNode& e, const std::string& data_dir) {
+  e.allow_only({"format", "path", "kind", "u", "multi_node", "limit"});
+  const auto format = e.at("format").as_string();
+  const TraceOptions o = read_trace_options(e);
+  if (format == "openb") return read_openb_pods(data_path(e.at("path"), data_dir), o);
+  if (format == "philly") return read_philly_jobs(data_path(e.at("path"), data_dir), o);
+  if (format == "csv") return read_generic_csv(data_path(e.at("path"), data_dir), o);
+  e.at("format").fail(fmt::format("expected a trace format openb, philly or csv, got '{}'", format));
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const LoadOptions& options) {
+  ConfigNode root = ConfigNode::load_file(path);
+  if (!root.is_map()) root.fail("expected a scenario: a map with name, cluster, workload, ...");
+  for (const auto& o : options.overrides) apply_override(root.yaml(), o);
+  root.allow_only({"name", "description", "seed", "horizon", "catalog", "cluster", "workload", "policy", "outputs"});
+
+  Scenario s;
+  s.file = path;
+  s.data_dir = resolve_data_dir(options.data_dir);
+  s.resolved = YAML::Clone(root.yaml());
+  s.name = root.at("name").as_string();
+  if (auto d = root.get("description")) d->as_string();
+  s.seed = root.has("seed") ? static_cast<uint64_t>(root.at("seed").as_non_negative_int()) : 0;
+  if (auto h = root.get("horizon")) {
+    s.horizon = h->as_duration();
+    if (*s.horizon <= Time()) h->fail("expected a positive horizon");
+  }
+
+  auto catalog = std::make_shared<Catalog>(Catalog::builtin());
+  if (auto c = root.get("catalog")) catalog->add_document(*c);
+  s.catalog = catalog;
+
+  const ConfigNode cluster = root.at("cluster");
+  cluster.allow_only({"pools", "node_lists"});
+  if (auto pools = cluster.get("pools"))
+    for (const auto& e : pools->items()) read_pool(e, *catalog, s);
+  if (auto lists = cluster.get("node_lists"))
+    for (const auto& e : lists->items()) read_node_list(e, *catalog, s);
+  std::size_t node_total = 0;
+  for (std::size_t i = 0; i < s.pools.size(); ++i) {
+    node_total += s.pools[i].nodes.size();
+    for (std::size_t k = 0; k < i; ++k)
+      if (s.pools[k].name == s.pools[i].name) cluster.fail(fmt::format("two pools are named '{}'", s.pools[i].name));
+  }
+  if (node_total == 0) cluster.fail("the cluster is empty: give at least one pool with count >= 1, or a node list");
+  if (s.pools.size() > 64) cluster.fail("at most 64 pools are supported");
+
+  const ConfigNode workload = root.at("workload");
+  workload.allow_only({"jobs", "traces", "generator"});
+  if (auto jobs = workload.get("jobs")) s.jobs.append(parse_inline_jobs(*jobs));
+  if (auto traces = workload.get("traces"))
+    for (const auto& t : traces->items()) s.jobs.append(read_trace(t, s.data_dir));
+  if (auto g = workload.get("generator")) s.jobs.append(generate_jobs(*g, s.seed));
+  if (!workload.has("jobs") && !workload.has("traces") && !workload.has("generator"))
+    workload.fail("expected at least one of jobs, traces, generator");
+  s.jobs.finalize();
+  if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");
+
+  if (auto p = root.get("policy")) {
+    s.policy = p->as_string();
+    s.policy_where = p->where();
+  } else {
+    s.policy = "fifo+first-fit";
+    s.policy_where = {path, std::nullopt, "policy"};
+  }
+  s.timeseries_step = Time::from_seconds(3600);
+  if (auto out = root.get("outputs")) {
+    out->allow_only({"timeseries_step"});
+    if (auto step = out->get("timeseries_step")) {
+      s.timeseries_step = step->as_duration();
+      if (s.timeseries_step <= Time()) step->fail("expected a positive step");
+    }
+  }
+  return s;
+}
+
+Cluster build_cluster(const Scenario& s) {
+  Cluster c;
+  for (const auto& p : s.pools) {
+    Pool pool;
+    pool.name = p.name;
+    pool.node_template = p.node_template;
+    pool.gpu = p.gpu;
+    pool.sharing = p.sharing;
+    pool.market = p.market;
+    pool.price_per_node_hour_usd = p.price_per_node_hour_usd;
+    pool.price_source = p.price_source;
+    const PoolId id = c.add_pool(std::move(pool));
+    for (const auto& n : p.nodes) c.add_node(id, n.name, n.cpu_milli, n.memory_mib, n.gpus);
+  }
+  return c;
+}
+
+}  // namespace gpusim
