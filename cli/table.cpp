@@ -15,7 +15,7 @@ std::string with_commas(double v, int decimals) {
   const auto dot = s.find('.');
   std::string whole = s.substr(0, dot), frac = dot == std::string::npos ? "" : s.substr(dot);
   for (int i = static_cast<int>(whole.size()) - 3; i > 0; i -= 3) whole.insert(static_cast<std::size_t>(i), ",");
-  return (v < 0 ? "-" : "") + whole + frac;
+  return fmt::format("{}{}{}", v < 0 ? "-" : "", whole, frac);
 }
 
 std::string human_seconds(double s) {

@@ -221,15 +221,15 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
       r.fail(fmt::format("arrival_s {} is earlier than the row before it: rows must be in arrival order", arrival));
     last_arrival = j.arrival;
     j.request = whole_gpus(r, r.number<int64_t>(f[col.at("gpus")], "gpus"));
-    if (auto c = opt("gpu_milli")) {
+    if (auto c = opt("gpu_milli"); c && !f[*c].empty()) {
       const auto m = r.number<int32_t>(f[*c], "gpu_milli");
       if (m <= 0 || m > 1000 || (m < 1000 && j.request.gpus != 1))
         r.fail(fmt::format("column 'gpu_milli': expected 1..1000, and below 1000 only with gpus = 1; got {}", m));
       j.request.milli_per_gpu = Milli{m};
     }
-    if (auto c = opt("gpu_memory_mib")) j.request.gpu_memory_mib = r.number<int64_t>(f[*c], "gpu_memory_mib");
-    if (auto c = opt("cpu_milli")) j.request.cpu_milli = r.number<int64_t>(f[*c], "cpu_milli");
-    if (auto c = opt("memory_mib")) j.request.memory_mib = r.number<int64_t>(f[*c], "memory_mib");
+    if (auto c = opt("gpu_memory_mib"); c && !f[*c].empty()) j.request.gpu_memory_mib = r.number<int64_t>(f[*c], "gpu_memory_mib");
+    if (auto c = opt("cpu_milli"); c && !f[*c].empty()) j.request.cpu_milli = r.number<int64_t>(f[*c], "cpu_milli");
+    if (auto c = opt("memory_mib"); c && !f[*c].empty()) j.request.memory_mib = r.number<int64_t>(f[*c], "memory_mib");
     if (j.request.gpu_memory_mib < 0 || j.request.cpu_milli < 0 || j.request.memory_mib < 0)
       r.fail("negative memory or CPU request");
     if (auto c = opt("models"); c && !f[*c].empty()) {

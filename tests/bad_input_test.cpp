@@ -1,0 +1,155 @@
+// Bad input never crashes and never defaults silently: each case fails with the file, the line or
+// field, and what was expected (DESIGN §3, §6).
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::write_file;
+
+namespace {
+
+const char* kGood = R"(name: ok
+cluster:
+  pools:
+    - {name: p, node: l4-4x, count: 2}
+workload:
+  jobs:
+    - {name: j, gpus: 1, duration: 1h}
+policy: fifo+first-fit
+)";
+
+// Loads (and validates) `text` with `sets` applied; returns the InputError message.
+std::string error_of(const std::string& text, std::vector<std::string> sets = {}) {
+  const std::string path = write_file("scenario.yaml", text);
+  return test::input_error([&] {
+    const Scenario s = test::load(path, std::move(sets));
+    validate_scenario(s);
+    Registry::global().make(s.policy, {s.seed}, s.policy_where);
+  });
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+#define EXPECT_HAS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+
+}  // namespace
+
+TEST(BadInput, GoodScenarioLoads) { EXPECT_NO_THROW(test::load(write_file("ok.yaml", kGood))); }
+
+TEST(BadInput, UnknownField) {
+  const auto m = error_of(replace(kGood, "policy:", "polcy:"));
+  EXPECT_HAS(m, "scenario.yaml:line 8: polcy: unknown field 'polcy'; expected one of: name, description");
+}
+
+TEST(BadInput, WrongType) {
+  EXPECT_HAS(error_of(replace(kGood, "count: 2", "count: two")),
+             "line 4: cluster.pools[0].count: expected an integer, got 'two'");
+}
+
+TEST(BadInput, ZeroCount) {
+  EXPECT_HAS(error_of(replace(kGood, "count: 2", "count: 0")), "cluster.pools[0].count: expected a positive integer, got 0");
+}
+
+TEST(BadInput, NegativeGpus) {
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: -2,")), "line 7: workload.jobs[0].gpus: expected an integer >= 0, got -2");
+}
+
+TEST(BadInput, UnknownNodeTemplate) {
+  EXPECT_HAS(error_of(replace(kGood, "l4-4x", "l5-4x")), "cluster.pools[0].node: unknown node template 'l5-4x'; known: dgx-a100-40gb");
+}
+
+TEST(BadInput, UnknownGpuModelInACustomNode) {
+  const auto text = std::string(kGood) +
+                    "catalog:\n  nodes:\n    - {name: x, gpu: Z9000, gpus: 1, cpu_milli: 1, memory_mib: 1, source: s}\n";
+  EXPECT_HAS(error_of(text), "line 11: catalog.nodes[0].gpu: unknown GPU model 'Z9000'");
+}
+
+TEST(BadInput, UnknownPolicy) {
+  EXPECT_HAS(error_of(replace(kGood, "fifo+first-fit", "fifo+tightest")),
+             "scenario.yaml:line 8: policy: unknown placement 'tightest'");
+}
+
+TEST(BadInput, MalformedCsvRow) {
+  const auto csv = write_file("jobs.csv", "arrival_s,duration_s,gpus\n0,10,1\n5,10\n");
+  const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: csv, path: " + csv + "}]"));
+  EXPECT_HAS(m, "jobs.csv:line 3: expected 3 columns as in the header, got 2");
+}
+
+TEST(BadInput, MissingTraceFile) {
+  const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: philly, path: nowhere/philly.csv}]"));
+  EXPECT_HAS(m, "workload.traces[0].path: trace file 'nowhere/philly.csv' not found (looked in the data directory");
+}
+
+TEST(BadInput, TimesGoingBackwards) {
+  const auto csv = write_file("jobs.csv", "arrival_s,duration_s,gpus\n10,10,1\n5,10,1\n");
+  const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: csv, path: " + csv + "}]"));
+  EXPECT_HAS(m, "jobs.csv:line 3: arrival_s 5 is earlier than the row before it");
+}
+
+TEST(BadInput, OpenbDeletionBeforeCreation) {
+  const auto csv = write_file("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\np,1,1,1,1000,50,40\n");
+  const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: openb, path: " + csv + "}]"));
+  EXPECT_HAS(m, "pods.csv:line 2: deletion_time 40 is before creation_time 50");
+}
+
+TEST(BadInput, MoreGpusThanAnyNodeWithMultiNodeOff) {
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: 6,")),
+             "scenario.yaml:line 7: workload.jobs: job 'j' can never run: it asks 6 GPUs on one node; the largest allowed node has 4");
+}
+
+TEST(BadInput, EmptyCluster) {
+  EXPECT_HAS(error_of(replace(kGood, "  pools:\n    - {name: p, node: l4-4x, count: 2}\n", "  pools: []\n")),
+             "line 3: cluster: the cluster is empty");
+}
+
+TEST(BadInput, BadDuration) {
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h", "duration: 1 fortnight")),
+             "workload.jobs[0].duration: expected a duration such as 90, \"90s\", \"30m\", \"2h\" or \"30d\", got \"1 fortnight\"");
+}
+
+TEST(BadInput, NotYaml) {
+  EXPECT_HAS(error_of("name: [unclosed\n"), "scenario.yaml:line 2: not valid YAML or JSON");
+}
+
+TEST(BadInput, MissingRequiredField) {
+  EXPECT_HAS(error_of(replace(kGood, "name: ok\n", "")), "scenario.yaml:line 1: missing required field 'name'");
+}
+
+TEST(BadInput, UnknownJobKind) {
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, kind: gaming}")),
+             "workload.jobs[0].kind: expected one of training, inference, notebook, batch, got 'gaming'");
+}
+
+TEST(BadInput, ShareAboveOneGpu) {
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: 1, gpu_milli: 1500,")),
+             "workload.jobs[0].gpu_milli: expected at most 1000 milli-GPU per GPU, got 1500");
+}
+
+TEST(BadInput, ComputeDemandOutOfRange) {
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, u: 1.5}")),
+             "workload.jobs[0].u: expected a compute demand between 0 and 1, got 1.5");
+}
+
+TEST(BadInput, DuplicatePoolNames) {
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2}\n    - {name: p, node: t4-8x, count: 1}")),
+             "cluster: two pools are named 'p'");
+}
+
+TEST(BadInput, SetOverrideOutOfRange) {
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[3].count=1"}), "--set: cluster.pools[3].count=1: index 3 is out of range");
+  EXPECT_HAS(error_of(kGood, {"no-equals-sign"}), "expected path=value");
+}
+
+TEST(BadInput, BothPriceFields) {
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, price_per_gpu_hour_usd: 1, price_per_node_hour_usd: 4}")),
+             "give price_per_gpu_hour_usd or price_per_node_hour_usd, not both");
+}
+
+TEST(BadInput, MissingScenarioFile) {
+  EXPECT_HAS(test::input_error([] { test::load("/nonexistent/s.yaml"); }), "/nonexistent/s.yaml: cannot open file");
+}

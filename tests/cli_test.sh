@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The CLI as a user meets it: help, exit codes, --out safety, byte-identical reruns, compare.
+set -uo pipefail
+GPUSIM="$1"
+ROOT="$2"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+check() {  # check NAME EXPECTED_EXIT COMMAND...
+  local name="$1" want="$2"
+  shift 2
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL $name: exit $got, expected $want"; cat "$TMP/out" "$TMP/err"; fail=1
+  else
+    echo "ok   $name"
+  fi
+}
+contains() {  # contains NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; cat "$2"; fail=1; fi
+}
+
+check version 0 "$GPUSIM" --version
+contains version-text "$TMP/out" "gpusim 0.1.0"
+check help 0 "$GPUSIM" --help
+contains help-text "$TMP/out" "compare"
+check policies 0 "$GPUSIM" policies
+contains policies-text "$TMP/out" "best-fit"
+check no-command 2 "$GPUSIM"
+check bad-flag 2 "$GPUSIM" run --frobnicate "$ROOT/scenarios/quickstart.yaml"
+
+check run 0 "$GPUSIM" run "$ROOT/scenarios/underutilized-a100.yaml"
+contains run-cost "$TMP/out" "71,481.60"
+check validate 0 "$GPUSIM" validate "$ROOT/scenarios/philly.yaml" --data "$ROOT/data"
+
+printf 'name: x\ncluster: {pools: [{name: p, node: nope, count: 1}]}\nworkload: {jobs: []}\n' > "$TMP/bad.yaml"
+check bad-scenario 2 "$GPUSIM" run "$TMP/bad.yaml"
+contains bad-scenario-message "$TMP/err" "bad.yaml:line 2: cluster.pools[0].node: unknown node template 'nope'"
+check bad-policy 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --policy lifo+first-fit
+contains bad-policy-message "$TMP/err" "--policy: unknown queue order 'lifo'"
+check missing-file 2 "$GPUSIM" run "$TMP/none.yaml"
+
+# --out: written once, refused the second time (files untouched), allowed with --force.
+check out-first 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1"
+for f in summary.json jobs.csv timeseries.csv scenario.yaml; do [ -s "$TMP/run1/$f" ] || { echo "FAIL missing $f"; fail=1; }; done
+echo "user notes" > "$TMP/run1/summary.json"
+check out-refused 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1"
+contains out-untouched "$TMP/run1/summary.json" "user notes"
+check out-force 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1" --force
+
+# Same scenario and seed: byte-identical files.
+check out-second 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run2"
+for f in summary.json jobs.csv timeseries.csv scenario.yaml; do
+  cmp -s "$TMP/run1/$f" "$TMP/run2/$f" && echo "ok   identical $f" || { echo "FAIL $f differs between runs"; fail=1; }
+done
+
+check json 0 "$GPUSIM" run "$ROOT/scenarios/underutilized-a100.yaml" --json
+contains json-cost "$TMP/out" '"cost_usd": 71481.6'
+check compare 0 "$GPUSIM" compare "$ROOT/scenarios/quickstart.yaml" --policies fifo+first-fit,fifo+best-fit,sjf+spread
+contains compare-table "$TMP/out" "sjf+spread"
+contains compare-best "$TMP/out" "* best value of the row"
+check set 0 "$GPUSIM" run "$ROOT/scenarios/underutilized-a100.yaml" --set cluster.pools[0].count=9 --json
+contains set-effect "$TMP/out" '"jobs_pending_at_end": 0'
+
+exit $fail

@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include "gpusim/core/config.hpp"
+#include "gpusim/core/random.hpp"
+#include "gpusim/core/time.hpp"
+
+using namespace gpusim;
+
+TEST(Time, ParsesEveryUnitAndBareSeconds) {
+  EXPECT_EQ(parse_duration("90").us(), 90'000'000);
+  EXPECT_EQ(parse_duration("90s").us(), 90'000'000);
+  EXPECT_EQ(parse_duration("250ms").us(), 250'000);
+  EXPECT_EQ(parse_duration("30m").us(), 1'800'000'000);
+  EXPECT_EQ(parse_duration("2h").us(), 7'200'000'000);
+  EXPECT_EQ(parse_duration("1.5h").us(), 5'400'000'000);
+  EXPECT_EQ(parse_duration("30d").us(), 30LL * 86400 * 1'000'000);
+  EXPECT_EQ(parse_duration("730h").hours(), 730.0);
+}
+
+TEST(Time, RejectsWhatIsNotADurationAndSaysWhatItExpected) {
+  for (const char* bad : {"", "abc", "5 parsecs", "h", "1e400"}) {
+    try {
+      parse_duration(bad);
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("\"30m\""), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Time, FormatsSecondsExactly) {
+  EXPECT_EQ(format_seconds(Time::from_us(12'500'000)), "12.5");
+  EXPECT_EQ(format_seconds(Time::from_seconds(3600)), "3600");
+  EXPECT_EQ(format_seconds(Time::from_us(1)), "0.000001");
+  EXPECT_EQ(format_seconds(Time::from_us(-500'000)), "-0.5");
+}
+
+TEST(Random, StreamsAreIndependentAndReproducible) {
+  Rng a1 = make_stream(42, "arrivals"), a2 = make_stream(42, "arrivals"), b = make_stream(42, "spot");
+  EXPECT_EQ(a1(), a2());
+  EXPECT_NE(stream_seed(42, "arrivals"), stream_seed(42, "spot"));
+  EXPECT_NE(stream_seed(42, "arrivals"), stream_seed(43, "arrivals"));
+  const double u = uniform01(b);
+  EXPECT_GE(u, 0.0);
+  EXPECT_LT(u, 1.0);
+}
+
+TEST(Config, ErrorsNameFileLineAndField) {
+  const auto doc = ConfigNode::parse("a:\n  b: 3\n  c: nope\n", "x.yaml");
+  EXPECT_EQ(doc.at("a").at("b").as_positive_int(), 3);
+  try {
+    doc.at("a").at("c").as_int();
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "x.yaml:line 3: a.c: expected an integer, got 'nope'");
+  }
+  try {
+    doc.at("a").allow_only({"b"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown field 'c'; expected one of: b"), std::string::npos) << e.what();
+  }
+}

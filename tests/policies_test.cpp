@@ -1,0 +1,105 @@
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::write_file;
+
+namespace {
+// Node 0 has GPU 0 at 600 milli used; node 1 is empty. A 300-milli job then shows each rule.
+const char* kHalfFull = R"(
+name: h
+cluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}
+workload:
+  jobs:
+    - {name: resident, gpus: 1, gpu_milli: 600, duration: 100}
+    - {name: probe, gpus: 1, gpu_milli: 300, duration: 10, arrival: 1}
+)";
+
+Placement probe_placement(const std::string& policy) {
+  const Scenario s = test::load(write_file("s.yaml", kHalfFull));
+  auto sched = Registry::global().make(policy, {s.seed}, {});
+  return simulate(s, *sched).jobs[1].placement;
+}
+}  // namespace
+
+// Best-fit: node 0 is left with (4000-600-300)/4000 of its GPU share, node 1 with 3700/4000:
+// node 0 wins, and inside it the tightest GPU with room (GPU 0, 400 free).
+TEST(Placements, BestFitPacksOntoTheFullestNodeAndGpu) {
+  const Placement p = probe_placement("fifo+best-fit");
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{0});
+}
+
+TEST(Placements, FirstFitTakesTheLowestNodeAndGpuWithRoom) {
+  const Placement p = probe_placement("fifo+first-fit");
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{0});  // GPU 0 still has 400 milli
+}
+
+TEST(Placements, SpreadTakesTheEmptiestNode) {
+  const Placement p = probe_placement("fifo+spread");
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{1});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{4});
+}
+
+TEST(Placements, RandomIsSeededAndUsesEveryNode) {
+  const char* many = R"(
+name: r
+seed: 5
+cluster: {pools: [{name: p, node: l4-4x, count: 8}]}
+workload:
+  generator:
+    classes: [{name: j, count: 200, arrival: {rate_per_hour: 3600}, gpus: 1, duration: 1}]
+policy: fifo+random
+)";
+  const Scenario s = test::load(write_file("s.yaml", many));
+  auto a = Registry::global().make("fifo+random", {s.seed}, {});
+  auto b = Registry::global().make("fifo+random", {s.seed}, {});
+  const RunResult ra = simulate(s, *a), rb = simulate(s, *b);
+  std::set<NodeId> used;
+  for (std::size_t i = 0; i < ra.jobs.size(); ++i) {
+    EXPECT_EQ(ra.jobs[i].placement.gpus, rb.jobs[i].placement.gpus);
+    used.insert(ra.jobs[i].placement.nodes.front());
+  }
+  EXPECT_EQ(used.size(), 8u);
+  auto other = Registry::global().make("fifo+random", {s.seed + 1}, {});
+  const RunResult rc = simulate(s, *other);
+  bool differs = false;
+  for (std::size_t i = 0; i < ra.jobs.size(); ++i) differs |= ra.jobs[i].placement.gpus != rc.jobs[i].placement.gpus;
+  EXPECT_TRUE(differs);
+}
+
+TEST(QueueOrders, PriorityAndSjfReorderTheQueue) {
+  const char* queue = R"(
+name: q
+cluster: {pools: [{name: p, node: a10-1x, count: 1}]}
+workload:
+  jobs:
+    - {name: blocker, gpus: 1, duration: 10}
+    - {name: long-low, gpus: 1, duration: 100, arrival: 1, priority: 0}
+    - {name: short-high, gpus: 1, duration: 5, arrival: 2, priority: 9}
+)";
+  const Scenario s = test::load(write_file("s.yaml", queue));
+  auto start_of = [&](const std::string& policy, JobId j) {
+    auto sched = Registry::global().make(policy, {0}, {});
+    return simulate(s, *sched).jobs[j].start.seconds();
+  };
+  EXPECT_EQ(start_of("fifo+first-fit", 1), 10);    // arrival order
+  EXPECT_EQ(start_of("priority+first-fit", 2), 10);  // priority 9 jumps the queue
+  EXPECT_EQ(start_of("sjf+first-fit", 2), 10);       // 5 s beats 100 s
+  EXPECT_EQ(start_of("sjf+first-fit", 1), 15);
+}
+
+TEST(Registry, ComposesByNameAndExplainsUnknownNames) {
+  auto s = Registry::global().make("sjf+best-fit", {0}, {});
+  EXPECT_EQ(s->name(), "sjf+best-fit");
+  const std::string msg = test::input_error([] { Registry::global().make("fifo+nearest", {0}, {"s.yaml", 4, "policy"}); });
+  EXPECT_NE(msg.find("s.yaml:line 4: policy: unknown placement 'nearest'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("first-fit, best-fit, spread, random"), std::string::npos) << msg;
+  Registry r;
+  register_builtin_policies(r);
+  EXPECT_THROW(r.add_queue_order("fifo", "again", [] { return std::unique_ptr<QueueOrder>(); }), std::invalid_argument);
+  EXPECT_EQ(r.queue_orders().size(), 3u);
+  EXPECT_EQ(r.placements().size(), 4u);
+}

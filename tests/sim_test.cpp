@@ -1,0 +1,195 @@
+#include <gtest/gtest.h>
+
+#include "gpusim/sim/event_queue.hpp"
+#include "gpusim/sim/metrics.hpp"
+#include <fmt/format.h>
+
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::write_file;
+
+TEST(EventQueue, ComparatorOrdersByTimeThenSequence) {
+  const Event a{Time::from_us(5), 2, 0, 0, EventKind::completion};
+  const Event b{Time::from_us(5), 3, 0, 0, EventKind::completion};
+  const Event c{Time::from_us(4), 9, 0, 0, EventKind::completion};
+  EXPECT_TRUE(event_before(a, b));
+  EXPECT_FALSE(event_before(b, a));
+  EXPECT_TRUE(event_before(c, a));
+  EXPECT_FALSE(event_before(a, a));
+}
+
+TEST(EventQueue, PopsInTimeOrderAndTiesInInsertionOrder) {
+  EventQueue q;
+  q.push(Time::from_us(30), EventKind::completion, 1, 0);
+  q.push(Time::from_us(10), EventKind::completion, 2, 0);
+  q.push(Time::from_us(30), EventKind::completion, 3, 7);
+  q.push(Time::from_us(10), EventKind::completion, 4, 0);
+  std::vector<uint32_t> order;
+  while (!q.empty()) {
+    order.push_back(q.top().target);
+    if (q.top().target == 3) {
+      EXPECT_EQ(q.top().generation, 7u);
+    }
+    q.pop();
+  }
+  EXPECT_EQ(order, (std::vector<uint32_t>{2, 4, 1, 3}));
+}
+
+TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
+  Cluster c;
+  Pool p;
+  p.name = "p";
+  p.gpu = Catalog::builtin().find_gpu("T4");
+  p.sharing = Sharing::fractional;
+  const PoolId id = c.add_pool(p);
+  for (int i = 0; i < 100; ++i) c.add_node(id, "n" + std::to_string(i), 8000, 8192, 4);
+  ASSERT_EQ(c.live_buckets().size(), 1u);  // 100 idle nodes, one state
+  EXPECT_EQ(c.bucket(c.live_buckets()[0]).nodes.size(), 100u);
+  c.allocate_gpu(c.node(7).first_gpu + 2, Milli{300}, 0, 0.3);
+  c.reindex(7);
+  EXPECT_EQ(c.live_buckets().size(), 2u);
+  c.allocate_gpu(c.node(9).first_gpu + 0, Milli{300}, 0, 0.3);  // same multiset on another GPU index
+  c.reindex(9);
+  EXPECT_EQ(c.live_buckets().size(), 2u);
+  c.release_gpu(c.node(7).first_gpu + 2, Milli{300}, 0, 0.3);
+  c.reindex(7);
+  c.release_gpu(c.node(9).first_gpu + 0, Milli{300}, 0, 0.3);
+  c.reindex(9);
+  ASSERT_EQ(c.live_buckets().size(), 1u);
+  EXPECT_EQ(c.bucket(c.live_buckets()[0]).representative(), 0u);
+  EXPECT_EQ(c.gpu(c.node(7).first_gpu + 2).demand, 0.0);
+}
+
+TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {
+  Metrics m(2, 2, Time::from_seconds(10));
+  m.add_allocation(0, 1, 1000);  // one GPU from t=0
+  m.add_busy(0, 0.5);
+  m.advance(Time::from_seconds(30), 1, 0);
+  m.add_allocation(1, 0, 250);   // a quarter GPU from t=30
+  m.advance(Time::from_seconds(40), 2, 0);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_s(0), 40.0);
+  EXPECT_DOUBLE_EQ(m.busy_gpu_s(0), 20.0);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_s(1), 2.5);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_s(0, 1), 40.0);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_s(1, 0), 2.5);
+  ASSERT_EQ(m.samples().size(), 4u);  // t = 0, 10, 20, 30
+  EXPECT_EQ(m.samples()[3].time, Time::from_seconds(30));
+  EXPECT_DOUBLE_EQ(m.samples()[3].gpus_allocated, 1.25);  // the state after the events at t=30
+  EXPECT_EQ(m.samples()[3].running, 2u);
+}
+
+TEST(Metrics, BusyFractionSaturatesAtOneGpu) {
+  EXPECT_EQ(busy_fraction(0.0), 0.0);
+  EXPECT_EQ(busy_fraction(0.15), 0.15);
+  EXPECT_EQ(busy_fraction(1.9), 1.0);  // two training jobs on one GPU still keep one GPU busy
+}
+
+TEST(Report, NearestRankPercentiles) {
+  EXPECT_EQ(percentile({5, 1, 4, 2, 3}, 50), 3);
+  EXPECT_EQ(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 95), 10);
+  EXPECT_EQ(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 90), 9);
+  EXPECT_EQ(percentile({7}, 99), 7);
+}
+
+namespace {
+const char* kTwoNodes = R"(
+name: tiny
+cluster:
+  pools:
+    - {name: p, node: l4-4x, count: 2, sharing: fractional}
+workload:
+  jobs:
+    - {name: a, gpus: 1, gpu_milli: 500, duration: 10, arrival: 0}
+    - {name: b, gpus: 1, gpu_milli: 500, duration: 10, arrival: 0}
+    - {name: c, gpus: 4, duration: 5, arrival: 0}
+    - {name: d, gpus: 4, duration: 5, arrival: 0}
+policy: fifo+first-fit
+)";
+
+// A scheduler that binds whatever it is told, to check the engine's validation.
+struct Scripted final : Scheduler {
+  std::function<void(const ClusterView&, Binder&)> script;
+  std::string name() const override { return "scripted"; }
+  QueueKey queue_key(const Job& j) const override { return {j.arrival.us(), 0}; }
+  void decide(const ClusterView& v, Binder& b) override { script(v, b); }
+};
+}  // namespace
+
+TEST(Engine, DecidesOncePerTimestampAndPacksSharesOnOneGpu) {
+  const Scenario s = test::load(write_file("s.yaml", kTwoNodes));
+  auto sched = Registry::global().make("fifo+first-fit", {0}, {});
+  const RunResult r = simulate(s, *sched);
+  // t=0 (four arrivals) and t=5 (c completes while d waits); at t=10 nothing is pending.
+  EXPECT_EQ(r.decision_points, 2u);
+  // a and b share GPU 0 of node 0; c needs 4 wholly free GPUs, which only node 1 has.
+  EXPECT_EQ(r.jobs[0].placement.gpus, std::vector<GpuId>{0});
+  EXPECT_EQ(r.jobs[1].placement.gpus, std::vector<GpuId>{0});
+  EXPECT_EQ(r.jobs[2].placement.nodes, std::vector<NodeId>{1});
+  EXPECT_EQ(r.jobs[3].start, Time::from_seconds(5));  // waits for c
+  EXPECT_EQ(r.jobs[3].status, JobStatus::completed);
+}
+
+TEST(Engine, RejectsInvalidDecisionsLoudly) {
+  const Scenario s = test::load(write_file("s.yaml", kTwoNodes));
+  struct Case {
+    JobId job;
+    Placement placement;
+    std::string message;
+  };
+  const std::vector<Case> bad = {
+      {0, {{0}, {0, 1}}, "placement has 2 GPUs, the job asks 1"},
+      {2, {{0}, {0, 1, 2, 5}}, "GPU 5 is on node p-1, which the placement does not list"},
+      {0, {{0, 1}, {0}}, "spans nodes"},
+      {0, {{9}, {0}}, "unknown node id 9"},
+      {0, {{1}, {0}}, "node p-1 holds none of the job's GPUs"},
+  };
+  for (const auto& [job, placement, message] : bad) {
+    Scripted sched;
+    sched.script = [&](const ClusterView&, Binder& b) { b.bind(job, placement); };
+    try {
+      simulate(s, sched);
+      ADD_FAILURE() << message;
+    } catch (const PolicyError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  Scripted twice;  // a GPU over-committed: the first bind holds 500 milli, c asks a whole GPU there
+  twice.script = [](const ClusterView&, Binder& b) {
+    b.bind(0, {{0}, {0}});
+    b.bind(2, {{0}, {0, 1, 2, 3}});
+  };
+  EXPECT_THROW(simulate(s, twice), PolicyError);
+}
+
+TEST(Engine, ReportsJobsThatCanNeverFitAsUnschedulable) {
+  const auto path = write_file("jobs.csv", "arrival_s,duration_s,gpus,models\n0,10,1,H100\n0,10,16,\n0,10,1,\n");
+  const Scenario s = test::load(write_file("s.yaml", fmt::format(R"(
+name: u
+cluster: {{pools: [{{name: p, node: l4-4x, count: 1}}]}}
+workload: {{traces: [{{format: csv, path: {}}}]}}
+)", path)));
+  const Json j = test::run(s);
+  EXPECT_EQ(j["jobs_unschedulable"], 2);
+  EXPECT_EQ(j["jobs_completed"], 1);
+  const auto reasons = j["unschedulable_reasons"].dump();
+  EXPECT_NE(reasons.find("GPU model H100 which the cluster lacks"), std::string::npos) << reasons;
+  EXPECT_NE(reasons.find("asks 16 GPUs on one node; the largest allowed node has 4"), std::string::npos) << reasons;
+}
+
+TEST(Engine, MultiNodeJobsSpanTheFewestNodesAllOrNothing) {
+  const Scenario s = test::load(write_file("s.yaml", R"(
+name: m
+cluster: {pools: [{name: p, node: l4-4x, count: 3}]}
+workload:
+  jobs:
+    - {name: small, gpus: 1, duration: 100}
+    - {name: wide, gpus: 8, duration: 10, multi_node: true}
+    - {name: wider, gpus: 12, duration: 10, multi_node: true}
+)"));
+  auto sched = Registry::global().make("fifo+first-fit", {0}, {});
+  const RunResult r = simulate(s, *sched);
+  EXPECT_EQ(r.jobs[1].placement.nodes, (std::vector<NodeId>{1, 2}));  // the two empty nodes
+  EXPECT_EQ(r.jobs[2].start, Time::from_seconds(100));                 // waits for all 12 GPUs
+  EXPECT_EQ(r.jobs[2].placement.nodes.size(), 3u);
+}
