@@ -11,11 +11,14 @@ namespace gpusim::cli {
 namespace {
 
 std::string with_commas(double v, int decimals) {
-  std::string s = fmt::format("{:.{}f}", std::abs(v), decimals);
-  const auto dot = s.find('.');
-  std::string whole = s.substr(0, dot), frac = dot == std::string::npos ? "" : s.substr(dot);
-  for (int i = static_cast<int>(whole.size()) - 3; i > 0; i -= 3) whole.insert(static_cast<std::size_t>(i), ",");
-  return fmt::format("{}{}{}", v < 0 ? "-" : "", whole, frac);
+  const std::string s = fmt::format("{:.{}f}", std::abs(v), decimals);
+  const std::size_t digits = std::min(s.find('.'), s.size());
+  std::string out = v < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits; ++i) {
+    if (i > 0 && (digits - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out + s.substr(digits);
 }
 
 std::string human_seconds(double s) {
