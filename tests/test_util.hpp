@@ -1,4 +1,5 @@
 #pragma once
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,7 +14,7 @@
 
 namespace gpusim::test {
 
-inline std::string source_path(const std::string& rel) { return std::string(GPUSIM_SOURCE_DIR) + "/" + rel; }
+inline std::string source_path(const std::string& rel) { return fmt::format("{}/{}", GPUSIM_SOURCE_DIR, rel); }
 
 // Writes `content` to a fresh file in the test's temporary directory and returns its path.
 inline std::string write_file(const std::string& name, const std::string& content) {

@@ -13,7 +13,8 @@ namespace {
 // Queue order + placement. Pending jobs are tried in queue order; a job that does not fit is
 // skipped (no head-of-line blocking, as the Kubernetes scheduler), and once a request shape has
 // failed in a pass, jobs of the same shape are not tried again in that pass (capacity only shrinks
-// during a pass). When no capacity was freed since the last decision, only new arrivals can fit.
+// during a pass); when every shape still pending has failed, the pass ends. When no capacity was
+// freed since the last decision, only new arrivals can fit.
 class ComposedScheduler final : public Scheduler {
  public:
   ComposedScheduler(std::string name, std::unique_ptr<QueueOrder> order, std::unique_ptr<PlacementPolicy> placement)
@@ -25,13 +26,18 @@ class ComposedScheduler final : public Scheduler {
   void decide(const ClusterView& view, Binder& binder) override {
     failed_in_pass_.resize(view.shape_count(), 0);
     ++pass_;
+    uint32_t failed = 0;
     auto consider = [&](JobId id) {
       if (!view.is_pending(id)) return true;
       const uint32_t shape = view.shape(id);
       if (failed_in_pass_[shape] == pass_) return true;
-      if (auto p = placement_->place(view, id)) binder.bind(id, *p);
-      else failed_in_pass_[shape] = pass_;
-      return true;
+      if (auto p = placement_->place(view, id)) {
+        binder.bind(id, *p);
+      } else {
+        failed_in_pass_[shape] = pass_;
+        ++failed;
+      }
+      return failed < view.pending_shapes();
     };
     if (view.capacity_grew()) view.for_each_pending(consider);
     else

@@ -148,6 +148,7 @@ class Engine final : public ClusterView, public Binder {
         cluster_(build_cluster(s)),
         shapes_(s.jobs, cluster_, *s.catalog),
         records_(jobs_.size()),
+        pending_by_shape_(shapes_.count(), 0),
         keys_(jobs_.size()),
         metrics_(cluster_.pools().size(), s.jobs.tenants.size(), s.timeseries_step) {}
 
@@ -167,6 +168,7 @@ class Engine final : public ClusterView, public Binder {
   bool capacity_grew() const override { return capacity_grew_; }
   uint32_t shape(JobId id) const override { return shapes_.of(id); }
   uint32_t shape_count() const override { return shapes_.count(); }
+  uint32_t pending_shapes() const override { return distinct_pending_shapes_; }
   bool pool_allowed(JobId id, PoolId pool) const override { return shapes_.get(shapes_.of(id)).pool_mask >> pool & 1; }
   GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(jobs_[id].request, cluster_.pool(pool)); }
   bool gpu_fits(JobId id, GpuId g) const override {
@@ -201,6 +203,8 @@ class Engine final : public ClusterView, public Binder {
   Cluster cluster_;
   Shapes shapes_;
   std::vector<JobRecord> records_;
+  std::vector<uint32_t> pending_by_shape_;
+  uint32_t distinct_pending_shapes_ = 0;
   std::vector<QueueKey> keys_;
   Metrics metrics_;
   EventQueue events_;
@@ -223,6 +227,7 @@ void Engine::arrive(JobId id) {
   records_[id].status = JobStatus::pending;
   keys_[id] = scheduler_.queue_key(jobs_[id]);
   pending_.emplace(keys_[id], id);
+  if (pending_by_shape_[shapes_.of(id)]++ == 0) ++distinct_pending_shapes_;
   new_arrivals_.push_back(id);
 }
 
@@ -277,6 +282,7 @@ void Engine::bind(JobId id, const Placement& p) {
   r.start = now_;
   r.placement = p;
   bound_.push_back(id);
+  if (--pending_by_shape_[shapes_.of(id)] == 0) --distinct_pending_shapes_;
   ++running_;
   events_.push(now_ + j.work, EventKind::completion, id, r.generation);
 }

@@ -50,6 +50,9 @@ class ClusterView {
   // Jobs with equal requests share a shape id in [0, shape_count()).
   virtual uint32_t shape(JobId id) const = 0;
   virtual uint32_t shape_count() const = 0;
+  // How many distinct shapes the still-pending jobs have: once that many have failed in a pass,
+  // nothing else pending can fit and the pass may stop.
+  virtual uint32_t pending_shapes() const = 0;
 
   // Fit queries (the same rules the engine validates with).
   virtual bool pool_allowed(JobId id, PoolId pool) const = 0;

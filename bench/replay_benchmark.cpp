@@ -1,0 +1,81 @@
+// Whole replays of the shipped scenarios, timed without loading (loading is its own benchmark).
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gpusim/policies/registry.hpp"
+#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/scenario.hpp"
+
+namespace {
+
+using namespace gpusim;
+
+std::string path(const char* rel) { return fmt::format("{}/{}", GPUSIM_SOURCE_DIR, rel); }
+
+Scenario load(const char* rel) { return load_scenario(path(rel), {{}, path("data")}); }
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+void replay(benchmark::State& state, const char* scenario, const char* policy) {
+  const Scenario s = load(scenario);
+  uint64_t events = 0;
+  for (auto _ : state) {
+    auto scheduler = Registry::global().make(policy, {s.seed}, {});
+    const RunResult r = simulate(s, *scheduler);
+    events = r.events;
+    benchmark::DoNotOptimize(r.jobs.data());
+  }
+  state.counters["jobs"] = static_cast<double>(s.jobs.jobs.size());
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["peak_rss_mib"] = peak_rss_mib();
+}
+
+void BM_OpenbDefaultBestFit(benchmark::State& s) { replay(s, "scenarios/openb-default.yaml", "fifo+best-fit"); }
+void BM_OpenbDefaultFirstFit(benchmark::State& s) { replay(s, "scenarios/openb-default.yaml", "fifo+first-fit"); }
+void BM_PhillyFifoFirstFit(benchmark::State& s) { replay(s, "scenarios/philly.yaml", "fifo+first-fit"); }
+void BM_Synthetic1MBestFit(benchmark::State& s) { replay(s, "scenarios/synthetic-1m.yaml", "fifo+best-fit"); }
+BENCHMARK(BM_OpenbDefaultBestFit)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OpenbDefaultFirstFit)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PhillyFifoFirstFit)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Synthetic1MBestFit)->Unit(benchmark::kSecond)->Iterations(1);
+
+void BM_LoadScenario(benchmark::State& state, const char* scenario) {
+  for (auto _ : state) benchmark::DoNotOptimize(load(scenario).jobs.jobs.size());
+}
+BENCHMARK_CAPTURE(BM_LoadScenario, openb_default, "scenarios/openb-default.yaml")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LoadScenario, philly, "scenarios/philly.yaml")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LoadScenario, synthetic_1m, "scenarios/synthetic-1m.yaml")->Unit(benchmark::kSecond)->Iterations(1);
+
+// The cost of a decision must not grow with the number of idle identical nodes (DESIGN §5): the
+// same 20,000 one-GPU jobs (about 300 GPUs busy at a time, so 64 nodes carry them) on 64 to 16,384
+// eight-GPU nodes; time per job should stay flat.
+void BM_DecisionCostVsIdleNodes(benchmark::State& state) {
+  const auto text = fmt::format(R"(
+name: idle-nodes
+seed: 3
+cluster: {{pools: [{{name: h100, node: hgx-h100, count: {}}}]}}
+workload:
+  generator:
+    classes: [{{name: j, count: 20000, arrival: {{rate_per_hour: 600}}, gpus: 1, duration: {{distribution: exponential, mean: 30m}}}}]
+policy: fifo+best-fit
+)", state.range(0));
+  const auto file = std::filesystem::temp_directory_path() / "gpusim-bench-idle.yaml";
+  std::ofstream(file) << text;
+  const Scenario s = load_scenario(file.string(), {});
+  for (auto _ : state) {
+    auto scheduler = Registry::global().make(s.policy, {s.seed}, {});
+    benchmark::DoNotOptimize(simulate(s, *scheduler).events);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(s.jobs.jobs.size()));
+}
+BENCHMARK(BM_DecisionCostVsIdleNodes)->Arg(64)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);
+
+}  // namespace
