@@ -43,7 +43,7 @@ TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
   p.gpu = Catalog::builtin().find_gpu("T4");
   p.sharing = Sharing::fractional;
   const PoolId id = c.add_pool(p);
-  for (int i = 0; i < 100; ++i) c.add_node(id, "n" + std::to_string(i), 8000, 8192, 4);
+  for (int i = 0; i < 100; ++i) c.add_node(id, fmt::format("n{}", i), 8000, 8192, 4);
   ASSERT_EQ(c.live_buckets().size(), 1u);  // 100 idle nodes, one state
   EXPECT_EQ(c.bucket(c.live_buckets()[0]).nodes.size(), 100u);
   c.allocate_gpu(c.node(7).first_gpu + 2, Milli{300}, 0, 0.3);
