@@ -351,8 +351,8 @@ RunResult Engine::run() {
 }  // namespace
 
 void validate_scenario(const Scenario& s) {
+  if (std::none_of(s.jobs.jobs.begin(), s.jobs.jobs.end(), [](const Job& j) { return j.strict; })) return;
   const Cluster c = build_cluster(s);
-  std::unordered_map<std::string, std::string> seen;
   for (const Job& j : s.jobs.jobs) {
     if (!j.strict) continue;
     const Shape shape = analyse(j.request, j.multi_node, c, *s.catalog);
