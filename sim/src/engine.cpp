@@ -95,8 +95,7 @@ Shape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog
     const Pool& pool = c.pool(node.pool);
     const int64_t gpu_memory = pool.gpu ? pool.gpu->memory_mib : 0;
     max_gpu_memory = std::max(max_gpu_memory, gpu_memory);
-    if (q.gpus > 0 && demand_on(q, pool).memory_mib > gpu_memory) continue;
-    if (q.gpus > 0 && q.gpu_memory_mib > gpu_memory) continue;
+    if (q.gpus > 0 && q.gpu_memory_mib > gpu_memory) continue;  // covers demand_on's memory on either sharing
     memory_fits = true;
     if (node.cpu_milli < q.cpu_milli || node.memory_mib < q.memory_mib) continue;
     resources_fit = true;

@@ -38,6 +38,20 @@ void apply_options(JobSet& set, const TraceOptions& o) {
   if (o.limit && static_cast<int64_t>(set.jobs.size()) > *o.limit) set.jobs.resize(static_cast<std::size_t>(*o.limit));
 }
 
+// "V100M16|V100M32|V100M32" -> {V100M16, V100M32}: an allowed-model set, so repeats and empty
+// entries carry nothing.
+std::vector<std::string> split_models(std::string_view field) {
+  std::vector<std::string> models;
+  while (!field.empty()) {
+    const auto bar = field.find('|');
+    const auto m = field.substr(0, bar);
+    if (!m.empty() && std::find(models.begin(), models.end(), m) == models.end()) models.emplace_back(m);
+    if (bar == std::string_view::npos) break;
+    field.remove_prefix(bar + 1);
+  }
+  return models;
+}
+
 Request whole_gpus(const csv::Reader& r, int64_t gpus) {
   if (gpus < 0 || gpus > 100000) r.fail(fmt::format("GPU count {} is out of range", gpus));
   Request q;
@@ -99,17 +113,7 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
     j.request.cpu_milli = r.number<int64_t>(f[c_cpu], "cpu_milli");
     j.request.memory_mib = r.number<int64_t>(f[c_mem], "memory_mib");
     if (j.request.cpu_milli < 0 || j.request.memory_mib < 0) r.fail("negative CPU or memory request");
-    if (has_spec && !f[c_spec].empty()) {
-      std::string_view spec = f[c_spec];
-      while (!spec.empty()) {
-        const auto bar = spec.find('|');
-        auto m = spec.substr(0, bar);
-        if (!m.empty() && std::find(j.request.models.begin(), j.request.models.end(), m) == j.request.models.end())
-          j.request.models.emplace_back(m);
-        if (bar == std::string_view::npos) break;
-        spec.remove_prefix(bar + 1);
-      }
-    }
+    if (has_spec) j.request.models = split_models(f[c_spec]);
     const auto created = r.number<int64_t>(f[c_ct], "creation_time");
     const auto deleted = r.number<int64_t>(f[c_dt], "deletion_time");
     if (deleted < created)
@@ -232,15 +236,7 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
     if (auto c = opt("memory_mib"); c && !f[*c].empty()) j.request.memory_mib = r.number<int64_t>(f[*c], "memory_mib");
     if (j.request.gpu_memory_mib < 0 || j.request.cpu_milli < 0 || j.request.memory_mib < 0)
       r.fail("negative memory or CPU request");
-    if (auto c = opt("models"); c && !f[*c].empty()) {
-      std::string_view s = f[*c];
-      while (true) {
-        const auto bar = s.find('|');
-        j.request.models.emplace_back(s.substr(0, bar));
-        if (bar == std::string_view::npos) break;
-        s.remove_prefix(bar + 1);
-      }
-    }
+    if (auto c = opt("models")) j.request.models = split_models(f[*c]);
     j.kind = o.kind.value_or(JobKind::batch);
     if (auto c = opt("kind"); c && !f[*c].empty() && !parse_job_kind(f[*c], j.kind))
       r.fail(fmt::format("column 'kind': expected one of {}, got '{}'", kJobKindNames, f[*c]));
