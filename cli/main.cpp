@@ -65,13 +65,17 @@ void add_common(CLI::App* cmd, Common& c) {
 
 Scenario load(const Common& c) { return load_scenario(c.scenario, {c.sets, c.data}); }
 
-Json run_one(const Scenario& s, const std::string& policy, const SourceLocation& where, double* seconds = nullptr) {
-  auto scheduler = Registry::global().make(policy, {s.seed}, where);
-  Progress progress(fmt::format("{} {}", s.name, policy));
+struct TimedRun {
+  RunResult result;
+  double seconds;
+};
+
+// Simulates with a progress bar, timing the run (the time goes to stderr, never into the outputs).
+TimedRun run_timed(const Scenario& s, Scheduler& scheduler) {
   const auto t0 = Clock::now();
-  RunResult r = simulate(s, *scheduler, {progress.callback()});
-  if (seconds) *seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return summarize(s, r);
+  Progress progress(fmt::format("{} {}", s.name, scheduler.name()));
+  RunResult r = simulate(s, scheduler, {progress.callback()});
+  return {std::move(r), std::chrono::duration<double>(Clock::now() - t0).count()};
 }
 
 int cmd_run(const Common& c, const std::optional<std::string>& policy, const std::optional<std::string>& out, bool force,
@@ -85,12 +89,7 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
     if (std::filesystem::exists(*out, ec) && !std::filesystem::is_empty(*out, ec) && !force)
       throw InputError({*out, std::nullopt, "--out"}, "directory exists and is not empty; pass --force to overwrite its files");
   }
-  const auto t0 = Clock::now();
-  const RunResult r = [&] {
-    Progress progress(fmt::format("{} {}", s.name, name));
-    return simulate(s, *scheduler, {progress.callback()});
-  }();
-  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  const auto [r, wall] = run_timed(s, *scheduler);
   const Json summary = summarize(s, r);
   if (out) write_run_directory(*out, force, s, r, summary);
   if (json) {
@@ -157,8 +156,9 @@ int main(int argc, char** argv) {
       const Scenario s = load(cmp_c);
       std::vector<Json> summaries;
       for (const auto& p : cmp_policies) {
-        double seconds = 0;
-        summaries.push_back(run_one(s, p, {"--policies", std::nullopt, p}, &seconds));
+        auto scheduler = Registry::global().make(p, {s.seed}, {"--policies", std::nullopt, p});
+        const auto [r, seconds] = run_timed(s, *scheduler);
+        summaries.push_back(summarize(s, r));
         std::cerr << fmt::format("{}: {:.3f} s\n", p, seconds);
       }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';
