@@ -41,35 +41,37 @@ TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
   Pool p;
   p.name = "p";
   p.gpu = Catalog::builtin().find_gpu("T4");
-  p.sharing = Sharing::fractional;
+  p.sharing.mode = Sharing::fractional;
   const PoolId id = c.add_pool(p);
   for (int i = 0; i < 100; ++i) c.add_node(id, fmt::format("n{}", i), 8000, 8192, 4);
   ASSERT_EQ(c.live_buckets().size(), 1u);  // 100 idle nodes, one state
   EXPECT_EQ(c.bucket(c.live_buckets()[0]).nodes.size(), 100u);
-  c.allocate_gpu(c.node(7).first_gpu + 2, Milli{300}, 0, 0.3);
+  const GpuClaim share{Milli{300}, 0, 0, -1};
+  c.attach(c.node(7).first_gpu + 2, 1, share);
   c.reindex(7);
   EXPECT_EQ(c.live_buckets().size(), 2u);
-  c.allocate_gpu(c.node(9).first_gpu + 0, Milli{300}, 0, 0.3);  // same multiset on another GPU index
+  c.attach(c.node(9).first_gpu + 0, 2, share);  // same multiset on another GPU index
   c.reindex(9);
   EXPECT_EQ(c.live_buckets().size(), 2u);
-  c.release_gpu(c.node(7).first_gpu + 2, Milli{300}, 0, 0.3);
+  c.detach(c.node(7).first_gpu + 2, 1, share);
   c.reindex(7);
-  c.release_gpu(c.node(9).first_gpu + 0, Milli{300}, 0, 0.3);
+  c.detach(c.node(9).first_gpu + 0, 2, share);
   c.reindex(9);
   ASSERT_EQ(c.live_buckets().size(), 1u);
   EXPECT_EQ(c.bucket(c.live_buckets()[0]).representative(), 0u);
-  EXPECT_EQ(c.gpu(c.node(7).first_gpu + 2).demand, 0.0);
+  EXPECT_TRUE(c.gpu(c.node(7).first_gpu + 2).residents.empty());
 }
 
 TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {
-  Metrics m(2, 2, Time::from_seconds(10));
+  Metrics m(2, 2, 1, Time::from_seconds(10));
   m.add_allocation(0, 1, 1000);  // one GPU from t=0
-  m.add_busy(0, 0.5);
+  m.add_busy(0, 0, 0.5, Time());
   m.advance(Time::from_seconds(30), 1, 0);
   m.add_allocation(1, 0, 250);   // a quarter GPU from t=30
   m.advance(Time::from_seconds(40), 2, 0);
   EXPECT_DOUBLE_EQ(m.allocated_gpu_s(0), 40.0);
   EXPECT_DOUBLE_EQ(m.busy_gpu_s(0), 20.0);
+  EXPECT_DOUBLE_EQ(m.gpu_busy_s(0, Time::from_seconds(40)), 20.0);
   EXPECT_DOUBLE_EQ(m.allocated_gpu_s(1), 2.5);
   EXPECT_DOUBLE_EQ(m.allocated_gpu_s(0, 1), 40.0);
   EXPECT_DOUBLE_EQ(m.allocated_gpu_s(1, 0), 2.5);
@@ -77,12 +79,6 @@ TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {
   EXPECT_EQ(m.samples()[3].time, Time::from_seconds(30));
   EXPECT_DOUBLE_EQ(m.samples()[3].gpus_allocated, 1.25);  // the state after the events at t=30
   EXPECT_EQ(m.samples()[3].running, 2u);
-}
-
-TEST(Metrics, BusyFractionSaturatesAtOneGpu) {
-  EXPECT_EQ(busy_fraction(0.0), 0.0);
-  EXPECT_EQ(busy_fraction(0.15), 0.15);
-  EXPECT_EQ(busy_fraction(1.9), 1.0);  // two training jobs on one GPU still keep one GPU busy
 }
 
 TEST(Report, NearestRankPercentiles) {
@@ -138,11 +134,11 @@ TEST(Engine, RejectsInvalidDecisionsLoudly) {
     std::string message;
   };
   const std::vector<Case> bad = {
-      {0, {{0}, {0, 1}}, "placement has 2 GPUs, the job asks 1"},
-      {2, {{0}, {0, 1, 2, 5}}, "GPU 5 is on node p-1, which the placement does not list"},
-      {0, {{0, 1}, {0}}, "spans nodes"},
-      {0, {{9}, {0}}, "unknown node id 9"},
-      {0, {{1}, {0}}, "node p-1 holds none of the job's GPUs"},
+      {0, {{0}, {0, 1}, {}}, "placement has 2 GPUs, the job asks 1"},
+      {2, {{0}, {0, 1, 2, 5}, {}}, "GPU 5 is on node p-1, which the placement does not list"},
+      {0, {{0, 1}, {0}, {}}, "spans nodes"},
+      {0, {{9}, {0}, {}}, "unknown node id 9"},
+      {0, {{1}, {0}, {}}, "node p-1 holds none of the job's GPUs"},
   };
   for (const auto& [job, placement, message] : bad) {
     Scripted sched;
@@ -156,8 +152,8 @@ TEST(Engine, RejectsInvalidDecisionsLoudly) {
   }
   Scripted twice;  // a GPU over-committed: the first bind holds 500 milli, c asks a whole GPU there
   twice.script = [](const ClusterView&, Binder& b) {
-    b.bind(0, {{0}, {0}});
-    b.bind(2, {{0}, {0, 1, 2, 3}});
+    b.bind(0, {{0}, {0}, {}});
+    b.bind(2, {{0}, {0, 1, 2, 3}, {}});
   };
   EXPECT_THROW(simulate(s, twice), PolicyError);
 }
@@ -173,7 +169,7 @@ workload: {{traces: [{{format: csv, path: {}}}]}}
   EXPECT_EQ(j["jobs_unschedulable"], 2);
   EXPECT_EQ(j["jobs_completed"], 1);
   const auto reasons = j["unschedulable_reasons"].dump();
-  EXPECT_NE(reasons.find("GPU model H100 which the cluster lacks"), std::string::npos) << reasons;
+  EXPECT_NE(reasons.find("asks for GPU model H100; pool p has L4"), std::string::npos) << reasons;
   EXPECT_NE(reasons.find("asks 16 GPUs on one node; the largest allowed node has 4"), std::string::npos) << reasons;
 }
 

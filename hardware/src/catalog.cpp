@@ -38,11 +38,12 @@ void Catalog::add_document(const ConfigNode& doc) {
 }
 
 void Catalog::add_geometry(const ConfigNode& e) {
-  e.allow_only({"name", "memory_slices", "compute_slices", "source", "classes"});
+  e.allow_only({"name", "memory_slices", "compute_slices", "combine_4g_3g", "source", "classes"});
   Geometry g;
   g.name = e.at("name").as_string();
   g.memory_slices = static_cast<int>(e.at("memory_slices").as_positive_int());
   g.compute_slices = static_cast<int>(e.at("compute_slices").as_positive_int());
+  if (auto c = e.get("combine_4g_3g")) g.combine_4g_3g = c->as_bool();
   e.at("source").as_string();
   for (const auto& c : e.at("classes").items()) {
     c.allow_only({"class", "id", "compute_slices", "memory_slices", "starts", "max_count", "media_extensions"});
@@ -67,7 +68,8 @@ void Catalog::add_geometry(const ConfigNode& e) {
 
 void Catalog::add_gpu(const ConfigNode& e) {
   e.allow_only({"name", "aliases", "memory_mib", "sms", "bf16_tflops", "fp32_tflops",
-                "memory_bandwidth_gb_per_s", "tdp_w", "nvlink_gb_per_s", "assumed", "mig", "source"});
+                "memory_bandwidth_gb_per_s", "tdp_w", "nvlink_gb_per_s", "compute_capability", "assumed", "mig",
+                "source"});
   GpuModel m;
   m.name = e.at("name").as_string();
   m.aliases = e.string_list("aliases");
@@ -80,6 +82,7 @@ void Catalog::add_gpu(const ConfigNode& e) {
   m.memory_bandwidth_gb_per_s = e.at("memory_bandwidth_gb_per_s").as_non_negative_number();
   m.tdp_w = e.at("tdp_w").as_non_negative_number();
   m.nvlink_gb_per_s = e.at("nvlink_gb_per_s").as_non_negative_number();
+  m.compute_capability = e.at("compute_capability").as_non_negative_number();
   m.assumed = e.string_list("assumed");
   m.source = e.at("source").as_string();
   if (auto mig = e.get("mig")) {
@@ -87,7 +90,7 @@ void Catalog::add_gpu(const ConfigNode& e) {
     const auto gname = mig->at("geometry").as_string();
     auto g = std::find_if(geometries_.begin(), geometries_.end(), [&](const Geometry& x) { return x.name == gname; });
     if (g == geometries_.end()) mig->at("geometry").fail(fmt::format("unknown MIG geometry '{}'", gname));
-    MigTable table{g->name, g->memory_slices, g->compute_slices, {}};
+    MigTable table{g->name, g->memory_slices, g->compute_slices, g->combine_4g_3g, {}};
     for (const auto& pe : mig->at("profiles").items()) {
       pe.allow_only({"name", "class", "memory_mib", "sms", "copy_engines", "assumed"});
       const auto cname = pe.at("class").as_string();

@@ -11,6 +11,22 @@ void PlacementPolicy::choose_gpus(const ClusterView&, JobId, const std::vector<G
   out.assign(fitting.begin(), fitting.begin() + count);
 }
 
+int PlacementPolicy::choose_instance(const ClusterView&, JobId, GpuId, const std::vector<int>& fitting) const {
+  return fitting.front();
+}
+
+void PlacementPolicy::after_pass(const ClusterView&, Binder&, const std::vector<JobId>&) {}
+
+void PlacementPolicy::choose_instances(const ClusterView& view, JobId job, Placement& p) const {
+  std::vector<int> fitting;
+  for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+    if (!view.cluster().gpu(p.gpus[i]).mig) continue;
+    p.instances.resize(p.gpus.size(), -1);
+    view.fitting_instances(job, p.gpus[i], fitting);
+    p.instances[i] = choose_instance(view, job, p.gpus[i], fitting);
+  }
+}
+
 std::optional<Placement> PlacementPolicy::place_on_node(const ClusterView& view, JobId job, NodeId node) const {
   Placement p;
   p.nodes.push_back(node);
@@ -20,6 +36,7 @@ std::optional<Placement> PlacementPolicy::place_on_node(const ClusterView& view,
     view.fitting_gpus(job, node, fitting);
     choose_gpus(view, job, fitting, need, p.gpus);
     std::sort(p.gpus.begin(), p.gpus.end());
+    choose_instances(view, job, p);
   }
   return p;
 }
@@ -86,6 +103,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   }
   std::sort(p.nodes.begin(), p.nodes.end());
   std::sort(p.gpus.begin(), p.gpus.end());
+  choose_instances(view, job, p);
   return p;
 }
 

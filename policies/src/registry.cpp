@@ -27,6 +27,7 @@ class ComposedScheduler final : public Scheduler {
     failed_in_pass_.resize(view.shape_count(), 0);
     ++pass_;
     uint32_t failed = 0;
+    unplaced_.clear();
     auto consider = [&](JobId id) {
       if (!view.is_pending(id)) return true;
       const uint32_t shape = view.shape(id);
@@ -36,12 +37,14 @@ class ComposedScheduler final : public Scheduler {
       } else {
         failed_in_pass_[shape] = pass_;
         ++failed;
+        unplaced_.push_back(id);
       }
       return failed < view.pending_shapes();
     };
     if (view.capacity_grew()) view.for_each_pending(consider);
     else
       for (JobId id : view.new_arrivals()) consider(id);
+    if (!unplaced_.empty()) placement_->after_pass(view, binder, unplaced_);
   }
 
  private:
@@ -49,6 +52,7 @@ class ComposedScheduler final : public Scheduler {
   std::unique_ptr<QueueOrder> order_;
   std::unique_ptr<PlacementPolicy> placement_;
   std::vector<uint64_t> failed_in_pass_;
+  std::vector<JobId> unplaced_;  // one job per request shape that did not fit in the pass
   uint64_t pass_ = 0;
 };
 
@@ -111,6 +115,8 @@ void register_builtin_policies(Registry& r) {
                   [](const PolicyContext&) { return make_best_fit(); });
   r.add_placement("spread", "worst-fit: node left with the most free GPU+CPU share; emptiest GPUs inside it",
                   [](const PolicyContext&) { return make_spread(); });
+  r.add_placement("mig-aware", "best-fit, and repartitions drained MIG GPUs toward the profiles pending jobs ask for",
+                  [](const PolicyContext&) { return make_mig_aware(); });
   r.add_placement("random", "a node drawn uniformly among those that fit (seeded stream placement/random)", make_random);
 }
 

@@ -12,6 +12,9 @@ std::string_view to_string(Sharing s) {
   switch (s) {
     case Sharing::exclusive: return "exclusive";
     case Sharing::fractional: return "fractional";
+    case Sharing::time_slicing: return "time-slicing";
+    case Sharing::mps: return "mps";
+    case Sharing::mig: return "mig";
   }
   return "exclusive";
 }
@@ -34,8 +37,20 @@ NodeId Cluster::add_node(PoolId pool, std::string name, int64_t cpu_milli, int64
   n.cpu_milli = n.free_cpu_milli = cpu_milli;
   n.memory_mib = n.free_memory_mib = memory_mib;
   const NodeId id = static_cast<NodeId>(nodes_.size());
-  const int64_t gpu_memory = pools_[pool].gpu ? pools_[pool].gpu->memory_mib : 0;
-  for (int i = 0; i < gpus; ++i) gpus_.push_back(Gpu{id, kWholeGpu, gpu_memory, 0.0, 0});
+  const Pool& p = pools_[pool];
+  for (int i = 0; i < gpus; ++i) {
+    Gpu g;
+    g.node = id;
+    g.free_memory_mib = p.gpu ? p.gpu->memory_mib : 0;
+    const auto& cfg = p.sharing;
+    if (cfg.mode == Sharing::time_slicing || cfg.mode == Sharing::mps) g.slots = cfg.replicas;
+    if (cfg.mode == Sharing::fractional) g.slots = kWholeGpu.value;  // shares limit it, not slots
+    if (cfg.mode == Sharing::mig && static_cast<std::size_t>(i) < cfg.mig_layouts.size() && cfg.mig_layouts[i]) {
+      g.mig = true;
+      for (const MigInstance& in : *cfg.mig_layouts[i]) g.instances.push_back({in, kNoJob});
+    }
+    gpus_.push_back(std::move(g));
+  }
   nodes_.push_back(std::move(n));
   pools_[pool].node_count++;
   pools_[pool].gpu_count += static_cast<uint32_t>(gpus);
@@ -51,8 +66,20 @@ Cluster::Signature Cluster::signature(NodeId id) const {
   const Node& n = nodes_[id];
   Signature s{n.pool, n.free_cpu_milli, n.free_memory_mib};
   const std::size_t first = s.size();
-  for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g)
-    s.push_back((static_cast<int64_t>(gpus_[g].free.value) << 40) | gpus_[g].free_memory_mib);
+  // One word per GPU; MIG GPUs encode their instances (7 bits each: profile, start, busy).
+  for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) {
+    const Gpu& gpu = gpus_[g];
+    if (gpu.mig) {
+      int64_t code = 0;
+      for (const MigSlot& m : gpu.instances)
+        code = code << 7 | (m.instance.profile << 4 | m.instance.start << 1 | (m.job != kNoJob));
+      code |= int64_t{1} << 62 | int64_t{gpu.reconfiguring} << 61 | static_cast<int64_t>(gpu.instances.size()) << 56;
+      s.push_back(code);
+    } else {
+      s.push_back(static_cast<int64_t>(gpu.free.value) << 51 | static_cast<int64_t>(gpu.free_slots() & 0x3FF) << 41 |
+                  (gpu.free_memory_mib & ((int64_t{1} << 41) - 1)));
+    }
+  }
   std::sort(s.begin() + static_cast<std::ptrdiff_t>(first), s.end(), std::greater<>());
   return s;
 }
@@ -107,19 +134,31 @@ void Cluster::release(NodeId id, int64_t cpu_milli, int64_t memory_mib) {
   nodes_[id].free_memory_mib += memory_mib;
 }
 
-void Cluster::allocate_gpu(GpuId g, Milli milli, int64_t memory_mib, double u) {
-  gpus_[g].free -= milli;
-  gpus_[g].free_memory_mib -= memory_mib;
-  gpus_[g].demand += u;
-  gpus_[g].jobs++;
+void Cluster::attach(GpuId g, JobId job, const GpuClaim& c) {
+  Gpu& gpu = gpus_[g];
+  gpu.free -= c.milli;
+  gpu.free_memory_mib -= c.reserve_mib;
+  gpu.used_memory_mib += c.footprint_mib;
+  gpu.residents.push_back(job);
+  if (c.instance >= 0) gpu.instances[static_cast<std::size_t>(c.instance)].job = job;
 }
 
-void Cluster::release_gpu(GpuId g, Milli milli, int64_t memory_mib, double u) {
-  gpus_[g].free += milli;
-  gpus_[g].free_memory_mib += memory_mib;
-  gpus_[g].jobs--;
-  // Recompute from zero when the GPU empties so floating-point residue never accumulates.
-  gpus_[g].demand = gpus_[g].jobs == 0 ? 0.0 : gpus_[g].demand - u;
+void Cluster::detach(GpuId g, JobId job, const GpuClaim& c) {
+  Gpu& gpu = gpus_[g];
+  gpu.free += c.milli;
+  gpu.free_memory_mib += c.reserve_mib;
+  gpu.used_memory_mib -= c.footprint_mib;
+  gpu.residents.erase(std::find(gpu.residents.begin(), gpu.residents.end(), job));
+  if (c.instance >= 0) gpu.instances[static_cast<std::size_t>(c.instance)].job = kNoJob;
 }
+
+void Cluster::start_layout(GpuId g, const MigLayout& layout) {
+  Gpu& gpu = gpus_[g];
+  gpu.instances.clear();
+  for (const MigInstance& in : layout) gpu.instances.push_back({in, kNoJob});
+  gpu.reconfiguring = true;
+}
+
+void Cluster::finish_layout(GpuId g) { gpus_[g].reconfiguring = false; }
 
 }  // namespace gpusim

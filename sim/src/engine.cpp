@@ -9,7 +9,13 @@
 #include <set>
 #include <unordered_map>
 
+#include <boost/container/small_vector.hpp>
+#include <boost/math/distributions/exponential.hpp>
+
+#include <cmath>
+
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/random.hpp"
 #include "gpusim/sim/event_queue.hpp"
 
 namespace gpusim {
@@ -34,6 +40,11 @@ struct ShapeKey {
   int64_t gpu_memory_mib, cpu_milli, memory_mib;
   bool multi_node;
   std::vector<std::string> models;
+  std::string resource;
+  bool claim;
+  int32_t min_sms;
+  int64_t limit_mib;
+  int32_t thread_percent;
   bool operator==(const ShapeKey&) const = default;
 };
 struct ShapeKeyHash {
@@ -46,6 +57,11 @@ struct ShapeKeyHash {
     boost::hash_combine(h, k.memory_mib);
     boost::hash_combine(h, k.multi_node);
     boost::hash_combine(h, boost::hash_range(k.models.begin(), k.models.end()));
+    boost::hash_combine(h, k.resource);
+    boost::hash_combine(h, k.claim);
+    boost::hash_combine(h, k.min_sms);
+    boost::hash_combine(h, k.limit_mib);
+    boost::hash_combine(h, k.thread_percent);
     return h;
   }
 };
@@ -55,57 +71,126 @@ struct Shape {
   std::optional<std::string> never_fits;  // why no node of the cluster could ever hold it
 };
 
-GpuDemand demand_on(const Request& q, const Pool& pool) {
-  if (pool.sharing == Sharing::exclusive) return {kWholeGpu, pool.gpu ? pool.gpu->memory_mib : 0};
-  return {q.milli_per_gpu, q.gpu_memory_mib};
+std::string_view resource_name(const Request& q) { return q.resource.empty() ? kGpuResource : std::string_view(q.resource); }
+
+// The MIG profile a request names (nvidia.com/mig-<profile>), if any.
+std::string_view mig_profile_name(const Request& q) {
+  return q.resource.starts_with(kMigResourcePrefix) ? std::string_view(q.resource).substr(kMigResourcePrefix.size())
+                                                    : std::string_view();
+}
+
+bool mig_off_gpus(const SharingConfig& c) {
+  return std::any_of(c.mig_layouts.begin(), c.mig_layouts.end(), [](const auto& l) { return !l.has_value(); });
+}
+
+// Does a MIG profile serve the request (resource name or capacity claim, and memory)?
+bool profile_serves(const Request& q, const SharingConfig& c, const MigProfile& p) {
+  if (q.gpu_memory_mib > p.memory_mib) return false;
+  if (q.claim) return p.sms >= q.min_sms;
+  if (c.mig_strategy == MigStrategy::single) return q.resource.empty();
+  return mig_profile_name(q) == p.name;
+}
+
+// The MPS pinned-memory limit of one client and its active-thread fraction (hardware.md §3).
+int64_t mps_memory_limit_mib(const Request& q, const Pool& pool) {
+  return q.gpu_memory_limit_mib > 0 ? q.gpu_memory_limit_mib : pool.gpu->memory_mib / pool.sharing.replicas;
+}
+double mps_thread_fraction(const Request& q, const SharingConfig& c) {
+  return (q.thread_percent > 0 ? q.thread_percent : 100 / c.replicas) / 100.0;
+}
+
+// Why `pool` can never serve request `q` (GPU model, advertised resource, memory); nullopt if it can.
+std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, const Catalog& catalog) {
+  if (q.gpus == 0) return std::nullopt;
+  if (!pool.gpu) return fmt::format("pool {} has no GPUs", pool.name);
+  if (!q.models.empty() && std::none_of(q.models.begin(), q.models.end(), [&](const std::string& m) {
+        return catalog.find_gpu(m) == pool.gpu;
+      }))
+    return fmt::format("asks for GPU model {}; pool {} has {}", fmt::join(q.models, " or "), pool.name, pool.gpu->name);
+  const SharingConfig& c = pool.sharing;
+  const std::string_view want = resource_name(q);
+  const bool shared = c.mode == Sharing::time_slicing || c.mode == Sharing::mps;
+  if (q.fractional() && c.mode != Sharing::fractional && c.mode != Sharing::exclusive)
+    return fmt::format("asks a {}-milli GPU share; pool {} ({}) does not split GPUs by milli", q.milli_per_gpu.value, pool.name,
+                       to_string(c.mode));
+  if (q.claim) {
+    if (shared || c.mode == Sharing::fractional)
+      return fmt::format("a capacity claim takes a MIG instance or a whole GPU; pool {} shares GPUs by {}", pool.name,
+                         to_string(c.mode));
+    const bool whole = c.mode == Sharing::exclusive || mig_off_gpus(c);
+    if (whole && pool.gpu->memory_mib >= q.gpu_memory_mib && pool.gpu->sms >= q.min_sms) return std::nullopt;
+    if (c.mode == Sharing::mig)
+      for (const MigProfile& p : pool.gpu->mig->profiles)
+        if (profile_serves(q, c, p)) return std::nullopt;
+    return fmt::format("claims {} MiB and {} SMs; no GPU or MIG profile of pool {} has that much", q.gpu_memory_mib,
+                       q.min_sms, pool.name);
+  }
+  if (shared) {
+    if (want != c.gpu_resource())
+      return fmt::format("asks {}; pool {} advertises {} ({} replicas {})", want, pool.name, c.gpu_resource(),
+                         to_string(c.mode), c.replicas);
+    if (q.gpus > 1 && c.fail_requests_greater_than_one)
+      return fmt::format("pool {}: maximum request size for shared resources is 1 (failRequestsGreaterThanOne)", pool.name);
+    if (c.mode == Sharing::mps && q.gpu_memory_mib > mps_memory_limit_mib(q, pool))
+      return fmt::format("uses {} MiB of GPU memory; an MPS client on pool {} is limited to {} MiB", q.gpu_memory_mib,
+                         pool.name, mps_memory_limit_mib(q, pool));
+    return std::nullopt;
+  }
+  if (c.mode == Sharing::mig) {
+    const auto profile = mig_profile_name(q);
+    if (!profile.empty() && c.mig_strategy == MigStrategy::single)
+      return fmt::format("asks {}; pool {} uses the single MIG strategy, which advertises instances as nvidia.com/gpu",
+                         want, pool.name);
+    if (want == kGpuResource && c.mig_strategy == MigStrategy::mixed) {
+      if (!mig_off_gpus(c))
+        return fmt::format("asks nvidia.com/gpu; pool {} has MIG on every GPU (mixed strategy: ask nvidia.com/mig-<profile>)",
+                           pool.name);
+    } else if (want != kGpuResource || c.mig_strategy == MigStrategy::single) {
+      if (!profile.empty() && !pool.gpu->mig->find(profile))
+        return fmt::format("asks {}; {} has no MIG profile {}", want, pool.gpu->name, profile);
+      if (want == "nvidia.com/gpu.shared") return fmt::format("asks {}; pool {} is a MIG pool", want, pool.name);
+      if (std::none_of(pool.gpu->mig->profiles.begin(), pool.gpu->mig->profiles.end(),
+                       [&](const MigProfile& p) { return profile_serves(q, c, p); }))
+        return fmt::format("uses {} MiB of GPU memory; the {} instance has less", q.gpu_memory_mib, want);
+      return std::nullopt;
+    }
+  } else if (want != kGpuResource) {
+    return fmt::format("asks {}; pool {} advertises nvidia.com/gpu", want, pool.name);
+  }
+  if (q.gpu_memory_mib > pool.gpu->memory_mib)
+    return fmt::format("asks {} MiB of GPU memory per GPU; pool {} has {} MiB GPUs", q.gpu_memory_mib, pool.name,
+                       pool.gpu->memory_mib);
+  return std::nullopt;
 }
 
 // Which pools a request may use, and whether an empty cluster could ever hold it.
 Shape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog) {
   Shape s;
-  std::vector<std::string> unknown;
+  std::vector<std::string> reasons;
   for (PoolId p = 0; p < c.pools().size(); ++p) {
-    const Pool& pool = c.pool(p);
-    bool allowed = q.gpus == 0 || (pool.gpu != nullptr && q.models.empty());
-    for (const auto& m : q.models) {
-      const GpuModel* g = catalog.find_gpu(m);
-      if (!g && std::find(unknown.begin(), unknown.end(), m) == unknown.end()) unknown.push_back(m);
-      allowed = allowed || (q.gpus > 0 && g != nullptr && g == pool.gpu);
+    if (auto why = pool_refuses(q, c.pool(p), catalog)) {
+      if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(std::move(*why));
+    } else {
+      s.pool_mask |= uint64_t{1} << p;
     }
-    if (allowed) s.pool_mask |= uint64_t{1} << p;
   }
   if (s.pool_mask == 0) {
-    std::vector<std::string> have;
-    for (const auto& p : c.pools())
-      if (p.gpu && std::find(have.begin(), have.end(), p.gpu->name) == have.end()) have.push_back(p.gpu->name);
-    s.never_fits = q.models.empty()
-                       ? std::string("asks for GPUs but the cluster has no GPU nodes")
-                       : fmt::format("asks for GPU model {} which the cluster lacks (it has {}){}", fmt::join(q.models, " or "),
-                                     fmt::join(have, ", "),
-                                     unknown.empty() ? "" : fmt::format("; {} not in the catalog", fmt::join(unknown, ", ")));
+    if (reasons.size() > 3) reasons.resize(3);
+    s.never_fits = fmt::format("{}", fmt::join(reasons, "; "));
     return s;
   }
   int32_t largest = 0;
   int64_t gpus_total = 0;
-  bool resources_fit = false, memory_fits = false;
-  int64_t max_gpu_memory = 0;
+  bool resources_fit = false;
   for (NodeId n = 0; n < c.nodes().size(); ++n) {
     const Node& node = c.node(n);
     if (!(s.pool_mask >> node.pool & 1)) continue;
-    const Pool& pool = c.pool(node.pool);
-    const int64_t gpu_memory = pool.gpu ? pool.gpu->memory_mib : 0;
-    max_gpu_memory = std::max(max_gpu_memory, gpu_memory);
-    if (q.gpus > 0 && q.gpu_memory_mib > gpu_memory) continue;  // covers demand_on's memory on either sharing
-    memory_fits = true;
     if (node.cpu_milli < q.cpu_milli || node.memory_mib < q.memory_mib) continue;
     resources_fit = true;
     largest = std::max<int32_t>(largest, node.gpu_count);
     gpus_total += node.gpu_count;
   }
-  if (!memory_fits)
-    s.never_fits = fmt::format("asks {} MiB of GPU memory per GPU; the allowed GPUs have at most {} MiB", q.gpu_memory_mib,
-                               max_gpu_memory);
-  else if (!resources_fit)
+  if (!resources_fit)
     s.never_fits = fmt::format("asks {} milli-CPU and {} MiB of memory; no allowed node is that large", q.cpu_milli,
                                q.memory_mib);
   else if (q.gpus > largest && !multi_node)
@@ -122,7 +207,9 @@ class Shapes {
     std::unordered_map<ShapeKey, uint32_t, ShapeKeyHash> index;
     for (const Job& j : jobs.jobs) {
       const Request& q = j.request;
-      ShapeKey key{q.gpus, q.milli_per_gpu.value, q.gpu_memory_mib, q.cpu_milli, q.memory_mib, j.multi_node, q.models};
+      ShapeKey key{q.gpus,         q.milli_per_gpu.value, q.gpu_memory_mib, q.cpu_milli, q.memory_mib,
+                   j.multi_node,   q.models,              q.resource,       q.claim,     q.min_sms,
+                   q.gpu_memory_limit_mib, q.thread_percent};
       auto [it, added] = index.try_emplace(std::move(key), static_cast<uint32_t>(shapes_.size()));
       if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
       of_job_[j.id] = it->second;
@@ -137,6 +224,32 @@ class Shapes {
   std::vector<Shape> shapes_;
 };
 
+// The share of a GPU one MIG instance blocks: its memory slices over the GPU's.
+Milli instance_milli(const MigTable& t, const MigProfile& p) { return Milli{p.memory_slices * 1000 / t.memory_slices}; }
+
+// What one GPU of a job needs on a pool, for scoring (a share request takes a whole GPU on
+// exclusive pools; a MIG request its profile, or for a claim the smallest profile that serves it).
+GpuDemand demand_on(const Request& q, const Pool& pool) {
+  const SharingConfig& c = pool.sharing;
+  const int64_t memory = pool.gpu ? pool.gpu->memory_mib : 0;
+  switch (c.mode) {
+    case Sharing::exclusive: return {kWholeGpu, memory};
+    case Sharing::fractional: return {q.milli_per_gpu, q.gpu_memory_mib};
+    case Sharing::time_slicing: return {Milli{1000 / c.replicas}, q.gpu_memory_mib};
+    case Sharing::mps: return {Milli{1000 / c.replicas}, mps_memory_limit_mib(q, pool)};
+    case Sharing::mig: {
+      const MigTable& t = *pool.gpu->mig;
+      const MigProfile* best = nullptr;
+      for (const MigProfile& p : t.profiles)
+        if (profile_serves(q, c, p) && (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
+          best = &p;
+      if (best && !(q.resource.empty() && c.mig_strategy == MigStrategy::mixed)) return {instance_milli(t, *best), best->memory_mib};
+      return {kWholeGpu, memory};
+    }
+  }
+  return {kWholeGpu, memory};
+}
+
 class Engine final : public ClusterView, public Binder {
  public:
   Engine(const Scenario& s, Scheduler& scheduler, const RunOptions& options)
@@ -149,7 +262,14 @@ class Engine final : public ClusterView, public Binder {
         records_(jobs_.size()),
         pending_by_shape_(shapes_.count(), 0),
         keys_(jobs_.size()),
-        metrics_(cluster_.pools().size(), s.jobs.tenants.size(), s.timeseries_step) {}
+        references_(jobs_.size(), nullptr),
+        held_(jobs_.size()),
+        gpu_rates_(cluster_.gpu_count()),
+        metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step),
+        fault_rng_(make_stream(s.seed, "mps-faults")) {
+    for (const Job& j : jobs_)
+      if (!j.reference_gpu.empty()) references_[j.id] = s.catalog->find_gpu(j.reference_gpu);
+  }
 
   RunResult run();
 
@@ -157,6 +277,7 @@ class Engine final : public ClusterView, public Binder {
   Time now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
   const Job& job(JobId id) const override { return jobs_[id]; }
+  const ExecutionModel& model() const override { return scenario_.model; }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override {
     // Jobs bound during this pass leave pending_ only after it, so the iteration stays valid.
     for (const auto& [key, id] : pending_)
@@ -172,10 +293,22 @@ class Engine final : public ClusterView, public Binder {
   GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(jobs_[id].request, cluster_.pool(pool)); }
   bool gpu_fits(JobId id, GpuId g) const override {
     const Gpu& gpu = cluster_.gpu(g);
-    const Pool& pool = cluster_.pool_of(gpu.node);
-    if (pool.sharing == Sharing::exclusive) return gpu.jobs == 0;
-    const GpuDemand d = demand_on(jobs_[id].request, pool);
-    return gpu.free >= d.milli && gpu.free_memory_mib >= d.memory_mib;
+    if (!gpu.mig) return claim_for(id, g, -1).has_value();
+    for (std::size_t i = 0; i < gpu.instances.size(); ++i)
+      if (claim_for(id, g, static_cast<int>(i))) return true;
+    return false;
+  }
+  void fitting_instances(JobId id, GpuId g, std::vector<int>& out) const override {
+    out.clear();
+    const Gpu& gpu = cluster_.gpu(g);
+    for (std::size_t i = 0; i < gpu.instances.size(); ++i)
+      if (claim_for(id, g, static_cast<int>(i))) out.push_back(static_cast<int>(i));
+    const MigTable& t = *cluster_.pool_of(gpu.node).gpu->mig;
+    std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
+      const MigProfile& x = t.profiles[gpu.instances[a].instance.profile];
+      const MigProfile& y = t.profiles[gpu.instances[b].instance.profile];
+      return std::pair(x.memory_slices, x.sms) < std::pair(y.memory_slices, y.sms);
+    });
   }
   bool node_admits(JobId id, NodeId n) const override {
     const Node& node = cluster_.node(n);
@@ -185,15 +318,35 @@ class Engine final : public ClusterView, public Binder {
 
   // Binder
   void bind(JobId id, const Placement& placement) override;
+  void reconfigure(GpuId gpu, const MigLayout& layout) override;
 
  private:
   [[noreturn]] void reject(JobId id, const std::string& why) const {
     throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: job {} ({}): {}", scheduler_.name(),
                                   format_seconds(now_), jobs_[id].name, id, why));
   }
+  // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
+  std::optional<GpuClaim> claim_for(JobId id, GpuId g, int instance) const;
   void arrive(JobId id);
+  void enqueue(JobId id);
+  // Releases everything the job holds; the caller sets its new status.
+  void stop(JobId id);
   void complete(JobId id);
-  void change_gpu(GpuId g, JobId id, bool start);
+  // Kills every job on GPU g (out-of-memory blast radius, MPS fault) and applies the restart policy.
+  void kill_all(GpuId g);
+  // Recomputes the sharing rates on `changed` GPUs and moves the completions of jobs whose rate changed.
+  void refresh_rates(const std::vector<GpuId>& changed);
+  double job_sharing_rate(JobId id) const;
+  void settle(JobRecord& r) const {
+    r.remaining_us = std::max(0.0, r.remaining_us - static_cast<double>((now_ - r.since).us()) * r.rate);
+    r.since = now_;
+  }
+  void schedule_completion(JobId id) {
+    JobRecord& r = records_[id];
+    ++r.generation;
+    const double us = std::ceil(r.remaining_us / r.rate);
+    events_.push(now_ + Time::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
+  }
 
   const Scenario& scenario_;
   const std::vector<Job>& jobs_;
@@ -205,17 +358,63 @@ class Engine final : public ClusterView, public Binder {
   std::vector<uint32_t> pending_by_shape_;
   uint32_t distinct_pending_shapes_ = 0;
   std::vector<QueueKey> keys_;
+  std::vector<const GpuModel*> references_;
+  std::vector<boost::container::small_vector<GpuClaim, 1>> held_;  // per job, parallel to its placement's GPUs
+  std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   Metrics metrics_;
   EventQueue events_;
+  Rng fault_rng_;
   std::set<std::pair<QueueKey, JobId>> pending_;
   std::vector<JobId> new_arrivals_;
   std::vector<JobId> bound_;  // bound in the current decision pass
+  std::vector<JobId> touched_;
   bool capacity_grew_ = false;
   Time now_;
   uint32_t running_ = 0;
   uint64_t event_count_ = 0;
   uint64_t decision_points_ = 0;
+  uint64_t oom_events_ = 0, mps_faults_ = 0, reconfigurations_ = 0, rate_changes_ = 0;
 };
+
+std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, int instance) const {
+  const Gpu& gpu = cluster_.gpu(g);
+  const Pool& pool = cluster_.pool_of(gpu.node);
+  const SharingConfig& c = pool.sharing;
+  const Request& q = jobs_[id].request;
+  if (gpu.reconfiguring || !pool_allowed(id, cluster_.node(gpu.node).pool)) return std::nullopt;
+  if (gpu.mig) {
+    if (instance < 0 || static_cast<std::size_t>(instance) >= gpu.instances.size()) return std::nullopt;
+    const MigSlot& slot = gpu.instances[static_cast<std::size_t>(instance)];
+    const MigProfile& p = pool.gpu->mig->profiles[slot.instance.profile];
+    if (slot.job != kNoJob || !profile_serves(q, c, p)) return std::nullopt;
+    return GpuClaim{instance_milli(*pool.gpu->mig, p), 0, 0, instance};
+  }
+  if (instance >= 0) return std::nullopt;
+  switch (c.mode) {
+    case Sharing::exclusive:
+    case Sharing::mig:  // a GPU with MIG off is a whole GPU
+      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource.empty())) return std::nullopt;
+      if (q.claim && pool.gpu->sms < q.min_sms) return std::nullopt;
+      return GpuClaim{kWholeGpu, 0, 0, -1};
+    case Sharing::fractional:
+      if (gpu.free < q.milli_per_gpu || gpu.free_memory_mib < q.gpu_memory_mib) return std::nullopt;
+      return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, -1};
+    case Sharing::time_slicing: {
+      if (std::min(c.replicas, scenario_.model.time_slicing.max_contexts) <= static_cast<int>(gpu.residents.size()))
+        return std::nullopt;
+      // No memory isolation: nothing is reserved; what the job uses counts toward the GPU's total,
+      // capped by the pod's own limit, which then covers its CUDA context too.
+      const int64_t use = q.gpu_memory_mib + scenario_.model.time_slicing.context_memory_mib;
+      return GpuClaim{Milli{1000 / c.replicas}, 0, q.gpu_memory_limit_mib > 0 ? std::min(use, q.gpu_memory_limit_mib) : use, -1};
+    }
+    case Sharing::mps: {
+      const int64_t limit = mps_memory_limit_mib(q, pool);
+      if (gpu.free_slots() <= 0 || gpu.free_memory_mib < limit) return std::nullopt;
+      return GpuClaim{Milli{1000 / c.replicas}, limit, 0, -1};
+    }
+  }
+  return std::nullopt;
+}
 
 void Engine::arrive(JobId id) {
   ++event_count_;
@@ -223,23 +422,84 @@ void Engine::arrive(JobId id) {
     records_[id].status = JobStatus::unschedulable;
     return;
   }
-  records_[id].status = JobStatus::pending;
   keys_[id] = scheduler_.queue_key(jobs_[id]);
+  records_[id].remaining_us = static_cast<double>(jobs_[id].work.us());
+  enqueue(id);
+}
+
+void Engine::enqueue(JobId id) {
+  records_[id].status = JobStatus::pending;
   pending_.emplace(keys_[id], id);
   if (pending_by_shape_[shapes_.of(id)]++ == 0) ++distinct_pending_shapes_;
   new_arrivals_.push_back(id);
 }
 
-void Engine::change_gpu(GpuId g, JobId id, bool start) {
-  const Gpu& gpu = cluster_.gpu(g);
-  const PoolId pool = cluster_.node(gpu.node).pool;
-  const GpuDemand d = demand_on(jobs_[id].request, cluster_.pool(pool));
-  const double u = jobs_[id].u;
-  const double before = busy_fraction(gpu.demand);
-  if (start) cluster_.allocate_gpu(g, d.milli, d.memory_mib, u);
-  else cluster_.release_gpu(g, d.milli, d.memory_mib, u);
-  metrics_.add_busy(pool, busy_fraction(cluster_.gpu(g).demand) - before);
-  metrics_.add_allocation(pool, jobs_[id].tenant, start ? d.milli.value : -d.milli.value);
+double Engine::job_sharing_rate(JobId id) const {
+  double rate = 1.0;
+  for (GpuId g : records_[id].placement.gpus) {
+    const Gpu& gpu = cluster_.gpu(g);
+    const auto pos = std::find(gpu.residents.begin(), gpu.residents.end(), id) - gpu.residents.begin();
+    rate = std::min(rate, gpu_rates_[g][static_cast<std::size_t>(pos)]);
+  }
+  return rate;
+}
+
+void Engine::refresh_rates(const std::vector<GpuId>& changed) {
+  std::vector<double> u, caps;
+  touched_.clear();
+  for (GpuId g : changed) {
+    const Gpu& gpu = cluster_.gpu(g);
+    const Pool& pool = cluster_.pool_of(gpu.node);
+    auto& rates = gpu_rates_[g];
+    rates.assign(gpu.residents.size(), 1.0);
+    u.clear();
+    caps.clear();
+    for (JobId j : gpu.residents) {
+      u.push_back(jobs_[j].u);
+      const Request& q = jobs_[j].request;
+      caps.push_back(pool.sharing.mode == Sharing::mps ? mps_thread_fraction(q, pool.sharing) : q.milli_per_gpu.value / 1000.0);
+      touched_.push_back(j);
+    }
+    if (gpu.mig) {
+      for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
+        const auto slot = std::find_if(gpu.instances.begin(), gpu.instances.end(),
+                                       [&](const MigSlot& m) { return m.job == gpu.residents[i]; });
+        const MigProfile& p = pool.gpu->mig->profiles[slot->instance.profile];
+        rates[i] = mig_rate(static_cast<double>(p.sms) / pool.gpu->sms, u[i]);
+      }
+    } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
+      time_slicing_rates(u, scenario_.model.time_slicing, std::span<double>(rates.data(), rates.size()));
+    } else if (pool.sharing.rate_model() == Sharing::mps) {
+      mps_rates(u, caps, scenario_.model.mps, std::span<double>(rates.data(), rates.size()));
+    }
+  }
+  std::sort(touched_.begin(), touched_.end());
+  touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+  std::vector<GpuId> busy_changed = changed;
+  for (JobId j : touched_) {
+    JobRecord& r = records_[j];
+    const double sharing = job_sharing_rate(j);
+    const GpuModel* model = cluster_.pool_of(cluster_.gpu(r.placement.gpus.front()).node).gpu;
+    const double rate = sharing * hardware_factor(*model, references_[j]);
+    if (rate == r.rate && sharing == r.sharing_rate) continue;
+    const bool started = r.rate > 0;
+    if (started) settle(r);
+    r.rate = rate;
+    r.sharing_rate = sharing;
+    if (started) ++rate_changes_;
+    schedule_completion(j);
+    busy_changed.insert(busy_changed.end(), r.placement.gpus.begin(), r.placement.gpus.end());
+  }
+  std::sort(busy_changed.begin(), busy_changed.end());
+  busy_changed.erase(std::unique(busy_changed.begin(), busy_changed.end()), busy_changed.end());
+  for (GpuId g : busy_changed) {
+    const Gpu& gpu = cluster_.gpu(g);
+    double busy = 0;
+    for (JobId j : gpu.residents) busy += jobs_[j].u * records_[j].sharing_rate;
+    busy = std::clamp(busy, 0.0, 1.0);
+    metrics_.add_busy(cluster_.node(gpu.node).pool, g, busy - gpu.busy, now_);
+    cluster_.set_busy(g, busy);
+  }
 }
 
 void Engine::bind(JobId id, const Placement& p) {
@@ -249,6 +509,8 @@ void Engine::bind(JobId id, const Placement& p) {
   if (p.nodes.empty()) reject(id, "placement names no node");
   if (static_cast<int32_t>(p.gpus.size()) != j.request.gpus)
     reject(id, fmt::format("placement has {} GPUs, the job asks {}", p.gpus.size(), j.request.gpus));
+  if (!p.instances.empty() && p.instances.size() != p.gpus.size())
+    reject(id, fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size()));
   if (p.nodes.size() > 1 && !j.multi_node) reject(id, "placement spans nodes but the job may not (multi_node is off)");
   if (j.request.gpus == 0 && p.nodes.size() != 1) reject(id, "a job without GPUs runs on exactly one node");
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
@@ -264,41 +526,142 @@ void Engine::bind(JobId id, const Placement& p) {
         }))
       reject(id, fmt::format("node {} holds none of the job's GPUs", cluster_.node(n).name));
   }
+  std::vector<GpuClaim> claims;
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const GpuId g = p.gpus[i];
     if (g >= cluster_.gpu_count()) reject(id, fmt::format("unknown GPU id {}", g));
     for (std::size_t k = 0; k < i; ++k)
       if (p.gpus[k] == g) reject(id, fmt::format("GPU {} listed twice", g));
+    const std::string& node = cluster_.node(cluster_.gpu(g).node).name;
     if (std::find(p.nodes.begin(), p.nodes.end(), cluster_.gpu(g).node) == p.nodes.end())
-      reject(id, fmt::format("GPU {} is on node {}, which the placement does not list", g, cluster_.node(cluster_.gpu(g).node).name));
-    if (!gpu_fits(id, g)) reject(id, fmt::format("GPU {} of node {} does not have room", g, cluster_.node(cluster_.gpu(g).node).name));
+      reject(id, fmt::format("GPU {} is on node {}, which the placement does not list", g, node));
+    const int instance = p.instances.empty() ? -1 : p.instances[i];
+    if (cluster_.gpu(g).mig && instance < 0) reject(id, fmt::format("GPU {} of node {} has MIG on; the placement names no instance", g, node));
+    auto c = claim_for(id, g, instance);
+    if (!c) reject(id, instance >= 0 ? fmt::format("MIG instance {} of GPU {} of node {} does not have room", instance, g, node)
+                                     : fmt::format("GPU {} of node {} does not have room", g, node));
+    claims.push_back(*c);
   }
-  for (NodeId n : p.nodes) cluster_.allocate(n, j.request.cpu_milli, j.request.memory_mib);
-  for (GpuId g : p.gpus) change_gpu(g, id, true);
-  for (NodeId n : p.nodes) cluster_.reindex(n);
   JobRecord& r = records_[id];
+  for (NodeId n : p.nodes) cluster_.allocate(n, j.request.cpu_milli, j.request.memory_mib);
+  held_[id].assign(claims.begin(), claims.end());
+  for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+    cluster_.attach(p.gpus[i], id, claims[i]);
+    metrics_.add_allocation(cluster_.node(cluster_.gpu(p.gpus[i]).node).pool, j.tenant, claims[i].milli.value);
+  }
+  for (NodeId n : p.nodes) cluster_.reindex(n);
   r.status = JobStatus::running;
   r.start = now_;
+  r.since = now_;
   r.placement = p;
+  r.placement.instances.resize(p.gpus.size(), -1);
+  r.mig.clear();
+  for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+    r.placement.instances[i] = claims[i].instance;
+    if (claims[i].instance >= 0) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[static_cast<std::size_t>(claims[i].instance)].instance);
+  }
+  r.rate = 0;
+  ++r.attempt;
   bound_.push_back(id);
   if (--pending_by_shape_[shapes_.of(id)] == 0) --distinct_pending_shapes_;
   ++running_;
-  events_.push(now_ + j.work, EventKind::completion, id, r.generation);
+  if (p.gpus.empty()) {
+    r.rate = r.sharing_rate = 1.0;
+    schedule_completion(id);
+    return;
+  }
+  refresh_rates(p.gpus);
+  // MPS clients may fault (fault injection); the fault takes down every client of the GPU.
+  const Pool& pool = cluster_.pool_of(p.nodes.front());
+  if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(p.gpus.front()).mig) {
+    const double hours = boost::math::quantile(boost::math::exponential_distribution<>(scenario_.model.mps.fault_rate_per_hour),
+                                               uniform01(fault_rng_));
+    events_.push(now_ + Time::from_seconds(hours * 3600.0), EventKind::fault, id, r.attempt);
+  }
+  // No memory isolation under time-slicing: residents that together outgrow the GPU all die.
+  for (GpuId g : p.gpus) {
+    const Gpu& gpu = cluster_.gpu(g);
+    if (!gpu.mig && cluster_.pool_of(gpu.node).sharing.mode == Sharing::time_slicing &&
+        gpu.used_memory_mib > cluster_.pool_of(gpu.node).gpu->memory_mib) {
+      ++oom_events_;
+      kill_all(g);
+    }
+  }
 }
 
-void Engine::complete(JobId id) {
-  ++event_count_;
+void Engine::reconfigure(GpuId g, const MigLayout& layout) {
+  if (g >= cluster_.gpu_count()) throw PolicyError(fmt::format("policy {} reconfigured unknown GPU {}", scheduler_.name(), g));
+  const Gpu& gpu = cluster_.gpu(g);
+  const Pool& pool = cluster_.pool_of(gpu.node);
+  const auto fail = [&](const std::string& why) {
+    throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: reconfigure GPU {} of node {}: {}", scheduler_.name(),
+                                  format_seconds(now_), g, cluster_.node(gpu.node).name, why));
+  };
+  if (!gpu.mig) fail("the GPU does not have MIG enabled");
+  if (!gpu.residents.empty()) fail(fmt::format("the GPU still runs {} job(s); only a drained GPU can be reconfigured", gpu.residents.size()));
+  if (gpu.reconfiguring) fail("the GPU is already being reconfigured");
+  const MigTable& t = *pool.gpu->mig;
+  MigLayout checked;
+  for (const MigInstance& in : layout) {
+    if (in.profile < 0 || static_cast<std::size_t>(in.profile) >= t.profiles.size()) fail("unknown MIG profile index");
+    if (auto why = mig_conflict(t, checked, in.profile, in.start)) fail(*why);
+    if (pool.sharing.mig_strategy == MigStrategy::single && !checked.empty() && checked.front().profile != in.profile)
+      fail("the pool uses the single MIG strategy: one profile per GPU");
+    mig_add(checked, in);
+  }
+  cluster_.start_layout(g, checked);
+  cluster_.reindex(gpu.node);
+  ++reconfigurations_;
+  events_.push(now_ + scenario_.model.mig.reconfiguration_delay, EventKind::layout_ready, g, 0);
+}
+
+void Engine::stop(JobId id) {
   JobRecord& r = records_[id];
   const Job& j = jobs_[id];
-  for (GpuId g : r.placement.gpus) change_gpu(g, id, false);
+  settle(r);
+  for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
+    const GpuId g = r.placement.gpus[i];
+    const PoolId pool = cluster_.node(cluster_.gpu(g).node).pool;
+    cluster_.detach(g, id, held_[id][i]);
+    metrics_.add_allocation(pool, j.tenant, -held_[id][i].milli.value);
+  }
   for (NodeId n : r.placement.nodes) {
     cluster_.release(n, j.request.cpu_milli, j.request.memory_mib);
     cluster_.reindex(n);
   }
-  r.status = JobStatus::completed;
-  r.end = now_;
+  held_[id].clear();
+  ++r.generation;  // drops its pending completion
   --running_;
   capacity_grew_ = true;
+  refresh_rates(r.placement.gpus);
+  r.end = now_;
+}
+
+void Engine::complete(JobId id) {
+  ++event_count_;
+  stop(id);
+  records_[id].status = JobStatus::completed;
+}
+
+void Engine::kill_all(GpuId g) {
+  const auto victims = cluster_.gpu(g).residents;  // a copy: stop() edits the list
+  const RestartModel& policy = scenario_.model.restart;
+  for (JobId id : victims) {
+    JobRecord& r = records_[id];
+    stop(id);
+    ++r.kills;
+    // No checkpointing yet: a killed job restarts from the beginning.
+    r.lost_work_us += static_cast<double>(jobs_[id].work.us()) - r.remaining_us;
+    r.remaining_us = static_cast<double>(jobs_[id].work.us());
+    if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
+      r.status = JobStatus::failed;
+      continue;
+    }
+    r.status = JobStatus::not_arrived;  // waiting out its back-off
+    Time backoff = policy.backoff;
+    for (uint32_t k = 1; k < r.kills && backoff < policy.backoff_max; ++k) backoff = backoff + backoff;
+    events_.push(now_ + std::min(backoff, policy.backoff_max), EventKind::requeue, id, r.kills);
+  }
 }
 
 RunResult Engine::run() {
@@ -318,8 +681,28 @@ RunResult Engine::run() {
     while (!events_.empty() && events_.top().time == t) {
       const Event e = events_.top();
       events_.pop();
-      if (e.generation != records_[e.target].generation) continue;  // moved since it was scheduled
-      complete(e.target);
+      switch (e.kind) {
+        case EventKind::completion:
+          if (e.generation == records_[e.target].generation && records_[e.target].status == JobStatus::running) complete(e.target);
+          break;
+        case EventKind::requeue:
+          ++event_count_;
+          enqueue(e.target);
+          break;
+        case EventKind::fault:
+          if (records_[e.target].status == JobStatus::running && records_[e.target].attempt == e.generation) {
+            ++event_count_;
+            ++mps_faults_;
+            for (GpuId g : std::vector<GpuId>(records_[e.target].placement.gpus)) kill_all(g);
+          }
+          break;
+        case EventKind::layout_ready:
+          ++event_count_;
+          cluster_.finish_layout(e.target);
+          cluster_.reindex(cluster_.gpu(e.target).node);
+          capacity_grew_ = true;
+          break;
+      }
     }
     if (!pending_.empty() && (capacity_grew_ || !new_arrivals_.empty())) {
       std::sort(new_arrivals_.begin(), new_arrivals_.end(),
@@ -337,14 +720,22 @@ RunResult Engine::run() {
   }
   const Time end = scenario_.horizon ? horizon : now_;
   metrics_.advance(end, running_, static_cast<uint32_t>(pending_.size()));
+  now_ = end;
+  for (JobRecord& r : records_)
+    if (r.status == JobStatus::running) settle(r);
 
   std::map<std::string, uint64_t> reasons;
   for (JobId id = 0; id < jobs_.size(); ++id)
     if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.get(shapes_.of(id)).never_fits]++;
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return RunResult{scheduler_.name(), end,          std::move(cluster_),        std::move(records_),
-                   std::move(metrics_), std::move(sorted), event_count_, decision_points_};
+  RunResult out{scheduler_.name(), end, std::move(cluster_), std::move(records_), std::move(metrics_), std::move(sorted),
+                event_count_, decision_points_};
+  out.oom_events = oom_events_;
+  out.mps_faults = mps_faults_;
+  out.reconfigurations = reconfigurations_;
+  out.rate_changes = rate_changes_;
+  return out;
 }
 
 }  // namespace

@@ -5,9 +5,7 @@
 
 namespace gpusim {
 
-double busy_fraction(double demand) { return std::clamp(demand, 0.0, 1.0); }
-
-Metrics::Metrics(std::size_t pools, std::size_t tenants, Time step)
+Metrics::Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time step)
     : tenants_(tenants),
       step_(step),
       allocated_milli_(pools, 0),
@@ -15,7 +13,8 @@ Metrics::Metrics(std::size_t pools, std::size_t tenants, Time step)
       tenant_milli_(pools * tenants, 0),
       allocated_us_(pools, 0.0),
       busy_us_(pools, 0.0),
-      tenant_us_(pools * tenants, 0.0) {}
+      tenant_us_(pools * tenants, 0.0),
+      gpu_busy_(gpus) {}
 
 void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
   if (now <= last_) return;
@@ -40,6 +39,17 @@ void Metrics::add_allocation(PoolId pool, uint16_t tenant, int64_t milli) {
   tenant_milli_[index(pool, tenant)] += milli;
 }
 
-void Metrics::add_busy(PoolId pool, double busy_gpus) { busy_gpus_[pool] += busy_gpus; }
+void Metrics::add_busy(PoolId pool, GpuId gpu, double delta, Time now) {
+  busy_gpus_[pool] += delta;
+  GpuBusy& g = gpu_busy_[gpu];
+  g.busy_us += g.busy * static_cast<double>((now - g.since).us());
+  g.busy += delta;
+  g.since = now;
+}
+
+double Metrics::gpu_busy_s(GpuId gpu, Time now) const {
+  const GpuBusy& g = gpu_busy_[gpu];
+  return (g.busy_us + g.busy * static_cast<double>((now - g.since).us())) / 1e6;
+}
 
 }  // namespace gpusim

@@ -42,17 +42,39 @@ Json stats(std::vector<double> values) {
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
-std::string placement_text(const Cluster& c, const Placement& p) {
+// node:gpu+gpu|node:gpu; a MIG instance adds /profile@start.
+std::string placement_text(const Cluster& c, const JobRecord& r) {
+  const Placement& p = r.placement;
   std::string out;
+  std::size_t mig = 0;
   for (NodeId n : p.nodes) {
     if (!out.empty()) out += '|';
     out += c.node(n).name;
     std::string gpus;
-    for (GpuId g : p.gpus)
-      if (c.gpu(g).node == n) gpus += fmt::format("{}{}", gpus.empty() ? "" : "+", g - c.node(n).first_gpu);
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+      const GpuId g = p.gpus[i];
+      if (c.gpu(g).node != n) continue;
+      gpus += fmt::format("{}{}", gpus.empty() ? "" : "+", g - c.node(n).first_gpu);
+      if (i < p.instances.size() && p.instances[i] >= 0 && mig < r.mig.size()) {
+        const MigInstance in = r.mig[mig++];
+        gpus += fmt::format("/{}@{}", c.pool_of(n).gpu->mig->profiles[in.profile].name, in.start);
+      }
+    }
     if (!gpus.empty()) out += ":" + gpus;
   }
   return out;
+}
+
+std::string sharing_text(const SharingConfig& c) {
+  switch (c.mode) {
+    case Sharing::exclusive: return "exclusive";
+    case Sharing::fractional: return fmt::format("fractional (runtime {})", to_string(c.runtime));
+    case Sharing::time_slicing:
+    case Sharing::mps: return fmt::format("{} x{} ({})", to_string(c.mode), c.replicas, c.gpu_resource());
+    case Sharing::mig:
+      return fmt::format("mig {} ({} strategy)", c.mig_config, c.mig_strategy == MigStrategy::single ? "single" : "mixed");
+  }
+  return "exclusive";
 }
 
 }  // namespace
@@ -92,7 +114,13 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["name"] = pool.name;
     pj["node_template"] = pool.node_template;
     pj["gpu_model"] = pool.gpu ? Json(pool.gpu->name) : Json(nullptr);
-    pj["sharing"] = to_string(pool.sharing);
+    pj["sharing"] = sharing_text(pool.sharing);
+    if (pool.sharing.mode == Sharing::mig) {
+      std::size_t instances = 0;
+      for (GpuId g = c.node(pool.first_node).first_gpu; g < c.node(pool.first_node).first_gpu + pool.gpu_count; ++g)
+        instances += c.gpu(g).instances.size();
+      pj["mig_instances"] = instances;
+    }
     pj["market"] = pool.market;
     pj["nodes"] = pool.node_count;
     pj["gpus"] = pool.gpu_count;
@@ -114,17 +142,23 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["effective_utilization"] = round_to(ratio(busy, capacity), 6);
 
   const auto& jobs = s.jobs.jobs;
-  std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0;
+  std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0;
+  uint64_t kills = 0;
+  double lost_us = 0;
   std::vector<double> jct, delay;
+  std::vector<std::vector<double>> slowdown(4);  // per JobKind
   std::vector<std::size_t> t_jobs(s.jobs.tenants.size(), 0), t_done(s.jobs.tenants.size(), 0);
   std::vector<std::vector<double>> t_jct(s.jobs.tenants.size());
   Time first_arrival = Time::max(), last_end;
   for (const Job& j : jobs) {
     const JobRecord& rec = r.jobs[j.id];
     t_jobs[j.tenant]++;
+    kills += rec.kills;
+    lost_us += rec.lost_work_us;
     switch (rec.status) {
       case JobStatus::completed:
         ++completed;
+        slowdown[static_cast<std::size_t>(j.kind)].push_back(rec.slowdown(j.work));
         t_done[j.tenant]++;
         jct.push_back((rec.end - j.arrival).seconds());
         t_jct[j.tenant].push_back(jct.back());
@@ -138,6 +172,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
         break;
       case JobStatus::pending: ++pending; break;
       case JobStatus::unschedulable: ++unschedulable; break;
+      case JobStatus::failed: ++failed; break;
       case JobStatus::not_arrived: break;  // arrives after the horizon
     }
   }
@@ -146,7 +181,21 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["jobs_running_at_end"] = running;
   out["jobs_pending_at_end"] = pending;
   out["jobs_unschedulable"] = unschedulable;
-  out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable;
+  out["jobs_failed"] = failed;
+  out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable - failed;
+  out["job_kills"] = kills;
+  out["lost_gpu_work_s"] = round_to(lost_us / 1e6, 6);
+  out["oom_events"] = r.oom_events;
+  out["mps_faults"] = r.mps_faults;
+  out["mig_reconfigurations"] = r.reconfigurations;
+  Json sd;
+  std::vector<double> all;
+  for (std::size_t k = 0; k < slowdown.size(); ++k) {
+    all.insert(all.end(), slowdown[k].begin(), slowdown[k].end());
+    if (!slowdown[k].empty()) sd[std::string(to_string(static_cast<JobKind>(k)))] = stats(slowdown[k]);
+  }
+  sd["all"] = stats(all);
+  out["slowdown"] = std::move(sd);
   out["jct_s"] = stats(jct);
   out["queue_delay_s"] = stats(delay);
   out["makespan_s"] = completed ? round_to((last_end - first_arrival).seconds(), 6) : 0.0;
@@ -180,8 +229,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["decision_points"] = r.decision_points;
 
   Json notes = Json::array();
-  notes.push_back("Co-located jobs on a shared (fractional) GPU run at full speed: interference is not modelled yet.");
-  notes.push_back("A GPU's busy fraction is min(1, sum of the compute demands u of its jobs); effective_utilization = busy GPU-hours / capacity GPU-hours, allocation_ratio = allocated GPU-hours / capacity GPU-hours.");
+  notes.push_back("A job runs at a rate = hardware factor x sharing factor (time-slicing, MPS, MIG slice; README 'Sharing modes'); slowdown = run time of its last attempt / its work.");
+  notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show; effective_utilization = busy GPU-hours / capacity GPU-hours, allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of memory slices, a time-slicing or MPS replica 1/replicas).");
   notes.push_back("A share request (gpu_milli < 1000) on an exclusive pool takes a whole GPU.");
   notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every started job.");
   for (const Pool& pool : c.pools())
@@ -192,17 +241,19 @@ Json summarize(const Scenario& s, const RunResult& r) {
 }
 
 void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
-  out << "id,name,tenant,kind,arrival_s,start_s,end_s,queue_delay_s,jct_s,gpus,gpu_milli,u,status,pool,placement\n";
+  out << "id,name,tenant,kind,arrival_s,start_s,end_s,queue_delay_s,jct_s,gpus,gpu_milli,u,status,pool,placement,slowdown,"
+         "kills,lost_work_s\n";
   for (const Job& j : s.jobs.jobs) {
     const JobRecord& rec = r.jobs[j.id];
     const bool started = rec.status == JobStatus::running || rec.status == JobStatus::completed;
     const bool done = rec.status == JobStatus::completed;
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name, s.jobs.tenants[j.tenant], to_string(j.kind),
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name, s.jobs.tenants[j.tenant], to_string(j.kind),
                format_seconds(j.arrival), started ? format_seconds(rec.start) : "", done ? format_seconds(rec.end) : "",
                started ? format_seconds(rec.start - j.arrival) : "", done ? format_seconds(rec.end - j.arrival) : "",
                j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u, to_string(rec.status),
                started ? r.cluster.pool_of(rec.placement.nodes.front()).name : "",
-               started ? placement_text(r.cluster, rec.placement) : "");
+               started ? placement_text(r.cluster, rec) : "", done ? fmt::format("{}", round_to(rec.slowdown(j.work), 6)) : "",
+               rec.kills, round_to(rec.lost_work_us / 1e6, 6));
   }
 }
 

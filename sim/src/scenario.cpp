@@ -94,11 +94,46 @@ std::string data_path(const ConfigNode& field, const std::string& data_dir) {
   return p.string();
 }
 
-Sharing read_sharing(const ConfigNode& n) {
+SharingConfig read_sharing_name(const ConfigNode& n) {
   const auto s = n.as_string();
-  if (s == "exclusive") return Sharing::exclusive;
-  if (s == "fractional") return Sharing::fractional;
-  n.fail(fmt::format("expected exclusive or fractional, got '{}'", s));
+  SharingConfig c;
+  if (s == "exclusive") c.mode = Sharing::exclusive;
+  else if (s == "fractional") c.mode = Sharing::fractional;
+  else n.fail(fmt::format("expected exclusive, fractional, or a device-plugin sharing block (timeSlicing: or mps:), got '{}'", s));
+  return c;
+}
+
+// The device plugin's `sharing:` block: {timeSlicing: {...}} or {mps: {...}} (hardware.md §2-3).
+SharingConfig read_device_plugin_sharing(const ConfigNode& n, const GpuModel* gpu) {
+  n.allow_only({"timeSlicing", "mps"});
+  if (n.has("timeSlicing") == n.has("mps")) n.fail("expected exactly one of timeSlicing or mps (they are mutually exclusive)");
+  const bool mps = n.has("mps");
+  const ConfigNode b = n.at(mps ? "mps" : "timeSlicing");
+  b.allow_only({"renameByDefault", "failRequestsGreaterThanOne", "resources"});
+  SharingConfig c;
+  c.mode = mps ? Sharing::mps : Sharing::time_slicing;
+  if (auto r = b.get("renameByDefault")) c.rename_by_default = r->as_bool();
+  if (auto r = b.get("failRequestsGreaterThanOne")) c.fail_requests_greater_than_one = r->as_bool();
+  const auto resources = b.at("resources").items();
+  if (resources.size() != 1) b.at("resources").fail("expected one resource, nvidia.com/gpu");
+  const ConfigNode& r = resources.front();
+  r.allow_only({"name", "replicas", "devices"});
+  if (r.at("name").as_string() != kGpuResource)
+    r.at("name").fail(fmt::format("expected nvidia.com/gpu (sharing MIG devices is not modelled), got '{}'", r.at("name").as_string()));
+  if (auto d = r.get("devices"); d && !(d->is_scalar() && d->as_string() == "all"))
+    d->fail("expected devices: all (one sharing config applies to every GPU of a node)");
+  const auto replicas = r.at("replicas").as_int();
+  if (replicas < 2) r.at("replicas").fail(fmt::format("expected replicas >= 2, got {}", replicas));
+  if (mps) {
+    const int limit = gpu && gpu->compute_capability >= 7.5 ? 48 : 16;
+    if (replicas > limit)
+      r.at("replicas").fail(fmt::format("MPS allows at most {} clients on {} (compute capability {}); got {}", limit,
+                                        gpu ? gpu->name : "this GPU", gpu ? gpu->compute_capability : 0.0, replicas));
+  } else if (replicas > 1000) {
+    r.at("replicas").fail("expected at most 1000 replicas");
+  }
+  c.replicas = static_cast<int>(replicas);
+  return c;
 }
 
 std::string read_market(const ConfigNode& n) {
@@ -126,8 +161,60 @@ void read_price(const ConfigNode& e, PoolSpec& pool, int gpus_per_node, const No
   }
 }
 
+// A pool's `mig:` block: a mig-parted config (inline `mig-configs`, a `file` beside the scenario, or
+// one of mig-parted's generated names) and the device plugin's strategy.
+SharingConfig read_mig(const ConfigNode& m, const GpuModel* gpu, int gpus, const std::string& scenario_file) {
+  m.allow_only({"strategy", "config", "file", "mig-configs"});
+  if (!gpu || !gpu->mig) m.fail(fmt::format("GPU model {} does not support MIG", gpu ? gpu->name : "(none)"));
+  SharingConfig c;
+  c.mode = Sharing::mig;
+  const auto strategy = m.at("strategy").as_string();
+  if (strategy == "single") c.mig_strategy = MigStrategy::single;
+  else if (strategy == "mixed") c.mig_strategy = MigStrategy::mixed;
+  else m.at("strategy").fail(fmt::format("expected single or mixed, got '{}'", strategy));
+  c.mig_config = m.at("config").as_string();
+  if (m.has("file") && m.has("mig-configs")) m.fail("give file or mig-configs, not both");
+  std::optional<ConfigNode> doc;
+  if (auto f = m.get("file")) {
+    fs::path p(f->as_string());
+    if (p.is_relative()) p = fs::path(scenario_file).parent_path() / p;
+    if (!fs::is_regular_file(p)) f->fail(fmt::format("mig-parted file '{}' not found", p.string()));
+    doc = ConfigNode::load_file(p.string());
+    doc->allow_only({"version", "mig-configs"});
+    if (doc->at("version").as_string() != "v1") doc->at("version").fail("expected version: v1");
+    doc = doc->at("mig-configs");
+  } else if (auto inline_doc = m.get("mig-configs")) {
+    doc = *inline_doc;
+  }
+  if (doc && doc->has(c.mig_config)) {
+    c.mig_layouts = mig_node_config(doc->at(c.mig_config), c.mig_config, *gpu, gpus).per_gpu;
+  } else if (auto counts = builtin_mig_config(*gpu, c.mig_config)) {
+    const bool enabled = c.mig_config != "all-disabled";
+    c.mig_layouts.assign(static_cast<std::size_t>(gpus), enabled ? mig_place(*gpu->mig, *counts) : std::nullopt);
+  } else {
+    m.at("config").fail(fmt::format("no MIG config '{}'{}; mig-parted's generated names are all-disabled, all-enabled, "
+                                    "all-balanced and all-<profile>",
+                                    c.mig_config, doc ? " in the given mig-configs" : ""));
+  }
+  if (c.mig_strategy == MigStrategy::single) {
+    std::optional<int> profile;
+    for (const auto& layout : c.mig_layouts) {
+      if (!layout) m.at("strategy").fail("the single strategy needs MIG enabled on every GPU of the node");
+      for (const MigInstance& in : *layout) {
+        if (profile && *profile != in.profile)
+          m.at("strategy").fail(fmt::format("the single strategy needs one profile on every GPU; config '{}' mixes {} and {} "
+                                            "(use strategy: mixed)",
+                                            c.mig_config, gpu->mig->profiles[*profile].name, gpu->mig->profiles[in.profile].name));
+        profile = in.profile;
+      }
+    }
+  }
+  return c;
+}
+
 void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
-  e.allow_only({"name", "node", "count", "sharing", "market", "price_per_gpu_hour_usd", "price_per_node_hour_usd"});
+  e.allow_only({"name", "node", "count", "sharing", "runtime", "mig", "market", "price_per_gpu_hour_usd",
+                "price_per_node_hour_usd"});
   PoolSpec pool;
   pool.name = e.at("name").as_string();
   const auto tname = e.at("node").as_string();
@@ -141,7 +228,21 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   pool.gpu = catalog.find_gpu(t->gpu);
   const int64_t count = e.at("count").as_positive_int();
   if (count > 1'000'000) e.at("count").fail("more than 1,000,000 nodes in one pool");
-  pool.sharing = e.has("sharing") ? read_sharing(e.at("sharing")) : Sharing::exclusive;
+  if (auto m = e.get("mig")) {
+    if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && sh->as_string() == "exclusive"))
+      sh->fail(sh->is_map() && sh->has("mps") ? "MPS is not supported on MIG-enabled GPUs (hardware.md §3); drop mig: or sharing:"
+                                                : "a MIG pool takes no other sharing (sharing of MIG devices is not modelled)");
+    pool.sharing = read_mig(*m, pool.gpu, t->gpus, s.file);
+  } else if (auto sh = e.get("sharing")) {
+    pool.sharing = sh->is_map() ? read_device_plugin_sharing(*sh, pool.gpu) : read_sharing_name(*sh);
+  }
+  if (auto r = e.get("runtime")) {
+    if (pool.sharing.mode != Sharing::fractional) r->fail("runtime applies to sharing: fractional only");
+    const auto v = r->as_string();
+    if (v == "mps") pool.sharing.runtime = Sharing::mps;
+    else if (v == "time-slicing") pool.sharing.runtime = Sharing::time_slicing;
+    else r->fail(fmt::format("expected mps or time-slicing, got '{}'", v));
+  }
   if (auto m = e.get("market")) pool.market = read_market(*m);
   read_price(e, pool, t->gpus, t);
   for (int64_t i = 0; i < count; ++i)
@@ -156,7 +257,7 @@ void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   if (format != "openb") e.at("format").fail(fmt::format("expected format openb, got '{}'", format));
   const std::string path = data_path(e.at("path"), s.data_dir);
   const std::string prefix = e.string_or("name", "openb");
-  const Sharing sharing = e.has("sharing") ? read_sharing(e.at("sharing")) : Sharing::exclusive;
+  const SharingConfig sharing = e.has("sharing") ? read_sharing_name(e.at("sharing")) : SharingConfig{};
   const std::string market = e.has("market") ? read_market(e.at("market")) : "on-demand";
   const auto nodes = read_openb_nodes(path);
   std::vector<std::string> order;  // pool models in first-seen order
@@ -215,7 +316,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   ConfigNode root = ConfigNode::load_file(path);
   if (!root.is_map()) root.fail("expected a scenario: a map with name, cluster, workload, ...");
   for (const auto& o : options.overrides) apply_override(root.yaml(), o);
-  root.allow_only({"name", "description", "seed", "horizon", "catalog", "cluster", "workload", "policy", "outputs"});
+  root.allow_only({"name", "description", "seed", "horizon", "catalog", "cluster", "model", "workload", "policy",
+                   "outputs", "variants"});
 
   Scenario s;
   s.file = path;
@@ -232,6 +334,18 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   auto catalog = std::make_shared<Catalog>(Catalog::builtin());
   if (auto c = root.get("catalog")) catalog->add_document(*c);
   s.catalog = catalog;
+
+  if (auto v = root.get("variants")) {
+    for (const auto& e : v->items()) {
+      e.allow_only({"name", "set"});
+      Scenario::Variant variant{e.at("name").as_string(), e.string_list("set")};
+      for (const auto& other : s.variants)
+        if (other.name == variant.name) e.at("name").fail(fmt::format("two variants are named '{}'", variant.name));
+      s.variants.push_back(std::move(variant));
+    }
+  }
+  s.model = ExecutionModel::builtin();
+  if (auto m = root.get("model")) s.model.apply(*m);
 
   const ConfigNode cluster = root.at("cluster");
   cluster.allow_only({"pools", "node_lists"});
@@ -275,6 +389,36 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     }
   }
   return s;
+}
+
+std::optional<MigCounts> builtin_mig_config(const GpuModel& model, std::string_view name) {
+  if (!model.mig) return std::nullopt;
+  const MigTable& t = *model.mig;
+  MigCounts counts(t.profiles.size(), 0);
+  if (name == "all-disabled" || name == "all-enabled") return counts;
+  if (name == "all-balanced" && t.compute_slices == 7) {
+    // The smallest profile of each class 1g, 2g, 3g (hardware.md §1).
+    for (auto [cls, n] : {std::pair{"1g", 2}, {"2g", 1}, {"3g", 1}}) {
+      auto p = std::find_if(t.profiles.begin(), t.profiles.end(), [&](const MigProfile& x) { return x.class_name == cls; });
+      if (p == t.profiles.end()) return std::nullopt;
+      counts[static_cast<std::size_t>(p - t.profiles.begin())] = n;
+    }
+    return counts;
+  }
+  if (name.starts_with("all-")) {
+    const MigProfile* p = t.find(name.substr(4));
+    if (!p) return std::nullopt;
+    int& c = counts[static_cast<std::size_t>(p - t.profiles.data())];
+    while (c < p->max_count) {
+      ++c;
+      if (!mig_place(t, counts)) {
+        --c;
+        break;
+      }
+    }
+    return counts;
+  }
+  return std::nullopt;
 }
 
 Cluster build_cluster(const Scenario& s) {

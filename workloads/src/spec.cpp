@@ -40,6 +40,27 @@ void read_request_fields(const ConfigNode& e, Request& q) {
   if (auto m = e.get("cpu_milli")) q.cpu_milli = m->as_non_negative_int();
   if (auto m = e.get("memory_mib")) q.memory_mib = m->as_non_negative_int();
   q.models = e.string_list("models");
+  if (auto r = e.get("resource")) {
+    q.resource = r->as_string();
+    if (q.resource == "nvidia.com/gpu") q.resource.clear();
+    if (!q.resource.empty() && q.resource != "nvidia.com/gpu.shared" && !q.resource.starts_with("nvidia.com/mig-"))
+      r->fail(fmt::format("expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>, got '{}'", q.resource));
+    if (q.resource.starts_with("nvidia.com/mig-") && q.milli_per_gpu < kWholeGpu)
+      r->fail("a MIG instance cannot be requested together with gpu_milli");
+  }
+  if (auto c = e.get("claim")) {
+    c->allow_only({"gpu_memory_mib", "sms"});
+    if (e.has("resource")) c->fail("give either a resource or a capacity claim, not both");
+    q.claim = true;
+    if (auto m = c->get("gpu_memory_mib")) q.gpu_memory_mib = m->as_non_negative_int();
+    if (auto m = c->get("sms")) q.min_sms = static_cast<int32_t>(m->as_non_negative_int());
+  }
+  if (auto m = e.get("gpu_memory_limit_mib")) q.gpu_memory_limit_mib = m->as_positive_int();
+  if (auto m = e.get("mps_thread_percent")) {
+    const auto v = m->as_positive_int();
+    if (v > 100) m->fail(fmt::format("expected a percentage in 1..100, got {}", v));
+    q.thread_percent = static_cast<int32_t>(v);
+  }
 }
 
 int32_t read_gpu_count(const ConfigNode& n) {
@@ -100,7 +121,8 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
   JobSet set;
   for (const auto& e : list.items()) {
     e.allow_only({"name", "count", "arrival", "duration", "gpus", "gpu_milli", "gpu_memory_mib", "cpu_milli",
-                  "memory_mib", "models", "kind", "u", "tenant", "priority", "multi_node"});
+                  "memory_mib", "models", "kind", "u", "tenant", "priority", "multi_node", "resource", "claim",
+                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu"});
     Job j;
     j.name = e.at("name").as_string();
     j.arrival = e.has("arrival") ? e.at("arrival").as_duration() : Time();
@@ -114,6 +136,7 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     if (auto t = e.get("tenant")) j.tenant = set.tenant(t->as_string());
     if (auto p = e.get("priority")) j.priority = static_cast<int32_t>(p->as_int());
     if (auto m = e.get("multi_node")) j.multi_node = m->as_bool();
+    if (auto r = e.get("reference_gpu")) j.reference_gpu = r->as_string();
     j.strict = true;
     const auto w = e.where();
     j.origin = w.line ? fmt::format("{}:{}", w.file, *w.line) : w.file;
@@ -136,7 +159,8 @@ JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
   JobSet set;
   for (const auto& c : spec.at("classes").items()) {
     c.allow_only({"name", "count", "arrival", "gpus", "gpu_weights", "gpu_milli", "gpu_memory_mib", "cpu_milli",
-                  "memory_mib", "models", "duration", "kind", "u", "tenant", "priority", "multi_node"});
+                  "memory_mib", "models", "duration", "kind", "u", "tenant", "priority", "multi_node", "resource", "claim",
+                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu"});
     const std::string name = c.at("name").as_string();
     const int64_t count = c.at("count").as_positive_int();
     Time start;
@@ -175,6 +199,7 @@ JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
     if (auto t = c.get("tenant")) proto.tenant = set.tenant(t->as_string());
     if (auto p = c.get("priority")) proto.priority = static_cast<int32_t>(p->as_int());
     if (auto m = c.get("multi_node")) proto.multi_node = m->as_bool();
+    if (auto r = c.get("reference_gpu")) proto.reference_gpu = r->as_string();
     const auto w = c.where();
     proto.origin = w.line ? fmt::format("{}:{} (generator class {})", w.file, *w.line, name) : name;
 

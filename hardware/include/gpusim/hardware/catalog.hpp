@@ -32,6 +32,7 @@ struct MigTable {
   std::string geometry;            // "seven-slice" or "four-slice"
   int memory_slices = 0;
   int compute_slices = 0;
+  bool allows_4g_with_3g = true;  // false models drivers before R510 (hardware.md §1)
   std::vector<MigProfile> profiles;
   const MigProfile* find(std::string_view profile) const;
 };
@@ -46,6 +47,7 @@ struct GpuModel {
   double memory_bandwidth_gb_per_s = 0;
   double tdp_w = 0;
   double nvlink_gb_per_s = 0;        // bidirectional total per GPU; 0 = none
+  double compute_capability = 0;     // CUDA compute capability, e.g. 8.0 (decides MPS client limits)
   std::vector<std::string> assumed;  // fields whose values are documented assumptions
   std::optional<MigTable> mig;
   std::string source;
@@ -82,6 +84,7 @@ class Catalog {
     std::string name;
     int memory_slices = 0;
     int compute_slices = 0;
+    bool combine_4g_3g = true;
     std::vector<MigProfile> classes;  // class templates: slices, starts, counts
   };
   void add_geometry(const ConfigNode& entry);

@@ -20,6 +20,10 @@ class PlacementPolicy {
   // Picks `count` of `fitting` (the node's GPUs that can take one of the job's GPUs, in index order).
   virtual void choose_gpus(const ClusterView& view, JobId job, const std::vector<GpuId>& fitting, int32_t count,
                            std::vector<GpuId>& out) const;
+  // On a MIG-enabled GPU, the instance to take among `fitting` (smallest first); default: the first.
+  virtual int choose_instance(const ClusterView& view, JobId job, GpuId gpu, const std::vector<int>& fitting) const;
+  // Called after a pass with the jobs that did not fit; a policy may reconfigure drained MIG GPUs here.
+  virtual void after_pass(const ClusterView& view, Binder& binder, const std::vector<JobId>& unplaced);
   // The whole decision for one job; nullopt when it does not fit now. The default: the best-scored
   // node that fits the whole job, else (multi_node jobs) the fewest nodes with free GPUs.
   virtual std::optional<Placement> place(const ClusterView& view, JobId job);
@@ -27,6 +31,8 @@ class PlacementPolicy {
  protected:
   std::optional<Placement> place_on_node(const ClusterView& view, JobId job, NodeId node) const;
   std::optional<Placement> place_across_nodes(const ClusterView& view, JobId job) const;
+  // Fills placement.instances for the MIG-enabled GPUs among placement.gpus.
+  void choose_instances(const ClusterView& view, JobId job, Placement& p) const;
 };
 
 // Leftover share of a node after placing `job` there: free GPU milli over GPU capacity plus free

@@ -3,6 +3,7 @@
 // placement decision costs the number of distinct node states, not the number of nodes (DESIGN §5).
 // Policies see it through `const Cluster&`; only the engine changes it.
 #include <boost/container/flat_set.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "gpusim/core/units.hpp"
 #include "gpusim/hardware/catalog.hpp"
+#include "gpusim/sim/sharing.hpp"
 
 namespace gpusim {
 
@@ -19,18 +21,14 @@ using PoolId = uint16_t;
 using NodeId = uint32_t;
 using GpuId = uint32_t;
 using BucketId = uint32_t;
-
-enum class Sharing : uint8_t {
-  exclusive,   // whole GPUs (nvidia.com/gpu); a share request takes a whole GPU
-  fractional,  // milli-GPU + GPU memory accounting (Alibaba GPU sharing)
-};
-std::string_view to_string(Sharing s);
+using JobId = uint32_t;
+inline constexpr JobId kNoJob = 0xFFFFFFFFu;
 
 struct Pool {
   std::string name;
   std::string node_template;          // catalog template, or the trace the nodes came from
   const GpuModel* gpu = nullptr;      // null for CPU-only pools
-  Sharing sharing = Sharing::exclusive;
+  SharingConfig sharing;
   std::string market = "on-demand";
   double price_per_node_hour_usd = 0;
   std::string price_source;           // where the price came from; empty = no price given
@@ -49,12 +47,32 @@ struct Node {
   BucketId bucket = 0;
 };
 
+// A placed MIG GPU instance and the job on it.
+struct MigSlot {
+  MigInstance instance;
+  JobId job = kNoJob;
+};
+
+// What one job holds on one GPU (the engine computes it; the cluster only adds it up).
+struct GpuClaim {
+  Milli milli;                  // share of the GPU it blocks (allocation metrics, fit of shares)
+  int64_t reserve_mib = 0;      // memory set aside for it (fractional shares, MPS pinned limit)
+  int64_t footprint_mib = 0;    // memory it uses without isolation (time-slicing)
+  int instance = -1;            // MIG slot index, or -1
+};
+
 struct Gpu {
   NodeId node = 0;
-  Milli free = kWholeGpu;
-  int64_t free_memory_mib = 0;
-  double demand = 0;  // sum of the compute demands u of the jobs on it
-  uint16_t jobs = 0;
+  Milli free = kWholeGpu;       // share not yet claimed
+  int64_t free_memory_mib = 0;  // memory not reserved
+  int64_t used_memory_mib = 0;  // time-slicing: the sum of the residents' footprints
+  int slots = 1;                // residents it may hold (1, or replicas for time-slicing and MPS)
+  bool mig = false;             // MIG enabled: jobs run in `instances`
+  bool reconfiguring = false;   // a MIG layout change is under way: nothing can be placed
+  boost::container::small_vector<MigSlot, 7> instances;
+  boost::container::small_vector<JobId, 4> residents;
+  double busy = 0;              // fraction of its SMs kept busy, as DCGM would show
+  int free_slots() const { return slots - static_cast<int>(residents.size()); }
 };
 
 // Nodes of one pool whose free capacities are identical (as multisets over their GPUs).
@@ -85,8 +103,12 @@ class Cluster {
   // --- engine only: every change of a node goes through these, which keep the index current ---
   void allocate(NodeId node, int64_t cpu_milli, int64_t memory_mib);
   void release(NodeId node, int64_t cpu_milli, int64_t memory_mib);
-  void allocate_gpu(GpuId gpu, Milli milli, int64_t memory_mib, double u);
-  void release_gpu(GpuId gpu, Milli milli, int64_t memory_mib, double u);
+  void attach(GpuId gpu, JobId job, const GpuClaim& claim);
+  void detach(GpuId gpu, JobId job, const GpuClaim& claim);
+  // Replaces the MIG layout of an empty MIG GPU; `reconfiguring` blocks it until finish_layout.
+  void start_layout(GpuId gpu, const MigLayout& layout);
+  void finish_layout(GpuId gpu);
+  void set_busy(GpuId gpu, double busy) { gpus_[gpu].busy = busy; }
   // Recomputes the bucket of `node` after its resources changed.
   void reindex(NodeId node);
 

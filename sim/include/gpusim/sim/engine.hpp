@@ -14,15 +14,26 @@
 
 namespace gpusim {
 
-enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable };
+// `failed`: killed (out of memory, MPS fault) and not restarted under the restart policy.
+enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed };
 std::string_view to_string(JobStatus s);
 
 struct JobRecord {
   JobStatus status = JobStatus::not_arrived;
-  Time start;
+  Time start;               // of the latest attempt
   Time end;
   Placement placement;
   uint32_t generation = 0;  // bumps when the job's completion event moves
+  uint32_t attempt = 0;     // starts so far
+  uint32_t kills = 0;       // times it was killed (out of memory, MPS fault)
+  double remaining_us = 0;  // work left at `since`, in microseconds at rate 1
+  Time since;
+  double rate = 0;          // current speed: hardware x sharing factor
+  double sharing_rate = 0;  // the sharing factor alone (min over its GPUs)
+  double lost_work_us = 0;  // progress thrown away by kills
+  std::vector<MigInstance> mig;  // the MIG instances it holds, parallel to the MIG GPUs of its placement
+  // Run time of the latest attempt over its work (run time alone on a full GPU of its reference).
+  double slowdown(Time work) const { return work > Time() ? (end - start).seconds() / work.seconds() : 1.0; }
 };
 
 struct RunOptions {
@@ -39,6 +50,10 @@ struct RunResult {
   std::vector<std::pair<std::string, uint64_t>> unschedulable_reasons;  // reason, jobs
   uint64_t events = 0;
   uint64_t decision_points = 0;
+  uint64_t oom_events = 0;       // time-sliced GPUs whose residents outgrew its memory
+  uint64_t mps_faults = 0;       // fatal MPS client faults
+  uint64_t reconfigurations = 0; // MIG layout changes
+  uint64_t rate_changes = 0;     // completion events moved because a rate changed
 };
 
 // Checks what can be checked before running: jobs written in the scenario itself that no node of

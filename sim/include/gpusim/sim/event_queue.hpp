@@ -11,7 +11,12 @@
 
 namespace gpusim {
 
-enum class EventKind : uint8_t { completion };
+enum class EventKind : uint8_t {
+  completion,    // target: job; generation: the job's
+  requeue,       // target: job killed earlier, back in the queue after its back-off
+  fault,         // target: job whose MPS client faults; generation: its attempt
+  layout_ready,  // target: GPU whose MIG reconfiguration finished
+};
 
 struct Event {
   Time time;

@@ -20,14 +20,18 @@ struct Sample {
 
 class Metrics {
  public:
-  Metrics(std::size_t pools, std::size_t tenants, Time step);
+  Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time step);
 
   // Integrates up to `now`, emitting time-series samples for step boundaries in [last, now) with the
   // state that held there (`running`/`pending` are the counts since the previous advance).
   void advance(Time now, uint32_t running, uint32_t pending);
   // Allocation changes by `milli` (whole GPUs are 1000) on `pool` for `tenant`; busy by `busy_gpus`.
   void add_allocation(PoolId pool, uint16_t tenant, int64_t milli);
-  void add_busy(PoolId pool, double busy_gpus);
+  // GPU `gpu` of `pool` changes its busy fraction by `delta` at `now` (integrated per GPU lazily, so a
+  // change costs O(1) however many GPUs there are).
+  void add_busy(PoolId pool, GpuId gpu, double delta, Time now);
+  // Busy GPU-seconds of one GPU up to `now` (>= the GPU's last change).
+  double gpu_busy_s(GpuId gpu, Time now) const;
 
   Time last() const { return last_; }
   // Integrals in GPU-seconds.
@@ -49,10 +53,12 @@ class Metrics {
   std::vector<double> busy_us_;              // GPU x us
   std::vector<double> tenant_us_;            // milli-GPU x us
   std::vector<Sample> samples_;
+  struct GpuBusy {
+    double busy = 0;     // now
+    Time since;          // of the last change
+    double busy_us = 0;  // integral up to `since`
+  };
+  std::vector<GpuBusy> gpu_busy_;
 };
-
-// min(1, demand): the busy fraction of one GPU whose jobs together demand `demand` of its SMs, as
-// DCGM's GPU utilization would show it. Co-located jobs do not slow each other yet (foundation).
-double busy_fraction(double demand);
 
 }  // namespace gpusim

@@ -13,6 +13,7 @@
 #include "gpusim/core/time.hpp"
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/execution.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -27,7 +28,7 @@ struct PoolSpec {
   std::string name;
   std::string node_template;
   const GpuModel* gpu = nullptr;
-  Sharing sharing = Sharing::exclusive;
+  SharingConfig sharing;
   std::string market = "on-demand";
   double price_per_node_hour_usd = 0;
   std::string price_source;  // empty: no price given, cost counts as 0 (stated in the run's notes)
@@ -41,11 +42,18 @@ struct Scenario {
   std::optional<Time> horizon;     // none: run until every job that can finish has finished
   std::shared_ptr<const Catalog> catalog;
   std::vector<PoolSpec> pools;
+  ExecutionModel model;            // built-in defaults with the scenario's `model:` applied
   JobSet jobs;
   std::string policy;
   SourceLocation policy_where;
   Time timeseries_step;
   std::string data_dir;
+  // Named sets of overrides `gpusim compare` runs side by side (e.g. sharing strategies).
+  struct Variant {
+    std::string name;
+    std::vector<std::string> overrides;
+  };
+  std::vector<Variant> variants;
   YAML::Node resolved;             // the tree after overrides, written next to the results
 };
 
@@ -63,5 +71,10 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options);
 void apply_override(YAML::Node root, const std::string& assignment);
 
 Cluster build_cluster(const Scenario& scenario);
+
+// mig-parted's generated configs for a model: all-disabled, all-enabled (no instances),
+// all-<profile> (as many as fit), all-balanced (seven-slice: 2 x 1g + 1 x 2g + 1 x 3g, the
+// smallest of each class). nullopt for any other name.
+std::optional<MigCounts> builtin_mig_config(const GpuModel& model, std::string_view name);
 
 }  // namespace gpusim

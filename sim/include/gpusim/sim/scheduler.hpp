@@ -10,14 +10,18 @@
 
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/execution.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
 
-// Where a job runs: the nodes it occupies (CPU and memory are taken on each) and its GPUs.
+// Where a job runs: the nodes it occupies (CPU and memory are taken on each), its GPUs, and on
+// MIG-enabled GPUs the instance (slot index into Gpu::instances) it takes, parallel to `gpus`
+// (-1 for GPUs without MIG; may be left empty when none of the GPUs has MIG).
 struct Placement {
   std::vector<NodeId> nodes;
   std::vector<GpuId> gpus;
+  std::vector<int> instances;
 };
 
 // Pending jobs are kept ordered by (key, job id): smaller first.
@@ -58,6 +62,9 @@ class ClusterView {
   virtual bool pool_allowed(JobId id, PoolId pool) const = 0;
   virtual GpuDemand gpu_demand(JobId id, PoolId pool) const = 0;
   virtual bool gpu_fits(JobId id, GpuId gpu) const = 0;
+  // MIG slots of `gpu` the job fits, smallest instance first (memory slices, then SMs, then start).
+  virtual void fitting_instances(JobId id, GpuId gpu, std::vector<int>& out) const = 0;
+  virtual const ExecutionModel& model() const = 0;
   // Does the job's CPU/memory fit the node, and is the node in a pool the job may use?
   virtual bool node_admits(JobId id, NodeId node) const = 0;
   // GPUs of `node` that can take one of the job's GPUs, in index order.
@@ -71,6 +78,9 @@ class Binder {
   virtual ~Binder() = default;
   // Starts `job` on `placement`. Throws PolicyError, naming the rule broken, if it is invalid.
   virtual void bind(JobId job, const Placement& placement) = 0;
+  // Gives an empty MIG GPU a new layout; it takes no job until the reconfiguration delay has passed.
+  // Throws PolicyError if the GPU is not an idle MIG GPU or the layout is not valid.
+  virtual void reconfigure(GpuId gpu, const MigLayout& layout) = 0;
 };
 
 class Scheduler {

@@ -29,6 +29,15 @@ struct Request {
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   std::vector<std::string> models; // allowed GPU models (names or aliases); empty = any
+  // The device-plugin resource asked for: "" is nvidia.com/gpu; also nvidia.com/gpu.shared or
+  // nvidia.com/mig-<profile>.
+  std::string resource;
+  // A capacity claim (like a DRA claim): any MIG instance or whole GPU with at least
+  // gpu_memory_mib of memory and min_sms SMs; the smallest that fits is taken.
+  bool claim = false;
+  int32_t min_sms = 0;
+  int64_t gpu_memory_limit_mib = 0; // the pod's own GPU memory limit (time-slicing cap, MPS pinned limit); 0 = none
+  int32_t thread_percent = 0;       // MPS active thread percentage; 0 = the device plugin's 100/replicas
   bool fractional() const { return gpus == 1 && milli_per_gpu < kWholeGpu; }
 };
 
@@ -43,6 +52,7 @@ struct Job {
   uint16_t tenant = 0;             // index into JobSet::tenants
   int32_t priority = 0;            // larger runs first under the priority order
   bool multi_node = false;         // may a multi-GPU job be split across nodes
+  std::string reference_gpu;        // the GPU model `work` was measured on; "" = any (hardware factor 1)
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
   std::string origin;              // "file:line" for messages
 };

@@ -1,0 +1,74 @@
+#pragma once
+// The fluid execution model (DESIGN §2): a running job progresses at a rate, the product of
+// documented factors, each a small pure function below. The defaults of every constant live in
+// sim/data/model.yaml with their sources; a scenario overrides them under `model:`.
+#include <cstdint>
+#include <span>
+
+#include "gpusim/core/config.hpp"
+#include "gpusim/core/time.hpp"
+#include "gpusim/hardware/catalog.hpp"
+
+namespace gpusim {
+
+struct TimeSlicingModel {
+  Time context_switch;              // GPU time lost per switch between busy contexts
+  Time timeslice;                   // how long a context runs before the next switch
+  int64_t context_memory_mib = 0;   // device memory each CUDA context costs
+  int max_contexts = 0;             // contexts the driver allows per GPU
+};
+
+struct MpsModel {
+  double bandwidth_interference = 0;  // rate lost per unit of SM share the other clients use
+  double fault_rate_per_hour = 0;     // fatal faults per client-hour (fault injection; 0 = off)
+};
+
+struct MigModel {
+  Time reconfiguration_delay;  // drain-to-ready time of a layout change
+};
+
+struct RestartModel {
+  bool requeue = true;   // false: a killed job fails
+  Time backoff;          // first delay before a killed job is queued again; doubles per restart
+  Time backoff_max;
+  int max_restarts = 0;  // then the job fails
+};
+
+struct ExecutionModel {
+  TimeSlicingModel time_slicing;
+  MpsModel mps;
+  MigModel mig;
+  RestartModel restart;
+  // The compiled-in defaults (sim/data/model.yaml).
+  static const ExecutionModel& builtin();
+  // Applies a `model:` map (same shape as model.yaml, every field optional).
+  void apply(const ConfigNode& doc);
+};
+
+// --- rate factors; each returns a multiplier of the job's ideal speed -----------------------------
+
+// Relative speed of `gpu` against the GPU the job's work was measured on (dense BF16 peak ratio);
+// 1 when the job names no reference.
+double hardware_factor(const GpuModel& gpu, const GpuModel* reference);
+
+// MIG: an instance with `slice_sm_fraction` of the GPU's SMs runs a job of demand u at min(1, f/u).
+double mig_rate(double slice_sm_fraction, double u);
+
+// Max-min fair (water-filling) division of `capacity` among `demands`; writes each share.
+void max_min_fair(std::span<const double> demands, double capacity, std::span<double> shares);
+
+// Probability that at least two of independent contexts, busy with probabilities u_i, have work.
+double contention_probability(std::span<const double> u);
+
+// Fraction of GPU time a switch costs while contexts contend: context_switch / timeslice (< 1).
+double switch_overhead(const TimeSlicingModel& m);
+
+// Time-slicing: GPU time left after switching, 1 - overhead x P(at least two busy), is shared
+// max-min fairly over the demands u_i; rate_i = share_i / u_i (1 for zero demand).
+void time_slicing_rates(std::span<const double> u, const TimeSlicingModel& m, std::span<double> rates);
+
+// MPS: SMs shared max-min fairly over min(u_i, cap_i) (cap = active thread fraction), then each rate
+// is reduced by bandwidth_interference x (SM share of the other clients).
+void mps_rates(std::span<const double> u, std::span<const double> caps, const MpsModel& m, std::span<double> rates);
+
+}  // namespace gpusim

@@ -1,0 +1,44 @@
+#pragma once
+// How the GPUs of a pool are shared (DESIGN §2, hardware.md §1-3), in the forms operators already
+// write: the device plugin's `sharing:` block (timeSlicing / mps) and mig-parted configs.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusim/hardware/mig.hpp"
+
+namespace gpusim {
+
+enum class Sharing : uint8_t {
+  exclusive,     // whole GPUs (nvidia.com/gpu); a share request takes a whole GPU
+  fractional,    // milli-GPU + GPU memory accounting (Alibaba GPU sharing), with a runtime
+  time_slicing,  // device-plugin replicas, no memory isolation
+  mps,           // device-plugin MPS replicas: thread and pinned-memory limits per client
+  mig,           // mig-parted layouts; GPUs with MIG off are whole GPUs
+};
+std::string_view to_string(Sharing s);
+
+enum class MigStrategy : uint8_t { single, mixed };
+
+struct SharingConfig {
+  Sharing mode = Sharing::exclusive;
+  int replicas = 1;                          // time-slicing, mps
+  bool rename_by_default = false;            // advertise nvidia.com/gpu.shared
+  bool fail_requests_greater_than_one = false;
+  Sharing runtime = Sharing::mps;            // fractional: mps or time_slicing
+  MigStrategy mig_strategy = MigStrategy::mixed;
+  std::string mig_config;                    // the mig-parted config name
+  std::vector<std::optional<MigLayout>> mig_layouts;  // per GPU of a node; nullopt = MIG off
+
+  // The resource whole (non-MIG) GPUs of the pool advertise.
+  std::string_view gpu_resource() const { return rename_by_default ? "nvidia.com/gpu.shared" : "nvidia.com/gpu"; }
+  // How co-located jobs on a non-MIG GPU slow each other.
+  Sharing rate_model() const { return mode == Sharing::fractional ? runtime : mode; }
+};
+
+inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
+
+}  // namespace gpusim
