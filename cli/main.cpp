@@ -11,7 +11,10 @@
 #include <unistd.h>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "gpusim/core/error.hpp"
+#include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/engine.hpp"
 #include "gpusim/sim/report.hpp"
@@ -103,6 +106,97 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
   return 0;
 }
 
+const GpuModel& find_model(const std::string& name) {
+  const GpuModel* g = Catalog::builtin().find_gpu(name);
+  if (!g) {
+    std::vector<std::string> mig;
+    for (const auto& m : Catalog::builtin().gpus())
+      if (m.mig) mig.push_back(m.name);
+    throw InputError({"", std::nullopt, "GPU_MODEL"},
+                     fmt::format("unknown GPU model '{}'; MIG-capable models: {}", name, fmt::join(mig, ", ")));
+  }
+  if (!g->mig) throw InputError({"", std::nullopt, "GPU_MODEL"}, fmt::format("{} does not support MIG", g->name));
+  return *g;
+}
+
+Json layout_json(const MigTable& t, const MigLayoutOption& o) {
+  Json instances = Json::array();
+  for (const MigInstance& in : o.placement) instances.push_back({{"profile", t.profiles[in.profile].name}, {"start", in.start}});
+  return {{"layout", mig_describe(t, o.counts)}, {"maximal", o.maximal}, {"instances", std::move(instances)}};
+}
+
+// gpusim mig MODEL [--layouts [--maximal]] [--json]
+int cmd_mig(const std::string& name, bool layouts, bool maximal_only, bool json) {
+  const GpuModel& g = find_model(name);
+  const MigTable& t = *g.mig;
+  if (!layouts) {
+    if (json) {
+      Json profiles = Json::array();
+      for (const MigProfile& p : t.profiles)
+        profiles.push_back({{"name", p.name},         {"profile_id", p.profile_id ? Json(*p.profile_id) : Json(nullptr)},
+                            {"memory_mib", p.memory_mib}, {"sms", p.sms},
+                            {"compute_slices", p.compute_slices}, {"memory_slices", p.memory_slices},
+                            {"starts", p.starts},     {"max_count", p.max_count},
+                            {"media_extensions", p.media_extensions}});
+      std::cout << Json{{"gpu", g.name}, {"memory_slices", t.memory_slices}, {"compute_slices", t.compute_slices},
+                        {"profiles", std::move(profiles)}}
+                       .dump(2)
+                << '\n';
+      return 0;
+    }
+    std::cout << fmt::format("{}: {} memory slices, {} compute slices, {} SMs, {} MiB ({})\n\n", g.name, t.memory_slices,
+                             t.compute_slices, g.sms, g.memory_mib, g.source);
+    std::cout << fmt::format("  {:<12} {:>3} {:>10} {:>5} {:>8} {:>8} {:>14} {:>5}\n", "profile", "id", "memory MiB", "SMs",
+                             "compute", "memory", "starts", "max");
+    for (const MigProfile& p : t.profiles)
+      std::cout << fmt::format("  {:<12} {:>3} {:>10} {:>5} {:>8} {:>8} {:>14} {:>5}\n", p.name,
+                               p.profile_id ? fmt::format("{}", *p.profile_id) : "-", p.memory_mib, p.sms, p.compute_slices,
+                               p.memory_slices, fmt::format("{{{}}}", fmt::join(p.starts, ",")), p.max_count);
+    std::cout << "\n  compute/memory: slices one instance takes; starts: first memory slice it may occupy.\n"
+                 "  At most one +me instance per GPU"
+              << (t.allows_4g_with_3g ? "" : "; 4g and 3g cannot be combined (pre-R510)") << ".\n";
+    return 0;
+  }
+  const auto all = mig_enumerate(t);
+  std::size_t maximal = 0;
+  for (const auto& o : all) maximal += o.maximal;
+  if (json) {
+    Json out = Json::array();
+    for (const auto& o : all)
+      if (!maximal_only || o.maximal) out.push_back(layout_json(t, o));
+    std::cout << Json{{"gpu", g.name}, {"layouts", all.size()}, {"maximal", maximal}, {"items", std::move(out)}}.dump(2) << '\n';
+    return 0;
+  }
+  std::cout << fmt::format("{}: {} valid layouts, {} of them maximal (no further instance fits){}\n\n", g.name, all.size(),
+                           maximal, maximal_only ? "; showing the maximal ones" : "; * = maximal");
+  for (const auto& o : all) {
+    if (maximal_only && !o.maximal) continue;
+    std::string where;
+    for (const MigInstance& in : o.placement) where += fmt::format(" {}@{}", t.profiles[in.profile].name, in.start);
+    std::cout << fmt::format("  {} {:<44} {}\n", o.maximal ? '*' : ' ', mig_describe(t, o.counts), where);
+  }
+  return 0;
+}
+
+// gpusim mig validate FILE --node TEMPLATE: every config of a mig-parted file against a node.
+int cmd_mig_validate(const std::string& file, const std::string& node) {
+  const NodeTemplate* t = Catalog::builtin().find_node(node);
+  if (!t) throw InputError({"", std::nullopt, "--node"}, fmt::format("unknown node template '{}'", node));
+  const GpuModel& g = *Catalog::builtin().find_gpu(t->gpu);
+  const auto report = mig_check_file(ConfigNode::load_file(file), g, t->gpus);
+  for (const auto& cfg : report.valid) {
+    std::vector<std::string> gpus;
+    for (std::size_t i = 0; i < cfg.per_gpu.size(); ++i)
+      gpus.push_back(cfg.per_gpu[i] ? fmt::format("{}: {}", i, g.mig ? mig_describe(*g.mig, mig_counts(*g.mig, *cfg.per_gpu[i])) : "")
+                                    : fmt::format("{}: MIG off", i));
+    std::cout << fmt::format("ok   {}: {}\n", cfg.name, fmt::join(gpus, "; "));
+  }
+  for (const auto& p : report.problems) std::cout << fmt::format("FAIL {}\n", p);
+  std::cout << fmt::format("{}: {} of {} configs fit node {} ({} x {})\n", file, report.valid.size(),
+                           report.valid.size() + report.problems.size(), t->name, t->gpus, g.name);
+  return report.problems.empty() ? 0 : 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,10 +219,11 @@ int main(int argc, char** argv) {
   run->add_flag("--force", run_force, "Overwrite files in a non-empty --out directory");
   run->add_flag("--json", run_json, "Print summary.json to stdout instead of the table");
 
-  auto* cmp = app.add_subcommand("compare", "Run one scenario under several policies; one table, best values marked");
+  auto* cmp = app.add_subcommand("compare",
+                                 "Run one scenario under several policies, or each of its variants; one table, best values marked");
   add_common(cmp, cmp_c);
-  cmp->add_option("--policies", cmp_policies, "Comma-separated policies, e.g. fifo+first-fit,fifo+best-fit")
-      ->required()
+  cmp->add_option("--policies", cmp_policies,
+                  "Comma-separated policies, e.g. fifo+first-fit,fifo+best-fit (default: the scenario's, once per variant)")
       ->delimiter(',');
   cmp->add_flag("--json", cmp_json, "Print the summaries as a JSON array");
 
@@ -136,6 +231,17 @@ int main(int argc, char** argv) {
   add_common(val, val_c);
 
   auto* pol = app.add_subcommand("policies", "List the queue orders and placements that compose a policy");
+
+  std::string mig_model, mig_file, mig_node;
+  bool mig_layouts = false, mig_maximal = false, mig_json = false;
+  auto* mig = app.add_subcommand("mig", "MIG profiles and valid layouts of a GPU model; validate mig-parted files");
+  mig->add_option("gpu_model", mig_model, "GPU model, e.g. A100-80GB-SXM");
+  mig->add_flag("--layouts", mig_layouts, "Enumerate every valid layout (combination of instances)");
+  mig->add_flag("--maximal", mig_maximal, "With --layouts: only layouts to which no further instance can be added");
+  mig->add_flag("--json", mig_json, "Print JSON");
+  auto* mig_val = mig->add_subcommand("validate", "Check every config of a mig-parted file against a node template");
+  mig_val->add_option("file", mig_file, "mig-parted config (version: v1, mig-configs: ...)")->required();
+  mig_val->add_option("--node", mig_node, "Node template, e.g. dgx-a100-80gb")->required();
 
   try {
     app.parse(argc, argv);
@@ -153,13 +259,29 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return cmd_run(run_c, run_policy, run_out, run_force, run_json);
     if (cmp->parsed()) {
-      const Scenario s = load(cmp_c);
+      const Scenario base = load(cmp_c);
+      if (cmp_policies.empty() && base.variants.empty())
+        throw InputError({"", std::nullopt, "--policies"}, "give --policies, or a scenario with variants");
+      // Each variant is the scenario with its overrides; every variant runs under every policy.
+      std::vector<std::pair<std::string, Scenario>> runs;
+      if (base.variants.empty()) runs.emplace_back("", base);
+      for (const auto& v : base.variants) {
+        Common vc = cmp_c;
+        vc.sets.insert(vc.sets.begin(), v.overrides.begin(), v.overrides.end());
+        runs.emplace_back(v.name, load(vc));
+      }
       std::vector<Json> summaries;
-      for (const auto& p : cmp_policies) {
-        auto scheduler = Registry::global().make(p, {s.seed}, {"--policies", std::nullopt, p});
-        const auto [r, seconds] = run_timed(s, *scheduler);
-        summaries.push_back(summarize(s, r));
-        std::cerr << fmt::format("{}: {:.3f} s\n", p, seconds);
+      for (const auto& [variant, s] : runs) {
+        const std::vector<std::string> policies = cmp_policies.empty() ? std::vector<std::string>{s.policy} : cmp_policies;
+        for (const auto& p : policies) {
+          auto scheduler = Registry::global().make(p, {s.seed}, {"--policies", std::nullopt, p});
+          const auto [r, seconds] = run_timed(s, *scheduler);
+          Json summary = summarize(s, r);
+          const std::string label = variant.empty() ? p : policies.size() > 1 ? fmt::format("{} {}", variant, p) : variant;
+          summary["label"] = label;
+          summaries.push_back(std::move(summary));
+          std::cerr << fmt::format("{}: {:.3f} s\n", label, seconds);
+        }
       }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';
       else std::cout << cli::compare_table(summaries);
@@ -177,6 +299,11 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("{}: ok: scenario '{}', {} pools, {} nodes, {} GPUs, {} jobs, policy {}\n", s.file, s.name,
                                s.pools.size(), nodes, gpus, s.jobs.jobs.size(), s.policy);
       return 0;
+    }
+    if (mig_val->parsed()) return cmd_mig_validate(mig_file, mig_node);
+    if (mig->parsed()) {
+      if (mig_model.empty()) throw InputError({"", std::nullopt, "GPU_MODEL"}, "expected a GPU model, e.g. gpusim mig A100-80GB-SXM");
+      return cmd_mig(mig_model, mig_layouts, mig_maximal, mig_json);
     }
     if (pol->parsed()) {
       const auto& r = Registry::global();

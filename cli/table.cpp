@@ -29,7 +29,7 @@ std::string human_seconds(double s) {
 }
 
 enum class Better { lower, higher, neither };
-enum class Format { usd, percent, gpu_hours, count, seconds };
+enum class Format { usd, percent, gpu_hours, count, seconds, ratio };
 
 struct Row {
   const char* label;
@@ -42,6 +42,7 @@ struct Row {
 const Row kRows[] = {
     {"cost (USD)", "/cost_usd", Format::usd, Better::lower},
     {"cost per 730-h month (USD)", "/cost_per_month_usd", Format::usd, Better::lower},
+    {"GPUs", "/gpus", Format::count, Better::lower},
     {"GPU-hours capacity", "/gpu_hours_capacity", Format::gpu_hours, Better::neither},
     {"GPU-hours allocated", "/gpu_hours_allocated", Format::gpu_hours, Better::higher},
     {"GPU-hours busy", "/gpu_hours_busy", Format::gpu_hours, Better::higher},
@@ -52,6 +53,10 @@ const Row kRows[] = {
     {"jobs running at end", "/jobs_running_at_end", Format::count, Better::neither},
     {"jobs pending at end", "/jobs_pending_at_end", Format::count, Better::lower},
     {"jobs unschedulable", "/jobs_unschedulable", Format::count, Better::lower},
+    {"jobs failed", "/jobs_failed", Format::count, Better::lower},
+    {"job kills (OOM, MPS faults)", "/job_kills", Format::count, Better::lower},
+    {"slowdown mean, training", "/slowdown/training/mean", Format::ratio, Better::lower},
+    {"slowdown mean, all jobs", "/slowdown/all/mean", Format::ratio, Better::lower},
     {"JCT mean", "/jct_s/mean", Format::seconds, Better::lower},
     {"JCT p50", "/jct_s/p50", Format::seconds, Better::lower},
     {"JCT p95", "/jct_s/p95", Format::seconds, Better::lower},
@@ -77,6 +82,7 @@ std::string render(std::optional<double> v, Format f) {
     case Format::gpu_hours: return with_commas(*v, 1);
     case Format::count: return with_commas(*v, 0);
     case Format::seconds: return human_seconds(*v);
+    case Format::ratio: return fmt::format("{:.2f}x", *v);
   }
   return "-";
 }
@@ -92,10 +98,10 @@ std::string header(const Json& s) {
 std::string run_table(const Json& s) {
   std::string out = header(s) + "\n";
   for (const Row& r : kRows) out += fmt::format("  {:<28} {:>16}\n", r.label, render(value(s, r.pointer), r.format));
-  out += fmt::format("\n  {:<16} {:>6} {:>10} {:>14} {:>12} {:>12}\n", "pool", "GPUs", "sharing", "cost (USD)", "allocation",
+  out += fmt::format("\n  {:<16} {:>6} {:>36} {:>14} {:>12} {:>12}\n", "pool", "GPUs", "sharing", "cost (USD)", "allocation",
                      "utilization");
   for (const auto& p : s["pools"])
-    out += fmt::format("  {:<16} {:>6} {:>10} {:>14} {:>12} {:>12}\n", p["name"].get<std::string>(), p["gpus"].get<int>(),
+    out += fmt::format("  {:<16} {:>6} {:>36} {:>14} {:>12} {:>12}\n", p["name"].get<std::string>(), p["gpus"].get<int>(),
                        p["sharing"].get<std::string>(), with_commas(p["cost_usd"].get<double>(), 2),
                        render(p["allocation_ratio"].get<double>(), Format::percent),
                        render(p["effective_utilization"].get<double>(), Format::percent));
@@ -114,9 +120,10 @@ std::string compare_table(const std::vector<Json>& summaries) {
                                 first["scenario"].get<std::string>(), first["seed"].get<uint64_t>(),
                                 human_seconds(first["simulated_s"].get<double>()));
   std::size_t width = 16;
-  for (const auto& s : summaries) width = std::max(width, s["policy"].get<std::string>().size() + 2);
+  const auto label = [](const Json& s) { return s.value("label", s["policy"].get<std::string>()); };
+  for (const auto& s : summaries) width = std::max(width, label(s).size() + 2);
   out += fmt::format("  {:<28}", "metric");
-  for (const auto& s : summaries) out += fmt::format(" {:>{}}", s["policy"].get<std::string>(), width);
+  for (const auto& s : summaries) out += fmt::format(" {:>{}}", label(s), width);
   out += "\n";
   for (const Row& r : kRows) {
     std::vector<std::optional<double>> values;

@@ -27,6 +27,7 @@ std::string_view to_string(JobStatus s) {
     case JobStatus::running: return "running";
     case JobStatus::completed: return "completed";
     case JobStatus::unschedulable: return "unschedulable";
+    case JobStatus::failed: return "failed";
   }
   return "pending";
 }
@@ -334,6 +335,8 @@ class Engine final : public ClusterView, public Binder {
   void complete(JobId id);
   // Kills every job on GPU g (out-of-memory blast radius, MPS fault) and applies the restart policy.
   void kill_all(GpuId g);
+  // Kills the residents of time-sliced GPUs started on in this pass whose memory overflowed.
+  void check_memory();
   // Recomputes the sharing rates on `changed` GPUs and moves the completions of jobs whose rate changed.
   void refresh_rates(const std::vector<GpuId>& changed);
   double job_sharing_rate(JobId id) const;
@@ -368,6 +371,7 @@ class Engine final : public ClusterView, public Binder {
   std::vector<JobId> new_arrivals_;
   std::vector<JobId> bound_;  // bound in the current decision pass
   std::vector<JobId> touched_;
+  std::vector<GpuId> memory_check_;
   bool capacity_grew_ = false;
   Time now_;
   uint32_t running_ = 0;
@@ -576,17 +580,25 @@ void Engine::bind(JobId id, const Placement& p) {
   if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(p.gpus.front()).mig) {
     const double hours = boost::math::quantile(boost::math::exponential_distribution<>(scenario_.model.mps.fault_rate_per_hour),
                                                uniform01(fault_rng_));
-    events_.push(now_ + Time::from_seconds(hours * 3600.0), EventKind::fault, id, r.attempt);
+    events_.push(now_ + Time::from_us(static_cast<int64_t>(std::ceil(hours * 3.6e9))), EventKind::fault, id, r.attempt);
   }
-  // No memory isolation under time-slicing: residents that together outgrow the GPU all die.
-  for (GpuId g : p.gpus) {
+  // Memory of time-sliced GPUs is checked once the pass has started everything (check_memory).
+  for (GpuId g : p.gpus)
+    if (!cluster_.gpu(g).mig && pool.sharing.mode == Sharing::time_slicing) memory_check_.push_back(g);
+}
+
+void Engine::check_memory() {
+  std::sort(memory_check_.begin(), memory_check_.end());
+  memory_check_.erase(std::unique(memory_check_.begin(), memory_check_.end()), memory_check_.end());
+  for (GpuId g : memory_check_) {
     const Gpu& gpu = cluster_.gpu(g);
-    if (!gpu.mig && cluster_.pool_of(gpu.node).sharing.mode == Sharing::time_slicing &&
-        gpu.used_memory_mib > cluster_.pool_of(gpu.node).gpu->memory_mib) {
+    // No memory isolation: when the residents together outgrow the GPU, all of them die.
+    if (gpu.used_memory_mib > cluster_.pool_of(gpu.node).gpu->memory_mib) {
       ++oom_events_;
       kill_all(g);
     }
   }
+  memory_check_.clear();
 }
 
 void Engine::reconfigure(GpuId g, const MigLayout& layout) {
@@ -711,6 +723,7 @@ RunResult Engine::run() {
       scheduler_.decide(*this, *this);
       for (JobId id : bound_) pending_.erase({keys_[id], id});
       bound_.clear();
+      check_memory();
     }
     new_arrivals_.clear();
     capacity_grew_ = false;

@@ -128,7 +128,7 @@ void mps_rates(std::span<const double> u, std::span<const double> caps, const Mp
   rates_from_shares(u, shares, rates);
   const double total = std::accumulate(shares.begin(), shares.end(), 0.0);
   for (std::size_t i = 0; i < n; ++i)
-    rates[i] *= 1.0 - m.bandwidth_interference * std::min(1.0, std::max(0.0, total - shares[i]));
+    if (u[i] > 0) rates[i] *= 1.0 - m.bandwidth_interference * std::min(1.0, std::max(0.0, total - shares[i]));
 }
 
 }  // namespace gpusim

@@ -133,6 +133,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["effective_utilization"] = round_to(ratio(b, cap), 6);
     pools.push_back(std::move(pj));
   }
+  out["gpus"] = c.gpu_count();
   out["cost_usd"] = round_to(cost, 2);
   out["cost_per_month_usd"] = round_to(hours > 0 ? cost / hours * kHoursPerMonth : 0.0, 2);
   out["gpu_hours_capacity"] = round_to(capacity, 6);
@@ -168,6 +169,9 @@ Json summarize(const Scenario& s, const RunResult& r) {
         break;
       case JobStatus::running:
         ++running;
+        // Slowdown so far: time since its start over the work it got through.
+        if (const double done_us = static_cast<double>(j.work.us()) - rec.remaining_us; done_us > 0)
+          slowdown[static_cast<std::size_t>(j.kind)].push_back((r.end - rec.start).seconds() / (done_us / 1e6));
         delay.push_back((rec.start - j.arrival).seconds());
         break;
       case JobStatus::pending: ++pending; break;
@@ -198,7 +202,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["slowdown"] = std::move(sd);
   out["jct_s"] = stats(jct);
   out["queue_delay_s"] = stats(delay);
-  out["makespan_s"] = completed ? round_to((last_end - first_arrival).seconds(), 6) : 0.0;
+  out["makespan_s"] = completed ? Json(round_to((last_end - first_arrival).seconds(), 6)) : Json(nullptr);
 
   out["pools"] = std::move(pools);
   Json tenants = Json::array();

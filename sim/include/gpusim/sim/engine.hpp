@@ -32,7 +32,8 @@ struct JobRecord {
   double sharing_rate = 0;  // the sharing factor alone (min over its GPUs)
   double lost_work_us = 0;  // progress thrown away by kills
   std::vector<MigInstance> mig;  // the MIG instances it holds, parallel to the MIG GPUs of its placement
-  // Run time of the latest attempt over its work (run time alone on a full GPU of its reference).
+  // Run time of the latest attempt over its work (run time alone on a full GPU of its reference);
+  // summary.json's slowdown also counts running jobs, by the work they got through so far.
   double slowdown(Time work) const { return work > Time() ? (end - start).seconds() / work.seconds() : 1.0; }
 };
 

@@ -1,0 +1,246 @@
+// MIG geometry, the execution-rate factors, and the sharing scenarios of background article 001.
+#include <gtest/gtest.h>
+
+#include "gpusim/hardware/mig.hpp"
+#include "gpusim/sim/execution.hpp"
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::source_path;
+
+namespace {
+
+const MigTable& a100() { return *Catalog::builtin().find_gpu("A100-80GB-SXM")->mig; }
+
+MigCounts counts(const MigTable& t, std::initializer_list<std::pair<const char*, int>> items) {
+  MigCounts c(t.profiles.size(), 0);
+  for (auto [name, n] : items) c[static_cast<std::size_t>(t.find(name) - t.profiles.data())] = n;
+  return c;
+}
+
+}  // namespace
+
+// The five A100-80GB layouts of the background (options A-E) place; two that do not are explained.
+TEST(Mig, BackgroundLayoutsValidateAndBadOnesAreExplained) {
+  const MigTable& t = a100();
+  for (const auto& c : {counts(t, {{"1g.10gb", 7}}), counts(t, {{"2g.20gb", 3}, {"1g.10gb", 1}}), counts(t, {{"3g.40gb", 2}}),
+                        counts(t, {{"4g.40gb", 1}, {"3g.40gb", 1}}), counts(t, {{"7g.80gb", 1}})})
+    EXPECT_TRUE(mig_place(t, c).has_value()) << mig_describe(t, c);
+  EXPECT_FALSE(mig_place(t, counts(t, {{"4g.40gb", 2}})));
+  EXPECT_EQ(mig_explain(t, counts(t, {{"4g.40gb", 2}})),
+            "2 x 4g.40gb needs 8 memory slices at starts {0,4}; 4g.40gb starts are {0}, so at most 1 fits");
+  EXPECT_FALSE(mig_place(t, counts(t, {{"2g.20gb", 4}})));
+  EXPECT_EQ(mig_explain(t, counts(t, {{"2g.20gb", 4}})),
+            "4 x 2g.20gb needs 8 memory slices at starts {0,2,4,6}; 2g.20gb starts are {0,2,4}, so at most 3 fit");
+}
+
+TEST(Mig, ExplicitStartsPlaceWhatDriverFirstFitCannot) {
+  // Creating 1g,1g,2g,3g in that order fails on the driver; with explicit starts it fits.
+  const MigTable& t = a100();
+  const auto layout = mig_place(t, counts(t, {{"1g.10gb", 2}, {"2g.20gb", 1}, {"3g.40gb", 1}}));
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->back().start, 4);  // the 3g at 4
+}
+
+TEST(Mig, RulesOnMediaExtensionsComputeAndR510) {
+  MigTable t = a100();
+  EXPECT_NE(mig_explain(t, counts(t, {{"1g.10gb+me", 2}})).find("+me"), std::string::npos);
+  EXPECT_EQ(*mig_conflict(t, {}, 4, 2), "3g.40gb starts are {0,4}, not 2");
+  t.allows_4g_with_3g = false;  // drivers before R510
+  EXPECT_FALSE(mig_place(t, counts(t, {{"4g.40gb", 1}, {"3g.40gb", 1}})));
+  EXPECT_NE(mig_explain(t, counts(t, {{"4g.40gb", 1}, {"3g.40gb", 1}})).find("R510"), std::string::npos);
+}
+
+TEST(Mig, EnumeratesLayoutsAndMaximalOnes) {
+  const MigTable& t = a100();
+  const auto all = mig_enumerate(t);
+  std::size_t maximal = 0;
+  bool has_7g = false, two_3g_maximal = false;
+  for (const auto& o : all) {
+    maximal += o.maximal;
+    has_7g = has_7g || mig_describe(t, o.counts) == "1 x 7g.80gb";
+    if (mig_describe(t, o.counts) == "2 x 3g.40gb") two_3g_maximal = o.maximal;
+    EXPECT_TRUE(mig_place(t, o.counts)) << mig_describe(t, o.counts);
+  }
+  EXPECT_TRUE(has_7g);
+  EXPECT_TRUE(two_3g_maximal);  // "leave 1 slice unused": nothing else fits
+  EXPECT_EQ(all.size(), 127u);
+  EXPECT_EQ(maximal, 44u);
+  // The A30's four-slice geometry.
+  EXPECT_FALSE(mig_enumerate(*Catalog::builtin().find_gpu("A30-24GB")->mig).empty());
+}
+
+TEST(Mig, MigPartedFileIsCheckedPerConfig) {
+  const auto path = test::write_file("mig.yaml", R"(version: v1
+mig-configs:
+  all-balanced:
+    - devices: all
+      mig-enabled: true
+      mig-devices: {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}
+  mixed-workload:
+    - devices: [0]
+      mig-enabled: false
+    - devices: [1, 2, 3]
+      mig-enabled: true
+      mig-devices: {"2g.20gb": 3, "1g.10gb": 1}
+  too-many:
+    - devices: all
+      mig-enabled: true
+      mig-devices: {"2g.20gb": 4}
+)");
+  const auto report = mig_check_file(ConfigNode::load_file(path), *Catalog::builtin().find_gpu("A100-80GB-SXM"), 4);
+  ASSERT_EQ(report.valid.size(), 2u);
+  EXPECT_FALSE(report.valid[1].per_gpu[0].has_value());
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_NE(report.problems[0].find("at most 3 fit"), std::string::npos) << report.problems[0];
+  EXPECT_NE(report.problems[0].find("line 16"), std::string::npos) << report.problems[0];
+}
+
+// --- rate factors ------------------------------------------------------------------------------
+
+TEST(Rates, MigSliceRate) {
+  EXPECT_DOUBLE_EQ(mig_rate(14.0 / 108, 0.0), 1.0);         // zero demand
+  EXPECT_DOUBLE_EQ(mig_rate(1.0, 0.95), 1.0);               // a whole GPU
+  EXPECT_DOUBLE_EQ(mig_rate(14.0 / 108, 0.05), 1.0);        // a notebook fits a 1g slice
+  EXPECT_NEAR(mig_rate(14.0 / 108, 0.95), 0.1365, 1e-4);    // training on a 1g slice
+}
+
+TEST(Rates, MaxMinFairShares) {
+  std::vector<double> shares(3);
+  const std::vector<double> d{0.1, 0.5, 0.9};
+  max_min_fair(d, 1.0, shares);
+  EXPECT_DOUBLE_EQ(shares[0], 0.1);
+  EXPECT_DOUBLE_EQ(shares[1], 0.45);
+  EXPECT_DOUBLE_EQ(shares[2], 0.45);
+  max_min_fair(d, 2.0, shares);  // not saturated: everyone gets its demand
+  EXPECT_DOUBLE_EQ(shares[2], 0.9);
+}
+
+TEST(Rates, ContentionProbability) {
+  EXPECT_DOUBLE_EQ(contention_probability(std::vector<double>{0.95}), 0.0);  // alone
+  EXPECT_NEAR(contention_probability(std::vector<double>{0.95, 0.95}), 0.9025, 1e-12);
+  EXPECT_NEAR(contention_probability(std::vector<double>{0.15, 0.15}), 0.0225, 1e-12);
+  EXPECT_DOUBLE_EQ(contention_probability(std::vector<double>{1.0, 1.0, 0.0}), 1.0);
+}
+
+// The calibration stated in sim/data/model.yaml: two training jobs time-sliced together lose 30-50%
+// of their combined throughput against running one after the other; two inference jobs lose little.
+TEST(Rates, TimeSlicingCalibration) {
+  const auto& m = ExecutionModel::builtin().time_slicing;
+  std::vector<double> rates(2);
+  time_slicing_rates(std::vector<double>{0.95, 0.95}, m, rates);
+  const double loss = 1.0 - (rates[0] + rates[1]);  // sequential runs do 1 job-unit per unit time
+  EXPECT_GE(loss, 0.30);
+  EXPECT_LE(loss, 0.50);
+  time_slicing_rates(std::vector<double>{0.15, 0.15}, m, rates);
+  EXPECT_GE(rates[0] + rates[1], 2 * 0.95);
+  std::vector<double> alone(1);
+  time_slicing_rates(std::vector<double>{0.95}, m, alone);
+  EXPECT_DOUBLE_EQ(alone[0], 1.0);  // no switches when alone
+  std::vector<double> sixteen(16);
+  time_slicing_rates(std::vector<double>(16, 0.95), m, sixteen);
+  EXPECT_LT(sixteen[0], 0.05);  // "16 replicas: unusably slow"
+}
+
+TEST(Rates, MpsCapsAndInterference) {
+  const MpsModel m{0.1, 0};
+  std::vector<double> rates(2);
+  mps_rates(std::vector<double>{0.95, 0.95}, std::vector<double>{0.5, 0.5}, m, rates);
+  EXPECT_NEAR(rates[0], 0.5 / 0.95 * (1 - 0.1 * 0.5), 1e-12);
+  mps_rates(std::vector<double>{0.15, 0.0}, std::vector<double>{1.0, 1.0}, m, rates);
+  EXPECT_DOUBLE_EQ(rates[0], 1.0);  // the other client is idle: no interference
+  EXPECT_DOUBLE_EQ(rates[1], 1.0);  // zero demand
+  std::vector<double> one(1);
+  mps_rates(std::vector<double>{0.95}, std::vector<double>{0.12}, m, one);
+  EXPECT_NEAR(one[0], 0.12 / 0.95, 1e-12);  // the thread cap binds even alone
+}
+
+TEST(Rates, HardwareFactor) {
+  const auto& c = Catalog::builtin();
+  EXPECT_DOUBLE_EQ(hardware_factor(*c.find_gpu("H100-80GB-SXM"), nullptr), 1.0);
+  EXPECT_NEAR(hardware_factor(*c.find_gpu("H100-80GB-SXM"), c.find_gpu("A100-80GB-SXM")), 989.0 / 312, 1e-12);
+}
+
+// --- scenarios ---------------------------------------------------------------------------------
+
+TEST(SharingScenarios, PartitionTenA100s) {
+  const Json j = test::run(test::load(source_path("scenarios/partition-10xa100.yaml")));
+  EXPECT_EQ(j["jobs_total"], 54);
+  EXPECT_EQ(j["jobs_running_at_end"], 54);
+  EXPECT_EQ(j["jobs_pending_at_end"], 0);
+  EXPECT_EQ(j["pools"][1]["mig_instances"], 21);  // 3 x 7 x 1g.10gb, one spare
+  EXPECT_EQ(j["gpus"], 10);
+}
+
+TEST(SharingScenarios, T4TimeSlicingOomBlastRadius) {
+  const Json bad = test::run(test::load(source_path("scenarios/t4-timeslice-oom.yaml")));
+  EXPECT_GE(bad["oom_events"].get<int>(), 1);
+  EXPECT_GE(bad["job_kills"].get<int>(), 7);  // all seven die together, at every restart
+  EXPECT_EQ(bad["jobs_completed"], 0);
+  const Json fixed = test::run(test::load(source_path("scenarios/t4-timeslice-oom.yaml"),
+                                          {"cluster.pools[0].sharing.timeSlicing.resources[0].replicas=4",
+                                           "workload.jobs[0].gpu_memory_limit_mib=4096"}));
+  EXPECT_EQ(fixed["job_kills"], 0);
+  EXPECT_EQ(fixed["jobs_completed"], 7);
+}
+
+TEST(SharingScenarios, StrategiesCompare) {
+  const std::string path = source_path("scenarios/sharing-strategies.yaml");
+  const Scenario base = test::load(path);
+  ASSERT_EQ(base.variants.size(), 4u);
+  std::map<std::string, Json> by;
+  for (const auto& v : base.variants) by[v.name] = test::run(test::load(path, v.overrides));
+  for (const auto& [name, j] : by) EXPECT_EQ(j["jobs_pending_at_end"], 0) << name;
+  EXPECT_EQ(by["whole-gpus"]["gpus"], 36);
+  EXPECT_NEAR(by["whole-gpus"]["effective_utilization"].get<double>(), 17.4 / 36, 1e-6);  // the article's 48%
+  EXPECT_EQ(by["mig"]["gpus"], 20);
+  EXPECT_EQ(by["time-slicing"]["gpus"], 12);
+  EXPECT_EQ(by["mps"]["gpus"], 8);
+  EXPECT_DOUBLE_EQ(by["mig"]["slowdown"]["training"]["mean"].get<double>(), 1.0);
+  EXPECT_GT(by["time-slicing"]["slowdown"]["training"]["mean"].get<double>(), 2.0);
+  EXPECT_LT(by["mps"]["cost_usd"].get<double>(), by["whole-gpus"]["cost_usd"].get<double>());
+  // One node fewer leaves work pending: the fleets are as small as they can be.
+  for (const auto& v : base.variants) {
+    if (v.name == "whole-gpus" || v.name == "mig") continue;
+    auto sets = v.overrides;
+    sets.push_back(fmt::format("cluster.pools[0].count={}", by[v.name]["gpus"].get<int>() / 4 - 1));
+    EXPECT_GT(test::run(test::load(path, sets))["jobs_pending_at_end"].get<int>(), 0) << v.name;
+  }
+}
+
+TEST(SharingScenarios, MigRepartitioningServesAShiftingMix) {
+  const std::string path = source_path("scenarios/mig-repartition.yaml");
+  const Json fixed = test::run(test::load(path), "fifo+best-fit");
+  const Json dynamic = test::run(test::load(path), "fifo+mig-aware");
+  EXPECT_EQ(fixed["mig_reconfigurations"], 0);
+  EXPECT_GT(dynamic["mig_reconfigurations"].get<int>(), 0);
+  EXPECT_GT(dynamic["jobs_completed"].get<int>(), fixed["jobs_completed"].get<int>());
+}
+
+TEST(SharingScenarios, RatesMoveCompletions) {
+  // Two training jobs on one time-sliced GPU: the second finishes later than its work, and when the
+  // first completes the second speeds back up to full rate.
+  const auto path = test::write_file("s.yaml", R"(name: ts
+cluster:
+  pools:
+    - name: p
+      node: t4-8x
+      count: 1
+      sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}
+workload:
+  jobs:
+    - {name: a, gpus: 1, kind: training, duration: 1h}
+    - {name: b, gpus: 1, kind: training, duration: 2h}
+policy: fifo+first-fit
+)");
+  const Scenario s = test::load(path);
+  auto sched = Registry::global().make("fifo+first-fit", {0}, {});
+  const RunResult r = simulate(s, *sched);
+  std::vector<double> rates(2);
+  time_slicing_rates(std::vector<double>{0.95, 0.95}, s.model.time_slicing, rates);
+  const double a_end = 3600 / rates[0];
+  EXPECT_NEAR(r.jobs[0].end.seconds(), a_end, 1e-3);
+  // b did a_end x rate of work by then, and the rest alone at rate 1.
+  EXPECT_NEAR(r.jobs[1].end.seconds(), a_end + (7200 - a_end * rates[1]), 1e-3);
+  EXPECT_GT(r.rate_changes, 0u);
+}
