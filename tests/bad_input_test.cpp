@@ -153,3 +153,30 @@ TEST(BadInput, BothPriceFields) {
 TEST(BadInput, MissingScenarioFile) {
   EXPECT_HAS(test::input_error([] { test::load("/nonexistent/s.yaml"); }), "/nonexistent/s.yaml: cannot open file");
 }
+
+TEST(BadInput, SharingConfigs) {
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].sharing={timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 1}]}}"}),
+             "expected replicas >= 2, got 1");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb", "cluster.pools[0].mig={strategy: mixed, config: all-1g.10gb}",
+                              "cluster.pools[0].sharing={mps: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}"}),
+             "MPS is not supported on MIG-enabled GPUs");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb",
+                              "cluster.pools[0].sharing={mps: {resources: [{name: nvidia.com/gpu, replicas: 49}]}}"}),
+             "MPS allows at most 48 clients");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].mig={strategy: mixed, config: all-1g.10gb}"}), "L4 does not support MIG");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb", "cluster.pools[0].mig={strategy: single, config: bogus}"}),
+             "no MIG config 'bogus'");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb",
+                              "cluster.pools[0].mig={strategy: mixed, config: c, mig-configs: {c: [{devices: all, mig-enabled: true, "
+                              "mig-devices: {2g.20gb: 4}}]}}"}),
+             "so at most 3 fit");
+  EXPECT_HAS(error_of(kGood, {"workload.jobs[0].resource=nvidia.com/tpu"}), "expected nvidia.com/gpu, nvidia.com/gpu.shared");
+  EXPECT_HAS(error_of(kGood, {"model.time_slicing.timeslice=0.0005"}), "expected 0 <= context_switch < timeslice");
+  // An inline job no pool advertises its resource for: the device plugin's reason.
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].sharing={timeSlicing: {renameByDefault: true, resources: [{name: nvidia.com/gpu, replicas: 2}]}}"}),
+             "asks nvidia.com/gpu; pool p advertises nvidia.com/gpu.shared");
+  EXPECT_HAS(error_of(kGood, {"workload.jobs[0].gpus=2", "workload.jobs[0].resource=nvidia.com/gpu.shared",
+                              "cluster.pools[0].sharing={timeSlicing: {renameByDefault: true, failRequestsGreaterThanOne: true, "
+                              "resources: [{name: nvidia.com/gpu, replicas: 2}]}}"}),
+             "maximum request size for shared resources is 1");
+}

@@ -63,4 +63,23 @@ contains compare-best "$TMP/out" "* best value of the row"
 check set 0 "$GPUSIM" run "$ROOT/scenarios/underutilized-a100.yaml" --set cluster.pools[0].count=9 --json
 contains set-effect "$TMP/out" '"jobs_pending_at_end": 0'
 
+# gpusim mig: profile table, layouts, and a mig-parted file with one config that does not fit.
+check mig-table 0 "$GPUSIM" mig A100-80GB-SXM
+contains mig-profile "$TMP/out" "1g.10gb"
+check mig-layouts 0 "$GPUSIM" mig A100-80GB-SXM --layouts --json
+contains mig-count "$TMP/out" '"layouts": 127'
+cat > "$TMP/mig.yaml" <<'YAML'
+version: v1
+mig-configs:
+  balanced:
+    - {devices: all, mig-enabled: true, mig-devices: {"3g.40gb": 1, "2g.20gb": 1, "1g.10gb": 2}}
+  bad:
+    - {devices: all, mig-enabled: true, mig-devices: {"4g.40gb": 2}}
+YAML
+check mig-validate 2 "$GPUSIM" mig validate "$TMP/mig.yaml" --node dgx-a100-80gb
+contains mig-reason "$TMP/out" "2 x 4g.40gb needs 8 memory slices at starts {0,4}; 4g.40gb starts are {0}, so at most 1 fits"
+check mig-unknown 2 "$GPUSIM" mig T4
+check variants 0 "$GPUSIM" compare "$ROOT/scenarios/t4-timeslice-oom.yaml"
+contains variants-table "$TMP/out" "replicas-4-limits"
+
 exit $fail
