@@ -99,8 +99,8 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
     std::cout << summary.dump(2) << '\n';
   } else {
     std::cout << cli::run_table(summary);
-    std::cout << (out ? fmt::format("\n  wrote {}/summary.json, jobs.csv, timeseries.csv, scenario.yaml\n", *out)
-                      : std::string("\n  (add --out DIR to write summary.json, jobs.csv and timeseries.csv)\n"));
+    std::cout << (out ? fmt::format("\n  wrote {}/summary.json, jobs.csv, timeseries.csv, gpus.csv, scenario.yaml\n", *out)
+                      : std::string("\n  (add --out DIR to write summary.json, jobs.csv, timeseries.csv and gpus.csv)\n"));
   }
   std::cerr << fmt::format("simulated {} events in {:.3f} s\n", r.events, wall);
   return 0;

@@ -261,6 +261,22 @@ void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   }
 }
 
+void write_gpus_csv(std::ostream& out, const RunResult& r) {
+  const Cluster& c = r.cluster;
+  const double seconds = r.end.seconds();
+  out << "gpu,node,pool,index,mig_layout,busy_hours,effective_utilization\n";
+  for (GpuId g = 0; g < c.gpu_count(); ++g) {
+    const Gpu& gpu = c.gpu(g);
+    const Node& n = c.node(gpu.node);
+    std::string layout;
+    for (const MigSlot& m : gpu.instances)
+      layout += fmt::format("{}{}@{}", layout.empty() ? "" : "+", c.pool(n.pool).gpu->mig->profiles[m.instance.profile].name, m.instance.start);
+    const double busy = r.metrics.gpu_busy_s(g, r.end);
+    fmt::print(out, "{},{},{},{},{},{},{}\n", g, n.name, c.pool(n.pool).name, g - n.first_gpu, layout, round_to(busy / 3600.0, 6),
+               round_to(ratio(busy, seconds), 6));
+  }
+}
+
 void write_timeseries_csv(std::ostream& out, const RunResult& r) {
   const double gpus = r.cluster.gpu_count();
   out << "time_s,running,pending,gpus_allocated,gpus_busy,allocation_ratio,effective_utilization\n";
@@ -296,6 +312,10 @@ void write_run_directory(const std::string& dir, bool force, const Scenario& s, 
   {
     auto f = open("timeseries.csv");
     write_timeseries_csv(f, r);
+  }
+  {
+    auto f = open("gpus.csv");
+    write_gpus_csv(f, r);
   }
   {
     auto f = open("scenario.yaml");

@@ -22,8 +22,10 @@ double percentile(std::vector<double> values, double p);
 Json summarize(const Scenario& scenario, const RunResult& result);
 void write_jobs_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 void write_timeseries_csv(std::ostream& out, const RunResult& result);
+// One row per GPU: its final MIG layout and its effective utilization over the run, as DCGM would show.
+void write_gpus_csv(std::ostream& out, const RunResult& result);
 
-// Writes summary.json, jobs.csv, timeseries.csv and scenario.yaml into `dir`. Refuses (InputError) to
+// Writes summary.json, jobs.csv, timeseries.csv, gpus.csv and scenario.yaml into `dir`. Refuses (InputError) to
 // write into an existing non-empty directory unless `force`.
 void write_run_directory(const std::string& dir, bool force, const Scenario& scenario, const RunResult& result,
                          const Json& summary);
