@@ -197,6 +197,60 @@ int cmd_mig_validate(const std::string& file, const std::string& node) {
   return report.problems.empty() ? 0 : 2;
 }
 
+// gpusim topo TEMPLATE: the GPU link matrix as `nvidia-smi topo -m` prints it (same codes and
+// legend), then the bandwidths and the network.
+int cmd_topo(const std::string& name, const std::optional<std::string>& scenario) {
+  Catalog catalog = Catalog::builtin();
+  if (scenario) {
+    const Scenario s = load_scenario(*scenario, {});
+    catalog = *s.catalog;
+  }
+  const NodeTemplate* t = catalog.find_node(name);
+  if (!t) {
+    std::vector<std::string> known;
+    for (const auto& n : catalog.nodes()) known.push_back(n.name);
+    throw InputError({"", std::nullopt, "NODE_TEMPLATE"},
+                     fmt::format("unknown node template '{}'; known: {}", name, fmt::join(known, ", ")));
+  }
+  const NodeTopology& topo = t->topology;
+  const int n = topo.gpus();
+  const int64_t cores = t->cpu_milli / 1000;
+  std::string out;
+  for (int g = 0; g < n; ++g) out += fmt::format("\tGPU{}", g);
+  out += "\tCPU Affinity\tNUMA Affinity\n";
+  for (int a = 0; a < n; ++a) {
+    out += fmt::format("GPU{}", a);
+    for (int b = 0; b < n; ++b) out += a == b ? "\t X " : fmt::format("\t{}", link_code(topo.link(a, b)));
+    // Cores split evenly over the NUMA nodes, in order.
+    const int64_t per = cores / topo.numa_nodes(), numa = topo.numa_of(a);
+    out += fmt::format("\t{}-{}\t{}\n", numa * per, (numa + 1) * per - 1, numa);
+  }
+  out += "\nLegend:\n\n"
+         "  X    = Self\n"
+         "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
+         "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+         "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+         "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+         "  PIX  = Connection traversing at most a single PCIe bridge\n"
+         "  NV#  = Connection traversing a bonded set of # NVLinks\n";
+  out += "\nBus bandwidth per direction (GB/s), as collectives see it:\n";
+  for (int g = 0; g < n; ++g) out += fmt::format("\tGPU{}", g);
+  out += '\n';
+  for (int a = 0; a < n; ++a) {
+    out += fmt::format("GPU{}", a);
+    for (int b = 0; b < n; ++b) out += a == b ? "\t -" : fmt::format("\t{:g}", topo.link(a, b).gb_per_s);
+    out += '\n';
+  }
+  out += fmt::format("\nNode {}: {} x {}; {}\n", t->name, n, t->gpu, topo.source());
+  if (t->network)
+    out += fmt::format("Network: {} x {:g} Gb/s NICs = {:g} GB/s per direction, shared by the node's multi-node jobs\n",
+                       t->network->nics, t->network->gbps_per_nic, t->network->gb_per_s());
+  else
+    out += "Network: not described (give the pool a network: to run jobs across nodes with it)\n";
+  std::cout << out;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -242,6 +296,12 @@ int main(int argc, char** argv) {
   auto* mig_val = mig->add_subcommand("validate", "Check every config of a mig-parted file against a node template");
   mig_val->add_option("file", mig_file, "mig-parted config (version: v1, mig-configs: ...)")->required();
   mig_val->add_option("--node", mig_node, "Node template, e.g. dgx-a100-80gb")->required();
+
+  std::string topo_node;
+  std::optional<std::string> topo_scenario;
+  auto* topo = app.add_subcommand("topo", "A node template's GPU topology matrix, as nvidia-smi topo -m prints it");
+  topo->add_option("node_template", topo_node, "Node template, e.g. dgx-a100-80gb")->required();
+  topo->add_option("--scenario", topo_scenario, "Also look in this scenario's catalog");
 
   try {
     app.parse(argc, argv);
@@ -301,6 +361,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (mig_val->parsed()) return cmd_mig_validate(mig_file, mig_node);
+    if (topo->parsed()) return cmd_topo(topo_node, topo_scenario);
     if (mig->parsed()) {
       if (mig_model.empty()) throw InputError({"", std::nullopt, "GPU_MODEL"}, "expected a GPU model, e.g. gpusim mig A100-80GB-SXM");
       return cmd_mig(mig_model, mig_layouts, mig_maximal, mig_json);

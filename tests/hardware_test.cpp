@@ -69,7 +69,7 @@ TEST(Catalog, ScenarioEntriesUseTheSameParserAndRejectDuplicates) {
   Catalog c = Catalog::builtin();
   c.add_document(ConfigNode::parse(R"(
 gpus:
-  - {name: X1, memory_mib: 1024, sms: 4, bf16_tflops: 1, fp32_tflops: 1, memory_bandwidth_gb_per_s: 1, tdp_w: 1, nvlink_gb_per_s: 0, compute_capability: 8.0, source: test}
+  - {name: X1, memory_mib: 1024, sms: 4, bf16_tflops: 1, fp32_tflops: 1, memory_bandwidth_gb_per_s: 1, tdp_w: 1, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}
 nodes:
   - {name: x1-node, gpu: X1, gpus: 2, cpu_milli: 1000, memory_mib: 1024, source: test}
 )", "s.yaml"));

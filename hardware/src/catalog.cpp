@@ -68,8 +68,8 @@ void Catalog::add_geometry(const ConfigNode& e) {
 
 void Catalog::add_gpu(const ConfigNode& e) {
   e.allow_only({"name", "aliases", "memory_mib", "sms", "bf16_tflops", "fp32_tflops",
-                "memory_bandwidth_gb_per_s", "tdp_w", "nvlink_gb_per_s", "compute_capability", "assumed", "mig",
-                "source"});
+                "memory_bandwidth_gb_per_s", "tdp_w", "nvlink_gb_per_s", "nvlinks", "pcie_gen", "compute_capability",
+                "assumed", "mig", "source"});
   GpuModel m;
   m.name = e.at("name").as_string();
   m.aliases = e.string_list("aliases");
@@ -82,6 +82,10 @@ void Catalog::add_gpu(const ConfigNode& e) {
   m.memory_bandwidth_gb_per_s = e.at("memory_bandwidth_gb_per_s").as_non_negative_number();
   m.tdp_w = e.at("tdp_w").as_non_negative_number();
   m.nvlink_gb_per_s = e.at("nvlink_gb_per_s").as_non_negative_number();
+  if (m.nvlink_gb_per_s > 0) m.nvlinks = static_cast<int>(e.at("nvlinks").as_positive_int());
+  else if (e.has("nvlinks")) e.at("nvlinks").fail("nvlinks needs nvlink_gb_per_s > 0");
+  m.pcie_gen = static_cast<int>(e.at("pcie_gen").as_positive_int());
+  if (pcie_x16_gb_per_s(m.pcie_gen) == 0) e.at("pcie_gen").fail(fmt::format("expected PCIe generation 3, 4 or 5, got {}", m.pcie_gen));
   m.compute_capability = e.at("compute_capability").as_non_negative_number();
   m.assumed = e.string_list("assumed");
   m.source = e.at("source").as_string();
@@ -114,7 +118,7 @@ void Catalog::add_gpu(const ConfigNode& e) {
 }
 
 void Catalog::add_node(const ConfigNode& e) {
-  e.allow_only({"name", "gpu", "gpus", "cpu_milli", "memory_mib", "price_per_node_hour_usd", "source"});
+  e.allow_only({"name", "gpu", "gpus", "cpu_milli", "memory_mib", "price_per_node_hour_usd", "topology", "network", "source"});
   NodeTemplate t;
   t.name = e.at("name").as_string();
   if (find_node(t.name)) e.at("name").fail(fmt::format("node template '{}' is already defined", t.name));
@@ -126,6 +130,9 @@ void Catalog::add_node(const ConfigNode& e) {
   t.cpu_milli = e.at("cpu_milli").as_positive_int();
   t.memory_mib = e.at("memory_mib").as_positive_int();
   if (auto p = e.get("price_per_node_hour_usd")) t.price_per_node_hour_usd = p->as_non_negative_number();
+  if (t.gpus > NodeTopology::kMaxGpus) e.at("gpus").fail(fmt::format("at most {} GPUs per node are supported", NodeTopology::kMaxGpus));
+  t.topology = e.has("topology") ? NodeTopology::parse(e.at("topology"), *gpu, t.gpus) : NodeTopology::single_host_bridge(*gpu, t.gpus);
+  if (auto n = e.get("network")) t.network = NetworkSpec::parse(*n);
   t.source = e.at("source").as_string();
   nodes_.push_back(std::move(t));
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpusim/core/config.hpp"
+#include "gpusim/hardware/topology.hpp"
 
 namespace gpusim {
 
@@ -47,6 +48,8 @@ struct GpuModel {
   double memory_bandwidth_gb_per_s = 0;
   double tdp_w = 0;
   double nvlink_gb_per_s = 0;        // bidirectional total per GPU; 0 = none
+  int nvlinks = 0;                   // NVLink links per GPU (bandwidth per link = nvlink_gb_per_s / nvlinks)
+  int pcie_gen = 0;                  // PCIe generation of its x16 host link
   double compute_capability = 0;     // CUDA compute capability, e.g. 8.0 (decides MPS client limits)
   std::vector<std::string> assumed;  // fields whose values are documented assumptions
   std::optional<MigTable> mig;
@@ -60,6 +63,8 @@ struct NodeTemplate {
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   std::optional<double> price_per_node_hour_usd;
+  NodeTopology topology;             // links between its GPUs (one host bridge when not described)
+  std::optional<NetworkSpec> network;  // NICs for jobs spanning nodes; none = not described
   std::string source;
 };
 

@@ -1,0 +1,88 @@
+#pragma once
+// Node topology (hardware.md §4): which GPUs share NVLink/NVSwitch, PCIe switches, host bridges and
+// NUMA nodes, so every GPU pair has an `nvidia-smi topo -m` link class and a bandwidth. The best
+// ring through every GPU subset is precomputed per node template (nodes have few GPUs), so choosing
+// the best k GPUs of a node is a table walk.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusim/core/config.hpp"
+
+namespace gpusim {
+
+struct GpuModel;
+
+// Best first: the order is the order of preference (nvidia-smi's legend, NVLink on top).
+enum class LinkClass : uint8_t { self, nvlink, pix, pxb, phb, node, sys, network };
+
+struct Link {
+  LinkClass cls = LinkClass::sys;
+  int nvlinks = 0;        // bonded NVLinks (cls == nvlink)
+  double gb_per_s = 0;    // bus bandwidth per direction
+};
+
+// "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "NET".
+std::string link_code(const Link& link);
+
+// PCIe x16 bandwidth per direction of a PCIe generation (3, 4, 5); hardware.md §4.
+double pcie_x16_gb_per_s(int generation);
+
+// A node's network: NICs and their line rate (hardware.md §4, e.g. 8 x 200 Gb/s HDR on DGX A100).
+struct NetworkSpec {
+  int nics = 0;
+  double gbps_per_nic = 0;
+  double gb_per_s() const { return nics * gbps_per_nic / 8.0; }  // bytes per second, per direction
+  static NetworkSpec parse(const ConfigNode& n);
+};
+
+class NodeTopology {
+ public:
+  static constexpr int kMaxGpus = 32;       // GPU sets are 32-bit masks
+  static constexpr int kPrecomputeGpus = 8; // rings and best subsets precomputed up to this size
+
+  // A template's `topology:` block: `pcie` (per GPU: NUMA node/host bridge/switch/..., outermost
+  // first), `nvlink` (`all` for an NVSwitch fabric, or [gpu, gpu, links] bonded pairs),
+  // `inter_socket_gb_per_s` (needed when GPUs span NUMA nodes), optional `pcie_gen`, `source`.
+  static NodeTopology parse(const ConfigNode& n, const GpuModel& gpu, int gpus);
+  // A node described by nothing but its GPU count: all GPUs behind one PCIe host bridge (PHB).
+  static NodeTopology single_host_bridge(const GpuModel& gpu, int gpus);
+
+  int gpus() const { return gpus_; }
+  const Link& link(int a, int b) const { return links_[static_cast<std::size_t>(a * gpus_ + b)]; }
+  int numa_nodes() const { return numa_nodes_; }
+  int numa_of(int gpu) const { return numa_[static_cast<std::size_t>(gpu)]; }
+  const std::string& numa_label(int numa) const { return numa_labels_[static_cast<std::size_t>(numa)]; }
+  uint32_t numa_mask(int numa) const { return numa_masks_[static_cast<std::size_t>(numa)]; }
+  // NUMA nodes the GPUs of `mask` touch.
+  int numa_span(uint32_t mask) const;
+  // Every pair has the same link: which GPUs a job gets does not matter.
+  bool uniform() const { return uniform_; }
+  const std::string& source() const { return source_; }
+
+  // The slowest link of the best ring (NCCL's) through the GPUs of `mask`; a single GPU has a
+  // self link of infinite bandwidth.
+  Link ring_bottleneck(uint32_t mask) const;
+  // Sets of `count` GPUs, best ring first, then fewest NUMA nodes, then lowest mask. Empty when the
+  // node has more than kPrecomputeGpus GPUs.
+  const std::vector<uint32_t>& best_subsets(int count) const { return subsets_[static_cast<std::size_t>(count)]; }
+
+ private:
+  void finish();
+  Link compute_ring(uint32_t mask) const;
+
+  int gpus_ = 0;
+  std::vector<Link> links_;
+  int numa_nodes_ = 0;
+  std::vector<int> numa_;
+  std::vector<std::string> numa_labels_;
+  std::vector<uint32_t> numa_masks_;
+  bool uniform_ = true;
+  std::string source_;
+  std::vector<Link> ring_;                     // by mask, when precomputed
+  std::vector<std::vector<uint32_t>> subsets_;  // by size
+};
+
+}  // namespace gpusim

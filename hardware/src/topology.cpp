@@ -1,0 +1,238 @@
+#include "gpusim/hardware/topology.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "gpusim/hardware/catalog.hpp"
+
+namespace gpusim {
+
+std::string link_code(const Link& link) {
+  switch (link.cls) {
+    case LinkClass::self: return "X";
+    case LinkClass::nvlink: return fmt::format("NV{}", link.nvlinks);
+    case LinkClass::pix: return "PIX";
+    case LinkClass::pxb: return "PXB";
+    case LinkClass::phb: return "PHB";
+    case LinkClass::node: return "NODE";
+    case LinkClass::sys: return "SYS";
+    case LinkClass::network: return "NET";
+  }
+  return "SYS";
+}
+
+double pcie_x16_gb_per_s(int generation) {
+  switch (generation) {
+    case 3: return 15.75;
+    case 4: return 31.5;
+    case 5: return 63.0;
+  }
+  return 0;
+}
+
+NetworkSpec NetworkSpec::parse(const ConfigNode& n) {
+  n.allow_only({"nics", "gbps_per_nic", "source"});
+  NetworkSpec s;
+  s.nics = static_cast<int>(n.at("nics").as_positive_int());
+  s.gbps_per_nic = n.at("gbps_per_nic").as_non_negative_number();
+  if (s.gbps_per_nic <= 0) n.at("gbps_per_nic").fail("expected a positive line rate in Gb/s");
+  return s;
+}
+
+namespace {
+
+std::vector<std::string> split_path(const ConfigNode& n) {
+  const std::string text = n.as_string();
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto slash = text.find('/', start);
+    parts.push_back(text.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (parts.size() < 2 || std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); }))
+    n.fail(fmt::format("expected NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0, got '{}'", text));
+  return parts;
+}
+
+// nvidia-smi's classification of the PCIe path between two GPUs.
+LinkClass pcie_class(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a[0] != b[0]) return LinkClass::sys;
+  if (a[1] != b[1]) return LinkClass::node;
+  std::size_t common = 0;
+  while (2 + common < a.size() && 2 + common < b.size() && a[2 + common] == b[2 + common]) ++common;
+  if (common == 0) return LinkClass::phb;
+  if (a.size() == 2 + common && b.size() == 2 + common) return LinkClass::pix;
+  return LinkClass::pxb;
+}
+
+}  // namespace
+
+NodeTopology NodeTopology::parse(const ConfigNode& n, const GpuModel& gpu, int gpus) {
+  n.allow_only({"pcie", "nvlink", "inter_socket_gb_per_s", "pcie_gen", "source"});
+  if (gpus > kMaxGpus) n.fail(fmt::format("at most {} GPUs per node are supported", kMaxGpus));
+  NodeTopology t;
+  t.gpus_ = gpus;
+  t.source_ = n.at("source").as_string();
+  const auto paths_node = n.at("pcie");
+  const auto items = paths_node.items();
+  if (static_cast<int>(items.size()) != gpus)
+    paths_node.fail(fmt::format("expected one PCIe path per GPU ({}), got {}", gpus, items.size()));
+  std::vector<std::vector<std::string>> paths;
+  for (const auto& i : items) paths.push_back(split_path(i));
+  const int gen = n.has("pcie_gen") ? static_cast<int>(n.at("pcie_gen").as_positive_int()) : gpu.pcie_gen;
+  if (pcie_x16_gb_per_s(gen) == 0)
+    (n.has("pcie_gen") ? n.at("pcie_gen") : n).fail(fmt::format("expected PCIe generation 3, 4 or 5, got {}", gen));
+  const double pcie = pcie_x16_gb_per_s(gen);
+
+  for (const auto& p : paths) {
+    if (std::find(t.numa_labels_.begin(), t.numa_labels_.end(), p[0]) == t.numa_labels_.end()) t.numa_labels_.push_back(p[0]);
+    t.numa_.push_back(static_cast<int>(std::find(t.numa_labels_.begin(), t.numa_labels_.end(), p[0]) - t.numa_labels_.begin()));
+  }
+  t.numa_nodes_ = static_cast<int>(t.numa_labels_.size());
+  double inter_socket = 0;
+  if (auto s = n.get("inter_socket_gb_per_s")) {
+    inter_socket = s->as_non_negative_number();
+    if (inter_socket <= 0) s->fail("expected a positive bandwidth in GB/s");
+  } else if (t.numa_nodes_ > 1) {
+    n.fail("the GPUs span NUMA nodes: give inter_socket_gb_per_s, the GPU-to-GPU bandwidth across sockets (SYS)");
+  }
+
+  t.links_.assign(static_cast<std::size_t>(gpus * gpus), Link{});
+  for (int a = 0; a < gpus; ++a)
+    for (int b = 0; b < gpus; ++b) {
+      Link& l = t.links_[static_cast<std::size_t>(a * gpus + b)];
+      if (a == b) {
+        l = {LinkClass::self, 0, std::numeric_limits<double>::infinity()};
+        continue;
+      }
+      l.cls = pcie_class(paths[static_cast<std::size_t>(a)], paths[static_cast<std::size_t>(b)]);
+      l.gb_per_s = l.cls == LinkClass::sys ? std::min(pcie, inter_socket) : pcie;
+    }
+
+  if (auto nv = n.get("nvlink")) {
+    if (gpu.nvlinks == 0) nv->fail(fmt::format("{} has no NVLink", gpu.name));
+    const double per_link = gpu.nvlink_gb_per_s / 2.0 / gpu.nvlinks;  // per direction
+    const auto bond = [&](int a, int b, int links) {
+      for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}})
+        t.links_[static_cast<std::size_t>(x * gpus + y)] = {LinkClass::nvlink, links, per_link * links};
+    };
+    if (nv->is_scalar()) {
+      if (nv->as_string() != "all") nv->fail("expected all (an NVSwitch fabric) or a list of [gpu, gpu, links]");
+      for (int a = 0; a < gpus; ++a)
+        for (int b = a + 1; b < gpus; ++b) bond(a, b, gpu.nvlinks);
+    } else {
+      std::vector<int> used(static_cast<std::size_t>(gpus), 0);
+      for (const auto& e : nv->items()) {
+        const auto v = e.items();
+        if (v.size() != 3) e.fail("expected [gpu, gpu, links]");
+        const auto a = v[0].as_non_negative_int(), b = v[1].as_non_negative_int();
+        const auto links = v[2].as_positive_int();
+        if (a >= gpus || b >= gpus || a == b) e.fail(fmt::format("expected two different GPUs below {}", gpus));
+        used[static_cast<std::size_t>(a)] += static_cast<int>(links);
+        used[static_cast<std::size_t>(b)] += static_cast<int>(links);
+        if (used[static_cast<std::size_t>(a)] > gpu.nvlinks || used[static_cast<std::size_t>(b)] > gpu.nvlinks)
+          e.fail(fmt::format("{} has {} NVLinks per GPU; this bonds more", gpu.name, gpu.nvlinks));
+        bond(static_cast<int>(a), static_cast<int>(b), static_cast<int>(links));
+      }
+    }
+  }
+  t.finish();
+  return t;
+}
+
+NodeTopology NodeTopology::single_host_bridge(const GpuModel& gpu, int gpus) {
+  NodeTopology t;
+  t.gpus_ = std::min(gpus, kMaxGpus);
+  t.source_ = fmt::format("no topology given: all GPUs behind one PCIe Gen{} host bridge (PHB)", gpu.pcie_gen);
+  t.numa_.assign(static_cast<std::size_t>(t.gpus_), 0);
+  t.numa_labels_ = {"cpu0"};
+  t.numa_nodes_ = 1;
+  t.links_.assign(static_cast<std::size_t>(t.gpus_ * t.gpus_), Link{LinkClass::phb, 0, pcie_x16_gb_per_s(gpu.pcie_gen)});
+  for (int a = 0; a < t.gpus_; ++a)
+    t.links_[static_cast<std::size_t>(a * t.gpus_ + a)] = {LinkClass::self, 0, std::numeric_limits<double>::infinity()};
+  t.finish();
+  return t;
+}
+
+int NodeTopology::numa_span(uint32_t mask) const {
+  int span = 0;
+  for (uint32_t m : numa_masks_) span += (m & mask) != 0;
+  return span;
+}
+
+void NodeTopology::finish() {
+  numa_masks_.assign(static_cast<std::size_t>(numa_nodes_), 0);
+  for (int g = 0; g < gpus_; ++g) numa_masks_[static_cast<std::size_t>(numa_[static_cast<std::size_t>(g)])] |= 1u << g;
+  uniform_ = true;
+  for (int a = 0; a < gpus_; ++a)
+    for (int b = 0; b < gpus_; ++b)
+      if (a != b && (link(a, b).cls != link(0, 1).cls || link(a, b).gb_per_s != link(0, 1).gb_per_s)) uniform_ = false;
+  subsets_.assign(static_cast<std::size_t>(gpus_ + 1), {});
+  ring_.clear();
+  if (gpus_ > kPrecomputeGpus) return;
+  const uint32_t all = gpus_ == 32 ? ~0u : (1u << gpus_) - 1;
+  ring_.resize(static_cast<std::size_t>(all) + 1);
+  for (uint32_t mask = 1; mask <= all; ++mask) {
+    ring_[mask] = compute_ring(mask);
+    subsets_[static_cast<std::size_t>(std::popcount(mask))].push_back(mask);
+  }
+  for (auto& list : subsets_)
+    std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      if (ring_[a].gb_per_s != ring_[b].gb_per_s) return ring_[a].gb_per_s > ring_[b].gb_per_s;
+      return numa_span(a) < numa_span(b);
+    });
+}
+
+Link NodeTopology::ring_bottleneck(uint32_t mask) const {
+  if (!ring_.empty()) return ring_[mask];
+  return compute_ring(mask);
+}
+
+// The best ring maximises its slowest link: the largest bandwidth T such that the links of at least
+// T contain a Hamiltonian cycle through the GPUs (bitmask DP; up to kPrecomputeGpus GPUs). Larger
+// sets take their slowest pair, a lower bound.
+Link NodeTopology::compute_ring(uint32_t mask) const {
+  std::vector<int> ids;
+  for (int g = 0; g < gpus_; ++g)
+    if (mask >> g & 1) ids.push_back(g);
+  const int k = static_cast<int>(ids.size());
+  if (k <= 1) return {LinkClass::self, 0, std::numeric_limits<double>::infinity()};
+  Link worst = link(ids[0], ids[1]);
+  for (int a = 0; a < k; ++a)
+    for (int b = a + 1; b < k; ++b)
+      if (link(ids[a], ids[b]).gb_per_s < worst.gb_per_s) worst = link(ids[a], ids[b]);
+  if (k <= 3 || k > kPrecomputeGpus) return worst;
+  std::vector<Link> candidates;
+  for (int a = 0; a < k; ++a)
+    for (int b = a + 1; b < k; ++b) candidates.push_back(link(ids[a], ids[b]));
+  // Among equal bandwidths the worse class names the bottleneck.
+  std::sort(candidates.begin(), candidates.end(), [](const Link& x, const Link& y) {
+    return x.gb_per_s != y.gb_per_s ? x.gb_per_s > y.gb_per_s : x.cls > y.cls;
+  });
+  const std::size_t full = (std::size_t{1} << k) - 1;
+  std::vector<uint32_t> reach(full + 1);  // reach[set] = ends of paths from ids[0] covering set
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const Link& threshold = candidates[c];
+    if (c > 0 && candidates[c - 1].gb_per_s == threshold.gb_per_s) continue;
+    std::fill(reach.begin(), reach.end(), 0u);
+    reach[1] = 1;
+    for (std::size_t set = 1; set <= full; ++set) {
+      if (!(set & 1) || !reach[set]) continue;
+      for (int end = 0; end < k; ++end) {
+        if (!(reach[set] >> end & 1)) continue;
+        for (int next = 1; next < k; ++next)
+          if (!(set >> next & 1) && link(ids[end], ids[next]).gb_per_s >= threshold.gb_per_s)
+            reach[set | std::size_t{1} << next] |= 1u << next;
+      }
+    }
+    for (int end = 1; end < k; ++end)
+      if (reach[full] >> end & 1 && link(ids[end], ids[0]).gb_per_s >= threshold.gb_per_s) return threshold;
+  }
+  return worst;
+}
+
+}  // namespace gpusim
