@@ -43,7 +43,8 @@ TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
   p.gpu = Catalog::builtin().find_gpu("T4");
   p.sharing.mode = Sharing::fractional;
   const PoolId id = c.add_pool(p);
-  for (int i = 0; i < 100; ++i) c.add_node(id, fmt::format("n{}", i), 8000, 8192, 4);
+  const auto topology = std::make_shared<const NodeTopology>(NodeTopology::single_host_bridge(*p.gpu, 4));
+  for (int i = 0; i < 100; ++i) c.add_node(id, fmt::format("n{}", i), 8000, 8192, 4, topology);
   ASSERT_EQ(c.live_buckets().size(), 1u);  // 100 idle nodes, one state
   EXPECT_EQ(c.bucket(c.live_buckets()[0]).nodes.size(), 100u);
   const GpuClaim share{Milli{300}, 0, 0, -1};

@@ -33,7 +33,7 @@ std::optional<Placement> PlacementPolicy::place_on_node(const ClusterView& view,
   const int32_t need = view.job(job).request.gpus;
   if (need > 0) {
     std::vector<GpuId> fitting;
-    view.fitting_gpus(job, node, fitting);
+    view.aligned_gpus(job, node, need, fitting);
     choose_gpus(view, job, fitting, need, p.gpus);
     std::sort(p.gpus.begin(), p.gpus.end());
     choose_instances(view, job, p);
@@ -62,6 +62,18 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   const Job& j = view.job(job);
   if (!j.multi_node || j.request.gpus <= 1) return std::nullopt;
   const Cluster& c = view.cluster();
+  // A node takes whole workers (or any number of GPUs when the job has no fixed worker size), as
+  // many as its CPU and memory hold pods for.
+  const int32_t unit = std::max(1, j.request.worker_gpus);
+  const auto usable = [&](NodeId n, std::size_t fitting) {
+    int32_t take = std::min<int32_t>(static_cast<int32_t>(fitting) / unit * unit, j.request.gpus);
+    const Node& node = c.node(n);
+    const Request& q = j.request;
+    while (take > 0 && (node.free_cpu_milli < q.pods_on_node(take) * q.cpu_milli ||
+                        node.free_memory_mib < q.pods_on_node(take) * q.memory_mib))
+      take -= unit;
+    return std::max(0, take);
+  };
   struct Candidate {
     BucketId bucket;
     int32_t free_gpus;
@@ -75,9 +87,10 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
     const auto& nodes = c.bucket(b).nodes;
     if (!view.node_admits(job, *nodes.begin())) continue;
     view.fitting_gpus(job, *nodes.begin(), fitting);
-    if (fitting.empty()) continue;
-    candidates.push_back({b, static_cast<int32_t>(fitting.size()), score(view, job, *nodes.begin()), *nodes.begin()});
-    total += static_cast<int64_t>(fitting.size()) * static_cast<int64_t>(nodes.size());
+    const int32_t free = usable(*nodes.begin(), fitting.size());
+    if (free == 0) continue;
+    candidates.push_back({b, free, score(view, job, *nodes.begin()), *nodes.begin()});
+    total += static_cast<int64_t>(free) * static_cast<int64_t>(nodes.size());
   }
   if (total < j.request.gpus) return std::nullopt;
   // Fewest nodes first: the nodes with most free GPUs, then the placement's preference.
@@ -91,8 +104,13 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   std::vector<GpuId> chosen;
   for (const Candidate& cand : candidates) {
     for (NodeId n : c.bucket(cand.bucket).nodes) {
-      view.fitting_gpus(job, n, fitting);
-      const int32_t take = std::min<int32_t>(left, static_cast<int32_t>(fitting.size()));
+      // The kubelet aligns the job's GPUs on each node (the Topology Manager, per node).
+      int32_t take = std::min(left, cand.free_gpus);
+      for (; take > 0; take -= unit) {
+        view.aligned_gpus(job, n, take, fitting);
+        if (static_cast<int32_t>(fitting.size()) >= take) break;
+      }
+      if (take <= 0) continue;
       choose_gpus(view, job, fitting, take, chosen);
       p.nodes.push_back(n);
       p.gpus.insert(p.gpus.end(), chosen.begin(), chosen.end());
@@ -101,6 +119,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
     }
     if (left == 0) break;
   }
+  if (left > 0) return std::nullopt;
   std::sort(p.nodes.begin(), p.nodes.end());
   std::sort(p.gpus.begin(), p.gpus.end());
   choose_instances(view, job, p);

@@ -27,9 +27,15 @@ PoolId Cluster::add_pool(Pool pool) {
   return static_cast<PoolId>(pools_.size() - 1);
 }
 
-NodeId Cluster::add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus) {
+NodeId Cluster::add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
+                         std::shared_ptr<const NodeTopology> topology) {
   assert(pool + 1u == pools_.size() && "nodes are added pool by pool");
+  assert((gpus == 0 || (topology && topology->gpus() == gpus)) && "a GPU node has a topology of its size");
   Node n;
+  if (topology) {
+    if (topologies_.empty() || topologies_.back() != topology) topologies_.push_back(topology);
+    n.topology = topology.get();
+  }
   n.name = std::move(name);
   n.pool = pool;
   n.gpu_count = static_cast<uint16_t>(gpus);
@@ -80,7 +86,8 @@ Cluster::Signature Cluster::signature(NodeId id) const {
                   (gpu.free_memory_mib & ((int64_t{1} << 41) - 1)));
     }
   }
-  std::sort(s.begin() + static_cast<std::ptrdiff_t>(first), s.end(), std::greater<>());
+  // Where GPUs differ in their links, which ones are free matters: keep their order.
+  if (!n.topology || n.topology->uniform()) std::sort(s.begin() + static_cast<std::ptrdiff_t>(first), s.end(), std::greater<>());
   return s;
 }
 

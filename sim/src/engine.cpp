@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -46,6 +48,7 @@ struct ShapeKey {
   int32_t min_sms;
   int64_t limit_mib;
   int32_t thread_percent;
+  int32_t worker_gpus;
   bool operator==(const ShapeKey&) const = default;
 };
 struct ShapeKeyHash {
@@ -63,6 +66,7 @@ struct ShapeKeyHash {
     boost::hash_combine(h, k.min_sms);
     boost::hash_combine(h, k.limit_mib);
     boost::hash_combine(h, k.thread_percent);
+    boost::hash_combine(h, k.worker_gpus);
     return h;
   }
 };
@@ -197,6 +201,8 @@ Shape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog
   else if (q.gpus > largest && !multi_node)
     s.never_fits = fmt::format("asks {} GPUs on one node; the largest allowed node has {} (multi_node is off)", q.gpus,
                                largest);
+  else if (q.worker_gpus > largest)
+    s.never_fits = fmt::format("asks {} GPUs per worker; the largest allowed node has {}", q.worker_gpus, largest);
   else if (q.gpus > gpus_total)
     s.never_fits = fmt::format("asks {} GPUs; the allowed nodes have {} in all", q.gpus, gpus_total);
   return s;
@@ -210,7 +216,7 @@ class Shapes {
       const Request& q = j.request;
       ShapeKey key{q.gpus,         q.milli_per_gpu.value, q.gpu_memory_mib, q.cpu_milli, q.memory_mib,
                    j.multi_node,   q.models,              q.resource,       q.claim,     q.min_sms,
-                   q.gpu_memory_limit_mib, q.thread_percent};
+                   q.gpu_memory_limit_mib, q.thread_percent, q.worker_gpus};
       auto [it, added] = index.try_emplace(std::move(key), static_cast<uint32_t>(shapes_.size()));
       if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
       of_job_[j.id] = it->second;
@@ -264,12 +270,17 @@ class Engine final : public ClusterView, public Binder {
         pending_by_shape_(shapes_.count(), 0),
         keys_(jobs_.size()),
         references_(jobs_.size(), nullptr),
+        comm_(jobs_.size(), nullptr),
         held_(jobs_.size()),
         gpu_rates_(cluster_.gpu_count()),
         metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step),
         fault_rng_(make_stream(s.seed, "mps-faults")) {
-    for (const Job& j : jobs_)
+    for (const Job& j : jobs_) {
       if (!j.reference_gpu.empty()) references_[j.id] = s.catalog->find_gpu(j.reference_gpu);
+      const CommProfile& own = j.communication;
+      const CommProfile& fallback = s.model.communication.defaults[static_cast<std::size_t>(j.kind)];
+      if (j.request.gpus >= 2) comm_[j.id] = own.given() ? &own : fallback.given() ? &fallback : nullptr;
+    }
   }
 
   RunResult run();
@@ -326,6 +337,9 @@ class Engine final : public ClusterView, public Binder {
     throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: job {} ({}): {}", scheduler_.name(),
                                   format_seconds(now_), jobs_[id].name, id, why));
   }
+  int32_t gpus_on(const Placement& p, NodeId n) const {
+    return static_cast<int32_t>(std::count_if(p.gpus.begin(), p.gpus.end(), [&](GpuId g) { return cluster_.gpu(g).node == n; }));
+  }
   // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
   std::optional<GpuClaim> claim_for(JobId id, GpuId g, int instance) const;
   void arrive(JobId id);
@@ -337,8 +351,14 @@ class Engine final : public ClusterView, public Binder {
   void kill_all(GpuId g);
   // Kills the residents of time-sliced GPUs started on in this pass whose memory overflowed.
   void check_memory();
-  // Recomputes the sharing rates on `changed` GPUs and moves the completions of jobs whose rate changed.
-  void refresh_rates(const std::vector<GpuId>& changed);
+  // Recomputes the sharing rates on `changed` GPUs (and with `network`, every multi-node job's NIC
+  // share) and moves the completions of jobs whose rate changed.
+  void refresh_rates(const std::vector<GpuId>& changed, bool network = false);
+  // Max-min fair NIC shares of the jobs spanning nodes; adds those whose link changed to touched_.
+  void share_network();
+  // The slowest link of the best ring over the job's GPUs, node by node; with `best`, of the best
+  // ring over as many GPUs of each node, plus the NICs to itself when it spans nodes.
+  Link intra_node_link(const Placement& p, bool best = false) const;
   double job_sharing_rate(JobId id) const;
   void settle(JobRecord& r) const {
     r.remaining_us = std::max(0.0, r.remaining_us - static_cast<double>((now_ - r.since).us()) * r.rate);
@@ -362,6 +382,8 @@ class Engine final : public ClusterView, public Binder {
   uint32_t distinct_pending_shapes_ = 0;
   std::vector<QueueKey> keys_;
   std::vector<const GpuModel*> references_;
+  std::vector<const CommProfile*> comm_;  // per job: its profile, its kind's default, or none
+  std::vector<JobId> net_jobs_;           // running communicating jobs that span nodes
   std::vector<boost::container::small_vector<GpuClaim, 1>> held_;  // per job, parallel to its placement's GPUs
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   Metrics metrics_;
@@ -448,9 +470,55 @@ double Engine::job_sharing_rate(JobId id) const {
   return rate;
 }
 
-void Engine::refresh_rates(const std::vector<GpuId>& changed) {
+Link Engine::intra_node_link(const Placement& p, bool best) const {
+  Link worst{LinkClass::self, 0, std::numeric_limits<double>::infinity()};
+  for (NodeId n : p.nodes) {
+    const Node& node = cluster_.node(n);
+    uint32_t mask = 0;
+    for (GpuId g : p.gpus)
+      if (cluster_.gpu(g).node == n) mask |= 1u << (g - node.first_gpu);
+    if (best && !node.topology->best_subsets(std::popcount(mask)).empty())
+      mask = node.topology->best_subsets(std::popcount(mask)).front();
+    Link l = node.topology->ring_bottleneck(mask);
+    if (best && p.nodes.size() > 1 && cluster_.pool_of(n).network.gb_per_s() < l.gb_per_s)
+      l = {LinkClass::network, 0, cluster_.pool_of(n).network.gb_per_s()};
+    if (l.gb_per_s < worst.gb_per_s) worst = l;
+  }
+  return worst;
+}
+
+void Engine::share_network() {
+  // The NICs of every node a multi-node job touches are the links; each job is a flow over its nodes.
+  std::vector<NodeId> links;
+  for (JobId j : net_jobs_) links.insert(links.end(), records_[j].placement.nodes.begin(), records_[j].placement.nodes.end());
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  std::vector<std::vector<uint32_t>> paths;
+  std::vector<double> caps;
+  for (JobId j : net_jobs_) {
+    std::vector<uint32_t> path;
+    for (NodeId n : records_[j].placement.nodes)
+      path.push_back(static_cast<uint32_t>(std::lower_bound(links.begin(), links.end(), n) - links.begin()));
+    paths.push_back(std::move(path));
+    caps.push_back(records_[j].intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
+  }
+  std::vector<double> capacity(links.size()), shares(net_jobs_.size());
+  for (std::size_t l = 0; l < links.size(); ++l) capacity[l] = cluster_.pool_of(links[l]).network.gb_per_s();
+  max_min_fair_flows(capacity, paths, caps, shares);
+  for (std::size_t i = 0; i < net_jobs_.size(); ++i) {
+    JobRecord& r = records_[net_jobs_[i]];
+    const Link link = shares[i] < r.intra.gb_per_s ? Link{LinkClass::network, 0, shares[i]} : r.intra;
+    if (link.cls != r.link.cls || link.gb_per_s != r.link.gb_per_s) {
+      r.link = link;
+      touched_.push_back(net_jobs_[i]);
+    }
+  }
+}
+
+void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   std::vector<double> u, caps;
   touched_.clear();
+  if (network) share_network();
   for (GpuId g : changed) {
     const Gpu& gpu = cluster_.gpu(g);
     const Pool& pool = cluster_.pool_of(gpu.node);
@@ -484,7 +552,12 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed) {
     JobRecord& r = records_[j];
     const double sharing = job_sharing_rate(j);
     const GpuModel* model = cluster_.pool_of(cluster_.gpu(r.placement.gpus.front()).node).gpu;
-    const double rate = sharing * hardware_factor(*model, references_[j]);
+    double rate = sharing * hardware_factor(*model, references_[j]);
+    if (const CommProfile* c = comm_[j]) {
+      const int ranks = static_cast<int>(r.placement.gpus.size());
+      rate = communication_rate(rate, *c, collective_time_s(*c, ranks, r.link.gb_per_s),
+                                c->work_is_compute ? 0.0 : collective_time_s(*c, ranks, r.reference.gb_per_s));
+    }
     if (rate == r.rate && sharing == r.sharing_rate) continue;
     const bool started = r.rate > 0;
     if (started) settle(r);
@@ -524,11 +597,23 @@ void Engine::bind(JobId id, const Placement& p) {
       if (p.nodes[k] == n) reject(id, fmt::format("node {} listed twice", cluster_.node(n).name));
     if (!pool_allowed(id, cluster_.node(n).pool))
       reject(id, fmt::format("node {} is in pool {}, which the job may not use", cluster_.node(n).name, cluster_.pool_of(n).name));
-    if (!node_admits(id, n)) reject(id, fmt::format("node {} lacks the CPU or memory the job asks", cluster_.node(n).name));
-    if (j.request.gpus > 0 && std::none_of(p.gpus.begin(), p.gpus.end(), [&](GpuId g) {
-          return g < cluster_.gpu_count() && cluster_.gpu(g).node == n;
-        }))
-      reject(id, fmt::format("node {} holds none of the job's GPUs", cluster_.node(n).name));
+    const Node& node = cluster_.node(n);
+    uint32_t mask = 0;  // the job's GPUs on this node
+    for (GpuId g : p.gpus)
+      if (g < cluster_.gpu_count() && cluster_.gpu(g).node == n) mask |= 1u << (g - node.first_gpu);
+    const int32_t here = std::popcount(mask);
+    if (j.request.gpus > 0 && here == 0) reject(id, fmt::format("node {} holds none of the job's GPUs", node.name));
+    const int64_t pods = j.request.pods_on_node(here);
+    if (!pool_allowed(id, node.pool) || node.free_cpu_milli < pods * j.request.cpu_milli ||
+        node.free_memory_mib < pods * j.request.memory_mib)
+      reject(id, fmt::format("node {} lacks the CPU or memory the job asks ({} pod(s))", node.name, pods));
+    if (j.request.worker_gpus > 0 && here % j.request.worker_gpus != 0)
+      reject(id, fmt::format("node {} holds {} of its GPUs; workers take {} GPUs each, on one node", node.name, here,
+                             j.request.worker_gpus));
+    const TopologyPolicy tm = cluster_.pool(node.pool).topology_manager;
+    if (here > 0 && !topology_manager_admits(tm, *node.topology, mask))
+      reject(id, fmt::format("the {} Topology Manager of node {} refuses GPUs spanning {} NUMA nodes", to_string(tm), node.name,
+                             node.topology->numa_span(mask)));
   }
   std::vector<GpuClaim> claims;
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
@@ -547,7 +632,10 @@ void Engine::bind(JobId id, const Placement& p) {
     claims.push_back(*c);
   }
   JobRecord& r = records_[id];
-  for (NodeId n : p.nodes) cluster_.allocate(n, j.request.cpu_milli, j.request.memory_mib);
+  for (NodeId n : p.nodes) {
+    const int64_t pods = j.request.pods_on_node(gpus_on(p, n));
+    cluster_.allocate(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
+  }
   held_[id].assign(claims.begin(), claims.end());
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     cluster_.attach(p.gpus[i], id, claims[i]);
@@ -574,7 +662,11 @@ void Engine::bind(JobId id, const Placement& p) {
     schedule_completion(id);
     return;
   }
-  refresh_rates(p.gpus);
+  r.intra = r.link = intra_node_link(p);
+  r.reference = intra_node_link(p, true);
+  const bool spans = p.nodes.size() > 1 && comm_[id];
+  if (spans) net_jobs_.insert(std::lower_bound(net_jobs_.begin(), net_jobs_.end(), id), id);
+  refresh_rates(p.gpus, spans);
   // MPS clients may fault (fault injection); the fault takes down every client of the GPU.
   const Pool& pool = cluster_.pool_of(p.nodes.front());
   if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(p.gpus.front()).mig) {
@@ -638,14 +730,18 @@ void Engine::stop(JobId id) {
     metrics_.add_allocation(pool, j.tenant, -held_[id][i].milli.value);
   }
   for (NodeId n : r.placement.nodes) {
-    cluster_.release(n, j.request.cpu_milli, j.request.memory_mib);
+    const int64_t pods = j.request.pods_on_node(gpus_on(r.placement, n));
+    cluster_.release(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
     cluster_.reindex(n);
   }
   held_[id].clear();
   ++r.generation;  // drops its pending completion
   --running_;
   capacity_grew_ = true;
-  refresh_rates(r.placement.gpus);
+  const auto net = std::lower_bound(net_jobs_.begin(), net_jobs_.end(), id);
+  const bool spanned = net != net_jobs_.end() && *net == id;
+  if (spanned) net_jobs_.erase(net);
+  refresh_rates(r.placement.gpus, spanned);
   r.end = now_;
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -22,7 +24,7 @@ const ExecutionModel& ExecutionModel::builtin() {
 }
 
 void ExecutionModel::apply(const ConfigNode& doc) {
-  doc.allow_only({"time_slicing", "mps", "mig", "restart"});
+  doc.allow_only({"time_slicing", "mps", "mig", "restart", "communication"});
   auto positive = [](const ConfigNode& n) {
     const Time t = n.as_duration();
     if (t <= Time()) n.fail("expected a positive duration");
@@ -53,6 +55,28 @@ void ExecutionModel::apply(const ConfigNode& doc) {
     m->allow_only({"reconfiguration_delay", "source"});
     if (auto v = m->get("reconfiguration_delay")) mig.reconfiguration_delay = v->as_duration();
     if (mig.reconfiguration_delay < Time()) m->at("reconfiguration_delay").fail("expected a duration >= 0");
+  }
+  if (auto c = doc.get("communication")) {
+    c->allow_only({"defaults", "default_network", "source"});
+    if (auto d = c->get("defaults")) {
+      d->allow_only({"training", "inference", "notebook", "batch"});
+      for (const auto& [kind_name, profile] : d->entries()) {
+        JobKind kind{};
+        parse_job_kind(kind_name, kind);
+        CommProfile& p = communication.defaults[static_cast<std::size_t>(kind)];
+        if (profile.is_null() || (profile.is_scalar() && profile.as_string() == "none")) {
+          p = {};
+          continue;
+        }
+        profile.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective", "source"});
+        p.compute_per_iteration_s = profile.at("compute_per_iteration").as_duration().seconds();
+        if (p.compute_per_iteration_s <= 0) profile.at("compute_per_iteration").fail("expected a positive time per iteration");
+        p.bytes_per_iteration = profile.at("bytes_per_iteration").as_non_negative_number();
+        if (auto k = profile.get("collective"); k && !parse_collective(k->as_string(), p.collective))
+          k->fail(fmt::format("expected one of {}, got '{}'", kCollectiveNames, k->as_string()));
+      }
+    }
+    if (auto n = c->get("default_network")) communication.default_network = NetworkSpec::parse(*n);
   }
   if (auto r = doc.get("restart")) {
     r->allow_only({"policy", "backoff", "backoff_max", "max_restarts", "source"});
@@ -118,6 +142,61 @@ void time_slicing_rates(std::span<const double> u, const TimeSlicingModel& m, st
   std::vector<double> shares(u.size());
   max_min_fair(u, capacity, shares);
   rates_from_shares(u, shares, rates);
+}
+
+double collective_bus_factor(Collective c, int ranks) {
+  if (ranks <= 1) return 0.0;
+  const double n = ranks;
+  return c == Collective::all_reduce ? 2.0 * (n - 1) / n : (n - 1) / n;
+}
+
+double collective_time_s(const CommProfile& p, int ranks, double bus_gb_per_s) {
+  const double factor = collective_bus_factor(p.collective, ranks);
+  if (factor == 0 || p.bytes_per_iteration <= 0) return 0.0;
+  return p.bytes_per_iteration / (bus_gb_per_s * 1e9) * factor;
+}
+
+double communication_rate(double compute_rate, const CommProfile& p, double collective_s, double reference_collective_s) {
+  if (!p.given() || compute_rate <= 0) return compute_rate;
+  return (p.compute_per_iteration_s + reference_collective_s) / (p.compute_per_iteration_s / compute_rate + collective_s);
+}
+
+void max_min_fair_flows(std::span<const double> capacities, const std::vector<std::vector<uint32_t>>& paths,
+                        std::span<const double> caps, std::span<double> rates) {
+  const std::size_t flows = paths.size();
+  std::vector<double> left(capacities.begin(), capacities.end());
+  std::vector<char> active(flows, 1);
+  std::fill(rates.begin(), rates.end(), 0.0);
+  std::size_t remaining = flows;
+  std::vector<uint32_t> users(left.size());
+  while (remaining > 0) {
+    std::fill(users.begin(), users.end(), 0u);
+    for (std::size_t f = 0; f < flows; ++f)
+      if (active[f])
+        for (uint32_t l : paths[f]) ++users[l];
+    // The largest equal increment every active flow can take.
+    double step = std::numeric_limits<double>::infinity();
+    for (std::size_t l = 0; l < left.size(); ++l)
+      if (users[l] > 0) step = std::min(step, left[l] / users[l]);
+    for (std::size_t f = 0; f < flows; ++f)
+      if (active[f]) step = std::min(step, caps[f] - rates[f]);
+    if (!std::isfinite(step)) step = 0;  // flows crossing no link and uncapped: nothing bounds them
+    for (std::size_t f = 0; f < flows; ++f) {
+      if (!active[f]) continue;
+      rates[f] += step;
+      for (uint32_t l : paths[f]) left[l] -= step;
+    }
+    // Freeze flows that reached their cap or cross a saturated link.
+    for (std::size_t f = 0; f < flows; ++f) {
+      if (!active[f]) continue;
+      bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || paths[f].empty();
+      for (uint32_t l : paths[f]) frozen = frozen || left[l] <= capacities[l] * 1e-12;
+      if (frozen) {
+        active[f] = 0;
+        --remaining;
+      }
+    }
+  }
 }
 
 void mps_rates(std::span<const double> u, std::span<const double> caps, const MpsModel& m, std::span<double> rates) {

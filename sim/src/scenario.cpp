@@ -212,9 +212,30 @@ SharingConfig read_mig(const ConfigNode& m, const GpuModel* gpu, int gpus, const
   return c;
 }
 
+// The kubelet settings a pool's nodes run with (KubeletConfiguration field names).
+TopologyPolicy read_kubelet(const ConfigNode& k) {
+  k.allow_only({"topologyManagerPolicy", "topologyManagerScope"});
+  TopologyPolicy p = TopologyPolicy::none;
+  if (auto v = k.get("topologyManagerPolicy"); v && !parse_topology_policy(v->as_string(), p))
+    v->fail(fmt::format("expected one of {}, got '{}'", kTopologyPolicyNames, v->as_string()));
+  if (auto v = k.get("topologyManagerScope"); v && v->as_string() != "pod" && v->as_string() != "container")
+    v->fail(fmt::format("expected pod or container, got '{}'", v->as_string()));
+  return p;
+}
+
+// The pool's network: its own `network:`, else the node template's NICs, else the model's default.
+void read_network(const std::optional<ConfigNode>& n, const NodeTemplate* t, const ExecutionModel& model, PoolSpec& pool) {
+  if (n) pool.network = NetworkSpec::parse(*n);
+  else if (t && t->network) pool.network = *t->network;
+  else {
+    pool.network = model.communication.default_network;
+    pool.network_assumed = true;
+  }
+}
+
 void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   e.allow_only({"name", "node", "count", "sharing", "runtime", "mig", "market", "price_per_gpu_hour_usd",
-                "price_per_node_hour_usd"});
+                "price_per_node_hour_usd", "network", "kubelet"});
   PoolSpec pool;
   pool.name = e.at("name").as_string();
   const auto tname = e.at("node").as_string();
@@ -245,8 +266,11 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   }
   if (auto m = e.get("market")) pool.market = read_market(*m);
   read_price(e, pool, t->gpus, t);
+  read_network(e.get("network"), t, s.model, pool);
+  if (auto k = e.get("kubelet")) pool.topology_manager = read_kubelet(*k);
+  const auto topology = t->gpus > 0 ? std::make_shared<const NodeTopology>(t->topology) : nullptr;
   for (int64_t i = 0; i < count; ++i)
-    pool.nodes.push_back({fmt::format("{}-{}", pool.name, i), t->cpu_milli, t->memory_mib, t->gpus});
+    pool.nodes.push_back({fmt::format("{}-{}", pool.name, i), t->cpu_milli, t->memory_mib, t->gpus, topology});
   s.pools.push_back(std::move(pool));
 }
 
@@ -277,8 +301,23 @@ void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
                                      "(with an alias '{}') in the scenario",
                                      model, model));
     }
-    for (const auto& n : nodes)
-      if (n.model == model) pool.nodes.push_back({n.name, n.cpu_milli, n.memory_mib, n.gpus});
+    read_network(std::nullopt, nullptr, s.model, pool);
+    // The list says nothing of links: each GPU count gets one host bridge (PHB).
+    std::vector<std::shared_ptr<const NodeTopology>> by_count;
+    for (const auto& n : nodes) {
+      if (n.model != model) continue;
+      std::shared_ptr<const NodeTopology> topology;
+      if (pool.gpu && n.gpus > 0) {
+        if (n.gpus > NodeTopology::kMaxGpus)
+          throw InputError({path, std::nullopt, "gpus"}, fmt::format("node {} has {} GPUs; at most {} are supported", n.name,
+                                                                     n.gpus, NodeTopology::kMaxGpus));
+        if (by_count.size() <= static_cast<std::size_t>(n.gpus)) by_count.resize(static_cast<std::size_t>(n.gpus) + 1);
+        auto& slot = by_count[static_cast<std::size_t>(n.gpus)];
+        if (!slot) slot = std::make_shared<const NodeTopology>(NodeTopology::single_host_bridge(*pool.gpu, n.gpus));
+        topology = slot;
+      }
+      pool.nodes.push_back({n.name, n.cpu_milli, n.memory_mib, n.gpus, topology});
+    }
     s.pools.push_back(std::move(pool));
   }
 }
@@ -429,11 +468,14 @@ Cluster build_cluster(const Scenario& s) {
     pool.node_template = p.node_template;
     pool.gpu = p.gpu;
     pool.sharing = p.sharing;
+    pool.network = p.network;
+    pool.network_assumed = p.network_assumed;
+    pool.topology_manager = p.topology_manager;
     pool.market = p.market;
     pool.price_per_node_hour_usd = p.price_per_node_hour_usd;
     pool.price_source = p.price_source;
     const PoolId id = c.add_pool(std::move(pool));
-    for (const auto& n : p.nodes) c.add_node(id, n.name, n.cpu_milli, n.memory_mib, n.gpus);
+    for (const auto& n : p.nodes) c.add_node(id, n.name, n.cpu_milli, n.memory_mib, n.gpus, n.topology);
   }
   return c;
 }

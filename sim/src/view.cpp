@@ -9,15 +9,41 @@ void ClusterView::fitting_gpus(JobId id, NodeId node, std::vector<GpuId>& out) c
     if (gpu_fits(id, g)) out.push_back(g);
 }
 
+void ClusterView::aligned_gpus(JobId id, NodeId node, int32_t count, std::vector<GpuId>& out) const {
+  fitting_gpus(id, node, out);
+  const Node& n = cluster().node(node);
+  const TopologyPolicy policy = cluster().pool(n.pool).topology_manager;
+  if (static_cast<int32_t>(out.size()) < count) {
+    out.clear();
+    return;
+  }
+  if (policy == TopologyPolicy::none || !n.topology) return;
+  uint32_t available = 0;
+  for (GpuId g : out) available |= 1u << (g - n.first_gpu);
+  const auto allowed = topology_manager_allows(policy, *n.topology, available, count);
+  if (!allowed) {
+    out.clear();
+    return;
+  }
+  std::erase_if(out, [&](GpuId g) { return !(*allowed >> (g - n.first_gpu) & 1); });
+}
+
 bool ClusterView::fits_on_node(JobId id, NodeId node) const {
   if (!node_admits(id, node)) return false;
-  const int32_t need = job(id).request.gpus;
-  if (need == 0) return true;
+  const Request& q = job(id).request;
+  if (q.gpus == 0) return true;
   const Node& n = cluster().node(node);
-  if (n.gpu_count < need) return false;
-  int32_t found = 0;
-  for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && found < need; ++g) found += gpu_fits(id, g) ? 1 : 0;
-  return found >= need;
+  if (n.gpu_count < q.gpus) return false;
+  const int32_t pods = q.pods_on_node(q.gpus);
+  if (pods > 1 && (n.free_cpu_milli < pods * q.cpu_milli || n.free_memory_mib < pods * q.memory_mib)) return false;
+  if (cluster().pool(n.pool).topology_manager == TopologyPolicy::none) {
+    int32_t found = 0;
+    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && found < q.gpus; ++g) found += gpu_fits(id, g) ? 1 : 0;
+    return found >= q.gpus;
+  }
+  std::vector<GpuId> gpus;
+  aligned_gpus(id, node, q.gpus, gpus);
+  return static_cast<int32_t>(gpus.size()) >= q.gpus;
 }
 
 }  // namespace gpusim

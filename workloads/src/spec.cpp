@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "gpusim/core/random.hpp"
 
@@ -61,6 +62,37 @@ void read_request_fields(const ConfigNode& e, Request& q) {
     if (v > 100) m->fail(fmt::format("expected a percentage in 1..100, got {}", v));
     q.thread_percent = static_cast<int32_t>(v);
   }
+}
+
+// `communication:` {compute_per_iteration, bytes_per_iteration, collective}; with `iterations`
+// (inline jobs) the job's work is iterations x compute_per_iteration.
+CommProfile read_communication(const ConfigNode& c, bool allow_iterations, std::optional<int64_t>& iterations) {
+  if (allow_iterations) c.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective", "iterations"});
+  else c.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective"});
+  CommProfile p;
+  p.compute_per_iteration_s = c.at("compute_per_iteration").as_duration().seconds();
+  if (p.compute_per_iteration_s <= 0) c.at("compute_per_iteration").fail("expected a positive time per iteration");
+  p.bytes_per_iteration = c.at("bytes_per_iteration").as_non_negative_number();
+  if (auto k = c.get("collective"); k && !parse_collective(k->as_string(), p.collective))
+    k->fail(fmt::format("expected one of {}, got '{}'", kCollectiveNames, k->as_string()));
+  if (auto i = c.get("iterations")) {
+    iterations = i->as_positive_int();
+    p.work_is_compute = true;
+  }
+  return p;
+}
+
+// `workers: N` makes `gpus` the GPUs of each of N worker pods (which may sit on different nodes).
+void read_workers(const ConfigNode& e, Job& j) {
+  auto w = e.get("workers");
+  if (!w) return;
+  const auto workers = w->as_positive_int();
+  if (workers > 100000) w->fail("too many workers");
+  if (workers == 1) return;
+  if (j.request.gpus == 0 || j.request.fractional()) w->fail("workers need whole GPUs (gpus >= 1, no gpu_milli)");
+  j.request.worker_gpus = j.request.gpus;
+  j.request.gpus *= static_cast<int32_t>(workers);
+  j.multi_node = true;
 }
 
 int32_t read_gpu_count(const ConfigNode& n) {
@@ -122,13 +154,20 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
   for (const auto& e : list.items()) {
     e.allow_only({"name", "count", "arrival", "duration", "gpus", "gpu_milli", "gpu_memory_mib", "cpu_milli",
                   "memory_mib", "models", "kind", "u", "tenant", "priority", "multi_node", "resource", "claim",
-                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu"});
+                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu", "workers", "communication"});
     Job j;
     j.name = e.at("name").as_string();
     j.arrival = e.has("arrival") ? e.at("arrival").as_duration() : Time();
     if (j.arrival < Time()) e.at("arrival").fail("expected an arrival time >= 0");
-    j.work = e.at("duration").as_duration();
-    if (j.work < Time()) e.at("duration").fail("expected a duration >= 0");
+    std::optional<int64_t> iterations;
+    if (auto c = e.get("communication")) j.communication = read_communication(*c, true, iterations);
+    if (iterations) {
+      if (e.has("duration")) e.at("duration").fail("give duration or communication.iterations, not both");
+      j.work = Time::from_us(std::llround(static_cast<double>(*iterations) * j.communication.compute_per_iteration_s * 1e6));
+    } else {
+      j.work = e.at("duration").as_duration();
+      if (j.work < Time()) e.at("duration").fail("expected a duration >= 0");
+    }
     j.request.gpus = read_gpu_count(e.at("gpus"));
     read_request_fields(e, j.request);
     j.kind = read_kind(e);
@@ -136,6 +175,7 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     if (auto t = e.get("tenant")) j.tenant = set.tenant(t->as_string());
     if (auto p = e.get("priority")) j.priority = static_cast<int32_t>(p->as_int());
     if (auto m = e.get("multi_node")) j.multi_node = m->as_bool();
+    read_workers(e, j);
     if (auto r = e.get("reference_gpu")) j.reference_gpu = r->as_string();
     j.strict = true;
     const auto w = e.where();
@@ -160,7 +200,7 @@ JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
   for (const auto& c : spec.at("classes").items()) {
     c.allow_only({"name", "count", "arrival", "gpus", "gpu_weights", "gpu_milli", "gpu_memory_mib", "cpu_milli",
                   "memory_mib", "models", "duration", "kind", "u", "tenant", "priority", "multi_node", "resource", "claim",
-                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu"});
+                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu", "workers", "communication"});
     const std::string name = c.at("name").as_string();
     const int64_t count = c.at("count").as_positive_int();
     Time start;
@@ -200,6 +240,8 @@ JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
     if (auto p = c.get("priority")) proto.priority = static_cast<int32_t>(p->as_int());
     if (auto m = c.get("multi_node")) proto.multi_node = m->as_bool();
     if (auto r = c.get("reference_gpu")) proto.reference_gpu = r->as_string();
+    std::optional<int64_t> no_iterations;
+    if (auto m = c.get("communication")) proto.communication = read_communication(*m, false, no_iterations);
     const auto w = c.where();
     proto.origin = w.line ? fmt::format("{}:{} (generator class {})", w.file, *w.line, name) : name;
 
@@ -217,6 +259,7 @@ JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
       std::size_t k = 0;
       while (k + 1 < gpu_choices.size() && pick >= weights[k]) pick -= weights[k++];
       j.request.gpus = gpu_choices[k];
+      read_workers(c, j);
       j.work = Time::from_us(std::max<int64_t>(1, std::llround(duration.sample_seconds(durations) * 1e6)));
       j.name = fmt::format("{}-{}", name, i);
       set.jobs.push_back(std::move(j));

@@ -6,6 +6,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 #include "gpusim/core/units.hpp"
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/sharing.hpp"
+#include "gpusim/sim/topology_manager.hpp"
 
 namespace gpusim {
 
@@ -29,6 +31,9 @@ struct Pool {
   std::string node_template;          // catalog template, or the trace the nodes came from
   const GpuModel* gpu = nullptr;      // null for CPU-only pools
   SharingConfig sharing;
+  NetworkSpec network;                // per node, shared by the multi-node jobs on it
+  bool network_assumed = false;       // the model's default network (no NICs described)
+  TopologyPolicy topology_manager = TopologyPolicy::none;  // the kubelet's topologyManagerPolicy
   std::string market = "on-demand";
   double price_per_node_hour_usd = 0;
   std::string price_source;           // where the price came from; empty = no price given
@@ -44,6 +49,7 @@ struct Node {
   GpuId first_gpu = 0;
   int64_t cpu_milli = 0, memory_mib = 0;            // capacity
   int64_t free_cpu_milli = 0, free_memory_mib = 0;
+  const NodeTopology* topology = nullptr;  // links between its GPUs (owned by the cluster)
   BucketId bucket = 0;
 };
 
@@ -85,7 +91,8 @@ class Cluster {
  public:
   PoolId add_pool(Pool pool);
   // Nodes must be added pool by pool, in pool order.
-  NodeId add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus);
+  NodeId add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
+                  std::shared_ptr<const NodeTopology> topology);
 
   const std::vector<Pool>& pools() const { return pools_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -122,6 +129,7 @@ class Cluster {
 
   std::vector<Pool> pools_;
   std::vector<Node> nodes_;
+  std::vector<std::shared_ptr<const NodeTopology>> topologies_;  // distinct ones the nodes point to
   std::vector<Gpu> gpus_;
   std::vector<NodeBucket> buckets_;
   std::vector<Signature> bucket_signature_;

@@ -30,6 +30,13 @@ struct JobRecord {
   Time since;
   double rate = 0;          // current speed: hardware x sharing factor
   double sharing_rate = 0;  // the sharing factor alone (min over its GPUs)
+  // The slowest link its collectives cross (the best ring over its GPUs on each node; across nodes,
+  // its max-min share of the NICs when that is slower); self for one GPU.
+  Link link{LinkClass::self, 0, 0};
+  Link intra{LinkClass::self, 0, 0};  // the slowest within-node ring alone
+  // The link its work was measured over: the best ring of as many GPUs on each of its nodes, and
+  // the NICs unshared (unused when the work counts computation only).
+  Link reference{LinkClass::self, 0, 0};
   double lost_work_us = 0;  // progress thrown away by kills
   std::vector<MigInstance> mig;  // the MIG instances it holds, parallel to the MIG GPUs of its placement
   // Run time of the latest attempt over its work (run time alone on a full GPU of its reference);

@@ -2,12 +2,15 @@
 // The fluid execution model (DESIGN §2): a running job progresses at a rate, the product of
 // documented factors, each a small pure function below. The defaults of every constant live in
 // sim/data/model.yaml with their sources; a scenario overrides them under `model:`.
+#include <array>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/hardware/catalog.hpp"
+#include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
 
@@ -34,8 +37,15 @@ struct RestartModel {
   int max_restarts = 0;  // then the job fails
 };
 
+struct CommunicationModel {
+  // Profiles of multi-GPU jobs that bring none, by JobKind (compute 0 = that kind does not communicate).
+  std::array<CommProfile, 4> defaults{};
+  NetworkSpec default_network;  // pools whose node template describes no NICs
+};
+
 struct ExecutionModel {
   TimeSlicingModel time_slicing;
+  CommunicationModel communication;
   MpsModel mps;
   MigModel mig;
   RestartModel restart;
@@ -66,6 +76,24 @@ double switch_overhead(const TimeSlicingModel& m);
 // Time-slicing: GPU time left after switching, 1 - overhead x P(at least two busy), is shared
 // max-min fairly over the demands u_i; rate_i = share_i / u_i (1 for zero demand).
 void time_slicing_rates(std::span<const double> u, const TimeSlicingModel& m, std::span<double> rates);
+
+// Bus-bandwidth factor of a collective over `ranks` GPUs (nccl-tests conventions, hardware.md §4):
+// all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; 0 for a single rank.
+double collective_bus_factor(Collective c, int ranks);
+
+// Seconds one collective of the profile takes over `ranks` GPUs whose bottleneck link carries
+// `bus_gb_per_s` per direction: (bytes / B) x bus factor.
+double collective_time_s(const CommProfile& p, int ranks, double bus_gb_per_s);
+
+// A communicating job's rate: each iteration computes for compute_per_iteration / compute_rate (the
+// product of the other factors), then waits `collective_s` (no overlap). Its work took
+// compute_per_iteration + `reference_collective_s` per iteration, so the rate is their ratio.
+double communication_rate(double compute_rate, const CommProfile& p, double collective_s, double reference_collective_s);
+
+// Max-min fair rates of flows over shared links (progressive filling): flow f crosses the links
+// `paths[f]` and wants at most `caps[f]`; each link carries at most its capacity.
+void max_min_fair_flows(std::span<const double> capacities, const std::vector<std::vector<uint32_t>>& paths,
+                        std::span<const double> caps, std::span<double> rates);
 
 // MPS: SMs shared max-min fairly over min(u_i, cap_i) (cap = active thread fraction), then each rate
 // is reduced by bandwidth_interference x (SM share of the other clients).

@@ -24,11 +24,15 @@ struct PoolSpec {
     int64_t cpu_milli = 0;
     int64_t memory_mib = 0;
     int gpus = 0;
+    std::shared_ptr<const NodeTopology> topology;  // null for CPU-only nodes
   };
   std::string name;
   std::string node_template;
   const GpuModel* gpu = nullptr;
   SharingConfig sharing;
+  NetworkSpec network;
+  bool network_assumed = false;  // no NICs described: the model's default_network
+  TopologyPolicy topology_manager = TopologyPolicy::none;
   std::string market = "on-demand";
   double price_per_node_hour_usd = 0;
   std::string price_source;  // empty: no price given, cost counts as 0 (stated in the run's notes)

@@ -69,6 +69,9 @@ class ClusterView {
   virtual bool node_admits(JobId id, NodeId node) const = 0;
   // GPUs of `node` that can take one of the job's GPUs, in index order.
   void fitting_gpus(JobId id, NodeId node, std::vector<GpuId>& out) const;
+  // The fitting GPUs the node's kubelet lets the job take `count` of under its pool's Topology
+  // Manager policy (all fitting GPUs under none); empty when the policy refuses.
+  void aligned_gpus(JobId id, NodeId node, int32_t count, std::vector<GpuId>& out) const;
   // Can the whole job run on this one node?
   bool fits_on_node(JobId id, NodeId node) const;
 };

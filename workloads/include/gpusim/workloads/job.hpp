@@ -1,6 +1,7 @@
 #pragma once
 // The job (pod) model (DESIGN §2). A job's `work` is how long it runs alone on its request; its
 // compute demand `u` is the fraction of one full GPU's SMs it keeps busy on each GPU it holds.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,6 +23,24 @@ inline constexpr std::string_view kJobKindNames = "training, inference, notebook
 // inference 15%, notebooks 5%"). Batch is assumed compute-bound like training.
 double default_compute_demand(JobKind kind);
 
+// The collective a data-parallel job runs each iteration (nccl-tests names).
+enum class Collective : uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all };
+std::string_view to_string(Collective c);
+bool parse_collective(std::string_view text, Collective& out);
+inline constexpr std::string_view kCollectiveNames = "all-reduce, all-gather, reduce-scatter, all-to-all";
+
+// How a multi-GPU job communicates: per iteration it computes for `compute_per_iteration_s` (alone
+// on its reference GPU) and then runs one collective over `bytes_per_iteration`.
+struct CommProfile {
+  double compute_per_iteration_s = 0;  // 0: no profile
+  double bytes_per_iteration = 0;
+  Collective collective = Collective::all_reduce;
+  // The job's work counts computation only (it was given as iterations); otherwise its work is the
+  // run time with its collectives on the best links the nodes it lands on offer.
+  bool work_is_compute = false;
+  bool given() const { return compute_per_iteration_s > 0; }
+};
+
 struct Request {
   int32_t gpus = 0;                // whole GPUs, or 1 with a fractional milli_per_gpu
   Milli milli_per_gpu = kWholeGpu; // < 1000 only when gpus == 1 (a GPU share)
@@ -38,7 +57,12 @@ struct Request {
   int32_t min_sms = 0;
   int64_t gpu_memory_limit_mib = 0; // the pod's own GPU memory limit (time-slicing cap, MPS pinned limit); 0 = none
   int32_t thread_percent = 0;       // MPS active thread percentage; 0 = the device plugin's 100/replicas
+  // GPUs of each worker pod of a multi-worker job (PyTorchJob-like: workers x worker_gpus = gpus);
+  // a worker's GPUs are on one node. 0: one pod per node the job occupies.
+  int32_t worker_gpus = 0;
   bool fractional() const { return gpus == 1 && milli_per_gpu < kWholeGpu; }
+  // Pods of the job on a node holding `gpus_there` of its GPUs (CPU and memory are per pod).
+  int32_t pods_on_node(int32_t gpus_there) const { return worker_gpus > 0 ? std::max(1, gpus_there / worker_gpus) : 1; }
 };
 
 struct Job {
@@ -53,6 +77,7 @@ struct Job {
   int32_t priority = 0;            // larger runs first under the priority order
   bool multi_node = false;         // may a multi-GPU job be split across nodes
   std::string reference_gpu;        // the GPU model `work` was measured on; "" = any (hardware factor 1)
+  CommProfile communication;       // multi-GPU jobs; none given: the engine uses the kind's default
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
   std::string origin;              // "file:line" for messages
 };
