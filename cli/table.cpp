@@ -58,6 +58,7 @@ const Row kRows[] = {
     {"slowdown mean, training", "/slowdown/training/mean", Format::ratio, Better::lower},
     {"slowdown mean, all jobs", "/slowdown/all/mean", Format::ratio, Better::lower},
     {"JCT mean", "/jct_s/mean", Format::seconds, Better::lower},
+    {"JCT mean, multi-GPU jobs", "/multi_gpu/jct_s/mean", Format::seconds, Better::lower},
     {"JCT p50", "/jct_s/p50", Format::seconds, Better::lower},
     {"JCT p95", "/jct_s/p95", Format::seconds, Better::lower},
     {"JCT p99", "/jct_s/p99", Format::seconds, Better::lower},

@@ -13,4 +13,5 @@ std::unique_ptr<PlacementPolicy> make_best_fit();
 std::unique_ptr<PlacementPolicy> make_spread();
 std::unique_ptr<PlacementPolicy> make_random(const PolicyContext& context);
 std::unique_ptr<PlacementPolicy> make_mig_aware();
+std::unique_ptr<PlacementPolicy> make_topology_aware();
 }  // namespace gpusim::builtin

@@ -117,6 +117,8 @@ void register_builtin_policies(Registry& r) {
                   [](const PolicyContext&) { return make_spread(); });
   r.add_placement("mig-aware", "best-fit, and repartitions drained MIG GPUs toward the profiles pending jobs ask for",
                   [](const PolicyContext&) { return make_mig_aware(); });
+  r.add_placement("topology", "GPUs whose ring's slowest link is fastest (NVLink over PCIe over SYS), then best-fit; fewest nodes across nodes",
+                  [](const PolicyContext&) { return make_topology_aware(); });
   r.add_placement("random", "a node drawn uniformly among those that fit (seeded stream placement/random)", make_random);
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -146,7 +147,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
   std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0;
   uint64_t kills = 0;
   double lost_us = 0;
-  std::vector<double> jct, delay;
+  std::vector<double> jct, delay, multi_jct;
+  std::map<std::string, std::size_t> links;  // multi-GPU jobs started, by the slowest link they ran over last
   std::vector<std::vector<double>> slowdown(4);  // per JobKind
   std::vector<std::size_t> t_jobs(s.jobs.tenants.size(), 0), t_done(s.jobs.tenants.size(), 0);
   std::vector<std::vector<double>> t_jct(s.jobs.tenants.size());
@@ -156,6 +158,10 @@ Json summarize(const Scenario& s, const RunResult& r) {
     t_jobs[j.tenant]++;
     kills += rec.kills;
     lost_us += rec.lost_work_us;
+    if (j.request.gpus >= 2 && (rec.status == JobStatus::running || rec.status == JobStatus::completed)) {
+      links[link_code(rec.link)]++;
+      if (rec.status == JobStatus::completed) multi_jct.push_back((rec.end - j.arrival).seconds());
+    }
     switch (rec.status) {
       case JobStatus::completed:
         ++completed;
@@ -202,6 +208,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["slowdown"] = std::move(sd);
   out["jct_s"] = stats(jct);
   out["queue_delay_s"] = stats(delay);
+  Json multi;
+  multi["jobs_started"] = std::accumulate(links.begin(), links.end(), std::size_t{0}, [](std::size_t a, const auto& l) { return a + l.second; });
+  multi["slowest_link"] = links;
+  multi["jct_s"] = stats(multi_jct);
+  out["multi_gpu"] = std::move(multi);
   out["makespan_s"] = completed ? Json(round_to((last_end - first_arrival).seconds(), 6)) : Json(nullptr);
 
   out["pools"] = std::move(pools);
@@ -233,7 +244,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["decision_points"] = r.decision_points;
 
   Json notes = Json::array();
-  notes.push_back("A job runs at a rate = hardware factor x sharing factor (time-slicing, MPS, MIG slice; README 'Sharing modes'); slowdown = run time of its last attempt / its work.");
+  notes.push_back("A job runs at a rate = hardware factor x sharing factor (time-slicing, MPS, MIG slice; README 'Sharing modes'), and a multi-GPU job's iterations also wait for their collective over the slowest link of its ring (README 'Topology and communication'); slowdown = run time of its last attempt / its work.");
   notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show; effective_utilization = busy GPU-hours / capacity GPU-hours, allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of memory slices, a time-slicing or MPS replica 1/replicas).");
   notes.push_back("A share request (gpu_milli < 1000) on an exclusive pool takes a whole GPU.");
   notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every started job.");
@@ -246,18 +257,20 @@ Json summarize(const Scenario& s, const RunResult& r) {
 
 void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   out << "id,name,tenant,kind,arrival_s,start_s,end_s,queue_delay_s,jct_s,gpus,gpu_milli,u,status,pool,placement,slowdown,"
-         "kills,lost_work_s\n";
+         "kills,lost_work_s,link,link_gb_per_s\n";
   for (const Job& j : s.jobs.jobs) {
     const JobRecord& rec = r.jobs[j.id];
     const bool started = rec.status == JobStatus::running || rec.status == JobStatus::completed;
     const bool done = rec.status == JobStatus::completed;
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name, s.jobs.tenants[j.tenant], to_string(j.kind),
+    const bool linked = started && j.request.gpus >= 2;
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name, s.jobs.tenants[j.tenant], to_string(j.kind),
                format_seconds(j.arrival), started ? format_seconds(rec.start) : "", done ? format_seconds(rec.end) : "",
                started ? format_seconds(rec.start - j.arrival) : "", done ? format_seconds(rec.end - j.arrival) : "",
                j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u, to_string(rec.status),
                started ? r.cluster.pool_of(rec.placement.nodes.front()).name : "",
                started ? placement_text(r.cluster, rec) : "", done ? fmt::format("{}", round_to(rec.slowdown(j.work), 6)) : "",
-               rec.kills, round_to(rec.lost_work_us / 1e6, 6));
+               rec.kills, round_to(rec.lost_work_us / 1e6, 6), linked ? link_code(rec.link) : "",
+               linked ? fmt::format("{}", round_to(rec.link.gb_per_s, 6)) : "");
   }
 }
 
