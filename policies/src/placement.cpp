@@ -30,7 +30,7 @@ void PlacementPolicy::choose_instances(const ClusterView& view, JobId job, Place
 std::optional<Placement> PlacementPolicy::place_on_node(const ClusterView& view, JobId job, NodeId node) const {
   Placement p;
   p.nodes.push_back(node);
-  const int32_t need = view.job(job).request.gpus;
+  const int32_t need = view.gpus_to_place(job);
   if (need > 0) {
     std::vector<GpuId> fitting;
     view.aligned_gpus(job, node, need, fitting);
@@ -60,13 +60,14 @@ std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId j
 
 std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& view, JobId job) const {
   const Job& j = view.job(job);
-  if (!j.multi_node || j.request.gpus <= 1) return std::nullopt;
+  const int32_t count = view.gpus_to_place(job);
+  if (!j.multi_node || count <= 1) return std::nullopt;
   const Cluster& c = view.cluster();
   // A node takes whole workers (or any number of GPUs when the job has no fixed worker size), as
   // many as its CPU and memory hold pods for.
   const int32_t unit = std::max(1, j.request.worker_gpus);
   const auto usable = [&](NodeId n, std::size_t fitting) {
-    int32_t take = std::min<int32_t>(static_cast<int32_t>(fitting) / unit * unit, j.request.gpus);
+    int32_t take = std::min<int32_t>(static_cast<int32_t>(fitting) / unit * unit, count);
     const Node& node = c.node(n);
     const Request& q = j.request;
     while (take > 0 && (node.free_cpu_milli < q.pods_on_node(take) * q.cpu_milli ||
@@ -92,7 +93,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
     candidates.push_back({b, free, score(view, job, *nodes.begin()), *nodes.begin()});
     total += static_cast<int64_t>(free) * static_cast<int64_t>(nodes.size());
   }
-  if (total < j.request.gpus) return std::nullopt;
+  if (total < count) return std::nullopt;
   // Fewest nodes first: the nodes with most free GPUs, then the placement's preference.
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     if (a.free_gpus != b.free_gpus) return a.free_gpus > b.free_gpus;
@@ -100,7 +101,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
     return a.first < b.first;
   });
   Placement p;
-  int32_t left = j.request.gpus;
+  int32_t left = count;
   std::vector<GpuId> chosen;
   for (const Candidate& cand : candidates) {
     for (NodeId n : c.bucket(cand.bucket).nodes) {
@@ -134,7 +135,7 @@ double leftover_after(const ClusterView& view, JobId job, NodeId node) {
   if (n.gpu_count > 0) {
     int64_t free_milli = 0;
     for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) free_milli += c.gpu(g).free.value;
-    free_milli -= static_cast<int64_t>(q.gpus) * view.gpu_demand(job, n.pool).milli.value;
+    free_milli -= static_cast<int64_t>(view.gpus_to_place(job)) * view.gpu_demand(job, n.pool).milli.value;
     gpu_term = static_cast<double>(free_milli) / (1000.0 * n.gpu_count);
   }
   const double cpu_term = static_cast<double>(n.free_cpu_milli - q.cpu_milli) / static_cast<double>(n.cpu_milli);

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "builtin.hpp"
 
@@ -10,11 +13,13 @@ namespace gpusim {
 
 namespace {
 
-// Queue order + placement. Pending jobs are tried in queue order; a job that does not fit is
-// skipped (no head-of-line blocking, as the Kubernetes scheduler), and once a request shape has
-// failed in a pass, jobs of the same shape are not tried again in that pass (capacity only shrinks
-// during a pass); when every shape still pending has failed, the pass ends. When no capacity was
-// freed since the last decision, only new arrivals can fit.
+// Queue order + placement. How the queue is served follows the scenario's `scheduling:` (QueueMode):
+// by default (kubernetes) pending jobs are tried in queue order and a job that does not fit is
+// skipped (no head-of-line blocking, as the Kubernetes scheduler); once a request shape has failed
+// in a pass, jobs of the same shape are not tried again in that pass (capacity only shrinks during a
+// pass), and when every shape still pending has failed, the pass ends. When no capacity was freed
+// since the last decision, only new arrivals can fit. With gang scheduling off, worker pods are
+// placed one at a time, the pending jobs' next workers in turn.
 class ComposedScheduler final : public Scheduler {
  public:
   ComposedScheduler(std::string name, std::unique_ptr<QueueOrder> order, std::unique_ptr<PlacementPolicy> placement)
@@ -24,10 +29,19 @@ class ComposedScheduler final : public Scheduler {
   QueueKey queue_key(const Job& job) const override { return order_->key(job); }
 
   void decide(const ClusterView& view, Binder& binder) override {
+    unplaced_.clear();
+    const SchedulingOptions& options = view.scheduling();
+    if (options.queue != QueueMode::kubernetes) decide_in_order(view, binder, options.queue == QueueMode::backfill);
+    else if (!options.gang) decide_worker_by_worker(view, binder);
+    else decide_skipping(view, binder);
+    if (!unplaced_.empty()) placement_->after_pass(view, binder, unplaced_);
+  }
+
+ private:
+  void decide_skipping(const ClusterView& view, Binder& binder) {
     failed_in_pass_.resize(view.shape_count(), 0);
     ++pass_;
     uint32_t failed = 0;
-    unplaced_.clear();
     auto consider = [&](JobId id) {
       if (!view.is_pending(id)) return true;
       const uint32_t shape = view.shape(id);
@@ -44,15 +58,110 @@ class ComposedScheduler final : public Scheduler {
     if (view.capacity_grew()) view.for_each_pending(consider);
     else
       for (JobId id : view.new_arrivals()) consider(id);
-    if (!unplaced_.empty()) placement_->after_pass(view, binder, unplaced_);
   }
 
- private:
+  std::vector<JobId> pending_in_order(const ClusterView& view) const {
+    std::vector<JobId> ids;
+    view.for_each_pending([&](JobId id) {
+      ids.push_back(id);
+      return true;
+    });
+    return ids;
+  }
+
+  // Every pending job's next worker in turn, round after round, while any worker fits.
+  void decide_worker_by_worker(const ClusterView& view, Binder& binder) {
+    const std::vector<JobId> ids = pending_in_order(view);
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (JobId id : ids) {
+        if (!view.is_pending(id)) continue;
+        if (auto p = placement_->place(view, id)) {
+          binder.bind(id, *p);
+          progress = true;
+        }
+      }
+    }
+    for (JobId id : ids)
+      if (view.is_pending(id)) unplaced_.push_back(id);
+  }
+
+  // Places the whole job (worker by worker when gang scheduling is off); false if it did not start.
+  bool place_whole(const ClusterView& view, Binder& binder, JobId id) {
+    while (view.is_pending(id)) {
+      auto p = placement_->place(view, id);
+      if (!p) return false;
+      binder.bind(id, *p);
+    }
+    return true;
+  }
+
+  void decide_in_order(const ClusterView& view, Binder& binder, bool backfill) {
+    std::optional<JobId> head;
+    Time shadow = Time::max();
+    for (JobId id : pending_in_order(view)) {
+      if (!view.is_pending(id)) continue;
+      if (!head) {
+        if (place_whole(view, binder, id)) continue;
+        head = id;
+        unplaced_.push_back(id);
+        if (!backfill) return;
+        shadow = reservation(view, id);
+        continue;
+      }
+      if (view.gpus_to_place(id) < view.job(id).request.gpus) continue;  // backfill whole gangs only
+      auto p = placement_->place(view, id);
+      if (!p) continue;
+      // EASY: run it now if it ends before the head's reservation or leaves the head room then.
+      if (view.now() + view.job(id).work <= shadow || head_fits(view, *head, shadow, &*p)) binder.bind(id, *p);
+    }
+  }
+
+  // The earliest time the head job fits, as running jobs end at their current rates.
+  Time reservation(const ClusterView& view, JobId head) {
+    ends_.clear();
+    view.for_each_running([&](JobId id, Time end) { ends_.emplace_back(end, id); });
+    std::sort(ends_.begin(), ends_.end());
+    for (const auto& [end, id] : ends_)
+      if (head_fits(view, head, end, nullptr)) return end;
+    return Time::max();  // not even an empty cluster: no reservation holds anyone back
+  }
+
+  // Could `head` be placed at time `t`, when every running job ending by then has released its GPUs
+  // (and `extra`, a job started now, has not)? Counts whole GPUs the head fits per node.
+  bool head_fits(const ClusterView& view, JobId head, Time t, const Placement* extra) const {
+    const Cluster& c = view.cluster();
+    std::unordered_map<JobId, Time> end_of;
+    for (const auto& [end, id] : ends_) end_of[id] = end;
+    const Request& q = view.job(head).request;
+    const int32_t need = view.gpus_to_place(head), unit = std::max(1, q.worker_gpus);
+    int64_t spread_total = 0;
+    for (NodeId n = 0; n < c.nodes().size(); ++n) {
+      const Node& node = c.node(n);
+      if (node.gpu_count == 0 || !view.pool_allowed(head, node.pool)) continue;
+      int32_t free = 0;
+      for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+        if (extra && std::find(extra->gpus.begin(), extra->gpus.end(), g) != extra->gpus.end()) continue;
+        const Gpu& gpu = c.gpu(g);
+        bool released = !gpu.residents.empty();
+        for (JobId r : gpu.residents) {
+          const auto e = end_of.find(r);
+          released = released && e != end_of.end() && e->second <= t;
+        }
+        free += view.gpu_fits(head, g) || released;
+      }
+      if (free >= need) return true;
+      spread_total += free / unit * unit;
+    }
+    return view.job(head).multi_node && spread_total >= need;
+  }
+
   std::string name_;
   std::unique_ptr<QueueOrder> order_;
   std::unique_ptr<PlacementPolicy> placement_;
   std::vector<uint64_t> failed_in_pass_;
   std::vector<JobId> unplaced_;  // one job per request shape that did not fit in the pass
+  std::vector<std::pair<Time, JobId>> ends_;  // running jobs by expected end (backfill)
   uint64_t pass_ = 0;
 };
 

@@ -31,7 +31,7 @@ uint32_t best_set(const NodeTopology& t, uint32_t fitting, int32_t count) {
 
 struct TopologyAware final : PlacementPolicy {
   double score(const ClusterView& v, JobId job, NodeId node) const override {
-    const int32_t count = v.job(job).request.gpus;
+    const int32_t count = v.gpus_to_place(job);
     const double fit = leftover_after(v, job, node) * 1e-3;  // breaks ties only: bandwidths differ by far more
     const Node& n = v.cluster().node(node);
     if (count <= 1 || !n.topology) return fit;

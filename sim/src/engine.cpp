@@ -290,6 +290,21 @@ class Engine final : public ClusterView, public Binder {
   const Cluster& cluster() const override { return cluster_; }
   const Job& job(JobId id) const override { return jobs_[id]; }
   const ExecutionModel& model() const override { return scenario_.model; }
+  const SchedulingOptions& scheduling() const override { return scenario_.scheduling; }
+  int32_t gpus_to_place(JobId id) const override {
+    const Request& q = jobs_[id].request;
+    const int32_t left = q.gpus - static_cast<int32_t>(held_[id].size());
+    return !scenario_.scheduling.gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
+  }
+  void for_each_running(const std::function<void(JobId, Time)>& visit) const override {
+    for (JobId id = 0; id < records_.size(); ++id) {
+      const JobRecord& r = records_[id];
+      if (r.status != JobStatus::running) continue;
+      const double left_us = std::max(0.0, r.remaining_us - static_cast<double>((now_ - r.since).us()) * r.rate);
+      visit(id, now_ + Time::from_us(static_cast<int64_t>(std::ceil(left_us / r.rate))));
+    }
+  }
+  const Placement& placement(JobId id) const override { return records_[id].placement; }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override {
     // Jobs bound during this pass leave pending_ only after it, so the iteration stays valid.
     for (const auto& [key, id] : pending_)
@@ -527,7 +542,8 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     u.clear();
     caps.clear();
     for (JobId j : gpu.residents) {
-      u.push_back(jobs_[j].u);
+      // A partly placed job (gang scheduling off) holds the GPU but computes nothing yet.
+      u.push_back(records_[j].status == JobStatus::running ? jobs_[j].u : 0.0);
       const Request& q = jobs_[j].request;
       caps.push_back(pool.sharing.mode == Sharing::mps ? mps_thread_fraction(q, pool.sharing) : q.milli_per_gpu.value / 1000.0);
       touched_.push_back(j);
@@ -550,6 +566,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   std::vector<GpuId> busy_changed = changed;
   for (JobId j : touched_) {
     JobRecord& r = records_[j];
+    if (r.status != JobStatus::running) continue;
     const double sharing = job_sharing_rate(j);
     const GpuModel* model = cluster_.pool_of(cluster_.gpu(r.placement.gpus.front()).node).gpu;
     double rate = sharing * hardware_factor(*model, references_[j]);
@@ -584,11 +601,13 @@ void Engine::bind(JobId id, const Placement& p) {
   const Job& j = jobs_[id];
   if (records_[id].status != JobStatus::pending) reject(id, fmt::format("job is {}, not pending", to_string(records_[id].status)));
   if (p.nodes.empty()) reject(id, "placement names no node");
-  if (static_cast<int32_t>(p.gpus.size()) != j.request.gpus)
-    reject(id, fmt::format("placement has {} GPUs, the job asks {}", p.gpus.size(), j.request.gpus));
+  if (static_cast<int32_t>(p.gpus.size()) != gpus_to_place(id))
+    reject(id, fmt::format("placement has {} GPUs; the job's next placement takes {} (of {}{})", p.gpus.size(), gpus_to_place(id),
+                           j.request.gpus, scenario_.scheduling.gang ? ", all together: gang scheduling" : ""));
   if (!p.instances.empty() && p.instances.size() != p.gpus.size())
     reject(id, fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size()));
-  if (p.nodes.size() > 1 && !j.multi_node) reject(id, "placement spans nodes but the job may not (multi_node is off)");
+  if ((p.nodes.size() > 1 || !held_[id].empty()) && !j.multi_node && p.nodes != records_[id].placement.nodes)
+    reject(id, "placement spans nodes but the job may not (multi_node is off)");
   if (j.request.gpus == 0 && p.nodes.size() != 1) reject(id, "a job without GPUs runs on exactly one node");
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
     const NodeId n = p.nodes[i];
@@ -631,27 +650,38 @@ void Engine::bind(JobId id, const Placement& p) {
                                      : fmt::format("GPU {} of node {} does not have room", g, node));
     claims.push_back(*c);
   }
+  const bool partial = static_cast<int32_t>(held_[id].size() + p.gpus.size()) < j.request.gpus;
+  for (GpuId g : p.gpus)
+    if (partial && cluster_.pool_of(cluster_.gpu(g).node).sharing.rate_model() != Sharing::exclusive &&
+        !cluster_.gpu(g).mig && cluster_.pool_of(cluster_.gpu(g).node).sharing.mode != Sharing::mig)
+      reject(id, "workers placed one at a time (gang scheduling off) are modelled on whole GPUs and MIG instances only");
   JobRecord& r = records_[id];
   for (NodeId n : p.nodes) {
     const int64_t pods = j.request.pods_on_node(gpus_on(p, n));
     cluster_.allocate(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
   }
-  held_[id].assign(claims.begin(), claims.end());
+  if (held_[id].empty()) {
+    r.placement = {};
+    r.mig.clear();
+  }
+  held_[id].insert(held_[id].end(), claims.begin(), claims.end());
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(cluster_.node(cluster_.gpu(p.gpus[i]).node).pool, j.tenant, claims[i].milli.value);
+    r.placement.gpus.push_back(p.gpus[i]);
+    r.placement.instances.push_back(claims[i].instance);
+    if (claims[i].instance >= 0) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[static_cast<std::size_t>(claims[i].instance)].instance);
   }
-  for (NodeId n : p.nodes) cluster_.reindex(n);
+  for (NodeId n : p.nodes) {
+    cluster_.reindex(n);
+    if (std::find(r.placement.nodes.begin(), r.placement.nodes.end(), n) == r.placement.nodes.end()) r.placement.nodes.push_back(n);
+  }
+  // With gang scheduling off, placed workers hold their GPUs until the last one is placed.
+  if (partial) return;
   r.status = JobStatus::running;
   r.start = now_;
   r.since = now_;
-  r.placement = p;
-  r.placement.instances.resize(p.gpus.size(), -1);
-  r.mig.clear();
-  for (std::size_t i = 0; i < p.gpus.size(); ++i) {
-    r.placement.instances[i] = claims[i].instance;
-    if (claims[i].instance >= 0) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[static_cast<std::size_t>(claims[i].instance)].instance);
-  }
+  const Placement full = r.placement;  // refresh_rates reads the record's placement
   r.rate = 0;
   ++r.attempt;
   bound_.push_back(id);
@@ -662,20 +692,20 @@ void Engine::bind(JobId id, const Placement& p) {
     schedule_completion(id);
     return;
   }
-  r.intra = r.link = intra_node_link(p);
-  r.reference = intra_node_link(p, true);
-  const bool spans = p.nodes.size() > 1 && comm_[id];
+  r.intra = r.link = intra_node_link(full);
+  r.reference = intra_node_link(full, true);
+  const bool spans = full.nodes.size() > 1 && comm_[id];
   if (spans) net_jobs_.insert(std::lower_bound(net_jobs_.begin(), net_jobs_.end(), id), id);
-  refresh_rates(p.gpus, spans);
+  refresh_rates(full.gpus, spans);
   // MPS clients may fault (fault injection); the fault takes down every client of the GPU.
-  const Pool& pool = cluster_.pool_of(p.nodes.front());
-  if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(p.gpus.front()).mig) {
+  const Pool& pool = cluster_.pool_of(full.nodes.front());
+  if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(full.gpus.front()).mig) {
     const double hours = boost::math::quantile(boost::math::exponential_distribution<>(scenario_.model.mps.fault_rate_per_hour),
                                                uniform01(fault_rng_));
     events_.push(now_ + Time::from_us(static_cast<int64_t>(std::ceil(hours * 3.6e9))), EventKind::fault, id, r.attempt);
   }
   // Memory of time-sliced GPUs is checked once the pass has started everything (check_memory).
-  for (GpuId g : p.gpus)
+  for (GpuId g : full.gpus)
     if (!cluster_.gpu(g).mig && pool.sharing.mode == Sharing::time_slicing) memory_check_.push_back(g);
 }
 

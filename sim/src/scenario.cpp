@@ -356,7 +356,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (!root.is_map()) root.fail("expected a scenario: a map with name, cluster, workload, ...");
   for (const auto& o : options.overrides) apply_override(root.yaml(), o);
   root.allow_only({"name", "description", "seed", "horizon", "catalog", "cluster", "model", "workload", "policy",
-                   "outputs", "variants"});
+                   "scheduling", "outputs", "variants"});
 
   Scenario s;
   s.file = path;
@@ -418,6 +418,17 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   } else {
     s.policy = "fifo+first-fit";
     s.policy_where = {path, std::nullopt, "policy"};
+  }
+  if (auto sc = root.get("scheduling")) {
+    sc->allow_only({"gang", "queue"});
+    if (auto g = sc->get("gang")) s.scheduling.gang = g->as_bool();
+    if (auto q = sc->get("queue")) {
+      const auto v = q->as_string();
+      if (v == "kubernetes") s.scheduling.queue = QueueMode::kubernetes;
+      else if (v == "strict") s.scheduling.queue = QueueMode::strict;
+      else if (v == "backfill") s.scheduling.queue = QueueMode::backfill;
+      else q->fail(fmt::format("expected kubernetes, strict or backfill, got '{}'", v));
+    }
   }
   s.timeseries_step = Time::from_seconds(3600);
   if (auto out = root.get("outputs")) {

@@ -28,22 +28,32 @@ void ClusterView::aligned_gpus(JobId id, NodeId node, int32_t count, std::vector
   std::erase_if(out, [&](GpuId g) { return !(*allowed >> (g - n.first_gpu) & 1); });
 }
 
+std::string_view to_string(QueueMode m) {
+  switch (m) {
+    case QueueMode::kubernetes: return "kubernetes";
+    case QueueMode::strict: return "strict";
+    case QueueMode::backfill: return "backfill";
+  }
+  return "kubernetes";
+}
+
 bool ClusterView::fits_on_node(JobId id, NodeId node) const {
   if (!node_admits(id, node)) return false;
   const Request& q = job(id).request;
-  if (q.gpus == 0) return true;
+  const int32_t count = gpus_to_place(id);
+  if (count == 0) return true;
   const Node& n = cluster().node(node);
-  if (n.gpu_count < q.gpus) return false;
-  const int32_t pods = q.pods_on_node(q.gpus);
+  if (n.gpu_count < count) return false;
+  const int32_t pods = q.pods_on_node(count);
   if (pods > 1 && (n.free_cpu_milli < pods * q.cpu_milli || n.free_memory_mib < pods * q.memory_mib)) return false;
   if (cluster().pool(n.pool).topology_manager == TopologyPolicy::none) {
     int32_t found = 0;
-    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && found < q.gpus; ++g) found += gpu_fits(id, g) ? 1 : 0;
-    return found >= q.gpus;
+    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && found < count; ++g) found += gpu_fits(id, g) ? 1 : 0;
+    return found >= count;
   }
   std::vector<GpuId> gpus;
-  aligned_gpus(id, node, q.gpus, gpus);
-  return static_cast<int32_t>(gpus.size()) >= q.gpus;
+  aligned_gpus(id, node, count, gpus);
+  return static_cast<int32_t>(gpus.size()) >= count;
 }
 
 }  // namespace gpusim

@@ -14,6 +14,7 @@
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/scheduler.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -50,6 +51,7 @@ struct Scenario {
   JobSet jobs;
   std::string policy;
   SourceLocation policy_where;
+  SchedulingOptions scheduling;
   Time timeseries_step;
   std::string data_dir;
   // Named sets of overrides `gpusim compare` runs side by side (e.g. sharing strategies).

@@ -31,6 +31,23 @@ struct QueueKey {
   constexpr auto operator<=>(const QueueKey&) const = default;
 };
 
+// How the queue is served (a scenario's `scheduling:` block).
+//   kubernetes  every pending job that fits starts, in queue order; none blocks another (default)
+//   strict      in queue order; the first job that does not fit blocks the ones behind it
+//   backfill    EASY backfilling: the first job that does not fit gets a reservation at the earliest
+//               time enough GPUs free up (running jobs end at their current rates); a later job
+//               starts now only if it fits and does not delay that reservation
+enum class QueueMode : uint8_t { kubernetes, strict, backfill };
+std::string_view to_string(QueueMode m);
+
+struct SchedulingOptions {
+  // Gang scheduling: a job's workers are placed all together or not at all. Off, worker pods are
+  // placed one at a time as they fit (the default Kubernetes scheduler without co-scheduling), and
+  // a job runs once its last worker is placed; placed workers hold their GPUs meanwhile.
+  bool gang = true;
+  QueueMode queue = QueueMode::kubernetes;
+};
+
 // What one GPU of a job needs on a given pool (a share request takes a whole GPU on exclusive pools).
 struct GpuDemand {
   Milli milli;
@@ -65,6 +82,13 @@ class ClusterView {
   // MIG slots of `gpu` the job fits, smallest instance first (memory slices, then SMs, then start).
   virtual void fitting_instances(JobId id, GpuId gpu, std::vector<int>& out) const = 0;
   virtual const ExecutionModel& model() const = 0;
+  virtual const SchedulingOptions& scheduling() const = 0;
+  // GPUs the job's next placement takes: all it still lacks, or one worker's when gang is off.
+  virtual int32_t gpus_to_place(JobId id) const = 0;
+  // Running jobs and when each will end at its current rate.
+  virtual void for_each_running(const std::function<void(JobId, Time)>& visit) const = 0;
+  // Where a running (or, with gang off, partly placed) job is.
+  virtual const Placement& placement(JobId id) const = 0;
   // Does the job's CPU/memory fit the node, and is the node in a pool the job may use?
   virtual bool node_admits(JobId id, NodeId node) const = 0;
   // GPUs of `node` that can take one of the job's GPUs, in index order.
