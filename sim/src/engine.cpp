@@ -602,8 +602,9 @@ void Engine::bind(JobId id, const Placement& p) {
   if (records_[id].status != JobStatus::pending) reject(id, fmt::format("job is {}, not pending", to_string(records_[id].status)));
   if (p.nodes.empty()) reject(id, "placement names no node");
   if (static_cast<int32_t>(p.gpus.size()) != gpus_to_place(id))
-    reject(id, fmt::format("placement has {} GPUs; the job's next placement takes {} (of {}{})", p.gpus.size(), gpus_to_place(id),
-                           j.request.gpus, scenario_.scheduling.gang ? ", all together: gang scheduling" : ""));
+    reject(id, gpus_to_place(id) == j.request.gpus
+                   ? fmt::format("placement has {} GPUs, the job asks {} (all together: gang scheduling)", p.gpus.size(), j.request.gpus)
+                   : fmt::format("placement has {} GPUs; the job's next worker takes {}", p.gpus.size(), gpus_to_place(id)));
   if (!p.instances.empty() && p.instances.size() != p.gpus.size())
     reject(id, fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size()));
   if ((p.nodes.size() > 1 || !held_[id].empty()) && !j.multi_node && p.nodes != records_[id].placement.nodes)
