@@ -180,3 +180,32 @@ TEST(BadInput, SharingConfigs) {
                               "resources: [{name: nvidia.com/gpu, replicas: 2}]}}"}),
              "maximum request size for shared resources is 1");
 }
+
+TEST(BadInput, TopologyAndCommunication) {
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, kubelet: {topologyManagerPolicy: strict}}")),
+             "cluster.pools[0].kubelet.topologyManagerPolicy: expected one of none, best-effort, restricted, single-numa-node, got 'strict'");
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, network: {nics: 0, gbps_per_nic: 100}}")),
+             "cluster.pools[0].network.nics: expected a positive integer, got 0");
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}",
+                              "duration: 1h, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e8, iterations: 10}}")),
+             "workload.jobs[0].duration: give duration or communication.iterations, not both");
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}",
+                              "duration: 1h, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e8, collective: ring}}")),
+             "collective: expected one of all-reduce, all-gather, reduce-scatter, all-to-all, got 'ring'");
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: 5, workers: 2,")),
+             "asks 5 GPUs per worker; the largest allowed node has 4");
+  EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: fifo+first-fit\nscheduling: {queue: lifo}")),
+             "scheduling.queue: expected kubernetes, strict or backfill, got 'lifo'");
+  const std::string topo = R"(catalog:
+  nodes:
+    - name: odd
+      gpu: A100-80GB-PCIe
+      gpus: 2
+      cpu_milli: 1000
+      memory_mib: 1024
+      topology: {pcie: [cpu0/rc0, cpu1/rc1], source: test}
+      source: test
+)";
+  EXPECT_HAS(error_of(topo + kGood), "topology: the GPUs span NUMA nodes: give inter_socket_gb_per_s");
+  EXPECT_HAS(error_of(replace(topo, "cpu1/rc1]", "cpu1]") + kGood), "expected NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0, got 'cpu1'");
+}

@@ -82,4 +82,14 @@ check mig-unknown 2 "$GPUSIM" mig T4
 check variants 0 "$GPUSIM" compare "$ROOT/scenarios/t4-timeslice-oom.yaml"
 contains variants-table "$TMP/out" "replicas-4-limits"
 
+# gpusim topo: nvidia-smi's codes and legend, bandwidths, the network; unknown templates exit 2.
+check topo-dgx 0 "$GPUSIM" topo dgx-a100-80gb
+contains topo-nv12 "$TMP/out" "GPU0	 X 	NV12"
+contains topo-legend "$TMP/out" "NV#  = Connection traversing a bonded set of # NVLinks"
+contains topo-network "$TMP/out" "8 x 200 Gb/s NICs"
+check topo-pcie 0 "$GPUSIM" topo a100-80gb-pcie-8x
+contains topo-codes "$TMP/out" "GPU0	 X 	PXB	NODE	NODE	SYS"
+check topo-unknown 2 "$GPUSIM" topo dgx-z900
+contains topo-unknown-text "$TMP/err" "unknown node template 'dgx-z900'; known: dgx-a100-40gb"
+
 exit $fail

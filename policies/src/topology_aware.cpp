@@ -14,6 +14,7 @@ namespace {
 
 // The `count` GPUs of `fitting` (all on `node`) with the best ring, as a node-local mask.
 uint32_t best_set(const NodeTopology& t, uint32_t fitting, int32_t count) {
+  if (count >= std::popcount(fitting)) return fitting;
   for (uint32_t mask : t.best_subsets(count))
     if ((mask & ~fitting) == 0) return mask;
   // Nodes too large for the table: fill the NUMA nodes with most fitting GPUs first.
@@ -34,9 +35,11 @@ struct TopologyAware final : PlacementPolicy {
     const int32_t count = v.gpus_to_place(job);
     const double fit = leftover_after(v, job, node) * 1e-3;  // breaks ties only: bandwidths differ by far more
     const Node& n = v.cluster().node(node);
-    if (count <= 1 || !n.topology) return fit;
+    // Across nodes (count beyond this node) only the fit counts; the fewest nodes decide first.
+    if (count <= 1 || !n.topology || count > n.gpu_count) return fit;
     std::vector<GpuId> aligned;
     v.aligned_gpus(job, node, count, aligned);
+    if (static_cast<int32_t>(aligned.size()) < count) return fit;
     const double ring = n.topology->ring_bottleneck(best_set(*n.topology, mask_of(n, aligned), count)).gb_per_s;
     return -ring + fit;
   }
