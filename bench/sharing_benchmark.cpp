@@ -1,6 +1,8 @@
 // Sharing: MIG layout enumeration and placement, rate recomputation, and whole replays on MIG and
 // time-sliced fleets (each start or finish recomputes the rates of the jobs on that GPU only).
 #include <benchmark/benchmark.h>
+
+#include "bench_util.hpp"
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -45,10 +47,7 @@ BENCHMARK(BM_TimeSlicingRates)->Arg(2)->Arg(8)->Arg(32);
 // 100,000 jobs on 256 DGX A100 nodes (2,048 GPUs) that are MIG all-1g.10gb or time-sliced x4.
 void BM_SharedFleetReplay(benchmark::State& state) {
   const bool mig = state.range(0) == 1;
-  const auto dir = std::filesystem::temp_directory_path() / "gpusim-bench";
-  std::filesystem::create_directories(dir);
-  const auto file = dir / (mig ? "mig.yaml" : "ts.yaml");
-  std::ofstream(file) << fmt::format(R"(name: shared-fleet
+  const Scenario s = bench::scenario_from_text(mig ? "mig.yaml" : "ts.yaml", fmt::format(R"(name: shared-fleet
 seed: 3
 cluster:
   pools:
@@ -70,18 +69,8 @@ policy: fifo+best-fit
 )",
                                       mig ? "mig: {strategy: mixed, config: all-1g.10gb}"
                                           : "sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}",
-                                      mig ? "resource: nvidia.com/mig-1g.10gb" : "");
-  const Scenario s = load_scenario(file.string(), {});
-  uint64_t events = 0, changes = 0;
-  for (auto _ : state) {
-    auto scheduler = Registry::global().make(s.policy, {s.seed}, {});
-    const RunResult r = simulate(s, *scheduler);
-    events = r.events;
-    changes = r.rate_changes;
-    benchmark::DoNotOptimize(r.jobs.data());
-  }
-  state.counters["events"] = static_cast<double>(events);
-  state.counters["rate_changes"] = static_cast<double>(changes);
+                                      mig ? "resource: nvidia.com/mig-1g.10gb" : ""));
+  bench::replay_scenario(state, s);
 }
 BENCHMARK(BM_SharedFleetReplay)->Arg(1)->Arg(0)->ArgName("mig")->Unit(benchmark::kMillisecond);
 

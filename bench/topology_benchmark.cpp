@@ -5,14 +5,10 @@
 #include <fmt/format.h>
 
 #include <bit>
-#include <filesystem>
-#include <fstream>
 
+#include "bench_util.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/hardware/catalog.hpp"
-#include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/engine.hpp"
-#include "gpusim/sim/scenario.hpp"
 
 namespace {
 
@@ -61,8 +57,7 @@ BENCHMARK(BM_BestSubsetChoice)->Arg(2)->Arg(4)->Arg(6);
 
 // 20,000 jobs of 1-16 GPUs (training, default communication profile) on 256 8-GPU PCIe servers.
 void BM_TopologyFleetReplay(benchmark::State& state) {
-  const auto file = std::filesystem::temp_directory_path() / "gpusim-bench-topology.yaml";
-  std::ofstream(file) << R"(name: bench-topology
+  const Scenario s = bench::scenario_from_text("topology.yaml", R"(name: bench-topology
 seed: 3
 cluster:
   pools: [{name: pcie, node: a100-80gb-pcie-8x, count: 256, kubelet: {topologyManagerPolicy: best-effort}}]
@@ -78,18 +73,8 @@ workload:
         multi_node: true
         duration: {distribution: exponential, mean: 2h}
 policy: fifo+topology
-)";
-  const Scenario s = load_scenario(file.string(), {});
-  uint64_t events = 0, changes = 0;
-  for (auto _ : state) {
-    auto scheduler = Registry::global().make(s.policy, {s.seed}, {});
-    const RunResult r = simulate(s, *scheduler);
-    events = r.events;
-    changes = r.rate_changes;
-    benchmark::DoNotOptimize(r.jobs.data());
-  }
-  state.counters["events"] = static_cast<double>(events);
-  state.counters["rate_changes"] = static_cast<double>(changes);
+)");
+  bench::replay_scenario(state, s);
 }
 BENCHMARK(BM_TopologyFleetReplay)->Unit(benchmark::kMillisecond);
 
