@@ -300,11 +300,9 @@ class Engine final : public ClusterView, public Binder {
     for (JobId id = 0; id < records_.size(); ++id) {
       const JobRecord& r = records_[id];
       if (r.status != JobStatus::running) continue;
-      const double left_us = std::max(0.0, r.remaining_us - static_cast<double>((now_ - r.since).us()) * r.rate);
-      visit(id, now_ + Time::from_us(static_cast<int64_t>(std::ceil(left_us / r.rate))));
+      visit(id, now_ + Time::from_us(static_cast<int64_t>(std::ceil(remaining_now(r) / r.rate))));
     }
   }
-  const Placement& placement(JobId id) const override { return records_[id].placement; }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override {
     // Jobs bound during this pass leave pending_ only after it, so the iteration stays valid.
     for (const auto& [key, id] : pending_)
@@ -352,9 +350,14 @@ class Engine final : public ClusterView, public Binder {
     throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: job {} ({}): {}", scheduler_.name(),
                                   format_seconds(now_), jobs_[id].name, id, why));
   }
-  int32_t gpus_on(const Placement& p, NodeId n) const {
-    return static_cast<int32_t>(std::count_if(p.gpus.begin(), p.gpus.end(), [&](GpuId g) { return cluster_.gpu(g).node == n; }));
+  // The placement's GPUs on node `n`, as a mask of node-local indices (unknown GPU ids are skipped).
+  uint32_t mask_on(const Placement& p, NodeId n) const {
+    uint32_t mask = 0;
+    for (GpuId g : p.gpus)
+      if (g < cluster_.gpu_count() && cluster_.gpu(g).node == n) mask |= 1u << (g - cluster_.node(n).first_gpu);
+    return mask;
   }
+  int32_t gpus_on(const Placement& p, NodeId n) const { return std::popcount(mask_on(p, n)); }
   // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
   std::optional<GpuClaim> claim_for(JobId id, GpuId g, int instance) const;
   void arrive(JobId id);
@@ -375,8 +378,12 @@ class Engine final : public ClusterView, public Binder {
   // ring over as many GPUs of each node, plus the NICs to itself when it spans nodes.
   Link intra_node_link(const Placement& p, bool best = false) const;
   double job_sharing_rate(JobId id) const;
+  // Work left now, at the rate the job has run since `since`.
+  double remaining_now(const JobRecord& r) const {
+    return std::max(0.0, r.remaining_us - static_cast<double>((now_ - r.since).us()) * r.rate);
+  }
   void settle(JobRecord& r) const {
-    r.remaining_us = std::max(0.0, r.remaining_us - static_cast<double>((now_ - r.since).us()) * r.rate);
+    r.remaining_us = remaining_now(r);
     r.since = now_;
   }
   void schedule_completion(JobId id) {
@@ -489,9 +496,7 @@ Link Engine::intra_node_link(const Placement& p, bool best) const {
   Link worst{LinkClass::self, 0, std::numeric_limits<double>::infinity()};
   for (NodeId n : p.nodes) {
     const Node& node = cluster_.node(n);
-    uint32_t mask = 0;
-    for (GpuId g : p.gpus)
-      if (cluster_.gpu(g).node == n) mask |= 1u << (g - node.first_gpu);
+    uint32_t mask = mask_on(p, n);
     if (best && !node.topology->best_subsets(std::popcount(mask)).empty())
       mask = node.topology->best_subsets(std::popcount(mask)).front();
     Link l = node.topology->ring_bottleneck(mask);
@@ -618,9 +623,7 @@ void Engine::bind(JobId id, const Placement& p) {
     if (!pool_allowed(id, cluster_.node(n).pool))
       reject(id, fmt::format("node {} is in pool {}, which the job may not use", cluster_.node(n).name, cluster_.pool_of(n).name));
     const Node& node = cluster_.node(n);
-    uint32_t mask = 0;  // the job's GPUs on this node
-    for (GpuId g : p.gpus)
-      if (g < cluster_.gpu_count() && cluster_.gpu(g).node == n) mask |= 1u << (g - node.first_gpu);
+    const uint32_t mask = mask_on(p, n);  // the job's GPUs on this node
     const int32_t here = std::popcount(mask);
     if (j.request.gpus > 0 && here == 0) reject(id, fmt::format("node {} holds none of the job's GPUs", node.name));
     const int64_t pods = j.request.pods_on_node(here);
@@ -652,9 +655,8 @@ void Engine::bind(JobId id, const Placement& p) {
     claims.push_back(*c);
   }
   const bool partial = static_cast<int32_t>(held_[id].size() + p.gpus.size()) < j.request.gpus;
-  for (GpuId g : p.gpus)
-    if (partial && cluster_.pool_of(cluster_.gpu(g).node).sharing.rate_model() != Sharing::exclusive &&
-        !cluster_.gpu(g).mig && cluster_.pool_of(cluster_.gpu(g).node).sharing.mode != Sharing::mig)
+  for (NodeId n : p.nodes)
+    if (const Sharing mode = cluster_.pool_of(n).sharing.mode; partial && mode != Sharing::exclusive && mode != Sharing::mig)
       reject(id, "workers placed one at a time (gang scheduling off) are modelled on whole GPUs and MIG instances only");
   JobRecord& r = records_[id];
   for (NodeId n : p.nodes) {

@@ -87,8 +87,6 @@ class ClusterView {
   virtual int32_t gpus_to_place(JobId id) const = 0;
   // Running jobs and when each will end at its current rate.
   virtual void for_each_running(const std::function<void(JobId, Time)>& visit) const = 0;
-  // Where a running (or, with gang off, partly placed) job is.
-  virtual const Placement& placement(JobId id) const = 0;
   // Does the job's CPU/memory fit the node, and is the node in a pool the job may use?
   virtual bool node_admits(JobId id, NodeId node) const = 0;
   // GPUs of `node` that can take one of the job's GPUs, in index order.
