@@ -120,7 +120,11 @@ class ComposedScheduler final : public Scheduler {
   // The earliest time the head job fits, as running jobs end at their current rates.
   Time reservation(const ClusterView& view, JobId head) {
     ends_.clear();
-    view.for_each_running([&](JobId id, Time end) { ends_.emplace_back(end, id); });
+    end_of_.clear();
+    view.for_each_running([&](JobId id, Time end) {
+      ends_.emplace_back(end, id);
+      end_of_[id] = end;
+    });
     std::sort(ends_.begin(), ends_.end());
     for (const auto& [end, id] : ends_)
       if (head_fits(view, head, end, nullptr)) return end;
@@ -131,8 +135,6 @@ class ComposedScheduler final : public Scheduler {
   // (and `extra`, a job started now, has not)? Counts whole GPUs the head fits per node.
   bool head_fits(const ClusterView& view, JobId head, Time t, const Placement* extra) const {
     const Cluster& c = view.cluster();
-    std::unordered_map<JobId, Time> end_of;
-    for (const auto& [end, id] : ends_) end_of[id] = end;
     const Request& q = view.job(head).request;
     const int32_t need = view.gpus_to_place(head), unit = std::max(1, q.worker_gpus);
     int64_t spread_total = 0;
@@ -145,8 +147,8 @@ class ComposedScheduler final : public Scheduler {
         const Gpu& gpu = c.gpu(g);
         bool released = !gpu.residents.empty();
         for (JobId r : gpu.residents) {
-          const auto e = end_of.find(r);
-          released = released && e != end_of.end() && e->second <= t;
+          const auto e = end_of_.find(r);
+          released = released && e != end_of_.end() && e->second <= t;
         }
         free += view.gpu_fits(head, g) || released;
       }
@@ -162,6 +164,7 @@ class ComposedScheduler final : public Scheduler {
   std::vector<uint64_t> failed_in_pass_;
   std::vector<JobId> unplaced_;  // one job per request shape that did not fit in the pass
   std::vector<std::pair<Time, JobId>> ends_;  // running jobs by expected end (backfill)
+  std::unordered_map<JobId, Time> end_of_;    // the same, by job
   uint64_t pass_ = 0;
 };
 
