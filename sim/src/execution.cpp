@@ -1,4 +1,5 @@
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/workloads/spec.hpp"
 
 #include <fmt/format.h>
 
@@ -69,11 +70,7 @@ void ExecutionModel::apply(const ConfigNode& doc) {
           continue;
         }
         profile.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective", "source"});
-        p.compute_per_iteration_s = profile.at("compute_per_iteration").as_duration().seconds();
-        if (p.compute_per_iteration_s <= 0) profile.at("compute_per_iteration").fail("expected a positive time per iteration");
-        p.bytes_per_iteration = profile.at("bytes_per_iteration").as_non_negative_number();
-        if (auto k = profile.get("collective"); k && !parse_collective(k->as_string(), p.collective))
-          k->fail(fmt::format("expected one of {}, got '{}'", kCollectiveNames, k->as_string()));
+        p = parse_comm_profile(profile);
       }
     }
     if (auto n = c->get("default_network")) communication.default_network = NetworkSpec::parse(*n);

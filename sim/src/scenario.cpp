@@ -227,10 +227,7 @@ TopologyPolicy read_kubelet(const ConfigNode& k) {
 void read_network(const std::optional<ConfigNode>& n, const NodeTemplate* t, const ExecutionModel& model, PoolSpec& pool) {
   if (n) pool.network = NetworkSpec::parse(*n);
   else if (t && t->network) pool.network = *t->network;
-  else {
-    pool.network = model.communication.default_network;
-    pool.network_assumed = true;
-  }
+  else pool.network = model.communication.default_network;
 }
 
 void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
@@ -480,7 +477,6 @@ Cluster build_cluster(const Scenario& s) {
     pool.gpu = p.gpu;
     pool.sharing = p.sharing;
     pool.network = p.network;
-    pool.network_assumed = p.network_assumed;
     pool.topology_manager = p.topology_manager;
     pool.market = p.market;
     pool.price_per_node_hour_usd = p.price_per_node_hour_usd;

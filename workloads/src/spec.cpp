@@ -69,12 +69,7 @@ void read_request_fields(const ConfigNode& e, Request& q) {
 CommProfile read_communication(const ConfigNode& c, bool allow_iterations, std::optional<int64_t>& iterations) {
   if (allow_iterations) c.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective", "iterations"});
   else c.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective"});
-  CommProfile p;
-  p.compute_per_iteration_s = c.at("compute_per_iteration").as_duration().seconds();
-  if (p.compute_per_iteration_s <= 0) c.at("compute_per_iteration").fail("expected a positive time per iteration");
-  p.bytes_per_iteration = c.at("bytes_per_iteration").as_non_negative_number();
-  if (auto k = c.get("collective"); k && !parse_collective(k->as_string(), p.collective))
-    k->fail(fmt::format("expected one of {}, got '{}'", kCollectiveNames, k->as_string()));
+  CommProfile p = parse_comm_profile(c);
   if (auto i = c.get("iterations")) {
     iterations = i->as_positive_int();
     p.work_is_compute = true;
@@ -148,6 +143,16 @@ Distribution read_distribution(const ConfigNode& d) {
 }
 
 }  // namespace
+
+CommProfile parse_comm_profile(const ConfigNode& c) {
+  CommProfile p;
+  p.compute_per_iteration_s = c.at("compute_per_iteration").as_duration().seconds();
+  if (p.compute_per_iteration_s <= 0) c.at("compute_per_iteration").fail("expected a positive time per iteration");
+  p.bytes_per_iteration = c.at("bytes_per_iteration").as_non_negative_number();
+  if (auto k = c.get("collective"); k && !parse_collective(k->as_string(), p.collective))
+    k->fail(fmt::format("expected one of {}, got '{}'", kCollectiveNames, k->as_string()));
+  return p;
+}
 
 JobSet parse_inline_jobs(const ConfigNode& list) {
   JobSet set;

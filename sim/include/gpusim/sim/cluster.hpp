@@ -32,7 +32,6 @@ struct Pool {
   const GpuModel* gpu = nullptr;      // null for CPU-only pools
   SharingConfig sharing;
   NetworkSpec network;                // per node, shared by the multi-node jobs on it
-  bool network_assumed = false;       // the model's default network (no NICs described)
   TopologyPolicy topology_manager = TopologyPolicy::none;  // the kubelet's topologyManagerPolicy
   std::string market = "on-demand";
   double price_per_node_hour_usd = 0;

@@ -32,7 +32,6 @@ struct PoolSpec {
   const GpuModel* gpu = nullptr;
   SharingConfig sharing;
   NetworkSpec network;
-  bool network_assumed = false;  // no NICs described: the model's default_network
   TopologyPolicy topology_manager = TopologyPolicy::none;
   std::string market = "on-demand";
   double price_per_node_hour_usd = 0;

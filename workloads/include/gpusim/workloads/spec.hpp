@@ -7,6 +7,10 @@
 
 namespace gpusim {
 
+// The fields of a communication profile, compute_per_iteration, bytes_per_iteration and optional
+// collective (the caller checks which other fields the map may have).
+CommProfile parse_comm_profile(const ConfigNode& c);
+
 // `workload.jobs`: a list of jobs; `count: N` repeats one entry N times (names get -0, -1, ...).
 JobSet parse_inline_jobs(const ConfigNode& list);
 
