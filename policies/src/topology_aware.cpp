@@ -40,22 +40,18 @@ struct TopologyAware final : PlacementPolicy {
     std::vector<GpuId> aligned;
     v.aligned_gpus(job, node, count, aligned);
     if (static_cast<int32_t>(aligned.size()) < count) return fit;
-    const double ring = n.topology->ring_bottleneck(best_set(*n.topology, mask_of(n, aligned), count)).gb_per_s;
+    const double ring = n.topology->ring_bottleneck(best_set(*n.topology, v.cluster().gpu_mask(node, aligned), count)).gb_per_s;
     return -ring + fit;
   }
   void choose_gpus(const ClusterView& v, JobId, const std::vector<GpuId>& fitting, int32_t count,
                    std::vector<GpuId>& out) const override {
     out.clear();
     if (fitting.empty() || count <= 0) return;
-    const Node& n = v.cluster().node(v.cluster().gpu(fitting.front()).node);
-    const uint32_t chosen = best_set(*n.topology, mask_of(n, fitting), count);
+    const NodeId node = v.cluster().gpu(fitting.front()).node;
+    const Node& n = v.cluster().node(node);
+    const uint32_t chosen = best_set(*n.topology, v.cluster().gpu_mask(node, fitting), count);
     for (GpuId g : fitting)
       if (chosen >> (g - n.first_gpu) & 1) out.push_back(g);
-  }
-  static uint32_t mask_of(const Node& n, const std::vector<GpuId>& gpus) {
-    uint32_t m = 0;
-    for (GpuId g : gpus) m |= 1u << (g - n.first_gpu);
-    return m;
   }
 };
 

@@ -350,14 +350,7 @@ class Engine final : public ClusterView, public Binder {
     throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: job {} ({}): {}", scheduler_.name(),
                                   format_seconds(now_), jobs_[id].name, id, why));
   }
-  // The placement's GPUs on node `n`, as a mask of node-local indices (unknown GPU ids are skipped).
-  uint32_t mask_on(const Placement& p, NodeId n) const {
-    uint32_t mask = 0;
-    for (GpuId g : p.gpus)
-      if (g < cluster_.gpu_count() && cluster_.gpu(g).node == n) mask |= 1u << (g - cluster_.node(n).first_gpu);
-    return mask;
-  }
-  int32_t gpus_on(const Placement& p, NodeId n) const { return std::popcount(mask_on(p, n)); }
+  int32_t gpus_on(const Placement& p, NodeId n) const { return std::popcount(cluster_.gpu_mask(n, p.gpus)); }
   // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
   std::optional<GpuClaim> claim_for(JobId id, GpuId g, int instance) const;
   void arrive(JobId id);
@@ -496,7 +489,7 @@ Link Engine::intra_node_link(const Placement& p, bool best) const {
   Link worst{LinkClass::self, 0, std::numeric_limits<double>::infinity()};
   for (NodeId n : p.nodes) {
     const Node& node = cluster_.node(n);
-    uint32_t mask = mask_on(p, n);
+    uint32_t mask = cluster_.gpu_mask(n, p.gpus);
     if (best && !node.topology->best_subsets(std::popcount(mask)).empty())
       mask = node.topology->best_subsets(std::popcount(mask)).front();
     Link l = node.topology->ring_bottleneck(mask);
@@ -623,7 +616,7 @@ void Engine::bind(JobId id, const Placement& p) {
     if (!pool_allowed(id, cluster_.node(n).pool))
       reject(id, fmt::format("node {} is in pool {}, which the job may not use", cluster_.node(n).name, cluster_.pool_of(n).name));
     const Node& node = cluster_.node(n);
-    const uint32_t mask = mask_on(p, n);  // the job's GPUs on this node
+    const uint32_t mask = cluster_.gpu_mask(n, p.gpus);  // the job's GPUs on this node
     const int32_t here = std::popcount(mask);
     if (j.request.gpus > 0 && here == 0) reject(id, fmt::format("node {} holds none of the job's GPUs", node.name));
     const int64_t pods = j.request.pods_on_node(here);

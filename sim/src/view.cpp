@@ -18,8 +18,7 @@ void ClusterView::aligned_gpus(JobId id, NodeId node, int32_t count, std::vector
     return;
   }
   if (policy == TopologyPolicy::none || !n.topology) return;
-  uint32_t available = 0;
-  for (GpuId g : out) available |= 1u << (g - n.first_gpu);
+  const uint32_t available = cluster().gpu_mask(node, out);
   const auto allowed = topology_manager_allows(policy, *n.topology, available, count);
   if (!allowed) {
     out.clear();

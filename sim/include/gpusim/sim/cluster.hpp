@@ -88,6 +88,13 @@ struct NodeBucket {
 
 class Cluster {
  public:
+  // Which of `gpus` are on `node`, as a mask of node-local indices (ids out of range are skipped).
+  uint32_t gpu_mask(NodeId node, const std::vector<GpuId>& gpus) const {
+    uint32_t mask = 0;
+    for (GpuId g : gpus)
+      if (g < gpus_.size() && gpus_[g].node == node) mask |= 1u << (g - nodes_[node].first_gpu);
+    return mask;
+  }
   PoolId add_pool(Pool pool);
   // Nodes must be added pool by pool, in pool order.
   NodeId add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
