@@ -118,7 +118,8 @@ void Catalog::add_gpu(const ConfigNode& e) {
 }
 
 void Catalog::add_node(const ConfigNode& e) {
-  e.allow_only({"name", "gpu", "gpus", "cpu_milli", "memory_mib", "price_per_node_hour_usd", "topology", "network", "source"});
+  e.allow_only({"name", "gpu", "gpus", "cpu_milli", "memory_mib", "price_per_node_hour_usd", "spot_price_per_node_hour_usd",
+                "topology", "network", "source"});
   NodeTemplate t;
   t.name = e.at("name").as_string();
   if (find_node(t.name)) e.at("name").fail(fmt::format("node template '{}' is already defined", t.name));
@@ -130,6 +131,7 @@ void Catalog::add_node(const ConfigNode& e) {
   t.cpu_milli = e.at("cpu_milli").as_positive_int();
   t.memory_mib = e.at("memory_mib").as_positive_int();
   if (auto p = e.get("price_per_node_hour_usd")) t.price_per_node_hour_usd = p->as_non_negative_number();
+  if (auto p = e.get("spot_price_per_node_hour_usd")) t.spot_price_per_node_hour_usd = p->as_non_negative_number();
   if (t.gpus > NodeTopology::kMaxGpus) e.at("gpus").fail(fmt::format("at most {} GPUs per node are supported", NodeTopology::kMaxGpus));
   t.topology = e.has("topology") ? NodeTopology::parse(e.at("topology"), *gpu, t.gpus) : NodeTopology::single_host_bridge(*gpu, t.gpus);
   if (auto n = e.get("network")) t.network = NetworkSpec::parse(*n);

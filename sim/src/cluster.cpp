@@ -19,6 +19,16 @@ std::string_view to_string(Sharing s) {
   return "exclusive";
 }
 
+std::string_view to_string(NodeState s) {
+  switch (s) {
+    case NodeState::off: return "off";
+    case NodeState::provisioning: return "provisioning";
+    case NodeState::ready: return "ready";
+    case NodeState::draining: return "draining";
+  }
+  return "off";
+}
+
 PoolId Cluster::add_pool(Pool pool) {
   pool.first_node = static_cast<NodeId>(nodes_.size());
   pool.node_count = 0;
@@ -28,7 +38,7 @@ PoolId Cluster::add_pool(Pool pool) {
 }
 
 NodeId Cluster::add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
-                         std::shared_ptr<const NodeTopology> topology) {
+                         std::shared_ptr<const NodeTopology> topology, NodeState state) {
   assert(pool + 1u == pools_.size() && "nodes are added pool by pool");
   assert((gpus == 0 || (topology && topology->gpus() == gpus)) && "a GPU node has a topology of its size");
   Node n;
@@ -42,6 +52,7 @@ NodeId Cluster::add_node(PoolId pool, std::string name, int64_t cpu_milli, int64
   n.first_gpu = static_cast<GpuId>(gpus_.size());
   n.cpu_milli = n.free_cpu_milli = cpu_milli;
   n.memory_mib = n.free_memory_mib = memory_mib;
+  n.state = state;
   const NodeId id = static_cast<NodeId>(nodes_.size());
   const Pool& p = pools_[pool];
   for (int i = 0; i < gpus; ++i) {
@@ -60,7 +71,7 @@ NodeId Cluster::add_node(PoolId pool, std::string name, int64_t cpu_milli, int64
   nodes_.push_back(std::move(n));
   pools_[pool].node_count++;
   pools_[pool].gpu_count += static_cast<uint32_t>(gpus);
-  place_in_bucket(id);
+  if (nodes_[id].ready()) place_in_bucket(id);
   return id;
 }
 
@@ -116,8 +127,10 @@ void Cluster::place_in_bucket(NodeId id) {
   nodes_[id].bucket = b;
 }
 
-void Cluster::reindex(NodeId id) {
+void Cluster::leave_bucket(NodeId id) {
   const BucketId old = nodes_[id].bucket;
+  if (old == kNoBucket) return;
+  nodes_[id].bucket = kNoBucket;
   NodeBucket& bucket = buckets_[old];
   bucket.nodes.erase(id);
   if (bucket.nodes.empty()) {
@@ -128,7 +141,19 @@ void Cluster::reindex(NodeId id) {
     live_.pop_back();
     recycled_.push_back(old);
   }
+}
+
+void Cluster::reindex(NodeId id) {
+  if (!nodes_[id].ready()) return;
+  leave_bucket(id);
   place_in_bucket(id);
+}
+
+void Cluster::set_state(NodeId id, NodeState state) {
+  if (nodes_[id].state == state) return;
+  leave_bucket(id);
+  nodes_[id].state = state;
+  if (state == NodeState::ready) place_in_bucket(id);
 }
 
 void Cluster::allocate(NodeId id, int64_t cpu_milli, int64_t memory_mib) {

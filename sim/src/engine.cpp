@@ -18,6 +18,7 @@
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/random.hpp"
+#include "gpusim/sim/autoscaler.hpp"
 #include "gpusim/sim/event_queue.hpp"
 
 namespace gpusim {
@@ -271,11 +272,25 @@ class Engine final : public ClusterView, public Binder {
         keys_(jobs_.size()),
         references_(jobs_.size(), nullptr),
         comm_(jobs_.size(), nullptr),
+        checkpoint_(jobs_.size(), nullptr),
         held_(jobs_.size()),
+        cost_marks_(jobs_.size()),
         gpu_rates_(cluster_.gpu_count()),
-        metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step),
-        fault_rng_(make_stream(s.seed, "mps-faults")) {
+        node_rt_(cluster_.nodes().size()),
+        pool_rt_(cluster_.pools().size()),
+        activity_(cluster_.pools().size()),
+        metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step, s.model.low_utilization),
+        fault_rng_(make_stream(s.seed, "mps-faults")),
+        unfinished_(jobs_.size()) {
+    for (PoolId p = 0; p < pool_rt_.size(); ++p) {
+      pool_rt_[p].rng = make_stream(s.seed, "spot/" + cluster_.pool(p).name);
+      const SpotConfig& spot = s.pools[p].spot;
+      if (spot.process == SpotConfig::Process::poisson) pool_rt_[p].hazard_per_node_hour = spot.hazard_per_node_hour;
+      if (spot.process == SpotConfig::Process::trace) pool_rt_[p].hazard_per_node_hour = spot.availability->reclaims_per_node_hour();
+      autoscaled_ = autoscaled_ || s.pools[p].autoscale.enabled;
+    }
     for (const Job& j : jobs_) {
+      checkpoint_[j.id] = j.checkpoint ? &*j.checkpoint : &s.model.checkpoint.defaults[static_cast<std::size_t>(j.kind)];
       if (!j.reference_gpu.empty()) references_[j.id] = s.catalog->find_gpu(j.reference_gpu);
       const CommProfile& own = j.communication;
       const CommProfile& fallback = s.model.communication.defaults[static_cast<std::size_t>(j.kind)];
@@ -300,7 +315,10 @@ class Engine final : public ClusterView, public Binder {
     for (JobId id = 0; id < records_.size(); ++id) {
       const JobRecord& r = records_[id];
       if (r.status != JobStatus::running) continue;
-      visit(id, now_ + Time::from_us(static_cast<int64_t>(std::ceil(remaining_now(r) / r.rate))));
+      // A job paused for a checkpoint or restore goes on at its computing rate once the pause ends.
+      const double rate = r.rate > 0 ? r.rate : r.compute_rate;
+      const Time from = r.rate > 0 ? now_ : std::max(now_, r.phase_end);
+      visit(id, rate > 0 ? from + Time::from_us(static_cast<int64_t>(std::ceil(remaining_now(r) / rate))) : Time::max());
     }
   }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override {
@@ -310,6 +328,8 @@ class Engine final : public ClusterView, public Binder {
   }
   const std::vector<JobId>& new_arrivals() const override { return new_arrivals_; }
   bool is_pending(JobId id) const override { return records_[id].status == JobStatus::pending; }
+  Time pending_since(JobId id) const override { return records_[id].queued_at; }
+  const CheckpointPolicy& checkpoint(JobId id) const override { return *checkpoint_[id]; }
   bool capacity_grew() const override { return capacity_grew_; }
   uint32_t shape(JobId id) const override { return shapes_.of(id); }
   uint32_t shape_count() const override { return shapes_.count(); }
@@ -338,12 +358,15 @@ class Engine final : public ClusterView, public Binder {
   bool node_admits(JobId id, NodeId n) const override {
     const Node& node = cluster_.node(n);
     const Request& q = jobs_[id].request;
-    return pool_allowed(id, node.pool) && node.free_cpu_milli >= q.cpu_milli && node.free_memory_mib >= q.memory_mib;
+    return node.ready() && pool_allowed(id, node.pool) && node.free_cpu_milli >= q.cpu_milli && node.free_memory_mib >= q.memory_mib;
   }
 
   // Binder
   void bind(JobId id, const Placement& placement) override;
   void reconfigure(GpuId gpu, const MigLayout& layout) override;
+  void recheck_at(Time t) override {
+    if (t > now_ && rechecks_.insert(t).second) events_.push(t, EventKind::decide, 0, 0);
+  }
 
  private:
   [[noreturn]] void reject(JobId id, const std::string& why) const {
@@ -375,16 +398,67 @@ class Engine final : public ClusterView, public Binder {
   double remaining_now(const JobRecord& r) const {
     return std::max(0.0, r.remaining_us - static_cast<double>((now_ - r.since).us()) * r.rate);
   }
-  void settle(JobRecord& r) const {
+  // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
+  void settle(JobId id) {
+    JobRecord& r = records_[id];
     r.remaining_us = remaining_now(r);
     r.since = now_;
+    const double mark = price_sum(r.placement.gpus);
+    r.busy_cost_usd += active_u(id) * r.sharing_rate * (mark - r.busy_mark_usd);
+    r.busy_mark_usd = mark;
   }
   void schedule_completion(JobId id) {
     JobRecord& r = records_[id];
     ++r.generation;
+    if (r.rate <= 0) return;  // paused: the completion is scheduled again when it computes
     const double us = std::ceil(r.remaining_us / r.rate);
     events_.push(now_ + Time::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
   }
+  // The SM demand the job puts on each of its GPUs now: u while it computes, nothing while it is
+  // paused or only partly placed.
+  double active_u(JobId id) const {
+    const JobRecord& r = records_[id];
+    return r.status == JobStatus::running && r.phase == JobPhase::computing ? jobs_[id].u : 0.0;
+  }
+  // Sum over the GPUs of what one whole GPU of its pool has cost up to now.
+  double price_sum(const std::vector<GpuId>& gpus) const {
+    double sum = 0;
+    for (GpuId g : gpus) sum += metrics_.price_integral_usd(cluster_.node(cluster_.gpu(g).node).pool, now_);
+    return sum;
+  }
+  const PoolSpec& spec(PoolId p) const { return scenario_.pools[p]; }
+
+  // --- checkpointing (issue 5) ---
+  // Starts an attempt: a restore first when it resumes from a checkpoint, else its checkpoint clock.
+  void begin_attempt(JobId id);
+  // Arms the job's next checkpoint after its interval of computing (fixed, or Young/Daly's).
+  void schedule_checkpoint(JobId id);
+  void start_checkpoint(JobId id);
+  void end_phase(JobId id);
+  void change_phase(JobId id, JobPhase phase);
+  // Hours between interruptions of the nodes the job runs on (infinite on nodes that are never reclaimed).
+  double mtbf_hours(const JobRecord& r) const;
+  // Throws away the progress since the job's last durable checkpoint.
+  void rollback(JobId id);
+  // Stops the job, rolls it back to its checkpoint and queues it again (spot reclaim).
+  void evict(JobId id);
+  // The node the job runs on will be gone at `gone`: write a checkpoint and leave if there is time.
+  void notice(JobId id, Time gone);
+
+  // --- node lifecycle: autoscaling and spot (issue 5) ---
+  void set_node_state(NodeId n, NodeState state);
+  bool request_node(PoolId p);  // a new node of the pool, ready after its provisioning delay
+  void node_ready(NodeId n);
+  void reclaim(NodeId n);       // a spot reclaim notice
+  void node_gone(NodeId n);
+  void idle_check(NodeId n);
+  void market_tick(PoolId p);
+  // Brings the pool back to its desired size (fixed pools) or minimum (autoscaled), within the spot cap.
+  void replenish(PoolId p);
+  void node_busy_changed(NodeId n);  // the node went from idle to running jobs or back
+  void scale_up();
+  void start_market();
+  void finish_costs();
 
   const Scenario& scenario_;
   const std::vector<Job>& jobs_;
@@ -398,12 +472,32 @@ class Engine final : public ClusterView, public Binder {
   std::vector<QueueKey> keys_;
   std::vector<const GpuModel*> references_;
   std::vector<const CommProfile*> comm_;  // per job: its profile, its kind's default, or none
+  std::vector<const CheckpointPolicy*> checkpoint_;  // per job: its own policy or its kind's default
   std::vector<JobId> net_jobs_;           // running communicating jobs that span nodes
   std::vector<boost::container::small_vector<GpuClaim, 1>> held_;  // per job, parallel to its placement's GPUs
+  // Per job, parallel to held_: the pool's price integral when the claim was made (cost attribution).
+  std::vector<boost::container::small_vector<double, 1>> cost_marks_;
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
+  struct NodeRuntime {
+    uint32_t stamp = 0;  // bumps on every state change and busy/idle change: stale node events are dropped
+    boost::container::small_vector<JobId, 4> jobs;  // jobs (or worker pods) placed on it
+  };
+  std::vector<NodeRuntime> node_rt_;
+  struct PoolRuntime {
+    uint32_t alive = 0;          // provisioning + ready nodes
+    uint32_t provisioning = 0;
+    int64_t cap = std::numeric_limits<int64_t>::max();  // spot trace: nodes the market has for us now
+    double hazard_per_node_hour = 0;  // expected reclaims of one node (Young/Daly)
+    Rng rng;                     // spot/<pool>: reclaim times and which node goes
+  };
+  std::vector<PoolRuntime> pool_rt_;
+  std::vector<PoolActivity> activity_;
+  bool autoscaled_ = false;
+  std::set<Time> rechecks_;      // decision points asked for, not yet reached
   Metrics metrics_;
   EventQueue events_;
   Rng fault_rng_;
+  std::size_t unfinished_;       // jobs not completed, failed or unschedulable
   std::set<std::pair<QueueKey, JobId>> pending_;
   std::vector<JobId> new_arrivals_;
   std::vector<JobId> bound_;  // bound in the current decision pass
@@ -422,7 +516,7 @@ std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, int instance) const
   const Pool& pool = cluster_.pool_of(gpu.node);
   const SharingConfig& c = pool.sharing;
   const Request& q = jobs_[id].request;
-  if (gpu.reconfiguring || !pool_allowed(id, cluster_.node(gpu.node).pool)) return std::nullopt;
+  if (gpu.reconfiguring || !cluster_.node(gpu.node).ready() || !pool_allowed(id, cluster_.node(gpu.node).pool)) return std::nullopt;
   if (gpu.mig) {
     if (instance < 0 || static_cast<std::size_t>(instance) >= gpu.instances.size()) return std::nullopt;
     const MigSlot& slot = gpu.instances[static_cast<std::size_t>(instance)];
@@ -461,15 +555,17 @@ void Engine::arrive(JobId id) {
   ++event_count_;
   if (shapes_.get(shapes_.of(id)).never_fits) {
     records_[id].status = JobStatus::unschedulable;
+    --unfinished_;
     return;
   }
   keys_[id] = scheduler_.queue_key(jobs_[id]);
-  records_[id].remaining_us = static_cast<double>(jobs_[id].work.us());
+  records_[id].remaining_us = records_[id].saved_remaining_us = static_cast<double>(jobs_[id].work.us());
   enqueue(id);
 }
 
 void Engine::enqueue(JobId id) {
   records_[id].status = JobStatus::pending;
+  records_[id].queued_at = now_;
   pending_.emplace(keys_[id], id);
   if (pending_by_shape_[shapes_.of(id)]++ == 0) ++distinct_pending_shapes_;
   new_arrivals_.push_back(id);
@@ -540,8 +636,9 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     u.clear();
     caps.clear();
     for (JobId j : gpu.residents) {
-      // A partly placed job (gang scheduling off) holds the GPU but computes nothing yet.
-      u.push_back(records_[j].status == JobStatus::running ? jobs_[j].u : 0.0);
+      // A partly placed job (gang scheduling off) holds the GPU but computes nothing yet; nor does a
+      // job writing or restoring a checkpoint.
+      u.push_back(active_u(j));
       const Request& q = jobs_[j].request;
       caps.push_back(pool.sharing.mode == Sharing::mps ? mps_thread_fraction(q, pool.sharing) : q.milli_per_gpu.value / 1000.0);
       touched_.push_back(j);
@@ -573,9 +670,11 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
       rate = communication_rate(rate, *c, collective_time_s(*c, ranks, r.link.gb_per_s),
                                 c->work_is_compute ? 0.0 : collective_time_s(*c, ranks, r.reference.gb_per_s));
     }
+    r.compute_rate = rate;
+    if (r.phase != JobPhase::computing) rate = 0;
     if (rate == r.rate && sharing == r.sharing_rate) continue;
     const bool started = r.rate > 0;
-    if (started) settle(r);
+    settle(j);
     r.rate = rate;
     r.sharing_rate = sharing;
     if (started) ++rate_changes_;
@@ -587,7 +686,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   for (GpuId g : busy_changed) {
     const Gpu& gpu = cluster_.gpu(g);
     double busy = 0;
-    for (JobId j : gpu.residents) busy += jobs_[j].u * records_[j].sharing_rate;
+    for (JobId j : gpu.residents) busy += active_u(j) * records_[j].sharing_rate;
     busy = std::clamp(busy, 0.0, 1.0);
     metrics_.add_busy(cluster_.node(gpu.node).pool, g, busy - gpu.busy, now_);
     cluster_.set_busy(g, busy);
@@ -616,6 +715,7 @@ void Engine::bind(JobId id, const Placement& p) {
     if (!pool_allowed(id, cluster_.node(n).pool))
       reject(id, fmt::format("node {} is in pool {}, which the job may not use", cluster_.node(n).name, cluster_.pool_of(n).name));
     const Node& node = cluster_.node(n);
+    if (!node.ready()) reject(id, fmt::format("node {} is {}, not ready", node.name, to_string(node.state)));
     const uint32_t mask = cluster_.gpu_mask(n, p.gpus);  // the job's GPUs on this node
     const int32_t here = std::popcount(mask);
     if (j.request.gpus > 0 && here == 0) reject(id, fmt::format("node {} holds none of the job's GPUs", node.name));
@@ -655,6 +755,10 @@ void Engine::bind(JobId id, const Placement& p) {
   for (NodeId n : p.nodes) {
     const int64_t pods = j.request.pods_on_node(gpus_on(p, n));
     cluster_.allocate(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
+    if (std::find(node_rt_[n].jobs.begin(), node_rt_[n].jobs.end(), id) == node_rt_[n].jobs.end()) {
+      node_rt_[n].jobs.push_back(id);
+      if (node_rt_[n].jobs.size() == 1) node_busy_changed(n);
+    }
   }
   if (held_[id].empty()) {
     r.placement = {};
@@ -662,8 +766,10 @@ void Engine::bind(JobId id, const Placement& p) {
   }
   held_[id].insert(held_[id].end(), claims.begin(), claims.end());
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+    const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
     cluster_.attach(p.gpus[i], id, claims[i]);
-    metrics_.add_allocation(cluster_.node(cluster_.gpu(p.gpus[i]).node).pool, j.tenant, claims[i].milli.value);
+    metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
+    cost_marks_[id].push_back(metrics_.price_integral_usd(pool, now_));
     r.placement.gpus.push_back(p.gpus[i]);
     r.placement.instances.push_back(claims[i].instance);
     if (claims[i].instance >= 0) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[static_cast<std::size_t>(claims[i].instance)].instance);
@@ -676,15 +782,19 @@ void Engine::bind(JobId id, const Placement& p) {
   if (partial) return;
   r.status = JobStatus::running;
   r.start = now_;
+  if (r.attempt == 0) r.first_start = now_;
   r.since = now_;
+  r.busy_mark_usd = price_sum(r.placement.gpus);
   const Placement full = r.placement;  // refresh_rates reads the record's placement
   r.rate = 0;
   ++r.attempt;
+  begin_attempt(id);
   bound_.push_back(id);
   if (--pending_by_shape_[shapes_.of(id)] == 0) --distinct_pending_shapes_;
   ++running_;
   if (p.gpus.empty()) {
-    r.rate = r.sharing_rate = 1.0;
+    r.compute_rate = r.sharing_rate = 1.0;
+    r.rate = r.phase == JobPhase::computing ? 1.0 : 0.0;
     schedule_completion(id);
     return;
   }
@@ -728,6 +838,8 @@ void Engine::reconfigure(GpuId g, const MigLayout& layout) {
                                   format_seconds(now_), g, cluster_.node(gpu.node).name, why));
   };
   if (!gpu.mig) fail("the GPU does not have MIG enabled");
+  if (!cluster_.node(gpu.node).ready()) fail(fmt::format("node {} is {}, not ready", cluster_.node(gpu.node).name,
+                                                        to_string(cluster_.node(gpu.node).state)));
   if (!gpu.residents.empty()) fail(fmt::format("the GPU still runs {} job(s); only a drained GPU can be reconfigured", gpu.residents.size()));
   if (gpu.reconfiguring) fail("the GPU is already being reconfigured");
   const MigTable& t = *pool.gpu->mig;
@@ -748,20 +860,28 @@ void Engine::reconfigure(GpuId g, const MigLayout& layout) {
 void Engine::stop(JobId id) {
   JobRecord& r = records_[id];
   const Job& j = jobs_[id];
-  settle(r);
+  settle(id);
   for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
     const GpuId g = r.placement.gpus[i];
     const PoolId pool = cluster_.node(cluster_.gpu(g).node).pool;
     cluster_.detach(g, id, held_[id][i]);
     metrics_.add_allocation(pool, j.tenant, -held_[id][i].milli.value);
+    r.cost_usd += held_[id][i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - cost_marks_[id][i]);
   }
   for (NodeId n : r.placement.nodes) {
     const int64_t pods = j.request.pods_on_node(gpus_on(r.placement, n));
     cluster_.release(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
     cluster_.reindex(n);
+    auto& on = node_rt_[n].jobs;
+    on.erase(std::find(on.begin(), on.end(), id));
+    if (on.empty()) node_busy_changed(n);
   }
   held_[id].clear();
+  cost_marks_[id].clear();
   ++r.generation;  // drops its pending completion
+  ++r.phase_generation;  // and its checkpoint or phase event
+  r.phase = JobPhase::computing;
+  r.evicting = false;
   --running_;
   capacity_grew_ = true;
   const auto net = std::lower_bound(net_jobs_.begin(), net_jobs_.end(), id);
@@ -775,6 +895,7 @@ void Engine::complete(JobId id) {
   ++event_count_;
   stop(id);
   records_[id].status = JobStatus::completed;
+  --unfinished_;
 }
 
 void Engine::kill_all(GpuId g) {
@@ -784,11 +905,10 @@ void Engine::kill_all(GpuId g) {
     JobRecord& r = records_[id];
     stop(id);
     ++r.kills;
-    // No checkpointing yet: a killed job restarts from the beginning.
-    r.lost_work_us += static_cast<double>(jobs_[id].work.us()) - r.remaining_us;
-    r.remaining_us = static_cast<double>(jobs_[id].work.us());
+    rollback(id);  // to its last checkpoint, or the beginning
     if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
       r.status = JobStatus::failed;
+      --unfinished_;
       continue;
     }
     r.status = JobStatus::not_arrived;  // waiting out its back-off
@@ -802,9 +922,12 @@ RunResult Engine::run() {
   const Time horizon = scenario_.horizon.value_or(Time::max());
   std::size_t next_arrival = 0;
   uint64_t iterations = 0;
+  start_market();
   while (true) {
     const bool have_arrival = next_arrival < jobs_.size();
     if (!have_arrival && events_.empty()) break;
+    // Without a horizon the run ends with the last job, whatever the market still has queued.
+    if (!have_arrival && !scenario_.horizon && unfinished_ == 0) break;
     Time t = Time::max();
     if (have_arrival) t = jobs_[next_arrival].arrival;
     if (!events_.empty()) t = std::min(t, events_.top().time);
@@ -836,9 +959,42 @@ RunResult Engine::run() {
           cluster_.reindex(cluster_.gpu(e.target).node);
           capacity_grew_ = true;
           break;
+        case EventKind::checkpoint:
+          if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
+            ++event_count_;
+            start_checkpoint(e.target);
+          }
+          break;
+        case EventKind::phase_end:
+          if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
+            ++event_count_;
+            end_phase(e.target);
+          }
+          break;
+        case EventKind::node_ready:
+          if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).state == NodeState::provisioning) node_ready(e.target);
+          break;
+        case EventKind::reclaim:
+          if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).ready()) reclaim(e.target);
+          break;
+        case EventKind::node_gone:  // a draining node leaves only this way: no stale ones
+          if (cluster_.node(e.target).state == NodeState::draining) node_gone(e.target);
+          break;
+        case EventKind::idle_check:
+          if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).ready()) idle_check(e.target);
+          break;
+        case EventKind::market_tick:
+          ++event_count_;
+          market_tick(static_cast<PoolId>(e.target));
+          break;
+        case EventKind::decide:
+          rechecks_.erase(e.time);
+          capacity_grew_ = true;  // a full pass: a wait may have reached a threshold
+          break;
       }
     }
-    if (!pending_.empty() && (capacity_grew_ || !new_arrivals_.empty())) {
+    const bool pass = !pending_.empty() && (capacity_grew_ || !new_arrivals_.empty());
+    if (pass) {
       std::sort(new_arrivals_.begin(), new_arrivals_.end(),
                 [&](JobId a, JobId b) { return std::pair(keys_[a], a) < std::pair(keys_[b], b); });
       ++decision_points_;
@@ -847,6 +1003,7 @@ RunResult Engine::run() {
       bound_.clear();
       check_memory();
     }
+    if (autoscaled_ && pass && !pending_.empty()) scale_up();
     new_arrivals_.clear();
     capacity_grew_ = false;
     if (options_.progress && (++iterations & 0xFFF) == 0)
@@ -855,27 +1012,333 @@ RunResult Engine::run() {
   }
   const Time end = scenario_.horizon ? horizon : now_;
   metrics_.advance(end, running_, static_cast<uint32_t>(pending_.size()));
+  metrics_.finish(end);
   now_ = end;
-  for (JobRecord& r : records_)
-    if (r.status == JobStatus::running) settle(r);
+  finish_costs();
 
   std::map<std::string, uint64_t> reasons;
   for (JobId id = 0; id < jobs_.size(); ++id)
     if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.get(shapes_.of(id)).never_fits]++;
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  RunResult out{scheduler_.name(), end, std::move(cluster_), std::move(records_), std::move(metrics_), std::move(sorted),
-                event_count_, decision_points_};
-  out.oom_events = oom_events_;
-  out.mps_faults = mps_faults_;
-  out.reconfigurations = reconfigurations_;
-  out.rate_changes = rate_changes_;
-  return out;
+  return RunResult{scheduler_.name(),  end,         std::move(cluster_), std::move(records_), std::move(metrics_),
+                   std::move(sorted),  event_count_, decision_points_,   oom_events_,         mps_faults_,
+                   reconfigurations_, rate_changes_, std::move(activity_)};
+}
+
+void Engine::finish_costs() {
+  // Jobs still holding GPUs at the end: their busy cost and held share up to the end.
+  for (JobId id = 0; id < records_.size(); ++id) {
+    if (held_[id].empty()) continue;
+    JobRecord& r = records_[id];
+    if (r.status == JobStatus::running) settle(id);
+    for (std::size_t i = 0; i < held_[id].size(); ++i) {
+      const PoolId pool = cluster_.node(cluster_.gpu(r.placement.gpus[i]).node).pool;
+      r.cost_usd += held_[id][i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - cost_marks_[id][i]);
+      cost_marks_[id][i] = metrics_.price_integral_usd(pool, now_);
+    }
+  }
+}
+
+// --- checkpointing ----------------------------------------------------------------------------
+
+void Engine::begin_attempt(JobId id) {
+  JobRecord& r = records_[id];
+  const CheckpointPolicy& policy = *checkpoint_[id];
+  r.attempt_work_us = r.remaining_us;
+  r.phase = JobPhase::computing;
+  r.evicting = false;
+  // Resuming from a checkpoint costs its restore first.
+  if (policy.enabled && policy.restore > Time() && r.saved_remaining_us < static_cast<double>(jobs_[id].work.us())) {
+    r.phase = JobPhase::restoring;
+    r.phase_end = now_ + policy.restore;
+    events_.push(r.phase_end, EventKind::phase_end, id, ++r.phase_generation);
+    return;
+  }
+  schedule_checkpoint(id);
+}
+
+double Engine::mtbf_hours(const JobRecord& r) const {
+  double hazard = 0;
+  for (NodeId n : r.placement.nodes) hazard += pool_rt_[cluster_.node(n).pool].hazard_per_node_hour;
+  return hazard > 0 ? 1.0 / hazard : std::numeric_limits<double>::infinity();
+}
+
+void Engine::schedule_checkpoint(JobId id) {
+  JobRecord& r = records_[id];
+  const CheckpointPolicy& policy = *checkpoint_[id];
+  if (!policy.enabled) return;
+  const std::optional<Time> interval = policy.auto_interval ? young_daly_interval(policy.cost, mtbf_hours(r)) : policy.interval;
+  if (interval) events_.push(now_ + *interval, EventKind::checkpoint, id, ++r.phase_generation);
+}
+
+void Engine::change_phase(JobId id, JobPhase phase) {
+  JobRecord& r = records_[id];
+  settle(id);  // up to now at the old phase's rate and busy share
+  r.phase = phase;
+  refresh_rates(r.placement.gpus);
+}
+
+void Engine::start_checkpoint(JobId id) {
+  JobRecord& r = records_[id];
+  change_phase(id, JobPhase::checkpointing);
+  r.writing_remaining_us = r.remaining_us;  // the state it writes: its progress now
+  r.phase_end = now_ + checkpoint_[id]->cost;
+  events_.push(r.phase_end, EventKind::phase_end, id, ++r.phase_generation);
+}
+
+void Engine::end_phase(JobId id) {
+  JobRecord& r = records_[id];
+  const CheckpointPolicy& policy = *checkpoint_[id];
+  const double gpus = static_cast<double>(r.placement.gpus.size());
+  if (r.phase == JobPhase::checkpointing) {
+    r.saved_remaining_us = r.writing_remaining_us;
+    ++r.checkpoints;
+    r.checkpoint_gpu_us += static_cast<double>(policy.cost.us()) * gpus;
+    if (r.evicting) {
+      evict(id);  // its node is going: it leaves with everything saved
+      return;
+    }
+  } else {
+    r.restore_gpu_us += static_cast<double>(policy.restore.us()) * gpus;
+  }
+  change_phase(id, JobPhase::computing);
+  schedule_checkpoint(id);
+}
+
+void Engine::rollback(JobId id) {
+  JobRecord& r = records_[id];
+  const double lost = std::max(0.0, r.saved_remaining_us - r.remaining_us);
+  r.lost_work_us += lost;
+  r.lost_gpu_us += lost * std::max<double>(1.0, jobs_[id].request.gpus);
+  r.remaining_us = r.saved_remaining_us;
+}
+
+void Engine::evict(JobId id) {
+  JobRecord& r = records_[id];
+  stop(id);
+  rollback(id);
+  ++r.evictions;
+  enqueue(id);  // the job controller recreates the pod at once
+}
+
+void Engine::notice(JobId id, Time gone) {
+  JobRecord& r = records_[id];
+  if (r.status != JobStatus::running || r.evicting) return;
+  const CheckpointPolicy& policy = *checkpoint_[id];
+  switch (r.phase) {
+    case JobPhase::restoring:
+      evict(id);  // nothing new to save; it leaves now
+      break;
+    case JobPhase::checkpointing:
+      if (r.phase_end <= gone) r.evicting = true;  // the checkpoint under way finishes in time
+      break;
+    case JobPhase::computing:
+      if (policy.enabled && now_ + policy.cost <= gone) {
+        start_checkpoint(id);
+        r.evicting = true;
+      }
+      break;  // otherwise it runs on until the node goes, and loses what it did since its checkpoint
+  }
+}
+
+// --- node lifecycle ---------------------------------------------------------------------------
+
+void Engine::set_node_state(NodeId n, NodeState to) {
+  const Node& node = cluster_.node(n);
+  const NodeState from = node.state;
+  const auto billed = [](NodeState s) { return s != NodeState::off ? 1 : 0; };
+  const auto capacity = [](NodeState s) { return s == NodeState::ready || s == NodeState::draining ? 1 : 0; };
+  const auto alive = [](NodeState s) { return s == NodeState::provisioning || s == NodeState::ready ? 1 : 0; };
+  const auto provisioning = [](NodeState s) { return s == NodeState::provisioning ? 1 : 0; };
+  metrics_.add_capacity(node.pool, (capacity(to) - capacity(from)) * node.gpu_count, billed(to) - billed(from));
+  PoolRuntime& p = pool_rt_[node.pool];
+  p.alive = static_cast<uint32_t>(static_cast<int>(p.alive) + alive(to) - alive(from));
+  p.provisioning = static_cast<uint32_t>(static_cast<int>(p.provisioning) + provisioning(to) - provisioning(from));
+  ++node_rt_[n].stamp;
+  cluster_.set_state(n, to);
+}
+
+bool Engine::request_node(PoolId p) {
+  const Pool& pool = cluster_.pool(p);
+  for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
+    if (cluster_.node(n).state != NodeState::off) continue;
+    set_node_state(n, NodeState::provisioning);
+    ++activity_[p].nodes_requested;
+    events_.push(now_ + spec(p).provisioning_delay, EventKind::node_ready, n, node_rt_[n].stamp);
+    return true;
+  }
+  return false;
+}
+
+void Engine::node_ready(NodeId n) {
+  ++event_count_;
+  set_node_state(n, NodeState::ready);
+  capacity_grew_ = true;
+  node_busy_changed(n);  // it starts empty: an autoscaled pool's idle clock runs
+}
+
+void Engine::node_busy_changed(NodeId n) {
+  ++node_rt_[n].stamp;
+  const PoolId p = cluster_.node(n).pool;
+  const bool busy = !node_rt_[n].jobs.empty();
+  if (!busy && spec(p).autoscale.enabled && cluster_.node(n).ready())
+    events_.push(now_ + spec(p).autoscale.scale_down_after, EventKind::idle_check, n, node_rt_[n].stamp);
+  // A Poisson reclaim is drawn when a spot node takes work: the hazard is memoryless, and a reclaim
+  // of an idle node changes nothing a job sees (this also lets a run without a horizon end).
+  if (busy && spec(p).spot.process == SpotConfig::Process::poisson && pool_rt_[p].hazard_per_node_hour > 0) {
+    const double hours = boost::math::quantile(boost::math::exponential_distribution<>(pool_rt_[p].hazard_per_node_hour),
+                                               uniform01(pool_rt_[p].rng));
+    events_.push(now_ + Time::from_us(static_cast<int64_t>(std::ceil(std::min(hours, 1e9) * 3.6e9))), EventKind::reclaim, n,
+                 node_rt_[n].stamp);
+  }
+}
+
+void Engine::reclaim(NodeId n) {
+  ++event_count_;
+  const PoolId p = cluster_.node(n).pool;
+  ++activity_[p].reclaims;
+  set_node_state(n, NodeState::draining);
+  const Time gone = now_ + spec(p).spot.notice;
+  for (JobId id : std::vector<JobId>(node_rt_[n].jobs.begin(), node_rt_[n].jobs.end())) notice(id, gone);
+  // After the notices: a checkpoint that ends exactly when the node goes is written in time.
+  events_.push(gone, EventKind::node_gone, n, 0);
+  replenish(p);  // the replacement is requested at the notice, as Karpenter does
+}
+
+void Engine::node_gone(NodeId n) {
+  ++event_count_;
+  for (JobId id : std::vector<JobId>(node_rt_[n].jobs.begin(), node_rt_[n].jobs.end()))
+    if (records_[id].status == JobStatus::running) evict(id);
+  set_node_state(n, NodeState::off);
+}
+
+void Engine::idle_check(NodeId n) {
+  const PoolId p = cluster_.node(n).pool;
+  if (!node_rt_[n].jobs.empty() || pool_rt_[p].alive <= spec(p).autoscale.min_nodes) return;
+  ++event_count_;
+  ++activity_[p].nodes_removed;
+  set_node_state(n, NodeState::off);
+}
+
+void Engine::replenish(PoolId p) {
+  const PoolSpec& ps = spec(p);
+  PoolRuntime& rt = pool_rt_[p];
+  const int64_t target = std::min<int64_t>(ps.autoscale.enabled ? ps.autoscale.min_nodes : ps.initial_nodes, rt.cap);
+  while (rt.alive < target && request_node(p)) {
+  }
+}
+
+void Engine::market_tick(PoolId p) {
+  const PoolSpec& ps = spec(p);
+  const AvailabilitySeries& series = *ps.spot.availability;
+  PoolRuntime& rt = pool_rt_[p];
+  const std::size_t tick = series.tick_at(now_);
+  rt.cap = static_cast<int64_t>(series.available[tick]) * ps.spot.scale;
+  const Pool& pool = cluster_.pool(p);
+  if (ps.spot.trace_prices) {
+    const double price = series.price_per_node_hour_usd[tick];
+    metrics_.set_price(p, price, pool.gpus_per_node ? price / pool.gpus_per_node : 0.0);
+  }
+  // The market has fewer instances for us: requests still provisioning fail first, then running
+  // nodes are reclaimed, drawn at random.
+  for (NodeId n = pool.first_node + pool.node_count; rt.alive > rt.cap && rt.provisioning > 0 && n-- > pool.first_node;)
+    if (cluster_.node(n).state == NodeState::provisioning) {
+      ++activity_[p].cancelled;
+      set_node_state(n, NodeState::off);
+    }
+  while (rt.alive > rt.cap) {
+    std::vector<NodeId> ready;
+    for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n)
+      if (cluster_.node(n).ready()) ready.push_back(n);
+    const auto pick = static_cast<std::size_t>(uniform01(rt.rng) * static_cast<double>(ready.size()));
+    reclaim(ready[std::min(pick, ready.size() - 1)]);
+  }
+  replenish(p);
+  if (ps.autoscale.enabled && !pending_.empty()) capacity_grew_ = true;  // the autoscaler may grow into it
+  // The next tick at which the count or the price changes.
+  std::size_t next = tick + 1;
+  const auto same = [&](std::size_t i) {
+    return series.available[i] == series.available[tick] &&
+           (!ps.spot.trace_prices || series.price_per_node_hour_usd[i] == series.price_per_node_hour_usd[tick]);
+  };
+  while (next < series.available.size() && same(next)) ++next;
+  if (next < series.available.size())
+    events_.push(Time::from_us(series.gap.us() * static_cast<int64_t>(next)), EventKind::market_tick, p, 0);
+}
+
+void Engine::start_market() {
+  for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
+    const Pool& pool = cluster_.pool(p);
+    metrics_.set_price(p, pool.price_per_node_hour_usd, pool.gpus_per_node ? pool.price_per_node_hour_usd / pool.gpus_per_node : 0.0);
+    const PoolSpec& ps = spec(p);
+    const int64_t available =
+        ps.spot.process == SpotConfig::Process::trace ? static_cast<int64_t>(ps.spot.availability->available.front()) * ps.spot.scale
+                                                      : std::numeric_limits<int64_t>::max();
+    for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
+      if (!cluster_.node(n).ready()) continue;
+      // Initial nodes the spot market does not have at time 0 were never obtained.
+      if (pool_rt_[p].alive >= available) {
+        cluster_.set_state(n, NodeState::off);
+        continue;
+      }
+      metrics_.add_capacity(p, cluster_.node(n).gpu_count, 1);
+      ++pool_rt_[p].alive;
+      node_busy_changed(n);
+    }
+    if (ps.spot.process == SpotConfig::Process::trace) market_tick(p);
+  }
+}
+
+void Engine::scale_up() {
+  ScaleUpPlan plan;
+  std::vector<PoolId> scalable;
+  for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
+    const PoolSpec& ps = spec(p);
+    if (!ps.autoscale.enabled) continue;
+    const PoolRuntime& rt = pool_rt_[p];
+    const int64_t limit = std::min<int64_t>(ps.autoscale.max_nodes, rt.cap);
+    const Pool& pool = cluster_.pool(p);
+    const PoolSpec::NodeSpec& shape = ps.nodes.front();
+    plan.add_pool(p, {shape.gpus, pool.gpu ? pool.gpu->memory_mib : 0, shape.cpu_milli, shape.memory_mib}, rt.provisioning,
+                  static_cast<uint32_t>(std::max<int64_t>(0, limit - rt.alive)),
+                  pool.gpus_per_node ? pool.price_per_node_hour_usd / pool.gpus_per_node : pool.price_per_node_hour_usd);
+    scalable.push_back(p);
+  }
+  Time next = Time::max();
+  std::vector<PodDemand> options;
+  for_each_pending([&](JobId id) {
+    options.clear();
+    const Request& q = jobs_[id].request;
+    for (PoolId p : scalable) {
+      if (!pool_allowed(id, p) || !scheduler_.would_use(*this, id, p)) continue;
+      // A pod counts once it has stayed unschedulable for the scale-up delay.
+      const Time due = records_[id].queued_at + spec(p).autoscale.scale_up_delay;
+      if (due > now_) {
+        next = std::min(next, due);
+        continue;
+      }
+      const GpuDemand d = demand_on(q, cluster_.pool(p));
+      options.push_back({p, q.gpus, d.milli, q.gpu_memory_mib, q.cpu_milli, q.memory_mib, std::max(1, q.worker_gpus),
+                         q.worker_gpus > 0, jobs_[id].multi_node});
+    }
+    if (!options.empty()) plan.place(options);
+    return true;
+  });
+  for (PoolId p : scalable)
+    for (uint32_t k = plan.added(p); k > 0; --k) request_node(p);
+  if (next != Time::max()) recheck_at(next);
 }
 
 }  // namespace
 
 void validate_scenario(const Scenario& s) {
+  if (!s.scheduling.gang)
+    for (const PoolSpec& p : s.pools)
+      if (p.spot.process != SpotConfig::Process::none || p.autoscale.enabled)
+        throw InputError({s.file, std::nullopt, "scheduling.gang"},
+                         fmt::format("gang: false (workers placed one at a time) is not modelled with spot or autoscaled pools "
+                                     "(pool {})", p.name));
   if (std::none_of(s.jobs.jobs.begin(), s.jobs.jobs.end(), [](const Job& j) { return j.strict; })) return;
   const Cluster c = build_cluster(s);
   for (const Job& j : s.jobs.jobs) {

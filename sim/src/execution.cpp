@@ -25,7 +25,8 @@ const ExecutionModel& ExecutionModel::builtin() {
 }
 
 void ExecutionModel::apply(const ConfigNode& doc) {
-  doc.allow_only({"time_slicing", "mps", "mig", "restart", "communication"});
+  doc.allow_only({"time_slicing", "mps", "mig", "restart", "communication", "checkpoint", "spot", "autoscaler",
+                  "low_utilization"});
   auto positive = [](const ConfigNode& n) {
     const Time t = n.as_duration();
     if (t <= Time()) n.fail("expected a positive duration");
@@ -75,6 +76,60 @@ void ExecutionModel::apply(const ConfigNode& doc) {
     }
     if (auto n = c->get("default_network")) communication.default_network = NetworkSpec::parse(*n);
   }
+  if (auto c = doc.get("checkpoint")) {
+    c->allow_only({"defaults", "source"});
+    if (auto d = c->get("defaults")) {
+      d->allow_only({"training", "inference", "notebook", "batch"});
+      for (const auto& [kind_name, policy] : d->entries()) {
+        JobKind kind{};
+        parse_job_kind(kind_name, kind);
+        checkpoint.defaults[static_cast<std::size_t>(kind)] = parse_checkpoint_policy(policy);
+      }
+    }
+  }
+  if (auto sp = doc.get("spot")) {
+    sp->allow_only({"notice", "provider", "aws_frequency", "source"});
+    if (auto n = sp->get("notice"))
+      for (const auto& [provider, value] : n->entries()) {
+        const Time t = value.as_duration();
+        if (t < Time()) value.fail("expected a notice >= 0");
+        std::erase_if(spot.notice, [&](const auto& e) { return e.first == provider; });
+        spot.notice.emplace_back(provider, t);
+      }
+    if (auto p = sp->get("provider")) {
+      if (!spot.notice_of(p->as_string())) p->fail(fmt::format("no notice is known for provider '{}'", p->as_string()));
+      spot.provider = p->as_string();
+    }
+    if (auto f = sp->get("aws_frequency"))
+      for (const auto& [bucket, value] : f->entries()) {
+        const double p = value.as_number();
+        if (!(p >= 0 && p < 1)) value.fail("expected a monthly interruption probability in [0, 1)");
+        std::erase_if(spot.aws_frequency, [&](const auto& e) { return e.first == bucket; });
+        spot.aws_frequency.emplace_back(bucket, p);
+      }
+  }
+  if (auto a = doc.get("autoscaler")) {
+    a->allow_only({"scale_up_delay", "scale_down_after", "provisioning_delay", "source"});
+    auto non_negative = [](const ConfigNode& n) {
+      const Time t = n.as_duration();
+      if (t < Time()) n.fail("expected a duration >= 0");
+      return t;
+    };
+    if (auto v = a->get("scale_up_delay")) autoscaler.scale_up_delay = non_negative(*v);
+    if (auto v = a->get("scale_down_after")) autoscaler.scale_down_after = non_negative(*v);
+    if (auto v = a->get("provisioning_delay")) autoscaler.provisioning_delay = non_negative(*v);
+  }
+  if (auto l = doc.get("low_utilization")) {
+    l->allow_only({"threshold", "min_duration", "source"});
+    if (auto v = l->get("threshold")) {
+      low_utilization.threshold = v->as_number();
+      if (!(low_utilization.threshold > 0 && low_utilization.threshold <= 1)) v->fail("expected a utilization in (0, 1]");
+    }
+    if (auto v = l->get("min_duration")) {
+      low_utilization.min_duration = v->as_duration();
+      if (low_utilization.min_duration < Time()) v->fail("expected a duration >= 0");
+    }
+  }
   if (auto r = doc.get("restart")) {
     r->allow_only({"policy", "backoff", "backoff_max", "max_restarts", "source"});
     if (auto v = r->get("policy")) {
@@ -87,6 +142,18 @@ void ExecutionModel::apply(const ConfigNode& doc) {
     if (auto v = r->get("max_restarts")) restart.max_restarts = static_cast<int>(v->as_non_negative_int());
     if (restart.backoff < Time() || restart.backoff_max < restart.backoff) r->fail("expected 0 <= backoff <= backoff_max");
   }
+}
+
+std::optional<Time> SpotModel::notice_of(std::string_view name) const {
+  for (const auto& [p, t] : notice)
+    if (p == name) return t;
+  return std::nullopt;
+}
+
+std::optional<double> SpotModel::aws_bucket(std::string_view bucket) const {
+  for (const auto& [b, p] : aws_frequency)
+    if (b == bucket) return p;
+  return std::nullopt;
 }
 
 double hardware_factor(const GpuModel& gpu, const GpuModel* reference) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,20 @@ Json stats(std::vector<double> values) {
 }
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+
+// Cost attributed to a group of jobs (a tenant, a kind, a GPU model).
+struct CostShare {
+  std::size_t jobs = 0;
+  double cost_usd = 0, busy_cost_usd = 0;
+  void add(const JobRecord& r) {
+    ++jobs;
+    cost_usd += r.cost_usd;
+    busy_cost_usd += r.busy_cost_usd;
+  }
+  Json json() const {
+    return {{"jobs", jobs}, {"cost_usd", round_to(cost_usd, 2)}, {"unused_usd", round_to(cost_usd - busy_cost_usd, 2)}};
+  }
+};
 
 // node:gpu+gpu|node:gpu; a MIG instance adds /profile@start.
 std::string placement_text(const Cluster& c, const JobRecord& r) {
@@ -103,8 +118,9 @@ Json summarize(const Scenario& s, const RunResult& r) {
   Json pools = Json::array();
   for (PoolId p = 0; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
-    const double pool_cost = pool.price_per_node_hour_usd * pool.node_count * hours;
-    const double cap = pool.gpu_count * seconds / 3600.0;
+    const PoolSpec& spec = s.pools[p];
+    const double pool_cost = r.metrics.cost_usd(p);
+    const double cap = r.metrics.capacity_gpu_s(p) / 3600.0;
     const double alloc = r.metrics.allocated_gpu_s(p) / 3600.0;
     const double b = r.metrics.busy_gpu_s(p) / 3600.0;
     cost += pool_cost;
@@ -122,16 +138,43 @@ Json summarize(const Scenario& s, const RunResult& r) {
         instances += c.gpu(g).instances.size();
       pj["mig_instances"] = instances;
     }
-    pj["market"] = pool.market;
+    pj["market"] = to_string(pool.market);
     pj["nodes"] = pool.node_count;
+    pj["nodes_initial"] = spec.initial_nodes;
     pj["gpus"] = pool.gpu_count;
+    pj["gpus_peak"] = r.metrics.peak_ready_gpus(p);
     pj["price_per_node_hour_usd"] = pool.price_per_node_hour_usd;
+    pj["node_hours_billed"] = round_to(r.metrics.billed_node_s(p) / 3600.0, 6);
     pj["cost_usd"] = round_to(pool_cost, 2);
     pj["gpu_hours_capacity"] = round_to(cap, 6);
     pj["gpu_hours_allocated"] = round_to(alloc, 6);
     pj["gpu_hours_busy"] = round_to(b, 6);
     pj["allocation_ratio"] = round_to(ratio(alloc, cap), 6);
     pj["effective_utilization"] = round_to(ratio(b, cap), 6);
+    pj["allocated_cost_usd"] = round_to(r.metrics.allocated_cost_usd(p), 2);
+    pj["busy_cost_usd"] = round_to(r.metrics.busy_cost_usd(p), 2);
+    pj["idle_cost_usd"] = round_to(pool_cost - r.metrics.allocated_cost_usd(p), 2);
+    pj["unused_allocated_cost_usd"] = round_to(r.metrics.allocated_cost_usd(p) - r.metrics.busy_cost_usd(p), 2);
+    pj["waste_usd"] = round_to(pool_cost - r.metrics.busy_cost_usd(p), 2);
+    const PoolActivity& a = r.pools[p];
+    if (spec.autoscale.enabled)
+      pj["autoscale"] = {{"min", spec.autoscale.min_nodes},
+                         {"max", spec.autoscale.max_nodes},
+                         {"nodes_requested", a.nodes_requested},
+                         {"nodes_removed", a.nodes_removed}};
+    if (spec.spot.process != SpotConfig::Process::none) {
+      Json sj;
+      sj["process"] = spec.spot.process == SpotConfig::Process::poisson ? "poisson" : "trace";
+      if (spec.spot.process == SpotConfig::Process::poisson)
+        sj["interruptions_per_node_month"] = round_to(spec.spot.hazard_per_node_hour * kHoursPerMonth, 6);
+      else
+        sj["trace"] = std::filesystem::path(spec.spot.availability->file).filename().string();
+      sj["notice_s"] = spec.spot.notice.seconds();
+      sj["reclaims"] = a.reclaims;
+      sj["replacements_requested"] = spec.autoscale.enabled ? 0 : a.nodes_requested;
+      sj["requests_cancelled"] = a.cancelled;
+      pj["spot"] = std::move(sj);
+    }
     pools.push_back(std::move(pj));
   }
   out["gpus"] = c.gpu_count();
@@ -145,19 +188,32 @@ Json summarize(const Scenario& s, const RunResult& r) {
 
   const auto& jobs = s.jobs.jobs;
   std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0;
-  uint64_t kills = 0;
-  double lost_us = 0;
+  uint64_t kills = 0, evictions = 0, checkpoints = 0;
+  double lost_us = 0, lost_gpu_us = 0, checkpoint_gpu_us = 0, restore_gpu_us = 0;
   std::vector<double> jct, delay, multi_jct;
   std::map<std::string, std::size_t> links;  // multi-GPU jobs started, by the slowest link they ran over last
   std::vector<std::vector<double>> slowdown(4);  // per JobKind
   std::vector<std::size_t> t_jobs(s.jobs.tenants.size(), 0), t_done(s.jobs.tenants.size(), 0);
   std::vector<std::vector<double>> t_jct(s.jobs.tenants.size());
+  std::vector<CostShare> t_cost(s.jobs.tenants.size()), k_cost(4);
+  std::map<std::string, CostShare> m_cost;  // by the GPU model a job last ran on
   Time first_arrival = Time::max(), last_end;
   for (const Job& j : jobs) {
     const JobRecord& rec = r.jobs[j.id];
     t_jobs[j.tenant]++;
     kills += rec.kills;
+    evictions += rec.evictions;
+    checkpoints += rec.checkpoints;
     lost_us += rec.lost_work_us;
+    lost_gpu_us += rec.lost_gpu_us;
+    checkpoint_gpu_us += rec.checkpoint_gpu_us;
+    restore_gpu_us += rec.restore_gpu_us;
+    t_cost[j.tenant].add(rec);
+    k_cost[static_cast<std::size_t>(j.kind)].add(rec);
+    if (!rec.placement.nodes.empty()) {
+      const Pool& pool = c.pool_of(rec.placement.nodes.front());
+      m_cost[pool.gpu ? pool.gpu->name : "(no GPU)"].add(rec);
+    }
     if (j.request.gpus >= 2 && (rec.status == JobStatus::running || rec.status == JobStatus::completed)) {
       links[link_code(rec.link)]++;
       if (rec.status == JobStatus::completed) multi_jct.push_back((rec.end - j.arrival).seconds());
@@ -165,25 +221,30 @@ Json summarize(const Scenario& s, const RunResult& r) {
     switch (rec.status) {
       case JobStatus::completed:
         ++completed;
-        slowdown[static_cast<std::size_t>(j.kind)].push_back(rec.slowdown(j.work));
+        slowdown[static_cast<std::size_t>(j.kind)].push_back(rec.slowdown());
         t_done[j.tenant]++;
         jct.push_back((rec.end - j.arrival).seconds());
         t_jct[j.tenant].push_back(jct.back());
-        delay.push_back((rec.start - j.arrival).seconds());
+        delay.push_back((rec.first_start - j.arrival).seconds());
         first_arrival = std::min(first_arrival, j.arrival);
         last_end = std::max(last_end, rec.end);
         break;
       case JobStatus::running:
         ++running;
         // Slowdown so far: time since its start over the work it got through.
-        if (const double done_us = static_cast<double>(j.work.us()) - rec.remaining_us; done_us > 0)
+        if (const double done_us = rec.attempt_work_us - rec.remaining_us; done_us > 0)
           slowdown[static_cast<std::size_t>(j.kind)].push_back((r.end - rec.start).seconds() / (done_us / 1e6));
-        delay.push_back((rec.start - j.arrival).seconds());
+        delay.push_back((rec.first_start - j.arrival).seconds());
         break;
-      case JobStatus::pending: ++pending; break;
+      case JobStatus::pending:
+        ++pending;
+        if (rec.attempt > 0) delay.push_back((rec.first_start - j.arrival).seconds());  // evicted, waiting again
+        break;
       case JobStatus::unschedulable: ++unschedulable; break;
       case JobStatus::failed: ++failed; break;
-      case JobStatus::not_arrived: break;  // arrives after the horizon
+      case JobStatus::not_arrived:
+        if (rec.attempt > 0) delay.push_back((rec.first_start - j.arrival).seconds());  // in its restart back-off
+        break;
     }
   }
   out["jobs_total"] = jobs.size();
@@ -215,23 +276,75 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["multi_gpu"] = std::move(multi);
   out["makespan_s"] = completed ? Json(round_to((last_end - first_arrival).seconds(), 6)) : Json(nullptr);
 
+  // Spot reclaims, checkpoints and the work they cost (GPU-hours: GPU time to redo or spent pausing).
+  uint64_t reclaims = 0, requested = 0, removed = 0, cancelled = 0;
+  for (const PoolActivity& a : r.pools) {
+    reclaims += a.reclaims;
+    requested += a.nodes_requested;
+    removed += a.nodes_removed;
+    cancelled += a.cancelled;
+  }
+  out["spot"] = {{"reclaim_notices", reclaims},
+                 {"evictions", evictions},
+                 {"checkpoints_written", checkpoints},
+                 {"gpu_hours_lost_to_rollback", round_to(lost_gpu_us / 3.6e9, 6)},
+                 {"gpu_hours_checkpointing", round_to(checkpoint_gpu_us / 3.6e9, 6)},
+                 {"gpu_hours_restoring", round_to(restore_gpu_us / 3.6e9, 6)}};
+  out["nodes"] = {{"requested", requested}, {"removed_idle", removed}, {"requests_cancelled", cancelled}};
+
+  // Cost: by market, and attributed to jobs by the share of capacity they held.
+  double allocated_cost = 0, busy_cost = 0;
+  std::map<std::string, double> by_market;
+  for (PoolId p = 0; p < c.pools().size(); ++p) {
+    allocated_cost += r.metrics.allocated_cost_usd(p);
+    busy_cost += r.metrics.busy_cost_usd(p);
+    by_market[std::string(to_string(c.pool(p).market))] += r.metrics.cost_usd(p);
+  }
+  Json cj;
+  cj["total_usd"] = round_to(cost, 2);
+  Json markets;
+  for (const auto& [m, v] : by_market) markets[m] = round_to(v, 2);
+  cj["by_market_usd"] = std::move(markets);
+  cj["allocated_usd"] = round_to(allocated_cost, 2);
+  cj["busy_usd"] = round_to(busy_cost, 2);
+  cj["idle_usd"] = round_to(cost - allocated_cost, 2);
+  cj["unused_allocated_usd"] = round_to(allocated_cost - busy_cost, 2);
+  cj["waste_usd"] = round_to(cost - busy_cost, 2);
+  cj["waste_ratio"] = round_to(ratio(cost - busy_cost, cost), 6);
+  Json kinds;
+  for (std::size_t k = 0; k < k_cost.size(); ++k)
+    if (k_cost[k].jobs > 0) kinds[std::string(to_string(static_cast<JobKind>(k)))] = k_cost[k].json();
+  cj["by_kind"] = std::move(kinds);
+  Json models;
+  for (const auto& [m, share] : m_cost) models[m] = share.json();
+  cj["by_gpu_model"] = std::move(models);
+  out["cost"] = std::move(cj);
+
+  const auto& windows = r.metrics.low_utilization();
+  double window_hours = 0, window_cost = 0;
+  for (const auto& w : windows) {
+    window_hours += (w.end - w.start).hours();
+    window_cost += w.cost_usd;
+  }
+  out["low_utilization"] = {{"threshold", r.metrics.alert().threshold},
+                            {"min_duration_s", r.metrics.alert().min_duration.seconds()},
+                            {"windows", windows.size()},
+                            {"hours", round_to(window_hours, 6)},
+                            {"cost_usd", round_to(window_cost, 2)}};
+
   out["pools"] = std::move(pools);
   Json tenants = Json::array();
   for (uint16_t t = 0; t < s.jobs.tenants.size(); ++t) {
     if (t_jobs[t] == 0) continue;
-    double t_alloc = 0, t_cost = 0;
-    for (PoolId p = 0; p < c.pools().size(); ++p) {
-      const Pool& pool = c.pool(p);
-      const double gpu_h = r.metrics.allocated_gpu_s(p, t) / 3600.0;
-      t_alloc += gpu_h;
-      if (pool.gpu_count > 0) t_cost += gpu_h * pool.price_per_node_hour_usd * pool.node_count / pool.gpu_count;
-    }
+    double t_alloc = 0;
+    for (PoolId p = 0; p < c.pools().size(); ++p) t_alloc += r.metrics.allocated_gpu_s(p, t) / 3600.0;
     Json tj;
     tj["name"] = s.jobs.tenants[t];
     tj["jobs"] = t_jobs[t];
     tj["jobs_completed"] = t_done[t];
     tj["gpu_hours_allocated"] = round_to(t_alloc, 6);
-    tj["cost_allocated_usd"] = round_to(t_cost, 2);
+    tj["cost_allocated_usd"] = round_to(t_cost[t].cost_usd, 2);
+    tj["cost_unused_usd"] = round_to(t_cost[t].cost_usd - t_cost[t].busy_cost_usd, 2);
     tj["jct_s"] = stats(t_jct[t]);
     tenants.push_back(std::move(tj));
   }
@@ -244,10 +357,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["decision_points"] = r.decision_points;
 
   Json notes = Json::array();
-  notes.push_back("A job runs at a rate = hardware factor x sharing factor (time-slicing, MPS, MIG slice; README 'Sharing modes'), and a multi-GPU job's iterations also wait for their collective over the slowest link of its ring (README 'Topology and communication'); slowdown = run time of its last attempt / its work.");
-  notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show; effective_utilization = busy GPU-hours / capacity GPU-hours, allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of memory slices, a time-slicing or MPS replica 1/replicas).");
+  notes.push_back("A job runs at a rate = hardware factor x sharing factor (time-slicing, MPS, MIG slice; README 'Sharing modes'), and a multi-GPU job's iterations also wait for their collective over the slowest link of its ring (README 'Topology and communication'); slowdown = run time of its last attempt / the work that attempt had left.");
+  notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show (0 while a job writes or restores a checkpoint); effective_utilization = busy GPU-hours / capacity GPU-hours (GPUs of ready nodes), allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of memory slices, a time-slicing or MPS replica 1/replicas).");
+  notes.push_back("Cost = billed node-hours x price: a node is billed from its request until it is gone (README 'Cost'). Jobs are charged the share of GPUs they hold x the pool's price per GPU-hour; waste = cost - busy cost = idle capacity + allocated-but-unused capacity.");
   notes.push_back("A share request (gpu_milli < 1000) on an exclusive pool takes a whole GPU.");
-  notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every started job.");
+  notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every job that has started (to its first start).");
   for (const Pool& pool : c.pools())
     if (pool.price_source.empty())
       notes.push_back(fmt::format("Pool {} has no price (none in the scenario or its node template): its cost counts as 0.", pool.name));
@@ -257,21 +371,87 @@ Json summarize(const Scenario& s, const RunResult& r) {
 
 void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   out << "id,name,tenant,kind,arrival_s,start_s,end_s,queue_delay_s,jct_s,gpus,gpu_milli,u,status,pool,placement,slowdown,"
-         "kills,lost_work_s,link,link_gb_per_s\n";
+         "kills,lost_work_s,link,link_gb_per_s,attempts,evictions,checkpoints,lost_gpu_hours,cost_usd,unused_cost_usd\n";
   for (const Job& j : s.jobs.jobs) {
     const JobRecord& rec = r.jobs[j.id];
-    const bool started = rec.status == JobStatus::running || rec.status == JobStatus::completed;
+    const bool started = rec.attempt > 0;
+    const bool placed = rec.status == JobStatus::running || rec.status == JobStatus::completed;
     const bool done = rec.status == JobStatus::completed;
-    const bool linked = started && j.request.gpus >= 2;
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name, s.jobs.tenants[j.tenant], to_string(j.kind),
-               format_seconds(j.arrival), started ? format_seconds(rec.start) : "", done ? format_seconds(rec.end) : "",
-               started ? format_seconds(rec.start - j.arrival) : "", done ? format_seconds(rec.end - j.arrival) : "",
-               j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u, to_string(rec.status),
-               started ? r.cluster.pool_of(rec.placement.nodes.front()).name : "",
-               started ? placement_text(r.cluster, rec) : "", done ? fmt::format("{}", round_to(rec.slowdown(j.work), 6)) : "",
-               rec.kills, round_to(rec.lost_work_us / 1e6, 6), linked ? link_code(rec.link) : "",
-               linked ? fmt::format("{}", round_to(rec.link.gb_per_s, 6)) : "");
+    const bool linked = placed && j.request.gpus >= 2;
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name,
+               s.jobs.tenants[j.tenant], to_string(j.kind), format_seconds(j.arrival), started ? format_seconds(rec.first_start) : "",
+               done ? format_seconds(rec.end) : "", started ? format_seconds(rec.first_start - j.arrival) : "",
+               done ? format_seconds(rec.end - j.arrival) : "", j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u,
+               to_string(rec.status), placed ? r.cluster.pool_of(rec.placement.nodes.front()).name : "",
+               placed ? placement_text(r.cluster, rec) : "", done ? fmt::format("{}", round_to(rec.slowdown(), 6)) : "", rec.kills,
+               round_to(rec.lost_work_us / 1e6, 6), linked ? link_code(rec.link) : "",
+               linked ? fmt::format("{}", round_to(rec.link.gb_per_s, 6)) : "", rec.attempt, rec.evictions, rec.checkpoints,
+               round_to(rec.lost_gpu_us / 3.6e9, 6), round_to(rec.cost_usd, 4), round_to(rec.cost_usd - rec.busy_cost_usd, 4));
   }
+}
+
+void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
+  const Cluster& c = r.cluster;
+  out << "scope,name,market,cost_usd,allocated_cost_usd,busy_cost_usd,idle_cost_usd,unused_allocated_cost_usd,waste_usd,"
+         "gpu_hours_capacity,gpu_hours_allocated,gpu_hours_busy\n";
+  const auto row = [&](std::string_view scope, std::string_view name, std::string_view market, double cost, double allocated,
+                       double busy, std::optional<double> capacity_h, double allocated_h, std::optional<double> busy_h) {
+    const auto opt = [](std::optional<double> v, int digits) { return v ? fmt::format("{}", round_to(*v, digits)) : std::string(); };
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{}\n", scope, name, market, round_to(cost, 2), round_to(allocated, 2),
+               round_to(busy, 2), capacity_h ? fmt::format("{}", round_to(cost - allocated, 2)) : "", round_to(allocated - busy, 2),
+               round_to(cost - busy, 2), opt(capacity_h, 6), round_to(allocated_h, 6), opt(busy_h, 6));
+  };
+  // Pools, then markets, then the total: billed cost, split into what jobs held and used.
+  struct Sum {
+    double cost = 0, allocated = 0, busy = 0, capacity_h = 0, allocated_h = 0, busy_h = 0;
+  };
+  std::map<std::string, Sum> markets;
+  Sum total;
+  for (PoolId p = 0; p < c.pools().size(); ++p) {
+    const Sum x{r.metrics.cost_usd(p),           r.metrics.allocated_cost_usd(p),     r.metrics.busy_cost_usd(p),
+                r.metrics.capacity_gpu_s(p) / 3600, r.metrics.allocated_gpu_s(p) / 3600, r.metrics.busy_gpu_s(p) / 3600};
+    const std::string market(to_string(c.pool(p).market));
+    row("pool", c.pool(p).name, market, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h);
+    for (Sum* acc : {&markets[market], &total}) {
+      acc->cost += x.cost;
+      acc->allocated += x.allocated;
+      acc->busy += x.busy;
+      acc->capacity_h += x.capacity_h;
+      acc->allocated_h += x.allocated_h;
+      acc->busy_h += x.busy_h;
+    }
+  }
+  for (const auto& [m, x] : markets) row("market", m, m, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h);
+  row("total", "all", "", total.cost, total.allocated, total.busy, total.capacity_h, total.allocated_h, total.busy_h);
+  // Jobs' held shares, rolled up: what they cost and what of it their SMs left unused.
+  std::vector<Sum> tenants(s.jobs.tenants.size()), kinds(4);
+  std::map<std::string, Sum> models;
+  for (const Job& j : s.jobs.jobs) {
+    const JobRecord& rec = r.jobs[j.id];
+    if (rec.attempt == 0) continue;
+    const Pool& pool = c.pool_of(rec.placement.nodes.front());
+    for (Sum* acc : {&tenants[j.tenant], &kinds[static_cast<std::size_t>(j.kind)], &models[pool.gpu ? pool.gpu->name : "(no GPU)"]}) {
+      acc->allocated += rec.cost_usd;
+      acc->busy += rec.busy_cost_usd;
+    }
+  }
+  for (uint16_t t = 0; t < tenants.size(); ++t) {
+    double hours = 0;
+    for (PoolId p = 0; p < c.pools().size(); ++p) hours += r.metrics.allocated_gpu_s(p, t) / 3600;
+    if (tenants[t].allocated > 0 || hours > 0)
+      row("tenant", s.jobs.tenants[t], "", tenants[t].allocated, tenants[t].allocated, tenants[t].busy, std::nullopt, hours, std::nullopt);
+  }
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    if (kinds[k].allocated > 0)
+      row("kind", to_string(static_cast<JobKind>(k)), "", kinds[k].allocated, kinds[k].allocated, kinds[k].busy, std::nullopt, 0, std::nullopt);
+  for (const auto& [m, x] : models) row("gpu_model", m, "", x.allocated, x.allocated, x.busy, std::nullopt, 0, std::nullopt);
+}
+
+void write_low_utilization_csv(std::ostream& out, const RunResult& r) {
+  out << "pool,start_s,end_s,duration_s,effective_utilization,cost_usd\n";
+  for (const LowUtilizationWindow& w : r.metrics.low_utilization())
+    fmt::print(out, "{},{},{},{},{},{}\n", r.cluster.pool(w.pool).name, format_seconds(w.start), format_seconds(w.end),
+               format_seconds(w.end - w.start), round_to(ratio(w.busy_gpu_s, w.capacity_gpu_s), 6), round_to(w.cost_usd, 2));
 }
 
 void write_gpus_csv(std::ostream& out, const RunResult& r) {
@@ -291,11 +471,12 @@ void write_gpus_csv(std::ostream& out, const RunResult& r) {
 }
 
 void write_timeseries_csv(std::ostream& out, const RunResult& r) {
-  const double gpus = r.cluster.gpu_count();
-  out << "time_s,running,pending,gpus_allocated,gpus_busy,allocation_ratio,effective_utilization\n";
+  out << "time_s,running,pending,gpus_allocated,gpus_busy,allocation_ratio,effective_utilization,gpus_ready,nodes_billed,"
+         "cost_per_hour_usd\n";
   for (const Sample& x : r.metrics.samples())
-    fmt::print(out, "{},{},{},{},{},{},{}\n", format_seconds(x.time), x.running, x.pending, round_to(x.gpus_allocated, 6),
-               round_to(x.gpus_busy, 6), round_to(ratio(x.gpus_allocated, gpus), 6), round_to(ratio(x.gpus_busy, gpus), 6));
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{}\n", format_seconds(x.time), x.running, x.pending, round_to(x.gpus_allocated, 6),
+               round_to(x.gpus_busy, 6), round_to(ratio(x.gpus_allocated, x.gpus_ready), 6),
+               round_to(ratio(x.gpus_busy, x.gpus_ready), 6), x.gpus_ready, x.nodes_billed, round_to(x.cost_per_hour_usd, 4));
 }
 
 void write_run_directory(const std::string& dir, bool force, const Scenario& s, const RunResult& r, const Json& summary) {
@@ -329,6 +510,14 @@ void write_run_directory(const std::string& dir, bool force, const Scenario& s, 
   {
     auto f = open("gpus.csv");
     write_gpus_csv(f, r);
+  }
+  {
+    auto f = open("cost.csv");
+    write_cost_csv(f, s, r);
+  }
+  {
+    auto f = open("low_utilization.csv");
+    write_low_utilization_csv(f, r);
   }
   {
     auto f = open("scenario.yaml");

@@ -136,14 +136,14 @@ SharingConfig read_device_plugin_sharing(const ConfigNode& n, const GpuModel* gp
   return c;
 }
 
-std::string read_market(const ConfigNode& n) {
-  const auto s = n.as_string();
-  if (s != "on-demand" && s != "spot" && s != "reserved")
-    n.fail(fmt::format("expected on-demand, spot or reserved, got '{}'", s));
-  return s;
+Market read_market(const ConfigNode& n) {
+  Market m{};
+  if (!parse_market(n.as_string(), m)) n.fail(fmt::format("expected one of {}, got '{}'", kMarketNames, n.as_string()));
+  return m;
 }
 
-// A pool's price: per GPU-hour or per node-hour in the scenario, else the node template's.
+// A pool's price: per GPU-hour or per node-hour in the scenario, else the node template's (its spot
+// price for spot pools).
 void read_price(const ConfigNode& e, PoolSpec& pool, int gpus_per_node, const NodeTemplate* tmpl) {
   const auto per_gpu = e.get("price_per_gpu_hour_usd");
   const auto per_node = e.get("price_per_node_hour_usd");
@@ -155,10 +155,87 @@ void read_price(const ConfigNode& e, PoolSpec& pool, int gpus_per_node, const No
   } else if (per_node) {
     pool.price_per_node_hour_usd = per_node->as_non_negative_number();
     pool.price_source = "scenario";
-  } else if (tmpl && tmpl->price_per_node_hour_usd) {
+  } else if (pool.market == Market::spot && tmpl && tmpl->spot_price_per_node_hour_usd) {
+    pool.price_per_node_hour_usd = *tmpl->spot_price_per_node_hour_usd;
+    pool.price_source = fmt::format("node template {} (typical spot price): {}", tmpl->name, tmpl->source);
+  } else if (pool.market != Market::spot && tmpl && tmpl->price_per_node_hour_usd) {
     pool.price_per_node_hour_usd = *tmpl->price_per_node_hour_usd;
     pool.price_source = fmt::format("node template {}: {}", tmpl->name, tmpl->source);
   }
+}
+
+// A spot pool's `spot:` block: one reclaim process, and the notice it gives.
+SpotConfig read_spot(const ConfigNode& n, const ExecutionModel& model, const std::string& data_dir) {
+  n.allow_only({"interruptions_per_node_month", "aws_frequency", "availability", "provider", "notice"});
+  SpotConfig c;
+  const int given = n.has("interruptions_per_node_month") + n.has("aws_frequency") + n.has("availability");
+  if (given != 1)
+    n.fail("expected exactly one reclaim process: interruptions_per_node_month (Poisson), aws_frequency (an AWS Spot "
+           "Instance Advisor bucket such as \"10-15%\") or availability (a recorded trace)");
+  if (auto r = n.get("interruptions_per_node_month")) {
+    c.process = SpotConfig::Process::poisson;
+    c.hazard_per_node_hour = hazard_from_monthly_rate(r->as_non_negative_number());
+  } else if (auto f = n.get("aws_frequency")) {
+    const auto p = model.spot.aws_bucket(f->as_string());
+    if (!p) {
+      std::string known;
+      for (const auto& [b, v] : model.spot.aws_frequency) known += (known.empty() ? "" : ", ") + b;
+      f->fail(fmt::format("unknown AWS interruption-frequency bucket '{}'; known: {}", f->as_string(), known));
+    }
+    c.process = SpotConfig::Process::poisson;
+    c.hazard_per_node_hour = hazard_from_monthly_probability(*p);
+  } else {
+    const ConfigNode a = n.at("availability");
+    a.allow_only({"path", "format", "scale", "prices"});
+    if (auto fmt_ = a.get("format"); fmt_ && fmt_->as_string() != "skypilot")
+      fmt_->fail(fmt::format("expected format skypilot, got '{}'", fmt_->as_string()));
+    c.process = SpotConfig::Process::trace;
+    c.availability = std::make_shared<const AvailabilitySeries>(read_skypilot_series(data_path(a.at("path"), data_dir)));
+    if (auto sc = a.get("scale")) {
+      const auto v = sc->as_positive_int();
+      if (v > 10000) sc->fail("expected at most 10000 nodes per available instance");
+      c.scale = static_cast<int32_t>(v);
+    }
+    if (auto pr = a.get("prices")) {
+      c.trace_prices = pr->as_bool();
+      if (c.trace_prices && c.availability->price_per_node_hour_usd.empty())
+        pr->fail(fmt::format("the trace {} has no prices", c.availability->file));
+    }
+  }
+  c.provider = model.spot.provider;
+  if (auto p = n.get("provider")) {
+    c.provider = p->as_string();
+    if (!model.spot.notice_of(c.provider)) {
+      std::string known;
+      for (const auto& [name, t] : model.spot.notice) known += (known.empty() ? "" : ", ") + name;
+      p->fail(fmt::format("unknown provider '{}'; known: {} (or give notice:)", c.provider, known));
+    }
+  }
+  c.notice = model.spot.notice_of(c.provider).value_or(Time());
+  if (auto t = n.get("notice")) {
+    c.notice = t->as_duration();
+    if (c.notice < Time()) t->fail("expected a notice >= 0");
+  }
+  return c;
+}
+
+AutoscaleConfig read_autoscale(const ConfigNode& n, const ExecutionModel& model) {
+  n.allow_only({"min", "max", "scale_up_delay", "scale_down_after"});
+  AutoscaleConfig a;
+  a.enabled = true;
+  a.min_nodes = static_cast<uint32_t>(n.has("min") ? n.at("min").as_non_negative_int() : 0);
+  const auto max = n.at("max").as_positive_int();
+  if (max > 1'000'000) n.at("max").fail("more than 1,000,000 nodes in one pool");
+  a.max_nodes = static_cast<uint32_t>(max);
+  if (a.min_nodes > a.max_nodes) n.fail(fmt::format("expected min <= max, got min {} and max {}", a.min_nodes, a.max_nodes));
+  a.scale_up_delay = model.autoscaler.scale_up_delay;
+  a.scale_down_after = model.autoscaler.scale_down_after;
+  for (auto [key, field] : {std::pair{"scale_up_delay", &a.scale_up_delay}, {"scale_down_after", &a.scale_down_after}})
+    if (auto v = n.get(key)) {
+      *field = v->as_duration();
+      if (*field < Time()) v->fail("expected a duration >= 0");
+    }
+  return a;
 }
 
 // A pool's `mig:` block: a mig-parted config (inline `mig-configs`, a `file` beside the scenario, or
@@ -232,7 +309,7 @@ void read_network(const std::optional<ConfigNode>& n, const NodeTemplate* t, con
 
 void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   e.allow_only({"name", "node", "count", "sharing", "runtime", "mig", "market", "price_per_gpu_hour_usd",
-                "price_per_node_hour_usd", "network", "kubelet"});
+                "price_per_node_hour_usd", "network", "kubelet", "spot", "autoscale", "provisioning_delay"});
   PoolSpec pool;
   pool.name = e.at("name").as_string();
   const auto tname = e.at("node").as_string();
@@ -244,8 +321,33 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   }
   pool.node_template = t->name;
   pool.gpu = catalog.find_gpu(t->gpu);
-  const int64_t count = e.at("count").as_positive_int();
-  if (count > 1'000'000) e.at("count").fail("more than 1,000,000 nodes in one pool");
+  if (auto m = e.get("market")) pool.market = read_market(*m);
+  if (auto a = e.get("autoscale")) {
+    if (pool.market == Market::reserved) a->fail("a reserved pool is a fixed commitment and cannot autoscale");
+    pool.autoscale = read_autoscale(*a, s.model);
+  }
+  int64_t count = pool.autoscale.min_nodes;
+  if (auto c = e.get("count")) {
+    count = pool.autoscale.enabled ? c->as_non_negative_int() : c->as_positive_int();
+    if (count > 1'000'000) c->fail("more than 1,000,000 nodes in one pool");
+    if (pool.autoscale.enabled && (count < pool.autoscale.min_nodes || count > pool.autoscale.max_nodes))
+      c->fail(fmt::format("expected a starting count between autoscale.min {} and autoscale.max {}", pool.autoscale.min_nodes,
+                          pool.autoscale.max_nodes));
+  } else if (!pool.autoscale.enabled) {
+    e.at("count");  // required: fails naming the field
+  }
+  if (auto sp = e.get("spot")) {
+    if (pool.market != Market::spot) sp->fail("spot: applies to pools with market: spot");
+    pool.spot = read_spot(*sp, s.model, s.data_dir);
+  } else if (pool.market == Market::spot) {
+    e.fail("a spot pool needs a spot: block with its reclaim process (interruptions_per_node_month, aws_frequency or "
+           "availability)");
+  }
+  pool.provisioning_delay = s.model.autoscaler.provisioning_delay;
+  if (auto d = e.get("provisioning_delay")) {
+    pool.provisioning_delay = d->as_duration();
+    if (pool.provisioning_delay < Time()) d->fail("expected a duration >= 0");
+  }
   if (auto m = e.get("mig")) {
     if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && sh->as_string() == "exclusive"))
       sh->fail(sh->is_map() && sh->has("mps") ? "MPS is not supported on MIG-enabled GPUs (hardware.md §3); drop mig: or sharing:"
@@ -261,12 +363,17 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
     else if (v == "time-slicing") pool.sharing.runtime = Sharing::time_slicing;
     else r->fail(fmt::format("expected mps or time-slicing, got '{}'", v));
   }
-  if (auto m = e.get("market")) pool.market = read_market(*m);
   read_price(e, pool, t->gpus, t);
+  if (pool.spot.trace_prices) {
+    pool.price_per_node_hour_usd = pool.spot.availability->price_per_node_hour_usd.front();
+    pool.price_source = fmt::format("the spot trace's prices ({})", pool.spot.availability->file);
+  }
   read_network(e.get("network"), t, s.model, pool);
   if (auto k = e.get("kubelet")) pool.topology_manager = read_kubelet(*k);
   const auto topology = t->gpus > 0 ? std::make_shared<const NodeTopology>(t->topology) : nullptr;
-  for (int64_t i = 0; i < count; ++i)
+  pool.initial_nodes = static_cast<uint32_t>(count);
+  const int64_t slots = std::max<int64_t>(count, pool.autoscale.max_nodes);
+  for (int64_t i = 0; i < slots; ++i)
     pool.nodes.push_back({fmt::format("{}-{}", pool.name, i), t->cpu_milli, t->memory_mib, t->gpus, topology});
   s.pools.push_back(std::move(pool));
 }
@@ -279,7 +386,8 @@ void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   const std::string path = data_path(e.at("path"), s.data_dir);
   const std::string prefix = e.string_or("name", "openb");
   const SharingConfig sharing = e.has("sharing") ? read_sharing_name(e.at("sharing")) : SharingConfig{};
-  const std::string market = e.has("market") ? read_market(e.at("market")) : "on-demand";
+  const Market market = e.has("market") ? read_market(e.at("market")) : Market::on_demand;
+  if (market == Market::spot) e.at("market").fail("a node list has no reclaim process; give spot pools under cluster.pools");
   const auto nodes = read_openb_nodes(path);
   std::vector<std::string> order;  // pool models in first-seen order
   for (const auto& n : nodes)
@@ -315,6 +423,7 @@ void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
       }
       pool.nodes.push_back({n.name, n.cpu_milli, n.memory_mib, n.gpus, topology});
     }
+    pool.initial_nodes = static_cast<uint32_t>(pool.nodes.size());
     s.pools.push_back(std::move(pool));
   }
 }
@@ -481,8 +590,12 @@ Cluster build_cluster(const Scenario& s) {
     pool.market = p.market;
     pool.price_per_node_hour_usd = p.price_per_node_hour_usd;
     pool.price_source = p.price_source;
+    pool.gpus_per_node = p.nodes.empty() ? 0 : static_cast<uint16_t>(p.nodes.front().gpus);
     const PoolId id = c.add_pool(std::move(pool));
-    for (const auto& n : p.nodes) c.add_node(id, n.name, n.cpu_milli, n.memory_mib, n.gpus, n.topology);
+    for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+      const auto& n = p.nodes[i];
+      c.add_node(id, n.name, n.cpu_milli, n.memory_mib, n.gpus, n.topology, i < p.initial_nodes ? NodeState::ready : NodeState::off);
+    }
   }
   return c;
 }

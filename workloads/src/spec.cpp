@@ -154,12 +154,35 @@ CommProfile parse_comm_profile(const ConfigNode& c) {
   return p;
 }
 
+CheckpointPolicy parse_checkpoint_policy(const ConfigNode& c) {
+  CheckpointPolicy p;
+  if (c.is_null() || (c.is_scalar() && c.as_string() == "none")) return p;
+  if (!c.is_map()) c.fail("expected none or a map {interval: DURATION | auto, cost: DURATION, restore: DURATION}");
+  c.allow_only({"interval", "cost", "restore", "source"});
+  p.enabled = true;
+  const ConfigNode interval = c.at("interval");
+  if (interval.is_scalar() && interval.as_string() == "auto") {
+    p.auto_interval = true;
+  } else {
+    p.interval = interval.as_duration();
+    if (p.interval <= Time()) interval.fail("expected a positive interval, or auto (Young/Daly)");
+  }
+  p.cost = c.at("cost").as_duration();
+  if (p.cost < Time()) c.at("cost").fail("expected a duration >= 0");
+  if (p.auto_interval && p.cost <= Time()) c.at("cost").fail("interval: auto needs a positive checkpoint cost");
+  if (auto r = c.get("restore")) {
+    p.restore = r->as_duration();
+    if (p.restore < Time()) r->fail("expected a duration >= 0");
+  }
+  return p;
+}
+
 JobSet parse_inline_jobs(const ConfigNode& list) {
   JobSet set;
   for (const auto& e : list.items()) {
     e.allow_only({"name", "count", "arrival", "duration", "gpus", "gpu_milli", "gpu_memory_mib", "cpu_milli",
                   "memory_mib", "models", "kind", "u", "tenant", "priority", "multi_node", "resource", "claim",
-                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu", "workers", "communication"});
+                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu", "workers", "communication", "checkpoint"});
     Job j;
     j.name = e.at("name").as_string();
     j.arrival = e.has("arrival") ? e.at("arrival").as_duration() : Time();
@@ -182,6 +205,7 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     if (auto m = e.get("multi_node")) j.multi_node = m->as_bool();
     read_workers(e, j);
     if (auto r = e.get("reference_gpu")) j.reference_gpu = r->as_string();
+    if (auto c = e.get("checkpoint")) j.checkpoint = parse_checkpoint_policy(*c);
     j.strict = true;
     const auto w = e.where();
     j.origin = w.line ? fmt::format("{}:{}", w.file, *w.line) : w.file;
@@ -205,7 +229,7 @@ JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
   for (const auto& c : spec.at("classes").items()) {
     c.allow_only({"name", "count", "arrival", "gpus", "gpu_weights", "gpu_milli", "gpu_memory_mib", "cpu_milli",
                   "memory_mib", "models", "duration", "kind", "u", "tenant", "priority", "multi_node", "resource", "claim",
-                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu", "workers", "communication"});
+                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu", "workers", "communication", "checkpoint"});
     const std::string name = c.at("name").as_string();
     const int64_t count = c.at("count").as_positive_int();
     Time start;
@@ -245,6 +269,7 @@ JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
     if (auto p = c.get("priority")) proto.priority = static_cast<int32_t>(p->as_int());
     if (auto m = c.get("multi_node")) proto.multi_node = m->as_bool();
     if (auto r = c.get("reference_gpu")) proto.reference_gpu = r->as_string();
+    if (auto k = c.get("checkpoint")) proto.checkpoint = parse_checkpoint_policy(*k);
     std::optional<int64_t> no_iterations;
     if (auto m = c.get("communication")) proto.communication = read_communication(*m, false, no_iterations);
     const auto w = c.where();

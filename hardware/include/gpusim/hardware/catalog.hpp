@@ -62,7 +62,8 @@ struct NodeTemplate {
   int gpus = 0;
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  std::optional<double> price_per_node_hour_usd;
+  std::optional<double> price_per_node_hour_usd;       // on-demand list price
+  std::optional<double> spot_price_per_node_hour_usd;  // a typical spot price of the same instance
   NodeTopology topology;             // links between its GPUs (one host bridge when not described)
   std::optional<NetworkSpec> network;  // NICs for jobs spanning nodes; none = not described
   std::string source;

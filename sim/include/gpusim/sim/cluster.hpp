@@ -14,6 +14,7 @@
 
 #include "gpusim/core/units.hpp"
 #include "gpusim/hardware/catalog.hpp"
+#include "gpusim/sim/market.hpp"
 #include "gpusim/sim/sharing.hpp"
 #include "gpusim/sim/topology_manager.hpp"
 
@@ -25,6 +26,13 @@ using GpuId = uint32_t;
 using BucketId = uint32_t;
 using JobId = uint32_t;
 inline constexpr JobId kNoJob = 0xFFFFFFFFu;
+inline constexpr BucketId kNoBucket = 0xFFFFFFFFu;
+
+// A node's life in a pool whose size changes (autoscaling, spot): `off` is a slot not provisioned,
+// `provisioning` is billed but not usable yet, `draining` has had a reclaim notice (cordoned: its
+// jobs may finish a checkpoint, nothing new is placed). Only `ready` nodes take jobs.
+enum class NodeState : uint8_t { off, provisioning, ready, draining };
+std::string_view to_string(NodeState s);
 
 struct Pool {
   std::string name;
@@ -33,12 +41,13 @@ struct Pool {
   SharingConfig sharing;
   NetworkSpec network;                // per node, shared by the multi-node jobs on it
   TopologyPolicy topology_manager = TopologyPolicy::none;  // the kubelet's topologyManagerPolicy
-  std::string market = "on-demand";
-  double price_per_node_hour_usd = 0;
+  Market market = Market::on_demand;
+  double price_per_node_hour_usd = 0; // at the start (a spot trace may change it over time)
   std::string price_source;           // where the price came from; empty = no price given
   NodeId first_node = 0;
-  uint32_t node_count = 0;
-  uint32_t gpu_count = 0;
+  uint32_t node_count = 0;            // node slots: the most nodes it can ever have
+  uint32_t gpu_count = 0;             // GPUs of all its slots
+  uint16_t gpus_per_node = 0;         // of its template (trace node lists may differ per node)
 };
 
 struct Node {
@@ -49,7 +58,9 @@ struct Node {
   int64_t cpu_milli = 0, memory_mib = 0;            // capacity
   int64_t free_cpu_milli = 0, free_memory_mib = 0;
   const NodeTopology* topology = nullptr;  // links between its GPUs (owned by the cluster)
-  BucketId bucket = 0;
+  BucketId bucket = kNoBucket;             // kNoBucket unless ready
+  NodeState state = NodeState::ready;
+  bool ready() const { return state == NodeState::ready; }
 };
 
 // A placed MIG GPU instance and the job on it.
@@ -98,7 +109,7 @@ class Cluster {
   PoolId add_pool(Pool pool);
   // Nodes must be added pool by pool, in pool order.
   NodeId add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
-                  std::shared_ptr<const NodeTopology> topology);
+                  std::shared_ptr<const NodeTopology> topology, NodeState state = NodeState::ready);
 
   const std::vector<Pool>& pools() const { return pools_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -109,7 +120,7 @@ class Cluster {
   const Pool& pool_of(NodeId n) const { return pools_[nodes_[n].pool]; }
   uint32_t gpu_count() const { return static_cast<uint32_t>(gpus_.size()); }
 
-  // Non-empty buckets, in a deterministic order; read bucket(b).nodes.
+  // Non-empty buckets of ready nodes, in a deterministic order; read bucket(b).nodes.
   const std::vector<BucketId>& live_buckets() const { return live_; }
   const NodeBucket& bucket(BucketId b) const { return buckets_[b]; }
 
@@ -122,8 +133,10 @@ class Cluster {
   void start_layout(GpuId gpu, const MigLayout& layout);
   void finish_layout(GpuId gpu);
   void set_busy(GpuId gpu, double busy) { gpus_[gpu].busy = busy; }
-  // Recomputes the bucket of `node` after its resources changed.
+  // Recomputes the bucket of `node` after its resources changed (nodes that are not ready have none).
   void reindex(NodeId node);
+  // Moves a node through its life; only ready nodes are indexed for placement.
+  void set_state(NodeId node, NodeState state);
 
  private:
   using Signature = std::vector<int64_t>;
@@ -132,6 +145,7 @@ class Cluster {
   };
   Signature signature(NodeId node) const;
   void place_in_bucket(NodeId node);
+  void leave_bucket(NodeId node);
 
   std::vector<Pool> pools_;
   std::vector<Node> nodes_;

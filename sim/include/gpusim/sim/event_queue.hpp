@@ -16,6 +16,14 @@ enum class EventKind : uint8_t {
   requeue,       // target: job killed earlier, back in the queue after its back-off
   fault,         // target: job whose MPS client faults; generation: its attempt
   layout_ready,  // target: GPU whose MIG reconfiguration finished
+  checkpoint,    // target: job that starts writing a checkpoint; generation: its phase generation
+  phase_end,     // target: job whose checkpoint or restore finished; generation: its phase generation
+  node_ready,    // target: node that finished provisioning; generation: the node's
+  reclaim,       // target: spot node that gets its reclaim notice; generation: the node's
+  node_gone,     // target: node whose notice ran out; generation: the node's
+  idle_check,    // target: node of an autoscaled pool that may have idled long enough; generation: its idle stamp
+  market_tick,   // target: pool whose spot availability trace moves to its next value
+  decide,        // no target: a decision point a policy or the autoscaler asked for
 };
 
 struct Event {

@@ -4,7 +4,10 @@
 // sim/data/model.yaml with their sources; a scenario overrides them under `model:`.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gpusim/core/config.hpp"
@@ -43,12 +46,39 @@ struct CommunicationModel {
   NetworkSpec default_network;  // pools whose node template describes no NICs
 };
 
+struct CheckpointModel {
+  std::array<CheckpointPolicy, 4> defaults{};  // by JobKind, for jobs that state none
+};
+
+struct SpotModel {
+  std::vector<std::pair<std::string, Time>> notice;          // by provider
+  std::string provider;                                      // a spot pool that names none
+  std::vector<std::pair<std::string, double>> aws_frequency; // bucket -> monthly interruption probability
+  std::optional<Time> notice_of(std::string_view provider) const;
+  std::optional<double> aws_bucket(std::string_view bucket) const;
+};
+
+struct AutoscalerModel {
+  Time scale_up_delay;      // a pod unschedulable this long asks for a node
+  Time scale_down_after;    // an empty node is removed after this long
+  Time provisioning_delay;  // from a node's request to its being ready
+};
+
+struct LowUtilizationAlert {
+  double threshold = 0.5;  // effective utilization below which a pool is "burning money"
+  Time min_duration;       // shorter dips are not reported
+};
+
 struct ExecutionModel {
   TimeSlicingModel time_slicing;
   CommunicationModel communication;
   MpsModel mps;
   MigModel mig;
   RestartModel restart;
+  CheckpointModel checkpoint;
+  SpotModel spot;
+  AutoscalerModel autoscaler;
+  LowUtilizationAlert low_utilization;
   // The compiled-in defaults (sim/data/model.yaml).
   static const ExecutionModel& builtin();
   // Applies a `model:` map (same shape as model.yaml, every field optional).

@@ -1,12 +1,14 @@
 #pragma once
-// Exact time-weighted integrals (DESIGN §2 "Metrics"): the engine reports every change of allocation
-// or busy GPUs as it happens, and advance() integrates the piecewise-constant values up to `now`.
-// Nothing is sampled except the time series, which is for plots only.
+// Exact time-weighted integrals (DESIGN §2 "Metrics" and "Cost"): the engine reports every change of
+// allocation, busy GPUs, ready capacity, billed nodes and prices as it happens, and advance()
+// integrates the piecewise-constant values up to `now`. Nothing is sampled except the time series,
+// which is for plots only.
 #include <cstdint>
 #include <vector>
 
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/execution.hpp"
 
 namespace gpusim {
 
@@ -16,34 +18,78 @@ struct Sample {
   uint32_t pending = 0;
   double gpus_allocated = 0;
   double gpus_busy = 0;
+  uint32_t gpus_ready = 0;
+  uint32_t nodes_billed = 0;
+  double cost_per_hour_usd = 0;
+};
+
+// A stretch of time during which a pool's effective utilization stayed under the alert threshold.
+struct LowUtilizationWindow {
+  PoolId pool = 0;
+  Time start, end;
+  double busy_gpu_s = 0;
+  double capacity_gpu_s = 0;
+  double cost_usd = 0;
 };
 
 class Metrics {
  public:
-  Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time step);
+  Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time step, LowUtilizationAlert alert = {});
 
   // Integrates up to `now`, emitting time-series samples for step boundaries in [last, now) with the
   // state that held there (`running`/`pending` are the counts since the previous advance).
   void advance(Time now, uint32_t running, uint32_t pending);
-  // Allocation changes by `milli` (whole GPUs are 1000) on `pool` for `tenant`; busy by `busy_gpus`.
+  // Closes open low-utilization windows at the end of the run.
+  void finish(Time end);
+  // Allocation changes by `milli` (whole GPUs are 1000) on `pool` for `tenant`.
   void add_allocation(PoolId pool, uint16_t tenant, int64_t milli);
   // GPU `gpu` of `pool` changes its busy fraction by `delta` at `now` (integrated per GPU lazily, so a
   // change costs O(1) however many GPUs there are).
   void add_busy(PoolId pool, GpuId gpu, double delta, Time now);
+  // Ready GPUs (capacity) and billed nodes (requested, ready or draining) of a pool change.
+  void add_capacity(PoolId pool, int32_t ready_gpus, int32_t billed_nodes);
+  // The pool's price from now on; per GPU-hour is what one GPU's share of a node costs.
+  void set_price(PoolId pool, double per_node_hour_usd, double per_gpu_hour_usd);
   // Busy GPU-seconds of one GPU up to `now` (>= the GPU's last change).
   double gpu_busy_s(GpuId gpu, Time now) const;
+  // What one whole GPU of `pool` has cost from time 0 to `now` (USD); a job holding a share s from
+  // t0 to t1 costs s x (price_integral(t1) - price_integral(t0)).
+  double price_integral_usd(PoolId pool, Time now) const;
 
   Time last() const { return last_; }
-  // Integrals in GPU-seconds.
+  // Integrals in GPU-seconds, node-seconds and USD.
   double allocated_gpu_s(PoolId pool) const { return allocated_us_[pool] / 1e9; }
   double busy_gpu_s(PoolId pool) const { return busy_us_[pool] / 1e6; }
+  double capacity_gpu_s(PoolId pool) const { return pools_[pool].capacity_us / 1e6; }
+  double billed_node_s(PoolId pool) const { return pools_[pool].billed_us / 1e6; }
+  double cost_usd(PoolId pool) const { return pools_[pool].cost_usd; }
+  double allocated_cost_usd(PoolId pool) const { return pools_[pool].allocated_cost_usd; }
+  double busy_cost_usd(PoolId pool) const { return pools_[pool].busy_cost_usd; }
+  uint32_t peak_ready_gpus(PoolId pool) const { return pools_[pool].peak_ready; }
   double allocated_gpu_s(PoolId pool, uint16_t tenant) const { return tenant_us_[index(pool, tenant)] / 1e9; }
   const std::vector<Sample>& samples() const { return samples_; }
+  const std::vector<LowUtilizationWindow>& low_utilization() const { return windows_; }
+  const LowUtilizationAlert& alert() const { return alert_; }
 
  private:
   std::size_t index(PoolId pool, uint16_t tenant) const { return pool * tenants_ + tenant; }
+  struct PoolLedger {
+    int32_t ready_gpus = 0, billed_nodes = 0;  // now
+    uint32_t peak_ready = 0;
+    double per_node_hour_usd = 0, per_gpu_hour_usd = 0;  // now
+    double capacity_us = 0;       // GPU x us
+    double billed_us = 0;         // node x us
+    double cost_usd = 0, allocated_cost_usd = 0, busy_cost_usd = 0;
+    double price_integral_usd = 0;  // one GPU's cost up to last_
+    bool in_window = false;         // utilization under the alert threshold since window_start
+    Time window_start;
+    double window_busy_us = 0, window_capacity_us = 0, window_cost_usd = 0;
+  };
+  void close_window(PoolId pool, Time end);
+
   std::size_t tenants_;
   Time step_;
+  LowUtilizationAlert alert_;
   Time last_;
   Time next_sample_;
   std::vector<int64_t> allocated_milli_;     // per pool, now
@@ -52,7 +98,9 @@ class Metrics {
   std::vector<double> allocated_us_;         // milli-GPU x us
   std::vector<double> busy_us_;              // GPU x us
   std::vector<double> tenant_us_;            // milli-GPU x us
+  std::vector<PoolLedger> pools_;
   std::vector<Sample> samples_;
+  std::vector<LowUtilizationWindow> windows_;
   struct GpuBusy {
     double busy = 0;     // now
     Time since;          // of the last change

@@ -25,7 +25,14 @@ void write_timeseries_csv(std::ostream& out, const RunResult& result);
 // One row per GPU: its final MIG layout and its effective utilization over the run, as DCGM would show.
 void write_gpus_csv(std::ostream& out, const RunResult& result);
 
-// Writes summary.json, jobs.csv, timeseries.csv, gpus.csv and scenario.yaml into `dir`. Refuses (InputError) to
+// Cost per pool, market and in total (billed, held by jobs, used by their SMs, idle, waste), then
+// the jobs' held cost rolled up by tenant, job kind and GPU model.
+void write_cost_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
+// Every stretch in which a pool's effective utilization stayed under the alert threshold.
+void write_low_utilization_csv(std::ostream& out, const RunResult& result);
+
+// Writes summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv, low_utilization.csv and
+// scenario.yaml into `dir`. Refuses (InputError) to
 // write into an existing non-empty directory unless `force`.
 void write_run_directory(const std::string& dir, bool force, const Scenario& scenario, const RunResult& result,
                          const Json& summary);

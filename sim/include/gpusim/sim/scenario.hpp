@@ -33,10 +33,14 @@ struct PoolSpec {
   SharingConfig sharing;
   NetworkSpec network;
   TopologyPolicy topology_manager = TopologyPolicy::none;
-  std::string market = "on-demand";
+  Market market = Market::on_demand;
   double price_per_node_hour_usd = 0;
   std::string price_source;  // empty: no price given, cost counts as 0 (stated in the run's notes)
-  std::vector<NodeSpec> nodes;
+  SpotConfig spot;           // spot pools: how they lose nodes
+  AutoscaleConfig autoscale;
+  Time provisioning_delay;   // request to ready, for scale-ups and replacements of reclaimed nodes
+  uint32_t initial_nodes = 0;  // ready at time 0; the slots after them start off
+  std::vector<NodeSpec> nodes; // every slot the pool can ever fill
 };
 
 struct Scenario {

@@ -65,6 +65,10 @@ class ClusterView {
   // Jobs that arrived since the previous decision point, in queue order (some may be bound already).
   virtual const std::vector<JobId>& new_arrivals() const = 0;
   virtual bool is_pending(JobId id) const = 0;
+  // When a pending job last entered the queue (its arrival, or its eviction or restart).
+  virtual Time pending_since(JobId id) const = 0;
+  // The job's checkpoint policy: its own, else its kind's default (disabled when it has none).
+  virtual const CheckpointPolicy& checkpoint(JobId id) const = 0;
   // Did capacity become free (or get added) since the previous decision point? If not, jobs that
   // were pending then still cannot fit: only new arrivals need a look.
   virtual bool capacity_grew() const = 0;
@@ -87,7 +91,7 @@ class ClusterView {
   virtual int32_t gpus_to_place(JobId id) const = 0;
   // Running jobs and when each will end at its current rate.
   virtual void for_each_running(const std::function<void(JobId, Time)>& visit) const = 0;
-  // Does the job's CPU/memory fit the node, and is the node in a pool the job may use?
+  // Does the job's CPU/memory fit the node, is the node ready, and is it in a pool the job may use?
   virtual bool node_admits(JobId id, NodeId node) const = 0;
   // GPUs of `node` that can take one of the job's GPUs, in index order.
   void fitting_gpus(JobId id, NodeId node, std::vector<GpuId>& out) const;
@@ -106,6 +110,9 @@ class Binder {
   // Gives an empty MIG GPU a new layout; it takes no job until the reconfiguration delay has passed.
   // Throws PolicyError if the GPU is not an idle MIG GPU or the layout is not valid.
   virtual void reconfigure(GpuId gpu, const MigLayout& layout) = 0;
+  // Asks for a decision point at `t` (> now) even if nothing else changes then, e.g. when a job's
+  // wait reaches a policy's threshold.
+  virtual void recheck_at(Time t) = 0;
 };
 
 class Scheduler {
@@ -116,6 +123,9 @@ class Scheduler {
   virtual QueueKey queue_key(const Job& job) const = 0;
   // Called once per timestamp at which something changed, when jobs are pending.
   virtual void decide(const ClusterView& view, Binder& binder) = 0;
+  // Would this policy place the job on `pool` now (beyond the job's own constraints)? The autoscaler
+  // asks before it adds a node for a pending job, as the Cluster Autoscaler simulates the scheduler.
+  virtual bool would_use(const ClusterView&, JobId, PoolId) const { return true; }
 };
 
 }  // namespace gpusim

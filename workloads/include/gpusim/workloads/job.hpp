@@ -3,6 +3,7 @@
 // compute demand `u` is the fraction of one full GPU's SMs it keeps busy on each GPU it holds.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,15 @@ struct CommProfile {
   // run time with its collectives on the best links the nodes it lands on offer.
   bool work_is_compute = false;
   bool given() const { return compute_per_iteration_s > 0; }
+};
+
+// How a job saves its progress: after every `interval` of computing it pauses for `cost` to write a
+// checkpoint; restarting from a checkpoint first pauses for `restore`. With `auto_interval` the
+// interval is Young/Daly's optimum for the nodes it runs on (sqrt(2 x cost x MTBF)).
+struct CheckpointPolicy {
+  bool enabled = false;  // false: it never checkpoints, an eviction loses everything since its start
+  bool auto_interval = false;
+  Time interval, cost, restore;
 };
 
 struct Request {
@@ -78,6 +88,7 @@ struct Job {
   bool multi_node = false;         // may a multi-GPU job be split across nodes
   std::string reference_gpu;        // the GPU model `work` was measured on; "" = any (hardware factor 1)
   CommProfile communication;       // multi-GPU jobs; none given: the engine uses the kind's default
+  std::optional<CheckpointPolicy> checkpoint;  // none given: the kind's default (model.checkpoint)
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
   std::string origin;              // "file:line" for messages
 };

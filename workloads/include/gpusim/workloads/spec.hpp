@@ -11,6 +11,9 @@ namespace gpusim {
 // collective (the caller checks which other fields the map may have).
 CommProfile parse_comm_profile(const ConfigNode& c);
 
+// `checkpoint:` {interval: DURATION | auto, cost: DURATION, restore: DURATION}, or `none`.
+CheckpointPolicy parse_checkpoint_policy(const ConfigNode& c);
+
 // `workload.jobs`: a list of jobs; `count: N` repeats one entry N times (names get -0, -1, ...).
 JobSet parse_inline_jobs(const ConfigNode& list);
 

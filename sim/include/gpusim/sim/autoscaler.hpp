@@ -1,0 +1,67 @@
+#pragma once
+// The autoscaler's scale-up estimate (DESIGN §2 "Autoscaler"), after the Kubernetes Cluster
+// Autoscaler: the pods still unschedulable are bin-packed, in queue order, first onto nodes already
+// on their way, then onto new nodes of the cheapest pool that can take them (its `price` expander).
+// A pure plan: the engine requests the nodes it adds.
+#include <cstdint>
+#include <vector>
+
+#include "gpusim/core/units.hpp"
+#include "gpusim/sim/cluster.hpp"
+
+namespace gpusim {
+
+// What one pod group (a job) needs on one pool: `gpus` GPUs of `milli` and `gpu_memory_mib` each;
+// CPU and memory per pod; a job that may span nodes takes whole units of `unit` GPUs per node.
+struct PodDemand {
+  PoolId pool = 0;
+  int32_t gpus = 0;
+  Milli milli = kWholeGpu;
+  int64_t gpu_memory_mib = 0;
+  int64_t cpu_milli = 0, memory_mib = 0;
+  int32_t unit = 1;         // GPUs per worker pod; 1 when the job has no fixed worker size
+  bool per_worker = false;  // CPU and memory are per worker pod (else one pod per node)
+  bool multi_node = false;
+};
+
+// A node of a pool's template, empty.
+struct NodeShape {
+  int32_t gpus = 0;
+  int64_t gpu_memory_mib = 0;
+  int64_t cpu_milli = 0, memory_mib = 0;
+};
+
+class ScaleUpPlan {
+ public:
+  // A pool the autoscaler may grow: `on_the_way` nodes are provisioning (empty capacity to come),
+  // at most `headroom` more may be added.
+  void add_pool(PoolId pool, NodeShape shape, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd);
+  // Places one job, given what it needs on each pool it may use: on capacity on the way if any pool
+  // has room, else on new nodes of the cheapest pool (ties: the first listed) that can hold it.
+  // False when no pool can.
+  bool place(const std::vector<PodDemand>& options);
+  // Nodes the plan adds to `pool`.
+  uint32_t added(PoolId pool) const;
+
+ private:
+  struct VirtualNode {
+    std::vector<int32_t> free_milli;        // per GPU
+    std::vector<int64_t> free_gpu_memory;   // per GPU
+    int64_t cpu_milli = 0, memory_mib = 0;
+  };
+  struct PoolPlan {
+    PoolId pool = 0;
+    NodeShape shape;
+    uint32_t headroom = 0;
+    uint32_t added = 0;
+    double price = 0;
+    std::vector<VirtualNode> nodes;  // on the way, then added
+  };
+  PoolPlan* find(PoolId pool);
+  static VirtualNode empty_node(const NodeShape& shape);
+  // Takes the demand from the pool's virtual nodes (fewest nodes first); false, untouched, if it does not fit.
+  static bool fit(PoolPlan& plan, const PodDemand& d);
+  std::vector<PoolPlan> pools_;
+};
+
+}  // namespace gpusim

@@ -1,0 +1,103 @@
+#include "gpusim/sim/autoscaler.hpp"
+
+#include <algorithm>
+
+namespace gpusim {
+
+ScaleUpPlan::VirtualNode ScaleUpPlan::empty_node(const NodeShape& shape) {
+  const auto gpus = static_cast<std::size_t>(shape.gpus);
+  return {std::vector<int32_t>(gpus, kWholeGpu.value), std::vector<int64_t>(gpus, shape.gpu_memory_mib), shape.cpu_milli,
+          shape.memory_mib};
+}
+
+void ScaleUpPlan::add_pool(PoolId pool, NodeShape shape, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd) {
+  pools_.push_back({pool, shape, headroom, 0, price_per_gpu_hour_usd, std::vector<VirtualNode>(on_the_way, empty_node(shape))});
+}
+
+ScaleUpPlan::PoolPlan* ScaleUpPlan::find(PoolId pool) {
+  for (PoolPlan& p : pools_)
+    if (p.pool == pool) return &p;
+  return nullptr;
+}
+
+uint32_t ScaleUpPlan::added(PoolId pool) const {
+  for (const PoolPlan& p : pools_)
+    if (p.pool == pool) return p.added;
+  return 0;
+}
+
+bool ScaleUpPlan::fit(PoolPlan& plan, const PodDemand& d) {
+  if (d.gpus == 0) {
+    for (VirtualNode& n : plan.nodes)
+      if (n.cpu_milli >= d.cpu_milli && n.memory_mib >= d.memory_mib) {
+        n.cpu_milli -= d.cpu_milli;
+        n.memory_mib -= d.memory_mib;
+        return true;
+      }
+    return false;
+  }
+  // GPUs of a node that can take one of the demand's GPUs.
+  const auto fitting = [&](const VirtualNode& n) {
+    std::vector<std::size_t> out;
+    for (std::size_t g = 0; g < n.free_milli.size(); ++g)
+      if (n.free_milli[g] >= d.milli.value && n.free_gpu_memory[g] >= d.gpu_memory_mib) out.push_back(g);
+    return out;
+  };
+  // Pods of the job on a node holding `gpus` of its GPUs (as Request::pods_on_node).
+  const auto pods = [&](int32_t gpus) -> int64_t { return d.per_worker ? gpus / d.unit : 1; };
+  // The GPUs (whole units) a node can take, with CPU and memory for their pods.
+  const auto takes = [&](const VirtualNode& n, int32_t wanted) {
+    int32_t take = std::min<int32_t>(static_cast<int32_t>(fitting(n).size()) / d.unit * d.unit, wanted);
+    while (take > 0 && (n.cpu_milli < pods(take) * d.cpu_milli || n.memory_mib < pods(take) * d.memory_mib)) take -= d.unit;
+    return take;
+  };
+  std::vector<std::pair<std::size_t, int32_t>> chosen;  // node, GPUs taken there
+  int32_t left = d.gpus;
+  for (std::size_t i = 0; i < plan.nodes.size() && left > 0; ++i) {
+    const int32_t t = takes(plan.nodes[i], left);
+    if (t <= 0 || (!d.multi_node && t < d.gpus)) continue;
+    chosen.emplace_back(i, t);
+    left -= t;
+  }
+  if (left > 0) return false;
+  for (const auto& [index, count] : chosen) {
+    VirtualNode& n = plan.nodes[index];
+    const auto gpus = fitting(n);
+    for (int32_t k = 0; k < count; ++k) {
+      n.free_milli[gpus[static_cast<std::size_t>(k)]] -= d.milli.value;
+      n.free_gpu_memory[gpus[static_cast<std::size_t>(k)]] -= d.gpu_memory_mib;
+    }
+    n.cpu_milli -= pods(count) * d.cpu_milli;
+    n.memory_mib -= pods(count) * d.memory_mib;
+  }
+  return true;
+}
+
+bool ScaleUpPlan::place(const std::vector<PodDemand>& options) {
+  for (const PodDemand& d : options)
+    if (PoolPlan* p = find(d.pool); p && fit(*p, d)) return true;
+  // New nodes: the cheapest pool that has room for as many as the job needs.
+  std::vector<const PodDemand*> order;
+  for (const PodDemand& d : options) order.push_back(&d);
+  std::stable_sort(order.begin(), order.end(), [&](const PodDemand* a, const PodDemand* b) { return find(a->pool)->price < find(b->pool)->price; });
+  for (const PodDemand* d : order) {
+    PoolPlan* p = find(d->pool);
+    if (!p || p->headroom == 0) continue;
+    const std::size_t before = p->nodes.size();
+    uint32_t added = 0;
+    while (added < p->headroom) {
+      p->nodes.push_back(empty_node(p->shape));
+      ++added;
+      if (fit(*p, *d)) {
+        p->headroom -= added;
+        p->added += added;
+        return true;
+      }
+      if (!d->multi_node) break;  // one fresh node is all a single-node job can use
+    }
+    p->nodes.resize(before);
+  }
+  return false;
+}
+
+}  // namespace gpusim
