@@ -24,7 +24,7 @@ inline Scenario scenario_from_text(const std::string& file_name, const std::stri
 inline void replay_scenario(benchmark::State& state, const Scenario& s) {
   uint64_t events = 0, changes = 0;
   for (auto _ : state) {
-    auto scheduler = Registry::global().make(s.policy, {s.seed}, {});
+    auto scheduler = Registry::global().make(s.policy, policy_context(s), {});
     const RunResult r = simulate(s, *scheduler);
     events = r.events;
     changes = r.rate_changes;

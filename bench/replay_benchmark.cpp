@@ -28,7 +28,7 @@ void replay(benchmark::State& state, const char* scenario, const char* policy) {
   const Scenario s = load(scenario);
   uint64_t events = 0;
   for (auto _ : state) {
-    auto scheduler = Registry::global().make(policy, {s.seed}, {});
+    auto scheduler = Registry::global().make(policy, policy_context(s), {});
     const RunResult r = simulate(s, *scheduler);
     events = r.events;
     benchmark::DoNotOptimize(r.jobs.data());
@@ -71,7 +71,7 @@ policy: fifo+best-fit
   std::ofstream(file) << text;
   const Scenario s = load_scenario(file.string(), {});
   for (auto _ : state) {
-    auto scheduler = Registry::global().make(s.policy, {s.seed}, {});
+    auto scheduler = Registry::global().make(s.policy, policy_context(s), {});
     benchmark::DoNotOptimize(simulate(s, *scheduler).events);
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(s.jobs.jobs.size()));

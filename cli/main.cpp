@@ -86,7 +86,7 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
   const Scenario s = load(c);
   const std::string name = policy.value_or(s.policy);
   const SourceLocation where = policy ? SourceLocation{"--policy", std::nullopt, ""} : s.policy_where;
-  auto scheduler = Registry::global().make(name, {s.seed}, where);
+  auto scheduler = Registry::global().make(name, policy_context(s), where);
   if (out) {  // fail before running, not after
     std::error_code ec;
     if (std::filesystem::exists(*out, ec) && !std::filesystem::is_empty(*out, ec) && !force)
@@ -334,7 +334,7 @@ int main(int argc, char** argv) {
       for (const auto& [variant, s] : runs) {
         const std::vector<std::string> policies = cmp_policies.empty() ? std::vector<std::string>{s.policy} : cmp_policies;
         for (const auto& p : policies) {
-          auto scheduler = Registry::global().make(p, {s.seed}, {"--policies", std::nullopt, p});
+          auto scheduler = Registry::global().make(p, policy_context(s), {"--policies", std::nullopt, p});
           const auto [r, seconds] = run_timed(s, *scheduler);
           Json summary = summarize(s, r);
           const std::string label = variant.empty() ? p : policies.size() > 1 ? fmt::format("{} {}", variant, p) : variant;
@@ -349,7 +349,7 @@ int main(int argc, char** argv) {
     }
     if (val->parsed()) {
       const Scenario s = load(val_c);
-      Registry::global().make(s.policy, {s.seed}, s.policy_where);
+      Registry::global().make(s.policy, policy_context(s), s.policy_where);
       validate_scenario(s);
       std::size_t nodes = 0, gpus = 0;
       for (const auto& p : s.pools) {

@@ -25,7 +25,7 @@ std::string error_of(const std::string& text, std::vector<std::string> sets = {}
   return test::input_error([&] {
     const Scenario s = test::load(path, std::move(sets));
     validate_scenario(s);
-    Registry::global().make(s.policy, {s.seed}, s.policy_where);
+    Registry::global().make(s.policy, policy_context(s), s.policy_where);
   });
 }
 

@@ -18,7 +18,7 @@ workload:
 
 Placement probe_placement(const std::string& policy) {
   const Scenario s = test::load(write_file("s.yaml", kHalfFull));
-  auto sched = Registry::global().make(policy, {s.seed}, {});
+  auto sched = Registry::global().make(policy, policy_context(s), {});
   return simulate(s, *sched).jobs[1].placement;
 }
 }  // namespace
@@ -54,8 +54,8 @@ workload:
 policy: fifo+random
 )";
   const Scenario s = test::load(write_file("s.yaml", many));
-  auto a = Registry::global().make("fifo+random", {s.seed}, {});
-  auto b = Registry::global().make("fifo+random", {s.seed}, {});
+  auto a = Registry::global().make("fifo+random", policy_context(s), {});
+  auto b = Registry::global().make("fifo+random", policy_context(s), {});
   const RunResult ra = simulate(s, *a), rb = simulate(s, *b);
   std::set<NodeId> used;
   for (std::size_t i = 0; i < ra.jobs.size(); ++i) {
@@ -63,7 +63,7 @@ policy: fifo+random
     used.insert(ra.jobs[i].placement.nodes.front());
   }
   EXPECT_EQ(used.size(), 8u);
-  auto other = Registry::global().make("fifo+random", {s.seed + 1}, {});
+  auto other = Registry::global().make("fifo+random", {s.seed + 1, {}}, {});
   const RunResult rc = simulate(s, *other);
   bool differs = false;
   for (std::size_t i = 0; i < ra.jobs.size(); ++i) differs |= ra.jobs[i].placement.gpus != rc.jobs[i].placement.gpus;
@@ -82,7 +82,7 @@ workload:
 )";
   const Scenario s = test::load(write_file("s.yaml", queue));
   auto start_of = [&](const std::string& policy, JobId j) {
-    auto sched = Registry::global().make(policy, {0}, {});
+    auto sched = Registry::global().make(policy, PolicyContext{}, {});
     return simulate(s, *sched).jobs[j].start.seconds();
   };
   EXPECT_EQ(start_of("fifo+first-fit", 1), 10);    // arrival order
@@ -92,14 +92,14 @@ workload:
 }
 
 TEST(Registry, ComposesByNameAndExplainsUnknownNames) {
-  auto s = Registry::global().make("sjf+best-fit", {0}, {});
+  auto s = Registry::global().make("sjf+best-fit", PolicyContext{}, {});
   EXPECT_EQ(s->name(), "sjf+best-fit");
-  const std::string msg = test::input_error([] { Registry::global().make("fifo+nearest", {0}, {"s.yaml", 4, "policy"}); });
+  const std::string msg = test::input_error([] { Registry::global().make("fifo+nearest", PolicyContext{}, {"s.yaml", 4, "policy"}); });
   EXPECT_NE(msg.find("s.yaml:line 4: policy: unknown placement 'nearest'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("first-fit, best-fit, spread, mig-aware, topology, random"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("first-fit, best-fit, spread, mig-aware, topology, random, spot-aware"), std::string::npos) << msg;
   Registry r;
   register_builtin_policies(r);
   EXPECT_THROW(r.add_queue_order("fifo", "again", [] { return std::unique_ptr<QueueOrder>(); }), std::invalid_argument);
   EXPECT_EQ(r.queue_orders().size(), 3u);
-  EXPECT_EQ(r.placements().size(), 6u);
+  EXPECT_EQ(r.placements().size(), 7u);
 }

@@ -63,7 +63,7 @@ TEST(Scenarios, TwoRunsGiveIdenticalOutputs) {
     std::string outputs[2];
     for (auto& out : outputs) {
       const Scenario s = test::load(source_path(file));
-      auto sched = Registry::global().make("fifo+random", {s.seed}, {});
+      auto sched = Registry::global().make("fifo+random", policy_context(s), {});
       const RunResult r = simulate(s, *sched);
       std::ostringstream o;
       o << summarize(s, r).dump(2);
@@ -81,7 +81,7 @@ TEST(Scenarios, EveryShippedScenarioValidates) {
                            "scenarios/philly.yaml", "scenarios/synthetic-1m.yaml"}) {
     const Scenario s = test::load(source_path(file));
     EXPECT_NO_THROW(validate_scenario(s)) << file;
-    EXPECT_NO_THROW(Registry::global().make(s.policy, {s.seed}, s.policy_where)) << file;
+    EXPECT_NO_THROW(Registry::global().make(s.policy, policy_context(s), s.policy_where)) << file;
   }
 }
 

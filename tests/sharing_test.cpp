@@ -234,7 +234,7 @@ workload:
 policy: fifo+first-fit
 )");
   const Scenario s = test::load(path);
-  auto sched = Registry::global().make("fifo+first-fit", {0}, {});
+  auto sched = Registry::global().make("fifo+first-fit", PolicyContext{}, {});
   const RunResult r = simulate(s, *sched);
   std::vector<double> rates(2);
   time_slicing_rates(std::vector<double>{0.95, 0.95}, s.model.time_slicing, rates);

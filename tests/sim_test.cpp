@@ -115,7 +115,7 @@ struct Scripted final : Scheduler {
 
 TEST(Engine, DecidesOncePerTimestampAndPacksSharesOnOneGpu) {
   const Scenario s = test::load(write_file("s.yaml", kTwoNodes));
-  auto sched = Registry::global().make("fifo+first-fit", {0}, {});
+  auto sched = Registry::global().make("fifo+first-fit", PolicyContext{}, {});
   const RunResult r = simulate(s, *sched);
   // t=0 (four arrivals) and t=5 (c completes while d waits); at t=10 nothing is pending.
   EXPECT_EQ(r.decision_points, 2u);
@@ -184,7 +184,7 @@ workload:
     - {name: wide, gpus: 8, duration: 10, multi_node: true}
     - {name: wider, gpus: 12, duration: 10, multi_node: true}
 )"));
-  auto sched = Registry::global().make("fifo+first-fit", {0}, {});
+  auto sched = Registry::global().make("fifo+first-fit", PolicyContext{}, {});
   const RunResult r = simulate(s, *sched);
   EXPECT_EQ(r.jobs[1].placement.nodes, (std::vector<NodeId>{1, 2}));  // the two empty nodes
   EXPECT_EQ(r.jobs[2].start, Time::from_seconds(100));                 // waits for all 12 GPUs

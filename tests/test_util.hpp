@@ -31,7 +31,7 @@ inline Scenario load(const std::string& path, std::vector<std::string> sets = {}
 }
 
 inline Json run(const Scenario& s, const std::string& policy = "") {
-  auto scheduler = Registry::global().make(policy.empty() ? s.policy : policy, {s.seed}, s.policy_where);
+  auto scheduler = Registry::global().make(policy.empty() ? s.policy : policy, policy_context(s), s.policy_where);
   const RunResult r = simulate(s, *scheduler);
   return summarize(s, r);
 }

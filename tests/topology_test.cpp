@@ -145,7 +145,7 @@ TEST(TopologyScenarios, GangFinishesGreedyDeadlocks) {
 // again: its run time is the iterations done at each speed.
 TEST(TopologyScenarios, SharedNicSlowsBothJobs) {
   const Scenario s = test::load(test::source_path("scenarios/shared-nic.yaml"));
-  auto sched = Registry::global().make(s.policy, {s.seed}, {});
+  auto sched = Registry::global().make(s.policy, policy_context(s), {});
   const RunResult r = simulate(s, *sched);
   const JobRecord& a = r.jobs[0];
   const JobRecord& b = r.jobs[1];
@@ -177,7 +177,7 @@ workload:
 policy: fifo+first-fit
 )");
   const auto start_of = [](const Scenario& s, std::size_t job) {
-    auto sched = Registry::global().make(s.policy, {s.seed}, {});
+    auto sched = Registry::global().make(s.policy, policy_context(s), {});
     return simulate(s, *sched).jobs[job].start.seconds() / 3600;
   };
   // kubernetes: the notebook starts at once on node 1 and big-b waits for node 0 at 6 h.

@@ -14,4 +14,5 @@ std::unique_ptr<PlacementPolicy> make_spread();
 std::unique_ptr<PlacementPolicy> make_random(const PolicyContext& context);
 std::unique_ptr<PlacementPolicy> make_mig_aware();
 std::unique_ptr<PlacementPolicy> make_topology_aware();
+std::unique_ptr<PlacementPolicy> make_spot_aware(const PolicyContext& context);
 }  // namespace gpusim::builtin

@@ -17,6 +17,8 @@ int PlacementPolicy::choose_instance(const ClusterView&, JobId, GpuId, const std
 
 void PlacementPolicy::after_pass(const ClusterView&, Binder&, const std::vector<JobId>&) {}
 
+bool PlacementPolicy::admits_pool(const ClusterView&, JobId, PoolId) const { return true; }
+
 void PlacementPolicy::choose_instances(const ClusterView& view, JobId job, Placement& p) const {
   std::vector<int> fitting;
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
@@ -47,7 +49,7 @@ std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId j
   double best_score = 0;
   for (BucketId b : c.live_buckets()) {
     const NodeId rep = c.bucket(b).representative();
-    if (!view.fits_on_node(job, rep)) continue;
+    if (!admits_pool(view, job, c.node(rep).pool) || !view.fits_on_node(job, rep)) continue;
     const double s = score(view, job, rep);
     if (!best || s < best_score || (s == best_score && rep < *best)) {
       best = rep;
@@ -86,7 +88,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   int64_t total = 0;
   for (BucketId b : c.live_buckets()) {
     const auto& nodes = c.bucket(b).nodes;
-    if (!view.node_admits(job, *nodes.begin())) continue;
+    if (!admits_pool(view, job, c.node(*nodes.begin()).pool) || !view.node_admits(job, *nodes.begin())) continue;
     view.fitting_gpus(job, *nodes.begin(), fitting);
     const int32_t free = usable(*nodes.begin(), fitting.size());
     if (free == 0) continue;

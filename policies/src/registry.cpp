@@ -1,6 +1,7 @@
 #include "gpusim/policies/registry.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -27,6 +28,7 @@ class ComposedScheduler final : public Scheduler {
 
   std::string name() const override { return name_; }
   QueueKey queue_key(const Job& job) const override { return order_->key(job); }
+  bool would_use(const ClusterView& view, JobId job, PoolId pool) const override { return placement_->admits_pool(view, job, pool); }
 
   void decide(const ClusterView& view, Binder& binder) override {
     unplaced_.clear();
@@ -39,21 +41,23 @@ class ComposedScheduler final : public Scheduler {
 
  private:
   void decide_skipping(const ClusterView& view, Binder& binder) {
-    failed_in_pass_.resize(view.shape_count(), 0);
+    const uint32_t variants = placement_->variants();
+    failed_in_pass_.resize(static_cast<std::size_t>(view.shape_count()) * variants, 0);
     ++pass_;
     uint32_t failed = 0;
     auto consider = [&](JobId id) {
       if (!view.is_pending(id)) return true;
-      const uint32_t shape = view.shape(id);
-      if (failed_in_pass_[shape] == pass_) return true;
+      const std::size_t key = static_cast<std::size_t>(view.shape(id)) * variants + placement_->variant(view, id);
+      if (failed_in_pass_[key] == pass_) return true;
       if (auto p = placement_->place(view, id)) {
         binder.bind(id, *p);
       } else {
-        failed_in_pass_[shape] = pass_;
+        failed_in_pass_[key] = pass_;
         ++failed;
         unplaced_.push_back(id);
       }
-      return failed < view.pending_shapes();
+      // Once every pending shape has failed nothing else fits (when shapes are not split further).
+      return variants > 1 || failed < view.pending_shapes();
     };
     if (view.capacity_grew()) view.for_each_pending(consider);
     else
@@ -188,14 +192,14 @@ Registry& Registry::global() {
 void Registry::add_queue_order(std::string name, std::string description, QueueFactory factory) {
   for (const auto& e : queue_entries_)
     if (e.name == name) throw std::invalid_argument(fmt::format("queue order '{}' registered twice", name));
-  queue_entries_.push_back({std::move(name), std::move(description)});
+  queue_entries_.push_back({std::move(name), std::move(description), {}});
   queue_factories_.push_back(std::move(factory));
 }
 
-void Registry::add_placement(std::string name, std::string description, PlacementFactory factory) {
+void Registry::add_placement(std::string name, std::string description, PlacementFactory factory, std::vector<std::string> params) {
   for (const auto& e : placement_entries_)
     if (e.name == name) throw std::invalid_argument(fmt::format("placement '{}' registered twice", name));
-  placement_entries_.push_back({std::move(name), std::move(description)});
+  placement_entries_.push_back({std::move(name), std::move(description), std::move(params)});
   placement_factories_.push_back(std::move(factory));
 }
 
@@ -214,6 +218,17 @@ std::unique_ptr<Scheduler> Registry::make(std::string_view spec, const PolicyCon
   while (pi < placement_entries_.size() && placement_entries_[pi].name != placement) ++pi;
   if (qi == queue_entries_.size()) throw usage(fmt::format("unknown queue order '{}'", queue));
   if (pi == placement_entries_.size()) throw usage(fmt::format("unknown placement '{}'", placement));
+  if (context.params) {
+    if (!context.params->is_map()) context.params->fail("expected a map of policy parameters");
+    std::vector<std::string> known;
+    for (const auto* entries : {&queue_entries_, &placement_entries_})
+      for (const auto& e : *entries)
+        for (const auto& p : e.params)
+          if (std::find(known.begin(), known.end(), p) == known.end()) known.push_back(p);
+    for (const auto& [key, value] : context.params->entries())
+      if (std::find(known.begin(), known.end(), key) == known.end())
+        value.fail(fmt::format("unknown policy parameter '{}'; known: {}", key, known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
+  }
   return std::make_unique<ComposedScheduler>(std::string(spec), queue_factories_[qi](), placement_factories_[pi](context));
 }
 
@@ -232,6 +247,10 @@ void register_builtin_policies(Registry& r) {
   r.add_placement("topology", "GPUs whose ring's slowest link is fastest (NVLink over PCIe over SYS), then best-fit; fewest nodes across nodes",
                   [](const PolicyContext&) { return make_topology_aware(); });
   r.add_placement("random", "a node drawn uniformly among those that fit (seeded stream placement/random)", make_random);
+  r.add_placement("spot-aware",
+                  "checkpointable training on spot pools first, inference and jobs without checkpoints off spot; a spot job "
+                  "falls back to other pools after waiting spot_fallback_after (default 1h); best-fit inside",
+                  make_spot_aware, {"spot_fallback_after"});
 }
 
 }  // namespace gpusim

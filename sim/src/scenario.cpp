@@ -519,8 +519,15 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");
 
   if (auto p = root.get("policy")) {
-    s.policy = p->as_string();
-    s.policy_where = p->where();
+    if (p->is_map()) {
+      p->allow_only({"name", "params"});
+      s.policy = p->at("name").as_string();
+      s.policy_where = p->at("name").where();
+      s.policy_params = p->get("params");
+    } else {
+      s.policy = p->as_string();
+      s.policy_where = p->where();
+    }
   } else {
     s.policy = "fifo+first-fit";
     s.policy_where = {path, std::nullopt, "policy"};

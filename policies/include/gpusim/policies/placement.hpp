@@ -22,8 +22,15 @@ class PlacementPolicy {
                            std::vector<GpuId>& out) const;
   // On a MIG-enabled GPU, the instance to take among `fitting` (smallest first); default: the first.
   virtual int choose_instance(const ClusterView& view, JobId job, GpuId gpu, const std::vector<int>& fitting) const;
-  // Called after a pass with the jobs that did not fit; a policy may reconfigure drained MIG GPUs here.
+  // Called after a pass with the jobs that did not fit; a policy may reconfigure drained MIG GPUs or
+  // ask for a later decision point here.
   virtual void after_pass(const ClusterView& view, Binder& binder, const std::vector<JobId>& unplaced);
+  // May the job go to this pool now (beyond its own constraints)? The autoscaler asks the same.
+  virtual bool admits_pool(const ClusterView& view, JobId job, PoolId pool) const;
+  // Jobs of one request shape this placement may treat differently fall into `variants()` classes;
+  // a pass stops trying a (shape, variant) once one of its jobs did not fit.
+  virtual uint32_t variants() const { return 1; }
+  virtual uint32_t variant(const ClusterView&, JobId) const { return 0; }
   // The whole decision for one job; nullopt when it does not fit now. The default: the best-scored
   // node that fits the whole job, else (multi_node jobs) the fewest nodes with free GPUs.
   virtual std::optional<Placement> place(const ClusterView& view, JobId job);

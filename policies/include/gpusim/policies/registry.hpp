@@ -4,12 +4,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/policies/placement.hpp"
+#include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/scheduler.hpp"
 
 namespace gpusim {
@@ -22,7 +25,10 @@ class QueueOrder {
 
 struct PolicyContext {
   uint64_t seed = 0;  // the scenario seed; random policies derive their named stream from it
+  std::optional<ConfigNode> params;  // the scenario's policy.params; each policy reads the ones it declares
 };
+
+inline PolicyContext policy_context(const Scenario& s) { return {s.seed, s.policy_params}; }
 
 class Registry {
  public:
@@ -31,6 +37,7 @@ class Registry {
   struct Entry {
     std::string name;
     std::string description;
+    std::vector<std::string> params;  // the policy.params it reads
   };
 
   // The process-wide registry with the built-ins (a function-local static: no init-order issue).
@@ -38,12 +45,13 @@ class Registry {
 
   // Duplicate names are rejected (std::invalid_argument).
   void add_queue_order(std::string name, std::string description, QueueFactory factory);
-  void add_placement(std::string name, std::string description, PlacementFactory factory);
+  void add_placement(std::string name, std::string description, PlacementFactory factory, std::vector<std::string> params = {});
 
   const std::vector<Entry>& queue_orders() const { return queue_entries_; }
   const std::vector<Entry>& placements() const { return placement_entries_; }
 
-  // "fifo+best-fit" -> a scheduler; an unknown name is an InputError at `where` naming the choices.
+  // "fifo+best-fit" -> a scheduler; an unknown name is an InputError at `where` naming the choices, and
+  // so is a policy parameter no registered policy declares (one that another policy reads is ignored).
   std::unique_ptr<Scheduler> make(std::string_view spec, const PolicyContext& context, const SourceLocation& where) const;
 
  private:

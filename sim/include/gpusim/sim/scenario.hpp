@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/hardware/catalog.hpp"
@@ -54,6 +55,7 @@ struct Scenario {
   JobSet jobs;
   std::string policy;
   SourceLocation policy_where;
+  std::optional<ConfigNode> policy_params;  // policy: {name, params}; each policy reads what it declares
   SchedulingOptions scheduling;
   Time timeseries_step;
   std::string data_dir;
