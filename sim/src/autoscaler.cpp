@@ -14,6 +14,11 @@ void ScaleUpPlan::add_pool(PoolId pool, NodeShape shape, uint32_t on_the_way, ui
   pools_.push_back({pool, shape, headroom, 0, price_per_gpu_hour_usd, std::vector<VirtualNode>(on_the_way, empty_node(shape))});
 }
 
+void ScaleUpPlan::add_free_node(PoolId pool, std::vector<int32_t> free_milli, std::vector<int64_t> free_gpu_memory_mib,
+                                int64_t cpu_milli, int64_t memory_mib) {
+  find(pool)->nodes.push_back({std::move(free_milli), std::move(free_gpu_memory_mib), cpu_milli, memory_mib});
+}
+
 ScaleUpPlan::PoolPlan* ScaleUpPlan::find(PoolId pool) {
   for (PoolPlan& p : pools_)
     if (p.pool == pool) return &p;

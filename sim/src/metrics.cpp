@@ -99,6 +99,8 @@ void Metrics::add_capacity(PoolId pool, int32_t ready_gpus, int32_t billed_nodes
   p.ready_gpus += ready_gpus;
   p.billed_nodes += billed_nodes;
   p.peak_ready = std::max(p.peak_ready, static_cast<uint32_t>(p.ready_gpus));
+  ready_gpus_ += ready_gpus;
+  peak_ready_ = std::max(peak_ready_, static_cast<uint32_t>(ready_gpus_));
 }
 
 void Metrics::set_price(PoolId pool, double per_node_hour_usd, double per_gpu_hour_usd) {

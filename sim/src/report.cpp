@@ -178,6 +178,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pools.push_back(std::move(pj));
   }
   out["gpus"] = c.gpu_count();
+  out["gpus_peak"] = r.metrics.peak_ready_gpus();
   out["cost_usd"] = round_to(cost, 2);
   out["cost_per_month_usd"] = round_to(hours > 0 ? cost / hours * kHoursPerMonth : 0.0, 2);
   out["gpu_hours_capacity"] = round_to(capacity, 6);

@@ -1,8 +1,9 @@
 #pragma once
 // The autoscaler's scale-up estimate (DESIGN §2 "Autoscaler"), after the Kubernetes Cluster
-// Autoscaler: the pods still unschedulable are bin-packed, in queue order, first onto nodes already
-// on their way, then onto new nodes of the cheapest pool that can take them (its `price` expander).
-// A pure plan: the engine requests the nodes it adds.
+// Autoscaler: the pods still unschedulable are bin-packed, in queue order, first onto what is free
+// on ready nodes and on nodes already on their way, then onto new nodes of the cheapest pool that can
+// take them (its `price` expander). A gang partly fits what is free and takes new nodes for the
+// rest. A pure plan: the engine requests the nodes it adds.
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,9 @@ class ScaleUpPlan {
   // A pool the autoscaler may grow: `on_the_way` nodes are provisioning (empty capacity to come),
   // at most `headroom` more may be added.
   void add_pool(PoolId pool, NodeShape shape, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd);
+  // Free capacity of a ready node of a pool added before: per GPU, its free milli-GPU and memory.
+  void add_free_node(PoolId pool, std::vector<int32_t> free_milli, std::vector<int64_t> free_gpu_memory_mib, int64_t cpu_milli,
+                     int64_t memory_mib);
   // Places one job, given what it needs on each pool it may use: on capacity on the way if any pool
   // has room, else on new nodes of the cheapest pool (ties: the first listed) that can hold it.
   // False when no pool can.

@@ -66,6 +66,7 @@ class Metrics {
   double allocated_cost_usd(PoolId pool) const { return pools_[pool].allocated_cost_usd; }
   double busy_cost_usd(PoolId pool) const { return pools_[pool].busy_cost_usd; }
   uint32_t peak_ready_gpus(PoolId pool) const { return pools_[pool].peak_ready; }
+  uint32_t peak_ready_gpus() const { return peak_ready_; }  // of the whole cluster at once
   double allocated_gpu_s(PoolId pool, uint16_t tenant) const { return tenant_us_[index(pool, tenant)] / 1e9; }
   const std::vector<Sample>& samples() const { return samples_; }
   const std::vector<LowUtilizationWindow>& low_utilization() const { return windows_; }
@@ -99,6 +100,8 @@ class Metrics {
   std::vector<double> busy_us_;              // GPU x us
   std::vector<double> tenant_us_;            // milli-GPU x us
   std::vector<PoolLedger> pools_;
+  int64_t ready_gpus_ = 0;
+  uint32_t peak_ready_ = 0;
   std::vector<Sample> samples_;
   std::vector<LowUtilizationWindow> windows_;
   struct GpuBusy {
