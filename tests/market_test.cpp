@@ -1,0 +1,318 @@
+// Markets, spot reclaims, checkpointing, the autoscaler and cost (issue 5): the pure models first,
+// then small scenarios whose outcome follows in closed form, then the shipped scenarios.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "gpusim/sim/autoscaler.hpp"
+#include "gpusim/sim/market.hpp"
+#include "gpusim/sim/metrics.hpp"
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::source_path;
+using test::write_file;
+
+namespace {
+
+Time hours(double h) { return Time::from_us(std::llround(h * 3.6e9)); }
+
+struct Outcome {
+  Scenario scenario;
+  RunResult result;
+  Json summary;
+};
+
+Outcome run_text(const std::string& text, std::vector<std::string> sets = {}, const std::string& policy = "") {
+  Scenario s = test::load(write_file("scenario.yaml", text), std::move(sets));
+  auto scheduler = Registry::global().make(policy.empty() ? s.policy : policy, policy_context(s), s.policy_where);
+  RunResult r = simulate(s, *scheduler);
+  Json j = summarize(s, r);
+  return {std::move(s), std::move(r), std::move(j)};
+}
+
+const JobRecord& job(const Outcome& r, const std::string& name) {
+  for (const Job& j : r.scenario.jobs.jobs)
+    if (j.name == name) return r.result.jobs[j.id];
+  ADD_FAILURE() << "no job " << name;
+  return r.result.jobs.front();
+}
+
+// A one-node spot pool that the market takes away at 2 h and gives back at 4 h (1-h ticks).
+std::string one_node_trace() { return write_file("trace.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 0, 0, 1, 1, 1, 1, 1, 1]})"); }
+
+std::string spot_job_scenario(const std::string& trace, const std::string& checkpoint) {
+  return fmt::format(R"(name: one-spot-job
+cluster:
+  pools:
+    - name: spot
+      node: l4-4x
+      count: 1
+      market: spot
+      provisioning_delay: 0
+      spot: {{availability: {{path: {}}}, notice: 2m}}
+workload:
+  jobs:
+    - {{name: train, gpus: 4, kind: training, duration: 5h, checkpoint: {}}}
+)",
+                     trace, checkpoint);
+}
+
+}  // namespace
+
+// --- pure models ---------------------------------------------------------------------------------
+
+TEST(Market, HazardsFromRatesAndAwsBuckets) {
+  EXPECT_DOUBLE_EQ(hazard_from_monthly_rate(73), 0.1);  // 73 per 730-h month
+  // A 25% chance of an interruption within a month: P(T <= 730 h) = 1 - exp(-730 lambda).
+  const double h = hazard_from_monthly_probability(0.25);
+  EXPECT_NEAR(1 - std::exp(-730 * h), 0.25, 1e-12);
+  // The AWS buckets (model.yaml) are monthly probabilities at their midpoints.
+  const SpotModel& m = ExecutionModel::builtin().spot;
+  EXPECT_DOUBLE_EQ(*m.aws_bucket("5-10%"), 0.075);
+  EXPECT_DOUBLE_EQ(*m.aws_bucket(">20%"), 0.25);
+  EXPECT_FALSE(m.aws_bucket("30%"));
+  EXPECT_EQ(*m.notice_of("aws"), Time::from_seconds(120));
+  EXPECT_EQ(*m.notice_of("gcp"), Time::from_seconds(30));
+  EXPECT_EQ(*m.notice_of("azure"), Time::from_seconds(30));
+}
+
+// Young/Daly: tau = sqrt(2 C M); a minute's checkpoint under a 24-h MTBF is every 53.7 minutes.
+TEST(Market, YoungDalyInterval) {
+  EXPECT_EQ(*young_daly_interval(Time::from_seconds(60), 24), Time::from_us(std::llround(std::sqrt(2.0 * 60 * 86400) * 1e6)));
+  EXPECT_FALSE(young_daly_interval(Time::from_seconds(60), std::numeric_limits<double>::infinity()));
+}
+
+TEST(Market, ReadsSkypilotSeries) {
+  const auto s = read_skypilot_series(write_file("t.json", R"({"metadata": {"gap_seconds": 600}, "data": [2, 2, 0, 1], "prices": [1, 1, 2, 2]})"));
+  EXPECT_EQ(s.gap, Time::from_seconds(600));
+  EXPECT_EQ(s.tick_at(Time::from_seconds(1199)), 1u);
+  EXPECT_EQ(s.tick_at(Time::from_seconds(99999)), 3u);  // the last value holds
+  // 2 nodes lost over (2 + 2 + 0 + 1) node-ticks of 10 min: 2 / (5/6 h).
+  EXPECT_DOUBLE_EQ(s.reclaims_per_node_hour(), 2.4);
+  EXPECT_EQ(s.price_per_node_hour_usd[2], 2.0);
+  for (const auto& [text, field] : {std::pair{R"({"data": [1]})", "metadata.gap_seconds"},
+                                   {R"({"metadata": {"gap_seconds": 60}, "data": [1, -1]})", "data"},
+                                   {R"({"metadata": {"gap_seconds": 60}, "data": [1, 1], "prices": [1]})", "prices"},
+                                   {R"([1, 2)", ""}}) {
+    const std::string msg = test::input_error([&, t = text] { read_skypilot_series(write_file("bad.json", t)); });
+    EXPECT_NE(msg.find("bad.json"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(field), std::string::npos) << msg;
+  }
+}
+
+// The scale-up estimate: capacity on the way first, then the cheapest pool, gangs across nodes.
+TEST(Autoscaler, PacksOnTheWayThenCheapestPool) {
+  const NodeShape eight{8, 81920, 64000, 512000};
+  ScaleUpPlan plan;
+  plan.add_pool(0, eight, 1, 4, 3.0);  // one node provisioning, 4 more allowed
+  plan.add_pool(1, eight, 0, 4, 1.0);  // cheaper
+  const auto job = [](PoolId p, int32_t gpus, bool multi = false) {
+    return PodDemand{p, gpus, kWholeGpu, 0, 1000, 1024, multi ? 8 : 1, multi, multi};
+  };
+  EXPECT_TRUE(plan.place({job(0, 4), job(1, 4)}));  // fits the node on its way to pool 0
+  EXPECT_TRUE(plan.place({job(0, 4), job(1, 4)}));
+  EXPECT_EQ(plan.added(0) + plan.added(1), 0u);
+  EXPECT_TRUE(plan.place({job(0, 8), job(1, 8)}));  // needs a new node: the cheaper pool
+  EXPECT_EQ(plan.added(1), 1u);
+  EXPECT_TRUE(plan.place({job(0, 24, true), job(1, 24, true)}));  // a 3-worker gang: 3 new nodes of pool 1
+  EXPECT_EQ(plan.added(1), 4u);
+  EXPECT_TRUE(plan.place({job(0, 8), job(1, 8)}));  // pool 1 is full: pool 0
+  EXPECT_EQ(plan.added(0), 1u);
+  EXPECT_FALSE(plan.place({job(0, 40, true)}));  // 5 nodes; pool 0 has room for 3 more
+  EXPECT_EQ(plan.added(0), 1u);
+}
+
+// A gang partly fits what is free on a ready node and takes one new node for the rest.
+TEST(Autoscaler, GangUsesFreeReadyCapacity) {
+  ScaleUpPlan plan;
+  plan.add_pool(0, {8, 81920, 64000, 512000}, 0, 1, 1.0);
+  plan.add_free_node(0, std::vector<int32_t>(8, 1000), std::vector<int64_t>(8, 81920), 64000, 512000);
+  EXPECT_TRUE(plan.place({{0, 16, kWholeGpu, 0, 1000, 1024, 8, true, true}}));
+  EXPECT_EQ(plan.added(0), 1u);
+}
+
+// Cost integrates billed nodes x a price that changes; the per-GPU price integral prices shares.
+TEST(Metrics, CostAndLowUtilizationWindows) {
+  Metrics m(1, 1, 8, Time::from_seconds(3600), {0.5, Time::from_seconds(1800)});
+  m.set_price(0, 8.0, 1.0);
+  m.add_capacity(0, 8, 1);
+  m.add_busy(0, 0, 1.0, Time());  // 1 of 8 GPUs busy: under 50%
+  m.advance(hours(1), 0, 0);
+  m.set_price(0, 16.0, 2.0);
+  m.add_busy(0, 1, 3.0, hours(1));  // 4 of 8: not under 50%
+  m.advance(hours(2), 0, 0);
+  m.add_busy(0, 1, -3.0, hours(2));  // a 20-min dip: shorter than min_duration, not reported
+  m.advance(hours(2) + Time::from_seconds(1200), 0, 0);
+  m.add_busy(0, 1, 3.0, hours(2) + Time::from_seconds(1200));
+  m.advance(hours(3), 0, 0);
+  m.finish(hours(3));
+  EXPECT_NEAR(m.cost_usd(0), 8 + 16 + 16, 1e-9);
+  EXPECT_NEAR(m.price_integral_usd(0, hours(3)), 1 + 2 + 2, 1e-9);
+  EXPECT_NEAR(m.billed_node_s(0), 3 * 3600, 1e-6);
+  EXPECT_NEAR(m.capacity_gpu_s(0), 24 * 3600, 1e-6);
+  ASSERT_EQ(m.low_utilization().size(), 1u);
+  EXPECT_EQ(m.low_utilization()[0].end, hours(1));
+  EXPECT_NEAR(m.low_utilization()[0].cost_usd, 8, 1e-9);
+}
+
+// --- checkpoints and reclaims, in closed form ----------------------------------------------------
+
+// On-demand: 10 h of work with a 6-min checkpoint every hour of computing ends at 10 h + 9 x 6 min
+// (no checkpoint is due in the last hour), having written 9.
+TEST(Checkpoint, PeriodicCheckpointsPauseTheJob) {
+  const Outcome r = run_text(R"(name: ckpt
+cluster: {pools: [{name: p, node: l4-4x, count: 1}]}
+workload:
+  jobs: [{name: j, gpus: 2, kind: training, duration: 10h, checkpoint: {interval: 1h, cost: 6m, restore: 1m}}]
+)");
+  const JobRecord& j = job(r, "j");
+  EXPECT_EQ(j.end, hours(10.9));
+  EXPECT_EQ(j.checkpoints, 9u);
+  EXPECT_NEAR(r.summary["spot"]["gpu_hours_checkpointing"].get<double>(), 9 * 0.1 * 2, 1e-9);
+  // The GPUs are idle while it writes: busy = work x u.
+  EXPECT_NEAR(r.summary["gpu_hours_busy"].get<double>(), 10 * 2 * 0.95, 1e-6);
+}
+
+// The market takes the node at 2 h with a 2-min notice. A 1-min checkpoint fits the notice: the
+// job saves its progress (1 h + 59 min), leaves at 2:01, and resumes when the node is back at 4 h,
+// checkpointing at 5:00, 6:01 and 7:02, and ends at 7:04 having lost nothing.
+TEST(Checkpoint, ACheckpointThatFitsTheNoticeLosesNothing) {
+  const Outcome r = run_text(spot_job_scenario(one_node_trace(), "{interval: 1h, cost: 1m}"));
+  const JobRecord& j = job(r, "train");
+  EXPECT_EQ(j.status, JobStatus::completed);
+  EXPECT_EQ(j.end, hours(7) + Time::from_seconds(240));
+  EXPECT_EQ(j.evictions, 1u);
+  EXPECT_EQ(j.checkpoints, 5u);
+  EXPECT_EQ(j.lost_gpu_us, 0.0);
+  EXPECT_EQ(r.summary["spot"]["reclaim_notices"], 1);
+}
+
+// A 3-min checkpoint does not fit: the job runs on until the node goes at 2:02 and rolls back to
+// its checkpoint at 1 h, losing 59 minutes of work on 4 GPUs.
+TEST(Checkpoint, ACheckpointLongerThanTheNoticeRollsBack) {
+  const Outcome r = run_text(spot_job_scenario(one_node_trace(), "{interval: 1h, cost: 3m}"));
+  const JobRecord& j = job(r, "train");
+  EXPECT_NEAR(j.lost_work_us, 59 * 60e6, 1);
+  EXPECT_NEAR(r.summary["spot"]["gpu_hours_lost_to_rollback"].get<double>(), 4 * 59 / 60.0, 1e-6);
+  // Without checkpoints it loses its 2 h 2 min of progress and starts over at 4 h.
+  const Outcome none = run_text(spot_job_scenario(one_node_trace(), "none"));
+  EXPECT_NEAR(job(none, "train").lost_work_us, 122 * 60e6, 1);
+  EXPECT_EQ(job(none, "train").end, hours(9));
+  EXPECT_GT(job(none, "train").end, j.end);
+}
+
+// The node costs only while the market gives it to us: 1 node x (2 h + the 2-min notice + 3 h).
+TEST(Checkpoint, SpotNodesAreBilledWhileTheyExist) {
+  const Outcome r = run_text(spot_job_scenario(one_node_trace(), "none"), {"horizon=7h"});
+  const double price = r.scenario.pools[0].price_per_node_hour_usd;
+  EXPECT_DOUBLE_EQ(price, 1.42);  // the l4-4x template's typical spot price
+  EXPECT_NEAR(r.summary["cost_usd"].get<double>(), std::round(price * (5 + 2 / 60.0) * 100) / 100, 1e-9);
+  EXPECT_NEAR(r.summary["pools"][0]["node_hours_billed"].get<double>(), 5 + 2 / 60.0, 1e-6);  // rounded to 6 digits
+}
+
+// interval: auto takes Young/Daly's optimum from the pool's hazard. The trace loses one node in 19
+// node-hours (MTBF 19 h); with a 72-s checkpoint, tau = sqrt(2 x 72 s x 68,400 s) = 3,138 s, so a
+// 1-h job checkpoints once and ends at 1 h + 72 s.
+TEST(Checkpoint, AutoIntervalIsYoungDaly) {
+  const std::string trace = write_file("t.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1]})");
+  const Outcome r = run_text(fmt::format(R"(name: auto
+cluster:
+  pools:
+    - {{name: s, node: l4-4x, count: 1, market: spot, spot: {{availability: {{path: {}}}}}}}
+workload:
+  jobs: [{{name: j, gpus: 1, kind: training, duration: 1h, checkpoint: {{interval: auto, cost: 72s}}}}]
+)",
+                                     trace));
+  const JobRecord& j = job(r, "j");
+  EXPECT_EQ(j.checkpoints, 1u);
+  EXPECT_EQ(j.end, Time::from_seconds(3600 + 72));
+  // On an on-demand pool nothing interrupts it: no checkpoint at all.
+  const Outcome od = run_text(fmt::format(R"(name: auto
+cluster: {{pools: [{{name: p, node: l4-4x, count: 1}}]}}
+workload:
+  jobs: [{{name: j, gpus: 1, kind: training, duration: 1h, checkpoint: {{interval: auto, cost: 72s}}}}]
+)"));
+  EXPECT_EQ(job(od, "j").checkpoints, 0u);
+  EXPECT_EQ(job(od, "j").end, hours(1));
+}
+
+// Poisson reclaims are drawn from the pool's own stream: same seed, same run; a higher rate evicts
+// more; without checkpoints more work is lost than with them.
+TEST(Spot, PoissonReclaimsAreSeededAndScaleWithTheRate) {
+  const std::string base = R"(name: poisson
+horizon: 20d
+cluster:
+  pools:
+    - {name: s, node: dgx-a100-80gb, autoscale: {min: 0, max: 8}, market: spot, spot: {interruptions_per_node_month: 30}}
+workload:
+  jobs: [{name: t, count: 8, gpus: 8, kind: training, duration: 48h, checkpoint: {interval: 1h, cost: 3m, restore: 3m}}]
+)";
+  const Outcome a = run_text(base), b = run_text(base);
+  EXPECT_EQ(a.summary.dump(), b.summary.dump());
+  EXPECT_GT(a.summary["spot"]["evictions"].get<int>(), 0);
+  const Outcome more = run_text(base, {"cluster.pools.0.spot.interruptions_per_node_month=300"});
+  EXPECT_GT(more.summary["spot"]["evictions"].get<int>(), a.summary["spot"]["evictions"].get<int>());
+  const Outcome none = run_text(base, {"workload.jobs.0.checkpoint=none"});
+  EXPECT_GT(none.summary["spot"]["gpu_hours_lost_to_rollback"].get<double>(),
+            a.summary["spot"]["gpu_hours_lost_to_rollback"].get<double>());
+  // The cost of what jobs held and of idle capacity adds up to the bill.
+  const Json& c = a.summary["cost"];
+  EXPECT_NEAR(c["idle_usd"].get<double>() + c["allocated_usd"].get<double>(), c["total_usd"].get<double>(), 0.02);
+  EXPECT_NEAR(c["by_kind"]["training"]["cost_usd"].get<double>(), c["allocated_usd"].get<double>(), 0.02);
+}
+
+// A trace's price series bills each tick at its price.
+TEST(Spot, TracePricesAreBilledPerTick) {
+  const std::string trace =
+      write_file("priced.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 1], "prices": [1.0, 3.0, 2.0]})");
+  const Outcome r = run_text(fmt::format(R"(name: priced
+horizon: 3h
+cluster:
+  pools:
+    - {{name: s, node: l4-4x, count: 1, market: spot, spot: {{availability: {{path: {}, prices: true}}}}}}
+workload:
+  jobs: [{{name: j, gpus: 4, duration: 3h}}]
+)",
+                                     trace));
+  EXPECT_NEAR(r.summary["cost_usd"].get<double>(), 6.0, 1e-9);
+  EXPECT_NEAR(job(r, "j").cost_usd, 6.0, 1e-9);  // it held the whole node throughout
+}
+
+// --- policy ----------------------------------------------------------------------------------------
+
+// spot-aware: checkpointable training goes to spot, inference and training without checkpoints to
+// on-demand; a training job that finds spot full waits, then falls back after spot_fallback_after.
+TEST(SpotAware, PrefersSpotForCheckpointableTrainingAndFallsBack) {
+  const std::string text = R"(name: spot-aware
+cluster:
+  pools:
+    - {name: spot, node: l4-4x, count: 1, market: spot, spot: {interruptions_per_node_month: 0}}
+    - {name: od, node: l4-4x, count: 1}
+workload:
+  jobs:
+    - {name: t1, gpus: 4, kind: training, duration: 4h, checkpoint: {interval: 1h, cost: 0}}
+    - {name: infer, gpus: 1, kind: inference, duration: 4h}
+    - {name: plain, gpus: 1, kind: training, duration: 4h}
+    - {name: t2, gpus: 2, kind: training, duration: 1h, arrival: 60, checkpoint: {interval: 1h, cost: 0}}
+policy: {name: fifo+spot-aware, params: {spot_fallback_after: 30m}}
+)";
+  const Outcome r = run_text(text);
+  const auto pool_of = [](const Outcome& run, const std::string& name) {
+    return run.result.cluster.pool_of(job(run, name).placement.nodes.front()).name;
+  };
+  EXPECT_EQ(pool_of(r, "t1"), "spot");
+  EXPECT_EQ(pool_of(r, "infer"), "od");
+  EXPECT_EQ(pool_of(r, "plain"), "od");
+  EXPECT_EQ(pool_of(r, "t2"), "od");
+  EXPECT_EQ(job(r, "t2").first_start, Time::from_seconds(60 + 1800));  // waited exactly the threshold
+  // A spot-unaware placement (the policy parameter is known, and ignored by it) fills spot with
+  // whatever comes first: the inference job lands there.
+  const Outcome first_fit = run_text(text, {}, "fifo+first-fit");
+  EXPECT_EQ(pool_of(first_fit, "t1"), "spot");
+  EXPECT_EQ(pool_of(first_fit, "infer"), "od");
+  EXPECT_EQ(pool_of(first_fit, "t2"), "od");
+  EXPECT_EQ(job(first_fit, "t2").first_start, Time::from_seconds(60));
+}
