@@ -209,3 +209,49 @@ TEST(BadInput, TopologyAndCommunication) {
   EXPECT_HAS(error_of(topo + kGood), "topology: the GPUs span NUMA nodes: give inter_socket_gb_per_s");
   EXPECT_HAS(error_of(replace(topo, "cpu1/rc1]", "cpu1]") + kGood), "expected NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0, got 'cpu1'");
 }
+
+TEST(BadInput, MarketsSpotAndAutoscaling) {
+  const std::string spot = "cluster.pools.0.market=spot";
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.market=preemptible"}),
+             "cluster.pools[0].market: expected one of on-demand, spot, reserved, got 'preemptible'");
+  EXPECT_HAS(error_of(kGood, {spot}), "cluster.pools[0]: a spot pool needs a spot: block with its reclaim process");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.spot={interruptions_per_node_month: 1}"}),
+             "cluster.pools[0].spot: spot: applies to pools with market: spot");
+  EXPECT_HAS(error_of(kGood, {spot, "cluster.pools.0.spot={interruptions_per_node_month: 1, aws_frequency: '<5%'}"}),
+             "expected exactly one reclaim process");
+  EXPECT_HAS(error_of(kGood, {spot, "cluster.pools.0.spot={aws_frequency: 30%}"}),
+             "cluster.pools[0].spot.aws_frequency: unknown AWS interruption-frequency bucket '30%'; known: <5%, 5-10%");
+  EXPECT_HAS(error_of(kGood, {spot, "cluster.pools.0.spot={interruptions_per_node_month: 1, provider: oracle}"}),
+             "cluster.pools[0].spot.provider: unknown provider 'oracle'; known: aws, gcp, azure");
+  EXPECT_HAS(error_of(kGood, {spot, "cluster.pools.0.spot={availability: {path: nope.json}}"}),
+             "cluster.pools[0].spot.availability.path: trace file 'nope.json' not found");
+  const std::string bad = write_file("bad-trace.json", R"({"metadata": {"gap_seconds": 0}, "data": [1]})");
+  EXPECT_HAS(error_of(kGood, {spot, "cluster.pools.0.spot={availability: {path: " + bad + "}}"}),
+             "bad-trace.json: metadata.gap_seconds: expected a positive number of seconds, got 0");
+  const std::string unpriced = write_file("unpriced.json", R"({"metadata": {"gap_seconds": 60}, "data": [1]})");
+  EXPECT_HAS(error_of(kGood, {spot, "cluster.pools.0.spot={availability: {path: " + unpriced + ", prices: true}}"}),
+             "spot.availability.prices: the trace " + unpriced + " has no prices");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.market=reserved", "cluster.pools.0.autoscale={max: 4}"}),
+             "cluster.pools[0].autoscale: a reserved pool is a fixed commitment and cannot autoscale");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.autoscale={min: 3, max: 4}"}),
+             "cluster.pools[0].count: expected a starting count between autoscale.min 3 and autoscale.max 4");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.autoscale={min: 5, max: 4}"}), "expected min <= max, got min 5 and max 4");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.provisioning_delay=-5"}), "cluster.pools[0].provisioning_delay: expected a duration >= 0");
+  EXPECT_HAS(error_of(kGood, {spot, "cluster.pools.0.spot={interruptions_per_node_month: 1}", "scheduling={gang: false}"}),
+             "scheduling.gang: gang: false (workers placed one at a time) is not modelled with spot or autoscaled pools");
+}
+
+TEST(BadInput, CheckpointsAndPolicyParameters) {
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, checkpoint: {interval: auto, cost: 0}}")),
+             "workload.jobs[0].checkpoint.cost: interval: auto needs a positive checkpoint cost");
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, checkpoint: {interval: 0, cost: 1m}}")),
+             "workload.jobs[0].checkpoint.interval: expected a positive interval, or auto (Young/Daly)");
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, checkpoint: every-hour}")),
+             "workload.jobs[0].checkpoint: expected none or a map");
+  EXPECT_HAS(error_of(kGood, {"model.checkpoint.defaults.training={interval: 1h}"}), "model.checkpoint.defaults.training: missing required field 'cost'");
+  EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {fallback: 1h}}")),
+             "policy.params.fallback: unknown policy parameter 'fallback'; known: spot_fallback_after");
+  EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {spot_fallback_after: -1}}")),
+             "policy.params.spot_fallback_after: expected a duration >= 0");
+  EXPECT_HAS(error_of(kGood, {"model.low_utilization.threshold=1.5"}), "model.low_utilization.threshold: expected a utilization in (0, 1]");
+}

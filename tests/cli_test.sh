@@ -43,7 +43,7 @@ check missing-file 2 "$GPUSIM" run "$TMP/none.yaml"
 
 # --out: written once, refused the second time (files untouched), allowed with --force.
 check out-first 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1"
-for f in summary.json jobs.csv timeseries.csv gpus.csv scenario.yaml; do [ -s "$TMP/run1/$f" ] || { echo "FAIL missing $f"; fail=1; }; done
+for f in summary.json jobs.csv timeseries.csv gpus.csv cost.csv low_utilization.csv scenario.yaml; do [ -s "$TMP/run1/$f" ] || { echo "FAIL missing $f"; fail=1; }; done
 echo "user notes" > "$TMP/run1/summary.json"
 check out-refused 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1"
 contains out-untouched "$TMP/run1/summary.json" "user notes"
@@ -51,7 +51,7 @@ check out-force 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/ru
 
 # Same scenario and seed: byte-identical files.
 check out-second 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run2"
-for f in summary.json jobs.csv timeseries.csv gpus.csv scenario.yaml; do
+for f in summary.json jobs.csv timeseries.csv gpus.csv cost.csv low_utilization.csv scenario.yaml; do
   cmp -s "$TMP/run1/$f" "$TMP/run2/$f" && echo "ok   identical $f" || { echo "FAIL $f differs between runs"; fail=1; }
 done
 
@@ -91,5 +91,22 @@ check topo-pcie 0 "$GPUSIM" topo a100-80gb-pcie-8x
 contains topo-codes "$TMP/out" "GPU0	 X 	PXB	NODE	NODE	SYS"
 check topo-unknown 2 "$GPUSIM" topo dgx-z900
 contains topo-unknown-text "$TMP/err" "unknown node template 'dgx-z900'; known: dgx-a100-40gb"
+
+# Spot, checkpoints, autoscaling and cost (issue 5): the compare table, the cost files, reruns.
+check spot-compare 0 "$GPUSIM" compare "$ROOT/scenarios/spot-training.yaml"
+contains spot-compare-rows "$TMP/out" "GPU-hours lost to rollback"
+contains spot-compare-sweep "$TMP/out" "spot 1000/mo"
+check spot-trace-a 0 "$GPUSIM" run "$ROOT/scenarios/spot-trace.yaml" --out "$TMP/st1"
+check spot-trace-b 0 "$GPUSIM" run "$ROOT/scenarios/spot-trace.yaml" --out "$TMP/st2"
+for f in summary.json jobs.csv timeseries.csv cost.csv low_utilization.csv; do
+  cmp -s "$TMP/st1/$f" "$TMP/st2/$f" && echo "ok   identical spot-trace $f" || { echo "FAIL spot-trace $f differs between runs"; fail=1; }
+done
+contains cost-csv-header "$TMP/st1/cost.csv" "scope,name,market,cost_usd,allocated_cost_usd,busy_cost_usd,idle_cost_usd"
+contains cost-csv-market "$TMP/st1/cost.csv" "market,spot,spot,"
+contains cost-csv-kind "$TMP/st1/cost.csv" "kind,training,,"
+check autoscale 0 "$GPUSIM" run "$ROOT/scenarios/autoscale.yaml" --out "$TMP/as"
+contains low-util-window "$TMP/as/low_utilization.csv" "a100,11110,43200,32090,"
+check bad-bucket 2 "$GPUSIM" run "$ROOT/scenarios/spot-training.yaml" --set cluster.pools.0.market=spot --set "cluster.pools.0.spot={aws_frequency: 30%}"
+contains bad-bucket-text "$TMP/err" "spot.aws_frequency: unknown AWS interruption-frequency bucket '30%'"
 
 exit $fail

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "gpusim/sim/autoscaler.hpp"
@@ -315,4 +316,84 @@ policy: {name: fifo+spot-aware, params: {spot_fallback_after: 30m}}
   EXPECT_EQ(pool_of(first_fit, "infer"), "od");
   EXPECT_EQ(pool_of(first_fit, "t2"), "od");
   EXPECT_EQ(job(first_fit, "t2").first_start, Time::from_seconds(60));
+}
+
+// --- the shipped scenarios -----------------------------------------------------------------------
+
+namespace {
+
+// Each variant of a shipped scenario, run: label -> summary.
+std::map<std::string, Json> variants(const std::string& file) {
+  const Scenario base = test::load(source_path(file));
+  std::map<std::string, Json> out;
+  for (const auto& v : base.variants) out[v.name] = test::run(test::load(source_path(file), v.overrides));
+  return out;
+}
+
+double cost(const Json& j) { return j["cost_usd"].get<double>(); }
+
+}  // namespace
+
+// Background article 000: spot cuts GPU cost 60-90%; training needs checkpoints to survive reclaims.
+TEST(ShippedScenarios, SpotTraining) {
+  auto v = variants("scenarios/spot-training.yaml");
+  const Json& od = v["on-demand"];
+  const Json& spot = v["spot"];
+  const Json& no_ckpt = v["spot no-ckpt"];
+  for (const auto& [name, j] : v) EXPECT_EQ(j["jobs_total"], 8) << name;
+  EXPECT_EQ(od["jobs_completed"], 8);
+  EXPECT_EQ(spot["jobs_completed"], 8);
+  const double saving = 1 - cost(spot) / cost(od);
+  EXPECT_GE(saving, 0.60);
+  EXPECT_LE(saving, 0.90);
+  EXPECT_GT(spot["spot"]["evictions"].get<int>(), 0);
+  EXPECT_GT(spot["spot"]["gpu_hours_lost_to_rollback"].get<double>(), 0);  // reported, and small
+  EXPECT_LT(spot["spot"]["gpu_hours_lost_to_rollback"].get<double>(), 0.05 * spot["gpu_hours_busy"].get<double>());
+  // Without checkpoints the same reclaims throw away far more work and the batch takes longer.
+  EXPECT_GT(no_ckpt["spot"]["gpu_hours_lost_to_rollback"].get<double>(),
+            10 * spot["spot"]["gpu_hours_lost_to_rollback"].get<double>());
+  EXPECT_GT(no_ckpt["makespan_s"].get<double>(), 2 * spot["makespan_s"].get<double>());
+  EXPECT_GT(no_ckpt["jct_s"]["mean"].get<double>(), spot["jct_s"]["mean"].get<double>());
+  // The sweep: cost grows with the interruption rate; checkpointed spot still pays at 300 a
+  // node-month and no longer at 1000; without checkpoints it stops paying between 3 and 30.
+  EXPECT_LT(cost(spot), cost(v["spot 100/mo"]));
+  EXPECT_LT(cost(v["spot 100/mo"]), cost(v["spot 300/mo"]));
+  EXPECT_LT(cost(v["spot 300/mo"]), cost(od));
+  EXPECT_GT(cost(v["spot 1000/mo"]), cost(od));
+  EXPECT_LT(cost(v["no-ckpt 3/mo"]), cost(od));
+  EXPECT_GT(cost(v["no-ckpt 30/mo"]), cost(od));
+}
+
+TEST(ShippedScenarios, SpotTrace) {
+  auto v = variants("scenarios/spot-trace.yaml");
+  const Json& mixed = v["spot + on-demand"];
+  const Json& spot_only = v["spot only"];
+  const Json& od_only = v["on-demand only"];
+  for (const Json* j : {&mixed, &spot_only, &od_only}) EXPECT_EQ((*j)["jobs_completed"], 150);
+  EXPECT_GT(mixed["spot"]["evictions"].get<int>(), 0);
+  EXPECT_EQ(od_only["cost"]["by_market_usd"].value("spot", 0.0), 0.0);  // jobs without checkpoints stay off spot
+  EXPECT_EQ(spot_only["cost"]["by_market_usd"].value("on-demand", 0.0), 0.0);
+  // Spot with an on-demand fallback is cheaper than on-demand and much faster than spot alone.
+  EXPECT_LT(cost(mixed), cost(od_only));
+  EXPECT_LT(cost(spot_only), cost(mixed));
+  EXPECT_GT(spot_only["jct_s"]["mean"].get<double>(), 3 * mixed["jct_s"]["mean"].get<double>());
+  // The spot pool never holds more nodes than the trace has (16 at most).
+  EXPECT_LE(mixed["pools"][0]["gpus_peak"].get<int>(), 16);
+}
+
+// The burst waits the scale-up delay plus the provisioning delay; the added nodes are removed an
+// idle period after the burst, and the pool is back to its minimum. Cost: node 0 for 12 h plus six
+// nodes from their request (1 h + 10 s) until 10 min after the burst ends (1:05:10 + 2 h).
+TEST(ShippedScenarios, Autoscale) {
+  auto v = variants("scenarios/autoscale.yaml");
+  const Json& as = v["autoscaled 1-8"];
+  EXPECT_EQ(as["jobs_completed"], 48);
+  EXPECT_EQ(as["queue_delay_s"]["p50"], 310.0);  // 10 s + 300 s
+  EXPECT_EQ(as["pools"][0]["autoscale"]["nodes_requested"], 6);
+  EXPECT_EQ(as["pools"][0]["autoscale"]["nodes_removed"], 6);
+  const double node_hours = 12 + 6 * (3910.0 + 7200 + 600 - 3610) / 3600;
+  EXPECT_NEAR(cost(as), 27.45 * node_hours, 0.011);
+  EXPECT_LT(cost(as), cost(v["fixed 8 nodes"]));
+  EXPECT_GT(v["fixed 1 node"]["queue_delay_s"]["mean"].get<double>(), 10 * as["queue_delay_s"]["mean"].get<double>());
+  EXPECT_EQ(v["fixed 8 nodes"]["queue_delay_s"]["p99"], 0.0);
 }
