@@ -106,11 +106,12 @@ std::string header(const Json& s) {
 std::string run_table(const Json& s) {
   std::string out = header(s) + "\n";
   for (const Row& r : kRows) out += fmt::format("  {:<28} {:>16}\n", r.label, render(value(s, r.pointer), r.format));
-  out += fmt::format("\n  {:<16} {:>6} {:>36} {:>14} {:>12} {:>12}\n", "pool", "GPUs", "sharing", "cost (USD)", "allocation",
-                     "utilization");
+  out += fmt::format("\n  {:<16} {:>9} {:>6} {:>36} {:>14} {:>12} {:>12}\n", "pool", "market", "GPUs", "sharing", "cost (USD)",
+                     "allocation", "utilization");
   for (const auto& p : s["pools"])
-    out += fmt::format("  {:<16} {:>6} {:>36} {:>14} {:>12} {:>12}\n", p["name"].get<std::string>(), p["gpus"].get<int>(),
-                       p["sharing"].get<std::string>(), with_commas(p["cost_usd"].get<double>(), 2),
+    out += fmt::format("  {:<16} {:>9} {:>6} {:>36} {:>14} {:>12} {:>12}\n", p["name"].get<std::string>(),
+                       p["market"].get<std::string>(), p["gpus"].get<int>(), p["sharing"].get<std::string>(),
+                       with_commas(p["cost_usd"].get<double>(), 2),
                        render(p["allocation_ratio"].get<double>(), Format::percent),
                        render(p["effective_utilization"].get<double>(), Format::percent));
   if (!s["unschedulable_reasons"].empty()) {

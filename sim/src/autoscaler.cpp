@@ -6,17 +6,26 @@ namespace gpusim {
 
 ScaleUpPlan::VirtualNode ScaleUpPlan::empty_node(const NodeShape& shape) {
   const auto gpus = static_cast<std::size_t>(shape.gpus);
-  return {std::vector<int32_t>(gpus, kWholeGpu.value), std::vector<int64_t>(gpus, shape.gpu_memory_mib), shape.cpu_milli,
-          shape.memory_mib};
+  VirtualNode n;
+  n.free_milli.assign(gpus, kWholeGpu.value);
+  n.free_gpu_memory.assign(gpus, shape.gpu_memory_mib);
+  n.cpu_milli = shape.cpu_milli;
+  n.memory_mib = shape.memory_mib;
+  return n;
 }
 
 void ScaleUpPlan::add_pool(PoolId pool, NodeShape shape, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd) {
   pools_.push_back({pool, shape, headroom, 0, price_per_gpu_hour_usd, std::vector<VirtualNode>(on_the_way, empty_node(shape))});
 }
 
-void ScaleUpPlan::add_free_node(PoolId pool, std::vector<int32_t> free_milli, std::vector<int64_t> free_gpu_memory_mib,
+void ScaleUpPlan::add_free_node(PoolId pool, const std::vector<int32_t>& free_milli, const std::vector<int64_t>& free_gpu_memory_mib,
                                 int64_t cpu_milli, int64_t memory_mib) {
-  find(pool)->nodes.push_back({std::move(free_milli), std::move(free_gpu_memory_mib), cpu_milli, memory_mib});
+  VirtualNode n;
+  n.free_milli.assign(free_milli.begin(), free_milli.end());
+  n.free_gpu_memory.assign(free_gpu_memory_mib.begin(), free_gpu_memory_mib.end());
+  n.cpu_milli = cpu_milli;
+  n.memory_mib = memory_mib;
+  find(pool)->nodes.push_back(std::move(n));
 }
 
 ScaleUpPlan::PoolPlan* ScaleUpPlan::find(PoolId pool) {
@@ -41,18 +50,17 @@ bool ScaleUpPlan::fit(PoolPlan& plan, const PodDemand& d) {
       }
     return false;
   }
-  // GPUs of a node that can take one of the demand's GPUs.
-  const auto fitting = [&](const VirtualNode& n) {
-    std::vector<std::size_t> out;
-    for (std::size_t g = 0; g < n.free_milli.size(); ++g)
-      if (n.free_milli[g] >= d.milli.value && n.free_gpu_memory[g] >= d.gpu_memory_mib) out.push_back(g);
-    return out;
+  // Can GPU g of a node take one of the demand's GPUs?
+  const auto fits = [&](const VirtualNode& n, std::size_t g) {
+    return n.free_milli[g] >= d.milli.value && n.free_gpu_memory[g] >= d.gpu_memory_mib;
   };
   // Pods of the job on a node holding `gpus` of its GPUs (as Request::pods_on_node).
   const auto pods = [&](int32_t gpus) -> int64_t { return d.per_worker ? gpus / d.unit : 1; };
   // The GPUs (whole units) a node can take, with CPU and memory for their pods.
   const auto takes = [&](const VirtualNode& n, int32_t wanted) {
-    int32_t take = std::min<int32_t>(static_cast<int32_t>(fitting(n).size()) / d.unit * d.unit, wanted);
+    int32_t free = 0;
+    for (std::size_t g = 0; g < n.free_milli.size(); ++g) free += fits(n, g);
+    int32_t take = std::min<int32_t>(free / d.unit * d.unit, wanted);
     while (take > 0 && (n.cpu_milli < pods(take) * d.cpu_milli || n.memory_mib < pods(take) * d.memory_mib)) take -= d.unit;
     return take;
   };
@@ -67,11 +75,13 @@ bool ScaleUpPlan::fit(PoolPlan& plan, const PodDemand& d) {
   if (left > 0) return false;
   for (const auto& [index, count] : chosen) {
     VirtualNode& n = plan.nodes[index];
-    const auto gpus = fitting(n);
-    for (int32_t k = 0; k < count; ++k) {
-      n.free_milli[gpus[static_cast<std::size_t>(k)]] -= d.milli.value;
-      n.free_gpu_memory[gpus[static_cast<std::size_t>(k)]] -= d.gpu_memory_mib;
-    }
+    int32_t taken = 0;
+    for (std::size_t g = 0; g < n.free_milli.size() && taken < count; ++g)
+      if (fits(n, g)) {
+        n.free_milli[g] -= d.milli.value;
+        n.free_gpu_memory[g] -= d.gpu_memory_mib;
+        ++taken;
+      }
     n.cpu_milli -= pods(count) * d.cpu_milli;
     n.memory_mib -= pods(count) * d.memory_mib;
   }

@@ -1303,19 +1303,23 @@ void Engine::scale_up() {
     plan.add_pool(p, {shape.gpus, pool.gpu ? pool.gpu->memory_mib : 0, shape.cpu_milli, shape.memory_mib}, rt.provisioning,
                   static_cast<uint32_t>(std::max<int64_t>(0, limit - rt.alive)),
                   pool.gpus_per_node ? pool.price_per_node_hour_usd / pool.gpus_per_node : pool.price_per_node_hour_usd);
+    std::vector<int32_t> milli;
+    std::vector<int64_t> memory;
     for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
       const Node& node = cluster_.node(n);
       if (!node.ready()) continue;
-      std::vector<int32_t> milli;
-      std::vector<int64_t> memory;
+      milli.clear();
+      memory.clear();
+      bool room = node.gpu_count == 0;
       for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
         const Gpu& gpu = cluster_.gpu(g);
         // A shared GPU has room only while it has a free slot (replicas) and no reconfiguration.
-        const bool open = !gpu.reconfiguring && gpu.free_slots() > 0 && !gpu.mig;
+        const bool open = !gpu.reconfiguring && gpu.free_slots() > 0 && !gpu.mig && gpu.free.value > 0;
         milli.push_back(open ? gpu.free.value : 0);
         memory.push_back(open ? gpu.free_memory_mib : 0);
+        room = room || open;
       }
-      plan.add_free_node(p, std::move(milli), std::move(memory), node.free_cpu_milli, node.free_memory_mib);
+      if (room) plan.add_free_node(p, milli, memory, node.free_cpu_milli, node.free_memory_mib);  // full nodes add nothing
     }
     scalable.push_back(p);
   }

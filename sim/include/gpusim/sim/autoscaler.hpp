@@ -4,6 +4,8 @@
 // on ready nodes and on nodes already on their way, then onto new nodes of the cheapest pool that can
 // take them (its `price` expander). A gang partly fits what is free and takes new nodes for the
 // rest. A pure plan: the engine requests the nodes it adds.
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <vector>
 
@@ -38,8 +40,8 @@ class ScaleUpPlan {
   // at most `headroom` more may be added.
   void add_pool(PoolId pool, NodeShape shape, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd);
   // Free capacity of a ready node of a pool added before: per GPU, its free milli-GPU and memory.
-  void add_free_node(PoolId pool, std::vector<int32_t> free_milli, std::vector<int64_t> free_gpu_memory_mib, int64_t cpu_milli,
-                     int64_t memory_mib);
+  void add_free_node(PoolId pool, const std::vector<int32_t>& free_milli, const std::vector<int64_t>& free_gpu_memory_mib,
+                     int64_t cpu_milli, int64_t memory_mib);
   // Places one job, given what it needs on each pool it may use: on capacity on the way if any pool
   // has room, else on new nodes of the cheapest pool (ties: the first listed) that can hold it.
   // False when no pool can.
@@ -49,8 +51,8 @@ class ScaleUpPlan {
 
  private:
   struct VirtualNode {
-    std::vector<int32_t> free_milli;        // per GPU
-    std::vector<int64_t> free_gpu_memory;   // per GPU
+    boost::container::small_vector<int32_t, 8> free_milli;       // per GPU
+    boost::container::small_vector<int64_t, 8> free_gpu_memory;  // per GPU
     int64_t cpu_milli = 0, memory_mib = 0;
   };
   struct PoolPlan {
