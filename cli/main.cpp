@@ -99,8 +99,11 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
     std::cout << summary.dump(2) << '\n';
   } else {
     std::cout << cli::run_table(summary);
-    std::cout << (out ? fmt::format("\n  wrote {}/summary.json, jobs.csv, timeseries.csv, gpus.csv, scenario.yaml\n", *out)
-                      : std::string("\n  (add --out DIR to write summary.json, jobs.csv, timeseries.csv and gpus.csv)\n"));
+    std::cout << (out ? fmt::format("\n  wrote {}/summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv, low_utilization.csv, "
+                                    "scenario.yaml\n",
+                                    *out)
+                      : std::string("\n  (add --out DIR to write summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv and "
+                                    "low_utilization.csv)\n"));
   }
   std::cerr << fmt::format("simulated {} events in {:.3f} s\n", r.events, wall);
   return 0;
@@ -269,7 +272,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run one scenario and print its result table");
   add_common(run, run_c);
   run->add_option("--policy", run_policy, "Policy QUEUE+PLACEMENT (default: the scenario's)");
-  run->add_option("--out", run_out, "Write summary.json, jobs.csv, timeseries.csv, scenario.yaml into this directory");
+  run->add_option("--out", run_out, "Write summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv, low_utilization.csv, scenario.yaml into this directory");
   run->add_flag("--force", run_force, "Overwrite files in a non-empty --out directory");
   run->add_flag("--json", run_json, "Print summary.json to stdout instead of the table");
 
