@@ -274,7 +274,6 @@ class Engine final : public ClusterView, public Binder {
         comm_(jobs_.size(), nullptr),
         checkpoint_(jobs_.size(), nullptr),
         held_(jobs_.size()),
-        cost_marks_(jobs_.size()),
         gpu_rates_(cluster_.gpu_count()),
         node_rt_(cluster_.nodes().size()),
         pool_rt_(cluster_.pools().size()),
@@ -475,8 +474,6 @@ class Engine final : public ClusterView, public Binder {
   std::vector<const CheckpointPolicy*> checkpoint_;  // per job: its own policy or its kind's default
   std::vector<JobId> net_jobs_;           // running communicating jobs that span nodes
   std::vector<boost::container::small_vector<GpuClaim, 1>> held_;  // per job, parallel to its placement's GPUs
-  // Per job, parallel to held_: the pool's price integral when the claim was made (cost attribution).
-  std::vector<boost::container::small_vector<double, 1>> cost_marks_;
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   struct NodeRuntime {
     uint32_t stamp = 0;  // bumps on every state change and busy/idle change: stale node events are dropped
@@ -764,12 +761,12 @@ void Engine::bind(JobId id, const Placement& p) {
     r.placement = {};
     r.mig.clear();
   }
-  held_[id].insert(held_[id].end(), claims.begin(), claims.end());
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
+    claims[i].price_mark_usd = metrics_.price_integral_usd(pool, now_);
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
-    cost_marks_[id].push_back(metrics_.price_integral_usd(pool, now_));
+    held_[id].push_back(claims[i]);
     r.placement.gpus.push_back(p.gpus[i]);
     r.placement.instances.push_back(claims[i].instance);
     if (claims[i].instance >= 0) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[static_cast<std::size_t>(claims[i].instance)].instance);
@@ -866,7 +863,7 @@ void Engine::stop(JobId id) {
     const PoolId pool = cluster_.node(cluster_.gpu(g).node).pool;
     cluster_.detach(g, id, held_[id][i]);
     metrics_.add_allocation(pool, j.tenant, -held_[id][i].milli.value);
-    r.cost_usd += held_[id][i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - cost_marks_[id][i]);
+    r.cost_usd += held_[id][i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - held_[id][i].price_mark_usd);
   }
   for (NodeId n : r.placement.nodes) {
     const int64_t pods = j.request.pods_on_node(gpus_on(r.placement, n));
@@ -877,7 +874,6 @@ void Engine::stop(JobId id) {
     if (on.empty()) node_busy_changed(n);
   }
   held_[id].clear();
-  cost_marks_[id].clear();
   ++r.generation;  // drops its pending completion
   ++r.phase_generation;  // and its checkpoint or phase event
   r.phase = JobPhase::computing;
@@ -1034,8 +1030,8 @@ void Engine::finish_costs() {
     if (r.status == JobStatus::running) settle(id);
     for (std::size_t i = 0; i < held_[id].size(); ++i) {
       const PoolId pool = cluster_.node(cluster_.gpu(r.placement.gpus[i]).node).pool;
-      r.cost_usd += held_[id][i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - cost_marks_[id][i]);
-      cost_marks_[id][i] = metrics_.price_integral_usd(pool, now_);
+      r.cost_usd += held_[id][i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - held_[id][i].price_mark_usd);
+      held_[id][i].price_mark_usd = metrics_.price_integral_usd(pool, now_);
     }
   }
 }
