@@ -956,15 +956,11 @@ RunResult Engine::run() {
           capacity_grew_ = true;
           break;
         case EventKind::checkpoint:
-          if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
-            ++event_count_;
-            start_checkpoint(e.target);
-          }
-          break;
         case EventKind::phase_end:
           if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
             ++event_count_;
-            end_phase(e.target);
+            if (e.kind == EventKind::checkpoint) start_checkpoint(e.target);
+            else end_phase(e.target);
           }
           break;
         case EventKind::node_ready:
