@@ -456,6 +456,10 @@ class Engine final : public ClusterView, public Binder {
   void replenish(PoolId p);
   void node_busy_changed(NodeId n);  // the node went from idle to running jobs or back
   void scale_up();
+  // The pool's price from now on; a GPU-hour is a GPU's share of a node (a GPU-less node is one unit).
+  void set_price(PoolId p, double per_node_hour_usd) {
+    metrics_.set_price(p, per_node_hour_usd, per_node_hour_usd / std::max<uint16_t>(1, cluster_.pool(p).gpus_per_node));
+  }
   void start_market();
   void finish_costs();
 
@@ -1228,10 +1232,7 @@ void Engine::market_tick(PoolId p) {
   const std::size_t tick = series.tick_at(now_);
   rt.cap = static_cast<int64_t>(series.available[tick]) * ps.spot.scale;
   const Pool& pool = cluster_.pool(p);
-  if (ps.spot.trace_prices) {
-    const double price = series.price_per_node_hour_usd[tick];
-    metrics_.set_price(p, price, pool.gpus_per_node ? price / pool.gpus_per_node : 0.0);
-  }
+  if (ps.spot.trace_prices) set_price(p, series.price_per_node_hour_usd[tick]);
   // The market has fewer instances for us: requests still provisioning fail first, then running
   // nodes are reclaimed, drawn at random.
   for (NodeId n = pool.first_node + pool.node_count; rt.alive > rt.cap && rt.provisioning > 0 && n-- > pool.first_node;)
@@ -1262,7 +1263,7 @@ void Engine::market_tick(PoolId p) {
 void Engine::start_market() {
   for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
     const Pool& pool = cluster_.pool(p);
-    metrics_.set_price(p, pool.price_per_node_hour_usd, pool.gpus_per_node ? pool.price_per_node_hour_usd / pool.gpus_per_node : 0.0);
+    set_price(p, pool.price_per_node_hour_usd);
     const PoolSpec& ps = spec(p);
     const int64_t available =
         ps.spot.process == SpotConfig::Process::trace ? static_cast<int64_t>(ps.spot.availability->available.front()) * ps.spot.scale
@@ -1293,8 +1294,7 @@ void Engine::scale_up() {
     const Pool& pool = cluster_.pool(p);
     const PoolSpec::NodeSpec& shape = ps.nodes.front();
     plan.add_pool(p, {shape.gpus, pool.gpu ? pool.gpu->memory_mib : 0, shape.cpu_milli, shape.memory_mib}, rt.provisioning,
-                  static_cast<uint32_t>(std::max<int64_t>(0, limit - rt.alive)),
-                  pool.gpus_per_node ? pool.price_per_node_hour_usd / pool.gpus_per_node : pool.price_per_node_hour_usd);
+                  static_cast<uint32_t>(std::max<int64_t>(0, limit - rt.alive)), metrics_.price_per_gpu_hour_usd(p));
     std::vector<int32_t> milli;
     std::vector<int64_t> memory;
     for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
