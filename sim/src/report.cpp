@@ -58,6 +58,25 @@ struct CostShare {
   }
 };
 
+// Jobs' held cost rolled up by tenant, by job kind, and by the GPU model each job last ran on.
+struct CostRollup {
+  std::vector<CostShare> tenants, kinds;
+  std::map<std::string, CostShare> models;
+};
+
+CostRollup roll_up_costs(const Scenario& s, const RunResult& r) {
+  CostRollup out{std::vector<CostShare>(s.jobs.tenants.size()), std::vector<CostShare>(4), {}};
+  for (const Job& j : s.jobs.jobs) {
+    const JobRecord& rec = r.jobs[j.id];
+    out.tenants[j.tenant].add(rec);
+    out.kinds[static_cast<std::size_t>(j.kind)].add(rec);
+    if (rec.placement.nodes.empty()) continue;
+    const Pool& pool = r.cluster.pool_of(rec.placement.nodes.front());
+    out.models[pool.gpu ? pool.gpu->name : "(no GPU)"].add(rec);
+  }
+  return out;
+}
+
 // node:gpu+gpu|node:gpu; a MIG instance adds /profile@start.
 std::string placement_text(const Cluster& c, const JobRecord& r) {
   const Placement& p = r.placement;
@@ -196,8 +215,6 @@ Json summarize(const Scenario& s, const RunResult& r) {
   std::vector<std::vector<double>> slowdown(4);  // per JobKind
   std::vector<std::size_t> t_jobs(s.jobs.tenants.size(), 0), t_done(s.jobs.tenants.size(), 0);
   std::vector<std::vector<double>> t_jct(s.jobs.tenants.size());
-  std::vector<CostShare> t_cost(s.jobs.tenants.size()), k_cost(4);
-  std::map<std::string, CostShare> m_cost;  // by the GPU model a job last ran on
   Time first_arrival = Time::max(), last_end;
   for (const Job& j : jobs) {
     const JobRecord& rec = r.jobs[j.id];
@@ -209,12 +226,6 @@ Json summarize(const Scenario& s, const RunResult& r) {
     lost_gpu_us += rec.lost_gpu_us;
     checkpoint_gpu_us += rec.checkpoint_gpu_us;
     restore_gpu_us += rec.restore_gpu_us;
-    t_cost[j.tenant].add(rec);
-    k_cost[static_cast<std::size_t>(j.kind)].add(rec);
-    if (!rec.placement.nodes.empty()) {
-      const Pool& pool = c.pool_of(rec.placement.nodes.front());
-      m_cost[pool.gpu ? pool.gpu->name : "(no GPU)"].add(rec);
-    }
     if (j.request.gpus >= 2 && (rec.status == JobStatus::running || rec.status == JobStatus::completed)) {
       links[link_code(rec.link)]++;
       if (rec.status == JobStatus::completed) multi_jct.push_back((rec.end - j.arrival).seconds());
@@ -313,11 +324,12 @@ Json summarize(const Scenario& s, const RunResult& r) {
   cj["waste_usd"] = round_to(cost - busy_cost, 2);
   cj["waste_ratio"] = round_to(ratio(cost - busy_cost, cost), 6);
   Json kinds;
-  for (std::size_t k = 0; k < k_cost.size(); ++k)
-    if (k_cost[k].jobs > 0) kinds[std::string(to_string(static_cast<JobKind>(k)))] = k_cost[k].json();
+  const CostRollup shares = roll_up_costs(s, r);
+  for (std::size_t k = 0; k < shares.kinds.size(); ++k)
+    if (shares.kinds[k].jobs > 0) kinds[std::string(to_string(static_cast<JobKind>(k)))] = shares.kinds[k].json();
   cj["by_kind"] = std::move(kinds);
   Json models;
-  for (const auto& [m, share] : m_cost) models[m] = share.json();
+  for (const auto& [m, share] : shares.models) models[m] = share.json();
   cj["by_gpu_model"] = std::move(models);
   out["cost"] = std::move(cj);
 
@@ -344,8 +356,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
     tj["jobs"] = t_jobs[t];
     tj["jobs_completed"] = t_done[t];
     tj["gpu_hours_allocated"] = round_to(t_alloc, 6);
-    tj["cost_allocated_usd"] = round_to(t_cost[t].cost_usd, 2);
-    tj["cost_unused_usd"] = round_to(t_cost[t].cost_usd - t_cost[t].busy_cost_usd, 2);
+    tj["cost_allocated_usd"] = round_to(shares.tenants[t].cost_usd, 2);
+    tj["cost_unused_usd"] = round_to(shares.tenants[t].cost_usd - shares.tenants[t].busy_cost_usd, 2);
     tj["jct_s"] = stats(t_jct[t]);
     tenants.push_back(std::move(tj));
   }
@@ -425,27 +437,18 @@ void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   for (const auto& [m, x] : markets) row("market", m, m, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h);
   row("total", "all", "", total.cost, total.allocated, total.busy, total.capacity_h, total.allocated_h, total.busy_h);
   // Jobs' held shares, rolled up: what they cost and what of it their SMs left unused.
-  std::vector<Sum> tenants(s.jobs.tenants.size()), kinds(4);
-  std::map<std::string, Sum> models;
-  for (const Job& j : s.jobs.jobs) {
-    const JobRecord& rec = r.jobs[j.id];
-    if (rec.attempt == 0) continue;
-    const Pool& pool = c.pool_of(rec.placement.nodes.front());
-    for (Sum* acc : {&tenants[j.tenant], &kinds[static_cast<std::size_t>(j.kind)], &models[pool.gpu ? pool.gpu->name : "(no GPU)"]}) {
-      acc->allocated += rec.cost_usd;
-      acc->busy += rec.busy_cost_usd;
-    }
-  }
-  for (uint16_t t = 0; t < tenants.size(); ++t) {
+  const CostRollup shares = roll_up_costs(s, r);
+  const auto share_row = [&](std::string_view scope, std::string_view name, const CostShare& x, double hours) {
+    row(scope, name, "", x.cost_usd, x.cost_usd, x.busy_cost_usd, std::nullopt, hours, std::nullopt);
+  };
+  for (uint16_t t = 0; t < shares.tenants.size(); ++t) {
     double hours = 0;
     for (PoolId p = 0; p < c.pools().size(); ++p) hours += r.metrics.allocated_gpu_s(p, t) / 3600;
-    if (tenants[t].allocated > 0 || hours > 0)
-      row("tenant", s.jobs.tenants[t], "", tenants[t].allocated, tenants[t].allocated, tenants[t].busy, std::nullopt, hours, std::nullopt);
+    if (shares.tenants[t].cost_usd > 0 || hours > 0) share_row("tenant", s.jobs.tenants[t], shares.tenants[t], hours);
   }
-  for (std::size_t k = 0; k < kinds.size(); ++k)
-    if (kinds[k].allocated > 0)
-      row("kind", to_string(static_cast<JobKind>(k)), "", kinds[k].allocated, kinds[k].allocated, kinds[k].busy, std::nullopt, 0, std::nullopt);
-  for (const auto& [m, x] : models) row("gpu_model", m, "", x.allocated, x.allocated, x.busy, std::nullopt, 0, std::nullopt);
+  for (std::size_t k = 0; k < shares.kinds.size(); ++k)
+    if (shares.kinds[k].cost_usd > 0) share_row("kind", to_string(static_cast<JobKind>(k)), shares.kinds[k], 0);
+  for (const auto& [m, x] : shares.models) share_row("gpu_model", m, x, 0);
 }
 
 void write_low_utilization_csv(std::ostream& out, const RunResult& r) {
