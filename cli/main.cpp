@@ -66,7 +66,7 @@ void add_common(CLI::App* cmd, Common& c) {
   cmd->add_option("--data", c.data, "Data directory for trace files (default: $GPUSIM_DATA, else data/ in the repo)");
 }
 
-Scenario load(const Common& c) { return load_scenario(c.scenario, {c.sets, c.data}); }
+Scenario load(const Common& c) { return load_scenario(c.scenario, {c.sets, c.data, {}}); }
 
 struct TimedRun {
   RunResult result;
@@ -322,17 +322,9 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return cmd_run(run_c, run_policy, run_out, run_force, run_json);
     if (cmp->parsed()) {
-      const Scenario base = load(cmp_c);
-      if (cmp_policies.empty() && base.variants.empty())
+      const auto runs = load_variants(cmp_c.scenario, {cmp_c.sets, cmp_c.data, {}});
+      if (cmp_policies.empty() && runs.front().first.empty())
         throw InputError({"", std::nullopt, "--policies"}, "give --policies, or a scenario with variants");
-      // Each variant is the scenario with its overrides; every variant runs under every policy.
-      std::vector<std::pair<std::string, Scenario>> runs;
-      if (base.variants.empty()) runs.emplace_back("", base);
-      for (const auto& v : base.variants) {
-        Common vc = cmp_c;
-        vc.sets.insert(vc.sets.begin(), v.overrides.begin(), v.overrides.end());
-        runs.emplace_back(v.name, load(vc));
-      }
       std::vector<Json> summaries;
       for (const auto& [variant, s] : runs) {
         const std::vector<std::string> policies = cmp_policies.empty() ? std::vector<std::string>{s.policy} : cmp_policies;

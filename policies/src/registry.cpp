@@ -203,33 +203,52 @@ void Registry::add_placement(std::string name, std::string description, Placemen
   placement_factories_.push_back(std::move(factory));
 }
 
+InputError Registry::unknown(const SourceLocation& where, const std::string& what) const {
+  return InputError(where, fmt::format("{}; a policy is QUEUE+PLACEMENT with QUEUE one of {} and PLACEMENT one of {}", what,
+                                       names(queue_entries_), names(placement_entries_)));
+}
+
+void Registry::check_params(const PolicyContext& context) const {
+  if (!context.params) return;
+  if (!context.params->is_map()) context.params->fail("expected a map of policy parameters");
+  std::vector<std::string> known;
+  for (const auto* entries : {&queue_entries_, &placement_entries_})
+    for (const auto& e : *entries)
+      for (const auto& p : e.params)
+        if (std::find(known.begin(), known.end(), p) == known.end()) known.push_back(p);
+  for (const auto& [key, value] : context.params->entries())
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      value.fail(fmt::format("unknown policy parameter '{}'; known: {}", key,
+                             known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
+}
+
+std::unique_ptr<QueueOrder> Registry::make_queue_order(std::string_view name, const SourceLocation& where) const {
+  for (std::size_t i = 0; i < queue_entries_.size(); ++i)
+    if (queue_entries_[i].name == name) return queue_factories_[i]();
+  throw unknown(where, fmt::format("unknown queue order '{}'", name));
+}
+
+std::unique_ptr<PlacementPolicy> Registry::make_placement(std::string_view name, const PolicyContext& context,
+                                                          const SourceLocation& where) const {
+  for (std::size_t i = 0; i < placement_entries_.size(); ++i)
+    if (placement_entries_[i].name == name) {
+      check_params(context);
+      return placement_factories_[i](context);
+    }
+  throw unknown(where, fmt::format("unknown placement '{}'", name));
+}
+
 std::unique_ptr<Scheduler> Registry::make(std::string_view spec, const PolicyContext& context,
                                           const SourceLocation& where) const {
   const auto plus = spec.find('+');
-  const auto usage = [&](const std::string& what) {
-    return InputError(where, fmt::format("{}; a policy is QUEUE+PLACEMENT with QUEUE one of {} and PLACEMENT one of {}",
-                                         what, names(queue_entries_), names(placement_entries_)));
-  };
-  if (plus == std::string_view::npos) throw usage(fmt::format("unknown policy '{}'", spec));
-  const auto queue = spec.substr(0, plus);
-  const auto placement = spec.substr(plus + 1);
-  std::size_t qi = 0, pi = 0;
-  while (qi < queue_entries_.size() && queue_entries_[qi].name != queue) ++qi;
-  while (pi < placement_entries_.size() && placement_entries_[pi].name != placement) ++pi;
-  if (qi == queue_entries_.size()) throw usage(fmt::format("unknown queue order '{}'", queue));
-  if (pi == placement_entries_.size()) throw usage(fmt::format("unknown placement '{}'", placement));
-  if (context.params) {
-    if (!context.params->is_map()) context.params->fail("expected a map of policy parameters");
-    std::vector<std::string> known;
-    for (const auto* entries : {&queue_entries_, &placement_entries_})
-      for (const auto& e : *entries)
-        for (const auto& p : e.params)
-          if (std::find(known.begin(), known.end(), p) == known.end()) known.push_back(p);
-    for (const auto& [key, value] : context.params->entries())
-      if (std::find(known.begin(), known.end(), key) == known.end())
-        value.fail(fmt::format("unknown policy parameter '{}'; known: {}", key, known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
-  }
-  return std::make_unique<ComposedScheduler>(std::string(spec), queue_factories_[qi](), placement_factories_[pi](context));
+  if (plus == std::string_view::npos) throw unknown(where, fmt::format("unknown policy '{}'", spec));
+  auto order = make_queue_order(spec.substr(0, plus), where);
+  return compose_policy(std::string(spec), std::move(order), make_placement(spec.substr(plus + 1), context, where));
+}
+
+std::unique_ptr<Scheduler> compose_policy(std::string name, std::unique_ptr<QueueOrder> order,
+                                          std::unique_ptr<PlacementPolicy> placement) {
+  return std::make_unique<ComposedScheduler>(std::move(name), std::move(order), std::move(placement));
 }
 
 void register_builtin_policies(Registry& r) {

@@ -458,7 +458,7 @@ JobSet read_trace(const ConfigNode& e, const std::string& data_dir) {
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
-  ConfigNode root = ConfigNode::load_file(path);
+  ConfigNode root = options.text ? ConfigNode::parse(*options.text, path) : ConfigNode::load_file(path);
   if (!root.is_map()) root.fail("expected a scenario: a map with name, cluster, workload, ...");
   for (const auto& o : options.overrides) apply_override(root.yaml(), o);
   root.allow_only({"name", "description", "seed", "horizon", "catalog", "cluster", "model", "workload", "policy",
@@ -552,6 +552,18 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     }
   }
   return s;
+}
+
+std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& path, const LoadOptions& options) {
+  Scenario base = load_scenario(path, options);
+  std::vector<std::pair<std::string, Scenario>> out;
+  for (const auto& v : base.variants) {
+    LoadOptions o = options;
+    o.overrides.insert(o.overrides.begin(), v.overrides.begin(), v.overrides.end());
+    out.emplace_back(v.name, load_scenario(path, o));
+  }
+  if (out.empty()) out.emplace_back("", std::move(base));
+  return out;
 }
 
 std::optional<MigCounts> builtin_mig_config(const GpuModel& model, std::string_view name) {

@@ -53,12 +53,24 @@ class Registry {
   // "fifo+best-fit" -> a scheduler; an unknown name is an InputError at `where` naming the choices, and
   // so is a policy parameter no registered policy declares (one that another policy reads is ignored).
   std::unique_ptr<Scheduler> make(std::string_view spec, const PolicyContext& context, const SourceLocation& where) const;
+  // One half of a policy by name (an InputError at `where` naming the choices when unknown), to
+  // compose with a half written elsewhere (e.g. in Python).
+  std::unique_ptr<QueueOrder> make_queue_order(std::string_view name, const SourceLocation& where) const;
+  std::unique_ptr<PlacementPolicy> make_placement(std::string_view name, const PolicyContext& context,
+                                                  const SourceLocation& where) const;
 
  private:
+  InputError unknown(const SourceLocation& where, const std::string& what) const;
+  void check_params(const PolicyContext& context) const;
+
   std::vector<Entry> queue_entries_, placement_entries_;
   std::vector<QueueFactory> queue_factories_;
   std::vector<PlacementFactory> placement_factories_;
 };
+
+// A queue order and a placement served as the scenario's `scheduling:` says (QueueMode).
+std::unique_ptr<Scheduler> compose_policy(std::string name, std::unique_ptr<QueueOrder> order,
+                                          std::unique_ptr<PlacementPolicy> placement);
 
 void register_builtin_policies(Registry& registry);
 

@@ -71,12 +71,17 @@ struct Scenario {
 struct LoadOptions {
   std::vector<std::string> overrides;  // "path=value"
   std::optional<std::string> data_dir; // --data
+  std::optional<std::string> text;     // the scenario itself (YAML or JSON); the path then only names it
 };
 
 // The data directory: --data, else $GPUSIM_DATA, else data/ in the source tree.
 std::string resolve_data_dir(const std::optional<std::string>& flag);
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options);
+
+// The scenario once per variant (its overrides applied before options.overrides), named by the
+// variant; once, named "", when it has none. What `compare`, `check` and `sweep` run.
+std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& path, const LoadOptions& options);
 
 // Applies "a.b[0].c=value" (or a.b.0.c) to `root`; the value is read as YAML.
 void apply_override(YAML::Node root, const std::string& assignment);
