@@ -5,6 +5,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -19,6 +22,9 @@
 #include "gpusim/sim/engine.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "check.hpp"
+#include "runs.hpp"
+#include "sweep.hpp"
 #include "table.hpp"
 
 namespace {
@@ -254,6 +260,76 @@ int cmd_topo(const std::string& name, const std::optional<std::string>& scenario
   return 0;
 }
 
+// Refuses to overwrite a file the user has unless --force (checked before any run).
+void refuse_overwrite(const std::optional<std::string>& file, const std::string& flag, bool force) {
+  std::error_code ec;
+  if (file && !force && std::filesystem::exists(*file, ec))
+    throw InputError({*file, std::nullopt, flag}, "file exists; pass --force to overwrite it");
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!(out << text)) throw InputError({path, std::nullopt, ""}, "cannot write the file");
+}
+
+// gpusim check BASELINE: 0 nothing regressed, 1 a regression, 2 bad input.
+int cmd_check(const std::string& file, const std::optional<std::string>& data, int jobs, bool update,
+              const std::optional<std::string>& junit, const std::optional<std::string>& markdown, bool force) {
+  refuse_overwrite(junit, "--junit", force);
+  refuse_overwrite(markdown, "--markdown", force);
+  const cli::Baseline baseline = cli::read_baseline(file);
+  const auto t0 = Clock::now();
+  const auto outcomes = cli::run_all(cli::baseline_specs(baseline, data), cli::resolve_workers(jobs));
+  const auto report = cli::compare_with_baseline(baseline, outcomes);
+  std::cout << cli::check_table(report);
+  if (junit) {
+    std::ostringstream x;
+    cli::write_junit(x, report, outcomes);
+    write_file(*junit, x.str());
+  }
+  if (markdown) {
+    std::ostringstream m;
+    cli::write_markdown(m, report);
+    write_file(*markdown, m.str());
+  }
+  std::cerr << fmt::format("checked {} runs in {:.2f} s\n", baseline.runs.size(),
+                           std::chrono::duration<double>(Clock::now() - t0).count());
+  if (update) {
+    std::ostringstream b;
+    cli::write_baseline(b, baseline, outcomes);
+    write_file(file, b.str());
+    std::cout << fmt::format("updated {}\n", file);
+    return 0;
+  }
+  return report.regressed() ? 1 : 0;
+}
+
+int cmd_sweep(const Common& c, const std::vector<std::string>& grid, const std::vector<std::string>& policies, int jobs,
+              const std::optional<std::string>& out, bool force) {
+  refuse_overwrite(out, "--out", force);
+  std::vector<cli::GridAxis> axes;
+  for (const auto& g : grid) axes.push_back(cli::parse_grid_axis(g));
+  const LoadOptions options{c.sets, c.data, {}};
+  auto points = cli::sweep_points(c.scenario, options, axes, policies);
+  std::vector<cli::RunSpec> specs;
+  for (auto& point : points) {
+    Scenario s = load_scenario(c.scenario, {point.overrides, c.data, {}});
+    if (point.policy.empty()) point.policy = point.columns.back().second = s.policy;
+    std::string label;
+    for (const auto& [name, value] : point.columns) label += (label.empty() ? "" : " ") + value;
+    specs.push_back({label, std::move(s), point.policy});
+  }
+  const auto t0 = Clock::now();
+  const auto outcomes = cli::run_all(specs, cli::resolve_workers(jobs));
+  std::ostringstream csv;
+  cli::write_sweep_csv(csv, points, outcomes);
+  if (out) write_file(*out, csv.str());
+  else std::cout << csv.str();
+  std::cerr << fmt::format("swept {} runs in {:.2f} s{}\n", specs.size(), std::chrono::duration<double>(Clock::now() - t0).count(),
+                           out ? fmt::format("; wrote {}", *out) : std::string());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -283,6 +359,38 @@ int main(int argc, char** argv) {
                   "Comma-separated policies, e.g. fifo+first-fit,fifo+best-fit (default: the scenario's, once per variant)")
       ->delimiter(',');
   cmp->add_flag("--json", cmp_json, "Print the summaries as a JSON array");
+
+  int cmp_jobs = 1;
+  cmp->add_option("--jobs,-j", cmp_jobs, "Runs in parallel (0: one per core); the table is the same whatever the number")
+      ->check(CLI::NonNegativeNumber);
+
+  std::string chk_baseline;
+  std::optional<std::string> chk_data, chk_junit, chk_markdown;
+  bool chk_update = false, chk_force = false;
+  int chk_jobs = 0;
+  auto* chk = app.add_subcommand("check",
+                                 "Re-run every scenario x policy of a baseline file; exit 1 if a metric got worse than its tolerance");
+  chk->add_option("baseline", chk_baseline, "Baseline file, e.g. results/baseline.yaml")->required();
+  chk->add_option("--data", chk_data, "Data directory for trace files (default: $GPUSIM_DATA, else data/ in the repo)");
+  chk->add_option("--jobs,-j", chk_jobs, "Runs in parallel (default 0: one per core)")->check(CLI::NonNegativeNumber);
+  chk->add_flag("--update", chk_update, "Rewrite the baseline with the figures of this run (after review)");
+  chk->add_option("--junit", chk_junit, "Also write JUnit XML (one test case per run) to this file");
+  chk->add_option("--markdown", chk_markdown, "Also write a Markdown summary (for a CI job page) to this file");
+  chk->add_flag("--force", chk_force, "Overwrite existing --junit/--markdown files");
+
+  Common swp_c;
+  std::vector<std::string> swp_grid, swp_policies;
+  std::optional<std::string> swp_out;
+  bool swp_force = false;
+  int swp_jobs = 0;
+  auto* swp = app.add_subcommand("sweep", "Run every combination of --grid values (x variants x policies); one CSV row per run");
+  add_common(swp, swp_c);
+  swp->add_option("--grid", swp_grid, "PATH=V1,V2,... a scenario field and the values it takes (repeatable)")->required();
+  swp->add_option("--policies", swp_policies, "Comma-separated policies (default: the scenario's)")->delimiter(',');
+  swp->add_option("--jobs,-j", swp_jobs, "Runs in parallel (default 0: one per core); rows are the same whatever the number")
+      ->check(CLI::NonNegativeNumber);
+  swp->add_option("--out", swp_out, "Write the CSV to this file instead of stdout");
+  swp->add_flag("--force", swp_force, "Overwrite an existing --out file");
 
   auto* val = app.add_subcommand("validate", "Check a scenario (fields, traces, policy) without running it");
   add_common(val, val_c);
@@ -322,26 +430,28 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return cmd_run(run_c, run_policy, run_out, run_force, run_json);
     if (cmp->parsed()) {
-      const auto runs = load_variants(cmp_c.scenario, {cmp_c.sets, cmp_c.data, {}});
-      if (cmp_policies.empty() && runs.front().first.empty())
+      const auto variants = load_variants(cmp_c.scenario, {cmp_c.sets, cmp_c.data, {}});
+      if (cmp_policies.empty() && variants.front().first.empty())
         throw InputError({"", std::nullopt, "--policies"}, "give --policies, or a scenario with variants");
-      std::vector<Json> summaries;
-      for (const auto& [variant, s] : runs) {
+      // Each variant under every policy; a variant's column is named by the variant alone when one policy runs.
+      std::vector<cli::RunSpec> specs;
+      for (const auto& [variant, s] : variants) {
         const std::vector<std::string> policies = cmp_policies.empty() ? std::vector<std::string>{s.policy} : cmp_policies;
-        for (const auto& p : policies) {
-          auto scheduler = Registry::global().make(p, policy_context(s), {"--policies", std::nullopt, p});
-          const auto [r, seconds] = run_timed(s, *scheduler);
-          Json summary = summarize(s, r);
-          const std::string label = variant.empty() ? p : policies.size() > 1 ? fmt::format("{} {}", variant, p) : variant;
-          summary["label"] = label;
-          summaries.push_back(std::move(summary));
-          std::cerr << fmt::format("{}: {:.3f} s\n", label, seconds);
-        }
+        for (const auto& p : policies)
+          specs.push_back({variant.empty() ? p : policies.size() > 1 ? fmt::format("{} {}", variant, p) : variant, s, p});
+      }
+      const auto outcomes = cli::run_all(specs, cli::resolve_workers(cmp_jobs));
+      std::vector<Json> summaries;
+      for (const auto& o : outcomes) {
+        std::cerr << fmt::format("{}: {:.3f} s\n", o.summary["label"].get<std::string>(), o.seconds);
+        summaries.push_back(o.summary);
       }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';
       else std::cout << cli::compare_table(summaries);
       return 0;
     }
+    if (chk->parsed()) return cmd_check(chk_baseline, chk_data, chk_jobs, chk_update, chk_junit, chk_markdown, chk_force);
+    if (swp->parsed()) return cmd_sweep(swp_c, swp_grid, swp_policies, swp_jobs, swp_out, swp_force);
     if (val->parsed()) {
       const Scenario s = load(val_c);
       Registry::global().make(s.policy, policy_context(s), s.policy_where);

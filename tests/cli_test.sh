@@ -109,4 +109,47 @@ contains low-util-window "$TMP/as/low_utilization.csv" "a100,11110,43200,32090,"
 check bad-bucket 2 "$GPUSIM" run "$ROOT/scenarios/spot-training.yaml" --set cluster.pools.0.market=spot --set "cluster.pools.0.spot={aws_frequency: 30%}"
 contains bad-bucket-text "$TMP/err" "spot.aws_frequency: unknown AWS interruption-frequency bucket '30%'"
 
+# check: a baseline recorded under one policy; a worse policy, a perturbed number, bad input.
+printf 'version: 1\ntolerances:\n  jct_s.mean: {worse: higher, rel: 0.01}\n  allocation_ratio: {worse: lower, abs: 0.002}\nruns:\n  - scenario: %s\n    policy: fifo+spread\n' \
+  "$ROOT/scenarios/quickstart.yaml" > "$TMP/baseline.yaml"
+check check-record 0 "$GPUSIM" check "$TMP/baseline.yaml" --update
+contains check-recorded "$TMP/baseline.yaml" "jct_s.mean: 18660.178"
+check check-same 0 "$GPUSIM" check "$TMP/baseline.yaml" --junit "$TMP/ok.xml" --markdown "$TMP/ok.md"
+contains check-same-text "$TMP/out" "1 runs, 2 metrics: 2 unchanged, 0 within tolerance, 0 better, 0 worse"
+contains check-junit-ok "$TMP/ok.xml" '<testcase classname="gpusim.check" name="quickstart fifo+spread"'
+contains check-markdown-ok "$TMP/ok.md" "## gpusim check: no regression"
+sed 's/fifo+spread/fifo+first-fit/' "$TMP/baseline.yaml" > "$TMP/worse.yaml"
+check check-worse-policy 1 "$GPUSIM" check "$TMP/worse.yaml" --junit "$TMP/worse.xml" --markdown "$TMP/worse.md"
+contains check-worse-row "$TMP/out" "jct_s.mean"
+contains check-worse-verdict "$TMP/out" "+9.85%)  worse higher, ±1%        WORSE"
+contains check-worse-total "$TMP/out" "1 better, 1 worse -- REGRESSION"
+contains check-worse-junit "$TMP/worse.xml" '<failure message="1 metric(s) regressed" type="regression">jct_s.mean: baseline 18660.2, now 20499.1, change +1838.94 (+9.85%)'
+contains check-worse-markdown "$TMP/worse.md" "| quickstart fifo+first-fit | \`jct_s.mean\` | 18660.2 | 20499.1 |"
+sed 's/jct_s.mean: 18660.178/jct_s.mean: 17000/' "$TMP/baseline.yaml" > "$TMP/perturbed.yaml"
+check check-perturbed-number 1 "$GPUSIM" check "$TMP/perturbed.yaml"
+contains check-perturbed-text "$TMP/out" "WORSE"
+check check-no-overwrite 2 "$GPUSIM" check "$TMP/baseline.yaml" --junit "$TMP/ok.xml"
+contains check-no-overwrite-text "$TMP/err" "ok.xml: --junit: file exists; pass --force to overwrite it"
+printf 'version: 1\nruns:\n  - scenario: %s\n    metrics: {cost_usd: 1}\n' "$ROOT/scenarios/quickstart.yaml" > "$TMP/notol.yaml"
+check check-no-tolerance 2 "$GPUSIM" check "$TMP/notol.yaml"
+contains check-no-tolerance-text "$TMP/err" "no tolerance for 'cost_usd'"
+printf 'version: 1\nruns:\n  - scenario: %s\n    variant: nope\n' "$ROOT/scenarios/sharing-strategies.yaml" > "$TMP/novariant.yaml"
+check check-no-variant 2 "$GPUSIM" check "$TMP/novariant.yaml"
+contains check-no-variant-text "$TMP/err" "has no variant 'nope'; its variants: whole-gpus, mig, time-slicing, mps"
+
+# sweep: every combination, the same rows whatever the number of workers.
+check sweep-1 0 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid 'cluster.pools[0].count=1,2' --grid seed=1,2 \
+  --policies fifo+best-fit,fifo+first-fit --jobs 1 --out "$TMP/sweep1.csv"
+check sweep-2 0 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid 'cluster.pools[0].count=1,2' --grid seed=1,2 \
+  --policies fifo+best-fit,fifo+first-fit --jobs 2 --out "$TMP/sweep2.csv"
+cmp -s "$TMP/sweep1.csv" "$TMP/sweep2.csv" && echo "ok   sweep rows identical with 1 and 2 workers" || { echo "FAIL sweep rows differ"; fail=1; }
+[ "$(wc -l < "$TMP/sweep1.csv")" -eq 9 ] && echo "ok   sweep has 8 rows" || { echo "FAIL sweep rows"; cat "$TMP/sweep1.csv"; fail=1; }
+contains sweep-header "$TMP/sweep1.csv" "cluster.pools[0].count,seed,policy,horizon_s,"
+contains sweep-row "$TMP/sweep1.csv" "2,2,fifo+first-fit,604800,"
+check sweep-no-overwrite 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1 --out "$TMP/sweep1.csv"
+check sweep-bad-grid 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed
+contains sweep-bad-grid-text "$TMP/err" "error: --grid: seed: expected PATH=V1,V2,..."
+check sweep-bad-value 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1,x
+contains sweep-bad-value-text "$TMP/err" "seed"
+
 exit $fail

@@ -121,6 +121,22 @@ double percentile(std::vector<double> values, double p) {
   return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 
+namespace {
+void flatten_into(const Json& j, const std::string& prefix, std::vector<std::pair<std::string, double>>& out) {
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) flatten_into(value, prefix.empty() ? key : prefix + "." + key, out);
+  } else if (j.is_number()) {
+    out.emplace_back(prefix, j.get<double>());
+  }
+}
+}  // namespace
+
+std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary) {
+  std::vector<std::pair<std::string, double>> out;
+  flatten_into(summary, "", out);
+  return out;
+}
+
 Json summarize(const Scenario& s, const RunResult& r) {
   const Cluster& c = r.cluster;
   const double hours = r.end.hours();

@@ -20,6 +20,10 @@ using Json = nlohmann::ordered_json;
 double percentile(std::vector<double> values, double p);
 
 Json summarize(const Scenario& scenario, const RunResult& result);
+
+// The summary's numbers, one per dotted path ("jct_s.p99", "cost.by_market_usd.spot"), in the
+// summary's order: one sweep row, and what `check` compares. Nulls (no value) are left out.
+std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary);
 void write_jobs_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 void write_timeseries_csv(std::ostream& out, const RunResult& result);
 // One row per GPU: its final MIG layout and its effective utilization over the run, as DCGM would show.

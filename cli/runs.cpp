@@ -1,0 +1,48 @@
+#include "runs.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include "gpusim/policies/registry.hpp"
+#include "gpusim/sim/engine.hpp"
+
+namespace gpusim::cli {
+
+int resolve_workers(int jobs) {
+  if (jobs > 0) return jobs;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers) {
+  std::vector<RunOutcome> out(specs.size());
+  std::vector<std::exception_ptr> errors(specs.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < specs.size(); i = next++) {
+      try {
+        const RunSpec& spec = specs[i];
+        auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), {"--policies", std::nullopt, spec.policy});
+        const auto t0 = std::chrono::steady_clock::now();
+        const RunResult r = simulate(spec.scenario, *scheduler);
+        out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        out[i].summary = summarize(spec.scenario, r);
+        out[i].summary["label"] = spec.label;
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, workers)), specs.size());
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < n; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
+}  // namespace gpusim::cli

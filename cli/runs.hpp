@@ -1,0 +1,31 @@
+#pragma once
+// Many independent runs (compare, check, sweep) on N worker threads. Each run owns its scheduler and
+// engine (nothing is shared between runs, STYLE 6), and results come back in the order the runs were
+// given, so the output is the same whatever N.
+#include <string>
+#include <vector>
+
+#include "gpusim/sim/report.hpp"
+#include "gpusim/sim/scenario.hpp"
+
+namespace gpusim::cli {
+
+struct RunSpec {
+  std::string label;
+  Scenario scenario;
+  std::string policy;  // QUEUE+PLACEMENT; the scenario's params apply
+};
+
+struct RunOutcome {
+  Json summary;    // with "label" added
+  double seconds;  // wall time of the run (never written into outputs that must reproduce)
+};
+
+// Runs every spec on `workers` threads (at least 1). A bad policy name or a failed run rethrows the
+// first error in spec order after every worker has stopped.
+std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers);
+
+// --jobs: 0 means one worker per core.
+int resolve_workers(int jobs);
+
+}  // namespace gpusim::cli
