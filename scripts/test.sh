@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# README command 2: install dependencies, build, run every test (GoogleTest through CTest).
+# README command 2: install dependencies, build, run every test (GoogleTest, the CLI, pytest and the
+# notebooks, all through CTest), then the regression check against results/baseline.yaml.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 install_dependencies
 build
 ctest --test-dir "$BUILD" --output-on-failure --parallel "$(nproc)"
+# Fails (exit 1) if a change made a recorded utilization, cost or latency figure worse (issue 6).
+"$BUILD/bin/gpusim" check "$ROOT/results/baseline.yaml" --data "$ROOT/data" --markdown "$BUILD/check.md" --force
