@@ -105,7 +105,7 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
     std::cout << summary.dump(2) << '\n';
   } else {
     std::cout << cli::run_table(summary);
-    std::cout << (out ? fmt::format("\n  wrote {}/summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv, low_utilization.csv, "
+    std::cout << (out ? fmt::format("\n  wrote {}/summary.json, jobs.csv, timeseries.csv, pool_timeseries.csv, gpus.csv, cost.csv, low_utilization.csv, "
                                     "scenario.yaml\n",
                                     *out)
                       : std::string("\n  (add --out DIR to write summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv and "
@@ -113,19 +113,6 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
   }
   std::cerr << fmt::format("simulated {} events in {:.3f} s\n", r.events, wall);
   return 0;
-}
-
-const GpuModel& find_model(const std::string& name) {
-  const GpuModel* g = Catalog::builtin().find_gpu(name);
-  if (!g) {
-    std::vector<std::string> mig;
-    for (const auto& m : Catalog::builtin().gpus())
-      if (m.mig) mig.push_back(m.name);
-    throw InputError({"", std::nullopt, "GPU_MODEL"},
-                     fmt::format("unknown GPU model '{}'; MIG-capable models: {}", name, fmt::join(mig, ", ")));
-  }
-  if (!g->mig) throw InputError({"", std::nullopt, "GPU_MODEL"}, fmt::format("{} does not support MIG", g->name));
-  return *g;
 }
 
 Json layout_json(const MigTable& t, const MigLayoutOption& o) {
@@ -136,7 +123,7 @@ Json layout_json(const MigTable& t, const MigLayoutOption& o) {
 
 // gpusim mig MODEL [--layouts [--maximal]] [--json]
 int cmd_mig(const std::string& name, bool layouts, bool maximal_only, bool json) {
-  const GpuModel& g = find_model(name);
+  const GpuModel& g = require_mig_model(Catalog::builtin(), name);
   const MigTable& t = *g.mig;
   if (!layouts) {
     if (json) {
@@ -348,7 +335,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run one scenario and print its result table");
   add_common(run, run_c);
   run->add_option("--policy", run_policy, "Policy QUEUE+PLACEMENT (default: the scenario's)");
-  run->add_option("--out", run_out, "Write summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv, low_utilization.csv, scenario.yaml into this directory");
+  run->add_option("--out", run_out, "Write summary.json, jobs.csv, timeseries.csv, pool_timeseries.csv, gpus.csv, cost.csv, low_utilization.csv, scenario.yaml into this directory");
   run->add_flag("--force", run_force, "Overwrite files in a non-empty --out directory");
   run->add_flag("--json", run_json, "Print summary.json to stdout instead of the table");
 

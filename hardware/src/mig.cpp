@@ -234,4 +234,17 @@ MigFileReport mig_check_file(const ConfigNode& doc, const GpuModel& model, int g
   return report;
 }
 
+const GpuModel& require_mig_model(const Catalog& catalog, std::string_view name) {
+  const GpuModel* g = catalog.find_gpu(name);
+  if (!g) {
+    std::vector<std::string> mig;
+    for (const auto& m : catalog.gpus())
+      if (m.mig) mig.push_back(m.name);
+    throw InputError({"", std::nullopt, "GPU_MODEL"},
+                     fmt::format("unknown GPU model '{}'; MIG-capable models: {}", name, fmt::join(mig, ", ")));
+  }
+  if (!g->mig) throw InputError({"", std::nullopt, "GPU_MODEL"}, fmt::format("{} does not support MIG", g->name));
+  return *g;
+}
+
 }  // namespace gpusim

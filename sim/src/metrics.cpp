@@ -21,10 +21,13 @@ Metrics::Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time 
 void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
   if (now <= last_) return;
   while (next_sample_ < now) {
-    Sample x{next_sample_, running, pending};
+    Sample x{next_sample_, running, pending, 0, 0, 0, 0, 0, {}};
     x.gpus_allocated = static_cast<double>(std::accumulate(allocated_milli_.begin(), allocated_milli_.end(), int64_t{0})) / 1000.0;
     x.gpus_busy = std::accumulate(busy_gpus_.begin(), busy_gpus_.end(), 0.0);
-    for (const PoolLedger& p : pools_) {
+    for (std::size_t i = 0; i < pools_.size(); ++i) {
+      const PoolLedger& p = pools_[i];
+      x.pools.push_back({static_cast<double>(allocated_milli_[i]) / 1000.0, busy_gpus_[i], static_cast<uint32_t>(p.ready_gpus),
+                         static_cast<uint32_t>(p.billed_nodes)});
       x.gpus_ready += static_cast<uint32_t>(p.ready_gpus);
       x.nodes_billed += static_cast<uint32_t>(p.billed_nodes);
       x.cost_per_hour_usd += p.billed_nodes * p.per_node_hour_usd;

@@ -499,6 +499,17 @@ void write_timeseries_csv(std::ostream& out, const RunResult& r) {
                round_to(ratio(x.gpus_busy, x.gpus_ready), 6), x.gpus_ready, x.nodes_billed, round_to(x.cost_per_hour_usd, 4));
 }
 
+void write_pool_timeseries_csv(std::ostream& out, const RunResult& r) {
+  out << "time_s,pool,gpus_ready,gpus_allocated,gpus_busy,allocation_ratio,effective_utilization,nodes_billed\n";
+  for (const Sample& x : r.metrics.samples())
+    for (std::size_t i = 0; i < x.pools.size(); ++i) {
+      const PoolSample& p = x.pools[i];
+      fmt::print(out, "{},{},{},{},{},{},{},{}\n", format_seconds(x.time), r.cluster.pools()[i].name, p.gpus_ready,
+                 round_to(p.gpus_allocated, 6), round_to(p.gpus_busy, 6), round_to(ratio(p.gpus_allocated, p.gpus_ready), 6),
+                 round_to(ratio(p.gpus_busy, p.gpus_ready), 6), p.nodes_billed);
+    }
+}
+
 void write_run_directory(const std::string& dir, bool force, const Scenario& s, const RunResult& r, const Json& summary) {
   namespace fs = std::filesystem;
   const SourceLocation where{dir, std::nullopt, "--out"};
@@ -526,6 +537,10 @@ void write_run_directory(const std::string& dir, bool force, const Scenario& s, 
   {
     auto f = open("timeseries.csv");
     write_timeseries_csv(f, r);
+  }
+  {
+    auto f = open("pool_timeseries.csv");
+    write_pool_timeseries_csv(f, r);
   }
   {
     auto f = open("gpus.csv");

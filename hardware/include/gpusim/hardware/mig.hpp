@@ -40,6 +40,10 @@ struct MigLayoutOption {
   MigLayout placement;  // one valid placement of the counts
   bool maximal = false; // no further instance of any profile fits
 };
+// The MIG-capable model of that name or alias; an InputError (field GPU_MODEL) naming the
+// MIG-capable models when it is unknown or has no MIG.
+const GpuModel& require_mig_model(const Catalog& catalog, std::string_view name);
+
 // Every non-empty valid combination of instances, largest total memory slices first.
 std::vector<MigLayoutOption> mig_enumerate(const MigTable& t);
 

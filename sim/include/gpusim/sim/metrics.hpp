@@ -12,6 +12,14 @@
 
 namespace gpusim {
 
+// One pool's state at a sample time.
+struct PoolSample {
+  double gpus_allocated = 0;
+  double gpus_busy = 0;
+  uint32_t gpus_ready = 0;
+  uint32_t nodes_billed = 0;
+};
+
 struct Sample {
   Time time;
   uint32_t running = 0;
@@ -21,6 +29,7 @@ struct Sample {
   uint32_t gpus_ready = 0;
   uint32_t nodes_billed = 0;
   double cost_per_hour_usd = 0;
+  std::vector<PoolSample> pools;  // per pool; the fields above are their sums
 };
 
 // A stretch of time during which a pool's effective utilization stayed under the alert threshold.

@@ -26,6 +26,8 @@ Json summarize(const Scenario& scenario, const RunResult& result);
 std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary);
 void write_jobs_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 void write_timeseries_csv(std::ostream& out, const RunResult& result);
+// The same samples per pool, one row per (time, pool): what per-pool plots draw.
+void write_pool_timeseries_csv(std::ostream& out, const RunResult& result);
 // One row per GPU: its final MIG layout and its effective utilization over the run, as DCGM would show.
 void write_gpus_csv(std::ostream& out, const RunResult& result);
 
@@ -35,8 +37,8 @@ void write_cost_csv(std::ostream& out, const Scenario& scenario, const RunResult
 // Every stretch in which a pool's effective utilization stayed under the alert threshold.
 void write_low_utilization_csv(std::ostream& out, const RunResult& result);
 
-// Writes summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv, low_utilization.csv and
-// scenario.yaml into `dir`. Refuses (InputError) to
+// Writes summary.json, jobs.csv, timeseries.csv, pool_timeseries.csv, gpus.csv, cost.csv,
+// low_utilization.csv and scenario.yaml into `dir`. Refuses (InputError) to
 // write into an existing non-empty directory unless `force`.
 void write_run_directory(const std::string& dir, bool force, const Scenario& scenario, const RunResult& result,
                          const Json& summary);

@@ -1,0 +1,21 @@
+"""gpusim: a deterministic discrete-event simulator of GPU clusters.
+
+    import gpusim
+    r = gpusim.run("scenarios/quickstart.yaml")
+    r.summary["cost_usd"], r.jobs.head()
+    gpusim.compare("scenarios/sharing-strategies.yaml")
+
+Same scenario and seed, byte-identical results: the figures come from the same C++ engine and
+writers as the `gpusim` command.
+"""
+from ._core import InputError, PolicyError, __version__
+from .api import Catalog, Result, Scenario, catalog, compare, load_scenario, mig, run
+from .policy import Placement, QueueOrder, Scheduler
+from .sweep import sweep
+
+__all__ = [
+    "run", "compare", "sweep", "load_scenario", "catalog", "mig",
+    "Result", "Scenario", "Catalog",
+    "QueueOrder", "Placement", "Scheduler",
+    "InputError", "PolicyError", "__version__",
+]

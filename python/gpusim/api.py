@@ -1,0 +1,260 @@
+"""run, compare, load_scenario, catalog and mig: the Python face of the engine."""
+from __future__ import annotations
+
+import io
+import json
+import os
+from typing import Any, Iterable, Mapping, Sequence, Union
+
+import pandas as pd
+
+from . import _core
+from .policy import Placement, QueueOrder
+
+ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
+
+
+def _overrides(overrides, seed) -> list[str]:
+    """{"cluster.pools[0].count": 8} or ["cluster.pools[0].count=8"] -> ["path=value", ...]."""
+    out: list[str] = []
+    if isinstance(overrides, Mapping):
+        # Values are written as JSON, which the scenario reader (YAML) reads back unchanged.
+        out += [f"{path}={json.dumps(value)}" for path, value in overrides.items()]
+    elif overrides is not None:
+        if isinstance(overrides, str):
+            raise TypeError("overrides must be a dict {path: value} or a list of 'path=value' strings")
+        out += list(overrides)
+    if seed is not None:
+        out.append(f"seed={int(seed)}")
+    return out
+
+
+def _source(scenario: ScenarioLike):
+    """(path, text) for the loader: a file, or a dict written out as JSON (its path names it in errors)."""
+    if isinstance(scenario, Scenario):
+        return scenario._path, scenario._text
+    if isinstance(scenario, Mapping):
+        return "<dict>", json.dumps(scenario)
+    if isinstance(scenario, (str, os.PathLike)):
+        return os.fspath(scenario), None
+    raise TypeError(f"scenario must be a path, a dict or a gpusim.Scenario, not {type(scenario).__name__}")
+
+
+def _split(policy: str) -> tuple[str, str]:
+    queue, _, placement = policy.partition("+")
+    return queue, placement
+
+
+class Scenario:
+    """A loaded, validated scenario. Pass it to run() or compare() to skip reloading."""
+
+    def __init__(self, core: _core.Scenario, path: str, text: str | None, overrides: list[str], data: str | None):
+        self._core, self._path, self._text, self._overrides, self._data = core, path, text, overrides, data
+
+    name = property(lambda self: self._core.name)
+    seed = property(lambda self: self._core.seed)
+    policy = property(lambda self: self._core.policy, doc="The scenario's policy, QUEUE+PLACEMENT")
+    variants = property(lambda self: self._core.variants, doc="Names of the scenario's variants")
+    file = property(lambda self: self._core.file)
+
+    @property
+    def config(self) -> dict:
+        """The scenario tree after overrides, as dicts and lists."""
+        return self._core.config
+
+    @property
+    def pools(self) -> pd.DataFrame:
+        return pd.DataFrame(self._core.pools)
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        """Every job of the workload (traces, inline jobs, generators), in arrival order."""
+        return pd.DataFrame(self._core.job_columns())
+
+    def __repr__(self) -> str:
+        pools = self._core.pools
+        return (f"<gpusim.Scenario {self.name!r}: {len(pools)} pools, {sum(p['nodes'] for p in pools)} node slots, "
+                f"policy {self.policy}, seed {self.seed}>")
+
+
+def _resolve(scenario: ScenarioLike, overrides, seed, data):
+    """(path, text, overrides, data) for the loader; a Scenario brings its own overrides and data."""
+    path, text = _source(scenario)
+    sets = (scenario._overrides if isinstance(scenario, Scenario) else []) + _overrides(overrides, seed)
+    if data is None and isinstance(scenario, Scenario):
+        data = scenario._data
+    return path, text, sets, data
+
+
+def load_scenario(scenario: ScenarioLike, overrides=None, seed=None, data: str | None = None) -> Scenario:
+    """Load and validate a scenario (a path or a dict); errors raise gpusim.InputError with the CLI's message."""
+    if isinstance(scenario, Scenario) and overrides is None and seed is None and data is None:
+        return scenario
+    path, text, sets, data = _resolve(scenario, overrides, seed, data)
+    return Scenario(_core.load_scenario(path, text, sets, data), path, text, sets, data)
+
+
+def _policy_arg(scenario: Scenario, policy):
+    """What the core takes: None, 'QUEUE+PLACEMENT', (queue, placement), or a whole Scheduler.
+
+    A QueueOrder alone keeps the scenario's placement; a Placement alone keeps its queue order."""
+    if isinstance(policy, QueueOrder):
+        return (policy, _split(scenario.policy)[1])
+    if isinstance(policy, Placement):
+        return (_split(scenario.policy)[0], policy)
+    if isinstance(policy, list):
+        policy = tuple(policy)
+    return policy
+
+
+def _policy_label(policy) -> str:
+    if policy is None or isinstance(policy, str):
+        return policy or ""
+    if isinstance(policy, tuple):
+        return "+".join(p if isinstance(p, str) else p.name for p in policy)
+    return policy.name
+
+
+def _csv(text: str) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(text))
+
+
+class Result:
+    """One run: .summary (summary.json as a dict), .jobs, .timeseries, .pool_timeseries, .gpus and .cost (DataFrames)."""
+
+    def __init__(self, scenario: Scenario, run: _core.Run):
+        self.scenario = scenario
+        self._run = run
+        self.summary: dict = json.loads(run.summary_json())
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = _csv(getattr(self._run, f"{name}_csv")())
+        return self._frames[name]
+
+    jobs = property(lambda self: self._frame("jobs"), doc="One row per job (jobs.csv)")
+    timeseries = property(lambda self: self._frame("timeseries"), doc="The cluster, sampled (timeseries.csv)")
+    pool_timeseries = property(lambda self: self._frame("pool_timeseries"), doc="Each pool, sampled (pool_timeseries.csv)")
+    gpus = property(lambda self: self._frame("gpus"), doc="One row per GPU (gpus.csv)")
+    cost = property(lambda self: self._frame("cost"), doc="Cost per pool, market, tenant, kind, model (cost.csv)")
+    seconds = property(lambda self: self._run.seconds, doc="Wall time of the simulation")
+    events = property(lambda self: self._run.events)
+
+    def figures(self) -> dict[str, float]:
+        """Every number of the summary by dotted path ('jct_s.p99'), as a sweep row has them."""
+        return dict(_core.flatten_summary(self._run.summary_json()))
+
+    def write(self, directory: str, force: bool = False) -> None:
+        """Write the run directory (summary.json, jobs.csv, ...) as `gpusim run --out` does."""
+        self._run.write(os.fspath(directory), force)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<gpusim.Result {s['scenario']} {s['policy']}: cost {s['cost_usd']:,.2f} USD, "
+                f"allocation {s['allocation_ratio']:.1%}, jobs completed {s['jobs_completed']}/{s['jobs_total']}>")
+
+
+def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = None, data: str | None = None) -> Result:
+    """Simulate a scenario (path, dict or Scenario) under its policy or `policy`.
+
+    policy: None (the scenario's), "QUEUE+PLACEMENT", a gpusim.QueueOrder or gpusim.Placement
+    instance (composed with the other half of the scenario's policy), a (queue, placement) pair of
+    names or instances, or a gpusim.Scheduler instance. overrides: {path: value} or ["path=value"],
+    as --set. seed: overrides the scenario's seed."""
+    s = load_scenario(scenario, overrides, seed, data)
+    return Result(s, _core.simulate(s._core, _policy_arg(s, policy)))
+
+
+def compare(scenario: ScenarioLike, policies: Sequence | None = None, overrides=None, seed: int | None = None,
+            data: str | None = None) -> pd.DataFrame:
+    """Every variant of the scenario under every policy (default: the scenario's): one row each,
+    with the columns variant, policy, then every figure of the summary by dotted path."""
+    path, text, sets, data = _resolve(scenario, overrides, seed, data)
+    variants = _core.load_variants(path, text, sets, data)
+    if not policies and not variants[0][0]:
+        raise _core.InputError("--policies: give policies, or a scenario with variants")
+    rows = []
+    for variant, core in variants:
+        s = Scenario(core, path, text, sets, data)
+        for p in policies or [None]:
+            result = Result(s, _core.simulate(core, _policy_arg(s, p)))
+            row = {"variant": variant, "policy": result.summary["policy"] if p is None else _policy_label(_policy_arg(s, p))}
+            row.update(result.figures())
+            rows.append(row)
+    frame = pd.DataFrame(rows)
+    if not variants[0][0]:
+        frame = frame.drop(columns="variant")
+    return frame
+
+
+class Catalog:
+    """The built-in hardware catalog: GPU models (with MIG tables) and node templates."""
+
+    @property
+    def gpus(self) -> list:
+        return list(_core.builtin_gpus())
+
+    @property
+    def nodes(self) -> list:
+        return list(_core.builtin_nodes())
+
+    def gpu(self, name: str):
+        for g in _core.builtin_gpus():
+            if g.name == name or name in g.aliases:
+                return g
+        raise KeyError(f"unknown GPU model {name!r}; known: {', '.join(g.name for g in _core.builtin_gpus())}")
+
+    def node(self, name: str):
+        for n in _core.builtin_nodes():
+            if n.name == name:
+                return n
+        raise KeyError(f"unknown node template {name!r}; known: {', '.join(n.name for n in _core.builtin_nodes())}")
+
+    def gpu_frame(self) -> pd.DataFrame:
+        fields = ["name", "memory_mib", "sms", "bf16_tflops", "fp32_tflops", "memory_bandwidth_gb_per_s", "tdp_w",
+                  "nvlink_gb_per_s", "pcie_gen", "compute_capability"]
+        return pd.DataFrame([{**{f: getattr(g, f) for f in fields}, "mig": g.mig is not None, "source": g.source}
+                             for g in self.gpus])
+
+    def node_frame(self) -> pd.DataFrame:
+        fields = ["name", "gpu", "gpus", "cpu_milli", "memory_mib", "price_per_node_hour_usd",
+                  "spot_price_per_node_hour_usd", "source"]
+        return pd.DataFrame([{f: getattr(n, f) for f in fields} for n in self.nodes])
+
+    def __repr__(self) -> str:
+        return f"<gpusim.Catalog: {len(self.gpus)} GPU models, {len(self.nodes)} node templates>"
+
+
+def catalog() -> Catalog:
+    return Catalog()
+
+
+class Mig:
+    """MIG geometry of one GPU model: its profiles and every valid layout (as `gpusim mig`)."""
+
+    def __init__(self, model: str):
+        self.model = _core.mig_model(model)
+        self.table = self.model.mig
+
+    @property
+    def profiles(self) -> pd.DataFrame:
+        fields = ["name", "profile_id", "memory_mib", "sms", "compute_slices", "memory_slices", "starts", "max_count",
+                  "media_extensions"]
+        return pd.DataFrame([{f: getattr(p, f) for f in fields} for p in self.table.profiles])
+
+    def layouts(self, maximal: bool = False) -> pd.DataFrame:
+        """One row per valid layout: its description, whether it is maximal, and its instances (profile@start)."""
+        names = [p.name for p in self.table.profiles]
+        rows = [{"layout": self.table.describe(o.counts), "maximal": o.maximal,
+                 "instances": " ".join(f"{names[p]}@{s}" for p, s in o.instances)}
+                for o in self.table.layouts() if o.maximal or not maximal]
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        return f"<gpusim.Mig {self.model.name}: {len(self.table.profiles)} profiles>"
+
+
+def mig(model: str) -> Mig:
+    """MIG profiles and layouts of a GPU model; gpusim.InputError naming the MIG-capable models if unknown."""
+    return Mig(model)

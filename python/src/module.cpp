@@ -1,0 +1,485 @@
+// gpusim._core: the engine, scenarios, catalog and policies for the Python package (python/gpusim).
+// Thin: every figure comes from the same C++ as the CLI (summary.json and the CSV writers), and
+// Python policies are adapters over the same QueueOrder / PlacementPolicy / Scheduler interfaces,
+// so the engine validates their decisions exactly as it validates the built-ins'.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <memory>
+#include <sstream>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/hardware/mig.hpp"
+#include "gpusim/policies/registry.hpp"
+#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/report.hpp"
+#include "gpusim/sim/scenario.hpp"
+#include "sweep.hpp"
+
+namespace py = pybind11;
+using namespace gpusim;
+
+namespace {
+
+// A resolved scenario tree as Python objects (plain scalars read as YAML would: bool, int, float, str).
+py::object to_python(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      py::dict d;
+      for (const auto& kv : n) d[py::str(kv.first.Scalar())] = to_python(kv.second);
+      return d;
+    }
+    case YAML::NodeType::Sequence: {
+      py::list l;
+      for (const auto& e : n) l.append(to_python(e));
+      return l;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& s = n.Scalar();
+      if (n.Tag() == "!") return py::str(s);  // quoted in the file: a string
+      if (s == "true" || s == "True") return py::bool_(true);
+      if (s == "false" || s == "False") return py::bool_(false);
+      if (s == "~" || s == "null") return py::none();
+      try {
+        std::size_t used = 0;
+        const long long i = std::stoll(s, &used);
+        if (used == s.size()) return py::int_(i);
+      } catch (const std::exception&) {
+      }
+      try {
+        std::size_t used = 0;
+        const double d = std::stod(s, &used);
+        if (used == s.size()) return py::float_(d);
+      } catch (const std::exception&) {
+      }
+      return py::str(s);
+    }
+    default: return py::none();
+  }
+}
+
+// --- Python policies: adapters over the C++ interfaces. The GIL is held for the whole run when one
+// takes part (simulate() releases it only for all-C++ policies).
+
+QueueKey to_key(const py::handle& r) {
+  if (py::isinstance<py::int_>(r)) return {r.cast<int64_t>(), 0};
+  if (py::isinstance<py::float_>(r)) return {static_cast<int64_t>(r.cast<double>()), 0};
+  if (py::isinstance<py::tuple>(r) && py::len(r) >= 1 && py::len(r) <= 2) {
+    auto t = r.cast<py::tuple>();
+    return {t[0].cast<int64_t>(), py::len(t) == 2 ? t[1].cast<int64_t>() : 0};
+  }
+  throw PolicyError("a Python queue order's key() must return an int or a tuple of one or two ints (smaller runs first)");
+}
+
+py::object view_ref(const ClusterView& v) { return py::cast(&v, py::return_value_policy::reference); }
+py::object job_ref(const Job& j) { return py::cast(&j, py::return_value_policy::reference); }
+
+class PyQueueOrder final : public QueueOrder {
+ public:
+  explicit PyQueueOrder(py::object obj) : obj_(std::move(obj)) {}
+  QueueKey key(const Job& job) const override { return to_key(obj_.attr("key")(job_ref(job))); }
+
+ private:
+  py::object obj_;
+};
+
+class PyPlacement final : public PlacementPolicy {
+ public:
+  explicit PyPlacement(py::object obj)
+      : obj_(std::move(obj)), choose_(py::hasattr(obj_, "choose_gpus") && !obj_.attr("choose_gpus").is_none()) {}
+  double score(const ClusterView& view, JobId job, NodeId node) const override {
+    return obj_.attr("score")(view_ref(view), job, node).cast<double>();
+  }
+  void choose_gpus(const ClusterView& view, JobId job, const std::vector<GpuId>& fitting, int32_t count,
+                   std::vector<GpuId>& out) const override {
+    if (!choose_) return PlacementPolicy::choose_gpus(view, job, fitting, count, out);
+    out = obj_.attr("choose_gpus")(view_ref(view), job, fitting, count).cast<std::vector<GpuId>>();
+  }
+
+ private:
+  py::object obj_;
+  bool choose_;
+};
+
+class PyScheduler final : public Scheduler {
+ public:
+  explicit PyScheduler(py::object obj) : obj_(std::move(obj)) {}
+  std::string name() const override { return py::str(obj_.attr("name")); }
+  QueueKey queue_key(const Job& job) const override { return to_key(obj_.attr("key")(job_ref(job))); }
+  void decide(const ClusterView& view, Binder& binder) override {
+    obj_.attr("decide")(view_ref(view), py::cast(&binder, py::return_value_policy::reference));
+  }
+  bool would_use(const ClusterView& view, JobId job, PoolId pool) const override {
+    return obj_.attr("would_use")(view_ref(view), job, pool).cast<bool>();
+  }
+
+ private:
+  py::object obj_;
+};
+
+std::string policy_name(const py::handle& part) {
+  if (py::isinstance<py::str>(part)) return part.cast<std::string>();
+  return py::str(part.attr("name"));
+}
+
+// policy: None (the scenario's), "QUEUE+PLACEMENT", (queue, placement) with each a name or a Python
+// object, or a whole Python scheduler. Sets `python` when Python code takes part.
+std::unique_ptr<Scheduler> make_scheduler(const Scenario& s, const py::object& policy, bool& python) {
+  const PolicyContext context = policy_context(s);
+  python = false;
+  if (policy.is_none()) return Registry::global().make(s.policy, context, s.policy_where);
+  if (py::isinstance<py::str>(policy)) {
+    const auto spec = policy.cast<std::string>();
+    return Registry::global().make(spec, context, {"policy", std::nullopt, spec});
+  }
+  if (py::isinstance<py::tuple>(policy) && py::len(policy) == 2) {
+    const py::tuple t = policy;
+    const std::string name = policy_name(t[0]) + "+" + policy_name(t[1]);
+    const SourceLocation where{"policy", std::nullopt, name};
+    std::unique_ptr<QueueOrder> order;
+    std::unique_ptr<PlacementPolicy> placement;
+    if (py::isinstance<py::str>(t[0])) order = Registry::global().make_queue_order(t[0].cast<std::string>(), where);
+    else order = std::make_unique<PyQueueOrder>(py::reinterpret_borrow<py::object>(t[0])), python = true;
+    if (py::isinstance<py::str>(t[1])) placement = Registry::global().make_placement(t[1].cast<std::string>(), context, where);
+    else placement = std::make_unique<PyPlacement>(py::reinterpret_borrow<py::object>(t[1])), python = true;
+    return compose_policy(name, std::move(order), std::move(placement));
+  }
+  if (py::hasattr(policy, "decide")) {
+    python = true;
+    return std::make_unique<PyScheduler>(policy);
+  }
+  throw py::type_error("policy must be None, 'QUEUE+PLACEMENT', a (queue, placement) pair, or a gpusim.Scheduler");
+}
+
+// One finished run: the engine's result and its summary, kept for the CSV writers.
+struct Run {
+  std::shared_ptr<const Scenario> scenario;
+  RunResult result;
+  Json summary;
+  double seconds = 0;
+};
+
+std::shared_ptr<Run> simulate_py(std::shared_ptr<const Scenario> s, const py::object& policy) {
+  bool python = false;
+  auto scheduler = make_scheduler(*s, policy, python);
+  const auto t0 = std::chrono::steady_clock::now();
+  RunResult result = [&] {
+    if (python) return simulate(*s, *scheduler);
+    py::gil_scoped_release release;  // other Python threads (a thread-pool sweep) run meanwhile
+    return simulate(*s, *scheduler);
+  }();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Json summary = summarize(*s, result);
+  return std::make_shared<Run>(Run{std::move(s), std::move(result), std::move(summary), seconds});
+}
+
+template <typename F>
+std::string to_text(F&& write) {
+  std::ostringstream out;
+  write(out);
+  return out.str();
+}
+
+std::shared_ptr<Scenario> load(const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides,
+                               std::optional<std::string> data) {
+  return std::make_shared<Scenario>(load_scenario(path, {std::move(overrides), std::move(data), std::move(text)}));
+}
+
+py::dict pool_dict(const PoolSpec& p) {
+  py::dict d;
+  d["name"] = p.name;
+  d["node_template"] = p.node_template;
+  d["gpu_model"] = p.gpu ? py::object(py::str(p.gpu->name)) : py::object(py::none());
+  d["nodes"] = p.nodes.size();
+  d["initial_nodes"] = p.initial_nodes;
+  d["gpus_per_node"] = p.nodes.empty() ? 0 : p.nodes.front().gpus;
+  d["sharing"] = std::string(to_string(p.sharing.mode));
+  d["replicas"] = p.sharing.replicas;
+  d["market"] = std::string(to_string(p.market));
+  d["price_per_node_hour_usd"] = p.price_per_node_hour_usd;
+  return d;
+}
+
+// The job set as columns (a DataFrame on the Python side).
+py::dict job_columns(const Scenario& s) {
+  std::vector<uint32_t> id;
+  std::vector<std::string> name, kind, tenant;
+  std::vector<double> arrival_s, work_s, u;
+  std::vector<int32_t> gpus, priority;
+  std::vector<int64_t> milli, gpu_memory_mib, cpu_milli, memory_mib;
+  for (const Job& j : s.jobs.jobs) {
+    id.push_back(j.id);
+    name.push_back(j.name);
+    kind.emplace_back(to_string(j.kind));
+    tenant.push_back(s.jobs.tenants[j.tenant]);
+    arrival_s.push_back(j.arrival.seconds());
+    work_s.push_back(j.work.seconds());
+    u.push_back(j.u);
+    gpus.push_back(j.request.gpus);
+    priority.push_back(j.priority);
+    milli.push_back(j.request.milli_per_gpu.value);
+    gpu_memory_mib.push_back(j.request.gpu_memory_mib);
+    cpu_milli.push_back(j.request.cpu_milli);
+    memory_mib.push_back(j.request.memory_mib);
+  }
+  py::dict d;
+  d["id"] = id, d["name"] = name, d["arrival_s"] = arrival_s, d["work_s"] = work_s, d["kind"] = kind, d["tenant"] = tenant;
+  d["gpus"] = gpus, d["milli_per_gpu"] = milli, d["gpu_memory_mib"] = gpu_memory_mib, d["cpu_milli"] = cpu_milli;
+  d["memory_mib"] = memory_mib, d["u"] = u, d["priority"] = priority;
+  return d;
+}
+
+std::vector<GpuId> node_gpus(const ClusterView& v, NodeId n) {
+  const Node& node = v.cluster().node(n);
+  std::vector<GpuId> out;
+  for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) out.push_back(g);
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "gpusim's C++ core (use the gpusim package)";
+  m.attr("__version__") = kVersion;
+  // The CLI exits 2 on an InputError and 1 on a PolicyError; Python gets the same messages.
+  py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
+  py::register_exception<PolicyError>(m, "PolicyError", PyExc_RuntimeError);
+
+  // --- hardware catalog and MIG geometry
+  py::class_<MigProfile>(m, "MigProfile")
+      .def_readonly("name", &MigProfile::name)
+      .def_readonly("profile_id", &MigProfile::profile_id)
+      .def_readonly("memory_mib", &MigProfile::memory_mib)
+      .def_readonly("sms", &MigProfile::sms)
+      .def_readonly("compute_slices", &MigProfile::compute_slices)
+      .def_readonly("memory_slices", &MigProfile::memory_slices)
+      .def_readonly("starts", &MigProfile::starts)
+      .def_readonly("max_count", &MigProfile::max_count)
+      .def_readonly("media_extensions", &MigProfile::media_extensions)
+      .def("__repr__", [](const MigProfile& p) { return "<MigProfile " + p.name + ">"; });
+  py::class_<MigLayoutOption>(m, "MigLayout")
+      .def_readonly("counts", &MigLayoutOption::counts)
+      .def_readonly("maximal", &MigLayoutOption::maximal)
+      .def_property_readonly("instances",
+                             [](const MigLayoutOption& o) {
+                               std::vector<std::pair<int, int>> out;
+                               for (const MigInstance& in : o.placement) out.emplace_back(in.profile, in.start);
+                               return out;
+                             });
+  py::class_<MigTable>(m, "MigTable")
+      .def_readonly("geometry", &MigTable::geometry)
+      .def_readonly("memory_slices", &MigTable::memory_slices)
+      .def_readonly("compute_slices", &MigTable::compute_slices)
+      .def_readonly("profiles", &MigTable::profiles)
+      .def("layouts", [](const MigTable& t) { return mig_enumerate(t); }, "Every valid layout, largest first")
+      .def("describe", [](const MigTable& t, const MigCounts& c) { return mig_describe(t, c); });
+  py::class_<GpuModel>(m, "GpuModel")
+      .def_readonly("name", &GpuModel::name)
+      .def_readonly("aliases", &GpuModel::aliases)
+      .def_readonly("memory_mib", &GpuModel::memory_mib)
+      .def_readonly("sms", &GpuModel::sms)
+      .def_readonly("bf16_tflops", &GpuModel::bf16_tflops)
+      .def_readonly("fp32_tflops", &GpuModel::fp32_tflops)
+      .def_readonly("memory_bandwidth_gb_per_s", &GpuModel::memory_bandwidth_gb_per_s)
+      .def_readonly("tdp_w", &GpuModel::tdp_w)
+      .def_readonly("nvlink_gb_per_s", &GpuModel::nvlink_gb_per_s)
+      .def_readonly("pcie_gen", &GpuModel::pcie_gen)
+      .def_readonly("compute_capability", &GpuModel::compute_capability)
+      .def_readonly("source", &GpuModel::source)
+      .def_property_readonly("mig", [](const GpuModel& g) { return g.mig ? &*g.mig : nullptr; }, py::return_value_policy::reference_internal)
+      .def("__repr__", [](const GpuModel& g) { return "<GpuModel " + g.name + ">"; });
+  py::class_<NodeTemplate>(m, "NodeTemplate")
+      .def_readonly("name", &NodeTemplate::name)
+      .def_readonly("gpu", &NodeTemplate::gpu)
+      .def_readonly("gpus", &NodeTemplate::gpus)
+      .def_readonly("cpu_milli", &NodeTemplate::cpu_milli)
+      .def_readonly("memory_mib", &NodeTemplate::memory_mib)
+      .def_readonly("price_per_node_hour_usd", &NodeTemplate::price_per_node_hour_usd)
+      .def_readonly("spot_price_per_node_hour_usd", &NodeTemplate::spot_price_per_node_hour_usd)
+      .def_readonly("source", &NodeTemplate::source)
+      .def("__repr__", [](const NodeTemplate& t) { return "<NodeTemplate " + t.name + ">"; });
+  // The built-in catalog lives as long as the process: Python holds references into it.
+  m.def("builtin_gpus", [] {
+    py::list out;
+    for (const GpuModel& g : Catalog::builtin().gpus()) out.append(py::cast(&g, py::return_value_policy::reference));
+    return out;
+  });
+  m.def("builtin_nodes", [] {
+    py::list out;
+    for (const NodeTemplate& n : Catalog::builtin().nodes()) out.append(py::cast(&n, py::return_value_policy::reference));
+    return out;
+  });
+  m.def("mig_model", [](const std::string& name) { return &require_mig_model(Catalog::builtin(), name); },
+        py::return_value_policy::reference);
+
+  // --- scenarios
+  py::class_<Scenario, std::shared_ptr<Scenario>>(m, "Scenario")
+      .def_readonly("file", &Scenario::file)
+      .def_readonly("name", &Scenario::name)
+      .def_readonly("seed", &Scenario::seed)
+      .def_readonly("policy", &Scenario::policy)
+      .def_readonly("data_dir", &Scenario::data_dir)
+      .def_property_readonly("variants",
+                             [](const Scenario& s) {
+                               std::vector<std::string> out;
+                               for (const auto& v : s.variants) out.push_back(v.name);
+                               return out;
+                             })
+      .def_property_readonly("config", [](const Scenario& s) { return to_python(s.resolved); })
+      .def_property_readonly("pools",
+                             [](const Scenario& s) {
+                               py::list out;
+                               for (const auto& p : s.pools) out.append(pool_dict(p));
+                               return out;
+                             })
+      .def("job_columns", &job_columns);
+  m.def("load_scenario", &load, py::arg("path"), py::arg("text") = py::none(), py::arg("overrides") = std::vector<std::string>{},
+        py::arg("data") = py::none());
+  m.def(
+      "load_variants",
+      [](const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides, std::optional<std::string> data) {
+        std::vector<std::pair<std::string, std::shared_ptr<Scenario>>> out;
+        for (auto& [name, s] : load_variants(path, {std::move(overrides), std::move(data), std::move(text)}))
+          out.emplace_back(name, std::make_shared<Scenario>(std::move(s)));
+        return out;
+      },
+      py::arg("path"), py::arg("text") = py::none(), py::arg("overrides") = std::vector<std::string>{}, py::arg("data") = py::none());
+
+  // --- what Python policies see and call
+  py::class_<Job>(m, "Job")
+      .def_readonly("id", &Job::id)
+      .def_readonly("name", &Job::name)
+      .def_property_readonly("arrival_s", [](const Job& j) { return j.arrival.seconds(); })
+      .def_property_readonly("work_s", [](const Job& j) { return j.work.seconds(); })
+      .def_property_readonly("arrival_us", [](const Job& j) { return j.arrival.us(); })
+      .def_property_readonly("work_us", [](const Job& j) { return j.work.us(); })
+      .def_property_readonly("gpus", [](const Job& j) { return j.request.gpus; })
+      .def_property_readonly("milli_per_gpu", [](const Job& j) { return j.request.milli_per_gpu.value; })
+      .def_property_readonly("gpu_memory_mib", [](const Job& j) { return j.request.gpu_memory_mib; })
+      .def_property_readonly("cpu_milli", [](const Job& j) { return j.request.cpu_milli; })
+      .def_property_readonly("memory_mib", [](const Job& j) { return j.request.memory_mib; })
+      .def_property_readonly("kind", [](const Job& j) { return std::string(to_string(j.kind)); })
+      .def_readonly("u", &Job::u)
+      .def_readonly("tenant", &Job::tenant)
+      .def_readonly("priority", &Job::priority)
+      .def_readonly("multi_node", &Job::multi_node)
+      .def("__repr__", [](const Job& j) { return "<Job " + std::to_string(j.id) + " " + j.name + ">"; });
+  py::class_<Node>(m, "Node")
+      .def_readonly("name", &Node::name)
+      .def_readonly("pool", &Node::pool)
+      .def_readonly("gpu_count", &Node::gpu_count)
+      .def_readonly("first_gpu", &Node::first_gpu)
+      .def_readonly("cpu_milli", &Node::cpu_milli)
+      .def_readonly("memory_mib", &Node::memory_mib)
+      .def_readonly("free_cpu_milli", &Node::free_cpu_milli)
+      .def_readonly("free_memory_mib", &Node::free_memory_mib)
+      .def_property_readonly("ready", &Node::ready);
+  py::class_<Gpu>(m, "Gpu")
+      .def_readonly("node", &Gpu::node)
+      .def_property_readonly("free_milli", [](const Gpu& g) { return g.free.value; })
+      .def_readonly("free_memory_mib", &Gpu::free_memory_mib)
+      .def_readonly("slots", &Gpu::slots)
+      .def_readonly("mig", &Gpu::mig)
+      .def_readonly("busy", &Gpu::busy)
+      .def_property_readonly("residents", [](const Gpu& g) { return std::vector<JobId>(g.residents.begin(), g.residents.end()); });
+  py::class_<Pool>(m, "Pool")
+      .def_readonly("name", &Pool::name)
+      .def_property_readonly("gpu_model", [](const Pool& p) { return p.gpu ? p.gpu->name : std::string(); })
+      .def_property_readonly("market", [](const Pool& p) { return std::string(to_string(p.market)); })
+      .def_property_readonly("sharing", [](const Pool& p) { return std::string(to_string(p.sharing.mode)); })
+      .def_readonly("price_per_node_hour_usd", &Pool::price_per_node_hour_usd);
+  py::class_<ClusterView>(m, "ClusterView", "The cluster as a policy sees it at a decision point (read-only)")
+      .def_property_readonly("now_s", [](const ClusterView& v) { return v.now().seconds(); })
+      .def_property_readonly("node_count", [](const ClusterView& v) { return v.cluster().nodes().size(); })
+      .def_property_readonly("gpu_count", [](const ClusterView& v) { return v.cluster().gpu_count(); })
+      .def("job", &ClusterView::job, py::return_value_policy::reference)
+      .def("node", [](const ClusterView& v, NodeId n) { return &v.cluster().node(n); }, py::return_value_policy::reference)
+      .def("gpu", [](const ClusterView& v, GpuId g) { return &v.cluster().gpu(g); }, py::return_value_policy::reference)
+      .def("pool", [](const ClusterView& v, PoolId p) { return &v.cluster().pool(p); }, py::return_value_policy::reference)
+      .def("node_gpus", &node_gpus)
+      .def("pending",
+           [](const ClusterView& v) {
+             std::vector<JobId> out;
+             v.for_each_pending([&](JobId id) {
+               out.push_back(id);
+               return true;
+             });
+             return out;
+           },
+           "Pending jobs in queue order")
+      .def("new_arrivals", &ClusterView::new_arrivals)
+      .def("is_pending", &ClusterView::is_pending)
+      .def("running",
+           [](const ClusterView& v) {
+             std::vector<std::pair<JobId, double>> out;
+             v.for_each_running([&](JobId id, Time end) { out.emplace_back(id, end.seconds()); });
+             return out;
+           },
+           "(job, expected end in seconds) of every running job")
+      .def("distinct_nodes",
+           [](const ClusterView& v) {
+             std::vector<NodeId> out;
+             for (BucketId b : v.cluster().live_buckets()) out.push_back(v.cluster().bucket(b).representative());
+             return out;
+           },
+           "One ready node per group of nodes in identical states (the lowest id)")
+      .def("fits_on_node", &ClusterView::fits_on_node)
+      .def("node_admits", &ClusterView::node_admits)
+      .def("gpu_fits", &ClusterView::gpu_fits)
+      .def("gpus_to_place", &ClusterView::gpus_to_place)
+      .def("fitting_gpus",
+           [](const ClusterView& v, JobId job, NodeId node) {
+             std::vector<GpuId> out;
+             v.fitting_gpus(job, node, out);
+             return out;
+           })
+      .def("gpu_demand", [](const ClusterView& v, JobId job, PoolId pool) {
+        const GpuDemand d = v.gpu_demand(job, pool);
+        return std::make_pair(d.milli.value, d.memory_mib);
+      });
+  py::class_<Binder>(m, "Binder", "Where a policy's decisions go; the engine checks each one")
+      .def(
+          "bind",
+          [](Binder& b, JobId job, std::vector<NodeId> nodes, std::vector<GpuId> gpus, std::vector<int> instances) {
+            b.bind(job, Placement{std::move(nodes), std::move(gpus), std::move(instances)});
+          },
+          py::arg("job"), py::arg("nodes"), py::arg("gpus"), py::arg("instances") = std::vector<int>{})
+      .def("recheck_at_s", [](Binder& b, double t) { b.recheck_at(Time::from_us(static_cast<int64_t>(t * 1e6))); });
+
+  // --- runs
+  py::class_<Run, std::shared_ptr<Run>>(m, "Run")
+      .def_readonly("seconds", &Run::seconds)
+      .def_property_readonly("events", [](const Run& r) { return r.result.events; })
+      .def("summary_json", [](const Run& r) { return r.summary.dump(); })
+      .def("jobs_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_jobs_csv(o, *r.scenario, r.result); }); })
+      .def("timeseries_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_timeseries_csv(o, r.result); }); })
+      .def("pool_timeseries_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_pool_timeseries_csv(o, r.result); }); })
+      .def("gpus_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_gpus_csv(o, r.result); }); })
+      .def("cost_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_cost_csv(o, *r.scenario, r.result); }); })
+      .def("write", [](const Run& r, const std::string& dir, bool force) { write_run_directory(dir, force, *r.scenario, r.result, r.summary); },
+           py::arg("dir"), py::arg("force") = false);
+  m.def("simulate", &simulate_py, py::arg("scenario"), py::arg("policy") = py::none());
+
+  m.def("flatten_summary", [](const std::string& summary_json) { return flatten_summary(Json::parse(summary_json)); });
+  m.def(
+      "sweep_points",
+      [](const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides, std::optional<std::string> data,
+         std::vector<std::pair<std::string, std::vector<std::string>>> grid, std::vector<std::string> policies) {
+        std::vector<cli::GridAxis> axes;
+        for (auto& [p, values] : grid) {
+          if (values.empty()) throw InputError({"grid", std::nullopt, p}, "expected at least one value");
+          axes.push_back({p, std::move(values)});
+        }
+        std::vector<py::dict> out;
+        for (auto& point : cli::sweep_points(path, {std::move(overrides), std::move(data), std::move(text)}, axes, policies)) {
+          py::dict d;
+          d["columns"] = point.columns;
+          d["overrides"] = point.overrides;
+          d["policy"] = point.policy;
+          out.push_back(std::move(d));
+        }
+        return out;
+      },
+      py::arg("path"), py::arg("text"), py::arg("overrides"), py::arg("data"), py::arg("grid"), py::arg("policies"));
+}
