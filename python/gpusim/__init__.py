@@ -9,6 +9,7 @@ Same scenario and seed, byte-identical results: the figures come from the same C
 writers as the `gpusim` command.
 """
 from ._core import InputError, PolicyError, __version__
+from . import plot
 from .api import Catalog, Result, Scenario, catalog, compare, load_scenario, mig, run
 from .policy import Placement, QueueOrder, Scheduler
 from .sweep import sweep
@@ -17,5 +18,5 @@ __all__ = [
     "run", "compare", "sweep", "load_scenario", "catalog", "mig",
     "Result", "Scenario", "Catalog",
     "QueueOrder", "Placement", "Scheduler",
-    "InputError", "PolicyError", "__version__",
+    "InputError", "PolicyError", "__version__", "plot",
 ]

@@ -1,0 +1,171 @@
+"""The Python API against the CLI: same figures, same errors, DataFrames with the CSV columns."""
+import json
+import subprocess
+
+import pandas as pd
+import pytest
+
+import gpusim
+from policies_for_tests import BestFit, Fifo, FirstFit, GreedyScheduler
+
+
+def cli_json(cli, *args):
+    out = subprocess.run([cli, *args, "--json"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def test_run_matches_the_cli(root, cli):
+    scenario = root / "scenarios" / "quickstart.yaml"
+    r = gpusim.run(scenario)
+    assert r.summary == cli_json(cli, "run", str(scenario))
+    assert len(r.jobs) == r.summary["jobs_total"]
+    assert {"id", "queue_delay_s", "jct_s", "placement"} <= set(r.jobs.columns)
+    assert {"time_s", "allocation_ratio", "effective_utilization"} <= set(r.timeseries.columns)
+    assert set(r.pool_timeseries.pool) == {"dgx-a100", "t4-shared"}
+    # Per-pool samples add up to the cluster's.
+    sums = r.pool_timeseries.groupby("time_s").gpus_allocated.sum()
+    assert (abs(sums.to_numpy() - r.timeseries.set_index("time_s").gpus_allocated.loc[sums.index].to_numpy()) < 1e-5).all()
+
+
+def test_policy_overrides_and_seed_as_the_cli(root, cli):
+    scenario = root / "scenarios" / "quickstart.yaml"
+    r = gpusim.run(scenario, policy="sjf+spread", overrides={"cluster.pools[0].count": 3}, seed=7)
+    want = cli_json(cli, "run", str(scenario), "--policy", "sjf+spread", "--set", "cluster.pools[0].count=3", "--set", "seed=7")
+    assert r.summary == want
+    assert r.summary["seed"] == 7 and r.summary["policy"] == "sjf+spread"
+
+
+def test_dict_scenario():
+    scenario = {
+        "name": "two-jobs", "seed": 1,
+        "cluster": {"pools": [{"name": "a100", "node": "dgx-a100-80gb", "count": 1}]},
+        "workload": {"jobs": [{"name": "a", "arrival": 0, "duration": "1h", "gpus": 8},
+                              {"name": "b", "arrival": 0, "duration": "1h", "gpus": 8}]},
+        "policy": "fifo+first-fit",
+    }
+    r = gpusim.run(scenario)
+    assert r.summary["jobs_completed"] == 2
+    assert r.summary["makespan_s"] == 7200  # the second waits for the first: one node of 8 GPUs
+    assert list(r.jobs.queue_delay_s) == [0, 3600]
+
+
+def test_errors_are_the_cli_messages(root, cli, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ncluster: {pools: [{name: p, node: nope, count: 1}]}\nworkload: {jobs: []}\n")
+    out = subprocess.run([cli, "run", str(bad)], capture_output=True, text=True)
+    assert out.returncode == 2
+    with pytest.raises(gpusim.InputError) as e:
+        gpusim.run(bad)
+    assert out.stderr.strip() == f"error: {e.value}"
+    assert "line 2: cluster.pools[0].node: unknown node template 'nope'" in str(e.value)
+    with pytest.raises(gpusim.InputError, match="unknown queue order 'lifo'"):
+        gpusim.run(root / "scenarios" / "quickstart.yaml", policy="lifo+first-fit")
+    with pytest.raises(ValueError):  # InputError is a ValueError
+        gpusim.load_scenario({"name": "x"})
+
+
+def test_compare_one_row_per_variant_and_policy(root, cli):
+    df = gpusim.compare(root / "scenarios" / "sharing-strategies.yaml", policies=["fifo+first-fit", "fifo+best-fit"])
+    assert list(df.variant) == ["whole-gpus"] * 2 + ["mig"] * 2 + ["time-slicing"] * 2 + ["mps"] * 2
+    assert list(df.policy[:2]) == ["fifo+first-fit", "fifo+best-fit"]
+    want = cli_json(cli, "compare", str(root / "scenarios" / "sharing-strategies.yaml"), "--policies", "fifo+first-fit,fifo+best-fit")
+    assert list(df.cost_usd) == [s["cost_usd"] for s in want]
+    assert list(df.allocation_ratio) == [s["allocation_ratio"] for s in want]
+
+
+def test_load_scenario_objects(root):
+    s = gpusim.load_scenario(root / "scenarios" / "quickstart.yaml", overrides=["cluster.pools[0].count=4"])
+    assert s.name == "quickstart" and s.seed == 42 and s.policy == "fifo+best-fit"
+    assert s.config["cluster"]["pools"][0]["count"] == 4
+    assert list(s.pools.name) == ["dgx-a100", "t4-shared"] and s.pools.nodes[0] == 4
+    assert isinstance(s.jobs, pd.DataFrame) and len(s.jobs) == 250
+    # A loaded scenario runs as is, and keeps its overrides.
+    assert gpusim.run(s).summary["gpus"] == 4 * 8 + 8
+
+
+def test_catalog_and_mig():
+    cat = gpusim.catalog()
+    h100 = cat.gpu("H100-80GB-SXM")
+    assert h100.memory_mib == 81559 or h100.memory_mib > 80000
+    assert h100.mig is not None and {p.name for p in h100.mig.profiles} >= {"1g.10gb", "7g.80gb"}
+    assert cat.node("dgx-a100-80gb").gpus == 8
+    assert "A100-80GB-SXM" in set(cat.gpu_frame().name)
+    a100 = gpusim.mig("A100-80GB-SXM")
+    layouts = a100.layouts()
+    assert len(layouts) > len(a100.layouts(maximal=True)) > 0
+    assert "1 x 7g.80gb" in set(layouts.layout)
+    with pytest.raises(gpusim.InputError, match="MIG-capable models"):
+        gpusim.mig("nope")
+    with pytest.raises(gpusim.InputError, match="T4 does not support MIG"):
+        gpusim.mig("T4")
+
+
+def test_python_halves_decide_as_the_cpp_ones(root):
+    """Python re-implementations give byte-identical figures to the built-ins they copy."""
+    openb = root / "scenarios" / "openb-default.yaml"
+    cpp = gpusim.run(openb, policy="fifo+best-fit")
+    py = gpusim.run(openb, policy=(Fifo(), BestFit()))
+    assert py.summary["policy"] == "py-fifo+py-best-fit"
+    cpp.summary.pop("policy"), py.summary.pop("policy")
+    assert py.summary == cpp.summary
+    quick = root / "scenarios" / "quickstart.yaml"
+    a = gpusim.run(quick, policy="fifo+first-fit")
+    b = gpusim.run(quick, policy=FirstFit())  # a placement alone keeps the scenario's queue order
+    assert b.summary["policy"] == "fifo+py-first-fit"
+    assert b.jobs.placement.tolist() == a.jobs.placement.tolist()
+
+
+def test_python_scheduler_runs_and_is_validated(root):
+    quick = root / "scenarios" / "quickstart.yaml"
+    r = gpusim.run(quick, policy=GreedyScheduler())
+    assert r.summary["policy"] == "py-greedy"
+    assert r.summary["jobs_completed"] == gpusim.run(quick, policy="fifo+first-fit").summary["jobs_completed"]
+
+    class Overbook(gpusim.Scheduler):
+        name = "overbook"
+
+        def decide(self, view, binder):
+            for job in view.pending():
+                binder.bind(job, [0], [0])  # everything on GPU 0 of node 0
+
+    with pytest.raises(gpusim.PolicyError):
+        gpusim.run(quick, policy=Overbook())
+
+    class Broken(gpusim.QueueOrder):
+        def key(self, job):
+            return "soon"
+
+    with pytest.raises(gpusim.PolicyError, match="must return an int"):
+        gpusim.run(quick, policy=Broken())
+
+    class Raises(gpusim.Placement):
+        def score(self, view, job, node):
+            raise KeyError("from the policy")
+
+    with pytest.raises(KeyError, match="from the policy"):  # the policy's own exception comes back
+        gpusim.run(quick, policy=Raises())
+
+
+def test_same_inputs_same_outputs(root, tmp_path):
+    quick = root / "scenarios" / "spot-trace.yaml"
+    a, b = gpusim.run(quick), gpusim.run(quick)
+    a.write(tmp_path / "a")
+    b.write(tmp_path / "b")
+    for f in ["summary.json", "jobs.csv", "timeseries.csv", "pool_timeseries.csv", "cost.csv"]:
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+    with pytest.raises(gpusim.InputError, match="pass --force"):
+        a.write(tmp_path / "a")
+
+
+def test_plots_draw(root):
+    import matplotlib.pyplot as plt
+
+    r = gpusim.run(root / "scenarios" / "quickstart.yaml")
+    s = gpusim.run(root / "scenarios" / "quickstart.yaml", policy="sjf+best-fit")
+    fig, axes = plt.subplots(2, 3)
+    assert len(gpusim.plot.utilization(r, ax=axes[0, 0]).lines) == 4  # 2 pools x (allocated, busy)
+    assert len(gpusim.plot.cost_breakdown(r, ax=axes[0, 1]).patches) == 6  # 2 pools x 3 parts
+    assert len(gpusim.plot.jct_cdf({"fifo": r, "sjf": s}, ax=axes[0, 2]).lines) == 2
+    assert len(gpusim.plot.queue_delay_cdf(r, ax=axes[1, 0]).lines) == 1
+    assert len(gpusim.plot.occupancy(r, ax=axes[1, 1]).collections) > 100
+    plt.close(fig)
