@@ -48,8 +48,10 @@ def _split(policy: str) -> tuple[str, str]:
 class Scenario:
     """A loaded, validated scenario. Pass it to run() or compare() to skip reloading."""
 
-    def __init__(self, core: _core.Scenario, path: str, text: str | None, overrides: list[str], data: str | None):
+    def __init__(self, core: _core.Scenario, path: str, text: str | None, overrides: list[str], data: str | None,
+                 variant: str | None = None):
         self._core, self._path, self._text, self._overrides, self._data = core, path, text, overrides, data
+        self.variant = variant  # the variant it was loaded as; reloading with more overrides keeps it
 
     name = property(lambda self: self._core.name)
     seed = property(lambda self: self._core.seed)
@@ -86,12 +88,23 @@ def _resolve(scenario: ScenarioLike, overrides, seed, data):
     return path, text, sets, data
 
 
-def load_scenario(scenario: ScenarioLike, overrides=None, seed=None, data: str | None = None) -> Scenario:
-    """Load and validate a scenario (a path or a dict); errors raise gpusim.InputError with the CLI's message."""
-    if isinstance(scenario, Scenario) and overrides is None and seed is None and data is None:
-        return scenario
+def load_scenario(scenario: ScenarioLike, overrides=None, seed=None, data: str | None = None,
+                  variant: str | None = None) -> Scenario:
+    """Load and validate a scenario (a path or a dict), or one of its variants; errors raise
+    gpusim.InputError with the CLI's message."""
+    if isinstance(scenario, Scenario):
+        if overrides is None and seed is None and data is None and variant is None:
+            return scenario
+        variant = variant if variant is not None else scenario.variant
     path, text, sets, data = _resolve(scenario, overrides, seed, data)
-    return Scenario(_core.load_scenario(path, text, sets, data), path, text, sets, data)
+    if variant is None:
+        return Scenario(_core.load_scenario(path, text, sets, data), path, text, sets, data)
+    variants = _core.load_variants(path, text, sets, data)
+    for name, core in variants:
+        if name == variant:
+            return Scenario(core, path, text, sets, data, variant)
+    known = ", ".join(name for name, _ in variants if name) or "(none)"
+    raise _core.InputError(f"{path}: variant: no variant '{variant}'; its variants: {known}")
 
 
 def _policy_arg(scenario: Scenario, policy):
@@ -155,14 +168,15 @@ class Result:
                 f"allocation {s['allocation_ratio']:.1%}, jobs completed {s['jobs_completed']}/{s['jobs_total']}>")
 
 
-def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = None, data: str | None = None) -> Result:
-    """Simulate a scenario (path, dict or Scenario) under its policy or `policy`.
+def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = None, data: str | None = None,
+        variant: str | None = None) -> Result:
+    """Simulate a scenario (path, dict or Scenario), or one of its variants, under its policy or `policy`.
 
     policy: None (the scenario's), "QUEUE+PLACEMENT", a gpusim.QueueOrder or gpusim.Placement
     instance (composed with the other half of the scenario's policy), a (queue, placement) pair of
     names or instances, or a gpusim.Scheduler instance. overrides: {path: value} or ["path=value"],
     as --set. seed: overrides the scenario's seed."""
-    s = load_scenario(scenario, overrides, seed, data)
+    s = load_scenario(scenario, overrides, seed, data, variant)
     return Result(s, _core.simulate(s._core, _policy_arg(s, policy)))
 
 
