@@ -105,11 +105,9 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
     std::cout << summary.dump(2) << '\n';
   } else {
     std::cout << cli::run_table(summary);
-    std::cout << (out ? fmt::format("\n  wrote {}/summary.json, jobs.csv, timeseries.csv, pool_timeseries.csv, gpus.csv, cost.csv, low_utilization.csv, "
-                                    "scenario.yaml\n",
-                                    *out)
-                      : std::string("\n  (add --out DIR to write summary.json, jobs.csv, timeseries.csv, gpus.csv, cost.csv and "
-                                    "low_utilization.csv)\n"));
+    constexpr const char* kFiles = "summary.json, jobs.csv, timeseries.csv, pool_timeseries.csv, gpus.csv, cost.csv, low_utilization.csv";
+    std::cout << (out ? fmt::format("\n  wrote {}/{}, scenario.yaml\n", *out, kFiles)
+                      : fmt::format("\n  (add --out DIR to write {})\n", kFiles));
   }
   std::cerr << fmt::format("simulated {} events in {:.3f} s\n", r.events, wall);
   return 0;

@@ -5,7 +5,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GPUSIM_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           libboost-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev
+          pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest
+          python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel python3-distributed)
 
 install_dependencies() {
   local missing=()
@@ -18,6 +20,14 @@ install_dependencies() {
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)
   "${sudo[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The gpusim package into Debian's python3 (/usr/local/lib/python3.X/dist-packages), so that
+# `/usr/bin/python3 -c "import gpusim"` works from any directory.
+install_python_package() {
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" cmake --install "$BUILD" --component python >/dev/null
 }
 
 build() {

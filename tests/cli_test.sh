@@ -43,7 +43,7 @@ check missing-file 2 "$GPUSIM" run "$TMP/none.yaml"
 
 # --out: written once, refused the second time (files untouched), allowed with --force.
 check out-first 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1"
-for f in summary.json jobs.csv timeseries.csv gpus.csv cost.csv low_utilization.csv scenario.yaml; do [ -s "$TMP/run1/$f" ] || { echo "FAIL missing $f"; fail=1; }; done
+for f in summary.json jobs.csv timeseries.csv pool_timeseries.csv gpus.csv cost.csv low_utilization.csv scenario.yaml; do [ -s "$TMP/run1/$f" ] || { echo "FAIL missing $f"; fail=1; }; done
 echo "user notes" > "$TMP/run1/summary.json"
 check out-refused 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1"
 contains out-untouched "$TMP/run1/summary.json" "user notes"
@@ -51,7 +51,7 @@ check out-force 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/ru
 
 # Same scenario and seed: byte-identical files.
 check out-second 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run2"
-for f in summary.json jobs.csv timeseries.csv gpus.csv cost.csv low_utilization.csv scenario.yaml; do
+for f in summary.json jobs.csv timeseries.csv pool_timeseries.csv gpus.csv cost.csv low_utilization.csv scenario.yaml; do
   cmp -s "$TMP/run1/$f" "$TMP/run2/$f" && echo "ok   identical $f" || { echo "FAIL $f differs between runs"; fail=1; }
 done
 
@@ -98,7 +98,7 @@ contains spot-compare-rows "$TMP/out" "GPU-hours lost to rollback"
 contains spot-compare-sweep "$TMP/out" "spot 1000/mo"
 check spot-trace-a 0 "$GPUSIM" run "$ROOT/scenarios/spot-trace.yaml" --out "$TMP/st1"
 check spot-trace-b 0 "$GPUSIM" run "$ROOT/scenarios/spot-trace.yaml" --out "$TMP/st2"
-for f in summary.json jobs.csv timeseries.csv cost.csv low_utilization.csv; do
+for f in summary.json jobs.csv timeseries.csv pool_timeseries.csv cost.csv low_utilization.csv; do
   cmp -s "$TMP/st1/$f" "$TMP/st2/$f" && echo "ok   identical spot-trace $f" || { echo "FAIL spot-trace $f differs between runs"; fail=1; }
 done
 contains cost-csv-header "$TMP/st1/cost.csv" "scope,name,market,cost_usd,allocated_cost_usd,busy_cost_usd,idle_cost_usd"
