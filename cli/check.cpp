@@ -201,8 +201,8 @@ std::string check_table(const CheckReport& r) {
     out += '\n';
   }
   const std::size_t bad = r.count(Verdict::worse) + r.count(Verdict::missing);
-  out += fmt::format("{} runs, {} metrics: {} unchanged, {} within tolerance, {} better, {} worse{}\n", r.labels.size(),
-                     r.findings.size(), r.count(Verdict::same), r.count(Verdict::within), r.count(Verdict::better), bad,
+  out += fmt::format("{} run{}, {} metrics: {} unchanged, {} within tolerance, {} better, {} worse{}\n", r.labels.size(),
+                     r.labels.size() == 1 ? "" : "s", r.findings.size(), r.count(Verdict::same), r.count(Verdict::within), r.count(Verdict::better), bad,
                      bad ? " -- REGRESSION" : r.count(Verdict::better) ? " (review, then --update to record the gains)" : "");
   return out;
 }
@@ -237,8 +237,8 @@ void write_junit(std::ostream& out, const CheckReport& r, const std::vector<RunO
 void write_markdown(std::ostream& out, const CheckReport& r) {
   const std::size_t bad = r.count(Verdict::worse) + r.count(Verdict::missing);
   out << fmt::format("## gpusim check: {}\n\n", bad ? fmt::format("{} regression(s)", bad) : std::string("no regression"));
-  out << fmt::format("{} runs, {} metrics: {} unchanged, {} within tolerance, {} better, {} worse.\n", r.labels.size(),
-                     r.findings.size(), r.count(Verdict::same), r.count(Verdict::within), r.count(Verdict::better), bad);
+  out << fmt::format("{} run{}, {} metrics: {} unchanged, {} within tolerance, {} better, {} worse.\n", r.labels.size(),
+                     r.labels.size() == 1 ? "" : "s", r.findings.size(), r.count(Verdict::same), r.count(Verdict::within), r.count(Verdict::better), bad);
   if (r.count(Verdict::same) == r.findings.size()) return;
   out << "\n| run | metric | baseline | now | change | tolerance | verdict |\n|---|---|---:|---:|---:|---|---|\n";
   for (const Finding& f : r.findings)

@@ -115,7 +115,7 @@ printf 'version: 1\ntolerances:\n  jct_s.mean: {worse: higher, rel: 0.01}\n  all
 check check-record 0 "$GPUSIM" check "$TMP/baseline.yaml" --update
 contains check-recorded "$TMP/baseline.yaml" "jct_s.mean: 18660.178"
 check check-same 0 "$GPUSIM" check "$TMP/baseline.yaml" --junit "$TMP/ok.xml" --markdown "$TMP/ok.md"
-contains check-same-text "$TMP/out" "1 runs, 2 metrics: 2 unchanged, 0 within tolerance, 0 better, 0 worse"
+contains check-same-text "$TMP/out" "1 run, 2 metrics: 2 unchanged, 0 within tolerance, 0 better, 0 worse"
 contains check-junit-ok "$TMP/ok.xml" '<testcase classname="gpusim.check" name="quickstart fifo+spread"'
 contains check-markdown-ok "$TMP/ok.md" "## gpusim check: no regression"
 sed 's/fifo+spread/fifo+first-fit/' "$TMP/baseline.yaml" > "$TMP/worse.yaml"
