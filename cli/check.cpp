@@ -129,6 +129,7 @@ Baseline read_baseline(const std::string& path) {
     run.path = (folder / run.scenario).lexically_normal().string();
     run.variant = e.string_or("variant", "");
     run.policy = e.string_or("policy", "");
+    if (auto p = e.get("policy")) run.policy_where = p->where();
     run.where = e.where();
     if (auto t = e.get("tolerances")) run.tolerances = read_tolerances(*t);
     if (auto m = e.get("metrics"))
@@ -158,7 +159,8 @@ std::vector<RunSpec> baseline_specs(const Baseline& baseline, const std::optiona
     }
     const std::string policy = run.policy.empty() ? v->second.policy : run.policy;
     const std::string stem = std::filesystem::path(run.scenario).stem().string();
-    specs.push_back({fmt::format("{}{} {}", stem, run.variant.empty() ? "" : "[" + run.variant + "]", policy), v->second, policy});
+    specs.push_back({fmt::format("{}{} {}", stem, run.variant.empty() ? "" : "[" + run.variant + "]", policy), v->second, policy,
+                     run.policy.empty() ? v->second.policy_where : run.policy_where});
   }
   return specs;
 }

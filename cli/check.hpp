@@ -50,6 +50,7 @@ struct BaselineRun {
   std::vector<std::pair<std::string, Tolerance>> tolerances;  // this run's overrides
   std::vector<std::pair<std::string, double>> metrics;
   SourceLocation where;
+  SourceLocation policy_where;
 };
 
 struct Baseline {

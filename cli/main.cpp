@@ -302,7 +302,8 @@ int cmd_sweep(const Common& c, const std::vector<std::string>& grid, const std::
     if (point.policy.empty()) point.policy = point.columns.back().second = s.policy;
     std::string label;
     for (const auto& [name, value] : point.columns) label += (label.empty() ? "" : " ") + value;
-    specs.push_back({label, std::move(s), point.policy});
+    const SourceLocation where = policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, point.policy};
+    specs.push_back({label, std::move(s), point.policy, where});
   }
   const auto t0 = Clock::now();
   const auto outcomes = cli::run_all(specs, cli::resolve_workers(jobs));
@@ -423,7 +424,8 @@ int main(int argc, char** argv) {
       for (const auto& [variant, s] : variants) {
         const std::vector<std::string> policies = cmp_policies.empty() ? std::vector<std::string>{s.policy} : cmp_policies;
         for (const auto& p : policies)
-          specs.push_back({variant.empty() ? p : policies.size() > 1 ? fmt::format("{} {}", variant, p) : variant, s, p});
+          specs.push_back({variant.empty() ? p : policies.size() > 1 ? fmt::format("{} {}", variant, p) : variant, s, p,
+                           cmp_policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, p}});
       }
       const auto outcomes = cli::run_all(specs, cli::resolve_workers(cmp_jobs));
       std::vector<Json> summaries;

@@ -24,7 +24,7 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers) 
     for (std::size_t i = next++; i < specs.size(); i = next++) {
       try {
         const RunSpec& spec = specs[i];
-        auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), {"--policies", std::nullopt, spec.policy});
+        auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
         const auto t0 = std::chrono::steady_clock::now();
         const RunResult r = simulate(spec.scenario, *scheduler);
         out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -14,6 +14,7 @@ struct RunSpec {
   std::string label;
   Scenario scenario;
   std::string policy;  // QUEUE+PLACEMENT; the scenario's params apply
+  SourceLocation policy_where{"--policies", std::nullopt, ""};  // named by an error about the policy
 };
 
 struct RunOutcome {
