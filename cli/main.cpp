@@ -1,5 +1,6 @@
 // gpusim: the command-line front end. Exit codes: 0 success, 1 a run failed (e.g. a policy made an
-// invalid decision), 2 bad input (scenario, trace, flag) with a message naming the file and field.
+// invalid decision) or `check` found a regression, 2 bad input (scenario, trace, flag) with a message
+// naming the file and field.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -324,7 +325,7 @@ int main(int argc, char** argv) {
                "and job latency. Same scenario and seed, byte-identical results."};
   app.set_version_flag("--version", std::string("gpusim ") + kVersion);
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 ok, 1 a run failed, 2 bad input.\nExample: gpusim run scenarios/quickstart.yaml");
+  app.footer("Exit codes: 0 ok, 1 a run failed or (check) a figure regressed, 2 bad input.\nExample: gpusim run scenarios/quickstart.yaml");
 
   Common run_c, cmp_c, val_c;
   std::optional<std::string> run_policy, run_out, cmp_out;
