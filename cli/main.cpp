@@ -84,7 +84,7 @@ struct TimedRun {
 TimedRun run_timed(const Scenario& s, Scheduler& scheduler) {
   const auto t0 = Clock::now();
   Progress progress(fmt::format("{} {}", s.name, scheduler.name()));
-  RunResult r = simulate(s, scheduler, {progress.callback()});
+  RunResult r = simulate(s, scheduler, {progress.callback(), {}});
   return {std::move(r), std::chrono::duration<double>(Clock::now() - t0).count()};
 }
 

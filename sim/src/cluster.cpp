@@ -113,6 +113,7 @@ void Cluster::place_in_bucket(NodeId id) {
       b = recycled_.back();
       recycled_.pop_back();
       bucket_signature_[b] = sig;
+      ++buckets_[b].epoch;
     } else {
       b = static_cast<BucketId>(buckets_.size());
       buckets_.emplace_back();

@@ -327,6 +327,10 @@ class Engine final : public ClusterView, public Binder {
   }
   const std::vector<JobId>& new_arrivals() const override { return new_arrivals_; }
   bool is_pending(JobId id) const override { return records_[id].status == JobStatus::pending; }
+  const Placement& placement(JobId id) const override {
+    static const Placement kNone;
+    return records_[id].status == JobStatus::running ? records_[id].placement : kNone;
+  }
   Time pending_since(JobId id) const override { return records_[id].queued_at; }
   const CheckpointPolicy& checkpoint(JobId id) const override { return *checkpoint_[id]; }
   bool capacity_grew() const override { return capacity_grew_; }
@@ -998,6 +1002,7 @@ RunResult Engine::run() {
       for (JobId id : bound_) pending_.erase({keys_[id], id});
       bound_.clear();
       check_memory();
+      if (options_.after_decision) options_.after_decision(*this);
     }
     if (autoscaled_ && pass && !pending_.empty()) scale_up();
     new_arrivals_.clear();

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <numeric>
 
 #include "gpusim/core/config.hpp"
+#include "gpusim/core/random.hpp"
 #include "gpusim/workloads/spec.hpp"
 #include "gpusim/workloads/traces.hpp"
 
@@ -445,14 +448,50 @@ TraceOptions read_trace_options(const ConfigNode& e) {
   return o;
 }
 
-JobSet read_trace(const ConfigNode& e, const std::string& data_dir) {
+JobSet read_trace(const ConfigNode& e, const std::string& data_dir, bool untimed) {
   e.allow_only({"format", "path", "kind", "u", "multi_node", "limit"});
   const auto format = e.at("format").as_string();
-  const TraceOptions o = read_trace_options(e);
+  TraceOptions o = read_trace_options(e);
+  o.untimed = untimed;
   if (format == "openb") return read_openb_pods(data_path(e.at("path"), data_dir), o);
   if (format == "philly") return read_philly_jobs(data_path(e.at("path"), data_dir), o);
   if (format == "csv") return read_generic_csv(data_path(e.at("path"), data_dir), o);
   e.at("format").fail(fmt::format("expected a trace format openb, philly or csv, got '{}'", format));
+}
+
+// Replaces the jobs by the packing experiment's arrivals (see PackingSpec).
+void pack_workload(Scenario& s, const ConfigNode& workload) {
+  PackingSpec& spec = *s.packing;
+  for (const auto& p : s.pools)
+    for (std::size_t i = 0; i < p.initial_nodes && i < p.nodes.size(); ++i)
+      spec.capacity_milli += static_cast<uint64_t>(p.nodes[i].gpus) * static_cast<uint64_t>(kWholeGpu.value);
+  if (spec.capacity_milli == 0) workload.at("packing").fail("the cluster has no GPUs to pack");
+  if (std::none_of(s.jobs.jobs.begin(), s.jobs.jobs.end(), [](const Job& j) { return j.request.gpus > 0; }))
+    workload.at("packing").fail("the workload asks for no GPU: nothing to pack");
+  const auto target = static_cast<double>(spec.capacity_milli) * spec.until;
+  // Work long enough never to end within the run (ten years), so pods only arrive.
+  const Time forever = Time::from_seconds(int64_t{10} * 365 * 86400);
+  Rng rng = make_stream(s.seed, "workload/packing");
+  JobSet packed;
+  packed.tenants = s.jobs.tenants;
+  std::vector<std::size_t> order(s.jobs.jobs.size());
+  double demand = 0;
+  while (demand < target) {
+    std::iota(order.begin(), order.end(), 0);
+    for (std::size_t i = order.size(); i > 1; --i)  // Fisher-Yates
+      std::swap(order[i - 1], order[static_cast<std::size_t>(uniform01(rng) * static_cast<double>(i))]);
+    for (std::size_t k = 0; k < order.size() && demand < target; ++k) {
+      Job j = s.jobs.jobs[order[k]];
+      j.arrival = Time::from_us(static_cast<int64_t>(packed.jobs.size()));
+      j.work = forever;
+      j.strict = false;
+      demand += static_cast<double>(j.request.gpus) * j.request.milli_per_gpu.value;
+      packed.jobs.push_back(std::move(j));
+    }
+  }
+  packed.finalize();
+  s.jobs = std::move(packed);
+  s.horizon = Time::from_us(static_cast<int64_t>(s.jobs.jobs.size()));
 }
 
 }  // namespace
@@ -508,14 +547,27 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (s.pools.size() > 64) cluster.fail("at most 64 pools are supported");
 
   const ConfigNode workload = root.at("workload");
-  workload.allow_only({"jobs", "traces", "generator"});
+  workload.allow_only({"jobs", "traces", "generator", "packing"});
+  if (auto p = workload.get("packing")) {
+    p->allow_only({"until", "coverage"});
+    s.packing.emplace();
+    if (auto u = p->get("until")) {
+      s.packing->until = u->as_number();
+      if (s.packing->until <= 0 || s.packing->until > 100) u->fail("expected a multiple of cluster GPU capacity in (0, 100]");
+    }
+    if (auto c = p->get("coverage")) {
+      s.packing->coverage = c->as_number();
+      if (s.packing->coverage <= 0 || s.packing->coverage > 1) c->fail("expected a share of the pods in (0, 1]");
+    }
+  }
   if (auto jobs = workload.get("jobs")) s.jobs.append(parse_inline_jobs(*jobs));
   if (auto traces = workload.get("traces"))
-    for (const auto& t : traces->items()) s.jobs.append(read_trace(t, s.data_dir));
+    for (const auto& t : traces->items()) s.jobs.append(read_trace(t, s.data_dir, s.packing.has_value()));
   if (auto g = workload.get("generator")) s.jobs.append(generate_jobs(*g, s.seed));
   if (!workload.has("jobs") && !workload.has("traces") && !workload.has("generator"))
     workload.fail("expected at least one of jobs, traces, generator");
   s.jobs.finalize();
+  if (s.packing) pack_workload(s, workload);
   if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");
 
   if (auto p = root.get("policy")) {

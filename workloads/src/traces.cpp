@@ -89,12 +89,13 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
   if (!r.next(f)) r.fail("empty file: expected the openb pod-list header");
   const auto col = header_index(r, f);
   require_columns(r, col, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"});
-  if (!col.contains("creation_time") || !col.contains("deletion_time"))
-    r.fail("header has no creation_time/deletion_time columns: a time-based replay needs them");
+  const bool timed = col.contains("creation_time") && col.contains("deletion_time");
+  if (!timed && !o.untimed)
+    r.fail("header has no creation_time/deletion_time columns: a time-based replay needs them (a packing workload does not)");
   const std::size_t width = f.size();
   const auto c_name = col.at("name"), c_cpu = col.at("cpu_milli"), c_mem = col.at("memory_mib"),
-             c_ngpu = col.at("num_gpu"), c_milli = col.at("gpu_milli"), c_ct = col.at("creation_time"),
-             c_dt = col.at("deletion_time");
+             c_ngpu = col.at("num_gpu"), c_milli = col.at("gpu_milli");
+  const std::size_t c_ct = timed ? col.at("creation_time") : 0, c_dt = timed ? col.at("deletion_time") : 0;
   const bool has_spec = col.contains("gpu_spec");
   const std::size_t c_spec = has_spec ? col.at("gpu_spec") : 0;
   const JobKind kind = o.kind.value_or(JobKind::batch);
@@ -114,12 +115,14 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
     j.request.memory_mib = r.number<int64_t>(f[c_mem], "memory_mib");
     if (j.request.cpu_milli < 0 || j.request.memory_mib < 0) r.fail("negative CPU or memory request");
     if (has_spec) j.request.models = split_models(f[c_spec]);
-    const auto created = r.number<int64_t>(f[c_ct], "creation_time");
-    const auto deleted = r.number<int64_t>(f[c_dt], "deletion_time");
-    if (deleted < created)
-      r.fail(fmt::format("deletion_time {} is before creation_time {}", deleted, created));
-    j.arrival = Time::from_seconds(created);
-    j.work = Time::from_seconds(deleted - created);
+    if (timed) {
+      const auto created = r.number<int64_t>(f[c_ct], "creation_time");
+      const auto deleted = r.number<int64_t>(f[c_dt], "deletion_time");
+      if (deleted < created)
+        r.fail(fmt::format("deletion_time {} is before creation_time {}", deleted, created));
+      j.arrival = Time::from_seconds(created);
+      j.work = Time::from_seconds(deleted - created);
+    }
     j.kind = kind;
     j.u = o.u.value_or(j.request.gpus == 0 ? 0.0 : j.request.milli_per_gpu.gpus());
     j.multi_node = o.multi_node.value_or(false);

@@ -95,6 +95,9 @@ struct Gpu {
 // Nodes of one pool whose free capacities are identical (as multisets over their GPUs).
 struct NodeBucket {
   boost::container::flat_set<NodeId> nodes;  // ascending
+  // Bumps when the bucket id is reused for another state: (id, epoch) names one node state for as
+  // long as it lives, so a policy may cache what it computed for it.
+  uint32_t epoch = 0;
   NodeId representative() const { return *nodes.begin(); }  // the lowest id
 };
 

@@ -44,6 +44,16 @@ struct PoolSpec {
   std::vector<NodeSpec> nodes; // every slot the pool can ever fill
 };
 
+// The FGD paper's capacity-packing experiment (`workload.packing`): pods drawn from the workload in
+// a seeded shuffled order (stream "workload/packing"; another shuffled pass when one runs out) arrive
+// one per microsecond and never leave, until the GPUs they ask for reach `until` x the cluster's GPU
+// capacity. A pod that does not fit when it arrives has failed (capacity only shrinks).
+struct PackingSpec {
+  double until = 1.3;       // the paper's workloadTuningConfig.ratio
+  double coverage = 0.95;   // task types fragmentation is measured against (typical_task_types)
+  uint64_t capacity_milli = 0;  // the cluster's GPU capacity the demand is measured against
+};
+
 struct Scenario {
   std::string file;
   std::string name;
@@ -53,6 +63,7 @@ struct Scenario {
   std::vector<PoolSpec> pools;
   ExecutionModel model;            // built-in defaults with the scenario's `model:` applied
   JobSet jobs;
+  std::optional<PackingSpec> packing;
   std::string policy;
   SourceLocation policy_where;
   std::optional<ConfigNode> policy_params;  // policy: {name, params}; each policy reads what it declares

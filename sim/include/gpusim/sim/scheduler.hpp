@@ -89,6 +89,8 @@ class ClusterView {
   virtual const SchedulingOptions& scheduling() const = 0;
   // GPUs the job's next placement takes: all it still lacks, or one worker's when gang is off.
   virtual int32_t gpus_to_place(JobId id) const = 0;
+  // Where a job runs (its nodes, GPUs and MIG instances); empty unless it is running.
+  virtual const Placement& placement(JobId id) const = 0;
   // Running jobs and when each will end at its current rate.
   virtual void for_each_running(const std::function<void(JobId, Time)>& visit) const = 0;
   // Does the job's CPU/memory fit the node, is the node ready, and is it in a pool the job may use?

@@ -16,6 +16,9 @@ struct TraceOptions {
   std::optional<double> u;       // overrides the default compute demand
   std::optional<bool> multi_node;
   std::optional<int64_t> limit;  // keep the first N jobs (in arrival order)
+  // The jobs' times are not used (capacity packing): a file without them (the openb multigpu pod
+  // lists have five columns) is read with arrival and work 0.
+  bool untimed = false;
 };
 
 // Alibaba GPU v2023 "openb" pod list. arrival = creation_time, work = deletion_time - creation_time,

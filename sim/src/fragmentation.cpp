@@ -1,0 +1,57 @@
+#include "gpusim/sim/fragmentation.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace gpusim {
+
+std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage) {
+  using Key = std::tuple<int64_t, int32_t, int32_t, std::vector<std::string>>;
+  std::map<Key, std::pair<std::size_t, JobId>> count;  // ordered: deterministic ties
+  for (const Job& j : jobs.jobs) {
+    const auto& q = j.request;
+    auto [it, fresh] = count.try_emplace(Key{q.cpu_milli, q.gpus, q.gpus == 0 ? 0 : q.milli_per_gpu.value, q.models},
+                                         std::pair<std::size_t, JobId>{0, j.id});
+    ++it->second.first;
+  }
+  std::vector<std::pair<const Key*, std::pair<std::size_t, JobId>>> order;
+  for (const auto& [key, value] : count) order.emplace_back(&key, value);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::vector<TaskType> out;
+  std::size_t covered = 0;
+  const double want = coverage * static_cast<double>(jobs.jobs.size());
+  for (const auto& [key, value] : order) {
+    if (!out.empty() && static_cast<double>(covered) >= want) break;
+    const auto& [cpu, gpus, milli, models] = *key;
+    out.push_back({cpu, gpus, milli, models, value.second, static_cast<double>(value.first)});
+    covered += value.first;
+  }
+  for (TaskType& t : out) t.weight /= static_cast<double>(covered);
+  return out;
+}
+
+double node_fragmentation_milli(std::span<const TaskType> types, std::span<const uint8_t> accessible, int64_t free_cpu_milli,
+                                std::span<const int32_t> free_milli) {
+  int64_t idle = 0;
+  for (int32_t f : free_milli) idle += f;
+  if (idle == 0) return 0;
+  double frag = 0;
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const TaskType& t = types[i];
+    int64_t unusable = idle;  // a task that cannot run here leaves all idle GPU unused
+    if (t.gpus > 0 && accessible[i] && free_cpu_milli >= t.cpu_milli) {
+      int32_t room = 0;
+      int64_t small = 0;  // idle GPU on GPUs with less room than one of its GPUs needs
+      for (int32_t f : free_milli) {
+        if (f >= t.milli_per_gpu) ++room;
+        else small += f;
+      }
+      if (room >= t.gpus) unusable = small;
+    }
+    frag += t.weight * static_cast<double>(unusable);
+  }
+  return frag;
+}
+
+}  // namespace gpusim

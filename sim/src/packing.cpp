@@ -1,0 +1,97 @@
+#include "gpusim/sim/packing.hpp"
+
+#include <cmath>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/sim/fragmentation.hpp"
+
+namespace gpusim {
+
+namespace {
+
+// The cluster's idle GPU and its fragmentation, kept per node.
+class FragmentationLedger {
+ public:
+  explicit FragmentationLedger(const Scenario& s) : types_(typical_task_types(s.jobs, s.packing->coverage)) {}
+
+  void node_changed(const ClusterView& view, NodeId n) {
+    const Cluster& c = view.cluster();
+    const Node& node = c.node(n);
+    free_.clear();
+    int64_t idle = 0;
+    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+      free_.push_back(static_cast<int32_t>(c.gpu(g).free.value));
+      idle += c.gpu(g).free.value;
+    }
+    const double frag = node_fragmentation_milli(types_, accessible(view, node.pool), node.free_cpu_milli, free_);
+    frag_total_ += frag - node_frag_[n];
+    idle_total_ += idle - node_idle_[n];
+    node_frag_[n] = frag;
+    node_idle_[n] = idle;
+  }
+
+  // The state before the first arrival.
+  void start(const ClusterView& view) {
+    const Cluster& c = view.cluster();
+    node_frag_.assign(c.nodes().size(), 0.0);
+    node_idle_.assign(c.nodes().size(), 0);
+    for (NodeId n = 0; n < c.nodes().size(); ++n)
+      if (c.node(n).ready() && c.node(n).gpu_count > 0) node_changed(view, n);
+  }
+
+  double frag_milli() const { return frag_total_; }
+  int64_t idle_milli() const { return idle_total_; }
+
+ private:
+  const std::vector<uint8_t>& accessible(const ClusterView& view, PoolId pool) {
+    if (by_pool_.size() <= pool) by_pool_.resize(pool + 1u);
+    auto& a = by_pool_[pool];
+    if (a.empty())
+      for (const TaskType& t : types_) a.push_back(view.pool_allowed(t.example, pool));
+    return a;
+  }
+
+  std::vector<TaskType> types_;
+  std::vector<std::vector<uint8_t>> by_pool_;
+  std::vector<double> node_frag_;
+  std::vector<int64_t> node_idle_;
+  std::vector<int32_t> free_;
+  double frag_total_ = 0;
+  int64_t idle_total_ = 0;
+};
+
+}  // namespace
+
+PackingResult run_packing(const Scenario& s, Scheduler& scheduler) {
+  if (!s.packing) throw InputError({s.file, std::nullopt, "workload.packing"}, "the scenario has no packing workload");
+  const double capacity = static_cast<double>(s.packing->capacity_milli);
+  const int last_percent = static_cast<int>(std::floor(s.packing->until * 100 + 1e-9));
+  std::vector<PackingCheckpoint> checkpoints;
+  FragmentationLedger ledger(s);
+  double arrived_milli = 0;
+  uint32_t arrived = 0, placed = 0;
+  int next = 0;
+  RunOptions options;
+  options.after_decision = [&](const ClusterView& view) {
+    if (arrived == 0) ledger.start(view);
+    for (JobId id : view.new_arrivals()) {
+      const Request& q = view.job(id).request;
+      arrived_milli += static_cast<double>(q.gpus) * q.milli_per_gpu.value;
+      ++arrived;
+      if (view.is_pending(id)) continue;
+      ++placed;
+      for (NodeId n : view.placement(id).nodes) ledger.node_changed(view, n);
+    }
+    // Arrivals that pass several checkpoints at once (a large pod) fill them all with this state.
+    while (next <= last_percent && arrived_milli >= capacity * next / 100.0) {
+      const double idle = static_cast<double>(ledger.idle_milli());
+      checkpoints.push_back({next, 1.0 - idle / capacity, ledger.frag_milli() / 1000.0,
+                                 idle > 0 ? ledger.frag_milli() / idle : 0.0, arrived, arrived - placed});
+      ++next;
+    }
+  };
+  RunResult run = simulate(s, scheduler, options);
+  return {std::move(checkpoints), std::move(run)};
+}
+
+}  // namespace gpusim
