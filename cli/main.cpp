@@ -24,6 +24,7 @@
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "check.hpp"
+#include "packing.hpp"
 #include "runs.hpp"
 #include "sweep.hpp"
 #include "table.hpp"
@@ -379,6 +380,22 @@ int main(int argc, char** argv) {
   swp->add_option("--out", swp_out, "Write the CSV to this file instead of stdout");
   swp->add_flag("--force", swp_force, "Overwrite an existing --out file");
 
+  Common pk_c;
+  std::vector<std::string> pk_policies{"fifo+random",      "fifo+dot-product", "fifo+gpu-clustering",
+                                       "fifo+gpu-packing", "fifo+best-fit",    "fifo+fgd"};
+  std::string pk_seeds = "42-51";
+  std::optional<std::string> pk_csv;
+  bool pk_force = false;
+  int pk_jobs = 0;
+  auto* pk = app.add_subcommand("packing",
+                                "The FGD paper's capacity-packing experiment: allocation and fragmentation as pods arrive, per policy");
+  add_common(pk, pk_c);
+  pk->add_option("--policies", pk_policies, "Comma-separated policies (default: the paper's six, under fifo)")->delimiter(',');
+  pk->add_option("--seeds", pk_seeds, "Seeds of the pod order, FIRST-LAST or a list (default 42-51, as the paper)");
+  pk->add_option("--jobs,-j", pk_jobs, "Runs in parallel (default 0: one per core)")->check(CLI::NonNegativeNumber);
+  pk->add_option("--csv", pk_csv, "Also write every run's checkpoints (each 1% of arrived demand) to this CSV file");
+  pk->add_flag("--force", pk_force, "Overwrite an existing --csv file");
+
   auto* val = app.add_subcommand("validate", "Check a scenario (fields, traces, policy) without running it");
   add_common(val, val_c);
 
@@ -436,6 +453,20 @@ int main(int argc, char** argv) {
       }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';
       else std::cout << cli::compare_table(summaries);
+      return 0;
+    }
+    if (pk->parsed()) {
+      refuse_overwrite(pk_csv, "--csv", pk_force);
+      const auto seeds = cli::parse_seeds(pk_seeds);
+      const auto t0 = Clock::now();
+      const auto runs = cli::run_packing_grid(pk_c.scenario, {pk_c.sets, pk_c.data, {}}, pk_policies, seeds, cli::resolve_workers(pk_jobs));
+      std::cout << cli::packing_table(runs);
+      if (pk_csv) {
+        std::ostringstream csv;
+        cli::write_packing_csv(csv, runs);
+        write_file(*pk_csv, csv.str());
+      }
+      std::cerr << fmt::format("{} runs in {:.2f} s\n", runs.size(), std::chrono::duration<double>(Clock::now() - t0).count());
       return 0;
     }
     if (chk->parsed()) return cmd_check(chk_baseline, chk_data, chk_jobs, chk_update, chk_junit, chk_markdown, chk_force);

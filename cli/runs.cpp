@@ -16,32 +16,38 @@ int resolve_workers(int jobs) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers) {
-  std::vector<RunOutcome> out(specs.size());
-  std::vector<std::exception_ptr> errors(specs.size());
+void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& work) {
+  std::vector<std::exception_ptr> errors(n);
   std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < specs.size(); i = next++) {
+  auto loop = [&] {
+    for (std::size_t i = next++; i < n; i = next++) {
       try {
-        const RunSpec& spec = specs[i];
-        auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
-        const auto t0 = std::chrono::steady_clock::now();
-        const RunResult r = simulate(spec.scenario, *scheduler);
-        out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        out[i].summary = summarize(spec.scenario, r);
-        out[i].summary["label"] = spec.label;
+        work(i);
       } catch (...) {
         errors[i] = std::current_exception();
       }
     }
   };
-  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, workers)), specs.size());
+  const std::size_t threads_wanted = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, workers)), n);
   std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < n; ++t) threads.emplace_back(work);
-  work();
+  for (std::size_t t = 1; t < threads_wanted; ++t) threads.emplace_back(loop);
+  loop();
   for (auto& t : threads) t.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers) {
+  std::vector<RunOutcome> out(specs.size());
+  parallel_for(specs.size(), workers, [&](std::size_t i) {
+    const RunSpec& spec = specs[i];
+    auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
+    const auto t0 = std::chrono::steady_clock::now();
+    const RunResult r = simulate(spec.scenario, *scheduler);
+    out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out[i].summary = summarize(spec.scenario, r);
+    out[i].summary["label"] = spec.label;
+  });
   return out;
 }
 

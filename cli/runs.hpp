@@ -2,6 +2,7 @@
 // Many independent runs (compare, check, sweep) on N worker threads. Each run owns its scheduler and
 // engine (nothing is shared between runs, STYLE 6), and results come back in the order the runs were
 // given, so the output is the same whatever N.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,9 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers);
 
 // --jobs: 0 means one worker per core.
 int resolve_workers(int jobs);
+
+// Calls work(i) for i in [0, n) on `workers` threads; the first exception (by index) is rethrown
+// after all have stopped.
+void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& work);
 
 }  // namespace gpusim::cli

@@ -11,10 +11,7 @@ struct BestFit final : PlacementPolicy {
   double score(const ClusterView& v, JobId job, NodeId node) const override { return leftover_after(v, job, node); }
   void choose_gpus(const ClusterView& v, JobId, const std::vector<GpuId>& fitting, int32_t count,
                    std::vector<GpuId>& out) const override {
-    out = fitting;
-    std::stable_sort(out.begin(), out.end(),
-                     [&](GpuId a, GpuId b) { return v.cluster().gpu(a).free < v.cluster().gpu(b).free; });
-    out.resize(static_cast<std::size_t>(count));
+    tightest_gpus(v, fitting, count, out);
   }
 };
 }  // namespace

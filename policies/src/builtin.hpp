@@ -15,4 +15,8 @@ std::unique_ptr<PlacementPolicy> make_random(const PolicyContext& context);
 std::unique_ptr<PlacementPolicy> make_mig_aware();
 std::unique_ptr<PlacementPolicy> make_topology_aware();
 std::unique_ptr<PlacementPolicy> make_spot_aware(const PolicyContext& context);
+std::unique_ptr<PlacementPolicy> make_fgd(const PolicyContext& context);
+std::unique_ptr<PlacementPolicy> make_dot_product();
+std::unique_ptr<PlacementPolicy> make_gpu_packing();
+std::unique_ptr<PlacementPolicy> make_gpu_clustering();
 }  // namespace gpusim::builtin

@@ -129,6 +129,12 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   return p;
 }
 
+void tightest_gpus(const ClusterView& view, const std::vector<GpuId>& fitting, int32_t count, std::vector<GpuId>& out) {
+  out = fitting;
+  std::stable_sort(out.begin(), out.end(), [&](GpuId a, GpuId b) { return view.cluster().gpu(a).free < view.cluster().gpu(b).free; });
+  out.resize(static_cast<std::size_t>(count));
+}
+
 double leftover_after(const ClusterView& view, JobId job, NodeId node) {
   const Cluster& c = view.cluster();
   const Node& n = c.node(node);

@@ -270,6 +270,17 @@ void register_builtin_policies(Registry& r) {
                   "checkpointable training on spot pools first, inference and jobs without checkpoints off spot; a spot job "
                   "falls back to other pools after waiting spot_fallback_after (default 1h); best-fit inside",
                   make_spot_aware, {"spot_fallback_after"});
+  // The FGD paper's baselines and FGD itself (Weng et al., USENIX ATC'23).
+  r.add_placement("fgd",
+                  "fragmentation gradient descent: the node and GPU where the expected GPU fragmentation against the "
+                  "workload's task mix grows least (fgd_coverage: share of pods whose types form the mix, default 0.95)",
+                  make_fgd, {"fgd_coverage"});
+  r.add_placement("dot-product", "Tetris: the node whose free CPU and GPU (over capacity) align least with the request; tightest GPU",
+                  [](const PolicyContext&) { return make_dot_product(); });
+  r.add_placement("gpu-packing", "occupied GPUs first, then free GPUs on occupied nodes, then idle nodes; tightest GPU",
+                  [](const PolicyContext&) { return make_gpu_packing(); });
+  r.add_placement("gpu-clustering", "nodes already running only pods of the same GPU request first, then mixed, then idle, then others",
+                  [](const PolicyContext&) { return make_gpu_clustering(); });
 }
 
 }  // namespace gpusim

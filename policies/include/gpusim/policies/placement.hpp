@@ -46,4 +46,7 @@ class PlacementPolicy {
 // CPU over CPU capacity, each in [0, 1]. Best-fit minimises it; spread maximises it.
 double leftover_after(const ClusterView& view, JobId job, NodeId node);
 
+// The `count` GPUs of `fitting` with the least free share (ties in index order): best-fit inside a node.
+void tightest_gpus(const ClusterView& view, const std::vector<GpuId>& fitting, int32_t count, std::vector<GpuId>& out);
+
 }  // namespace gpusim

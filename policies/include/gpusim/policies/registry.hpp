@@ -26,9 +26,10 @@ class QueueOrder {
 struct PolicyContext {
   uint64_t seed = 0;  // the scenario seed; random policies derive their named stream from it
   std::optional<ConfigNode> params;  // the scenario's policy.params; each policy reads the ones it declares
+  const JobSet* workload = nullptr;  // the scenario's jobs (FGD measures fragmentation against their mix)
 };
 
-inline PolicyContext policy_context(const Scenario& s) { return {s.seed, s.policy_params}; }
+inline PolicyContext policy_context(const Scenario& s) { return {s.seed, s.policy_params, &s.jobs}; }
 
 class Registry {
  public:
