@@ -938,6 +938,7 @@ RunResult Engine::run() {
     if (t >= horizon) break;
     metrics_.advance(t, running_, static_cast<uint32_t>(pending_.size()));
     now_ = t;
+    const std::size_t arrived_before = next_arrival;
     while (next_arrival < jobs_.size() && jobs_[next_arrival].arrival == t) arrive(static_cast<JobId>(next_arrival++));
     while (!events_.empty() && events_.top().time == t) {
       const Event e = events_.top();
@@ -1002,8 +1003,8 @@ RunResult Engine::run() {
       for (JobId id : bound_) pending_.erase({keys_[id], id});
       bound_.clear();
       check_memory();
-      if (options_.after_decision) options_.after_decision(*this);
     }
+    if (options_.after_decision && (pass || next_arrival != arrived_before)) options_.after_decision(*this);
     if (autoscaled_ && pass && !pending_.empty()) scale_up();
     new_arrivals_.clear();
     capacity_grew_ = false;

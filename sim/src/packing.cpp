@@ -72,18 +72,21 @@ PackingResult run_packing(const Scenario& s, Scheduler& scheduler) {
   uint32_t arrived = 0, placed = 0;
   int next = 0;
   RunOptions options;
+  // Jobs are in arrival order, one per microsecond; those that can never fit anywhere arrive too
+  // (and fail), though they never reach the queue.
   options.after_decision = [&](const ClusterView& view) {
     if (arrived == 0) ledger.start(view);
-    for (JobId id : view.new_arrivals()) {
-      const Request& q = view.job(id).request;
+    for (; arrived < s.jobs.jobs.size() && s.jobs.jobs[arrived].arrival <= view.now(); ++arrived) {
+      const Request& q = s.jobs.jobs[arrived].request;
       arrived_milli += static_cast<double>(q.gpus) * q.milli_per_gpu.value;
-      ++arrived;
-      if (view.is_pending(id)) continue;
+      const Placement& p = view.placement(static_cast<JobId>(arrived));
+      if (p.nodes.empty()) continue;
       ++placed;
-      for (NodeId n : view.placement(id).nodes) ledger.node_changed(view, n);
+      for (NodeId n : p.nodes) ledger.node_changed(view, n);
     }
     // Arrivals that pass several checkpoints at once (a large pod) fill them all with this state.
-    while (next <= last_percent && arrived_milli >= capacity * next / 100.0) {
+    // (A relative 1e-9 absorbs the rounding of until x capacity, so the last checkpoint is reached.)
+    while (next <= last_percent && arrived_milli * (1 + 1e-9) >= capacity * next / 100.0) {
       const double idle = static_cast<double>(ledger.idle_milli());
       checkpoints.push_back({next, 1.0 - idle / capacity, ledger.frag_milli() / 1000.0,
                                  idle > 0 ? ledger.frag_milli() / idle : 0.0, arrived, arrived - placed});

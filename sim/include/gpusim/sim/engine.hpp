@@ -77,8 +77,8 @@ struct PoolActivity {
 struct RunOptions {
   // Called now and then with the fraction of the run done, for a progress bar.
   std::function<void(double)> progress;
-  // Called after each decision point, with the view the scheduler saw (new_arrivals() still lists
-  // the jobs that arrived at it): what the capacity-packing experiment records per arrival.
+  // Called after each decision point and at every time jobs arrive (also when none can be placed),
+  // with the view the scheduler saw: what the capacity-packing experiment records per arrival.
   std::function<void(const ClusterView&)> after_decision;
 };
 

@@ -1,0 +1,181 @@
+// The FGD paper's fragmentation measure, its placements and its capacity-packing experiment, on
+// cases small enough to compute by hand.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gpusim/sim/fragmentation.hpp"
+#include "gpusim/sim/packing.hpp"
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::write_file;
+
+namespace {
+
+TaskType type(int64_t cpu, int32_t gpus, int32_t milli, double weight) { return {cpu, gpus, milli, {}, 0, weight}; }
+
+// A node with 6 CPUs free and GPUs free [1000, 1000, 300, 0] (2,300 milli idle), against
+//   A: 4 CPUs, one GPU share of 500, weight 0.5 -> fits; GPUs with < 500 free are fragments: 300
+//   B: 8 CPUs, 2 whole GPUs, weight 0.3          -> not enough CPU: all 2,300 idle milli
+//   C: CPU only, weight 0.2                       -> uses no GPU: all 2,300
+// fragmentation = 0.5 x 300 + 0.3 x 2300 + 0.2 x 2300 = 1,300 milli-GPU.
+TEST(Fragmentation, NodeFragmentationByHand) {
+  const std::vector<TaskType> types{type(4000, 1, 500, 0.5), type(8000, 2, 1000, 0.3), type(2000, 0, 0, 0.2)};
+  const std::vector<int32_t> free{1000, 1000, 300, 0};
+  const std::vector<uint8_t> all{1, 1, 1};
+  EXPECT_DOUBLE_EQ(node_fragmentation_milli(types, all, 6000, free), 1300);
+  // With 8 CPUs free, B fits too (two GPUs with 1,000 free); its fragments are the GPUs with less:
+  // 0.5 x 300 + 0.3 x 300 + 0.2 x 2300 = 700.
+  EXPECT_DOUBLE_EQ(node_fragmentation_milli(types, all, 8000, free), 700);
+  // A task type that may not use this GPU model sees all idle GPU as fragments: A now counts 2,300.
+  const std::vector<uint8_t> no_a{0, 1, 1};
+  EXPECT_DOUBLE_EQ(node_fragmentation_milli(types, no_a, 8000, free), 0.5 * 2300 + 0.3 * 300 + 0.2 * 2300);
+  // Only one GPU with room for B's two whole GPUs: B cannot run, all idle counts.
+  const std::vector<int32_t> one_free{1000, 600, 300, 0};
+  EXPECT_DOUBLE_EQ(node_fragmentation_milli(types, all, 8000, one_free), 0.5 * 300 + 0.3 * 1900 + 0.2 * 1900);
+  EXPECT_DOUBLE_EQ(node_fragmentation_milli(types, all, 8000, std::vector<int32_t>{0, 0}), 0);
+}
+
+// Types are counted by request, most frequent first, until they cover the share asked; weights are
+// renormalised over the kept ones, and equal counts go to the smaller request.
+TEST(Fragmentation, TypicalTaskTypesCoverTheMix) {
+  JobSet jobs;
+  auto add = [&](int64_t cpu, int32_t gpus, int32_t milli, int n) {
+    for (int i = 0; i < n; ++i) {
+      Job j;
+      j.request.cpu_milli = cpu;
+      j.request.gpus = gpus;
+      j.request.milli_per_gpu = Milli{milli};
+      jobs.jobs.push_back(j);
+    }
+  };
+  add(1000, 1, 500, 6);
+  add(2000, 1, 1000, 3);
+  add(4000, 0, 0, 1);
+  jobs.finalize();
+  const auto all = typical_task_types(jobs, 1.0);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_DOUBLE_EQ(all[0].weight, 0.6);
+  EXPECT_EQ(all[1].milli_per_gpu, 1000);
+  const auto most = typical_task_types(jobs, 0.9);  // 6 + 3 = 9 of 10 jobs cover 90%
+  ASSERT_EQ(most.size(), 2u);
+  EXPECT_DOUBLE_EQ(most[0].weight, 6.0 / 9.0);
+  EXPECT_DOUBLE_EQ(most[1].weight, 3.0 / 9.0);
+}
+
+// Node 0 of two 4-GPU L4 nodes runs a 600-milli pod on GPU 0 (400 free); node 1 is empty.
+std::string half_full(const std::string& probe) {
+  return "name: h\ncluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}\n"
+         "workload:\n  jobs:\n    - {name: resident, gpus: 1, gpu_milli: 600, duration: 100}\n"
+         "    - {name: probe, " + probe + ", duration: 10, arrival: 1}\n";
+}
+
+Placement probe(const std::string& policy, const std::string& request) {
+  const Scenario s = test::load(write_file("fgd.yaml", half_full(request)));
+  auto sched = Registry::global().make(policy, policy_context(s), {});
+  return simulate(s, *sched).jobs[1].placement;
+}
+
+const char* kShare = "gpus: 1, gpu_milli: 300";
+const char* kWhole = "gpus: 1";
+
+// FGD against the two task types of this workload (600 and 300 milli, weight 0.5 each):
+// node 0 now [400,1000,1000,1000]: the 600 type cannot use GPU 0 -> 0.5 x 400 = 200.
+//   300 on GPU 0 -> [100,...]: both types lose GPU 0's 100 -> 100: growth -100 (the best)
+//   300 on GPU 1 -> [400,700,...]: still 200: growth 0
+// node 1 [1000 x 4]: 0 -> 300 anywhere leaves 700, usable by both: growth 0.
+TEST(FgdPlacement, ShareGoesWhereFragmentationFallsMost) {
+  const Placement p = probe("fifo+fgd", kShare);
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{0});
+}
+
+// A whole GPU (types 600 and 1000 milli): node 0 keeps 400 of fragments either way (growth 0), and
+// so does node 1 (0 before and after): a tie, which goes to the lower node id; any free GPU there.
+TEST(FgdPlacement, WholeGpuTieGoesToTheLowerNode) {
+  const Placement p = probe("fifo+fgd", kWhole);
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{1});
+}
+
+// GPU packing: node 0 can take the share on a GPU in use (score 100 - 40% free / 10 = 96) and node 1
+// is idle (max(33 - 4, 4) = 29): node 0, its used GPU. A whole GPU on node 0 takes a free GPU of a
+// used node (50 - 1 = 49), still above the idle node.
+TEST(Placements, GpuPackingPrefersUsedGpusThenUsedNodes) {
+  EXPECT_EQ(probe("fifo+gpu-packing", kShare).gpus, std::vector<GpuId>{0});
+  const Placement whole = probe("fifo+gpu-packing", kWhole);
+  EXPECT_EQ(whole.nodes, std::vector<NodeId>{0});
+  EXPECT_EQ(whole.gpus, std::vector<GpuId>{1});
+}
+
+// GPU clustering: a share joins node 0, which runs only shares (75 + 25 x 4600 / 8000 = 89 against
+// the idle node's 25 + 12 = 37); a whole GPU avoids it (another class only: 0 + 14) for the idle node.
+TEST(Placements, GpuClusteringKeepsGpuClassesTogether) {
+  EXPECT_EQ(probe("fifo+gpu-clustering", kShare).nodes, std::vector<NodeId>{0});
+  EXPECT_EQ(probe("fifo+gpu-clustering", kWhole).nodes, std::vector<NodeId>{1});
+}
+
+// Dot product of free (over capacity) and asked (over capacity), GPU dimension only here (no CPU
+// asked): node 0 0.075 x 0.85, node 1 0.075 x 1.0; the smaller wins, then the tightest GPU.
+TEST(Placements, DotProductPrefersTheNodeWithLessOfWhatTheJobUses) {
+  const Placement p = probe("fifo+dot-product", kShare);
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{0});
+}
+
+// Packing: 500-milli pods onto one 4-GPU node. Until 1.5 x capacity, 12 pods arrive; 8 fit, 4 fail.
+// Against the only task type (500), an idle GPU with 500 or more free is no fragment.
+TEST(Packing, ArrivalOnlyUntilTheDemandMultiple) {
+  const std::string text =
+      "name: pack\nseed: 3\ncluster: {pools: [{name: p, node: l4-4x, count: 1, sharing: fractional}]}\n"
+      "workload:\n  packing: {until: 1.5}\n  jobs:\n    - {name: a, gpus: 1, gpu_milli: 500, duration: 1}\n"
+      "    - {name: b, gpus: 1, gpu_milli: 500, duration: 1}\n";
+  const Scenario s = test::load(write_file("pack.yaml", text));
+  ASSERT_TRUE(s.packing);
+  EXPECT_EQ(s.packing->capacity_milli, 4000u);
+  EXPECT_EQ(s.jobs.jobs.size(), 12u);
+  auto sched = Registry::global().make("fifo+first-fit", policy_context(s), {});
+  const PackingResult r = run_packing(s, *sched);
+  ASSERT_EQ(r.checkpoints.size(), 151u);  // 0% .. 150%
+  const PackingCheckpoint& half = r.checkpoints[50];
+  EXPECT_EQ(half.arrived_pods, 4u);
+  EXPECT_DOUBLE_EQ(half.allocation_ratio, 0.5);
+  EXPECT_DOUBLE_EQ(half.frag_ratio, 0.0);  // first-fit filled GPUs 0 and 1; 2 and 3 are whole
+  const PackingCheckpoint& full = r.checkpoints[100];
+  EXPECT_EQ(full.failed_pods, 0u);
+  EXPECT_DOUBLE_EQ(full.allocation_ratio, 1.0);
+  const PackingCheckpoint& last = r.checkpoints[150];
+  EXPECT_EQ(last.arrived_pods, 12u);
+  EXPECT_EQ(last.failed_pods, 4u);
+  // Spread puts the first four pods on four GPUs: each keeps 500, still usable: no fragments.
+  auto spread = Registry::global().make("fifo+spread", policy_context(s), {});
+  EXPECT_DOUBLE_EQ(run_packing(s, *spread).checkpoints[50].frag_ratio, 0.0);
+}
+
+// The trace's 24 pod lists (default, cpu0 and the eight cpuNNN, gpushareNN, gpuspecNN, multigpuNN; the
+// multigpu ones have five columns and no times) load as packing workloads and run under FGD. They are in the shared
+// trace folder, not in data/: the test runs where GPUSIM_TRACES (or ../shared/traces) has them.
+TEST(Packing, EveryOpenbPodListRuns) {
+  const char* env = std::getenv("GPUSIM_TRACES");
+  const std::filesystem::path dir = env ? env : test::source_path("../shared/traces");
+  if (!std::filesystem::exists(dir / "alibaba-gpu-v2023-openb" / "openb_pod_list_multigpu50.csv"))
+    GTEST_SKIP() << "the openb pod lists are not at " << dir;
+  std::vector<std::string> lists;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "alibaba-gpu-v2023-openb"))
+    if (e.path().filename().string().starts_with("openb_pod_list_")) lists.push_back(e.path().filename().string());
+  std::sort(lists.begin(), lists.end());
+  EXPECT_EQ(lists.size(), 24u);
+  for (const auto& list : lists) {
+    const Scenario s = load_scenario(test::source_path("scenarios/fgd-openb.yaml"),
+                                     {{"workload.traces[0].path=alibaba-gpu-v2023-openb/" + list}, dir.string(), {}});
+    auto sched = Registry::global().make("fifo+fgd", policy_context(s), {});
+    const PackingResult r = run_packing(s, *sched);
+    ASSERT_EQ(r.checkpoints.size(), 131u) << list;
+    EXPECT_GT(r.checkpoints[130].allocation_ratio, 0.8) << list;
+    EXPECT_LE(r.checkpoints[130].allocation_ratio, 1.0) << list;
+  }
+}
+
+}  // namespace
