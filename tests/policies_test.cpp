@@ -96,10 +96,10 @@ TEST(Registry, ComposesByNameAndExplainsUnknownNames) {
   EXPECT_EQ(s->name(), "sjf+best-fit");
   const std::string msg = test::input_error([] { Registry::global().make("fifo+nearest", PolicyContext{}, {"s.yaml", 4, "policy"}); });
   EXPECT_NE(msg.find("s.yaml:line 4: policy: unknown placement 'nearest'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("first-fit, best-fit, spread, mig-aware, topology, random, spot-aware"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("first-fit, best-fit, spread, mig-aware, topology, random, spot-aware, fgd, dot-product, gpu-packing, gpu-clustering"), std::string::npos) << msg;
   Registry r;
   register_builtin_policies(r);
   EXPECT_THROW(r.add_queue_order("fifo", "again", [] { return std::unique_ptr<QueueOrder>(); }), std::invalid_argument);
   EXPECT_EQ(r.queue_orders().size(), 3u);
-  EXPECT_EQ(r.placements().size(), 7u);
+  EXPECT_EQ(r.placements().size(), 11u);
 }
