@@ -152,4 +152,16 @@ contains sweep-bad-grid-text "$TMP/err" "error: --grid: seed: expected PATH=V1,V
 check sweep-bad-value 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1,x
 contains sweep-bad-value-text "$TMP/err" "seed"
 
+# packing: the FGD paper's experiment, its table and curves; bad seeds and a scenario without packing.
+check packing 0 "$GPUSIM" packing "$ROOT/scenarios/fgd-openb.yaml" --data "$ROOT/data" --policies fifo+fgd,fifo+best-fit --seeds 42 \
+  --csv "$TMP/curves.csv"
+contains packing-table "$TMP/out" "fifo+fgd"
+contains packing-header "$TMP/out" "alloc@100% alloc@130%   frag@50%"
+contains packing-csv "$TMP/curves.csv" "fifo+fgd,42,130,"
+[ "$(grep -c '^fifo+best-fit,42,' "$TMP/curves.csv")" -eq 131 ] && echo "ok   packing curve has 131 checkpoints" || { echo "FAIL packing curve"; fail=1; }
+check packing-bad-seeds 2 "$GPUSIM" packing "$ROOT/scenarios/fgd-openb.yaml" --seeds 51-42
+contains packing-bad-seeds-text "$TMP/err" "--seeds: 51-42: expected FIRST <= LAST"
+check packing-not-packing 2 "$GPUSIM" packing "$ROOT/scenarios/quickstart.yaml" --seeds 1
+contains packing-not-packing-text "$TMP/err" "expected a packing workload"
+
 exit $fail
