@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
 #include <filesystem>
 
 #include "gpusim/sim/fragmentation.hpp"
@@ -178,4 +179,40 @@ TEST(Packing, EveryOpenbPodListRuns) {
   }
 }
 
+}  // namespace
+
+namespace {
+// ties: random draws among the nodes with the top score (here all four idle nodes score alike under
+// first-fit), from the seeded stream placement/ties: every node gets used, the same ones each run.
+TEST(Placements, RandomTiesAreSeededAndSpreadOverTiedNodes) {
+  const char* text = R"(
+name: ties
+seed: 9
+cluster: {pools: [{name: p, node: l4-4x, count: 4}]}
+workload:
+  jobs:
+    - {name: a, gpus: 1, duration: 10}
+    - {name: b, gpus: 1, duration: 10, arrival: 1}
+    - {name: c, gpus: 1, duration: 10, arrival: 2}
+    - {name: d, gpus: 1, duration: 10, arrival: 3}
+    - {name: e, gpus: 1, duration: 10, arrival: 4}
+    - {name: f, gpus: 1, duration: 10, arrival: 5}
+policy: {name: fifo+spread, params: {ties: random}}
+)";
+  const Scenario s = test::load(write_file("ties.yaml", text));
+  auto first = Registry::global().make(s.policy, policy_context(s), {});
+  auto again = Registry::global().make(s.policy, policy_context(s), {});
+  const RunResult a = simulate(s, *first), b = simulate(s, *again);
+  std::set<NodeId> used;
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    EXPECT_EQ(a.jobs[i].placement.nodes, b.jobs[i].placement.nodes);
+    used.insert(a.jobs[i].placement.nodes.front());
+  }
+  EXPECT_EQ(used.size(), 4u);  // spread alone fills node 0, 1, 2, 3 in order; ties still reach all four
+  const Scenario odd = test::load(write_file("ties-bad.yaml", "name: t\ncluster: {pools: [{name: p, node: l4-4x, count: 1}]}\n"
+                                                              "workload: {jobs: [{name: a, gpus: 1, duration: 1}]}\n"
+                                                              "policy: {name: fifo+best-fit, params: {ties: sometimes}}\n"));
+  const std::string msg = test::input_error([&] { Registry::global().make(odd.policy, policy_context(odd), odd.policy_where); });
+  EXPECT_NE(msg.find("line 4: policy.params.ties: expected lowest-id or random, got 'sometimes'"), std::string::npos) << msg;
+}
 }  // namespace

@@ -36,21 +36,17 @@ struct GpuClustering final : PlacementPolicy {
 
   std::optional<Placement> place(const ClusterView& view, JobId job) override {
     const Cluster& c = view.cluster();
-    std::optional<NodeId> best;
-    double best_score = 0;
+    scored_.clear();
     for (BucketId b : c.live_buckets()) {
       if (!view.fits_on_node(job, c.bucket(b).representative())) continue;
-      for (NodeId n : c.bucket(b).nodes) {
-        const double s = score(view, job, n);
-        if (!best || s < best_score || (s == best_score && n < *best)) {
-          best = n;
-          best_score = s;
-        }
-      }
+      for (NodeId n : c.bucket(b).nodes) scored_.push_back({n, 1, score(view, job, n)});
     }
-    if (best) return place_on_node(view, job, *best);
+    if (auto best = best_of(view, scored_)) return place_on_node(view, job, *best);
     return place_across_nodes(view, job);
   }
+
+ private:
+  std::vector<Candidate> scored_;
 };
 }  // namespace
 

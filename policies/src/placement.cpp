@@ -43,20 +43,38 @@ std::optional<Placement> PlacementPolicy::place_on_node(const ClusterView& view,
   return p;
 }
 
+std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, std::vector<Candidate>& candidates) const {
+  if (candidates.empty()) return std::nullopt;
+  double best = candidates.front().score;
+  for (const Candidate& c : candidates) best = std::min(best, c.score);
+  std::erase_if(candidates, [&](const Candidate& c) { return c.score != best; });
+  // In node-id order, so neither rule depends on the index's internal order.
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
+  if (!tie_rng_ || candidates.size() == 1) return candidates.front().node;
+  uint64_t total = 0;
+  for (const Candidate& c : candidates) total += c.weight;
+  auto pick = static_cast<uint64_t>(uniform01(*tie_rng_) * static_cast<double>(total));
+  const Cluster& cluster = view.cluster();
+  for (const Candidate& c : candidates) {
+    if (pick < c.weight) {
+      if (c.weight == 1) return c.node;
+      const auto& nodes = cluster.bucket(cluster.node(c.node).bucket).nodes;
+      return *(nodes.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+    pick -= c.weight;
+  }
+  return candidates.back().node;  // unreachable: pick < total
+}
+
 std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId job) {
   const Cluster& c = view.cluster();
-  std::optional<NodeId> best;
-  double best_score = 0;
+  candidates_.clear();
   for (BucketId b : c.live_buckets()) {
     const NodeId rep = c.bucket(b).representative();
     if (!admits_pool(view, job, c.node(rep).pool) || !view.fits_on_node(job, rep)) continue;
-    const double s = score(view, job, rep);
-    if (!best || s < best_score || (s == best_score && rep < *best)) {
-      best = rep;
-      best_score = s;
-    }
+    candidates_.push_back({rep, static_cast<uint32_t>(c.bucket(b).nodes.size()), score(view, job, rep)});
   }
-  if (best) return place_on_node(view, job, *best);
+  if (auto best = best_of(view, candidates_)) return place_on_node(view, job, *best);
   return place_across_nodes(view, job);
 }
 
@@ -77,13 +95,13 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
       take -= unit;
     return std::max(0, take);
   };
-  struct Candidate {
+  struct Spread {
     BucketId bucket;
     int32_t free_gpus;
     double score;
     NodeId first;
   };
-  std::vector<Candidate> candidates;
+  std::vector<Spread> candidates;
   std::vector<GpuId> fitting;
   int64_t total = 0;
   for (BucketId b : c.live_buckets()) {
@@ -97,7 +115,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   }
   if (total < count) return std::nullopt;
   // Fewest nodes first: the nodes with most free GPUs, then the placement's preference.
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+  std::sort(candidates.begin(), candidates.end(), [](const Spread& a, const Spread& b) {
     if (a.free_gpus != b.free_gpus) return a.free_gpus > b.free_gpus;
     if (a.score != b.score) return a.score < b.score;
     return a.first < b.first;
@@ -105,7 +123,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   Placement p;
   int32_t left = count;
   std::vector<GpuId> chosen;
-  for (const Candidate& cand : candidates) {
+  for (const Spread& cand : candidates) {
     for (NodeId n : c.bucket(cand.bucket).nodes) {
       // The kubelet aligns the job's GPUs on each node (the Topology Manager, per node).
       int32_t take = std::min(left, cand.free_gpus);

@@ -211,7 +211,7 @@ InputError Registry::unknown(const SourceLocation& where, const std::string& wha
 void Registry::check_params(const PolicyContext& context) const {
   if (!context.params) return;
   if (!context.params->is_map()) context.params->fail("expected a map of policy parameters");
-  std::vector<std::string> known;
+  std::vector<std::string> known{"ties"};  // every placement reads it (PlacementPolicy::best_of)
   for (const auto* entries : {&queue_entries_, &placement_entries_})
     for (const auto& e : *entries)
       for (const auto& p : e.params)
@@ -233,7 +233,14 @@ std::unique_ptr<PlacementPolicy> Registry::make_placement(std::string_view name,
   for (std::size_t i = 0; i < placement_entries_.size(); ++i)
     if (placement_entries_[i].name == name) {
       check_params(context);
-      return placement_factories_[i](context);
+      auto placement = placement_factories_[i](context);
+      if (context.params)
+        if (auto t = context.params->get("ties")) {
+          const auto v = t->as_string();
+          if (v == "random") placement->break_ties_at_random(make_stream(context.seed, "placement/ties"));
+          else if (v != "lowest-id") t->fail(fmt::format("expected lowest-id or random, got '{}'", v));
+        }
+      return placement;
     }
   throw unknown(where, fmt::format("unknown placement '{}'", name));
 }

@@ -35,11 +35,27 @@ class PlacementPolicy {
   // node that fits the whole job, else (multi_node jobs) the fewest nodes with free GPUs.
   virtual std::optional<Placement> place(const ClusterView& view, JobId job);
 
+  // Ties in score go to the lowest node id (the default, deterministic), or, given a stream, to a
+  // node drawn uniformly among the tied ones, as the Kubernetes scheduler picks among top scores.
+  void break_ties_at_random(Rng rng) { tie_rng_ = rng; }
+
  protected:
+  // Among scored candidates (a node, standing for `weight` nodes in the same state), the best: the
+  // lowest score, ties as set above (a drawn tie is one of the candidates' nodes, by weight).
+  struct Candidate {
+    NodeId node;
+    uint32_t weight;
+    double score;
+  };
+  std::optional<NodeId> best_of(const ClusterView& view, std::vector<Candidate>& candidates) const;
   std::optional<Placement> place_on_node(const ClusterView& view, JobId job, NodeId node) const;
   std::optional<Placement> place_across_nodes(const ClusterView& view, JobId job) const;
   // Fills placement.instances for the MIG-enabled GPUs among placement.gpus.
   void choose_instances(const ClusterView& view, JobId job, Placement& p) const;
+
+ private:
+  mutable std::optional<Rng> tie_rng_;
+  std::vector<Candidate> candidates_;
 };
 
 // Leftover share of a node after placing `job` there: free GPU milli over GPU capacity plus free
