@@ -59,6 +59,7 @@ const Row kRows[] = {
     {"waste (USD)", "/cost/waste_usd", Format::usd, Better::lower},
     {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::lower},
     {"evictions", "/spot/evictions", Format::count, Better::lower},
+    {"preemptions", "/preemptions", Format::count, Better::lower},
     {"GPU-hours lost to rollback", "/spot/gpu_hours_lost_to_rollback", Format::gpu_hours, Better::lower},
     {"GPU-hours checkpointing", "/spot/gpu_hours_checkpointing", Format::gpu_hours, Better::lower},
     {"low-utilization hours", "/low_utilization/hours", Format::gpu_hours, Better::lower},

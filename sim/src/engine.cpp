@@ -364,8 +364,23 @@ class Engine final : public ClusterView, public Binder {
     return node.ready() && pool_allowed(id, node.pool) && node.free_cpu_milli >= q.cpu_milli && node.free_memory_mib >= q.memory_mib;
   }
 
+  double attained_gpu_s(JobId id) const override {
+    const JobRecord& r = records_[id];
+    double us = r.attained_gpu_us;
+    if (r.status == JobStatus::running) us += static_cast<double>((now_ - r.start).us()) * static_cast<double>(r.placement.gpus.size());
+    return us / 1e6;
+  }
+  double remaining_work_s(JobId id) const override {
+    const JobRecord& r = records_[id];
+    return (r.status == JobStatus::running ? remaining_now(r) : r.remaining_us) / 1e6;
+  }
+  bool preemptible(JobId id) const override {
+    return records_[id].status == JobStatus::running && !records_[id].evicting;
+  }
+
   // Binder
   void bind(JobId id, const Placement& placement) override;
+  void preempt(JobId id) override;
   void reconfigure(GpuId gpu, const MigLayout& layout) override;
   void recheck_at(Time t) override {
     if (t > now_ && rechecks_.insert(t).second) events_.push(t, EventKind::decide, 0, 0);
@@ -436,8 +451,10 @@ class Engine final : public ClusterView, public Binder {
   void begin_attempt(JobId id);
   // Arms the job's next checkpoint after its interval of computing (fixed, or Young/Daly's).
   void schedule_checkpoint(JobId id);
-  void start_checkpoint(JobId id);
+  void start_checkpoint(JobId id, Time cost);
   void end_phase(JobId id);
+  // Releases a suspended job's GPUs and queues it again with the progress it saved.
+  void suspended(JobId id);
   void change_phase(JobId id, JobPhase phase);
   // Hours between interruptions of the nodes the job runs on (infinite on nodes that are never reclaimed).
   double mtbf_hours(const JobRecord& r) const;
@@ -866,6 +883,7 @@ void Engine::stop(JobId id) {
   JobRecord& r = records_[id];
   const Job& j = jobs_[id];
   settle(id);
+  r.attained_gpu_us += static_cast<double>((now_ - r.start).us()) * static_cast<double>(r.placement.gpus.size());
   for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
     const GpuId g = r.placement.gpus[i];
     const PoolId pool = cluster_.node(cluster_.gpu(g).node).pool;
@@ -886,6 +904,7 @@ void Engine::stop(JobId id) {
   ++r.phase_generation;  // and its checkpoint or phase event
   r.phase = JobPhase::computing;
   r.evicting = false;
+  r.suspending = false;
   --running_;
   capacity_grew_ = true;
   const auto net = std::lower_bound(net_jobs_.begin(), net_jobs_.end(), id);
@@ -968,7 +987,7 @@ RunResult Engine::run() {
         case EventKind::phase_end:
           if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
             ++event_count_;
-            if (e.kind == EventKind::checkpoint) start_checkpoint(e.target);
+            if (e.kind == EventKind::checkpoint) start_checkpoint(e.target, checkpoint_[e.target]->cost);
             else end_phase(e.target);
           }
           break;
@@ -1050,10 +1069,12 @@ void Engine::begin_attempt(JobId id) {
   r.attempt_work_us = r.remaining_us;
   r.phase = JobPhase::computing;
   r.evicting = false;
-  // Resuming from a checkpoint costs its restore first.
-  if (policy.enabled && policy.restore > Time() && r.saved_remaining_us < static_cast<double>(jobs_[id].work.us())) {
+  // Resuming from a checkpoint (its own, or the state a preemption saved) costs a restore first.
+  const Time restore = policy.enabled ? policy.restore : r.preemptions > 0 ? scenario_.model.preemption.resume : Time();
+  if (restore > Time() && r.saved_remaining_us < static_cast<double>(jobs_[id].work.us())) {
     r.phase = JobPhase::restoring;
-    r.phase_end = now_ + policy.restore;
+    r.phase_start = now_;
+    r.phase_end = now_ + restore;
     events_.push(r.phase_end, EventKind::phase_end, id, ++r.phase_generation);
     return;
   }
@@ -1081,28 +1102,32 @@ void Engine::change_phase(JobId id, JobPhase phase) {
   refresh_rates(r.placement.gpus);
 }
 
-void Engine::start_checkpoint(JobId id) {
+void Engine::start_checkpoint(JobId id, Time cost) {
   JobRecord& r = records_[id];
   change_phase(id, JobPhase::checkpointing);
   r.writing_remaining_us = r.remaining_us;  // the state it writes: its progress now
-  r.phase_end = now_ + checkpoint_[id]->cost;
+  r.phase_start = now_;
+  r.phase_end = now_ + cost;
   events_.push(r.phase_end, EventKind::phase_end, id, ++r.phase_generation);
 }
 
 void Engine::end_phase(JobId id) {
   JobRecord& r = records_[id];
-  const CheckpointPolicy& policy = *checkpoint_[id];
-  const double gpus = static_cast<double>(r.placement.gpus.size());
+  const double gpu_us = static_cast<double>((r.phase_end - r.phase_start).us()) * static_cast<double>(r.placement.gpus.size());
   if (r.phase == JobPhase::checkpointing) {
     r.saved_remaining_us = r.writing_remaining_us;
     ++r.checkpoints;
-    r.checkpoint_gpu_us += static_cast<double>(policy.cost.us()) * gpus;
+    r.checkpoint_gpu_us += gpu_us;
+    if (r.suspending) {
+      suspended(id);  // preempted: it leaves with everything saved
+      return;
+    }
     if (r.evicting) {
       evict(id);  // its node is going: it leaves with everything saved
       return;
     }
   } else {
-    r.restore_gpu_us += static_cast<double>(policy.restore.us()) * gpus;
+    r.restore_gpu_us += gpu_us;
   }
   change_phase(id, JobPhase::computing);
   schedule_checkpoint(id);
@@ -1124,6 +1149,38 @@ void Engine::evict(JobId id) {
   enqueue(id);  // the job controller recreates the pod at once
 }
 
+void Engine::preempt(JobId id) {
+  JobRecord& r = records_[id];
+  if (!preemptible(id)) reject(id, "preempt: the job is not running (or is already leaving)");
+  ++r.preemptions;
+  r.suspending = r.evicting = true;
+  const CheckpointPolicy& policy = *checkpoint_[id];
+  switch (r.phase) {
+    case JobPhase::restoring:  // nothing new to save: it leaves now
+      suspended(id);
+      break;
+    case JobPhase::checkpointing:  // it leaves once the checkpoint under way is written
+      break;
+    case JobPhase::computing: {
+      const Time cost = policy.enabled ? policy.cost : scenario_.model.preemption.suspend;
+      if (cost > Time()) {
+        start_checkpoint(id, cost);
+      } else {
+        settle(id);
+        r.saved_remaining_us = r.remaining_us;
+        suspended(id);
+      }
+      break;
+    }
+  }
+}
+
+void Engine::suspended(JobId id) {
+  stop(id);
+  rollback(id);  // to what it saved: nothing is lost
+  enqueue(id);
+}
+
 void Engine::notice(JobId id, Time gone) {
   JobRecord& r = records_[id];
   if (r.status != JobStatus::running || r.evicting) return;
@@ -1137,7 +1194,7 @@ void Engine::notice(JobId id, Time gone) {
       break;
     case JobPhase::computing:
       if (policy.enabled && now_ + policy.cost <= gone) {
-        start_checkpoint(id);
+        start_checkpoint(id, policy.cost);
         r.evicting = true;
       }
       break;  // otherwise it runs on until the node goes, and loses what it did since its checkpoint

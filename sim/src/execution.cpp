@@ -25,8 +25,8 @@ const ExecutionModel& ExecutionModel::builtin() {
 }
 
 void ExecutionModel::apply(const ConfigNode& doc) {
-  doc.allow_only({"time_slicing", "mps", "mig", "restart", "communication", "checkpoint", "spot", "autoscaler",
-                  "low_utilization"});
+  doc.allow_only({"time_slicing", "mps", "mig", "restart", "communication", "checkpoint", "preemption", "spot",
+                  "autoscaler", "low_utilization"});
   auto positive = [](const ConfigNode& n) {
     const Time t = n.as_duration();
     if (t <= Time()) n.fail("expected a positive duration");
@@ -86,6 +86,12 @@ void ExecutionModel::apply(const ConfigNode& doc) {
         checkpoint.defaults[static_cast<std::size_t>(kind)] = parse_checkpoint_policy(policy);
       }
     }
+  }
+  if (auto p = doc.get("preemption")) {
+    p->allow_only({"suspend", "resume", "source"});
+    if (auto v = p->get("suspend")) preemption.suspend = v->as_duration();
+    if (auto v = p->get("resume")) preemption.resume = v->as_duration();
+    if (preemption.suspend < Time() || preemption.resume < Time()) p->fail("expected durations >= 0");
   }
   if (auto sp = doc.get("spot")) {
     sp->allow_only({"notice", "provider", "aws_frequency", "source"});

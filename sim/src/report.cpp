@@ -224,7 +224,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
 
   const auto& jobs = s.jobs.jobs;
   std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0;
-  uint64_t kills = 0, evictions = 0, checkpoints = 0;
+  uint64_t kills = 0, evictions = 0, checkpoints = 0, preemptions = 0;
   double lost_us = 0, lost_gpu_us = 0, checkpoint_gpu_us = 0, restore_gpu_us = 0;
   std::vector<double> jct, delay, multi_jct;
   std::map<std::string, std::size_t> links;  // multi-GPU jobs started, by the slowest link they ran over last
@@ -238,6 +238,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     kills += rec.kills;
     evictions += rec.evictions;
     checkpoints += rec.checkpoints;
+    preemptions += rec.preemptions;
     lost_us += rec.lost_work_us;
     lost_gpu_us += rec.lost_gpu_us;
     checkpoint_gpu_us += rec.checkpoint_gpu_us;
@@ -303,6 +304,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   multi["jct_s"] = stats(multi_jct);
   out["multi_gpu"] = std::move(multi);
   out["makespan_s"] = completed ? Json(round_to((last_end - first_arrival).seconds(), 6)) : Json(nullptr);
+  out["preemptions"] = preemptions;  // by the scheduler (srtf, las, tiresias); spot evictions are under spot
 
   // Spot reclaims, checkpoints and the work they cost (GPU-hours: GPU time to redo or spent pausing).
   uint64_t reclaims = 0, requested = 0, removed = 0, cancelled = 0;
@@ -400,21 +402,21 @@ Json summarize(const Scenario& s, const RunResult& r) {
 
 void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   out << "id,name,tenant,kind,arrival_s,start_s,end_s,queue_delay_s,jct_s,gpus,gpu_milli,u,status,pool,placement,slowdown,"
-         "kills,lost_work_s,link,link_gb_per_s,attempts,evictions,checkpoints,lost_gpu_hours,cost_usd,unused_cost_usd\n";
+         "kills,lost_work_s,link,link_gb_per_s,attempts,evictions,preemptions,checkpoints,lost_gpu_hours,cost_usd,unused_cost_usd\n";
   for (const Job& j : s.jobs.jobs) {
     const JobRecord& rec = r.jobs[j.id];
     const bool started = rec.attempt > 0;
     const bool placed = rec.status == JobStatus::running || rec.status == JobStatus::completed;
     const bool done = rec.status == JobStatus::completed;
     const bool linked = placed && j.request.gpus >= 2;
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name,
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name,
                s.jobs.tenants[j.tenant], to_string(j.kind), format_seconds(j.arrival), started ? format_seconds(rec.first_start) : "",
                done ? format_seconds(rec.end) : "", started ? format_seconds(rec.first_start - j.arrival) : "",
                done ? format_seconds(rec.end - j.arrival) : "", j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u,
                to_string(rec.status), placed ? r.cluster.pool_of(rec.placement.nodes.front()).name : "",
                placed ? placement_text(r.cluster, rec) : "", done ? fmt::format("{}", round_to(rec.slowdown(), 6)) : "", rec.kills,
                round_to(rec.lost_work_us / 1e6, 6), linked ? link_code(rec.link) : "",
-               linked ? fmt::format("{}", round_to(rec.link.gb_per_s, 6)) : "", rec.attempt, rec.evictions, rec.checkpoints,
+               linked ? fmt::format("{}", round_to(rec.link.gb_per_s, 6)) : "", rec.attempt, rec.evictions, rec.preemptions, rec.checkpoints,
                round_to(rec.lost_gpu_us / 3.6e9, 6), round_to(rec.cost_usd, 4), round_to(rec.cost_usd - rec.busy_cost_usd, 4));
   }
 }

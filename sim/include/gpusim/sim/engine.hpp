@@ -56,6 +56,12 @@ struct JobRecord {
   double saved_remaining_us = 0;  // work left at its last durable checkpoint (all of it without one)
   double writing_remaining_us = 0;  // work left when the checkpoint being written was taken
   uint32_t checkpoints = 0, evictions = 0;
+  // Preemption by the scheduler (issue 7): times suspended, whether the write under way ends in a
+  // suspension (else, when `evicting`, in a spot eviction), and GPU time held over closed attempts.
+  uint32_t preemptions = 0;
+  bool suspending = false;
+  Time phase_start;               // of the current checkpoint or restore
+  double attained_gpu_us = 0;
   double checkpoint_gpu_us = 0, restore_gpu_us = 0;  // GPU time spent writing and restoring
   // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
   double cost_usd = 0, busy_cost_usd = 0;

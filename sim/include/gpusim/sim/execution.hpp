@@ -50,6 +50,13 @@ struct CheckpointModel {
   std::array<CheckpointPolicy, 4> defaults{};  // by JobKind, for jobs that state none
 };
 
+// What a scheduler's preemption costs a job that has no checkpoint policy of its own (one that has
+// pays its checkpoint cost to suspend and its restore cost to resume).
+struct PreemptionModel {
+  Time suspend;  // writing its state before its GPUs are released
+  Time resume;   // reading it back before it computes again
+};
+
 struct SpotModel {
   std::vector<std::pair<std::string, Time>> notice;          // by provider
   std::string provider;                                      // a spot pool that names none
@@ -76,6 +83,7 @@ struct ExecutionModel {
   MigModel mig;
   RestartModel restart;
   CheckpointModel checkpoint;
+  PreemptionModel preemption;
   SpotModel spot;
   AutoscalerModel autoscaler;
   LowUtilizationAlert low_utilization;

@@ -89,6 +89,12 @@ class ClusterView {
   virtual const SchedulingOptions& scheduling() const = 0;
   // GPUs the job's next placement takes: all it still lacks, or one worker's when gang is off.
   virtual int32_t gpus_to_place(JobId id) const = 0;
+  // GPU time the job has held while running, over all its attempts, up to now (what LAS orders by).
+  virtual double attained_gpu_s(JobId id) const = 0;
+  // Its work left now, in seconds at its ideal speed (what SRTF orders by; an oracle, like sjf's).
+  virtual double remaining_work_s(JobId id) const = 0;
+  // Is it running and not on its way out (suspending after a preemption, or evicted at a notice)?
+  virtual bool preemptible(JobId id) const = 0;
   // Where a job runs (its nodes, GPUs and MIG instances); empty unless it is running.
   virtual const Placement& placement(JobId id) const = 0;
   // Running jobs and when each will end at its current rate.
@@ -115,6 +121,10 @@ class Binder {
   // Asks for a decision point at `t` (> now) even if nothing else changes then, e.g. when a job's
   // wait reaches a policy's threshold.
   virtual void recheck_at(Time t) = 0;
+  // Suspends a running job: it saves its state (its checkpoint cost, else model.preemption.suspend)
+  // holding its GPUs, then releases them and queues again with its progress; it pays its restore
+  // (else model.preemption.resume) when it starts again. Throws PolicyError unless preemptible().
+  virtual void preempt(JobId job) = 0;
 };
 
 class Scheduler {
