@@ -99,7 +99,8 @@ TEST(Registry, ComposesByNameAndExplainsUnknownNames) {
   EXPECT_NE(msg.find("first-fit, best-fit, spread, mig-aware, topology, random, spot-aware, fgd, dot-product, gpu-packing, gpu-clustering"), std::string::npos) << msg;
   Registry r;
   register_builtin_policies(r);
-  EXPECT_THROW(r.add_queue_order("fifo", "again", [] { return std::unique_ptr<QueueOrder>(); }), std::invalid_argument);
-  EXPECT_EQ(r.queue_orders().size(), 3u);
+  EXPECT_THROW(r.add_queue_order("fifo", "again", [](const PolicyContext&) { return std::unique_ptr<QueueOrder>(); }),
+               std::invalid_argument);
+  EXPECT_EQ(r.queue_orders().size(), 6u);
   EXPECT_EQ(r.placements().size(), 11u);
 }

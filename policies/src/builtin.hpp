@@ -8,6 +8,11 @@ namespace gpusim::builtin {
 std::unique_ptr<QueueOrder> make_fifo();
 std::unique_ptr<QueueOrder> make_priority();
 std::unique_ptr<QueueOrder> make_sjf();
+std::unique_ptr<QueueOrder> make_srtf();
+std::unique_ptr<QueueOrder> make_las();
+std::unique_ptr<QueueOrder> make_tiresias(const PolicyContext& context);
+std::unique_ptr<Scheduler> make_preemptive(std::string name, std::unique_ptr<QueueOrder> order,
+                                           std::unique_ptr<PlacementPolicy> placement);
 std::unique_ptr<PlacementPolicy> make_first_fit();
 std::unique_ptr<PlacementPolicy> make_best_fit();
 std::unique_ptr<PlacementPolicy> make_spread();

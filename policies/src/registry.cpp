@@ -189,10 +189,10 @@ Registry& Registry::global() {
   return registry;
 }
 
-void Registry::add_queue_order(std::string name, std::string description, QueueFactory factory) {
+void Registry::add_queue_order(std::string name, std::string description, QueueFactory factory, std::vector<std::string> params) {
   for (const auto& e : queue_entries_)
     if (e.name == name) throw std::invalid_argument(fmt::format("queue order '{}' registered twice", name));
-  queue_entries_.push_back({std::move(name), std::move(description), {}});
+  queue_entries_.push_back({std::move(name), std::move(description), std::move(params)});
   queue_factories_.push_back(std::move(factory));
 }
 
@@ -222,9 +222,13 @@ void Registry::check_params(const PolicyContext& context) const {
                              known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
 }
 
-std::unique_ptr<QueueOrder> Registry::make_queue_order(std::string_view name, const SourceLocation& where) const {
+std::unique_ptr<QueueOrder> Registry::make_queue_order(std::string_view name, const PolicyContext& context,
+                                                       const SourceLocation& where) const {
   for (std::size_t i = 0; i < queue_entries_.size(); ++i)
-    if (queue_entries_[i].name == name) return queue_factories_[i]();
+    if (queue_entries_[i].name == name) {
+      check_params(context);
+      return queue_factories_[i](context);
+    }
   throw unknown(where, fmt::format("unknown queue order '{}'", name));
 }
 
@@ -249,20 +253,31 @@ std::unique_ptr<Scheduler> Registry::make(std::string_view spec, const PolicyCon
                                           const SourceLocation& where) const {
   const auto plus = spec.find('+');
   if (plus == std::string_view::npos) throw unknown(where, fmt::format("unknown policy '{}'", spec));
-  auto order = make_queue_order(spec.substr(0, plus), where);
+  auto order = make_queue_order(spec.substr(0, plus), context, where);
   return compose_policy(std::string(spec), std::move(order), make_placement(spec.substr(plus + 1), context, where));
 }
 
 std::unique_ptr<Scheduler> compose_policy(std::string name, std::unique_ptr<QueueOrder> order,
                                           std::unique_ptr<PlacementPolicy> placement) {
+  if (order->preemptive()) return builtin::make_preemptive(std::move(name), std::move(order), std::move(placement));
   return std::make_unique<ComposedScheduler>(std::move(name), std::move(order), std::move(placement));
 }
 
 void register_builtin_policies(Registry& r) {
   using namespace builtin;
-  r.add_queue_order("fifo", "first come, first served (by arrival time)", make_fifo);
-  r.add_queue_order("priority", "higher priority first, then arrival", make_priority);
-  r.add_queue_order("sjf", "shortest job first, using the trace's durations as an oracle", make_sjf);
+  r.add_queue_order("fifo", "first come, first served (by arrival time)", [](const PolicyContext&) { return make_fifo(); });
+  r.add_queue_order("priority", "higher priority first, then arrival", [](const PolicyContext&) { return make_priority(); });
+  r.add_queue_order("sjf", "shortest job first, using the trace's durations as an oracle",
+                    [](const PolicyContext&) { return make_sjf(); });
+  // Preemptive orders (Tiresias, Gu et al., NSDI'19): priorities change as jobs run.
+  r.add_queue_order("srtf", "shortest remaining time first, preemptive; the trace's durations as an oracle",
+                    [](const PolicyContext&) { return make_srtf(); });
+  r.add_queue_order("las", "least attained service (GPU time held so far) first, preemptive", [](const PolicyContext&) { return make_las(); });
+  r.add_queue_order("tiresias",
+                    "Tiresias' discretized 2D-LAS: queues by attained GPU time (tiresias_queues, GPU-seconds; default "
+                    "1800,3600,7200), FIFO within a queue, preemptive; a job waiting tiresias_starvation x its run time "
+                    "(default 2; 0 = off) goes back to the first queue",
+                    make_tiresias, {"tiresias_queues", "tiresias_starvation"});
   r.add_placement("first-fit", "lowest-numbered node and GPUs with room", [](const PolicyContext&) { return make_first_fit(); });
   r.add_placement("best-fit", "node left with the least free GPU+CPU share; tightest GPUs inside it",
                   [](const PolicyContext&) { return make_best_fit(); });

@@ -139,7 +139,7 @@ std::unique_ptr<Scheduler> make_scheduler(const Scenario& s, const py::object& p
     const SourceLocation where{"policy", std::nullopt, name};
     std::unique_ptr<QueueOrder> order;
     std::unique_ptr<PlacementPolicy> placement;
-    if (py::isinstance<py::str>(t[0])) order = Registry::global().make_queue_order(t[0].cast<std::string>(), where);
+    if (py::isinstance<py::str>(t[0])) order = Registry::global().make_queue_order(t[0].cast<std::string>(), context, where);
     else order = std::make_unique<PyQueueOrder>(py::reinterpret_borrow<py::object>(t[0])), python = true;
     if (py::isinstance<py::str>(t[1])) placement = Registry::global().make_placement(t[1].cast<std::string>(), context, where);
     else placement = std::make_unique<PyPlacement>(py::reinterpret_borrow<py::object>(t[1])), python = true;

@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_map>
 
+#include <boost/container/flat_set.hpp>
 #include <boost/container/small_vector.hpp>
 #include <boost/math/distributions/exponential.hpp>
 
@@ -311,9 +312,8 @@ class Engine final : public ClusterView, public Binder {
     return !scenario_.scheduling.gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
   }
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override {
-    for (JobId id = 0; id < records_.size(); ++id) {
+    for (JobId id : running_ids_) {
       const JobRecord& r = records_[id];
-      if (r.status != JobStatus::running) continue;
       // A job paused for a checkpoint or restore goes on at its computing rate once the pause ends.
       const double rate = r.rate > 0 ? r.rate : r.compute_rate;
       const Time from = r.rate > 0 ? now_ : std::max(now_, r.phase_end);
@@ -528,6 +528,7 @@ class Engine final : public ClusterView, public Binder {
   bool capacity_grew_ = false;
   Time now_;
   uint32_t running_ = 0;
+  boost::container::flat_set<JobId> running_ids_;  // ascending: the order for_each_running visits
   uint64_t event_count_ = 0;
   uint64_t decision_points_ = 0;
   uint64_t oom_events_ = 0, mps_faults_ = 0, reconfigurations_ = 0, rate_changes_ = 0;
@@ -814,6 +815,7 @@ void Engine::bind(JobId id, const Placement& p) {
   bound_.push_back(id);
   if (--pending_by_shape_[shapes_.of(id)] == 0) --distinct_pending_shapes_;
   ++running_;
+  running_ids_.insert(id);
   if (p.gpus.empty()) {
     r.compute_rate = r.sharing_rate = 1.0;
     r.rate = r.phase == JobPhase::computing ? 1.0 : 0.0;
@@ -906,6 +908,7 @@ void Engine::stop(JobId id) {
   r.evicting = false;
   r.suspending = false;
   --running_;
+  running_ids_.erase(id);
   capacity_grew_ = true;
   const auto net = std::lower_bound(net_jobs_.begin(), net_jobs_.end(), id);
   const bool spanned = net != net_jobs_.end() && *net == id;

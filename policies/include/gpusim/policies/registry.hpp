@@ -20,7 +20,16 @@ namespace gpusim {
 class QueueOrder {
  public:
   virtual ~QueueOrder() = default;
+  // The job's place in the queue when it arrives (smaller first, ties by job id).
   virtual QueueKey key(const Job& job) const = 0;
+  // A preemptive order's priorities change as jobs run: the scheduler then orders pending and running
+  // jobs together by priority() at every decision point and preempts running jobs that rank below
+  // pending ones the cluster cannot also hold (PreemptiveScheduler).
+  virtual bool preemptive() const { return false; }
+  virtual QueueKey priority(const ClusterView&, JobId) const { return {}; }
+  // When the job's priority next changes class (a queue threshold, a starvation limit), so the
+  // scheduler looks again then; nullopt when it changes only at events.
+  virtual std::optional<Time> next_change(const ClusterView&, JobId) const { return std::nullopt; }
 };
 
 struct PolicyContext {
@@ -33,7 +42,7 @@ inline PolicyContext policy_context(const Scenario& s) { return {s.seed, s.polic
 
 class Registry {
  public:
-  using QueueFactory = std::function<std::unique_ptr<QueueOrder>()>;
+  using QueueFactory = std::function<std::unique_ptr<QueueOrder>(const PolicyContext&)>;
   using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>(const PolicyContext&)>;
   struct Entry {
     std::string name;
@@ -45,7 +54,7 @@ class Registry {
   static Registry& global();
 
   // Duplicate names are rejected (std::invalid_argument).
-  void add_queue_order(std::string name, std::string description, QueueFactory factory);
+  void add_queue_order(std::string name, std::string description, QueueFactory factory, std::vector<std::string> params = {});
   void add_placement(std::string name, std::string description, PlacementFactory factory, std::vector<std::string> params = {});
 
   const std::vector<Entry>& queue_orders() const { return queue_entries_; }
@@ -56,7 +65,8 @@ class Registry {
   std::unique_ptr<Scheduler> make(std::string_view spec, const PolicyContext& context, const SourceLocation& where) const;
   // One half of a policy by name (an InputError at `where` naming the choices when unknown), to
   // compose with a half written elsewhere (e.g. in Python).
-  std::unique_ptr<QueueOrder> make_queue_order(std::string_view name, const SourceLocation& where) const;
+  std::unique_ptr<QueueOrder> make_queue_order(std::string_view name, const PolicyContext& context,
+                                               const SourceLocation& where) const;
   std::unique_ptr<PlacementPolicy> make_placement(std::string_view name, const PolicyContext& context,
                                                   const SourceLocation& where) const;
 
@@ -69,7 +79,8 @@ class Registry {
   std::vector<PlacementFactory> placement_factories_;
 };
 
-// A queue order and a placement served as the scenario's `scheduling:` says (QueueMode).
+// A queue order and a placement served as the scenario's `scheduling:` says (QueueMode), or, for a
+// preemptive order, by priority with preemption.
 std::unique_ptr<Scheduler> compose_policy(std::string name, std::unique_ptr<QueueOrder> order,
                                           std::unique_ptr<PlacementPolicy> placement);
 
