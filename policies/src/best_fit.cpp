@@ -7,12 +7,8 @@
 namespace gpusim::builtin {
 
 namespace {
-struct BestFit final : PlacementPolicy {
+struct BestFit final : TightestInside {
   double score(const ClusterView& v, JobId job, NodeId node) const override { return leftover_after(v, job, node); }
-  void choose_gpus(const ClusterView& v, JobId, const std::vector<GpuId>& fitting, int32_t count,
-                   std::vector<GpuId>& out) const override {
-    tightest_gpus(v, fitting, count, out);
-  }
 };
 }  // namespace
 

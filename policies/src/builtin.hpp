@@ -5,6 +5,15 @@
 #include "gpusim/policies/registry.hpp"
 
 namespace gpusim::builtin {
+
+// A placement that takes the tightest GPUs inside the node it chose (best-fit, dot-product, GPU packing).
+struct TightestInside : PlacementPolicy {
+  void choose_gpus(const ClusterView& view, JobId, const std::vector<GpuId>& fitting, int32_t count,
+                   std::vector<GpuId>& out) const override {
+    tightest_gpus(view, fitting, count, out);
+  }
+};
+
 std::unique_ptr<QueueOrder> make_fifo();
 std::unique_ptr<QueueOrder> make_priority();
 std::unique_ptr<QueueOrder> make_sjf();

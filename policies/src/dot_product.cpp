@@ -7,7 +7,7 @@
 namespace gpusim::builtin {
 
 namespace {
-struct DotProduct final : PlacementPolicy {
+struct DotProduct final : TightestInside {
   double score(const ClusterView& v, JobId job, NodeId node) const override {
     const Cluster& c = v.cluster();
     const Node& n = c.node(node);
@@ -21,10 +21,6 @@ struct DotProduct final : PlacementPolicy {
     const double asked = static_cast<double>(v.gpus_to_place(job)) * static_cast<double>(v.gpu_demand(job, n.pool).milli.value);
     dot += (asked / gpu_cap) * (static_cast<double>(free) / gpu_cap);
     return dot / 2;  // normalised to [0, 1] over the two dimensions
-  }
-  void choose_gpus(const ClusterView& v, JobId, const std::vector<GpuId>& fitting, int32_t count,
-                   std::vector<GpuId>& out) const override {
-    tightest_gpus(v, fitting, count, out);
   }
 };
 }  // namespace

@@ -12,7 +12,7 @@
 namespace gpusim::builtin {
 
 namespace {
-struct GpuPacking final : PlacementPolicy {
+struct GpuPacking final : TightestInside {
   double score(const ClusterView& v, JobId job, NodeId node) const override {
     const Cluster& c = v.cluster();
     const Node& n = c.node(node);
@@ -31,10 +31,6 @@ struct GpuPacking final : PlacementPolicy {
     }
     if (free_taken > 0) return -static_cast<double>(std::max<int64_t>(50 - free_taken, 33));
     return -static_cast<double>(std::max<int64_t>(100 - free_pct / 10, 50));
-  }
-  void choose_gpus(const ClusterView& v, JobId, const std::vector<GpuId>& fitting, int32_t count,
-                   std::vector<GpuId>& out) const override {
-    tightest_gpus(v, fitting, count, out);
   }
 };
 }  // namespace
