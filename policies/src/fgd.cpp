@@ -22,7 +22,7 @@ class Fgd final : public PlacementPolicy {
         coverage = f->as_number();
         if (coverage <= 0 || coverage > 1) f->fail("expected a share of the pods in (0, 1]");
       }
-    if (c.workload) types_ = typical_task_types(*c.workload, coverage);
+    if (c.workload) mix_ = TaskMix(typical_task_types(*c.workload, coverage));
   }
 
   double score(const ClusterView& view, JobId job, NodeId node) const override {
@@ -66,17 +66,9 @@ class Fgd final : public PlacementPolicy {
     if (st.epoch != c.bucket(b).epoch || std::isnan(st.frag)) {
       st.epoch = c.bucket(b).epoch;
       st.growth.clear();
-      load(view, node, free_);
-      st.frag = node_fragmentation_milli(types_, accessible(view, c.node(node).pool), c.node(node).free_cpu_milli, free_);
+      st.frag = mix_.node_fragmentation_milli(view, node);
     }
     return st;
-  }
-
-  void load(const ClusterView& view, NodeId node, std::vector<int32_t>& free) const {
-    const Cluster& c = view.cluster();
-    const Node& n = c.node(node);
-    free.clear();
-    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) free.push_back(static_cast<int32_t>(c.gpu(g).free.value));
   }
 
   // The growth of the node's fragmentation if the job went there: for a share of one GPU, the best of
@@ -84,18 +76,18 @@ class Fgd final : public PlacementPolicy {
   Choice best_choice(const ClusterView& view, JobId job, NodeId node, double before) const {
     const Cluster& c = view.cluster();
     const Node& n = c.node(node);
-    const std::vector<uint8_t>& access = accessible(view, n.pool);
+    const std::vector<uint8_t>& access = mix_.accessible(view, n.pool);
     const GpuDemand demand = view.gpu_demand(job, n.pool);
     const int64_t cpu_after = n.free_cpu_milli - view.job(job).request.cpu_milli;
     const int32_t need = view.gpus_to_place(job);
-    load(view, node, after_);
+    TaskMix::free_milli(view, node, after_);
     view.fitting_gpus(job, node, fitting_);
     if (need == 1 && demand.milli < kWholeGpu) {
       Choice best{std::numeric_limits<double>::infinity(), fitting_.front()};
       for (GpuId g : fitting_) {
         const std::size_t i = g - n.first_gpu;
         after_[i] -= static_cast<int32_t>(demand.milli.value);
-        const double growth = node_fragmentation_milli(types_, access, cpu_after, after_) - before;
+        const double growth = node_fragmentation_milli(mix_.types(), access, cpu_after, after_) - before;
         after_[i] += static_cast<int32_t>(demand.milli.value);
         if (growth < best.growth) best = {growth, g};
       }
@@ -103,23 +95,12 @@ class Fgd final : public PlacementPolicy {
     }
     for (int32_t k = 0; k < need && k < static_cast<int32_t>(fitting_.size()); ++k) after_[fitting_[static_cast<std::size_t>(k)] - n.first_gpu] -=
         static_cast<int32_t>(demand.milli.value);
-    return {node_fragmentation_milli(types_, access, cpu_after, after_) - before, 0};
+    return {node_fragmentation_milli(mix_.types(), access, cpu_after, after_) - before, 0};
   }
 
-  const std::vector<uint8_t>& accessible(const ClusterView& view, PoolId pool) const {
-    if (by_pool_.size() <= pool) by_pool_.resize(pool + 1u);
-    auto& a = by_pool_[pool];
-    if (a.size() != types_.size()) {
-      a.clear();
-      for (const TaskType& t : types_) a.push_back(view.pool_allowed(t.example, pool));
-    }
-    return a;
-  }
-
-  std::vector<TaskType> types_;
+  TaskMix mix_{{}};
   mutable std::vector<State> cache_;  // by bucket id
-  mutable std::vector<std::vector<uint8_t>> by_pool_;
-  mutable std::vector<int32_t> free_, after_;
+  mutable std::vector<int32_t> after_;
   mutable std::vector<GpuId> fitting_;
 };
 

@@ -54,4 +54,27 @@ double node_fragmentation_milli(std::span<const TaskType> types, std::span<const
   return frag;
 }
 
+const std::vector<uint8_t>& TaskMix::accessible(const ClusterView& view, PoolId pool) const {
+  if (by_pool_.size() <= pool) by_pool_.resize(pool + 1u);
+  auto& a = by_pool_[pool];
+  if (a.size() != types_.size()) {
+    a.clear();
+    for (const TaskType& t : types_) a.push_back(view.pool_allowed(t.example, pool));
+  }
+  return a;
+}
+
+void TaskMix::free_milli(const ClusterView& view, NodeId node, std::vector<int32_t>& out) {
+  const Cluster& c = view.cluster();
+  const Node& n = c.node(node);
+  out.clear();
+  for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) out.push_back(static_cast<int32_t>(c.gpu(g).free.value));
+}
+
+double TaskMix::node_fragmentation_milli(const ClusterView& view, NodeId node) const {
+  free_milli(view, node, free_);
+  const Node& n = view.cluster().node(node);
+  return gpusim::node_fragmentation_milli(types_, accessible(view, n.pool), n.free_cpu_milli, free_);
+}
+
 }  // namespace gpusim

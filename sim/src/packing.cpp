@@ -12,18 +12,14 @@ namespace {
 // The cluster's idle GPU and its fragmentation, kept per node.
 class FragmentationLedger {
  public:
-  explicit FragmentationLedger(const Scenario& s) : types_(typical_task_types(s.jobs, s.packing->coverage)) {}
+  explicit FragmentationLedger(const Scenario& s) : mix_(typical_task_types(s.jobs, s.packing->coverage)) {}
 
   void node_changed(const ClusterView& view, NodeId n) {
     const Cluster& c = view.cluster();
     const Node& node = c.node(n);
-    free_.clear();
     int64_t idle = 0;
-    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
-      free_.push_back(static_cast<int32_t>(c.gpu(g).free.value));
-      idle += c.gpu(g).free.value;
-    }
-    const double frag = node_fragmentation_milli(types_, accessible(view, node.pool), node.free_cpu_milli, free_);
+    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) idle += c.gpu(g).free.value;
+    const double frag = mix_.node_fragmentation_milli(view, n);
     frag_total_ += frag - node_frag_[n];
     idle_total_ += idle - node_idle_[n];
     node_frag_[n] = frag;
@@ -43,19 +39,9 @@ class FragmentationLedger {
   int64_t idle_milli() const { return idle_total_; }
 
  private:
-  const std::vector<uint8_t>& accessible(const ClusterView& view, PoolId pool) {
-    if (by_pool_.size() <= pool) by_pool_.resize(pool + 1u);
-    auto& a = by_pool_[pool];
-    if (a.empty())
-      for (const TaskType& t : types_) a.push_back(view.pool_allowed(t.example, pool));
-    return a;
-  }
-
-  std::vector<TaskType> types_;
-  std::vector<std::vector<uint8_t>> by_pool_;
+  TaskMix mix_;
   std::vector<double> node_frag_;
   std::vector<int64_t> node_idle_;
-  std::vector<int32_t> free_;
   double frag_total_ = 0;
   int64_t idle_total_ = 0;
 };

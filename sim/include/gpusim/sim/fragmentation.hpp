@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusim/sim/scheduler.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -33,5 +34,22 @@ std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage);
 // model; `free_milli`: each GPU's free share.
 double node_fragmentation_milli(std::span<const TaskType> types, std::span<const uint8_t> accessible, int64_t free_cpu_milli,
                                 std::span<const int32_t> free_milli);
+
+// A workload's task mix applied to a cluster: which types may use each pool (asked once per pool,
+// through a job of the type) and the fragmentation of a node as it is now.
+class TaskMix {
+ public:
+  explicit TaskMix(std::vector<TaskType> types) : types_(std::move(types)) {}
+  const std::vector<TaskType>& types() const { return types_; }
+  const std::vector<uint8_t>& accessible(const ClusterView& view, PoolId pool) const;
+  // Each GPU's free share on the node (into `out`).
+  static void free_milli(const ClusterView& view, NodeId node, std::vector<int32_t>& out);
+  double node_fragmentation_milli(const ClusterView& view, NodeId node) const;
+
+ private:
+  std::vector<TaskType> types_;
+  mutable std::vector<std::vector<uint8_t>> by_pool_;
+  mutable std::vector<int32_t> free_;
+};
 
 }  // namespace gpusim
