@@ -32,13 +32,11 @@ std::vector<SweepPoint> sweep_points(const std::string& scenario, const LoadOpti
     for (std::size_t k = 0; k < i; ++k)
       if (axes[k].path == axes[i].path) throw InputError({"--grid", std::nullopt, axes[i].path}, "the same path is swept twice");
   std::vector<SweepPoint> out;
-  const auto variants = load_variants(scenario, options);
-  const bool named = !variants.front().first.empty();
-  const Scenario& base = variants.front().second;
-  for (const auto& [variant, s] : variants) {
-    std::vector<std::string> variant_sets;
-    for (const auto& v : base.variants)
-      if (v.name == variant) variant_sets = v.overrides;
+  // The scenario is loaded once, to check it and read its variants; each point is loaded by its runner.
+  const Scenario base = load_scenario(scenario, options);
+  const bool named = !base.variants.empty();
+  const std::vector<Scenario::Variant> variants = named ? base.variants : std::vector<Scenario::Variant>{{}};
+  for (const auto& [variant, variant_sets] : variants) {
     // Odometer over the axes, the last one fastest.
     std::vector<std::size_t> at(axes.size(), 0);
     for (bool more = true; more;) {
