@@ -42,15 +42,18 @@ Verdict judge(double baseline, std::optional<double> now, const Tolerance& t) {
 
 namespace {
 
+// One table serves parsing and printing which way a metric gets worse.
+constexpr std::pair<Worse, std::string_view> kWorseNames[] = {
+    {Worse::higher, "higher"}, {Worse::lower, "lower"}, {Worse::either, "either"}};
+
 std::vector<std::pair<std::string, Tolerance>> read_tolerances(const ConfigNode& node) {
   std::vector<std::pair<std::string, Tolerance>> out;
   for (const auto& [metric, e] : node.entries()) {
     e.allow_only({"worse", "abs", "rel"});
     Tolerance t;
     const auto worse = e.at("worse").as_string();
-    if (worse == "higher") t.worse = Worse::higher;
-    else if (worse == "lower") t.worse = Worse::lower;
-    else if (worse == "either") t.worse = Worse::either;
+    const auto* named = std::find_if(std::begin(kWorseNames), std::end(kWorseNames), [&](const auto& n) { return n.second == worse; });
+    if (named != std::end(kWorseNames)) t.worse = named->first;
     else e.at("worse").fail(fmt::format("expected higher, lower or either (which way the metric gets worse), got '{}'", worse));
     if (auto a = e.get("abs")) t.abs = a->as_non_negative_number();
     if (auto r = e.get("rel")) t.rel = r->as_non_negative_number();
@@ -66,11 +69,8 @@ const Tolerance* find(const std::vector<std::pair<std::string, Tolerance>>& list
 }
 
 std::string_view to_string(Worse w) {
-  switch (w) {
-    case Worse::higher: return "higher";
-    case Worse::lower: return "lower";
-    case Worse::either: return "either";
-  }
+  for (const auto& [value, name] : kWorseNames)
+    if (value == w) return name;
   return "?";
 }
 

@@ -182,8 +182,8 @@ TEST(Packing, EveryOpenbPodListRuns) {
 }  // namespace
 
 namespace {
-// ties: random draws among the nodes with the top score (here all four idle nodes score alike under
-// first-fit), from the seeded stream placement/ties: every node gets used, the same ones each run.
+// ties: random draws among the nodes with the top score (spread scores the idle nodes alike), from
+// the seeded stream placement/ties: every node gets used, the same ones each run.
 TEST(Placements, RandomTiesAreSeededAndSpreadOverTiedNodes) {
   const char* text = R"(
 name: ties
