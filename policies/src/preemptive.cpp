@@ -1,12 +1,20 @@
 // The scheduler of preemptive queue orders (srtf, las, tiresias), after the Tiresias simulator's
 // loop: at each decision point, pending and running jobs are ranked together by the order's
-// priority (ties by arrival, then id); walking down the ranking, each job is granted the GPU share
-// it asks for while the cluster's ready GPUs last (jobs that do not fit are skipped, not blocking).
-// Running jobs not granted are preempted; pending jobs granted are placed by the placement, in rank
-// order, as far as GPUs are free (those a preemption frees come back when the job has saved its
-// state, at a later decision point). The scheduler asks to look again when a priority next changes
-// class (QueueOrder::next_change).
+// priority (ties by job id, which is arrival order); walking down the ranking, each job is granted
+// the GPU share it asks for while the cluster's ready GPUs last (jobs that do not fit are skipped,
+// not blocking). Running jobs not granted are preempted; pending jobs granted are placed by the
+// placement, in rank order, as far as GPUs are free (those a preemption frees come back when the job
+// has saved its state, at a later decision point). The scheduler asks to look again when a priority
+// next changes class (QueueOrder::next_change).
+//
+// The ranking is kept incrementally: a pending job's priority changes only when it enters the queue
+// or at its next_change, so pending jobs stay in an ordered set, re-keyed only then; running jobs
+// (at most one per GPU share) are ranked afresh when the cluster is contended. The walk stops taking
+// pending jobs once the GPUs left are fewer than the smallest pending job asks.
 #include <algorithm>
+#include <map>
+#include <queue>
+#include <set>
 
 #include "builtin.hpp"
 
@@ -24,52 +32,63 @@ class PreemptiveScheduler final : public Scheduler {
   bool would_use(const ClusterView& view, JobId job, PoolId pool) const override { return placement_->admits_pool(view, job, pool); }
 
   void decide(const ClusterView& view, Binder& binder) override {
-    const Cluster& c = view.cluster();
+    const Time now = view.now();
+    for (JobId id : view.new_arrivals())
+      if (view.is_pending(id)) enqueue(view, id);
+    while (!changes_.empty() && changes_.top().at <= now) {
+      const Change c = changes_.top();
+      changes_.pop();
+      if (entries_[c.job].queued && entries_[c.job].stamp == c.stamp) enqueue(view, c.job);
+    }
+
     // GPU share (milli) of the ready nodes; what running jobs hold, and what jobs on their way out hold.
-    int64_t capacity = 0, held = 0, leaving = 0, asked = 0;
-    for (const Node& n : c.nodes())
+    int64_t capacity = 0, held = 0, leaving = 0;
+    for (const Node& n : view.cluster().nodes())
       if (n.ready()) capacity += static_cast<int64_t>(n.gpu_count) * kWholeGpu.value;
     running_.clear();
     view.for_each_running([&](JobId id, Time) {
-      held += demand(view, id);
-      if (view.preemptible(id)) running_.push_back(id);
-      else leaving += demand(view, id);
-    });
-    ranked_.clear();
-    view.for_each_pending([&](JobId id) {
-      ranked_.push_back({order_->priority(view, id), id});
-      asked += demand(view, id);
-      return true;
-    });
-    // Room for every pending job beside the running ones: no one need be preempted, and priorities
-    // only decide the order of placement (and changes of class can wait for the next event).
-    const bool contended = asked > capacity - held;
-    if (contended)
-      for (JobId id : running_) ranked_.push_back({order_->priority(view, id), id});
-    std::sort(ranked_.begin(), ranked_.end(), [](const Ranked& a, const Ranked& b) {
-      if (a.priority != b.priority) return a.priority < b.priority;
-      return a.job < b.job;  // ids are in arrival order
+      const int64_t d = demand(view, id);
+      held += d;
+      if (view.preemptible(id)) running_.push_back({{}, id});
+      else leaving += d;
     });
     granted_.clear();
+    // Room for every pending job beside the running ones: no one need be preempted, and priorities
+    // only decide the order of placement (and changes of class can wait for the next event).
+    if (asked_ <= capacity - held) {
+      for (const auto& [key, id] : pending_) granted_.push_back(id);
+      place_granted(view, binder);
+      return;
+    }
+
+    for (Ranked& r : running_) r.priority = order_->priority(view, r.job);
+    std::sort(running_.begin(), running_.end());
     int64_t budget = capacity - leaving;
-    for (const Ranked& r : ranked_) {
-      const int64_t need = demand(view, r.job);
-      if (contended && need > budget) continue;
-      budget -= need;
-      granted_.push_back(r.job);
+    auto next_pending = pending_.begin();
+    std::size_t next_running = 0;
+    for (;;) {
+      const bool pending_left = next_pending != pending_.end() && budget >= smallest_ask();
+      if (!pending_left && next_running == running_.size()) break;
+      if (pending_left && (next_running == running_.size() || *next_pending < running_[next_running].pair())) {
+        const JobId id = next_pending++->second;
+        if (entries_[id].demand > budget) continue;
+        budget -= entries_[id].demand;
+        granted_.push_back(id);
+      } else {
+        const JobId id = running_[next_running++].job;
+        const int64_t need = demand(view, id);
+        if (need <= budget) budget -= need;
+        else binder.preempt(id);
+      }
     }
-    std::sort(granted_.begin(), granted_.end());
-    for (const Ranked& r : ranked_)
-      if (!view.is_pending(r.job) && !std::binary_search(granted_.begin(), granted_.end(), r.job)) binder.preempt(r.job);
-    for (const Ranked& r : ranked_) {
-      if (!view.is_pending(r.job) || !std::binary_search(granted_.begin(), granted_.end(), r.job)) continue;
-      if (auto p = placement_->place(view, r.job)) binder.bind(r.job, *p);
-    }
-    if (!contended) return;
+    place_granted(view, binder);
+
     // Look again when a priority changes class.
     std::optional<Time> next;
-    for (const Ranked& r : ranked_)
-      if (auto t = order_->next_change(view, r.job); t && *t > view.now() && (!next || *t < *next)) next = t;
+    if (!changes_.empty()) next = changes_.top().at;
+    for (const Ranked& r : running_)
+      if (view.preemptible(r.job))  // not those just preempted
+        if (auto t = order_->next_change(view, r.job); t && *t > now && (!next || *t < *next)) next = t;
     if (next) binder.recheck_at(*next);
   }
 
@@ -77,18 +96,67 @@ class PreemptiveScheduler final : public Scheduler {
   struct Ranked {
     QueueKey priority;
     JobId job;
+    std::pair<QueueKey, JobId> pair() const { return {priority, job}; }
+    bool operator<(const Ranked& o) const { return pair() < o.pair(); }
   };
+  struct Entry {
+    QueueKey key;
+    int64_t demand = 0;
+    uint32_t stamp = 0;  // counts re-keyings, so a superseded next_change is ignored
+    bool queued = false;
+  };
+  struct Change {
+    Time at;
+    JobId job;
+    uint32_t stamp;
+    bool operator>(const Change& o) const { return std::tie(at, job) > std::tie(o.at, o.job); }
+  };
+
   // The GPU share a job asks for, in milli-GPU (a share on an exclusive pool still counts as asked).
   static int64_t demand(const ClusterView& view, JobId id) {
     const Request& q = view.job(id).request;
     return static_cast<int64_t>(q.gpus) * q.milli_per_gpu.value;
   }
+  int64_t smallest_ask() const { return asks_.begin()->first; }
+
+  // (Re)ranks a pending job by its priority now.
+  void enqueue(const ClusterView& view, JobId id) {
+    if (id >= entries_.size()) entries_.resize(id + 1);
+    Entry& e = entries_[id];
+    if (e.queued) dequeue(id);
+    e = {order_->priority(view, id), demand(view, id), e.stamp + 1, true};
+    pending_.emplace(e.key, id);
+    asked_ += e.demand;
+    ++asks_[e.demand];
+    if (auto t = order_->next_change(view, id); t && *t > view.now()) changes_.push({*t, id, e.stamp});
+  }
+  void dequeue(JobId id) {
+    Entry& e = entries_[id];
+    pending_.erase({e.key, id});
+    asked_ -= e.demand;
+    if (--asks_[e.demand] == 0) asks_.erase(e.demand);
+    e.queued = false;
+  }
+  // Places the granted pending jobs in rank order, as far as GPUs are free now.
+  void place_granted(const ClusterView& view, Binder& binder) {
+    for (JobId id : granted_) {
+      if (auto p = placement_->place(view, id)) {
+        binder.bind(id, *p);
+        if (!view.is_pending(id)) dequeue(id);
+      }
+    }
+  }
 
   std::string name_;
   std::unique_ptr<QueueOrder> order_;
   std::unique_ptr<PlacementPolicy> placement_;
-  std::vector<Ranked> ranked_;
-  std::vector<JobId> running_, granted_;
+  std::vector<Entry> entries_;  // by job id
+  std::set<std::pair<QueueKey, JobId>> pending_;
+  int64_t asked_ = 0;  // milli-GPU the pending jobs ask for
+  std::map<int64_t, uint32_t> asks_;  // pending jobs by what they ask
+  std::priority_queue<Change, std::vector<Change>, std::greater<>> changes_;  // pending jobs' next_change
+  std::vector<Ranked> running_;
+  std::vector<JobId> granted_;
 };
 
 }  // namespace

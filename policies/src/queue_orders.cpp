@@ -35,7 +35,7 @@ namespace {
 struct Srtf final : QueueOrder {
   QueueKey key(const Job& j) const override { return {j.work.us(), j.arrival.us()}; }
   bool preemptive() const override { return true; }
-  QueueKey priority(const ClusterView& v, JobId id) const override {
+  QueueKey priority(const ClusterView& v, JobId id) override {
     return {static_cast<int64_t>(v.remaining_work_s(id) * 1e6), v.job(id).arrival.us()};
   }
 };
@@ -44,15 +44,20 @@ struct Srtf final : QueueOrder {
 struct Las final : QueueOrder {
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
-  QueueKey priority(const ClusterView& v, JobId id) const override {
+  QueueKey priority(const ClusterView& v, JobId id) override {
     return {static_cast<int64_t>(v.attained_gpu_s(id) * 1e6), v.job(id).arrival.us()};
   }
 };
 
-// Tiresias' discretized two-dimensional LAS (Gu et al., NSDI'19, §3.2-3.3): a job is in the first
-// queue whose attained-GPU-time threshold it has not reached; lower queues run first, FIFO (by
-// arrival) within one. A pending job that has waited `starvation` x its run time (attained / GPUs)
-// since it last ran is promoted to the first queue (the artifact's solve_starvation; 0 turns it off).
+// Tiresias' discretized two-dimensional LAS (Gu et al., NSDI'19, §3.2-3.3), as its simulator's
+// dlas-gpu scheme runs it: a job's service is the GPU time it has attained since it last entered the
+// first queue; it is in the first queue whose threshold its service has not reached, and lower queues
+// run first. Within a queue, running jobs come before pending ones (the simulator moves pending jobs
+// behind running ones after each pass, so a queue's own newcomers do not preempt it), each in the
+// order they entered the queue. A pending job that has waited `starvation` x its run time since
+// entering the first queue (service / GPUs) is promoted to the first queue with its service reset
+// (the simulator's solve_starvation; 0, the default, turns it off). One difference: the wait counted is the current
+// one, since the job last entered the pending queue, where the simulator adds up its waits since promotion.
 class Tiresias final : public QueueOrder {
  public:
   explicit Tiresias(const PolicyContext& c) {
@@ -71,37 +76,62 @@ class Tiresias final : public QueueOrder {
   }
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
-  QueueKey priority(const ClusterView& v, JobId id) const override { return {queue_of(v, id), v.job(id).arrival.us()}; }
+
+  QueueKey priority(const ClusterView& v, JobId id) override {
+    State& s = state(v, id);
+    const bool pending = v.is_pending(id);
+    const double service = v.attained_gpu_s(id) - s.base_gpu_s;
+    if (const int32_t q = queue_for(service); q > s.queue) {
+      // Demoted when its service crossed the threshold: while it ran, that is this long ago.
+      const double past_s = pending ? 0 : (service - thresholds_s_[static_cast<std::size_t>(q - 1)]) / gpus(v, id);
+      s.queue = q;
+      s.entered = v.now() - Time::from_us(static_cast<int64_t>(past_s * 1e6));
+    }
+    if (auto due = promotion(v, id, s); pending && due && v.now() >= *due) s = {v.attained_gpu_s(id), 0, *due, true};
+    return {2 * s.queue + (pending ? 1 : 0), s.entered.us()};
+  }
 
   std::optional<Time> next_change(const ClusterView& v, JobId id) const override {
-    const double attained = v.attained_gpu_s(id);
-    const auto q = static_cast<std::size_t>(base_queue(attained));
-    const double gpus = std::max(1, v.job(id).request.gpus);
-    if (!v.is_pending(id)) {  // running: when it crosses its queue's threshold
-      if (q >= thresholds_s_.size()) return std::nullopt;
-      return v.now() + Time::from_us(static_cast<int64_t>(std::ceil((thresholds_s_[q] - attained) / gpus * 1e6)));
-    }
-    if (starvation_ <= 0 || q == 0 || attained <= 0 || promoted(v, id)) return std::nullopt;
-    return v.pending_since(id) + Time::from_us(static_cast<int64_t>(std::ceil(starvation_ * attained / gpus * 1e6)));
+    if (id >= states_.size() || !states_[id].known) return std::nullopt;  // not ranked yet: in the first queue, never run
+    const State& s = states_[id];
+    if (v.is_pending(id)) return promotion(v, id, s);
+    if (static_cast<std::size_t>(s.queue) >= thresholds_s_.size()) return std::nullopt;
+    const double left_s = (thresholds_s_[static_cast<std::size_t>(s.queue)] - (v.attained_gpu_s(id) - s.base_gpu_s)) / gpus(v, id);
+    return v.now() + Time::from_us(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(left_s * 1e6))));
   }
 
  private:
-  int64_t base_queue(double attained_s) const {
-    int64_t q = 0;
-    while (static_cast<std::size_t>(q) < thresholds_s_.size() && attained_s >= thresholds_s_[static_cast<std::size_t>(q)]) ++q;
+  struct State {
+    double base_gpu_s = 0;  // attained GPU time when it last entered the first queue
+    int32_t queue = 0;
+    Time entered;  // when it entered its queue
+    bool known = false;
+  };
+  State& state(const ClusterView& v, JobId id) {
+    if (id >= states_.size()) states_.resize(id + 1);
+    State& s = states_[id];
+    if (!s.known) s = {0, 0, v.job(id).arrival, true};
+    return s;
+  }
+  static double gpus(const ClusterView& v, JobId id) { return std::max(1, v.job(id).request.gpus); }
+  int32_t queue_for(double service_s) const {
+    int32_t q = 0;
+    while (static_cast<std::size_t>(q) < thresholds_s_.size() && service_s >= thresholds_s_[static_cast<std::size_t>(q)]) ++q;
     return q;
   }
-  bool promoted(const ClusterView& v, JobId id) const {
-    if (starvation_ <= 0 || !v.is_pending(id)) return false;
-    const double run_s = v.attained_gpu_s(id) / std::max(1, v.job(id).request.gpus);
-    return run_s > 0 && (v.now() - v.pending_since(id)).seconds() >= starvation_ * run_s;
+  // When a pending job outside the first queue is promoted (it has run since it entered the first queue).
+  std::optional<Time> promotion(const ClusterView& v, JobId id, const State& s) const {
+    const double run_s = (v.attained_gpu_s(id) - s.base_gpu_s) / gpus(v, id);
+    if (starvation_ <= 0 || s.queue == 0 || run_s <= 0) return std::nullopt;
+    return v.pending_since(id) + Time::from_us(static_cast<int64_t>(std::ceil(starvation_ * run_s * 1e6)));
   }
-  int64_t queue_of(const ClusterView& v, JobId id) const { return promoted(v, id) ? 0 : base_queue(v.attained_gpu_s(id)); }
 
   // Assumed defaults: the queues of the Tiresias simulator's dlas docstring (30 min, 1 h, 2 h), read
-  // in GPU time as its dlas-gpu scheme does; starvation 2 is its "dlas-gpu-2" variant.
+  // in GPU time as its dlas-gpu scheme does; that scheme, the simulator's main one, does not promote
+  // (its dlas-gpu-2 variant is tiresias_starvation: 2).
   std::vector<double> thresholds_s_{1800, 3600, 7200};
-  double starvation_ = 2;
+  double starvation_ = 0;
+  std::vector<State> states_;
 };
 }  // namespace
 

@@ -275,8 +275,8 @@ void register_builtin_policies(Registry& r) {
   r.add_queue_order("las", "least attained service (GPU time held so far) first, preemptive", [](const PolicyContext&) { return make_las(); });
   r.add_queue_order("tiresias",
                     "Tiresias' discretized 2D-LAS: queues by attained GPU time (tiresias_queues, GPU-seconds; default "
-                    "1800,3600,7200), FIFO within a queue, preemptive; a job waiting tiresias_starvation x its run time "
-                    "(default 2; 0 = off) goes back to the first queue",
+                    "1800,3600,7200), running before waiting and FIFO within a queue, preemptive; a job waiting "
+                    "tiresias_starvation x its run time goes back to the first queue (default 0: never)",
                     make_tiresias, {"tiresias_queues", "tiresias_starvation"});
   r.add_placement("first-fit", "lowest-numbered node and GPUs with room", [](const PolicyContext&) { return make_first_fit(); });
   r.add_placement("best-fit", "node left with the least free GPU+CPU share; tightest GPUs inside it",

@@ -22,11 +22,14 @@ class QueueOrder {
   virtual ~QueueOrder() = default;
   // The job's place in the queue when it arrives (smaller first, ties by job id).
   virtual QueueKey key(const Job& job) const = 0;
-  // A preemptive order's priorities change as jobs run: the scheduler then orders pending and running
-  // jobs together by priority() at every decision point and preempts running jobs that rank below
-  // pending ones the cluster cannot also hold (PreemptiveScheduler).
+  // A preemptive order's priorities change as jobs run: the scheduler ranks pending and running jobs
+  // together by priority() (smaller first, ties by job id) and preempts running jobs that rank below
+  // pending ones the cluster cannot also hold (PreemptiveScheduler). It asks for every running job's
+  // priority at each contended decision point, and for a pending job's when it enters the queue and
+  // at the time next_change() gave: a pending job's priority must not change otherwise. An order may
+  // keep per-job state here (Tiresias' queues); it serves one run.
   virtual bool preemptive() const { return false; }
-  virtual QueueKey priority(const ClusterView&, JobId) const { return {}; }
+  virtual QueueKey priority(const ClusterView&, JobId) { return {}; }
   // When the job's priority next changes class (a queue threshold, a starvation limit), so the
   // scheduler looks again then; nullopt when it changes only at events.
   virtual std::optional<Time> next_change(const ClusterView&, JobId) const { return std::nullopt; }

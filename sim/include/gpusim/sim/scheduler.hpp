@@ -127,6 +127,7 @@ class Binder {
   virtual void preempt(JobId job) = 0;
 };
 
+// A scheduler serves one run: it may keep per-job state between decision points.
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
