@@ -216,34 +216,3 @@ policy: {name: fifo+spread, params: {ties: random}}
   EXPECT_NE(msg.find("line 4: policy.params.ties: expected lowest-id or random, got 'sometimes'"), std::string::npos) << msg;
 }
 }  // namespace
-
-namespace {
-// Preemptive orders on one 1-GPU node: a 10-hour job runs from t=0; a 1-hour job arrives at t=1h.
-//   fifo: the short job waits 9 h (JCT 10 h) and nothing is preempted.
-//   srtf: 1 h left beats 9 h left; las and tiresias: the newcomer has attained less. The long job
-//         is suspended (a 30 s write, model.preemption), the short one starts at 1 h 30 s and
-//         ends at 2 h 30 s; the long one resumes (a 30 s read) with its 9 h of work left.
-RunResult two_jobs(const std::string& policy) {
-  const std::string text = "name: pre\ncluster: {pools: [{name: p, node: a10-1x, count: 1}]}\n"
-                           "workload:\n  jobs:\n    - {name: long, gpus: 1, duration: 10h}\n"
-                           "    - {name: short, gpus: 1, duration: 1h, arrival: 1h}\npolicy: " + policy + "\n";
-  const Scenario s = test::load(write_file("pre.yaml", text));
-  auto sched = Registry::global().make(s.policy, policy_context(s), {});
-  return simulate(s, *sched);
-}
-
-TEST(Preemption, FifoWaitsSrtfAndLasPreempt) {
-  const RunResult fifo = two_jobs("fifo+first-fit");
-  EXPECT_EQ(fifo.jobs[1].end.seconds(), 11 * 3600.0);
-  EXPECT_EQ(fifo.jobs[0].preemptions, 0u);
-  for (const char* p : {"srtf+first-fit", "las+first-fit", "tiresias+first-fit"}) {
-    const RunResult r = two_jobs(p);
-    EXPECT_EQ(r.jobs[0].preemptions, 1u) << p;
-    // The short job starts once the long one has written its state (30 s) and runs its hour.
-    EXPECT_EQ(r.jobs[1].end.seconds(), 2 * 3600.0 + 30) << p;
-    // The long one keeps its 9 h of work left: it resumes (30 s read) and ends 9 h later.
-    EXPECT_EQ(r.jobs[0].end.seconds(), 2 * 3600.0 + 30 + 30 + 9 * 3600.0) << p;
-    EXPECT_EQ(r.jobs[0].status, JobStatus::completed) << p;
-  }
-}
-}  // namespace
