@@ -101,6 +101,39 @@ TEST(FgdPlacement, WholeGpuTieGoesToTheLowerNode) {
   EXPECT_EQ(p.gpus, std::vector<GpuId>{1});
 }
 
+// The artifact's integer score: floor(100 x sigmoid(-growth / 1000 milli-GPU)).
+TEST(FgdPlacement, IntegerScoreIsTheArtifactsSigmoid) {
+  EXPECT_EQ(fgd_integer_score(0), 50);
+  EXPECT_EQ(fgd_integer_score(-1000), 73);  // 100 / (1 + e^-1) = 73.1
+  EXPECT_EQ(fgd_integer_score(1000), 26);   // 26.9
+  EXPECT_EQ(fgd_integer_score(-30), 50);    // 50.7: a fall of 30 milli-GPU scores as no change
+  EXPECT_EQ(fgd_integer_score(39), 49);     // 49.03
+}
+
+// A CPU-only job fills node 0's CPUs until t=5, so the resident share (600) lands on node 1, GPU 4.
+// At t=10 a 45-milli probe arrives; the mix is the three jobs, a third each. The CPU-only type counts
+// all idle GPU as fragments, the 600 type a GPU with less than 600 free, the 45 type none here:
+//   node 0 [1000 x 4]: 4000/3 -> 3955/3 anywhere: growth -15
+//   node 1 [400, 1000 x 3]: (3400 + 400)/3; on GPU 4 -> (3355 + 355)/3: growth -30; on GPU 5 -15
+// Exact FGD takes GPU 4; the integer score rates -30 and -15 both 50, and the tie goes to node 0.
+TEST(FgdPlacement, IntegerScoreTiesSmallDifferences) {
+  const std::string text =
+      "name: q\ncluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}\n"
+      "workload:\n  jobs:\n"
+      "    - {name: cpu-hog, gpus: 0, cpu_milli: 48000, duration: 5}\n"
+      "    - {name: resident, gpus: 1, gpu_milli: 600, cpu_milli: 1000, duration: 100, arrival: 1}\n"
+      "    - {name: probe, gpus: 1, gpu_milli: 45, cpu_milli: 1000, duration: 10, arrival: 10}\n";
+  const auto placed = [&](const std::string& score) {
+    const Scenario s = test::load(write_file("fgd-integer.yaml", text + "policy: {name: fifo+fgd, params: {fgd_score: " + score + "}}\n"));
+    auto sched = Registry::global().make(s.policy, policy_context(s), {});
+    const RunResult r = simulate(s, *sched);
+    EXPECT_EQ(r.jobs[1].placement.gpus, std::vector<GpuId>{4});
+    return r.jobs[2].placement.gpus;
+  };
+  EXPECT_EQ(placed("exact"), std::vector<GpuId>{4});
+  EXPECT_EQ(placed("integer"), std::vector<GpuId>{0});
+}
+
 // GPU packing: node 0 can take the share on a GPU in use (score 100 - 40% free / 10 = 96) and node 1
 // is idle (max(33 - 4, 4) = 29): node 0, its used GPU. A whole GPU on node 0 takes a free GPU of a
 // used node (50 - 1 = 49), still above the idle node.

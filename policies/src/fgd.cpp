@@ -2,7 +2,12 @@
 // each pod on the node, and the GPU inside it, where the node's expected GPU fragmentation against
 // the workload's task mix (sim/fragmentation.hpp) grows least. A node's fragmentation and the growth
 // a request shape would cause are cached per node state (bucket id and epoch), so nodes in identical
-// states share the work and only the node a placement changed is computed again.
+// states share the work and only the node a placement changed is computed again. With
+// `fgd_score: integer` nodes and GPUs are compared by the FGD artifact's 0-100 integer score of the
+// growth instead of the growth itself (sim/fragmentation.hpp, fgd_integer_score), as the paper's
+// figures were made.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
@@ -23,6 +28,12 @@ class Fgd final : public PlacementPolicy {
         if (coverage <= 0 || coverage > 1) f->fail("expected a share of the pods in (0, 1]");
       }
     if (c.workload) mix_ = TaskMix(typical_task_types(*c.workload, coverage));
+    if (c.params)
+      if (auto f = c.params->get("fgd_score")) {
+        const auto v = f->as_string();
+        if (v == "integer") integer_ = true;
+        else if (v != "exact") f->fail(fmt::format("expected exact or integer, got '{}'", v));
+      }
   }
 
   double score(const ClusterView& view, JobId job, NodeId node) const override {
@@ -30,7 +41,7 @@ class Fgd final : public PlacementPolicy {
     const uint32_t shape = view.shape(job);
     if (st.growth.size() < view.shape_count()) st.growth.resize(view.shape_count(), kUnknown);
     double& g = st.growth[shape];
-    if (std::isnan(g)) g = best_choice(view, job, node, st.frag).growth;
+    if (std::isnan(g)) g = best_choice(view, job, node, st.frag).cost;
     return g;
   }
 
@@ -50,12 +61,14 @@ class Fgd final : public PlacementPolicy {
   struct State {
     uint32_t epoch = 0;
     double frag = kUnknown;     // the node's fragmentation now
-    std::vector<double> growth;  // by request shape: the least growth placing it here causes
+    std::vector<double> growth;  // by request shape: the cost of the least growth placing it here causes
   };
   struct Choice {
-    double growth;
-    GpuId gpu;  // for a share of one GPU: the GPU to take
+    double cost;  // of the growth, lower better
+    GpuId gpu;    // for a share of one GPU: the GPU to take
   };
+
+  double cost(double growth) const { return integer_ ? -static_cast<double>(fgd_integer_score(growth)) : growth; }
 
   // The cache entry of the node's state (reset when its bucket id now holds another state).
   State& state(const ClusterView& view, NodeId node) const {
@@ -71,8 +84,8 @@ class Fgd final : public PlacementPolicy {
     return st;
   }
 
-  // The growth of the node's fragmentation if the job went there: for a share of one GPU, the best of
-  // the GPUs it fits (ties to the lower index); for whole GPUs, any free ones (all alike).
+  // The cost of the growth of the node's fragmentation if the job went there: for a share of one GPU,
+  // the best of the GPUs it fits (ties to the lower index); for whole GPUs, any free ones (all alike).
   Choice best_choice(const ClusterView& view, JobId job, NodeId node, double before) const {
     const Cluster& c = view.cluster();
     const Node& n = c.node(node);
@@ -87,18 +100,19 @@ class Fgd final : public PlacementPolicy {
       for (GpuId g : fitting_) {
         const std::size_t i = g - n.first_gpu;
         after_[i] -= static_cast<int32_t>(demand.milli.value);
-        const double growth = node_fragmentation_milli(mix_.types(), access, cpu_after, after_) - before;
+        const double k = cost(node_fragmentation_milli(mix_.types(), access, cpu_after, after_) - before);
         after_[i] += static_cast<int32_t>(demand.milli.value);
-        if (growth < best.growth) best = {growth, g};
+        if (k < best.cost) best = {k, g};
       }
       return best;
     }
     for (int32_t k = 0; k < need && k < static_cast<int32_t>(fitting_.size()); ++k) after_[fitting_[static_cast<std::size_t>(k)] - n.first_gpu] -=
         static_cast<int32_t>(demand.milli.value);
-    return {node_fragmentation_milli(mix_.types(), access, cpu_after, after_) - before, 0};
+    return {cost(node_fragmentation_milli(mix_.types(), access, cpu_after, after_) - before), 0};
   }
 
   TaskMix mix_{{}};
+  bool integer_ = false;
   mutable std::vector<State> cache_;  // by bucket id
   mutable std::vector<int32_t> after_;
   mutable std::vector<GpuId> fitting_;

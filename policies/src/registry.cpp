@@ -295,8 +295,9 @@ void register_builtin_policies(Registry& r) {
   // The FGD paper's baselines and FGD itself (Weng et al., USENIX ATC'23).
   r.add_placement("fgd",
                   "fragmentation gradient descent: the node and GPU where the expected GPU fragmentation against the "
-                  "workload's task mix grows least (fgd_coverage: share of pods whose types form the mix, default 0.95)",
-                  make_fgd, {"fgd_coverage"});
+                  "workload's task mix grows least (fgd_coverage: share of pods whose types form the mix, default 0.95; "
+                  "fgd_score: exact, or integer for the FGD artifact's 0-100 score)",
+                  make_fgd, {"fgd_coverage", "fgd_score"});
   r.add_placement("dot-product", "Tetris: the node whose free CPU and GPU (over capacity) align least with the request; tightest GPU",
                   [](const PolicyContext&) { return make_dot_product(); });
   r.add_placement("gpu-packing", "occupied GPUs first, then free GPUs on occupied nodes, then idle nodes; tightest GPU",

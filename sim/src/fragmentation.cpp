@@ -1,6 +1,7 @@
 #include "gpusim/sim/fragmentation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -52,6 +53,10 @@ double node_fragmentation_milli(std::span<const TaskType> types, std::span<const
     frag += t.weight * static_cast<double>(unusable);
   }
   return frag;
+}
+
+int64_t fgd_integer_score(double growth_milli) {
+  return static_cast<int64_t>(100.0 / (1.0 + std::exp(growth_milli / 1000.0)));
 }
 
 const std::vector<uint8_t>& TaskMix::accessible(const ClusterView& view, PoolId pool) const {

@@ -35,6 +35,12 @@ std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage);
 double node_fragmentation_milli(std::span<const TaskType> types, std::span<const uint8_t> accessible, int64_t free_cpu_milli,
                                 std::span<const int32_t> free_milli);
 
+// The FGD artifact's node score (hkust-adsl/kubernetes-scheduler-simulator, fgd_score.go): a
+// Kubernetes integer score, floor(100 x sigmoid(-growth / 1000)) with the growth in milli-GPU, higher
+// better. Growths within about 40 milli-GPU of each other near zero score alike, and Kubernetes then
+// picks among the tied nodes.
+int64_t fgd_integer_score(double growth_milli);
+
 // A workload's task mix applied to a cluster: which types may use each pool (asked once per pool,
 // through a job of the type) and the fragmentation of a node as it is now.
 class TaskMix {
