@@ -39,10 +39,10 @@ class Fgd final : public PlacementPolicy {
   double score(const ClusterView& view, JobId job, NodeId node) const override {
     State& st = state(view, node);
     const uint32_t shape = view.shape(job);
-    if (st.growth.size() < view.shape_count()) st.growth.resize(view.shape_count(), kUnknown);
-    double& g = st.growth[shape];
-    if (std::isnan(g)) g = best_choice(view, job, node, st.frag).cost;
-    return g;
+    if (st.costs.size() < view.shape_count()) st.costs.resize(view.shape_count(), kUnknown);
+    double& k = st.costs[shape];
+    if (std::isnan(k)) k = best_choice(view, job, node, st.frag).cost;
+    return k;
   }
 
   void choose_gpus(const ClusterView& view, JobId job, const std::vector<GpuId>& fitting, int32_t count,
@@ -61,7 +61,7 @@ class Fgd final : public PlacementPolicy {
   struct State {
     uint32_t epoch = 0;
     double frag = kUnknown;     // the node's fragmentation now
-    std::vector<double> growth;  // by request shape: the cost of the least growth placing it here causes
+    std::vector<double> costs;  // by request shape: the cost of the least growth placing it here causes
   };
   struct Choice {
     double cost;  // of the growth, lower better
@@ -78,7 +78,7 @@ class Fgd final : public PlacementPolicy {
     State& st = cache_[b];
     if (st.epoch != c.bucket(b).epoch || std::isnan(st.frag)) {
       st.epoch = c.bucket(b).epoch;
-      st.growth.clear();
+      st.costs.clear();
       st.frag = mix_.node_fragmentation_milli(view, node);
     }
     return st;
