@@ -498,6 +498,8 @@ class Engine final : public ClusterView, public Binder {
   std::vector<const CommProfile*> comm_;  // per job: its profile, its kind's default, or none
   std::vector<const CheckpointPolicy*> checkpoint_;  // per job: its own policy or its kind's default
   std::vector<JobId> net_jobs_;           // running communicating jobs that span nodes
+  static constexpr uint32_t kNoLink = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> link_of_node_;    // share_network's scratch: a node's link index, else kNoLink
   std::vector<boost::container::small_vector<GpuClaim, 1>> held_;  // per job, parallel to its placement's GPUs
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   struct NodeRuntime {
@@ -620,22 +622,28 @@ Link Engine::intra_node_link(const Placement& p, bool best) const {
 }
 
 void Engine::share_network() {
-  // The NICs of every node a multi-node job touches are the links; each job is a flow over its nodes.
+  // The NICs of every node a multi-node job touches are the links, numbered as first met; each job is
+  // a flow over its nodes.
+  if (link_of_node_.size() < cluster_.nodes().size()) link_of_node_.resize(cluster_.nodes().size(), kNoLink);
   std::vector<NodeId> links;
-  for (JobId j : net_jobs_) links.insert(links.end(), records_[j].placement.nodes.begin(), records_[j].placement.nodes.end());
-  std::sort(links.begin(), links.end());
-  links.erase(std::unique(links.begin(), links.end()), links.end());
-  std::vector<std::vector<uint32_t>> paths;
+  std::vector<std::vector<uint32_t>> paths(net_jobs_.size());
   std::vector<double> caps;
-  for (JobId j : net_jobs_) {
-    std::vector<uint32_t> path;
-    for (NodeId n : records_[j].placement.nodes)
-      path.push_back(static_cast<uint32_t>(std::lower_bound(links.begin(), links.end(), n) - links.begin()));
-    paths.push_back(std::move(path));
-    caps.push_back(records_[j].intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
+  for (std::size_t i = 0; i < net_jobs_.size(); ++i) {
+    const JobRecord& r = records_[net_jobs_[i]];
+    for (NodeId n : r.placement.nodes) {
+      if (link_of_node_[n] == kNoLink) {
+        link_of_node_[n] = static_cast<uint32_t>(links.size());
+        links.push_back(n);
+      }
+      paths[i].push_back(link_of_node_[n]);
+    }
+    caps.push_back(r.intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
   }
   std::vector<double> capacity(links.size()), shares(net_jobs_.size());
-  for (std::size_t l = 0; l < links.size(); ++l) capacity[l] = cluster_.pool_of(links[l]).network.gb_per_s();
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    capacity[l] = cluster_.pool_of(links[l]).network.gb_per_s();
+    link_of_node_[links[l]] = kNoLink;
+  }
   max_min_fair_flows(capacity, paths, caps, shares);
   for (std::size_t i = 0; i < net_jobs_.size(); ++i) {
     JobRecord& r = records_[net_jobs_[i]];

@@ -233,39 +233,36 @@ double communication_rate(double compute_rate, const CommProfile& p, double coll
 
 void max_min_fair_flows(std::span<const double> capacities, const std::vector<std::vector<uint32_t>>& paths,
                         std::span<const double> caps, std::span<double> rates) {
-  const std::size_t flows = paths.size();
   std::vector<double> left(capacities.begin(), capacities.end());
-  std::vector<char> active(flows, 1);
   std::fill(rates.begin(), rates.end(), 0.0);
-  std::size_t remaining = flows;
-  std::vector<uint32_t> users(left.size());
-  while (remaining > 0) {
-    std::fill(users.begin(), users.end(), 0u);
-    for (std::size_t f = 0; f < flows; ++f)
-      if (active[f])
-        for (uint32_t l : paths[f]) ++users[l];
+  std::vector<uint32_t> users(left.size(), 0u);
+  std::vector<uint32_t> active(paths.size());  // the flows still growing, in index order
+  std::iota(active.begin(), active.end(), 0u);
+  for (const auto& path : paths)
+    for (uint32_t l : path) ++users[l];
+  while (!active.empty()) {
     // The largest equal increment every active flow can take.
     double step = std::numeric_limits<double>::infinity();
     for (std::size_t l = 0; l < left.size(); ++l)
       if (users[l] > 0) step = std::min(step, left[l] / users[l]);
-    for (std::size_t f = 0; f < flows; ++f)
-      if (active[f]) step = std::min(step, caps[f] - rates[f]);
+    for (uint32_t f : active) step = std::min(step, caps[f] - rates[f]);
     if (!std::isfinite(step)) step = 0;  // flows crossing no link and uncapped: nothing bounds them
-    for (std::size_t f = 0; f < flows; ++f) {
-      if (!active[f]) continue;
+    for (uint32_t f : active) {
       rates[f] += step;
       for (uint32_t l : paths[f]) left[l] -= step;
     }
-    // Freeze flows that reached their cap or cross a saturated link.
-    for (std::size_t f = 0; f < flows; ++f) {
-      if (!active[f]) continue;
+    // Freeze flows that reached their cap or cross a saturated link; they leave their links' users.
+    std::size_t kept = 0;
+    for (uint32_t f : active) {
       bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || paths[f].empty();
       for (uint32_t l : paths[f]) frozen = frozen || left[l] <= capacities[l] * 1e-12;
       if (frozen) {
-        active[f] = 0;
-        --remaining;
+        for (uint32_t l : paths[f]) --users[l];
+      } else {
+        active[kept++] = f;
       }
     }
+    active.resize(kept);
   }
 }
 
