@@ -56,8 +56,9 @@ struct Las final : QueueOrder {
 // behind running ones after each pass, so a queue's own newcomers do not preempt it), each in the
 // order they entered the queue. A pending job that has waited `starvation` x its run time since
 // entering the first queue (service / GPUs) is promoted to the first queue with its service reset
-// (the simulator's solve_starvation; 0, the default, turns it off). One difference: the wait counted is the current
-// one, since the job last entered the pending queue, where the simulator adds up its waits since promotion.
+// (the simulator's solve_starvation; 0, the default, turns it off). One difference: the wait counted
+// is the current one, since the job last entered the pending queue, where the simulator adds up its
+// waits since promotion.
 class Tiresias final : public QueueOrder {
  public:
   explicit Tiresias(const PolicyContext& c) {
@@ -87,7 +88,8 @@ class Tiresias final : public QueueOrder {
       s.queue = q;
       s.entered = v.now() - Time::from_us(static_cast<int64_t>(past_s * 1e6));
     }
-    if (auto due = promotion(v, id, s); pending && due && v.now() >= *due) s = {v.attained_gpu_s(id), 0, *due, true};
+    if (pending)
+      if (auto due = promotion(v, id, s); due && v.now() >= *due) s = {v.attained_gpu_s(id), 0, *due, true};
     return {2 * s.queue + (pending ? 1 : 0), s.entered.us()};
   }
 

@@ -1024,30 +1024,26 @@ RunResult Engine::run() {
           break;
       }
     }
+    const std::size_t seen = new_arrivals_.size();  // the arrivals this pass hands the scheduler
     const bool pass = !pending_.empty() && (capacity_grew_ || !new_arrivals_.empty());
     if (pass) {
       std::sort(new_arrivals_.begin(), new_arrivals_.end(),
                 [&](JobId a, JobId b) { return std::pair(keys_[a], a) < std::pair(keys_[b], b); });
       ++decision_points_;
-      const std::size_t seen = new_arrivals_.size();
       scheduler_.decide(*this, *this);
       for (JobId id : bound_) pending_.erase({keys_[id], id});
       bound_.clear();
       check_memory();
-      // A job the pass preempted that left at once (it was still restoring) is queued again now and
-      // its GPUs are free: it is new to the next pass, which comes at this same time.
-      if (new_arrivals_.size() > seen) {
-        new_arrivals_.erase(new_arrivals_.begin(), new_arrivals_.begin() + static_cast<std::ptrdiff_t>(seen));
-        rechecks_.insert(now_);
-        events_.push(now_, EventKind::decide, 0, 0);
-      } else {
-        new_arrivals_.clear();
-      }
-    } else {
-      new_arrivals_.clear();
     }
     if (options_.after_decision && (pass || next_arrival != arrived_before)) options_.after_decision(*this);
     if (autoscaled_ && pass && !pending_.empty()) scale_up();
+    // A job the pass preempted that left at once (it was still restoring) is queued again now and its
+    // GPUs are free: it is new to the next pass, which comes at this same time.
+    new_arrivals_.erase(new_arrivals_.begin(), new_arrivals_.begin() + static_cast<std::ptrdiff_t>(seen));
+    if (!new_arrivals_.empty()) {
+      rechecks_.insert(now_);
+      events_.push(now_, EventKind::decide, 0, 0);
+    }
     capacity_grew_ = false;
     if (options_.progress && (++iterations & 0xFFF) == 0)
       options_.progress(scenario_.horizon ? t.seconds() / horizon.seconds()
