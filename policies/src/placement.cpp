@@ -89,10 +89,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   const auto usable = [&](NodeId n, std::size_t fitting) {
     int32_t take = std::min<int32_t>(static_cast<int32_t>(fitting) / unit * unit, count);
     const Node& node = c.node(n);
-    const Request& q = j.request;
-    while (take > 0 && (node.free_cpu_milli < q.pods_on_node(take) * q.cpu_milli ||
-                        node.free_memory_mib < q.pods_on_node(take) * q.memory_mib))
-      take -= unit;
+    while (take > 0 && !pods_fit(per_pod(j.request), j.request.pods_on_node(take), free_resources(node))) take -= unit;
     return std::max(0, take);
   };
   struct Spread {

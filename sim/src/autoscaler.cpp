@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gpusim/sim/fit.hpp"
+
 namespace gpusim {
 
 ScaleUpPlan::VirtualNode ScaleUpPlan::empty_node(const NodeShape& shape) {
@@ -43,7 +45,7 @@ uint32_t ScaleUpPlan::added(PoolId pool) const {
 bool ScaleUpPlan::fit(PoolPlan& plan, const PodDemand& d) {
   if (d.gpus == 0) {
     for (VirtualNode& n : plan.nodes)
-      if (n.cpu_milli >= d.cpu_milli && n.memory_mib >= d.memory_mib) {
+      if (pods_fit({d.cpu_milli, d.memory_mib}, 1, {n.cpu_milli, n.memory_mib})) {
         n.cpu_milli -= d.cpu_milli;
         n.memory_mib -= d.memory_mib;
         return true;
@@ -61,7 +63,7 @@ bool ScaleUpPlan::fit(PoolPlan& plan, const PodDemand& d) {
     int32_t free = 0;
     for (std::size_t g = 0; g < n.free_milli.size(); ++g) free += fits(n, g);
     int32_t take = std::min<int32_t>(free / d.unit * d.unit, wanted);
-    while (take > 0 && (n.cpu_milli < pods(take) * d.cpu_milli || n.memory_mib < pods(take) * d.memory_mib)) take -= d.unit;
+    while (take > 0 && !pods_fit({d.cpu_milli, d.memory_mib}, pods(take), {n.cpu_milli, n.memory_mib})) take -= d.unit;
     return take;
   };
   std::vector<std::pair<std::size_t, int32_t>> chosen;  // node, GPUs taken there

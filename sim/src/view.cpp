@@ -44,7 +44,7 @@ bool ClusterView::fits_on_node(JobId id, NodeId node) const {
   const Node& n = cluster().node(node);
   if (n.gpu_count < count) return false;
   const int32_t pods = q.pods_on_node(count);
-  if (pods > 1 && (n.free_cpu_milli < pods * q.cpu_milli || n.free_memory_mib < pods * q.memory_mib)) return false;
+  if (pods > 1 && !pods_fit(per_pod(q), pods, free_resources(n))) return false;
   if (cluster().pool(n.pool).topology_manager == TopologyPolicy::none) {
     int32_t found = 0;
     for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && found < count; ++g) found += gpu_fits(id, g) ? 1 : 0;

@@ -11,6 +11,7 @@
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/fit.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -46,12 +47,6 @@ struct SchedulingOptions {
   // a job runs once its last worker is placed; placed workers hold their GPUs meanwhile.
   bool gang = true;
   QueueMode queue = QueueMode::kubernetes;
-};
-
-// What one GPU of a job needs on a given pool (a share request takes a whole GPU on exclusive pools).
-struct GpuDemand {
-  Milli milli;
-  int64_t memory_mib = 0;
 };
 
 class ClusterView {

@@ -1,0 +1,255 @@
+#include "gpusim/sim/fit.hpp"
+
+#include <boost/container_hash/hash.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "gpusim/sim/execution.hpp"
+
+namespace gpusim {
+
+namespace {
+
+// Jobs with equal requests behave alike in every fit check; they share a shape.
+struct ShapeKey {
+  int32_t gpus;
+  int32_t milli;
+  int64_t gpu_memory_mib, cpu_milli, memory_mib;
+  bool multi_node;
+  std::vector<std::string> models;
+  std::string resource;
+  bool claim;
+  int32_t min_sms;
+  int64_t limit_mib;
+  int32_t thread_percent;
+  int32_t worker_gpus;
+  bool operator==(const ShapeKey&) const = default;
+};
+struct ShapeKeyHash {
+  std::size_t operator()(const ShapeKey& k) const {
+    std::size_t h = 0;
+    boost::hash_combine(h, k.gpus);
+    boost::hash_combine(h, k.milli);
+    boost::hash_combine(h, k.gpu_memory_mib);
+    boost::hash_combine(h, k.cpu_milli);
+    boost::hash_combine(h, k.memory_mib);
+    boost::hash_combine(h, k.multi_node);
+    boost::hash_combine(h, boost::hash_range(k.models.begin(), k.models.end()));
+    boost::hash_combine(h, k.resource);
+    boost::hash_combine(h, k.claim);
+    boost::hash_combine(h, k.min_sms);
+    boost::hash_combine(h, k.limit_mib);
+    boost::hash_combine(h, k.thread_percent);
+    boost::hash_combine(h, k.worker_gpus);
+    return h;
+  }
+};
+
+// The MIG profile a request names (nvidia.com/mig-<profile>), if any.
+std::string_view mig_profile_name(const Request& q) {
+  return q.resource.starts_with(kMigResourcePrefix) ? std::string_view(q.resource).substr(kMigResourcePrefix.size())
+                                                    : std::string_view();
+}
+
+bool mig_off_gpus(const SharingConfig& c) {
+  return std::any_of(c.mig_layouts.begin(), c.mig_layouts.end(), [](const auto& l) { return !l.has_value(); });
+}
+}  // namespace
+
+std::string_view resource_name(const Request& q) { return q.resource.empty() ? kGpuResource : std::string_view(q.resource); }
+
+
+
+bool profile_serves(const Request& q, const SharingConfig& c, const MigProfile& p) {
+  if (q.gpu_memory_mib > p.memory_mib) return false;
+  if (q.claim) return p.sms >= q.min_sms;
+  if (c.mig_strategy == MigStrategy::single) return q.resource.empty();
+  return mig_profile_name(q) == p.name;
+}
+
+int64_t mps_memory_limit_mib(const Request& q, const Pool& pool) {
+  return q.gpu_memory_limit_mib > 0 ? q.gpu_memory_limit_mib : pool.gpu->memory_mib / pool.sharing.replicas;
+}
+double mps_thread_fraction(const Request& q, const SharingConfig& c) {
+  return (q.thread_percent > 0 ? q.thread_percent : 100 / c.replicas) / 100.0;
+}
+
+std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, const Catalog& catalog) {
+  if (q.gpus == 0) return std::nullopt;
+  if (!pool.gpu) return fmt::format("pool {} has no GPUs", pool.name);
+  if (!q.models.empty() && std::none_of(q.models.begin(), q.models.end(), [&](const std::string& m) {
+        return catalog.find_gpu(m) == pool.gpu;
+      }))
+    return fmt::format("asks for GPU model {}; pool {} has {}", fmt::join(q.models, " or "), pool.name, pool.gpu->name);
+  const SharingConfig& c = pool.sharing;
+  const std::string_view want = resource_name(q);
+  const bool shared = c.mode == Sharing::time_slicing || c.mode == Sharing::mps;
+  if (q.fractional() && c.mode != Sharing::fractional && c.mode != Sharing::exclusive)
+    return fmt::format("asks a {}-milli GPU share; pool {} ({}) does not split GPUs by milli", q.milli_per_gpu.value, pool.name,
+                       to_string(c.mode));
+  if (q.claim) {
+    if (shared || c.mode == Sharing::fractional)
+      return fmt::format("a capacity claim takes a MIG instance or a whole GPU; pool {} shares GPUs by {}", pool.name,
+                         to_string(c.mode));
+    const bool whole = c.mode == Sharing::exclusive || mig_off_gpus(c);
+    if (whole && pool.gpu->memory_mib >= q.gpu_memory_mib && pool.gpu->sms >= q.min_sms) return std::nullopt;
+    if (c.mode == Sharing::mig)
+      for (const MigProfile& p : pool.gpu->mig->profiles)
+        if (profile_serves(q, c, p)) return std::nullopt;
+    return fmt::format("claims {} MiB and {} SMs; no GPU or MIG profile of pool {} has that much", q.gpu_memory_mib,
+                       q.min_sms, pool.name);
+  }
+  if (shared) {
+    if (want != c.gpu_resource())
+      return fmt::format("asks {}; pool {} advertises {} ({} replicas {})", want, pool.name, c.gpu_resource(),
+                         to_string(c.mode), c.replicas);
+    if (q.gpus > 1 && c.fail_requests_greater_than_one)
+      return fmt::format("pool {}: maximum request size for shared resources is 1 (failRequestsGreaterThanOne)", pool.name);
+    if (c.mode == Sharing::mps && q.gpu_memory_mib > mps_memory_limit_mib(q, pool))
+      return fmt::format("uses {} MiB of GPU memory; an MPS client on pool {} is limited to {} MiB", q.gpu_memory_mib,
+                         pool.name, mps_memory_limit_mib(q, pool));
+    return std::nullopt;
+  }
+  if (c.mode == Sharing::mig) {
+    const auto profile = mig_profile_name(q);
+    if (!profile.empty() && c.mig_strategy == MigStrategy::single)
+      return fmt::format("asks {}; pool {} uses the single MIG strategy, which advertises instances as nvidia.com/gpu",
+                         want, pool.name);
+    if (want == kGpuResource && c.mig_strategy == MigStrategy::mixed) {
+      if (!mig_off_gpus(c))
+        return fmt::format("asks nvidia.com/gpu; pool {} has MIG on every GPU (mixed strategy: ask nvidia.com/mig-<profile>)",
+                           pool.name);
+    } else if (want != kGpuResource || c.mig_strategy == MigStrategy::single) {
+      if (!profile.empty() && !pool.gpu->mig->find(profile))
+        return fmt::format("asks {}; {} has no MIG profile {}", want, pool.gpu->name, profile);
+      if (want == "nvidia.com/gpu.shared") return fmt::format("asks {}; pool {} is a MIG pool", want, pool.name);
+      if (std::none_of(pool.gpu->mig->profiles.begin(), pool.gpu->mig->profiles.end(),
+                       [&](const MigProfile& p) { return profile_serves(q, c, p); }))
+        return fmt::format("uses {} MiB of GPU memory; the {} instance has less", q.gpu_memory_mib, want);
+      return std::nullopt;
+    }
+  } else if (want != kGpuResource) {
+    return fmt::format("asks {}; pool {} advertises nvidia.com/gpu", want, pool.name);
+  }
+  if (q.gpu_memory_mib > pool.gpu->memory_mib)
+    return fmt::format("asks {} MiB of GPU memory per GPU; pool {} has {} MiB GPUs", q.gpu_memory_mib, pool.name,
+                       pool.gpu->memory_mib);
+  return std::nullopt;
+}
+
+RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog) {
+  RequestShape s;
+  std::vector<std::string> reasons;
+  for (PoolId p = 0; p < c.pools().size(); ++p) {
+    if (auto why = pool_refuses(q, c.pool(p), catalog)) {
+      if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(std::move(*why));
+    } else {
+      s.pool_mask |= uint64_t{1} << p;
+    }
+  }
+  if (s.pool_mask == 0) {
+    if (reasons.size() > 3) reasons.resize(3);
+    s.never_fits = fmt::format("{}", fmt::join(reasons, "; "));
+    return s;
+  }
+  int32_t largest = 0;
+  int64_t gpus_total = 0;
+  bool resources_fit = false;
+  for (NodeId n = 0; n < c.nodes().size(); ++n) {
+    const Node& node = c.node(n);
+    if (!(s.pool_mask >> node.pool & 1)) continue;
+    if (!pods_fit(per_pod(q), 1, {node.cpu_milli, node.memory_mib})) continue;
+    resources_fit = true;
+    largest = std::max<int32_t>(largest, node.gpu_count);
+    gpus_total += node.gpu_count;
+  }
+  if (!resources_fit)
+    s.never_fits = fmt::format("asks {} milli-CPU and {} MiB of memory; no allowed node is that large", q.cpu_milli,
+                               q.memory_mib);
+  else if (q.gpus > largest && !multi_node)
+    s.never_fits = fmt::format("asks {} GPUs on one node; the largest allowed node has {} (multi_node is off)", q.gpus,
+                               largest);
+  else if (q.worker_gpus > largest)
+    s.never_fits = fmt::format("asks {} GPUs per worker; the largest allowed node has {}", q.worker_gpus, largest);
+  else if (q.gpus > gpus_total)
+    s.never_fits = fmt::format("asks {} GPUs; the allowed nodes have {} in all", q.gpus, gpus_total);
+  return s;
+}
+
+
+Milli instance_milli(const MigTable& t, const MigProfile& p) { return Milli{p.memory_slices * 1000 / t.memory_slices}; }
+
+GpuDemand demand_on(const Request& q, const Pool& pool) {
+  const SharingConfig& c = pool.sharing;
+  const int64_t memory = pool.gpu ? pool.gpu->memory_mib : 0;
+  switch (c.mode) {
+    case Sharing::exclusive: return {kWholeGpu, memory};
+    case Sharing::fractional: return {q.milli_per_gpu, q.gpu_memory_mib};
+    case Sharing::time_slicing: return {Milli{1000 / c.replicas}, q.gpu_memory_mib};
+    case Sharing::mps: return {Milli{1000 / c.replicas}, mps_memory_limit_mib(q, pool)};
+    case Sharing::mig: {
+      const MigTable& t = *pool.gpu->mig;
+      const MigProfile* best = nullptr;
+      for (const MigProfile& p : t.profiles)
+        if (profile_serves(q, c, p) && (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
+          best = &p;
+      if (best && !(q.resource.empty() && c.mig_strategy == MigStrategy::mixed)) return {instance_milli(t, *best), best->memory_mib};
+      return {kWholeGpu, memory};
+    }
+  }
+  return {kWholeGpu, memory};
+}
+
+Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : of_job_(jobs.jobs.size()) {
+  std::unordered_map<ShapeKey, uint32_t, ShapeKeyHash> index;
+  for (const Job& j : jobs.jobs) {
+    const Request& q = j.request;
+    ShapeKey key{q.gpus,         q.milli_per_gpu.value, q.gpu_memory_mib, q.cpu_milli, q.memory_mib,
+                 j.multi_node,   q.models,              q.resource,       q.claim,     q.min_sms,
+                 q.gpu_memory_limit_mib, q.thread_percent, q.worker_gpus};
+    auto [it, added] = index.try_emplace(std::move(key), static_cast<uint32_t>(shapes_.size()));
+    if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
+    of_job_[j.id] = it->second;
+  }
+}
+
+std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, int instance, const TimeSlicingModel& ts) {
+  const SharingConfig& c = pool.sharing;
+  if (gpu.mig) {
+    if (instance < 0 || static_cast<std::size_t>(instance) >= gpu.instances.size()) return std::nullopt;
+    const MigSlot& slot = gpu.instances[static_cast<std::size_t>(instance)];
+    const MigProfile& p = pool.gpu->mig->profiles[slot.instance.profile];
+    if (slot.job != kNoJob || !profile_serves(q, c, p)) return std::nullopt;
+    return GpuClaim{instance_milli(*pool.gpu->mig, p), 0, 0, instance};
+  }
+  if (instance >= 0) return std::nullopt;
+  switch (c.mode) {
+    case Sharing::exclusive:
+    case Sharing::mig:  // a GPU with MIG off is a whole GPU
+      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource.empty())) return std::nullopt;
+      if (q.claim && pool.gpu->sms < q.min_sms) return std::nullopt;
+      return GpuClaim{kWholeGpu, 0, 0, -1};
+    case Sharing::fractional:
+      if (gpu.free < q.milli_per_gpu || gpu.free_memory_mib < q.gpu_memory_mib) return std::nullopt;
+      return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, -1};
+    case Sharing::time_slicing: {
+      if (std::min(c.replicas, ts.max_contexts) <= static_cast<int>(gpu.residents.size()))
+        return std::nullopt;
+      // No memory isolation: nothing is reserved; what the job uses counts toward the GPU's total,
+      // capped by the pod's own limit, which then covers its CUDA context too.
+      const int64_t use = q.gpu_memory_mib + ts.context_memory_mib;
+      return GpuClaim{Milli{1000 / c.replicas}, 0, q.gpu_memory_limit_mib > 0 ? std::min(use, q.gpu_memory_limit_mib) : use, -1};
+    }
+    case Sharing::mps: {
+      const int64_t limit = mps_memory_limit_mib(q, pool);
+      if (gpu.free_slots() <= 0 || gpu.free_memory_mib < limit) return std::nullopt;
+      return GpuClaim{Milli{1000 / c.replicas}, limit, 0, -1};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpusim
