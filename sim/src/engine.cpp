@@ -24,6 +24,34 @@
 
 namespace gpusim {
 
+std::string_view to_string(EventKind k) {
+  switch (k) {
+    case EventKind::completion: return "completion";
+    case EventKind::requeue: return "requeue";
+    case EventKind::fault: return "fault";
+    case EventKind::layout_ready: return "layout_ready";
+    case EventKind::checkpoint: return "checkpoint";
+    case EventKind::phase_end: return "phase_end";
+    case EventKind::node_ready: return "node_ready";
+    case EventKind::reclaim: return "reclaim";
+    case EventKind::node_gone: return "node_gone";
+    case EventKind::idle_check: return "idle_check";
+    case EventKind::market_tick: return "market_tick";
+    case EventKind::decide: return "decide";
+  }
+  return "completion";
+}
+
+std::string_view to_string(StopCause c) {
+  switch (c) {
+    case StopCause::completed: return "completed";
+    case StopCause::killed: return "killed";
+    case StopCause::evicted: return "evicted";
+    case StopCause::suspended: return "suspended";
+  }
+  return "completed";
+}
+
 std::string_view to_string(JobStatus s) {
   switch (s) {
     case JobStatus::not_arrived: return "not_arrived";
@@ -38,7 +66,7 @@ std::string_view to_string(JobStatus s) {
 
 namespace {
 
-class Engine final : public ClusterView, public Binder {
+class Engine final : public RunState, public Binder {
  public:
   Engine(const Scenario& s, Scheduler& scheduler, const RunOptions& options)
       : scenario_(s),
@@ -53,14 +81,16 @@ class Engine final : public ClusterView, public Binder {
         references_(jobs_.size(), nullptr),
         comm_(jobs_.size(), nullptr),
         checkpoint_(jobs_.size(), nullptr),
-        held_(jobs_.size()),
         gpu_rates_(cluster_.gpu_count()),
         node_rt_(cluster_.nodes().size()),
         pool_rt_(cluster_.pools().size()),
         activity_(cluster_.pools().size()),
         metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step, s.model.low_utilization),
         fault_rng_(make_stream(s.seed, "mps-faults")),
-        unfinished_(jobs_.size()) {
+        unfinished_(jobs_.size()),
+        horizon_(s.horizon.value_or(Time::max())) {
+    for (Observer* o : options.observers)
+      if (o->wants_every_event()) every_event_.push_back(o);
     for (PoolId p = 0; p < pool_rt_.size(); ++p) {
       pool_rt_[p].rng = make_stream(s.seed, "spot/" + cluster_.pool(p).name);
       const SpotConfig& spot = s.pools[p].spot;
@@ -78,7 +108,26 @@ class Engine final : public ClusterView, public Binder {
   }
 
   RunResult run();
+  // The loop's steps: the time of the next arrival or event (none once the run is over), the jobs
+  // arriving now, one event, and the decision point after everything at this time.
+  std::optional<Time> next_time() const;
+  bool arrive_due();
+  void apply(const Event& e);
+  void decision_point(bool arrived);
+  RunResult finish();
+  // Hands observers that audit the run each event applied.
+  void applied(std::string_view what, uint32_t target) {
+    for (Observer* o : every_event_) o->event_applied(*this, what, target);
+  }
+  template <typename F>
+  void notify(F&& call) {
+    for (Observer* o : options_.observers) call(*o);
+  }
 
+  // RunState
+  const Scenario& scenario() const override { return scenario_; }
+  const JobRecord& record(JobId id) const override { return records_[id]; }
+  const Metrics& metrics() const override { return metrics_; }
   // ClusterView
   Time now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
@@ -87,7 +136,7 @@ class Engine final : public ClusterView, public Binder {
   const SchedulingOptions& scheduling() const override { return scenario_.scheduling; }
   int32_t gpus_to_place(JobId id) const override {
     const Request& q = jobs_[id].request;
-    const int32_t left = q.gpus - static_cast<int32_t>(held_[id].size());
+    const int32_t left = q.gpus - static_cast<int32_t>(records_[id].claims.size());
     return !scenario_.scheduling.gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
   }
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override {
@@ -176,7 +225,7 @@ class Engine final : public ClusterView, public Binder {
   void arrive(JobId id);
   void enqueue(JobId id);
   // Releases everything the job holds; the caller sets its new status.
-  void stop(JobId id);
+  void stop(JobId id, StopCause cause);
   void complete(JobId id);
   // Kills every job on GPU g (out-of-memory blast radius, MPS fault) and applies the restart policy.
   void kill_all(GpuId g);
@@ -267,6 +316,7 @@ class Engine final : public ClusterView, public Binder {
   const std::vector<Job>& jobs_;
   Scheduler& scheduler_;
   const RunOptions& options_;
+  std::vector<Observer*> every_event_;  // the observers that asked to see each event
   Cluster cluster_;
   Shapes shapes_;
   std::vector<JobRecord> records_;
@@ -279,7 +329,6 @@ class Engine final : public ClusterView, public Binder {
   std::vector<JobId> net_jobs_;           // running communicating jobs that span nodes
   static constexpr uint32_t kNoLink = std::numeric_limits<uint32_t>::max();
   std::vector<uint32_t> link_of_node_;    // share_network's scratch: a node's link index, else kNoLink
-  std::vector<boost::container::small_vector<GpuClaim, 1>> held_;  // per job, parallel to its placement's GPUs
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   struct NodeRuntime {
     uint32_t stamp = 0;  // bumps on every state change and busy/idle change: stale node events are dropped
@@ -308,6 +357,9 @@ class Engine final : public ClusterView, public Binder {
   std::vector<GpuId> memory_check_;
   bool capacity_grew_ = false;
   Time now_;
+  const Time horizon_;
+  std::size_t next_arrival_ = 0;  // jobs are in arrival order
+  uint64_t iterations_ = 0;
   uint32_t running_ = 0;
   boost::container::flat_set<JobId> running_ids_;  // ascending: the order for_each_running visits
   uint64_t event_count_ = 0;
@@ -481,7 +533,7 @@ void Engine::bind(JobId id, const Placement& p) {
                    : fmt::format("placement has {} GPUs; the job's next worker takes {}", p.gpus.size(), gpus_to_place(id)));
   if (!p.instances.empty() && p.instances.size() != p.gpus.size())
     reject(id, fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size()));
-  if ((p.nodes.size() > 1 || !held_[id].empty()) && !j.multi_node && p.nodes != records_[id].placement.nodes)
+  if ((p.nodes.size() > 1 || !records_[id].claims.empty()) && !j.multi_node && p.nodes != records_[id].placement.nodes)
     reject(id, "placement spans nodes but the job may not (multi_node is off)");
   if (j.request.gpus == 0 && p.nodes.size() != 1) reject(id, "a job without GPUs runs on exactly one node");
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
@@ -523,7 +575,7 @@ void Engine::bind(JobId id, const Placement& p) {
                                      : fmt::format("GPU {} of node {} does not have room", g, node));
     claims.push_back(*c);
   }
-  const bool partial = static_cast<int32_t>(held_[id].size() + p.gpus.size()) < j.request.gpus;
+  const bool partial = static_cast<int32_t>(records_[id].claims.size() + p.gpus.size()) < j.request.gpus;
   for (NodeId n : p.nodes)
     if (const Sharing mode = cluster_.pool_of(n).sharing.mode; partial && mode != Sharing::exclusive && mode != Sharing::mig)
       reject(id, "workers placed one at a time (gang scheduling off) are modelled on whole GPUs and MIG instances only");
@@ -536,7 +588,7 @@ void Engine::bind(JobId id, const Placement& p) {
       if (node_rt_[n].jobs.size() == 1) node_busy_changed(n);
     }
   }
-  if (held_[id].empty()) {
+  if (r.claims.empty()) {
     r.placement = {};
     r.mig.clear();
   }
@@ -545,7 +597,7 @@ void Engine::bind(JobId id, const Placement& p) {
     claims[i].price_mark_usd = metrics_.price_integral_usd(pool, now_);
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
-    held_[id].push_back(claims[i]);
+    r.claims.push_back(claims[i]);
     r.placement.gpus.push_back(p.gpus[i]);
     r.placement.instances.push_back(claims[i].instance);
     if (claims[i].instance >= 0) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[static_cast<std::size_t>(claims[i].instance)].instance);
@@ -569,6 +621,7 @@ void Engine::bind(JobId id, const Placement& p) {
   if (--pending_by_shape_[shapes_.of(id)] == 0) --distinct_pending_shapes_;
   ++running_;
   running_ids_.insert(id);
+  notify([&](Observer& o) { o.job_started(*this, id); });
   if (p.gpus.empty()) {
     r.compute_rate = r.sharing_rate = 1.0;
     r.rate = r.phase == JobPhase::computing ? 1.0 : 0.0;
@@ -631,20 +684,23 @@ void Engine::reconfigure(GpuId g, const MigLayout& layout) {
   cluster_.start_layout(g, checked);
   cluster_.reindex(gpu.node);
   ++reconfigurations_;
+  notify([&](Observer& o) { o.mig_reconfigured(*this, g); });
   events_.push(now_ + scenario_.model.mig.reconfiguration_delay, EventKind::layout_ready, g, 0);
 }
 
-void Engine::stop(JobId id) {
+void Engine::stop(JobId id, StopCause cause) {
   JobRecord& r = records_[id];
   const Job& j = jobs_[id];
   settle(id);
+  notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
   r.attained_gpu_us += static_cast<double>((now_ - r.start).us()) * static_cast<double>(r.placement.gpus.size());
   for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
     const GpuId g = r.placement.gpus[i];
     const PoolId pool = cluster_.node(cluster_.gpu(g).node).pool;
-    cluster_.detach(g, id, held_[id][i]);
-    metrics_.add_allocation(pool, j.tenant, -held_[id][i].milli.value);
-    r.cost_usd += held_[id][i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - held_[id][i].price_mark_usd);
+    const GpuClaim& held = r.claims[i];
+    cluster_.detach(g, id, held);
+    metrics_.add_allocation(pool, j.tenant, -held.milli.value);
+    r.cost_usd += held.milli.gpus() * (metrics_.price_integral_usd(pool, now_) - held.price_mark_usd);
   }
   for (NodeId n : r.placement.nodes) {
     const int64_t pods = j.request.pods_on_node(gpus_on(r.placement, n));
@@ -654,7 +710,7 @@ void Engine::stop(JobId id) {
     on.erase(std::find(on.begin(), on.end(), id));
     if (on.empty()) node_busy_changed(n);
   }
-  held_[id].clear();
+  r.claims.clear();
   ++r.generation;  // drops its pending completion
   ++r.phase_generation;  // and its checkpoint or phase event
   r.phase = JobPhase::computing;
@@ -672,7 +728,7 @@ void Engine::stop(JobId id) {
 
 void Engine::complete(JobId id) {
   ++event_count_;
-  stop(id);
+  stop(id, StopCause::completed);
   records_[id].status = JobStatus::completed;
   --unfinished_;
 }
@@ -682,7 +738,7 @@ void Engine::kill_all(GpuId g) {
   const RestartModel& policy = scenario_.model.restart;
   for (JobId id : victims) {
     JobRecord& r = records_[id];
-    stop(id);
+    stop(id, StopCause::killed);
     ++r.kills;
     rollback(id);  // to its last checkpoint, or the beginning
     if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
@@ -698,111 +754,135 @@ void Engine::kill_all(GpuId g) {
 }
 
 RunResult Engine::run() {
-  const Time horizon = scenario_.horizon.value_or(Time::max());
-  std::size_t next_arrival = 0;
-  uint64_t iterations = 0;
   start_market();
-  while (true) {
-    const bool have_arrival = next_arrival < jobs_.size();
-    if (!have_arrival && events_.empty()) break;
-    // Without a horizon the run ends with the last job, whatever the market still has queued.
-    if (!have_arrival && !scenario_.horizon && unfinished_ == 0) break;
-    Time t = Time::max();
-    if (have_arrival) t = jobs_[next_arrival].arrival;
-    if (!events_.empty()) t = std::min(t, events_.top().time);
-    if (t >= horizon) break;
-    metrics_.advance(t, running_, static_cast<uint32_t>(pending_.size()));
-    now_ = t;
-    const std::size_t arrived_before = next_arrival;
-    while (next_arrival < jobs_.size() && jobs_[next_arrival].arrival == t) arrive(static_cast<JobId>(next_arrival++));
-    while (!events_.empty() && events_.top().time == t) {
+  notify([&](Observer& o) { o.started(*this); });
+  while (const std::optional<Time> t = next_time()) {
+    metrics_.advance(*t, running_, static_cast<uint32_t>(pending_.size()));
+    now_ = *t;
+    const bool arrived = arrive_due();
+    while (!events_.empty() && events_.top().time == now_) {
       const Event e = events_.top();
       events_.pop();
-      switch (e.kind) {
-        case EventKind::completion:
-          if (e.generation == records_[e.target].generation && records_[e.target].status == JobStatus::running) complete(e.target);
-          break;
-        case EventKind::requeue:
-          ++event_count_;
-          enqueue(e.target);
-          break;
-        case EventKind::fault:
-          if (records_[e.target].status == JobStatus::running && records_[e.target].attempt == e.generation) {
-            ++event_count_;
-            ++mps_faults_;
-            for (GpuId g : std::vector<GpuId>(records_[e.target].placement.gpus)) kill_all(g);
-          }
-          break;
-        case EventKind::layout_ready:
-          ++event_count_;
-          cluster_.finish_layout(e.target);
-          cluster_.reindex(cluster_.gpu(e.target).node);
-          capacity_grew_ = true;
-          break;
-        case EventKind::checkpoint:
-        case EventKind::phase_end:
-          if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
-            ++event_count_;
-            if (e.kind == EventKind::checkpoint) start_checkpoint(e.target, checkpoint_[e.target]->cost);
-            else end_phase(e.target);
-          }
-          break;
-        case EventKind::node_ready:
-          if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).state == NodeState::provisioning) node_ready(e.target);
-          break;
-        case EventKind::reclaim:
-          if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).ready()) reclaim(e.target);
-          break;
-        case EventKind::node_gone:  // a draining node leaves only this way: no stale ones
-          if (cluster_.node(e.target).state == NodeState::draining) node_gone(e.target);
-          break;
-        case EventKind::idle_check:
-          if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).ready()) idle_check(e.target);
-          break;
-        case EventKind::market_tick:
-          ++event_count_;
-          market_tick(static_cast<PoolId>(e.target));
-          break;
-        case EventKind::decide:
-          rechecks_.erase(e.time);
-          capacity_grew_ = true;  // a full pass: a wait may have reached a threshold
-          break;
-      }
+      apply(e);
+      applied(to_string(e.kind), e.target);
     }
-    const std::size_t seen = new_arrivals_.size();  // the arrivals this pass hands the scheduler
-    const bool pass = !pending_.empty() && (capacity_grew_ || !new_arrivals_.empty());
-    if (pass) {
-      std::sort(new_arrivals_.begin(), new_arrivals_.end(),
-                [&](JobId a, JobId b) { return std::pair(keys_[a], a) < std::pair(keys_[b], b); });
-      ++decision_points_;
-      scheduler_.decide(*this, *this);
-      for (JobId id : bound_) pending_.erase({keys_[id], id});
-      bound_.clear();
-      check_memory();
-    }
-    if (options_.after_decision && (pass || next_arrival != arrived_before)) options_.after_decision(*this);
-    if (autoscaled_ && pass && !pending_.empty()) scale_up();
-    // A job the pass preempted that left at once (it was still restoring) is queued again now and its
-    // GPUs are free: it is new to the next pass, which comes at this same time.
-    new_arrivals_.erase(new_arrivals_.begin(), new_arrivals_.begin() + static_cast<std::ptrdiff_t>(seen));
-    if (!new_arrivals_.empty()) {
-      rechecks_.insert(now_);
-      events_.push(now_, EventKind::decide, 0, 0);
-    }
-    capacity_grew_ = false;
-    if (options_.progress && (++iterations & 0xFFF) == 0)
-      options_.progress(scenario_.horizon ? t.seconds() / horizon.seconds()
-                                          : static_cast<double>(next_arrival) / static_cast<double>(jobs_.size()));
+    decision_point(arrived);
+    if (options_.progress && (++iterations_ & 0xFFF) == 0)
+      options_.progress(scenario_.horizon ? now_.seconds() / horizon_.seconds()
+                                          : static_cast<double>(next_arrival_) / static_cast<double>(jobs_.size()));
   }
-  const Time end = scenario_.horizon ? horizon : now_;
+  return finish();
+}
+
+std::optional<Time> Engine::next_time() const {
+  const bool have_arrival = next_arrival_ < jobs_.size();
+  if (!have_arrival && events_.empty()) return std::nullopt;
+  // Without a horizon the run ends with the last job, whatever the market still has queued.
+  if (!have_arrival && !scenario_.horizon && unfinished_ == 0) return std::nullopt;
+  Time t = have_arrival ? jobs_[next_arrival_].arrival : Time::max();
+  if (!events_.empty()) t = std::min(t, events_.top().time);
+  if (t >= horizon_) return std::nullopt;
+  return t;
+}
+
+bool Engine::arrive_due() {
+  const std::size_t before = next_arrival_;
+  for (; next_arrival_ < jobs_.size() && jobs_[next_arrival_].arrival == now_; ++next_arrival_) {
+    arrive(static_cast<JobId>(next_arrival_));
+    applied("arrival", static_cast<uint32_t>(next_arrival_));
+  }
+  return next_arrival_ != before;
+}
+
+void Engine::apply(const Event& e) {
+  switch (e.kind) {
+    case EventKind::completion:
+      if (e.generation == records_[e.target].generation && records_[e.target].status == JobStatus::running) complete(e.target);
+      break;
+    case EventKind::requeue:
+      ++event_count_;
+      enqueue(e.target);
+      break;
+    case EventKind::fault:
+      if (records_[e.target].status == JobStatus::running && records_[e.target].attempt == e.generation) {
+        ++event_count_;
+        ++mps_faults_;
+        for (GpuId g : std::vector<GpuId>(records_[e.target].placement.gpus)) kill_all(g);
+      }
+      break;
+    case EventKind::layout_ready:
+      ++event_count_;
+      cluster_.finish_layout(e.target);
+      cluster_.reindex(cluster_.gpu(e.target).node);
+      capacity_grew_ = true;
+      break;
+    case EventKind::checkpoint:
+    case EventKind::phase_end:
+      if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
+        ++event_count_;
+        if (e.kind == EventKind::checkpoint) start_checkpoint(e.target, checkpoint_[e.target]->cost);
+        else end_phase(e.target);
+      }
+      break;
+    case EventKind::node_ready:
+      if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).state == NodeState::provisioning) node_ready(e.target);
+      break;
+    case EventKind::reclaim:
+      if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).ready()) reclaim(e.target);
+      break;
+    case EventKind::node_gone:  // a draining node leaves only this way: no stale ones
+      if (cluster_.node(e.target).state == NodeState::draining) node_gone(e.target);
+      break;
+    case EventKind::idle_check:
+      if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).ready()) idle_check(e.target);
+      break;
+    case EventKind::market_tick:
+      ++event_count_;
+      market_tick(static_cast<PoolId>(e.target));
+      break;
+    case EventKind::decide:
+      rechecks_.erase(e.time);
+      capacity_grew_ = true;  // a full pass: a wait may have reached a threshold
+      break;
+  }
+}
+
+void Engine::decision_point(bool arrived) {
+  const std::size_t seen = new_arrivals_.size();  // the arrivals this pass hands the scheduler
+  const bool pass = !pending_.empty() && (capacity_grew_ || !new_arrivals_.empty());
+  if (pass) {
+    std::sort(new_arrivals_.begin(), new_arrivals_.end(),
+              [&](JobId a, JobId b) { return std::pair(keys_[a], a) < std::pair(keys_[b], b); });
+    ++decision_points_;
+    scheduler_.decide(*this, *this);
+    for (JobId id : bound_) pending_.erase({keys_[id], id});
+    bound_.clear();
+    check_memory();
+    applied("decision", 0);
+  }
+  if (pass || arrived) notify([&](Observer& o) { o.decided(*this); });
+  if (autoscaled_ && pass && !pending_.empty()) scale_up();
+  // A job the pass preempted that left at once (it was still restoring) is queued again now and its
+  // GPUs are free: it is new to the next pass, which comes at this same time.
+  new_arrivals_.erase(new_arrivals_.begin(), new_arrivals_.begin() + static_cast<std::ptrdiff_t>(seen));
+  if (!new_arrivals_.empty()) {
+    rechecks_.insert(now_);
+    events_.push(now_, EventKind::decide, 0, 0);
+  }
+  capacity_grew_ = false;
+}
+
+RunResult Engine::finish() {
+  const Time end = scenario_.horizon ? horizon_ : now_;
   metrics_.advance(end, running_, static_cast<uint32_t>(pending_.size()));
   metrics_.finish(end);
   now_ = end;
   finish_costs();
+  notify([&](Observer& o) { o.finished(*this); });
 
   std::map<std::string, uint64_t> reasons;
   for (JobId id = 0; id < jobs_.size(); ++id)
-    if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.get(shapes_.of(id)).never_fits]++;
+    if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.of_job(id).never_fits]++;
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return RunResult{scheduler_.name(),  end,         std::move(cluster_), std::move(records_), std::move(metrics_),
@@ -813,13 +893,13 @@ RunResult Engine::run() {
 void Engine::finish_costs() {
   // Jobs still holding GPUs at the end: their busy cost and held share up to the end.
   for (JobId id = 0; id < records_.size(); ++id) {
-    if (held_[id].empty()) continue;
     JobRecord& r = records_[id];
+    if (r.claims.empty()) continue;
     if (r.status == JobStatus::running) settle(id);
-    for (std::size_t i = 0; i < held_[id].size(); ++i) {
+    for (std::size_t i = 0; i < r.claims.size(); ++i) {
       const PoolId pool = cluster_.node(cluster_.gpu(r.placement.gpus[i]).node).pool;
-      r.cost_usd += held_[id][i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - held_[id][i].price_mark_usd);
-      held_[id][i].price_mark_usd = metrics_.price_integral_usd(pool, now_);
+      r.cost_usd += r.claims[i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - r.claims[i].price_mark_usd);
+      r.claims[i].price_mark_usd = metrics_.price_integral_usd(pool, now_);
     }
   }
 }
@@ -861,8 +941,10 @@ void Engine::schedule_checkpoint(JobId id) {
 void Engine::change_phase(JobId id, JobPhase phase) {
   JobRecord& r = records_[id];
   settle(id);  // up to now at the old phase's rate and busy share
+  const JobPhase from = r.phase;
   r.phase = phase;
   refresh_rates(r.placement.gpus);
+  notify([&](Observer& o) { o.job_phase(*this, id, from); });
 }
 
 void Engine::start_checkpoint(JobId id, Time cost) {
@@ -906,7 +988,7 @@ void Engine::rollback(JobId id) {
 
 void Engine::evict(JobId id) {
   JobRecord& r = records_[id];
-  stop(id);
+  stop(id, StopCause::evicted);
   rollback(id);
   ++r.evictions;
   enqueue(id);  // the job controller recreates the pod at once
@@ -916,6 +998,7 @@ void Engine::preempt(JobId id) {
   JobRecord& r = records_[id];
   if (!preemptible(id)) reject(id, "preempt: the job is not running (or is already leaving)");
   ++r.preemptions;
+  notify([&](Observer& o) { o.job_preempted(*this, id); });
   r.suspending = r.evicting = true;
   const CheckpointPolicy& policy = *checkpoint_[id];
   switch (r.phase) {
@@ -939,7 +1022,7 @@ void Engine::preempt(JobId id) {
 }
 
 void Engine::suspended(JobId id) {
-  stop(id);
+  stop(id, StopCause::suspended);
   rollback(id);  // to what it saved: nothing is lost
   enqueue(id);
 }
@@ -979,6 +1062,7 @@ void Engine::set_node_state(NodeId n, NodeState to) {
   p.provisioning = static_cast<uint32_t>(static_cast<int>(p.provisioning) + provisioning(to) - provisioning(from));
   ++node_rt_[n].stamp;
   cluster_.set_state(n, to);
+  notify([&](Observer& o) { o.node_state(*this, n, from); });
 }
 
 bool Engine::request_node(PoolId p) {
@@ -1099,6 +1183,7 @@ void Engine::start_market() {
       // Initial nodes the spot market does not have at time 0 were never obtained.
       if (pool_rt_[p].alive >= available) {
         cluster_.set_state(n, NodeState::off);
+        notify([&](Observer& o) { o.node_state(*this, n, NodeState::ready); });
         continue;
       }
       metrics_.add_capacity(p, cluster_.node(n).gpu_count, 1);

@@ -46,41 +46,58 @@ class FragmentationLedger {
   int64_t idle_total_ = 0;
 };
 
+// Records the packing checkpoints as pods arrive. Jobs are in arrival order, one per microsecond;
+// those that can never fit anywhere arrive too (and fail), though they never reach the queue.
+class PackingRecorder final : public Observer {
+ public:
+  explicit PackingRecorder(const Scenario& s)
+      : s_(s),
+        ledger_(s),
+        capacity_(static_cast<double>(s.packing->capacity_milli)),
+        last_percent_(static_cast<int>(std::floor(s.packing->until * 100 + 1e-9))) {}
+
+  void decided(const RunState& view) override {
+    if (arrived_ == 0) ledger_.start(view);
+    for (; arrived_ < s_.jobs.jobs.size() && s_.jobs.jobs[arrived_].arrival <= view.now(); ++arrived_) {
+      const Request& q = s_.jobs.jobs[arrived_].request;
+      arrived_milli_ += static_cast<double>(q.gpus) * q.milli_per_gpu.value;
+      const Placement& p = view.placement(static_cast<JobId>(arrived_));
+      if (p.nodes.empty()) continue;
+      ++placed_;
+      for (NodeId n : p.nodes) ledger_.node_changed(view, n);
+    }
+    // Arrivals that pass several checkpoints at once (a large pod) fill them all with this state.
+    // (A relative 1e-9 absorbs the rounding of until x capacity, so the last checkpoint is reached.)
+    while (next_ <= last_percent_ && arrived_milli_ * (1 + 1e-9) >= capacity_ * next_ / 100.0) {
+      const double idle = static_cast<double>(ledger_.idle_milli());
+      checkpoints_.push_back({next_, 1.0 - idle / capacity_, ledger_.frag_milli() / 1000.0,
+                              idle > 0 ? ledger_.frag_milli() / idle : 0.0, arrived_, arrived_ - placed_});
+      ++next_;
+    }
+  }
+
+  std::vector<PackingCheckpoint> take() { return std::move(checkpoints_); }
+
+ private:
+  const Scenario& s_;
+  FragmentationLedger ledger_;
+  const double capacity_;
+  const int last_percent_;
+  std::vector<PackingCheckpoint> checkpoints_;
+  double arrived_milli_ = 0;
+  uint32_t arrived_ = 0, placed_ = 0;
+  int next_ = 0;
+};
+
 }  // namespace
 
 PackingResult run_packing(const Scenario& s, Scheduler& scheduler) {
   if (!s.packing) throw InputError({s.file, std::nullopt, "workload.packing"}, "the scenario has no packing workload");
-  const double capacity = static_cast<double>(s.packing->capacity_milli);
-  const int last_percent = static_cast<int>(std::floor(s.packing->until * 100 + 1e-9));
-  std::vector<PackingCheckpoint> checkpoints;
-  FragmentationLedger ledger(s);
-  double arrived_milli = 0;
-  uint32_t arrived = 0, placed = 0;
-  int next = 0;
+  PackingRecorder recorder(s);
   RunOptions options;
-  // Jobs are in arrival order, one per microsecond; those that can never fit anywhere arrive too
-  // (and fail), though they never reach the queue.
-  options.after_decision = [&](const ClusterView& view) {
-    if (arrived == 0) ledger.start(view);
-    for (; arrived < s.jobs.jobs.size() && s.jobs.jobs[arrived].arrival <= view.now(); ++arrived) {
-      const Request& q = s.jobs.jobs[arrived].request;
-      arrived_milli += static_cast<double>(q.gpus) * q.milli_per_gpu.value;
-      const Placement& p = view.placement(static_cast<JobId>(arrived));
-      if (p.nodes.empty()) continue;
-      ++placed;
-      for (NodeId n : p.nodes) ledger.node_changed(view, n);
-    }
-    // Arrivals that pass several checkpoints at once (a large pod) fill them all with this state.
-    // (A relative 1e-9 absorbs the rounding of until x capacity, so the last checkpoint is reached.)
-    while (next <= last_percent && arrived_milli * (1 + 1e-9) >= capacity * next / 100.0) {
-      const double idle = static_cast<double>(ledger.idle_milli());
-      checkpoints.push_back({next, 1.0 - idle / capacity, ledger.frag_milli() / 1000.0,
-                                 idle > 0 ? ledger.frag_milli() / idle : 0.0, arrived, arrived - placed});
-      ++next;
-    }
-  };
+  options.observers.push_back(&recorder);
   RunResult run = simulate(s, scheduler, options);
-  return {std::move(checkpoints), std::move(run)};
+  return {recorder.take(), std::move(run)};
 }
 
 }  // namespace gpusim

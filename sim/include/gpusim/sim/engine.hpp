@@ -8,69 +8,13 @@
 #include <vector>
 
 #include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/job_state.hpp"
 #include "gpusim/sim/metrics.hpp"
+#include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/scheduler.hpp"
 
 namespace gpusim {
-
-// `failed`: killed (out of memory, MPS fault) and not restarted under the restart policy.
-enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed };
-std::string_view to_string(JobStatus s);
-
-// What a running job is doing: computing at its rate, or paused while it writes a checkpoint or
-// restores one (its GPUs stay allocated and idle).
-enum class JobPhase : uint8_t { computing, checkpointing, restoring };
-
-struct JobRecord {
-  JobStatus status = JobStatus::not_arrived;
-  Time start;               // of the latest attempt
-  Time first_start;         // of the first attempt
-  Time queued_at;           // when it last entered the queue (arrival, requeue, eviction)
-  Time end;
-  Placement placement;
-  uint32_t generation = 0;  // bumps when the job's completion event moves
-  uint32_t attempt = 0;     // starts so far
-  uint32_t kills = 0;       // times it was killed (out of memory, MPS fault)
-  double remaining_us = 0;  // work left at `since`, in microseconds at rate 1
-  double attempt_work_us = 0;  // work left when the latest attempt started
-  Time since;
-  double rate = 0;          // current speed: hardware x sharing x communication, 0 while paused
-  double compute_rate = 0;  // the speed it has (or will have again) while computing
-  double sharing_rate = 0;  // the sharing factor alone (min over its GPUs)
-  // The slowest link its collectives cross (the best ring over its GPUs on each node; across nodes,
-  // its max-min share of the NICs when that is slower); self for one GPU.
-  Link link{LinkClass::self, 0, 0};
-  Link intra{LinkClass::self, 0, 0};  // the slowest within-node ring alone
-  // The link its work was measured over: the best ring of as many GPUs on each of its nodes, and
-  // the NICs unshared (unused when the work counts computation only).
-  Link reference{LinkClass::self, 0, 0};
-  double lost_work_us = 0;  // progress thrown away by kills and evictions (work, at rate 1)
-  double lost_gpu_us = 0;   // the same times the GPUs the job held: GPU time to redo
-  std::vector<MigInstance> mig;  // the MIG instances it holds, parallel to the MIG GPUs of its placement
-  // Checkpointing (issue 5).
-  JobPhase phase = JobPhase::computing;
-  uint32_t phase_generation = 0;  // bumps when a phase or checkpoint event of the job goes stale
-  Time phase_end;                 // when the current checkpoint or restore finishes
-  bool evicting = false;          // its node is being reclaimed: leave once the checkpoint is written
-  double saved_remaining_us = 0;  // work left at its last durable checkpoint (all of it without one)
-  double writing_remaining_us = 0;  // work left when the checkpoint being written was taken
-  uint32_t checkpoints = 0, evictions = 0;
-  // Preemption by the scheduler (issue 7): times suspended, whether the write under way ends in a
-  // suspension (else, when `evicting`, in a spot eviction), and GPU time held over closed attempts.
-  uint32_t preemptions = 0;
-  bool suspending = false;
-  Time phase_start;               // of the current checkpoint or restore
-  double attained_gpu_us = 0;
-  double checkpoint_gpu_us = 0, restore_gpu_us = 0;  // GPU time spent writing and restoring
-  // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
-  double cost_usd = 0, busy_cost_usd = 0;
-  double busy_mark_usd = 0;  // sum over its GPUs of their pool's price integral at `since`
-  // Run time of the latest attempt over the work that attempt had to do (its run time alone on a
-  // full GPU of its reference); summary.json's slowdown also counts running jobs, by the work they
-  // got through so far.
-  double slowdown() const { return attempt_work_us > 0 ? static_cast<double>((end - start).us()) / attempt_work_us : 1.0; }
-};
 
 // What happened to a pool's nodes (autoscaling and spot).
 struct PoolActivity {
@@ -83,9 +27,8 @@ struct PoolActivity {
 struct RunOptions {
   // Called now and then with the fraction of the run done, for a progress bar.
   std::function<void(double)> progress;
-  // Called after each decision point and at every time jobs arrive (also when none can be placed),
-  // with the view the scheduler saw: what the capacity-packing experiment records per arrival.
-  std::function<void(const ClusterView&)> after_decision;
+  // Attached to this run only (metrics-like recorders, output writers, the audit); not owned.
+  std::vector<Observer*> observers;
 };
 
 struct RunResult {

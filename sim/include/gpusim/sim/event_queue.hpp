@@ -6,6 +6,7 @@
 #include <boost/heap/d_ary_heap.hpp>
 
 #include <cstdint>
+#include <string_view>
 
 #include "gpusim/core/time.hpp"
 
@@ -25,6 +26,8 @@ enum class EventKind : uint8_t {
   market_tick,   // target: pool whose spot availability trace moves to its next value
   decide,        // no target: a decision point a policy or the autoscaler asked for
 };
+
+std::string_view to_string(EventKind k);
 
 struct Event {
   Time time;

@@ -1,0 +1,60 @@
+#pragma once
+// Observers (DESIGN §7): attached to one engine instance and called at its state changes. Output
+// writers, the packing recorder and the audit are observers; two runs never share one, so two
+// runs in one process never see each other. An observer reads the run through RunState and
+// changes nothing: the engine stays the only place state changes.
+#include <cstdint>
+#include <string_view>
+
+#include "gpusim/sim/job_state.hpp"
+#include "gpusim/sim/scheduler.hpp"
+
+namespace gpusim {
+
+class Metrics;
+struct Scenario;
+
+// The run as observers see it: what the scheduler sees, plus every job's record and the metrics.
+class RunState : public ClusterView {
+ public:
+  virtual const Scenario& scenario() const = 0;
+  virtual const JobRecord& record(JobId id) const = 0;
+  virtual const Metrics& metrics() const = 0;
+};
+
+// Why a running job released its GPUs.
+enum class StopCause : uint8_t {
+  completed,
+  killed,     // out of memory on a time-sliced GPU, or an MPS fault: the restart policy applies
+  evicted,    // its spot node was reclaimed
+  suspended,  // preempted by the scheduler, its state saved
+};
+std::string_view to_string(StopCause c);
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  // Before the first event (initial nodes are up, nothing placed).
+  virtual void started(const RunState&) {}
+  // The job runs now on record(job).placement (its last worker placed).
+  virtual void job_started(const RunState&, JobId) {}
+  // The job is about to release everything it holds; record(job) still shows where it ran.
+  virtual void job_stopping(const RunState&, JobId, StopCause) {}
+  // A running job began or finished writing a checkpoint or restoring one (record(job).phase is
+  // the new phase), or was told to leave (preempted, or its node reclaimed).
+  virtual void job_phase(const RunState&, JobId, JobPhase /*from*/) {}
+  virtual void job_preempted(const RunState&, JobId) {}
+  virtual void node_state(const RunState&, NodeId, NodeState /*from*/) {}
+  // A drained MIG GPU took a new layout (reconfiguring until the delay passes).
+  virtual void mig_reconfigured(const RunState&, GpuId) {}
+  // After each decision point, and at every time jobs arrive even when no decision was taken.
+  virtual void decided(const RunState&) {}
+  // After each event is applied (`what` names it: an EventKind, "arrival" or "decision"), and for
+  // observers that ask for it: per-event calls cost time.
+  virtual bool wants_every_event() const { return false; }
+  virtual void event_applied(const RunState&, std::string_view /*what*/, uint32_t /*target*/) {}
+  // At the end: now() is the end of the run; jobs still running are still placed.
+  virtual void finished(const RunState&) {}
+};
+
+}  // namespace gpusim
