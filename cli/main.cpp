@@ -20,7 +20,9 @@
 #include "gpusim/core/error.hpp"
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
+#include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "check.hpp"
@@ -82,15 +84,21 @@ struct TimedRun {
 };
 
 // Simulates with a progress bar, timing the run (the time goes to stderr, never into the outputs).
-TimedRun run_timed(const Scenario& s, Scheduler& scheduler) {
+TimedRun run_timed(const Scenario& s, Scheduler& scheduler, std::vector<Observer*> observers = {}, bool audit = false) {
   const auto t0 = Clock::now();
   Progress progress(fmt::format("{} {}", s.name, scheduler.name()));
-  RunResult r = simulate(s, scheduler, {progress.callback(), {}});
+  RunResult r = simulate(s, scheduler, {progress.callback(), std::move(observers), audit});
   return {std::move(r), std::chrono::duration<double>(Clock::now() - t0).count()};
 }
 
-int cmd_run(const Common& c, const std::optional<std::string>& policy, const std::optional<std::string>& out, bool force,
-            bool json) {
+struct RunFlags {
+  std::optional<std::string> policy, out;
+  bool force = false, json = false, audit = false;
+  std::vector<std::string> outputs;  // on-request outputs asked by flag (--trace)
+};
+
+int cmd_run(const Common& c, const RunFlags& flags) {
+  const auto& [policy, out, force, json, audit, asked] = flags;
   const Scenario s = load(c);
   const std::string name = policy.value_or(s.policy);
   const SourceLocation where = policy ? SourceLocation{"--policy", std::nullopt, ""} : s.policy_where;
@@ -100,16 +108,18 @@ int cmd_run(const Common& c, const std::optional<std::string>& policy, const std
     if (std::filesystem::exists(*out, ec) && !std::filesystem::is_empty(*out, ec) && !force)
       throw InputError({*out, std::nullopt, "--out"}, "directory exists and is not empty; pass --force to overwrite its files");
   }
-  const auto [r, wall] = run_timed(s, *scheduler);
+  std::vector<std::string> requested = s.outputs;
+  requested.insert(requested.end(), asked.begin(), asked.end());
+  const RunOutputs outputs(requested);
+  const auto [r, wall] = run_timed(s, *scheduler, out ? outputs.observers() : std::vector<Observer*>{}, audit);
   const Json summary = summarize(s, r);
-  if (out) write_run_directory(*out, force, s, r, summary);
+  if (out) outputs.write(*out, force, s, r, summary);
   if (json) {
     std::cout << summary.dump(2) << '\n';
   } else {
     std::cout << cli::run_table(summary);
-    constexpr const char* kFiles = "summary.json, jobs.csv, timeseries.csv, pool_timeseries.csv, gpus.csv, cost.csv, low_utilization.csv";
-    std::cout << (out ? fmt::format("\n  wrote {}/{}, scenario.yaml\n", *out, kFiles)
-                      : fmt::format("\n  (add --out DIR to write {})\n", kFiles));
+    std::cout << (out ? fmt::format("\n  wrote {}/{}\n", *out, outputs.files())
+                      : fmt::format("\n  (add --out DIR to write {})\n", default_output_files()));
   }
   std::cerr << fmt::format("simulated {} events in {:.3f} s\n", r.events, wall);
   return 0;
@@ -329,16 +339,23 @@ int main(int argc, char** argv) {
   app.footer("Exit codes: 0 ok, 1 a run failed or (check) a figure regressed, 2 bad input.\nExample: gpusim run scenarios/quickstart.yaml");
 
   Common run_c, cmp_c, val_c;
-  std::optional<std::string> run_policy, run_out, cmp_out;
-  bool run_force = false, run_json = false, cmp_json = false;
+  RunFlags run_f;
+  std::optional<std::string> cmp_out;
+  bool cmp_json = false;
   std::vector<std::string> cmp_policies;
 
   auto* run = app.add_subcommand("run", "Run one scenario and print its result table");
   add_common(run, run_c);
-  run->add_option("--policy", run_policy, "Policy QUEUE+PLACEMENT (default: the scenario's)");
-  run->add_option("--out", run_out, "Write summary.json, jobs.csv, timeseries.csv, pool_timeseries.csv, gpus.csv, cost.csv, low_utilization.csv, scenario.yaml into this directory");
-  run->add_flag("--force", run_force, "Overwrite files in a non-empty --out directory");
-  run->add_flag("--json", run_json, "Print summary.json to stdout instead of the table");
+  run->add_option("--policy", run_f.policy, "Policy QUEUE+PLACEMENT (default: the scenario's)");
+  run->add_option("--out", run_f.out, fmt::format("Write {} into this directory", default_output_files()));
+  // One flag per output written on request (the output table), e.g. --trace.
+  for (const OutputSpec& o : output_table())
+    if (!o.by_default)
+      run->add_flag_callback(fmt::format("--{}", o.name), [&run_f, name = std::string(o.name)] { run_f.outputs.push_back(name); },
+                             fmt::format("Also write {} into the --out directory: {}", o.file, o.description));
+  run->add_flag("--force", run_f.force, "Overwrite files in a non-empty --out directory");
+  run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
+  run->add_flag("--audit", run_f.audit, "Check the run's invariants after every event; stop at the first broken one (slower)");
 
   auto* cmp = app.add_subcommand("compare",
                                  "Run one scenario under several policies, or each of its variants; one table, best values marked");
@@ -432,7 +449,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (run->parsed()) return cmd_run(run_c, run_policy, run_out, run_force, run_json);
+    if (run->parsed()) return cmd_run(run_c, run_f);
     if (cmp->parsed()) {
       const auto variants = load_variants(cmp_c.scenario, {cmp_c.sets, cmp_c.data, {}});
       if (cmp_policies.empty() && variants.front().first.empty())
@@ -502,6 +519,9 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;
   } catch (const PolicyError& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 1;
+  } catch (const AuditError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 1;
   } catch (const std::exception& e) {

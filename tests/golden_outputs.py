@@ -3,7 +3,8 @@
 
 Runs each scenario of scenarios/ once per variant under its own policy, every extra policy
 results/baseline.yaml records for it, and the FGD packing experiment (one seed, every policy),
-and compares a digest of each file the run writes with tests/golden/outputs.sha256. A refactoring
+and compares a digest of each file the run writes with tests/golden/outputs.sha256. Every run is
+made under --audit, so every shipped scenario also has its invariants checked after each event. A refactoring
 must leave them all unchanged; a named model change or fix regenerates them with --update, and
 the commit says why.
 
@@ -44,8 +45,10 @@ def digests(binary, root):
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, args) in enumerate(runs(root)):
             d = pathlib.Path(tmp) / str(i)
-            subprocess.run([binary, *args, *data, "--out", str(d)], check=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+            done = subprocess.run([binary, *args, *data, "--audit", "--out", str(d)], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+            if done.returncode != 0:
+                sys.exit(f"{label}: gpusim exited {done.returncode}: {done.stderr}")
             for f in sorted(d.iterdir()):
                 out[f"{label}/{f.name}"] = hashlib.sha256(f.read_bytes()).hexdigest()
         csv = pathlib.Path(tmp) / "packing.csv"

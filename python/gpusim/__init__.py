@@ -8,15 +8,15 @@
 Same scenario and seed, byte-identical results: the figures come from the same C++ engine and
 writers as the `gpusim` command.
 """
-from ._core import InputError, PolicyError, __version__
+from ._core import AuditError, InputError, PolicyError, __version__
 from . import plot
-from .api import Catalog, Result, Scenario, catalog, compare, load_scenario, mig, run
+from .api import Catalog, Result, Scenario, catalog, compare, load_scenario, mig, outputs, run
 from .policy import Placement, QueueOrder, Scheduler
 from .sweep import sweep
 
 __all__ = [
-    "run", "compare", "sweep", "load_scenario", "catalog", "mig",
+    "run", "compare", "sweep", "load_scenario", "catalog", "mig", "outputs",
     "Result", "Scenario", "Catalog",
     "QueueOrder", "Placement", "Scheduler",
-    "InputError", "PolicyError", "__version__", "plot",
+    "InputError", "PolicyError", "AuditError", "__version__", "plot",
 ]

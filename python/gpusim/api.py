@@ -159,7 +159,8 @@ class Result:
         return dict(_core.flatten_summary(self._run.summary_json()))
 
     def write(self, directory: str, force: bool = False) -> None:
-        """Write the run directory (summary.json, jobs.csv, ...) as `gpusim run --out` does."""
+        """Write the run directory (summary.json, jobs.csv, ...) as `gpusim run --out` does, with the
+        on-request outputs the run was asked for (run(..., outputs=["trace"]))."""
         self._run.write(os.fspath(directory), force)
 
     def __repr__(self) -> str:
@@ -169,15 +170,22 @@ class Result:
 
 
 def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = None, data: str | None = None,
-        variant: str | None = None) -> Result:
+        variant: str | None = None, outputs: Sequence[str] = (), audit: bool = False) -> Result:
     """Simulate a scenario (path, dict or Scenario), or one of its variants, under its policy or `policy`.
 
     policy: None (the scenario's), "QUEUE+PLACEMENT", a gpusim.QueueOrder or gpusim.Placement
     instance (composed with the other half of the scenario's policy), a (queue, placement) pair of
     names or instances, or a gpusim.Scheduler instance. overrides: {path: value} or ["path=value"],
-    as --set. seed: overrides the scenario's seed."""
+    as --set. seed: overrides the scenario's seed. outputs: on-request outputs Result.write() adds
+    (e.g. ["trace"]; see gpusim.outputs()). audit: check the run's invariants after every event
+    (raises gpusim.AuditError at the first broken one)."""
     s = load_scenario(scenario, overrides, seed, data, variant)
-    return Result(s, _core.simulate(s._core, _policy_arg(s, policy)))
+    return Result(s, _core.simulate(s._core, _policy_arg(s, policy), list(outputs), audit))
+
+
+def outputs() -> pd.DataFrame:
+    """The files a run directory can hold: name, file, description, and whether every write() has it."""
+    return pd.DataFrame(_core.outputs(), columns=["name", "file", "description", "by_default"])
 
 
 def compare(scenario: ScenarioLike, policies: Sequence | None = None, overrides=None, seed: int | None = None,

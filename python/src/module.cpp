@@ -2,6 +2,7 @@
 // Thin: every figure comes from the same C++ as the CLI (summary.json and the CSV writers), and
 // Python policies are adapters over the same QueueOrder / PlacementPolicy / Scheduler interfaces,
 // so the engine validates their decisions exactly as it validates the built-ins'.
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -12,7 +13,9 @@
 #include "gpusim/core/error.hpp"
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
+#include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "sweep.hpp"
@@ -152,26 +155,34 @@ std::unique_ptr<Scheduler> make_scheduler(const Scenario& s, const py::object& p
   throw py::type_error("policy must be None, 'QUEUE+PLACEMENT', a (queue, placement) pair, or a gpusim.Scheduler");
 }
 
-// One finished run: the engine's result and its summary, kept for the CSV writers.
+// One finished run: the engine's result and its summary, kept for the CSV writers, and the writers
+// of its run directory, which observed it.
 struct Run {
   std::shared_ptr<const Scenario> scenario;
   RunResult result;
   Json summary;
   double seconds = 0;
+  std::shared_ptr<const RunOutputs> outputs;
 };
 
-std::shared_ptr<Run> simulate_py(std::shared_ptr<const Scenario> s, const py::object& policy) {
+std::shared_ptr<Run> simulate_py(std::shared_ptr<const Scenario> s, const py::object& policy, std::vector<std::string> outputs,
+                                 bool audit) {
   bool python = false;
   auto scheduler = make_scheduler(*s, policy, python);
+  outputs.insert(outputs.begin(), s->outputs.begin(), s->outputs.end());
+  for (const std::string& name : outputs)
+    if (!find_output(name)) throw InputError({"outputs", std::nullopt, name}, fmt::format("no output named '{}'", name));
+  auto writers = std::make_shared<const RunOutputs>(outputs);
+  const RunOptions options{{}, writers->observers(), audit};
   const auto t0 = std::chrono::steady_clock::now();
   RunResult result = [&] {
-    if (python) return simulate(*s, *scheduler);
+    if (python) return simulate(*s, *scheduler, options);
     py::gil_scoped_release release;  // other Python threads (a thread-pool sweep) run meanwhile
-    return simulate(*s, *scheduler);
+    return simulate(*s, *scheduler, options);
   }();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Json summary = summarize(*s, result);
-  return std::make_shared<Run>(Run{std::move(s), std::move(result), std::move(summary), seconds});
+  return std::make_shared<Run>(Run{std::move(s), std::move(result), std::move(summary), seconds, std::move(writers)});
 }
 
 template <typename F>
@@ -245,6 +256,7 @@ PYBIND11_MODULE(_core, m) {
   // The CLI exits 2 on an InputError and 1 on a PolicyError; Python gets the same messages.
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
   py::register_exception<PolicyError>(m, "PolicyError", PyExc_RuntimeError);
+  py::register_exception<AuditError>(m, "AuditError", PyExc_RuntimeError);
 
   // --- hardware catalog and MIG geometry
   py::class_<MigProfile>(m, "MigProfile")
@@ -457,9 +469,15 @@ PYBIND11_MODULE(_core, m) {
       .def("pool_timeseries_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_pool_timeseries_csv(o, r.result); }); })
       .def("gpus_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_gpus_csv(o, r.result); }); })
       .def("cost_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_cost_csv(o, *r.scenario, r.result); }); })
-      .def("write", [](const Run& r, const std::string& dir, bool force) { write_run_directory(dir, force, *r.scenario, r.result, r.summary); },
+      .def("write", [](const Run& r, const std::string& dir, bool force) { r.outputs->write(dir, force, *r.scenario, r.result, r.summary); },
            py::arg("dir"), py::arg("force") = false);
-  m.def("simulate", &simulate_py, py::arg("scenario"), py::arg("policy") = py::none());
+  m.def("simulate", &simulate_py, py::arg("scenario"), py::arg("policy") = py::none(), py::arg("outputs") = std::vector<std::string>{},
+        py::arg("audit") = false);
+  m.def("outputs", [] {
+    std::vector<std::tuple<std::string, std::string, std::string, bool>> out;
+    for (const OutputSpec& o : output_table()) out.emplace_back(o.name, o.file, o.description, o.by_default);
+    return out;
+  });
 
   m.def("flatten_summary", [](const std::string& summary_json) { return flatten_summary(Json::parse(summary_json)); });
   m.def(

@@ -145,6 +145,7 @@ void Cluster::leave_bucket(NodeId id) {
 }
 
 void Cluster::reindex(NodeId id) {
+  if (tracking_) changed_.push_back(id);
   if (!nodes_[id].ready()) return;
   leave_bucket(id);
   place_in_bucket(id);
@@ -152,6 +153,7 @@ void Cluster::reindex(NodeId id) {
 
 void Cluster::set_state(NodeId id, NodeState state) {
   if (nodes_[id].state == state) return;
+  if (tracking_) changed_.push_back(id);
   leave_bucket(id);
   nodes_[id].state = state;
   if (state == NodeState::ready) place_in_bucket(id);

@@ -19,6 +19,7 @@
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/random.hpp"
+#include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/autoscaler.hpp"
 #include "gpusim/sim/event_queue.hpp"
 
@@ -89,7 +90,13 @@ class Engine final : public RunState, public Binder {
         fault_rng_(make_stream(s.seed, "mps-faults")),
         unfinished_(jobs_.size()),
         horizon_(s.horizon.value_or(Time::max())) {
-    for (Observer* o : options.observers)
+    observers_ = options.observers;
+    if (options.audit) {
+      audit_ = make_audit();
+      observers_.push_back(audit_.get());
+      cluster_.track_changes(true);
+    }
+    for (Observer* o : observers_)
       if (o->wants_every_event()) every_event_.push_back(o);
     for (PoolId p = 0; p < pool_rt_.size(); ++p) {
       pool_rt_[p].rng = make_stream(s.seed, "spot/" + cluster_.pool(p).name);
@@ -121,7 +128,7 @@ class Engine final : public RunState, public Binder {
   }
   template <typename F>
   void notify(F&& call) {
-    for (Observer* o : options_.observers) call(*o);
+    for (Observer* o : observers_) call(*o);
   }
 
   // RunState
@@ -316,7 +323,9 @@ class Engine final : public RunState, public Binder {
   const std::vector<Job>& jobs_;
   Scheduler& scheduler_;
   const RunOptions& options_;
-  std::vector<Observer*> every_event_;  // the observers that asked to see each event
+  std::unique_ptr<Observer> audit_;
+  std::vector<Observer*> observers_;    // the caller's, then the audit
+  std::vector<Observer*> every_event_;  // those that asked to see each event
   Cluster cluster_;
   Shapes shapes_;
   std::vector<JobRecord> records_;

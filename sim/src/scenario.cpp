@@ -9,6 +9,7 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/random.hpp"
+#include "gpusim/sim/outputs.hpp"
 #include "gpusim/workloads/spec.hpp"
 #include "gpusim/workloads/traces.hpp"
 
@@ -597,11 +598,17 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   }
   s.timeseries_step = Time::from_seconds(3600);
   if (auto out = root.get("outputs")) {
-    out->allow_only({"timeseries_step"});
+    // timeseries_step, and `NAME: true` for each output written on request (the output table).
+    std::vector<std::string_view> fields{"timeseries_step"};
+    for (const OutputSpec& o : output_table())
+      if (!o.by_default) fields.push_back(o.name);
+    out->allow_only(fields);
     if (auto step = out->get("timeseries_step")) {
       s.timeseries_step = step->as_duration();
       if (s.timeseries_step <= Time()) step->fail("expected a positive step");
     }
+    for (std::size_t i = 1; i < fields.size(); ++i)
+      if (auto on = out->get(fields[i]); on && on->as_bool()) s.outputs.emplace_back(fields[i]);
   }
   return s;
 }

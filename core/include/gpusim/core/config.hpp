@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,7 +41,10 @@ class ConfigNode {
   ConfigNode at(std::string_view key) const;  // required
   std::optional<ConfigNode> get(std::string_view key) const;
   // Rejects any key not in `allowed`, naming the ones that are.
-  void allow_only(std::initializer_list<std::string_view> allowed) const;
+  void allow_only(std::span<const std::string_view> allowed) const;
+  void allow_only(std::initializer_list<std::string_view> allowed) const {
+    allow_only(std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
   std::vector<std::pair<std::string, ConfigNode>> entries() const;
   std::vector<ConfigNode> items() const;  // a sequence
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "gpusim/core/units.hpp"
@@ -142,6 +143,11 @@ class Cluster {
   // Moves a node through its life; only ready nodes are indexed for placement.
   void set_state(NodeId node, NodeState state);
 
+  // For the audit: with tracking on, each node reindexed or moved is logged until taken. The log is
+  // a diagnostic, not cluster state, so an observer holding `const Cluster&` may take it.
+  void track_changes(bool on) { tracking_ = on; }
+  std::vector<NodeId> take_changed() const { return std::exchange(changed_, {}); }
+
  private:
   using Signature = std::vector<int64_t>;
   struct SignatureHash {
@@ -161,6 +167,8 @@ class Cluster {
   std::vector<BucketId> live_;
   std::vector<BucketId> recycled_;
   std::unordered_map<Signature, BucketId, SignatureHash> by_signature_;
+  bool tracking_ = false;
+  mutable std::vector<NodeId> changed_;
 };
 
 }  // namespace gpusim

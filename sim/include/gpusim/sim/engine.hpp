@@ -29,6 +29,8 @@ struct RunOptions {
   std::function<void(double)> progress;
   // Attached to this run only (metrics-like recorders, output writers, the audit); not owned.
   std::vector<Observer*> observers;
+  // Check the run's invariants after every event (sim/audit.hpp); throws AuditError on the first broken.
+  bool audit = false;
 };
 
 struct RunResult {

@@ -67,6 +67,9 @@ class Metrics {
   double price_integral_usd(PoolId pool, Time now) const;
 
   Time last() const { return last_; }
+  // The pool's allocated GPUs (milli / 1000) and busy GPUs right now.
+  double allocated_gpus_now(PoolId pool) const { return static_cast<double>(allocated_milli_[pool]) / 1000.0; }
+  double busy_gpus_now(PoolId pool) const { return busy_gpus_[pool]; }
   // Integrals in GPU-seconds, node-seconds and USD.
   double allocated_gpu_s(PoolId pool) const { return allocated_us_[pool] / 1e9; }
   double busy_gpu_s(PoolId pool) const { return busy_us_[pool] / 1e6; }

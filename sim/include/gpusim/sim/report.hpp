@@ -37,10 +37,4 @@ void write_cost_csv(std::ostream& out, const Scenario& scenario, const RunResult
 // Every stretch in which a pool's effective utilization stayed under the alert threshold.
 void write_low_utilization_csv(std::ostream& out, const RunResult& result);
 
-// Writes summary.json, jobs.csv, timeseries.csv, pool_timeseries.csv, gpus.csv, cost.csv,
-// low_utilization.csv and scenario.yaml into `dir`. Refuses (InputError) to
-// write into an existing non-empty directory unless `force`.
-void write_run_directory(const std::string& dir, bool force, const Scenario& scenario, const RunResult& result,
-                         const Json& summary);
-
 }  // namespace gpusim

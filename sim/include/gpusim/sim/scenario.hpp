@@ -69,6 +69,7 @@ struct Scenario {
   std::optional<ConfigNode> policy_params;  // policy: {name, params}; each policy reads what it declares
   SchedulingOptions scheduling;
   Time timeseries_step;
+  std::vector<std::string> outputs;  // outputs written on request (`outputs: {trace: true}`)
   std::string data_dir;
   // Named sets of overrides `gpusim compare` runs side by side (e.g. sharing strategies).
   struct Variant {

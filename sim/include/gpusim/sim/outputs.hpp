@@ -1,0 +1,54 @@
+#pragma once
+// The files of a run directory, registered by name in one table (sim/src/outputs.cpp): `--out`,
+// its help text, the on-request flags such as `--trace`, the scenario's `outputs:` block, the
+// Python API and the README's list all read it. A writer is an observer of one run, so an output
+// that needs the run's history (the Perfetto trace) sees every state change; the others write from
+// the result at the end. Adding an output is one writer file plus one line of the table.
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/report.hpp"
+#include "gpusim/sim/scenario.hpp"
+
+namespace gpusim {
+
+class OutputWriter : public Observer {
+ public:
+  virtual void write(std::ostream& out, const Scenario& s, const RunResult& r, const Json& summary) const = 0;
+};
+
+struct OutputSpec {
+  std::string_view name;         // what `outputs:` and the flags call it: "trace" (--trace)
+  std::string_view file;         // in the run directory
+  std::string_view description;  // one line, for help texts
+  bool by_default = true;        // written by every --out; the others on request
+  std::unique_ptr<OutputWriter> (*make)() = nullptr;
+};
+
+// Every output, in the order a run directory lists them.
+const std::vector<OutputSpec>& output_table();
+const OutputSpec* find_output(std::string_view name);
+// "summary.json, jobs.csv, ..." of the outputs written by default (for help texts and messages).
+std::string default_output_files();
+
+// The writers of one run: every default output plus the on-request ones named (the scenario's
+// `outputs:` and the flags). Attach observers() to the run, then write() its directory.
+class RunOutputs {
+ public:
+  explicit RunOutputs(const std::vector<std::string>& requested);
+  const std::vector<Observer*>& observers() const { return observers_; }
+  // Refuses (InputError) to write into an existing non-empty directory unless `force`.
+  void write(const std::string& dir, bool force, const Scenario& s, const RunResult& r, const Json& summary) const;
+  // The files written, comma-separated.
+  std::string files() const;
+
+ private:
+  std::vector<std::pair<const OutputSpec*, std::unique_ptr<OutputWriter>>> writers_;
+  std::vector<Observer*> observers_;
+};
+
+}  // namespace gpusim

@@ -1,0 +1,117 @@
+#include "gpusim/sim/audit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpusim/core/time.hpp"
+#include "gpusim/sim/metrics.hpp"
+
+namespace gpusim {
+
+namespace {
+
+class Audit final : public Observer {
+ public:
+  void started(const RunState& run) override {
+    const Cluster& c = run.cluster();
+    used_milli_.assign(c.gpu_count(), 0);
+    pool_used_milli_.assign(c.pools().size(), 0);
+    for (NodeId n = 0; n < c.nodes().size(); ++n) check_node(run, n, "start", 0);
+    (void)c.take_changed();
+    last_ = run.now();
+  }
+
+  bool wants_every_event() const override { return true; }
+
+  void event_applied(const RunState& run, std::string_view what, uint32_t target) override {
+    if (run.now() < last_) fail(run, what, target, fmt::format("the clock went back from t={}s", format_seconds(last_)));
+    last_ = run.now();
+    std::vector<NodeId> changed = run.cluster().take_changed();
+    std::sort(changed.begin(), changed.end());
+    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+    for (NodeId n : changed) check_node(run, n, what, target);
+    const Cluster& c = run.cluster();
+    for (PoolId p = 0; p < c.pools().size(); ++p) {
+      const double metered = run.metrics().allocated_gpus_now(p) * 1000.0;
+      if (std::abs(metered - static_cast<double>(pool_used_milli_[p])) > 0.5)
+        fail(run, what, target,
+             fmt::format("GPU time not conserved in pool {}: the metrics integrate {:.3f} allocated GPUs, its GPUs hold {:.3f}",
+                         c.pool(p).name, metered / 1000.0, static_cast<double>(pool_used_milli_[p]) / 1000.0));
+    }
+  }
+
+ private:
+  [[noreturn]] static void fail(const RunState& run, std::string_view what, uint32_t target, const std::string& why) {
+    throw AuditError(fmt::format("audit: after {} {} at t={}s: {}", what, target, format_seconds(run.now()), why));
+  }
+
+  void check_node(const RunState& run, NodeId n, std::string_view what, uint32_t target) {
+    const Cluster& c = run.cluster();
+    const Node& node = c.node(n);
+    const auto bad = [&](const std::string& why) { fail(run, what, target, fmt::format("node {}: {}", node.name, why)); };
+    if (node.free_cpu_milli < 0 || node.free_memory_mib < 0 || node.free_cpu_milli > node.cpu_milli ||
+        node.free_memory_mib > node.memory_mib)
+      bad(fmt::format("free CPU {} milli / memory {} MiB outside [0, capacity {} / {}]", node.free_cpu_milli, node.free_memory_mib,
+                      node.cpu_milli, node.memory_mib));
+    const bool up = node.state == NodeState::ready || node.state == NodeState::draining;
+    if (!up && (node.free_cpu_milli != node.cpu_milli || node.free_memory_mib != node.memory_mib))
+      bad(fmt::format("is {} but pods still hold its CPU or memory", to_string(node.state)));
+    const Pool& pool = c.pool(node.pool);
+    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+      const Gpu& gpu = c.gpu(g);
+      const auto gpu_bad = [&](const std::string& why) { bad(fmt::format("GPU {}: {}", g - node.first_gpu, why)); };
+      if (!up && !gpu.residents.empty()) gpu_bad(fmt::format("runs {} job(s) on a node that is {}", gpu.residents.size(), to_string(node.state)));
+      int64_t milli = 0, reserve = 0, footprint = 0;
+      for (JobId j : gpu.residents) {
+        const JobRecord& r = run.record(j);
+        if (r.status != JobStatus::running && r.status != JobStatus::pending)
+          gpu_bad(fmt::format("holds job {}, which is {}", j, to_string(r.status)));
+        const auto at = std::find(r.placement.gpus.begin(), r.placement.gpus.end(), g);
+        if (at == r.placement.gpus.end() || static_cast<std::size_t>(at - r.placement.gpus.begin()) >= r.claims.size())
+          gpu_bad(fmt::format("holds job {}, whose placement does not list it", j));
+        const GpuClaim& claim = r.claims[static_cast<std::size_t>(at - r.placement.gpus.begin())];
+        milli += claim.milli.value;
+        reserve += claim.reserve_mib;
+        footprint += claim.footprint_mib;
+        if (claim.instance >= 0 && gpu.instances[static_cast<std::size_t>(claim.instance)].job != j)
+          gpu_bad(fmt::format("MIG slot {} does not name job {}, which claims it", claim.instance, j));
+      }
+      if (gpu.free.value < 0 || gpu.free_memory_mib < 0 || gpu.used_memory_mib < 0)
+        gpu_bad(fmt::format("over-committed: free share {} milli, free memory {} MiB, used memory {} MiB", gpu.free.value,
+                            gpu.free_memory_mib, gpu.used_memory_mib));
+      if (kWholeGpu.value - gpu.free.value != milli || pool.gpu->memory_mib - gpu.free_memory_mib != reserve ||
+          gpu.used_memory_mib != footprint)
+        gpu_bad(fmt::format("its residents claim {} milli and {} MiB ({} MiB in use) but it has {} milli and {} MiB ({}) taken", milli,
+                            reserve, footprint, kWholeGpu.value - gpu.free.value, pool.gpu->memory_mib - gpu.free_memory_mib,
+                            gpu.used_memory_mib));
+      if (gpu.mig) {
+        const MigTable& t = *pool.gpu->mig;
+        MigLayout seen;
+        for (const MigSlot& s : gpu.instances) {
+          if (s.instance.profile < 0 || static_cast<std::size_t>(s.instance.profile) >= t.profiles.size())
+            gpu_bad("a MIG instance has an unknown profile");
+          if (auto why = mig_conflict(t, seen, s.instance.profile, s.instance.start)) gpu_bad(fmt::format("MIG geometry: {}", *why));
+          mig_add(seen, s.instance);
+          if (s.job != kNoJob && std::find(gpu.residents.begin(), gpu.residents.end(), s.job) == gpu.residents.end())
+            gpu_bad(fmt::format("MIG slot names job {}, which is not on the GPU", s.job));
+        }
+      } else if (gpu.free_slots() < 0) {
+        gpu_bad(fmt::format("{} residents on {} replica(s)", gpu.residents.size(), gpu.slots));
+      }
+      pool_used_milli_[node.pool] += milli - used_milli_[g];
+      used_milli_[g] = milli;
+    }
+  }
+
+  Time last_;
+  std::vector<int64_t> used_milli_;       // per GPU, at its last check
+  std::vector<int64_t> pool_used_milli_;  // per pool: the sum of its GPUs' used_milli_
+};
+
+}  // namespace
+
+std::unique_ptr<Observer> make_audit() { return std::make_unique<Audit>(); }
+
+}  // namespace gpusim
