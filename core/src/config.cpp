@@ -55,7 +55,7 @@ ConfigNode ConfigNode::at(std::string_view key) const {
   return *child;
 }
 
-void ConfigNode::allow_only(std::initializer_list<std::string_view> allowed) const {
+void ConfigNode::allow_only(std::span<const std::string_view> allowed) const {
   if (!node_.IsMap()) fail("expected a map of fields");
   for (const auto& kv : node_) {
     const std::string key = kv.first.as<std::string>();
