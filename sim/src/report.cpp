@@ -107,7 +107,7 @@ std::string sharing_text(const SharingConfig& c) {
     case Sharing::time_slicing:
     case Sharing::mps: return fmt::format("{} x{} ({})", to_string(c.mode), c.replicas, c.gpu_resource());
     case Sharing::mig:
-      return fmt::format("mig {} ({} strategy)", c.mig_config, c.mig_strategy == MigStrategy::single ? "single" : "mixed");
+      return fmt::format("mig {} ({} strategy)", c.mig_config, to_string(c.mig_strategy));
   }
   return "exclusive";
 }
@@ -199,7 +199,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
                          {"nodes_removed", a.nodes_removed}};
     if (spec.spot.process != SpotConfig::Process::none) {
       Json sj;
-      sj["process"] = spec.spot.process == SpotConfig::Process::poisson ? "poisson" : "trace";
+      sj["process"] = to_string(spec.spot.process);
       if (spec.spot.process == SpotConfig::Process::poisson)
         sj["interruptions_per_node_month"] = round_to(spec.spot.hazard_per_node_hour * kHoursPerMonth, 6);
       else
