@@ -16,17 +16,6 @@ namespace gpusim::cli {
 
 double Tolerance::allowance(double baseline) const { return std::max(abs, rel * std::fabs(baseline)); }
 
-std::string_view to_string(Verdict v) {
-  switch (v) {
-    case Verdict::same: return "same";
-    case Verdict::within: return "within";
-    case Verdict::better: return "better";
-    case Verdict::worse: return "WORSE";
-    case Verdict::missing: return "MISSING";
-  }
-  return "?";
-}
-
 Verdict judge(double baseline, std::optional<double> now, const Tolerance& t) {
   if (!now) return Verdict::missing;
   const double delta = *now - baseline;
@@ -42,19 +31,17 @@ Verdict judge(double baseline, std::optional<double> now, const Tolerance& t) {
 
 namespace {
 
-// One table serves parsing and printing which way a metric gets worse.
-constexpr std::pair<Worse, std::string_view> kWorseNames[] = {
-    {Worse::higher, "higher"}, {Worse::lower, "lower"}, {Worse::either, "either"}};
-
 std::vector<std::pair<std::string, Tolerance>> read_tolerances(const ConfigNode& node) {
   std::vector<std::pair<std::string, Tolerance>> out;
   for (const auto& [metric, e] : node.entries()) {
     e.allow_only({"worse", "abs", "rel"});
     Tolerance t;
     const auto worse = e.at("worse").as_string();
-    const auto* named = std::find_if(std::begin(kWorseNames), std::end(kWorseNames), [&](const auto& n) { return n.second == worse; });
-    if (named != std::end(kWorseNames)) t.worse = named->first;
-    else e.at("worse").fail(fmt::format("expected higher, lower or either (which way the metric gets worse), got '{}'", worse));
+    const auto named = parse_enum<Worse>(worse);
+    if (!named)
+      e.at("worse").fail(
+          fmt::format("expected {} (which way the metric gets worse), got '{}'", enum_choices<Worse>(" or "), worse));
+    t.worse = *named;
     if (auto a = e.get("abs")) t.abs = a->as_non_negative_number();
     if (auto r = e.get("rel")) t.rel = r->as_non_negative_number();
     out.emplace_back(metric, t);
@@ -66,12 +53,6 @@ const Tolerance* find(const std::vector<std::pair<std::string, Tolerance>>& list
   for (const auto& [name, t] : list)
     if (name == metric) return &t;
   return nullptr;
-}
-
-std::string_view to_string(Worse w) {
-  for (const auto& [value, name] : kWorseNames)
-    if (value == w) return name;
-  return "?";
 }
 
 std::string describe(const Tolerance& t) {

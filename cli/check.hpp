@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/sim/report.hpp"
 #include "runs.hpp"
@@ -27,6 +28,9 @@
 namespace gpusim::cli {
 
 enum class Worse : uint8_t { higher, lower, either };
+constexpr auto enum_table(Worse) {
+  return std::to_array<EnumName<Worse>>({{Worse::higher, "higher"}, {Worse::lower, "lower"}, {Worse::either, "either"}});
+}
 
 struct Tolerance {
   Worse worse = Worse::either;
@@ -39,7 +43,11 @@ struct Tolerance {
 // same: unchanged; within: moved inside the tolerance; better/worse: moved beyond it;
 // missing: the run no longer reports the metric (a regression).
 enum class Verdict : uint8_t { same, within, better, worse, missing };
-std::string_view to_string(Verdict v);
+constexpr auto enum_table(Verdict) {
+  using V = Verdict;
+  return std::to_array<EnumName<V>>(
+      {{V::same, "same"}, {V::within, "within"}, {V::better, "better"}, {V::worse, "WORSE"}, {V::missing, "MISSING"}});
+}
 Verdict judge(double baseline, std::optional<double> now, const Tolerance& tolerance);
 
 struct BaselineRun {

@@ -1,10 +1,20 @@
 #include <gtest/gtest.h>
 
 #include "gpusim/core/config.hpp"
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/time.hpp"
 
 using namespace gpusim;
+
+namespace {
+
+enum class Fruit : uint8_t { apple, blood_orange, kiwi };
+constexpr auto enum_table(Fruit) {
+  return std::to_array<EnumName<Fruit>>({{Fruit::apple, "apple"}, {Fruit::blood_orange, "blood-orange"}, {Fruit::kiwi, "kiwi"}});
+}
+
+}  // namespace
 
 TEST(Time, ParsesEveryUnitAndBareSeconds) {
   EXPECT_EQ(parse_duration("90").us(), 90'000'000);
@@ -60,4 +70,35 @@ TEST(Config, ErrorsNameFileLineAndField) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown field 'c'; expected one of: b"), std::string::npos) << e.what();
   }
+}
+
+TEST(EnumTable, OneTableNamesParsesCountsAndListsTheChoices) {
+  static_assert(enum_count<Fruit> == 3);
+  static_assert(to_string(Fruit::blood_orange) == "blood-orange");
+  static_assert(parse_enum<Fruit>("kiwi") == Fruit::kiwi);
+  EXPECT_EQ(parse_enum<Fruit>("blood_orange"), std::nullopt);
+  EXPECT_EQ(parse_enum<Fruit>(""), std::nullopt);
+  EXPECT_EQ(enum_choices<Fruit>(), "apple, blood-orange, kiwi");
+  EXPECT_EQ(enum_choices<Fruit>(" or "), "apple, blood-orange or kiwi");
+  EXPECT_EQ(enum_choices({Fruit::kiwi, Fruit::apple}, " or "), "kiwi or apple");
+  EXPECT_EQ(enum_choices({Fruit::kiwi}), "kiwi");
+}
+
+TEST(EnumTable, ConfigFieldsNameAValueOrListTheChoices) {
+  const auto doc = ConfigNode::parse("a: blood-orange\nb: pear\nc: {apple: 1, pear: 2}\n", "x.yaml");
+  EXPECT_EQ(doc.at("a").as_enum<Fruit>(), Fruit::blood_orange);
+  const auto error = [&](auto read) {
+    try {
+      read();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error([&] { doc.at("b").as_enum<Fruit>(); }),
+            "x.yaml:line 2: b: expected one of apple, blood-orange, kiwi, got 'pear'");
+  EXPECT_EQ(error([&] { doc.at("b").as_enum<Fruit>(" or "); }),
+            "x.yaml:line 2: b: expected apple, blood-orange or kiwi, got 'pear'");
+  EXPECT_EQ(error([&] { doc.at("c").allow_only(enum_names<Fruit>); }),
+            "x.yaml:line 3: c.pear: unknown field 'pear'; expected one of: apple, blood-orange, kiwi");
 }

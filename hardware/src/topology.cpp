@@ -10,17 +10,8 @@
 namespace gpusim {
 
 std::string link_code(const Link& link) {
-  switch (link.cls) {
-    case LinkClass::self: return "X";
-    case LinkClass::nvlink: return fmt::format("NV{}", link.nvlinks);
-    case LinkClass::pix: return "PIX";
-    case LinkClass::pxb: return "PXB";
-    case LinkClass::phb: return "PHB";
-    case LinkClass::node: return "NODE";
-    case LinkClass::sys: return "SYS";
-    case LinkClass::network: return "NET";
-  }
-  return "SYS";
+  if (link.cls == LinkClass::nvlink) return fmt::format("{}{}", to_string(link.cls), link.nvlinks);
+  return std::string(to_string(link.cls));
 }
 
 double pcie_x16_gb_per_s(int generation) {

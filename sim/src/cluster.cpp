@@ -8,27 +8,6 @@
 
 namespace gpusim {
 
-std::string_view to_string(Sharing s) {
-  switch (s) {
-    case Sharing::exclusive: return "exclusive";
-    case Sharing::fractional: return "fractional";
-    case Sharing::time_slicing: return "time-slicing";
-    case Sharing::mps: return "mps";
-    case Sharing::mig: return "mig";
-  }
-  return "exclusive";
-}
-
-std::string_view to_string(NodeState s) {
-  switch (s) {
-    case NodeState::off: return "off";
-    case NodeState::provisioning: return "provisioning";
-    case NodeState::ready: return "ready";
-    case NodeState::draining: return "draining";
-  }
-  return "off";
-}
-
 PoolId Cluster::add_pool(Pool pool) {
   pool.first_node = static_cast<NodeId>(nodes_.size());
   pool.node_count = 0;

@@ -61,11 +61,9 @@ void ExecutionModel::apply(const ConfigNode& doc) {
   if (auto c = doc.get("communication")) {
     c->allow_only({"defaults", "default_network", "source"});
     if (auto d = c->get("defaults")) {
-      d->allow_only({"training", "inference", "notebook", "batch"});
+      d->allow_only(enum_names<JobKind>);
       for (const auto& [kind_name, profile] : d->entries()) {
-        JobKind kind{};
-        parse_job_kind(kind_name, kind);
-        CommProfile& p = communication.defaults[static_cast<std::size_t>(kind)];
+        CommProfile& p = communication.defaults[static_cast<std::size_t>(*parse_enum<JobKind>(kind_name))];
         if (profile.is_null() || (profile.is_scalar() && profile.as_string() == "none")) {
           p = {};
           continue;
@@ -79,12 +77,9 @@ void ExecutionModel::apply(const ConfigNode& doc) {
   if (auto c = doc.get("checkpoint")) {
     c->allow_only({"defaults", "source"});
     if (auto d = c->get("defaults")) {
-      d->allow_only({"training", "inference", "notebook", "batch"});
-      for (const auto& [kind_name, policy] : d->entries()) {
-        JobKind kind{};
-        parse_job_kind(kind_name, kind);
-        checkpoint.defaults[static_cast<std::size_t>(kind)] = parse_checkpoint_policy(policy);
-      }
+      d->allow_only(enum_names<JobKind>);
+      for (const auto& [kind_name, policy] : d->entries())
+        checkpoint.defaults[static_cast<std::size_t>(*parse_enum<JobKind>(kind_name))] = parse_checkpoint_policy(policy);
     }
   }
   if (auto p = doc.get("preemption")) {

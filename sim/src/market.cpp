@@ -11,24 +11,6 @@
 
 namespace gpusim {
 
-std::string_view to_string(Market m) {
-  switch (m) {
-    case Market::on_demand: return "on-demand";
-    case Market::spot: return "spot";
-    case Market::reserved: return "reserved";
-  }
-  return "on-demand";
-}
-
-bool parse_market(std::string_view text, Market& out) {
-  for (Market m : {Market::on_demand, Market::spot, Market::reserved})
-    if (to_string(m) == text) {
-      out = m;
-      return true;
-    }
-  return false;
-}
-
 std::size_t AvailabilitySeries::tick_at(Time t) const {
   if (available.empty() || t < Time()) return 0;
   return std::min<std::size_t>(static_cast<std::size_t>(t.us() / gap.us()), available.size() - 1);

@@ -65,7 +65,7 @@ struct CostRollup {
 };
 
 CostRollup roll_up_costs(const Scenario& s, const RunResult& r) {
-  CostRollup out{std::vector<CostShare>(s.jobs.tenants.size()), std::vector<CostShare>(4), {}};
+  CostRollup out{std::vector<CostShare>(s.jobs.tenants.size()), std::vector<CostShare>(enum_count<JobKind>), {}};
   for (const Job& j : s.jobs.jobs) {
     const JobRecord& rec = r.jobs[j.id];
     out.tenants[j.tenant].add(rec);
@@ -107,7 +107,7 @@ std::string sharing_text(const SharingConfig& c) {
     case Sharing::time_slicing:
     case Sharing::mps: return fmt::format("{} x{} ({})", to_string(c.mode), c.replicas, c.gpu_resource());
     case Sharing::mig:
-      return fmt::format("mig {} ({} strategy)", c.mig_config, c.mig_strategy == MigStrategy::single ? "single" : "mixed");
+      return fmt::format("mig {} ({} strategy)", c.mig_config, to_string(c.mig_strategy));
   }
   return "exclusive";
 }
@@ -199,7 +199,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
                          {"nodes_removed", a.nodes_removed}};
     if (spec.spot.process != SpotConfig::Process::none) {
       Json sj;
-      sj["process"] = spec.spot.process == SpotConfig::Process::poisson ? "poisson" : "trace";
+      sj["process"] = to_string(spec.spot.process);
       if (spec.spot.process == SpotConfig::Process::poisson)
         sj["interruptions_per_node_month"] = round_to(spec.spot.hazard_per_node_hour * kHoursPerMonth, 6);
       else
@@ -228,7 +228,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   double lost_us = 0, lost_gpu_us = 0, checkpoint_gpu_us = 0, restore_gpu_us = 0;
   std::vector<double> jct, delay, multi_jct;
   std::map<std::string, std::size_t> links;  // multi-GPU jobs started, by the slowest link they ran over last
-  std::vector<std::vector<double>> slowdown(4);  // per JobKind
+  std::vector<std::vector<double>> slowdown(enum_count<JobKind>);
   std::vector<std::size_t> t_jobs(s.jobs.tenants.size(), 0), t_done(s.jobs.tenants.size(), 0);
   std::vector<std::vector<double>> t_jct(s.jobs.tenants.size());
   Time first_arrival = Time::max(), last_end;

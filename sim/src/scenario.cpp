@@ -100,10 +100,12 @@ std::string data_path(const ConfigNode& field, const std::string& data_dir) {
 
 SharingConfig read_sharing_name(const ConfigNode& n) {
   const auto s = n.as_string();
+  const auto mode = parse_enum<Sharing>(s);
+  if (mode != Sharing::exclusive && mode != Sharing::fractional)
+    n.fail(fmt::format("expected {}, or a device-plugin sharing block (timeSlicing: or mps:), got '{}'",
+                       enum_choices({Sharing::exclusive, Sharing::fractional}), s));
   SharingConfig c;
-  if (s == "exclusive") c.mode = Sharing::exclusive;
-  else if (s == "fractional") c.mode = Sharing::fractional;
-  else n.fail(fmt::format("expected exclusive, fractional, or a device-plugin sharing block (timeSlicing: or mps:), got '{}'", s));
+  c.mode = *mode;
   return c;
 }
 
@@ -138,12 +140,6 @@ SharingConfig read_device_plugin_sharing(const ConfigNode& n, const GpuModel* gp
   }
   c.replicas = static_cast<int>(replicas);
   return c;
-}
-
-Market read_market(const ConfigNode& n) {
-  Market m{};
-  if (!parse_market(n.as_string(), m)) n.fail(fmt::format("expected one of {}, got '{}'", kMarketNames, n.as_string()));
-  return m;
 }
 
 // A pool's price: per GPU-hour or per node-hour in the scenario, else the node template's (its spot
@@ -249,10 +245,7 @@ SharingConfig read_mig(const ConfigNode& m, const GpuModel* gpu, int gpus, const
   if (!gpu || !gpu->mig) m.fail(fmt::format("GPU model {} does not support MIG", gpu ? gpu->name : "(none)"));
   SharingConfig c;
   c.mode = Sharing::mig;
-  const auto strategy = m.at("strategy").as_string();
-  if (strategy == "single") c.mig_strategy = MigStrategy::single;
-  else if (strategy == "mixed") c.mig_strategy = MigStrategy::mixed;
-  else m.at("strategy").fail(fmt::format("expected single or mixed, got '{}'", strategy));
+  c.mig_strategy = m.at("strategy").as_enum<MigStrategy>(" or ");
   c.mig_config = m.at("config").as_string();
   if (m.has("file") && m.has("mig-configs")) m.fail("give file or mig-configs, not both");
   std::optional<ConfigNode> doc;
@@ -297,8 +290,7 @@ SharingConfig read_mig(const ConfigNode& m, const GpuModel* gpu, int gpus, const
 TopologyPolicy read_kubelet(const ConfigNode& k) {
   k.allow_only({"topologyManagerPolicy", "topologyManagerScope"});
   TopologyPolicy p = TopologyPolicy::none;
-  if (auto v = k.get("topologyManagerPolicy"); v && !parse_topology_policy(v->as_string(), p))
-    v->fail(fmt::format("expected one of {}, got '{}'", kTopologyPolicyNames, v->as_string()));
+  if (auto v = k.get("topologyManagerPolicy")) p = v->as_enum<TopologyPolicy>();
   if (auto v = k.get("topologyManagerScope"); v && v->as_string() != "pod" && v->as_string() != "container")
     v->fail(fmt::format("expected pod or container, got '{}'", v->as_string()));
   return p;
@@ -325,7 +317,7 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   }
   pool.node_template = t->name;
   pool.gpu = catalog.find_gpu(t->gpu);
-  if (auto m = e.get("market")) pool.market = read_market(*m);
+  if (auto m = e.get("market")) pool.market = m->as_enum<Market>();
   if (auto a = e.get("autoscale")) {
     if (pool.market == Market::reserved) a->fail("a reserved pool is a fixed commitment and cannot autoscale");
     pool.autoscale = read_autoscale(*a, s.model);
@@ -353,7 +345,7 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
     if (pool.provisioning_delay < Time()) d->fail("expected a duration >= 0");
   }
   if (auto m = e.get("mig")) {
-    if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && sh->as_string() == "exclusive"))
+    if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && parse_enum<Sharing>(sh->as_string()) == Sharing::exclusive))
       sh->fail(sh->is_map() && sh->has("mps") ? "MPS is not supported on MIG-enabled GPUs (hardware.md §3); drop mig: or sharing:"
                                                 : "a MIG pool takes no other sharing (sharing of MIG devices is not modelled)");
     pool.sharing = read_mig(*m, pool.gpu, t->gpus, s.file);
@@ -363,9 +355,10 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   if (auto r = e.get("runtime")) {
     if (pool.sharing.mode != Sharing::fractional) r->fail("runtime applies to sharing: fractional only");
     const auto v = r->as_string();
-    if (v == "mps") pool.sharing.runtime = Sharing::mps;
-    else if (v == "time-slicing") pool.sharing.runtime = Sharing::time_slicing;
-    else r->fail(fmt::format("expected mps or time-slicing, got '{}'", v));
+    const auto runtime = parse_enum<Sharing>(v);
+    if (runtime != Sharing::mps && runtime != Sharing::time_slicing)
+      r->fail(fmt::format("expected {}, got '{}'", enum_choices({Sharing::mps, Sharing::time_slicing}, " or "), v));
+    pool.sharing.runtime = *runtime;
   }
   read_price(e, pool, t->gpus, t);
   if (pool.spot.trace_prices) {
@@ -390,7 +383,7 @@ void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   const std::string path = data_path(e.at("path"), s.data_dir);
   const std::string prefix = e.string_or("name", "openb");
   const SharingConfig sharing = e.has("sharing") ? read_sharing_name(e.at("sharing")) : SharingConfig{};
-  const Market market = e.has("market") ? read_market(e.at("market")) : Market::on_demand;
+  const Market market = e.has("market") ? e.at("market").as_enum<Market>() : Market::on_demand;
   if (market == Market::spot) e.at("market").fail("a node list has no reclaim process; give spot pools under cluster.pools");
   const auto nodes = read_openb_nodes(path);
   std::vector<std::string> order;  // pool models in first-seen order
@@ -434,12 +427,7 @@ void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
 
 TraceOptions read_trace_options(const ConfigNode& e) {
   TraceOptions o;
-  if (auto k = e.get("kind")) {
-    JobKind kind;
-    if (!parse_job_kind(k->as_string(), kind))
-      k->fail(fmt::format("expected one of {}, got '{}'", kJobKindNames, k->as_string()));
-    o.kind = kind;
-  }
+  if (auto k = e.get("kind")) o.kind = k->as_enum<JobKind>();
   if (auto u = e.get("u")) {
     o.u = u->as_number();
     if (*o.u < 0 || *o.u > 1) u->fail("expected a compute demand between 0 and 1");
@@ -588,13 +576,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto sc = root.get("scheduling")) {
     sc->allow_only({"gang", "queue"});
     if (auto g = sc->get("gang")) s.scheduling.gang = g->as_bool();
-    if (auto q = sc->get("queue")) {
-      const auto v = q->as_string();
-      if (v == "kubernetes") s.scheduling.queue = QueueMode::kubernetes;
-      else if (v == "strict") s.scheduling.queue = QueueMode::strict;
-      else if (v == "backfill") s.scheduling.queue = QueueMode::backfill;
-      else q->fail(fmt::format("expected kubernetes, strict or backfill, got '{}'", v));
-    }
+    if (auto q = sc->get("queue")) s.scheduling.queue = q->as_enum<QueueMode>(" or ");
   }
   s.timeseries_step = Time::from_seconds(3600);
   if (auto out = root.get("outputs")) {

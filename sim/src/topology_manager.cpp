@@ -5,25 +5,6 @@
 
 namespace gpusim {
 
-std::string_view to_string(TopologyPolicy p) {
-  switch (p) {
-    case TopologyPolicy::none: return "none";
-    case TopologyPolicy::best_effort: return "best-effort";
-    case TopologyPolicy::restricted: return "restricted";
-    case TopologyPolicy::single_numa_node: return "single-numa-node";
-  }
-  return "none";
-}
-
-bool parse_topology_policy(std::string_view text, TopologyPolicy& out) {
-  for (auto p : {TopologyPolicy::none, TopologyPolicy::best_effort, TopologyPolicy::restricted, TopologyPolicy::single_numa_node})
-    if (to_string(p) == text) {
-      out = p;
-      return true;
-    }
-  return false;
-}
-
 namespace {
 
 // GPUs of the NUMA nodes in `numa_set`.

@@ -27,15 +27,6 @@ void ClusterView::aligned_gpus(JobId id, NodeId node, int32_t count, std::vector
   std::erase_if(out, [&](GpuId g) { return !(*allowed >> (g - n.first_gpu) & 1); });
 }
 
-std::string_view to_string(QueueMode m) {
-  switch (m) {
-    case QueueMode::kubernetes: return "kubernetes";
-    case QueueMode::strict: return "strict";
-    case QueueMode::backfill: return "backfill";
-  }
-  return "kubernetes";
-}
-
 bool ClusterView::fits_on_node(JobId id, NodeId node) const {
   if (!node_admits(id, node)) return false;
   const Request& q = job(id).request;

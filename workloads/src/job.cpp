@@ -5,46 +5,6 @@
 
 namespace gpusim {
 
-std::string_view to_string(JobKind kind) {
-  switch (kind) {
-    case JobKind::training: return "training";
-    case JobKind::inference: return "inference";
-    case JobKind::notebook: return "notebook";
-    case JobKind::batch: return "batch";
-  }
-  return "batch";
-}
-
-bool parse_job_kind(std::string_view text, JobKind& out) {
-  for (JobKind k : {JobKind::training, JobKind::inference, JobKind::notebook, JobKind::batch}) {
-    if (to_string(k) == text) {
-      out = k;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string_view to_string(Collective c) {
-  switch (c) {
-    case Collective::all_reduce: return "all-reduce";
-    case Collective::all_gather: return "all-gather";
-    case Collective::reduce_scatter: return "reduce-scatter";
-    case Collective::all_to_all: return "all-to-all";
-  }
-  return "all-reduce";
-}
-
-bool parse_collective(std::string_view text, Collective& out) {
-  for (Collective c : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter, Collective::all_to_all}) {
-    if (to_string(c) == text) {
-      out = c;
-      return true;
-    }
-  }
-  return false;
-}
-
 double default_compute_demand(JobKind kind) {
   switch (kind) {
     case JobKind::training: return 0.95;

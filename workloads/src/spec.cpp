@@ -15,10 +15,8 @@ namespace gpusim {
 namespace {
 
 JobKind read_kind(const ConfigNode& e) {
-  JobKind kind = JobKind::batch;
-  if (auto k = e.get("kind"); k && !parse_job_kind(k->as_string(), kind))
-    k->fail(fmt::format("expected one of {}, got '{}'", kJobKindNames, k->as_string()));
-  return kind;
+  auto k = e.get("kind");
+  return k ? k->as_enum<JobKind>() : JobKind::batch;
 }
 
 double read_u(const ConfigNode& e, JobKind kind) {
@@ -111,33 +109,42 @@ struct Distribution {
   }
 };
 
+constexpr auto enum_table(Distribution::Kind) {
+  using K = Distribution::Kind;
+  return std::to_array<EnumName<K>>({{K::constant, "constant"}, {K::exponential, "exponential"}, {K::lognormal, "lognormal"},
+                                     {K::uniform, "uniform"}});
+}
+
 Distribution read_distribution(const ConfigNode& d) {
   if (d.is_scalar()) return {Distribution::Kind::constant, d.as_duration().seconds(), 0};
-  const auto name = d.at("distribution").as_string();
+  const auto kind = d.at("distribution").as_enum<Distribution::Kind>(" or ");
   Distribution out;
   auto positive = [](const ConfigNode& n) {
     const double s = n.as_duration().seconds();
     if (s <= 0) n.fail("expected a positive duration");
     return s;
   };
-  if (name == "constant") {
-    d.allow_only({"distribution", "value"});
-    out = {Distribution::Kind::constant, d.at("value").as_duration().seconds(), 0};
-  } else if (name == "exponential") {
-    d.allow_only({"distribution", "mean"});
-    out = {Distribution::Kind::exponential, positive(d.at("mean")), 0};
-  } else if (name == "lognormal") {
-    d.allow_only({"distribution", "median", "sigma"});
-    const double sigma = d.at("sigma").as_number();
-    if (sigma <= 0) d.at("sigma").fail("expected sigma > 0");
-    out = {Distribution::Kind::lognormal, positive(d.at("median")), sigma};
-  } else if (name == "uniform") {
-    d.allow_only({"distribution", "min", "max"});
-    out = {Distribution::Kind::uniform, d.at("min").as_duration().seconds(), d.at("max").as_duration().seconds()};
-    if (out.a < 0 || out.b < out.a) d.fail("expected 0 <= min <= max");
-  } else {
-    d.at("distribution").fail(
-        fmt::format("expected constant, exponential, lognormal or uniform, got '{}'", name));
+  switch (kind) {
+    case Distribution::Kind::constant:
+      d.allow_only({"distribution", "value"});
+      out = {kind, d.at("value").as_duration().seconds(), 0};
+      break;
+    case Distribution::Kind::exponential:
+      d.allow_only({"distribution", "mean"});
+      out = {kind, positive(d.at("mean")), 0};
+      break;
+    case Distribution::Kind::lognormal: {
+      d.allow_only({"distribution", "median", "sigma"});
+      const double sigma = d.at("sigma").as_number();
+      if (sigma <= 0) d.at("sigma").fail("expected sigma > 0");
+      out = {kind, positive(d.at("median")), sigma};
+      break;
+    }
+    case Distribution::Kind::uniform:
+      d.allow_only({"distribution", "min", "max"});
+      out = {kind, d.at("min").as_duration().seconds(), d.at("max").as_duration().seconds()};
+      if (out.a < 0 || out.b < out.a) d.fail("expected 0 <= min <= max");
+      break;
   }
   return out;
 }
@@ -149,8 +156,7 @@ CommProfile parse_comm_profile(const ConfigNode& c) {
   p.compute_per_iteration_s = c.at("compute_per_iteration").as_duration().seconds();
   if (p.compute_per_iteration_s <= 0) c.at("compute_per_iteration").fail("expected a positive time per iteration");
   p.bytes_per_iteration = c.at("bytes_per_iteration").as_non_negative_number();
-  if (auto k = c.get("collective"); k && !parse_collective(k->as_string(), p.collective))
-    k->fail(fmt::format("expected one of {}, got '{}'", kCollectiveNames, k->as_string()));
+  if (auto k = c.get("collective")) p.collective = k->as_enum<Collective>();
   return p;
 }
 

@@ -241,8 +241,11 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
       r.fail("negative memory or CPU request");
     if (auto c = opt("models")) j.request.models = split_models(f[*c]);
     j.kind = o.kind.value_or(JobKind::batch);
-    if (auto c = opt("kind"); c && !f[*c].empty() && !parse_job_kind(f[*c], j.kind))
-      r.fail(fmt::format("column 'kind': expected one of {}, got '{}'", kJobKindNames, f[*c]));
+    if (auto c = opt("kind"); c && !f[*c].empty()) {
+      const auto kind = parse_enum<JobKind>(f[*c]);
+      if (!kind) r.fail(fmt::format("column 'kind': expected one of {}, got '{}'", enum_choices<JobKind>(), f[*c]));
+      j.kind = *kind;
+    }
     j.u = o.u.value_or(default_compute_demand(j.kind));
     if (auto c = opt("u"); c && !f[*c].empty()) {
       j.u = r.number<double>(f[*c], "u");

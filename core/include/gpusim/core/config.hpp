@@ -1,6 +1,7 @@
 #pragma once
 // A strict reader over YAML (and JSON, which YAML reads): every error names the file, the line and
 // the field path, and objects reject fields they do not know (STYLE 7, after mig-parted's spec).
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/time.hpp"
 
@@ -56,6 +58,14 @@ class ConfigNode {
   double as_non_negative_number() const;
   bool as_bool() const;
   Time as_duration() const;  // number of seconds, or "30m", "2h", ...
+  // The value of E the scalar names, else fails listing the choices: "expected one of a, b, c", or
+  // with last = " or ", "expected a, b or c".
+  template <NamedEnum E>
+  E as_enum(std::string_view last = ", ") const {
+    const std::string s = as_string();
+    if (const auto v = parse_enum<E>(s)) return *v;
+    fail(fmt::format("expected {}{}, got '{}'", last == ", " ? "one of " : "", enum_choices<E>(last), s));
+  }
 
   // Convenience: optional fields with an explicit default stated at the call site.
   std::string string_or(std::string_view key, std::string fallback) const;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpusim/core/config.hpp"
+#include "gpusim/core/enum_table.hpp"
 
 namespace gpusim {
 
@@ -17,6 +18,11 @@ struct GpuModel;
 
 // Best first: the order is the order of preference (nvidia-smi's legend, NVLink on top).
 enum class LinkClass : uint8_t { self, nvlink, pix, pxb, phb, node, sys, network };
+constexpr auto enum_table(LinkClass) {
+  using L = LinkClass;
+  return std::to_array<EnumName<L>>({{L::self, "X"}, {L::nvlink, "NV"}, {L::pix, "PIX"}, {L::pxb, "PXB"}, {L::phb, "PHB"},
+                                     {L::node, "NODE"}, {L::sys, "SYS"}, {L::network, "NET"}});
+}
 
 struct Link {
   LinkClass cls = LinkClass::sys;
@@ -24,7 +30,7 @@ struct Link {
   double gb_per_s = 0;    // bus bandwidth per direction
 };
 
-// "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "NET".
+// "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "NET": the class's name, with the bonded NVLinks.
 std::string link_code(const Link& link);
 
 // PCIe x16 bandwidth per direction of a PCIe generation (3, 4, 5); hardware.md §4.

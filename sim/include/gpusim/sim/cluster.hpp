@@ -33,7 +33,11 @@ inline constexpr BucketId kNoBucket = 0xFFFFFFFFu;
 // `provisioning` is billed but not usable yet, `draining` has had a reclaim notice (cordoned: its
 // jobs may finish a checkpoint, nothing new is placed). Only `ready` nodes take jobs.
 enum class NodeState : uint8_t { off, provisioning, ready, draining };
-std::string_view to_string(NodeState s);
+constexpr auto enum_table(NodeState) {
+  using S = NodeState;
+  return std::to_array<EnumName<S>>(
+      {{S::off, "off"}, {S::provisioning, "provisioning"}, {S::ready, "ready"}, {S::draining, "draining"}});
+}
 
 struct Pool {
   std::string name;

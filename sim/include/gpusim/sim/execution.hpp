@@ -42,12 +42,12 @@ struct RestartModel {
 
 struct CommunicationModel {
   // Profiles of multi-GPU jobs that bring none, by JobKind (compute 0 = that kind does not communicate).
-  std::array<CommProfile, 4> defaults{};
+  std::array<CommProfile, enum_count<JobKind>> defaults{};
   NetworkSpec default_network;  // pools whose node template describes no NICs
 };
 
 struct CheckpointModel {
-  std::array<CheckpointPolicy, 4> defaults{};  // by JobKind, for jobs that state none
+  std::array<CheckpointPolicy, enum_count<JobKind>> defaults{};  // by JobKind, for jobs that state none
 };
 
 // What a scheduler's preemption costs a job that has no checkpoint policy of its own (one that has

@@ -9,14 +9,16 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/time.hpp"
 
 namespace gpusim {
 
 enum class Market : uint8_t { on_demand, spot, reserved };
-std::string_view to_string(Market m);
-bool parse_market(std::string_view text, Market& out);
-inline constexpr std::string_view kMarketNames = "on-demand, spot, reserved";
+constexpr auto enum_table(Market) {
+  return std::to_array<EnumName<Market>>(
+      {{Market::on_demand, "on-demand"}, {Market::spot, "spot"}, {Market::reserved, "reserved"}});
+}
 
 // A recorded spot availability series, as the SkyPilot "Can't Be Late" traces give it: tick i starts
 // at i x gap and holds `available[i]` instances; `price_per_node_hour_usd[i]`, where the file has
@@ -47,6 +49,10 @@ struct SpotConfig {
   Time notice;                                         // warning before a node goes
   std::string provider;                                // aws, gcp, azure (names the notice's source)
 };
+constexpr auto enum_table(SpotConfig::Process) {
+  using P = SpotConfig::Process;
+  return std::to_array<EnumName<P>>({{P::none, "none"}, {P::poisson, "poisson"}, {P::trace, "trace"}});
+}
 
 // Interruptions per node-month (730 h) as a per-node-hour Poisson hazard.
 double hazard_from_monthly_rate(double interruptions_per_node_month);

@@ -39,7 +39,10 @@ struct QueueKey {
 //               time enough GPUs free up (running jobs end at their current rates); a later job
 //               starts now only if it fits and does not delay that reservation
 enum class QueueMode : uint8_t { kubernetes, strict, backfill };
-std::string_view to_string(QueueMode m);
+constexpr auto enum_table(QueueMode) {
+  return std::to_array<EnumName<QueueMode>>(
+      {{QueueMode::kubernetes, "kubernetes"}, {QueueMode::strict, "strict"}, {QueueMode::backfill, "backfill"}});
+}
 
 struct SchedulingOptions {
   // Gang scheduling: a job's workers are placed all together or not at all. Off, worker pods are

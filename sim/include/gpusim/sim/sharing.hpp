@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/hardware/mig.hpp"
 
 namespace gpusim {
@@ -18,9 +19,16 @@ enum class Sharing : uint8_t {
   mps,           // device-plugin MPS replicas: thread and pinned-memory limits per client
   mig,           // mig-parted layouts; GPUs with MIG off are whole GPUs
 };
-std::string_view to_string(Sharing s);
+constexpr auto enum_table(Sharing) {
+  using S = Sharing;
+  return std::to_array<EnumName<S>>({{S::exclusive, "exclusive"}, {S::fractional, "fractional"},
+                                     {S::time_slicing, "time-slicing"}, {S::mps, "mps"}, {S::mig, "mig"}});
+}
 
 enum class MigStrategy : uint8_t { single, mixed };
+constexpr auto enum_table(MigStrategy) {
+  return std::to_array<EnumName<MigStrategy>>({{MigStrategy::single, "single"}, {MigStrategy::mixed, "mixed"}});
+}
 
 struct SharingConfig {
   Sharing mode = Sharing::exclusive;

@@ -11,14 +11,17 @@
 #include <optional>
 #include <string_view>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/hardware/topology.hpp"
 
 namespace gpusim {
 
 enum class TopologyPolicy : uint8_t { none, best_effort, restricted, single_numa_node };
-std::string_view to_string(TopologyPolicy p);
-bool parse_topology_policy(std::string_view text, TopologyPolicy& out);
-inline constexpr std::string_view kTopologyPolicyNames = "none, best-effort, restricted, single-numa-node";
+constexpr auto enum_table(TopologyPolicy) {
+  using P = TopologyPolicy;
+  return std::to_array<EnumName<P>>({{P::none, "none"}, {P::best_effort, "best-effort"}, {P::restricted, "restricted"},
+                                     {P::single_numa_node, "single-numa-node"}});
+}
 
 // The GPUs (a mask of node-local indices) the kubelet lets a pod take `count` of, given the free
 // GPUs `available`; nullopt when the policy refuses the pod. Among equally narrow NUMA sets the one

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/units.hpp"
 
@@ -16,9 +17,11 @@ namespace gpusim {
 using JobId = uint32_t;
 
 enum class JobKind : uint8_t { training, inference, notebook, batch };
-std::string_view to_string(JobKind kind);
-bool parse_job_kind(std::string_view text, JobKind& out);
-inline constexpr std::string_view kJobKindNames = "training, inference, notebook, batch";
+constexpr auto enum_table(JobKind) {
+  using K = JobKind;
+  return std::to_array<EnumName<K>>(
+      {{K::training, "training"}, {K::inference, "inference"}, {K::notebook, "notebook"}, {K::batch, "batch"}});
+}
 
 // Default compute demand per kind. Source: DESIGN §2 and background article 001 ("training 95%,
 // inference 15%, notebooks 5%"). Batch is assumed compute-bound like training.
@@ -26,9 +29,11 @@ double default_compute_demand(JobKind kind);
 
 // The collective a data-parallel job runs each iteration (nccl-tests names).
 enum class Collective : uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all };
-std::string_view to_string(Collective c);
-bool parse_collective(std::string_view text, Collective& out);
-inline constexpr std::string_view kCollectiveNames = "all-reduce, all-gather, reduce-scatter, all-to-all";
+constexpr auto enum_table(Collective) {
+  using C = Collective;
+  return std::to_array<EnumName<C>>({{C::all_reduce, "all-reduce"}, {C::all_gather, "all-gather"},
+                                     {C::reduce_scatter, "reduce-scatter"}, {C::all_to_all, "all-to-all"}});
+}
 
 // How a multi-GPU job communicates: per iteration it computes for `compute_per_iteration_s` (alone
 // on its reference GPU) and then runs one collective over `bytes_per_iteration`.
