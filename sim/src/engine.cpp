@@ -25,46 +25,6 @@
 
 namespace gpusim {
 
-std::string_view to_string(EventKind k) {
-  switch (k) {
-    case EventKind::completion: return "completion";
-    case EventKind::requeue: return "requeue";
-    case EventKind::fault: return "fault";
-    case EventKind::layout_ready: return "layout_ready";
-    case EventKind::checkpoint: return "checkpoint";
-    case EventKind::phase_end: return "phase_end";
-    case EventKind::node_ready: return "node_ready";
-    case EventKind::reclaim: return "reclaim";
-    case EventKind::node_gone: return "node_gone";
-    case EventKind::idle_check: return "idle_check";
-    case EventKind::market_tick: return "market_tick";
-    case EventKind::decide: return "decide";
-  }
-  return "completion";
-}
-
-std::string_view to_string(StopCause c) {
-  switch (c) {
-    case StopCause::completed: return "completed";
-    case StopCause::killed: return "killed";
-    case StopCause::evicted: return "evicted";
-    case StopCause::suspended: return "suspended";
-  }
-  return "completed";
-}
-
-std::string_view to_string(JobStatus s) {
-  switch (s) {
-    case JobStatus::not_arrived: return "not_arrived";
-    case JobStatus::pending: return "pending";
-    case JobStatus::running: return "running";
-    case JobStatus::completed: return "completed";
-    case JobStatus::unschedulable: return "unschedulable";
-    case JobStatus::failed: return "failed";
-  }
-  return "pending";
-}
-
 namespace {
 
 class Engine final : public RunState, public Binder {

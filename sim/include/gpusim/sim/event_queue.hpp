@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/time.hpp"
 
 namespace gpusim {
@@ -27,7 +28,20 @@ enum class EventKind : uint8_t {
   decide,        // no target: a decision point a policy or the autoscaler asked for
 };
 
-std::string_view to_string(EventKind k);
+constexpr auto enum_table(EventKind) {
+  return std::to_array<EnumName<EventKind>>({{EventKind::completion, "completion"},
+                                             {EventKind::requeue, "requeue"},
+                                             {EventKind::fault, "fault"},
+                                             {EventKind::layout_ready, "layout_ready"},
+                                             {EventKind::checkpoint, "checkpoint"},
+                                             {EventKind::phase_end, "phase_end"},
+                                             {EventKind::node_ready, "node_ready"},
+                                             {EventKind::reclaim, "reclaim"},
+                                             {EventKind::node_gone, "node_gone"},
+                                             {EventKind::idle_check, "idle_check"},
+                                             {EventKind::market_tick, "market_tick"},
+                                             {EventKind::decide, "decide"}});
+}
 
 struct Event {
   Time time;

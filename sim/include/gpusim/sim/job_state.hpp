@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/hardware/topology.hpp"
 #include "gpusim/sim/cluster.hpp"
@@ -16,11 +17,22 @@ namespace gpusim {
 
 // `failed`: killed (out of memory, MPS fault) and not restarted under the restart policy.
 enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed };
-std::string_view to_string(JobStatus s);
+constexpr auto enum_table(JobStatus) {
+  return std::to_array<EnumName<JobStatus>>({{JobStatus::not_arrived, "not_arrived"},
+                                             {JobStatus::pending, "pending"},
+                                             {JobStatus::running, "running"},
+                                             {JobStatus::completed, "completed"},
+                                             {JobStatus::unschedulable, "unschedulable"},
+                                             {JobStatus::failed, "failed"}});
+}
 
 // What a running job is doing: computing at its rate, or paused while it writes a checkpoint or
 // restores one (its GPUs stay allocated and idle).
 enum class JobPhase : uint8_t { computing, checkpointing, restoring };
+constexpr auto enum_table(JobPhase) {
+  return std::to_array<EnumName<JobPhase>>(
+      {{JobPhase::computing, "computing"}, {JobPhase::checkpointing, "checkpointing"}, {JobPhase::restoring, "restoring"}});
+}
 
 struct JobRecord {
   JobStatus status = JobStatus::not_arrived;

@@ -4,6 +4,8 @@
 // runs in one process never see each other. An observer reads the run through RunState and
 // changes nothing: the engine stays the only place state changes.
 #include <cstdint>
+
+#include "gpusim/core/enum_table.hpp"
 #include <string_view>
 
 #include "gpusim/sim/job_state.hpp"
@@ -29,7 +31,12 @@ enum class StopCause : uint8_t {
   evicted,    // its spot node was reclaimed
   suspended,  // preempted by the scheduler, its state saved
 };
-std::string_view to_string(StopCause c);
+constexpr auto enum_table(StopCause) {
+  return std::to_array<EnumName<StopCause>>({{StopCause::completed, "completed"},
+                                             {StopCause::killed, "killed"},
+                                             {StopCause::evicted, "evicted"},
+                                             {StopCause::suspended, "suspended"}});
+}
 
 class Observer {
  public:
