@@ -22,6 +22,7 @@
 #include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/autoscaler.hpp"
 #include "gpusim/sim/event_queue.hpp"
+#include "gpusim/sim/network.hpp"
 
 namespace gpusim {
 
@@ -201,11 +202,6 @@ class Engine final : public RunState, public Binder {
   // Recomputes the sharing rates on `changed` GPUs (and with `network`, every multi-node job's NIC
   // share) and moves the completions of jobs whose rate changed.
   void refresh_rates(const std::vector<GpuId>& changed, bool network = false);
-  // Max-min fair NIC shares of the jobs spanning nodes; adds those whose link changed to touched_.
-  void share_network();
-  // The slowest link of the best ring over the job's GPUs, node by node; with `best`, of the best
-  // ring over as many GPUs of each node, plus the NICs to itself when it spans nodes.
-  Link intra_node_link(const Placement& p, bool best = false) const;
   double job_sharing_rate(JobId id) const;
   // Work left now, at the rate the job has run since `since`.
   double remaining_now(const JobRecord& r) const {
@@ -295,9 +291,7 @@ class Engine final : public RunState, public Binder {
   std::vector<const GpuModel*> references_;
   std::vector<const CommProfile*> comm_;  // per job: its profile, its kind's default, or none
   std::vector<const CheckpointPolicy*> checkpoint_;  // per job: its own policy or its kind's default
-  std::vector<JobId> net_jobs_;           // running communicating jobs that span nodes
-  static constexpr uint32_t kNoLink = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> link_of_node_;    // share_network's scratch: a node's link index, else kNoLink
+  NetworkSharing network_;
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   struct NodeRuntime {
     uint32_t stamp = 0;  // bumps on every state change and busy/idle change: stale node events are dropped
@@ -373,59 +367,10 @@ double Engine::job_sharing_rate(JobId id) const {
   return rate;
 }
 
-Link Engine::intra_node_link(const Placement& p, bool best) const {
-  Link worst{LinkClass::self, 0, std::numeric_limits<double>::infinity()};
-  for (NodeId n : p.nodes) {
-    const Node& node = cluster_.node(n);
-    uint32_t mask = cluster_.gpu_mask(n, p.gpus);
-    if (best && !node.topology->best_subsets(std::popcount(mask)).empty())
-      mask = node.topology->best_subsets(std::popcount(mask)).front();
-    Link l = node.topology->ring_bottleneck(mask);
-    if (best && p.nodes.size() > 1 && cluster_.pool_of(n).network.gb_per_s() < l.gb_per_s)
-      l = {LinkClass::network, 0, cluster_.pool_of(n).network.gb_per_s()};
-    if (l.gb_per_s < worst.gb_per_s) worst = l;
-  }
-  return worst;
-}
-
-void Engine::share_network() {
-  // The NICs of every node a multi-node job touches are the links, numbered as first met; each job is
-  // a flow over its nodes.
-  if (link_of_node_.size() < cluster_.nodes().size()) link_of_node_.resize(cluster_.nodes().size(), kNoLink);
-  std::vector<NodeId> links;
-  std::vector<std::vector<uint32_t>> paths(net_jobs_.size());
-  std::vector<double> caps;
-  for (std::size_t i = 0; i < net_jobs_.size(); ++i) {
-    const JobRecord& r = records_[net_jobs_[i]];
-    for (NodeId n : r.placement.nodes) {
-      if (link_of_node_[n] == kNoLink) {
-        link_of_node_[n] = static_cast<uint32_t>(links.size());
-        links.push_back(n);
-      }
-      paths[i].push_back(link_of_node_[n]);
-    }
-    caps.push_back(r.intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
-  }
-  std::vector<double> capacity(links.size()), shares(net_jobs_.size());
-  for (std::size_t l = 0; l < links.size(); ++l) {
-    capacity[l] = cluster_.pool_of(links[l]).network.gb_per_s();
-    link_of_node_[links[l]] = kNoLink;
-  }
-  max_min_fair_flows(capacity, paths, caps, shares);
-  for (std::size_t i = 0; i < net_jobs_.size(); ++i) {
-    JobRecord& r = records_[net_jobs_[i]];
-    const Link link = shares[i] < r.intra.gb_per_s ? Link{LinkClass::network, 0, shares[i]} : r.intra;
-    if (link.cls != r.link.cls || link.gb_per_s != r.link.gb_per_s) {
-      r.link = link;
-      touched_.push_back(net_jobs_[i]);
-    }
-  }
-}
-
 void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   std::vector<double> u, caps;
   touched_.clear();
-  if (network) share_network();
+  if (network) network_.share(cluster_, records_, touched_);
   for (GpuId g : changed) {
     const Gpu& gpu = cluster_.gpu(g);
     const Pool& pool = cluster_.pool_of(gpu.node);
@@ -597,10 +542,10 @@ void Engine::bind(JobId id, const Placement& p) {
     schedule_completion(id);
     return;
   }
-  r.intra = r.link = intra_node_link(full);
-  r.reference = intra_node_link(full, true);
+  r.intra = r.link = ring_link(cluster_, full);
+  r.reference = ring_link(cluster_, full, true);
   const bool spans = full.nodes.size() > 1 && comm_[id];
-  if (spans) net_jobs_.insert(std::lower_bound(net_jobs_.begin(), net_jobs_.end(), id), id);
+  if (spans) network_.join(id);
   refresh_rates(full.gpus, spans);
   // MPS clients may fault (fault injection); the fault takes down every client of the GPU.
   const Pool& pool = cluster_.pool_of(full.nodes.front());
@@ -688,9 +633,7 @@ void Engine::stop(JobId id, StopCause cause) {
   --running_;
   running_ids_.erase(id);
   capacity_grew_ = true;
-  const auto net = std::lower_bound(net_jobs_.begin(), net_jobs_.end(), id);
-  const bool spanned = net != net_jobs_.end() && *net == id;
-  if (spanned) net_jobs_.erase(net);
+  const bool spanned = network_.leave(id);
   refresh_rates(r.placement.gpus, spanned);
   r.end = now_;
 }

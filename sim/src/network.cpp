@@ -1,0 +1,68 @@
+#include "gpusim/sim/network.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "gpusim/sim/execution.hpp"
+
+namespace gpusim {
+
+Link ring_link(const Cluster& c, const Placement& p, bool best) {
+  Link worst{LinkClass::self, 0, std::numeric_limits<double>::infinity()};
+  for (NodeId n : p.nodes) {
+    const Node& node = c.node(n);
+    uint32_t mask = c.gpu_mask(n, p.gpus);
+    if (best && !node.topology->best_subsets(std::popcount(mask)).empty())
+      mask = node.topology->best_subsets(std::popcount(mask)).front();
+    Link l = node.topology->ring_bottleneck(mask);
+    if (best && p.nodes.size() > 1 && c.pool_of(n).network.gb_per_s() < l.gb_per_s)
+      l = {LinkClass::network, 0, c.pool_of(n).network.gb_per_s()};
+    if (l.gb_per_s < worst.gb_per_s) worst = l;
+  }
+  return worst;
+}
+
+void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, std::vector<JobId>& changed) {
+  // The NICs of every node a multi-node job touches are the links, numbered as first met; each job is
+  // a flow over its nodes.
+  if (link_of_node_.size() < c.nodes().size()) link_of_node_.resize(c.nodes().size(), kNoLink);
+  std::vector<NodeId> links;
+  std::vector<std::vector<uint32_t>> paths(jobs_.size());
+  std::vector<double> caps;
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    const JobRecord& r = records[jobs_[i]];
+    for (NodeId n : r.placement.nodes) {
+      if (link_of_node_[n] == kNoLink) {
+        link_of_node_[n] = static_cast<uint32_t>(links.size());
+        links.push_back(n);
+      }
+      paths[i].push_back(link_of_node_[n]);
+    }
+    caps.push_back(r.intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
+  }
+  std::vector<double> capacity(links.size()), shares(jobs_.size());
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    capacity[l] = c.pool_of(links[l]).network.gb_per_s();
+    link_of_node_[links[l]] = kNoLink;
+  }
+  max_min_fair_flows(capacity, paths, caps, shares);
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    JobRecord& r = records[jobs_[i]];
+    const Link link = shares[i] < r.intra.gb_per_s ? Link{LinkClass::network, 0, shares[i]} : r.intra;
+    if (link.cls != r.link.cls || link.gb_per_s != r.link.gb_per_s) {
+      r.link = link;
+      changed.push_back(jobs_[i]);
+    }
+  }
+}
+
+void NetworkSharing::join(JobId id) { jobs_.insert(std::lower_bound(jobs_.begin(), jobs_.end(), id), id); }
+
+bool NetworkSharing::leave(JobId id) {
+  const auto it = std::lower_bound(jobs_.begin(), jobs_.end(), id);
+  if (it == jobs_.end() || *it != id) return false;
+  jobs_.erase(it);
+  return true;
+}
+
+}  // namespace gpusim
