@@ -22,6 +22,7 @@
 #include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/autoscaler.hpp"
 #include "gpusim/sim/event_queue.hpp"
+#include "gpusim/sim/job_lifecycle.hpp"
 #include "gpusim/sim/network.hpp"
 
 namespace gpusim {
@@ -37,9 +38,8 @@ class Engine final : public RunState, public Binder {
         options_(options),
         cluster_(build_cluster(s)),
         shapes_(s.jobs, cluster_, *s.catalog),
-        records_(jobs_.size()),
-        pending_by_shape_(shapes_.count(), 0),
-        keys_(jobs_.size()),
+        life_(jobs_.size(), shapes_),
+        records_(life_.records()),
         references_(jobs_.size(), nullptr),
         comm_(jobs_.size(), nullptr),
         checkpoint_(jobs_.size(), nullptr),
@@ -49,7 +49,6 @@ class Engine final : public RunState, public Binder {
         activity_(cluster_.pools().size()),
         metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step, s.model.low_utilization),
         fault_rng_(make_stream(s.seed, "mps-faults")),
-        unfinished_(jobs_.size()),
         horizon_(s.horizon.value_or(Time::max())) {
     observers_ = options.observers;
     if (options.audit) {
@@ -108,7 +107,7 @@ class Engine final : public RunState, public Binder {
     return !scenario_.scheduling.gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
   }
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override {
-    for (JobId id : running_ids_) {
+    for (JobId id : life_.running()) {
       const JobRecord& r = records_[id];
       // A job paused for a checkpoint or restore goes on at its computing rate once the pause ends.
       const double rate = r.rate > 0 ? r.rate : r.compute_rate;
@@ -116,12 +115,8 @@ class Engine final : public RunState, public Binder {
       visit(id, rate > 0 ? from + Time::from_us(static_cast<int64_t>(std::ceil(remaining_now(r) / rate))) : Time::max());
     }
   }
-  void for_each_pending(const std::function<bool(JobId)>& visit) const override {
-    // Jobs bound during this pass leave pending_ only after it, so the iteration stays valid.
-    for (const auto& [key, id] : pending_)
-      if (records_[id].status == JobStatus::pending && !visit(id)) return;
-  }
-  const std::vector<JobId>& new_arrivals() const override { return new_arrivals_; }
+  void for_each_pending(const std::function<bool(JobId)>& visit) const override { life_.for_each_pending(visit); }
+  const std::vector<JobId>& new_arrivals() const override { return life_.arrivals(); }
   bool is_pending(JobId id) const override { return records_[id].status == JobStatus::pending; }
   const Placement& placement(JobId id) const override {
     static const Placement kNone;
@@ -132,7 +127,7 @@ class Engine final : public RunState, public Binder {
   bool capacity_grew() const override { return capacity_grew_; }
   uint32_t shape(JobId id) const override { return shapes_.of(id); }
   uint32_t shape_count() const override { return shapes_.count(); }
-  uint32_t pending_shapes() const override { return distinct_pending_shapes_; }
+  uint32_t pending_shapes() const override { return life_.pending_shapes(); }
   bool pool_allowed(JobId id, PoolId pool) const override { return shapes_.get(shapes_.of(id)).pool_mask >> pool & 1; }
   GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(jobs_[id].request, cluster_.pool(pool)); }
   bool gpu_fits(JobId id, GpuId g) const override {
@@ -191,7 +186,6 @@ class Engine final : public RunState, public Binder {
   // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
   std::optional<GpuClaim> claim_for(JobId id, GpuId g, int instance) const;
   void arrive(JobId id);
-  void enqueue(JobId id);
   // Releases everything the job holds; the caller sets its new status.
   void stop(JobId id, StopCause cause);
   void complete(JobId id);
@@ -284,10 +278,8 @@ class Engine final : public RunState, public Binder {
   std::vector<Observer*> every_event_;  // those that asked to see each event
   Cluster cluster_;
   Shapes shapes_;
-  std::vector<JobRecord> records_;
-  std::vector<uint32_t> pending_by_shape_;
-  uint32_t distinct_pending_shapes_ = 0;
-  std::vector<QueueKey> keys_;
+  JobLifecycle life_;
+  std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
   std::vector<const GpuModel*> references_;
   std::vector<const CommProfile*> comm_;  // per job: its profile, its kind's default, or none
   std::vector<const CheckpointPolicy*> checkpoint_;  // per job: its own policy or its kind's default
@@ -312,10 +304,6 @@ class Engine final : public RunState, public Binder {
   Metrics metrics_;
   EventQueue events_;
   Rng fault_rng_;
-  std::size_t unfinished_;       // jobs not completed, failed or unschedulable
-  std::set<std::pair<QueueKey, JobId>> pending_;
-  std::vector<JobId> new_arrivals_;
-  std::vector<JobId> bound_;  // bound in the current decision pass
   std::vector<JobId> touched_;
   std::vector<GpuId> memory_check_;
   bool capacity_grew_ = false;
@@ -323,8 +311,6 @@ class Engine final : public RunState, public Binder {
   const Time horizon_;
   std::size_t next_arrival_ = 0;  // jobs are in arrival order
   uint64_t iterations_ = 0;
-  uint32_t running_ = 0;
-  boost::container::flat_set<JobId> running_ids_;  // ascending: the order for_each_running visits
   uint64_t event_count_ = 0;
   uint64_t decision_points_ = 0;
   uint64_t oom_events_ = 0, mps_faults_ = 0, reconfigurations_ = 0, rate_changes_ = 0;
@@ -339,22 +325,12 @@ std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, int instance) const
 
 void Engine::arrive(JobId id) {
   ++event_count_;
-  if (shapes_.get(shapes_.of(id)).never_fits) {
-    records_[id].status = JobStatus::unschedulable;
-    --unfinished_;
+  if (shapes_.of_job(id).never_fits) {
+    life_.unschedulable(id);
     return;
   }
-  keys_[id] = scheduler_.queue_key(jobs_[id]);
   records_[id].remaining_us = records_[id].saved_remaining_us = static_cast<double>(jobs_[id].work.us());
-  enqueue(id);
-}
-
-void Engine::enqueue(JobId id) {
-  records_[id].status = JobStatus::pending;
-  records_[id].queued_at = now_;
-  pending_.emplace(keys_[id], id);
-  if (pending_by_shape_[shapes_.of(id)]++ == 0) ++distinct_pending_shapes_;
-  new_arrivals_.push_back(id);
+  life_.arrive(id, scheduler_.queue_key(jobs_[id]), now_);
 }
 
 double Engine::job_sharing_rate(JobId id) const {
@@ -522,7 +498,7 @@ void Engine::bind(JobId id, const Placement& p) {
   }
   // With gang scheduling off, placed workers hold their GPUs until the last one is placed.
   if (partial) return;
-  r.status = JobStatus::running;
+  life_.start(id);
   r.start = now_;
   if (r.attempt == 0) r.first_start = now_;
   r.since = now_;
@@ -531,10 +507,6 @@ void Engine::bind(JobId id, const Placement& p) {
   r.rate = 0;
   ++r.attempt;
   begin_attempt(id);
-  bound_.push_back(id);
-  if (--pending_by_shape_[shapes_.of(id)] == 0) --distinct_pending_shapes_;
-  ++running_;
-  running_ids_.insert(id);
   notify([&](Observer& o) { o.job_started(*this, id); });
   if (p.gpus.empty()) {
     r.compute_rate = r.sharing_rate = 1.0;
@@ -630,8 +602,6 @@ void Engine::stop(JobId id, StopCause cause) {
   r.phase = JobPhase::computing;
   r.evicting = false;
   r.suspending = false;
-  --running_;
-  running_ids_.erase(id);
   capacity_grew_ = true;
   const bool spanned = network_.leave(id);
   refresh_rates(r.placement.gpus, spanned);
@@ -641,8 +611,7 @@ void Engine::stop(JobId id, StopCause cause) {
 void Engine::complete(JobId id) {
   ++event_count_;
   stop(id, StopCause::completed);
-  records_[id].status = JobStatus::completed;
-  --unfinished_;
+  life_.complete(id);
 }
 
 void Engine::kill_all(GpuId g) {
@@ -654,11 +623,10 @@ void Engine::kill_all(GpuId g) {
     ++r.kills;
     rollback(id);  // to its last checkpoint, or the beginning
     if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
-      r.status = JobStatus::failed;
-      --unfinished_;
+      life_.fail(id);
       continue;
     }
-    r.status = JobStatus::not_arrived;  // waiting out its back-off
+    life_.back_off(id);  // waiting out its back-off
     Time backoff = policy.backoff;
     for (uint32_t k = 1; k < r.kills && backoff < policy.backoff_max; ++k) backoff = backoff + backoff;
     events_.push(now_ + std::min(backoff, policy.backoff_max), EventKind::requeue, id, r.kills);
@@ -669,7 +637,7 @@ RunResult Engine::run() {
   start_market();
   notify([&](Observer& o) { o.started(*this); });
   while (const std::optional<Time> t = next_time()) {
-    metrics_.advance(*t, running_, static_cast<uint32_t>(pending_.size()));
+    metrics_.advance(*t, life_.running_count(), life_.pending_count());
     now_ = *t;
     const bool arrived = arrive_due();
     while (!events_.empty() && events_.top().time == now_) {
@@ -690,7 +658,7 @@ std::optional<Time> Engine::next_time() const {
   const bool have_arrival = next_arrival_ < jobs_.size();
   if (!have_arrival && events_.empty()) return std::nullopt;
   // Without a horizon the run ends with the last job, whatever the market still has queued.
-  if (!have_arrival && !scenario_.horizon && unfinished_ == 0) return std::nullopt;
+  if (!have_arrival && !scenario_.horizon && life_.unfinished() == 0) return std::nullopt;
   Time t = have_arrival ? jobs_[next_arrival_].arrival : Time::max();
   if (!events_.empty()) t = std::min(t, events_.top().time);
   if (t >= horizon_) return std::nullopt;
@@ -713,7 +681,7 @@ void Engine::apply(const Event& e) {
       break;
     case EventKind::requeue:
       ++event_count_;
-      enqueue(e.target);
+      life_.enqueue(e.target, now_);
       break;
     case EventKind::fault:
       if (records_[e.target].status == JobStatus::running && records_[e.target].attempt == e.generation) {
@@ -760,24 +728,24 @@ void Engine::apply(const Event& e) {
 }
 
 void Engine::decision_point(bool arrived) {
-  const std::size_t seen = new_arrivals_.size();  // the arrivals this pass hands the scheduler
-  const bool pass = !pending_.empty() && (capacity_grew_ || !new_arrivals_.empty());
+  std::vector<JobId>& arrivals = life_.arrivals();
+  const std::size_t seen = arrivals.size();  // the arrivals this pass hands the scheduler
+  const bool pass = life_.any_pending() && (capacity_grew_ || !arrivals.empty());
   if (pass) {
-    std::sort(new_arrivals_.begin(), new_arrivals_.end(),
-              [&](JobId a, JobId b) { return std::pair(keys_[a], a) < std::pair(keys_[b], b); });
+    std::sort(arrivals.begin(), arrivals.end(),
+              [&](JobId a, JobId b) { return std::pair(life_.key(a), a) < std::pair(life_.key(b), b); });
     ++decision_points_;
     scheduler_.decide(*this, *this);
-    for (JobId id : bound_) pending_.erase({keys_[id], id});
-    bound_.clear();
+    life_.end_pass();
     check_memory();
     applied("decision", 0);
   }
   if (pass || arrived) notify([&](Observer& o) { o.decided(*this); });
-  if (autoscaled_ && pass && !pending_.empty()) scale_up();
+  if (autoscaled_ && pass && life_.any_pending()) scale_up();
   // A job the pass preempted that left at once (it was still restoring) is queued again now and its
   // GPUs are free: it is new to the next pass, which comes at this same time.
-  new_arrivals_.erase(new_arrivals_.begin(), new_arrivals_.begin() + static_cast<std::ptrdiff_t>(seen));
-  if (!new_arrivals_.empty()) {
+  arrivals.erase(arrivals.begin(), arrivals.begin() + static_cast<std::ptrdiff_t>(seen));
+  if (!arrivals.empty()) {
     rechecks_.insert(now_);
     events_.push(now_, EventKind::decide, 0, 0);
   }
@@ -786,7 +754,7 @@ void Engine::decision_point(bool arrived) {
 
 RunResult Engine::finish() {
   const Time end = scenario_.horizon ? horizon_ : now_;
-  metrics_.advance(end, running_, static_cast<uint32_t>(pending_.size()));
+  metrics_.advance(end, life_.running_count(), life_.pending_count());
   metrics_.finish(end);
   now_ = end;
   finish_costs();
@@ -903,7 +871,7 @@ void Engine::evict(JobId id) {
   stop(id, StopCause::evicted);
   rollback(id);
   ++r.evictions;
-  enqueue(id);  // the job controller recreates the pod at once
+  life_.enqueue(id, now_);  // the job controller recreates the pod at once
 }
 
 void Engine::preempt(JobId id) {
@@ -936,7 +904,7 @@ void Engine::preempt(JobId id) {
 void Engine::suspended(JobId id) {
   stop(id, StopCause::suspended);
   rollback(id);  // to what it saved: nothing is lost
-  enqueue(id);
+  life_.enqueue(id, now_);
 }
 
 void Engine::notice(JobId id, Time gone) {
@@ -1070,7 +1038,7 @@ void Engine::market_tick(PoolId p) {
     reclaim(ready[std::min(pick, ready.size() - 1)]);
   }
   replenish(p);
-  if (ps.autoscale.enabled && !pending_.empty()) capacity_grew_ = true;  // the autoscaler may grow into it
+  if (ps.autoscale.enabled && life_.any_pending()) capacity_grew_ = true;  // the autoscaler may grow into it
   // The next tick at which the count or the price changes.
   std::size_t next = tick + 1;
   const auto same = [&](std::size_t i) {

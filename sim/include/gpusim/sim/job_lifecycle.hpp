@@ -1,0 +1,76 @@
+#pragma once
+// Job lifecycle: the one place a job's status changes, and what follows from the statuses: the
+// queue (pending jobs by queue key), the running set, how many distinct shapes are pending, and
+// how many jobs have not finished. Each transition states where it comes from and checks it.
+//
+//   not_arrived --arrive--> pending --start--> running --complete--> completed
+//        |                    ^  ^                |  |--fail--> failed
+//        +--> unschedulable   |  +----enqueue-----+  (evicted, suspended: back in the queue)
+//                             +--enqueue-- not_arrived <--back_off-- running (killed, restarts)
+#include <boost/container/flat_set.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "gpusim/core/time.hpp"
+#include "gpusim/sim/fit.hpp"
+#include "gpusim/sim/job_state.hpp"
+#include "gpusim/sim/scheduler.hpp"
+
+namespace gpusim {
+
+class JobLifecycle {
+ public:
+  JobLifecycle(std::size_t jobs, const Shapes& shapes);
+
+  const std::vector<JobRecord>& records() const { return records_; }
+  std::vector<JobRecord>& records() { return records_; }
+
+  // --- transitions ---
+  void unschedulable(JobId id);                 // not_arrived: no node could ever hold it
+  void arrive(JobId id, QueueKey key, Time now);  // not_arrived -> pending, with its queue key
+  void enqueue(JobId id, Time now);             // not_arrived (back-off over) or running (evicted, suspended) -> pending
+  void start(JobId id);                         // pending -> running; it leaves the queue at end_pass()
+  void complete(JobId id);                      // running -> completed
+  void fail(JobId id);                          // running -> failed
+  void back_off(JobId id);                      // running -> not_arrived, until its restart is due
+
+  // The jobs started during a decision pass leave the queue after it, so iterating it stays valid.
+  void end_pass();
+
+  // --- what follows from the statuses ---
+  bool any_pending() const { return !queue_.empty(); }
+  uint32_t pending_count() const { return static_cast<uint32_t>(queue_.size()); }
+  uint32_t running_count() const { return static_cast<uint32_t>(running_.size()); }
+  std::size_t unfinished() const { return unfinished_; }
+  uint32_t pending_shapes() const { return distinct_pending_shapes_; }
+  const QueueKey& key(JobId id) const { return keys_[id]; }
+  const boost::container::flat_set<JobId>& running() const { return running_; }  // ascending
+  // Pending jobs in queue order; `visit` returns false to stop early.
+  void for_each_pending(const std::function<bool(JobId)>& visit) const {
+    for (const auto& [key, id] : queue_)
+      if (records_[id].status == JobStatus::pending && !visit(id)) return;
+  }
+  // Jobs queued since the last take_arrivals (arrivals, requeues), in the order they came.
+  std::vector<JobId>& arrivals() { return arrivals_; }
+  const std::vector<JobId>& arrivals() const { return arrivals_; }
+
+ private:
+  void set(JobId id, JobStatus from, JobStatus to);
+
+  const Shapes& shapes_;
+  std::vector<JobRecord> records_;
+  std::vector<QueueKey> keys_;
+  std::set<std::pair<QueueKey, JobId>> queue_;
+  std::vector<JobId> started_;  // in the current pass
+  std::vector<JobId> arrivals_;
+  std::vector<uint32_t> pending_by_shape_;
+  uint32_t distinct_pending_shapes_ = 0;
+  boost::container::flat_set<JobId> running_;
+  std::size_t unfinished_;
+};
+
+}  // namespace gpusim

@@ -1,0 +1,55 @@
+#include "gpusim/sim/job_lifecycle.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace gpusim {
+
+JobLifecycle::JobLifecycle(std::size_t jobs, const Shapes& shapes)
+    : shapes_(shapes), records_(jobs), keys_(jobs), pending_by_shape_(shapes.count(), 0), unfinished_(jobs) {}
+
+void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
+  JobRecord& r = records_[id];
+  // A transition from the wrong state is an engine bug, never bad input.
+  if (r.status != from)
+    throw std::logic_error(fmt::format("job {}: {} -> {} from {}", id, to_string(from), to_string(to), to_string(r.status)));
+  r.status = to;
+  if (from == JobStatus::running) running_.erase(id);
+  if (to == JobStatus::running) running_.insert(id);
+  const uint32_t shape = shapes_.of(id);
+  if (from == JobStatus::pending && --pending_by_shape_[shape] == 0) --distinct_pending_shapes_;
+  if (to == JobStatus::pending && pending_by_shape_[shape]++ == 0) ++distinct_pending_shapes_;
+  if (to == JobStatus::completed || to == JobStatus::failed || to == JobStatus::unschedulable) --unfinished_;
+}
+
+void JobLifecycle::unschedulable(JobId id) { set(id, JobStatus::not_arrived, JobStatus::unschedulable); }
+
+void JobLifecycle::arrive(JobId id, QueueKey key, Time now) {
+  keys_[id] = key;
+  enqueue(id, now);
+}
+
+void JobLifecycle::enqueue(JobId id, Time now) {
+  JobRecord& r = records_[id];
+  set(id, r.status == JobStatus::running ? JobStatus::running : JobStatus::not_arrived, JobStatus::pending);
+  r.queued_at = now;
+  queue_.emplace(keys_[id], id);
+  arrivals_.push_back(id);
+}
+
+void JobLifecycle::start(JobId id) {
+  set(id, JobStatus::pending, JobStatus::running);
+  started_.push_back(id);
+}
+
+void JobLifecycle::complete(JobId id) { set(id, JobStatus::running, JobStatus::completed); }
+void JobLifecycle::fail(JobId id) { set(id, JobStatus::running, JobStatus::failed); }
+void JobLifecycle::back_off(JobId id) { set(id, JobStatus::running, JobStatus::not_arrived); }
+
+void JobLifecycle::end_pass() {
+  for (JobId id : started_) queue_.erase({keys_[id], id});
+  started_.clear();
+}
+
+}  // namespace gpusim
