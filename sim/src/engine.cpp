@@ -24,12 +24,13 @@
 #include "gpusim/sim/event_queue.hpp"
 #include "gpusim/sim/job_lifecycle.hpp"
 #include "gpusim/sim/network.hpp"
+#include "gpusim/sim/node_lifecycle.hpp"
 
 namespace gpusim {
 
 namespace {
 
-class Engine final : public RunState, public Binder {
+class Engine final : public RunState, public Binder, private NodeLifecycle::Host {
  public:
   Engine(const Scenario& s, Scheduler& scheduler, const RunOptions& options)
       : scenario_(s),
@@ -44,12 +45,10 @@ class Engine final : public RunState, public Binder {
         comm_(jobs_.size(), nullptr),
         checkpoint_(jobs_.size(), nullptr),
         gpu_rates_(cluster_.gpu_count()),
-        node_rt_(cluster_.nodes().size()),
-        pool_rt_(cluster_.pools().size()),
-        activity_(cluster_.pools().size()),
         metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step, s.model.low_utilization),
         fault_rng_(make_stream(s.seed, "mps-faults")),
-        horizon_(s.horizon.value_or(Time::max())) {
+        horizon_(s.horizon.value_or(Time::max())),
+        nodes_(s, cluster_, metrics_, events_, now_, *this) {
     observers_ = options.observers;
     if (options.audit) {
       audit_ = make_audit();
@@ -58,13 +57,6 @@ class Engine final : public RunState, public Binder {
     }
     for (Observer* o : observers_)
       if (o->wants_every_event()) every_event_.push_back(o);
-    for (PoolId p = 0; p < pool_rt_.size(); ++p) {
-      pool_rt_[p].rng = make_stream(s.seed, "spot/" + cluster_.pool(p).name);
-      const SpotConfig& spot = s.pools[p].spot;
-      if (spot.process == SpotConfig::Process::poisson) pool_rt_[p].hazard_per_node_hour = spot.hazard_per_node_hour;
-      if (spot.process == SpotConfig::Process::trace) pool_rt_[p].hazard_per_node_hour = spot.availability->reclaims_per_node_hour();
-      autoscaled_ = autoscaled_ || s.pools[p].autoscale.enabled;
-    }
     for (const Job& j : jobs_) {
       checkpoint_[j.id] = j.checkpoint ? &*j.checkpoint : &s.model.checkpoint.defaults[static_cast<std::size_t>(j.kind)];
       if (!j.reference_gpu.empty()) references_[j.id] = s.catalog->find_gpu(j.reference_gpu);
@@ -248,25 +240,19 @@ class Engine final : public RunState, public Binder {
   // Stops the job, rolls it back to its checkpoint and queues it again (spot reclaim).
   void evict(JobId id);
   // The node the job runs on will be gone at `gone`: write a checkpoint and leave if there is time.
-  void notice(JobId id, Time gone);
+  void notice(JobId id, Time gone) override;
 
-  // --- node lifecycle: autoscaling and spot (issue 5) ---
-  void set_node_state(NodeId n, NodeState state);
-  bool request_node(PoolId p);  // a new node of the pool, ready after its provisioning delay
-  void node_ready(NodeId n);
-  void reclaim(NodeId n);       // a spot reclaim notice
-  void node_gone(NodeId n);
-  void idle_check(NodeId n);
-  void market_tick(PoolId p);
-  // Brings the pool back to its desired size (fixed pools) or minimum (autoscaled), within the spot cap.
-  void replenish(PoolId p);
-  void node_busy_changed(NodeId n);  // the node went from idle to running jobs or back
-  void scale_up();
-  // The pool's price from now on; a GPU-hour is a GPU's share of a node (a GPU-less node is one unit).
-  void set_price(PoolId p, double per_node_hour_usd) {
-    metrics_.set_price(p, per_node_hour_usd, per_node_hour_usd / std::max<uint16_t>(1, cluster_.pool(p).gpus_per_node));
+  void scale_up();  // asks the node lifecycle for the nodes the pending jobs would use
+
+  // NodeLifecycle::Host
+  void node_lost(JobId id) override {
+    if (records_[id].status == JobStatus::running) evict(id);
   }
-  void start_market();
+  void capacity_added() override { capacity_grew_ = true; }
+  bool jobs_pending() const override { return life_.any_pending(); }
+  void node_changed(NodeId n, NodeState from) override {
+    notify([&](Observer& o) { o.node_state(*this, n, from); });
+  }
   void finish_costs();
 
   const Scenario& scenario_;
@@ -285,21 +271,6 @@ class Engine final : public RunState, public Binder {
   std::vector<const CheckpointPolicy*> checkpoint_;  // per job: its own policy or its kind's default
   NetworkSharing network_;
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
-  struct NodeRuntime {
-    uint32_t stamp = 0;  // bumps on every state change and busy/idle change: stale node events are dropped
-    boost::container::small_vector<JobId, 4> jobs;  // jobs (or worker pods) placed on it
-  };
-  std::vector<NodeRuntime> node_rt_;
-  struct PoolRuntime {
-    uint32_t alive = 0;          // provisioning + ready nodes
-    uint32_t provisioning = 0;
-    int64_t cap = std::numeric_limits<int64_t>::max();  // spot trace: nodes the market has for us now
-    double hazard_per_node_hour = 0;  // expected reclaims of one node (Young/Daly)
-    Rng rng;                     // spot/<pool>: reclaim times and which node goes
-  };
-  std::vector<PoolRuntime> pool_rt_;
-  std::vector<PoolActivity> activity_;
-  bool autoscaled_ = false;
   std::set<Time> rechecks_;      // decision points asked for, not yet reached
   Metrics metrics_;
   EventQueue events_;
@@ -309,6 +280,7 @@ class Engine final : public RunState, public Binder {
   bool capacity_grew_ = false;
   Time now_;
   const Time horizon_;
+  NodeLifecycle nodes_;
   std::size_t next_arrival_ = 0;  // jobs are in arrival order
   uint64_t iterations_ = 0;
   uint64_t event_count_ = 0;
@@ -473,10 +445,7 @@ void Engine::bind(JobId id, const Placement& p) {
   for (NodeId n : p.nodes) {
     const int64_t pods = j.request.pods_on_node(gpus_on(p, n));
     cluster_.allocate(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
-    if (std::find(node_rt_[n].jobs.begin(), node_rt_[n].jobs.end(), id) == node_rt_[n].jobs.end()) {
-      node_rt_[n].jobs.push_back(id);
-      if (node_rt_[n].jobs.size() == 1) node_busy_changed(n);
-    }
+    nodes_.job_placed(n, id);
   }
   if (r.claims.empty()) {
     r.placement = {};
@@ -592,9 +561,7 @@ void Engine::stop(JobId id, StopCause cause) {
     const int64_t pods = j.request.pods_on_node(gpus_on(r.placement, n));
     cluster_.release(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
     cluster_.reindex(n);
-    auto& on = node_rt_[n].jobs;
-    on.erase(std::find(on.begin(), on.end(), id));
-    if (on.empty()) node_busy_changed(n);
+    nodes_.job_left(n, id);
   }
   r.claims.clear();
   ++r.generation;  // drops its pending completion
@@ -634,7 +601,7 @@ void Engine::kill_all(GpuId g) {
 }
 
 RunResult Engine::run() {
-  start_market();
+  nodes_.start();
   notify([&](Observer& o) { o.started(*this); });
   while (const std::optional<Time> t = next_time()) {
     metrics_.advance(*t, life_.running_count(), life_.pending_count());
@@ -705,20 +672,11 @@ void Engine::apply(const Event& e) {
       }
       break;
     case EventKind::node_ready:
-      if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).state == NodeState::provisioning) node_ready(e.target);
-      break;
     case EventKind::reclaim:
-      if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).ready()) reclaim(e.target);
-      break;
-    case EventKind::node_gone:  // a draining node leaves only this way: no stale ones
-      if (cluster_.node(e.target).state == NodeState::draining) node_gone(e.target);
-      break;
+    case EventKind::node_gone:
     case EventKind::idle_check:
-      if (node_rt_[e.target].stamp == e.generation && cluster_.node(e.target).ready()) idle_check(e.target);
-      break;
     case EventKind::market_tick:
-      ++event_count_;
-      market_tick(static_cast<PoolId>(e.target));
+      nodes_.apply(e);
       break;
     case EventKind::decide:
       rechecks_.erase(e.time);
@@ -741,7 +699,7 @@ void Engine::decision_point(bool arrived) {
     applied("decision", 0);
   }
   if (pass || arrived) notify([&](Observer& o) { o.decided(*this); });
-  if (autoscaled_ && pass && life_.any_pending()) scale_up();
+  if (nodes_.any_autoscaled() && pass && life_.any_pending()) scale_up();
   // A job the pass preempted that left at once (it was still restoring) is queued again now and its
   // GPUs are free: it is new to the next pass, which comes at this same time.
   arrivals.erase(arrivals.begin(), arrivals.begin() + static_cast<std::ptrdiff_t>(seen));
@@ -766,8 +724,8 @@ RunResult Engine::finish() {
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return RunResult{scheduler_.name(),  end,         std::move(cluster_), std::move(records_), std::move(metrics_),
-                   std::move(sorted),  event_count_, decision_points_,   oom_events_,         mps_faults_,
-                   reconfigurations_, rate_changes_, std::move(activity_)};
+                   std::move(sorted),  event_count_ + nodes_.events_applied(), decision_points_,   oom_events_,         mps_faults_,
+                   reconfigurations_, rate_changes_, nodes_.take_activity()};
 }
 
 void Engine::finish_costs() {
@@ -806,7 +764,7 @@ void Engine::begin_attempt(JobId id) {
 
 double Engine::mtbf_hours(const JobRecord& r) const {
   double hazard = 0;
-  for (NodeId n : r.placement.nodes) hazard += pool_rt_[cluster_.node(n).pool].hazard_per_node_hour;
+  for (NodeId n : r.placement.nodes) hazard += nodes_.pool(cluster_.node(n).pool).hazard_per_node_hour;
   return hazard > 0 ? 1.0 / hazard : std::numeric_limits<double>::infinity();
 }
 
@@ -927,160 +885,13 @@ void Engine::notice(JobId id, Time gone) {
   }
 }
 
-// --- node lifecycle ---------------------------------------------------------------------------
-
-void Engine::set_node_state(NodeId n, NodeState to) {
-  const Node& node = cluster_.node(n);
-  const NodeState from = node.state;
-  const auto billed = [](NodeState s) { return s != NodeState::off ? 1 : 0; };
-  const auto capacity = [](NodeState s) { return s == NodeState::ready || s == NodeState::draining ? 1 : 0; };
-  const auto alive = [](NodeState s) { return s == NodeState::provisioning || s == NodeState::ready ? 1 : 0; };
-  const auto provisioning = [](NodeState s) { return s == NodeState::provisioning ? 1 : 0; };
-  metrics_.add_capacity(node.pool, (capacity(to) - capacity(from)) * node.gpu_count, billed(to) - billed(from));
-  PoolRuntime& p = pool_rt_[node.pool];
-  p.alive = static_cast<uint32_t>(static_cast<int>(p.alive) + alive(to) - alive(from));
-  p.provisioning = static_cast<uint32_t>(static_cast<int>(p.provisioning) + provisioning(to) - provisioning(from));
-  ++node_rt_[n].stamp;
-  cluster_.set_state(n, to);
-  notify([&](Observer& o) { o.node_state(*this, n, from); });
-}
-
-bool Engine::request_node(PoolId p) {
-  const Pool& pool = cluster_.pool(p);
-  for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
-    if (cluster_.node(n).state != NodeState::off) continue;
-    set_node_state(n, NodeState::provisioning);
-    ++activity_[p].nodes_requested;
-    events_.push(now_ + spec(p).provisioning_delay, EventKind::node_ready, n, node_rt_[n].stamp);
-    return true;
-  }
-  return false;
-}
-
-void Engine::node_ready(NodeId n) {
-  ++event_count_;
-  set_node_state(n, NodeState::ready);
-  capacity_grew_ = true;
-  node_busy_changed(n);  // it starts empty: an autoscaled pool's idle clock runs
-}
-
-void Engine::node_busy_changed(NodeId n) {
-  ++node_rt_[n].stamp;
-  const PoolId p = cluster_.node(n).pool;
-  const bool busy = !node_rt_[n].jobs.empty();
-  if (!busy && spec(p).autoscale.enabled && cluster_.node(n).ready())
-    events_.push(now_ + spec(p).autoscale.scale_down_after, EventKind::idle_check, n, node_rt_[n].stamp);
-  // A Poisson reclaim is drawn when a spot node takes work: the hazard is memoryless, and a reclaim
-  // of an idle node changes nothing a job sees (this also lets a run without a horizon end).
-  if (busy && spec(p).spot.process == SpotConfig::Process::poisson && pool_rt_[p].hazard_per_node_hour > 0) {
-    const double hours = boost::math::quantile(boost::math::exponential_distribution<>(pool_rt_[p].hazard_per_node_hour),
-                                               uniform01(pool_rt_[p].rng));
-    events_.push(now_ + Time::from_us(static_cast<int64_t>(std::ceil(std::min(hours, 1e9) * 3.6e9))), EventKind::reclaim, n,
-                 node_rt_[n].stamp);
-  }
-}
-
-void Engine::reclaim(NodeId n) {
-  ++event_count_;
-  const PoolId p = cluster_.node(n).pool;
-  ++activity_[p].reclaims;
-  set_node_state(n, NodeState::draining);
-  const Time gone = now_ + spec(p).spot.notice;
-  for (JobId id : std::vector<JobId>(node_rt_[n].jobs.begin(), node_rt_[n].jobs.end())) notice(id, gone);
-  // After the notices: a checkpoint that ends exactly when the node goes is written in time.
-  events_.push(gone, EventKind::node_gone, n, 0);
-  replenish(p);  // the replacement is requested at the notice, as Karpenter does
-}
-
-void Engine::node_gone(NodeId n) {
-  ++event_count_;
-  for (JobId id : std::vector<JobId>(node_rt_[n].jobs.begin(), node_rt_[n].jobs.end()))
-    if (records_[id].status == JobStatus::running) evict(id);
-  set_node_state(n, NodeState::off);
-}
-
-void Engine::idle_check(NodeId n) {
-  const PoolId p = cluster_.node(n).pool;
-  if (!node_rt_[n].jobs.empty() || pool_rt_[p].alive <= spec(p).autoscale.min_nodes) return;
-  ++event_count_;
-  ++activity_[p].nodes_removed;
-  set_node_state(n, NodeState::off);
-}
-
-void Engine::replenish(PoolId p) {
-  const PoolSpec& ps = spec(p);
-  PoolRuntime& rt = pool_rt_[p];
-  const int64_t target = std::min<int64_t>(ps.autoscale.enabled ? ps.autoscale.min_nodes : ps.initial_nodes, rt.cap);
-  while (rt.alive < target && request_node(p)) {
-  }
-}
-
-void Engine::market_tick(PoolId p) {
-  const PoolSpec& ps = spec(p);
-  const AvailabilitySeries& series = *ps.spot.availability;
-  PoolRuntime& rt = pool_rt_[p];
-  const std::size_t tick = series.tick_at(now_);
-  rt.cap = static_cast<int64_t>(series.available[tick]) * ps.spot.scale;
-  const Pool& pool = cluster_.pool(p);
-  if (ps.spot.trace_prices) set_price(p, series.price_per_node_hour_usd[tick]);
-  // The market has fewer instances for us: requests still provisioning fail first, then running
-  // nodes are reclaimed, drawn at random.
-  for (NodeId n = pool.first_node + pool.node_count; rt.alive > rt.cap && rt.provisioning > 0 && n-- > pool.first_node;)
-    if (cluster_.node(n).state == NodeState::provisioning) {
-      ++activity_[p].cancelled;
-      set_node_state(n, NodeState::off);
-    }
-  while (rt.alive > rt.cap) {
-    std::vector<NodeId> ready;
-    for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n)
-      if (cluster_.node(n).ready()) ready.push_back(n);
-    const auto pick = static_cast<std::size_t>(uniform01(rt.rng) * static_cast<double>(ready.size()));
-    reclaim(ready[std::min(pick, ready.size() - 1)]);
-  }
-  replenish(p);
-  if (ps.autoscale.enabled && life_.any_pending()) capacity_grew_ = true;  // the autoscaler may grow into it
-  // The next tick at which the count or the price changes.
-  std::size_t next = tick + 1;
-  const auto same = [&](std::size_t i) {
-    return series.available[i] == series.available[tick] &&
-           (!ps.spot.trace_prices || series.price_per_node_hour_usd[i] == series.price_per_node_hour_usd[tick]);
-  };
-  while (next < series.available.size() && same(next)) ++next;
-  if (next < series.available.size())
-    events_.push(Time::from_us(series.gap.us() * static_cast<int64_t>(next)), EventKind::market_tick, p, 0);
-}
-
-void Engine::start_market() {
-  for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
-    const Pool& pool = cluster_.pool(p);
-    set_price(p, pool.price_per_node_hour_usd);
-    const PoolSpec& ps = spec(p);
-    const int64_t available =
-        ps.spot.process == SpotConfig::Process::trace ? static_cast<int64_t>(ps.spot.availability->available.front()) * ps.spot.scale
-                                                      : std::numeric_limits<int64_t>::max();
-    for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
-      if (!cluster_.node(n).ready()) continue;
-      // Initial nodes the spot market does not have at time 0 were never obtained.
-      if (pool_rt_[p].alive >= available) {
-        cluster_.set_state(n, NodeState::off);
-        notify([&](Observer& o) { o.node_state(*this, n, NodeState::ready); });
-        continue;
-      }
-      metrics_.add_capacity(p, cluster_.node(n).gpu_count, 1);
-      ++pool_rt_[p].alive;
-      node_busy_changed(n);
-    }
-    if (ps.spot.process == SpotConfig::Process::trace) market_tick(p);
-  }
-}
-
 void Engine::scale_up() {
   ScaleUpPlan plan;
   std::vector<PoolId> scalable;
   for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
     const PoolSpec& ps = spec(p);
     if (!ps.autoscale.enabled) continue;
-    const PoolRuntime& rt = pool_rt_[p];
+    const NodeLifecycle::PoolState& rt = nodes_.pool(p);
     const int64_t limit = std::min<int64_t>(ps.autoscale.max_nodes, rt.cap);
     const Pool& pool = cluster_.pool(p);
     const PoolSpec::NodeSpec& shape = ps.nodes.front();
@@ -1127,7 +938,7 @@ void Engine::scale_up() {
     return true;
   });
   for (PoolId p : scalable)
-    for (uint32_t k = plan.added(p); k > 0; --k) request_node(p);
+    for (uint32_t k = plan.added(p); k > 0; --k) nodes_.request_node(p);
   if (next != Time::max()) recheck_at(next);
 }
 

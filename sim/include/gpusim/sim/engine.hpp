@@ -10,19 +10,12 @@
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/job_state.hpp"
 #include "gpusim/sim/metrics.hpp"
+#include "gpusim/sim/node_lifecycle.hpp"
 #include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/scheduler.hpp"
 
 namespace gpusim {
-
-// What happened to a pool's nodes (autoscaling and spot).
-struct PoolActivity {
-  uint64_t nodes_requested = 0;  // scale-ups and replacements (the initial nodes not counted)
-  uint64_t nodes_removed = 0;    // scaled down after idling
-  uint64_t reclaims = 0;         // spot reclaim notices
-  uint64_t cancelled = 0;        // requests dropped while provisioning because the spot trace fell
-};
 
 struct RunOptions {
   // Called now and then with the fraction of the run done, for a progress bar.
