@@ -14,4 +14,11 @@ struct BestFit final : TightestInside {
 
 std::unique_ptr<PlacementPolicy> make_best_fit() { return std::make_unique<BestFit>(); }
 
+PlacementRegistration best_fit_placement() {
+  return {"best-fit",
+          "node left with the least free GPU+CPU share; tightest GPUs inside it",
+          [](const PolicyContext&) { return make_best_fit(); },
+          {}};
+}
+
 }  // namespace gpusim::builtin

@@ -22,15 +22,14 @@ std::unique_ptr<QueueOrder> make_las();
 std::unique_ptr<QueueOrder> make_tiresias(const PolicyContext& context);
 std::unique_ptr<Scheduler> make_preemptive(std::string name, std::unique_ptr<QueueOrder> order,
                                            std::unique_ptr<PlacementPolicy> placement);
-std::unique_ptr<PlacementPolicy> make_first_fit();
-std::unique_ptr<PlacementPolicy> make_best_fit();
-std::unique_ptr<PlacementPolicy> make_spread();
-std::unique_ptr<PlacementPolicy> make_random(const PolicyContext& context);
-std::unique_ptr<PlacementPolicy> make_mig_aware();
-std::unique_ptr<PlacementPolicy> make_topology_aware();
-std::unique_ptr<PlacementPolicy> make_spot_aware(const PolicyContext& context);
-std::unique_ptr<PlacementPolicy> make_fgd(const PolicyContext& context);
-std::unique_ptr<PlacementPolicy> make_dot_product();
-std::unique_ptr<PlacementPolicy> make_gpu_packing();
-std::unique_ptr<PlacementPolicy> make_gpu_clustering();
+std::unique_ptr<PlacementPolicy> make_best_fit();  // also inside mig-aware and spot-aware
+
+// A built-in placement's entry in the registry, defined beside its code as <id>_placement() and
+// listed once in placements.def.
+struct PlacementRegistration {
+  std::string name;
+  std::string description;
+  Registry::PlacementFactory make;
+  std::vector<std::string> params;  // the policy.params it reads
+};
 }  // namespace gpusim::builtin

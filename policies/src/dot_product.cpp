@@ -27,4 +27,11 @@ struct DotProduct final : TightestInside {
 
 std::unique_ptr<PlacementPolicy> make_dot_product() { return std::make_unique<DotProduct>(); }
 
+PlacementRegistration dot_product_placement() {
+  return {"dot-product",
+          "Tetris: the node whose free CPU and GPU (over capacity) align least with the request; tightest GPU",
+          [](const PolicyContext&) { return make_dot_product(); },
+          {}};
+}
+
 }  // namespace gpusim::builtin

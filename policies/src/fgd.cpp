@@ -122,4 +122,13 @@ class Fgd final : public PlacementPolicy {
 
 std::unique_ptr<PlacementPolicy> make_fgd(const PolicyContext& c) { return std::make_unique<Fgd>(c); }
 
+PlacementRegistration fgd_placement() {
+  return {"fgd",
+          "fragmentation gradient descent: the node and GPU where the expected GPU fragmentation against the "
+          "workload's task mix grows least (fgd_coverage: share of pods whose types form the mix, default 0.95; "
+          "fgd_score: exact, or integer for the FGD artifact's 0-100 score)",
+          make_fgd,
+          {"fgd_coverage", "fgd_score"}};
+}
+
 }  // namespace gpusim::builtin

@@ -52,4 +52,11 @@ struct GpuClustering final : PlacementPolicy {
 
 std::unique_ptr<PlacementPolicy> make_gpu_clustering() { return std::make_unique<GpuClustering>(); }
 
+PlacementRegistration gpu_clustering_placement() {
+  return {"gpu-clustering",
+          "nodes already running only pods of the same GPU request first, then mixed, then idle, then others",
+          [](const PolicyContext&) { return make_gpu_clustering(); },
+          {}};
+}
+
 }  // namespace gpusim::builtin

@@ -37,4 +37,11 @@ struct GpuPacking final : TightestInside {
 
 std::unique_ptr<PlacementPolicy> make_gpu_packing() { return std::make_unique<GpuPacking>(); }
 
+PlacementRegistration gpu_packing_placement() {
+  return {"gpu-packing",
+          "occupied GPUs first, then free GPUs on occupied nodes, then idle nodes; tightest GPU",
+          [](const PolicyContext&) { return make_gpu_packing(); },
+          {}};
+}
+
 }  // namespace gpusim::builtin

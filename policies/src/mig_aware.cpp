@@ -89,4 +89,11 @@ struct MigAware final : PlacementPolicy {
 
 std::unique_ptr<PlacementPolicy> make_mig_aware() { return std::make_unique<MigAware>(); }
 
+PlacementRegistration mig_aware_placement() {
+  return {"mig-aware",
+          "best-fit, and repartitions drained MIG GPUs toward the profiles pending jobs ask for",
+          [](const PolicyContext&) { return make_mig_aware(); },
+          {}};
+}
+
 }  // namespace gpusim::builtin

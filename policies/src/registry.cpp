@@ -263,6 +263,12 @@ std::unique_ptr<Scheduler> compose_policy(std::string name, std::unique_ptr<Queu
   return std::make_unique<ComposedScheduler>(std::move(name), std::move(order), std::move(placement));
 }
 
+namespace builtin {
+#define GPUSIM_PLACEMENT(id) PlacementRegistration id##_placement();
+#include "placements.def"
+#undef GPUSIM_PLACEMENT
+}  // namespace builtin
+
 void register_builtin_policies(Registry& r) {
   using namespace builtin;
   r.add_queue_order("fifo", "first come, first served (by arrival time)", [](const PolicyContext&) { return make_fifo(); });
@@ -278,32 +284,14 @@ void register_builtin_policies(Registry& r) {
                     "1800,3600,7200), running before waiting and FIFO within a queue, preemptive; a job waiting "
                     "tiresias_starvation x its run time goes back to the first queue (default 0: never)",
                     make_tiresias, {"tiresias_queues", "tiresias_starvation"});
-  r.add_placement("first-fit", "lowest-numbered node and GPUs with room", [](const PolicyContext&) { return make_first_fit(); });
-  r.add_placement("best-fit", "node left with the least free GPU+CPU share; tightest GPUs inside it",
-                  [](const PolicyContext&) { return make_best_fit(); });
-  r.add_placement("spread", "worst-fit: node left with the most free GPU+CPU share; emptiest GPUs inside it",
-                  [](const PolicyContext&) { return make_spread(); });
-  r.add_placement("mig-aware", "best-fit, and repartitions drained MIG GPUs toward the profiles pending jobs ask for",
-                  [](const PolicyContext&) { return make_mig_aware(); });
-  r.add_placement("topology", "GPUs whose ring's slowest link is fastest (NVLink over PCIe over SYS), then best-fit; fewest nodes across nodes",
-                  [](const PolicyContext&) { return make_topology_aware(); });
-  r.add_placement("random", "a node drawn uniformly among those that fit (seeded stream placement/random)", make_random);
-  r.add_placement("spot-aware",
-                  "checkpointable training on spot pools first, inference and jobs without checkpoints off spot; a spot job "
-                  "falls back to other pools after waiting spot_fallback_after (default 1h); best-fit inside",
-                  make_spot_aware, {"spot_fallback_after"});
-  // The FGD paper's baselines and FGD itself (Weng et al., USENIX ATC'23).
-  r.add_placement("fgd",
-                  "fragmentation gradient descent: the node and GPU where the expected GPU fragmentation against the "
-                  "workload's task mix grows least (fgd_coverage: share of pods whose types form the mix, default 0.95; "
-                  "fgd_score: exact, or integer for the FGD artifact's 0-100 score)",
-                  make_fgd, {"fgd_coverage", "fgd_score"});
-  r.add_placement("dot-product", "Tetris: the node whose free CPU and GPU (over capacity) align least with the request; tightest GPU",
-                  [](const PolicyContext&) { return make_dot_product(); });
-  r.add_placement("gpu-packing", "occupied GPUs first, then free GPUs on occupied nodes, then idle nodes; tightest GPU",
-                  [](const PolicyContext&) { return make_gpu_packing(); });
-  r.add_placement("gpu-clustering", "nodes already running only pods of the same GPU request first, then mixed, then idle, then others",
-                  [](const PolicyContext&) { return make_gpu_clustering(); });
+  // Placements: each registers itself in its own file (a PlacementRegistration), listed once in placements.def.
+#define GPUSIM_PLACEMENT(id)                                 \
+  {                                                          \
+    PlacementRegistration p = id##_placement();              \
+    r.add_placement(p.name, p.description, p.make, p.params); \
+  }
+#include "placements.def"
+#undef GPUSIM_PLACEMENT
 }
 
 }  // namespace gpusim

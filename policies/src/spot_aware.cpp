@@ -63,4 +63,12 @@ std::unique_ptr<PlacementPolicy> make_spot_aware(const PolicyContext& context) {
   return std::make_unique<SpotAware>(fallback);
 }
 
+PlacementRegistration spot_aware_placement() {
+  return {"spot-aware",
+          "checkpointable training on spot pools first, inference and jobs without checkpoints off spot; a spot job "
+          "falls back to other pools after waiting spot_fallback_after (default 1h); best-fit inside",
+          make_spot_aware,
+          {"spot_fallback_after"}};
+}
+
 }  // namespace gpusim::builtin

@@ -20,4 +20,11 @@ struct Spread final : PlacementPolicy {
 
 std::unique_ptr<PlacementPolicy> make_spread() { return std::make_unique<Spread>(); }
 
+PlacementRegistration spread_placement() {
+  return {"spread",
+          "worst-fit: node left with the most free GPU+CPU share; emptiest GPUs inside it",
+          [](const PolicyContext&) { return make_spread(); },
+          {}};
+}
+
 }  // namespace gpusim::builtin

@@ -59,4 +59,11 @@ struct TopologyAware final : PlacementPolicy {
 
 std::unique_ptr<PlacementPolicy> make_topology_aware() { return std::make_unique<TopologyAware>(); }
 
+PlacementRegistration topology_aware_placement() {
+  return {"topology",
+          "GPUs whose ring's slowest link is fastest (NVLink over PCIe over SYS), then best-fit; fewest nodes across nodes",
+          [](const PolicyContext&) { return make_topology_aware(); },
+          {}};
+}
+
 }  // namespace gpusim::builtin
