@@ -305,6 +305,7 @@ int cmd_sweep(const Common& c, const std::vector<std::string>& grid, const std::
               const std::optional<std::string>& out, bool force) {
   refuse_overwrite(out, "--out", force);
   std::vector<cli::GridAxis> axes;
+  axes.reserve(grid.size());
   for (const auto& g : grid) axes.push_back(cli::parse_grid_axis(g));
   const LoadOptions options{c.sets, c.data, {}};
   auto points = cli::sweep_points(c.scenario, options, axes, policies);

@@ -137,6 +137,7 @@ std::string compare_table(const std::vector<Json>& summaries) {
   out += "\n";
   for (const Row& r : kRows) {
     std::vector<std::optional<double>> values;
+    values.reserve(summaries.size());
     for (const auto& s : summaries) values.push_back(value(s, r.pointer));
     std::optional<double> best;
     if (r.better != Better::neither)

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# README command 2: install dependencies, build, run every test (GoogleTest, the CLI, pytest and the
-# notebooks, all through CTest), then the regression check against results/baseline.yaml.
+# README command 2: install dependencies, check the formatting of the changed lines, build, run every
+# test (GoogleTest, the CLI, pytest and the notebooks, all through CTest), then the regression check
+# against results/baseline.yaml.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 install_dependencies
+# Fails (exit 1) with the diff when a line changed since .clang-format was added is not formatted.
+"$ROOT/scripts/check_format.sh"
 build
 ctest --test-dir "$BUILD" --output-on-failure --parallel "$(nproc)"
 # Fails (exit 1) if a change made a recorded utilization, cost or latency figure worse (issue 6).

@@ -143,7 +143,8 @@ TEST(Engine, RejectsInvalidDecisionsLoudly) {
   };
   for (const auto& [job, placement, message] : bad) {
     Scripted sched;
-    sched.script = [&](const ClusterView&, Binder& b) { b.bind(job, placement); };
+    // Named captures: clang (and so clang-tidy) before 16 cannot capture a structured binding.
+    sched.script = [id = job, &p = placement](const ClusterView&, Binder& b) { b.bind(id, p); };
     try {
       simulate(s, sched);
       ADD_FAILURE() << message;

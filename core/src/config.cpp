@@ -27,8 +27,8 @@ ConfigNode ConfigNode::load_file(const std::string& path) {
   return parse(buffer.str(), path);
 }
 
-ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
-    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+ConfigNode::ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path)
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
 SourceLocation ConfigNode::where() const {
   std::optional<int> line;

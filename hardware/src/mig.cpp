@@ -105,6 +105,7 @@ std::string mig_explain(const MigTable& t, const MigCounts& counts) {
     const MigProfile& p = t.profiles[i];
     if (counts[i] <= p.max_count) continue;
     std::vector<int> wanted;
+    wanted.reserve(static_cast<std::size_t>(counts[i]));
     for (int k = 0; k < counts[i]; ++k) wanted.push_back(k * p.memory_slices);
     return fmt::format("{} x {} needs {} memory slices at starts {{{}}}; {} starts are {{{}}}, so at most {} {}", counts[i],
                        p.name, counts[i] * p.memory_slices, fmt::join(wanted, ","), p.name, fmt::join(p.starts, ","),

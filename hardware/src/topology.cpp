@@ -73,6 +73,7 @@ NodeTopology NodeTopology::parse(const ConfigNode& n, const GpuModel& gpu, int g
   if (static_cast<int>(items.size()) != gpus)
     paths_node.fail(fmt::format("expected one PCIe path per GPU ({}), got {}", gpus, items.size()));
   std::vector<std::vector<std::string>> paths;
+  paths.reserve(items.size());
   for (const auto& i : items) paths.push_back(split_path(i));
   const int gen = n.has("pcie_gen") ? static_cast<int>(n.at("pcie_gen").as_positive_int()) : gpu.pcie_gen;
   if (pcie_x16_gb_per_s(gen) == 0)
@@ -92,10 +93,10 @@ NodeTopology NodeTopology::parse(const ConfigNode& n, const GpuModel& gpu, int g
     n.fail("the GPUs span NUMA nodes: give inter_socket_gb_per_s, the GPU-to-GPU bandwidth across sockets (SYS)");
   }
 
-  t.links_.assign(static_cast<std::size_t>(gpus * gpus), Link{});
+  t.links_.assign(pair_index(gpus, 0, gpus), Link{});
   for (int a = 0; a < gpus; ++a)
     for (int b = 0; b < gpus; ++b) {
-      Link& l = t.links_[static_cast<std::size_t>(a * gpus + b)];
+      Link& l = t.links_[pair_index(a, b, gpus)];
       if (a == b) {
         l = {LinkClass::self, 0, std::numeric_limits<double>::infinity()};
         continue;
@@ -109,7 +110,7 @@ NodeTopology NodeTopology::parse(const ConfigNode& n, const GpuModel& gpu, int g
     const double per_link = gpu.nvlink_gb_per_s / 2.0 / gpu.nvlinks;  // per direction
     const auto bond = [&](int a, int b, int links) {
       for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}})
-        t.links_[static_cast<std::size_t>(x * gpus + y)] = {LinkClass::nvlink, links, per_link * links};
+        t.links_[pair_index(x, y, gpus)] = {LinkClass::nvlink, links, per_link * links};
     };
     if (nv->is_scalar()) {
       if (nv->as_string() != "all") nv->fail("expected all (an NVSwitch fabric) or a list of [gpu, gpu, links]");
@@ -142,9 +143,9 @@ NodeTopology NodeTopology::single_host_bridge(const GpuModel& gpu, int gpus) {
   t.numa_.assign(static_cast<std::size_t>(t.gpus_), 0);
   t.numa_labels_ = {"cpu0"};
   t.numa_nodes_ = 1;
-  t.links_.assign(static_cast<std::size_t>(t.gpus_ * t.gpus_), Link{LinkClass::phb, 0, pcie_x16_gb_per_s(gpu.pcie_gen)});
+  t.links_.assign(pair_index(t.gpus_, 0, t.gpus_), Link{LinkClass::phb, 0, pcie_x16_gb_per_s(gpu.pcie_gen)});
   for (int a = 0; a < t.gpus_; ++a)
-    t.links_[static_cast<std::size_t>(a * t.gpus_ + a)] = {LinkClass::self, 0, std::numeric_limits<double>::infinity()};
+    t.links_[pair_index(a, a, t.gpus_)] = {LinkClass::self, 0, std::numeric_limits<double>::infinity()};
   t.finish();
   return t;
 }
@@ -162,7 +163,7 @@ void NodeTopology::finish() {
   for (int a = 0; a < gpus_; ++a)
     for (int b = 0; b < gpus_; ++b)
       if (a != b && (link(a, b).cls != link(0, 1).cls || link(a, b).gb_per_s != link(0, 1).gb_per_s)) uniform_ = false;
-  subsets_.assign(static_cast<std::size_t>(gpus_ + 1), {});
+  subsets_.assign(static_cast<std::size_t>(gpus_) + 1, {});
   ring_.clear();
   if (gpus_ > kPrecomputeGpus) return;
   const uint32_t all = gpus_ == 32 ? ~0u : (1u << gpus_) - 1;

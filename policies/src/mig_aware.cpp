@@ -63,6 +63,7 @@ struct MigAware final : PlacementPolicy {
           std::map<int, int> left = demand;
           // Largest profiles first: they are the hardest to place later.
           std::vector<int> order;
+          order.reserve(left.size());
           for (const auto& [p, count] : left) order.push_back(p);
           std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
             return t.profiles[a].memory_slices > t.profiles[b].memory_slices;

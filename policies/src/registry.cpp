@@ -157,7 +157,7 @@ class ComposedScheduler final : public Scheduler {
         free += view.gpu_fits(head, g) || released;
       }
       if (free >= need) return true;
-      spread_total += free / unit * unit;
+      spread_total += static_cast<int64_t>(free / unit * unit);
     }
     return view.job(head).multi_node && spread_total >= need;
   }

@@ -482,12 +482,13 @@ PYBIND11_MODULE(_core, m) {
   m.def("flatten_summary", [](const std::string& summary_json) { return flatten_summary(Json::parse(summary_json)); });
   m.def(
       "sweep_points",
-      [](const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides, std::optional<std::string> data,
-         std::vector<std::pair<std::string, std::vector<std::string>>> grid, std::vector<std::string> policies) {
+      [](const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides,
+         std::optional<std::string> data, std::vector<std::pair<std::string, std::vector<std::string>>> grid,
+         const std::vector<std::string>& policies) {
         std::vector<cli::GridAxis> axes;
-        for (auto& [p, values] : grid) {
-          if (values.empty()) throw InputError({"grid", std::nullopt, p}, "expected at least one value");
-          axes.push_back({p, std::move(values)});
+        for (auto& axis : grid) {
+          if (axis.second.empty()) throw InputError({"grid", std::nullopt, axis.first}, "expected at least one value");
+          axes.push_back({axis.first, std::move(axis.second)});
         }
         std::vector<py::dict> out;
         for (auto& point : cli::sweep_points(path, {std::move(overrides), std::move(data), std::move(text)}, axes, policies)) {

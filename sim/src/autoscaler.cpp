@@ -95,6 +95,7 @@ bool ScaleUpPlan::place(const std::vector<PodDemand>& options) {
     if (PoolPlan* p = find(d.pool); p && fit(*p, d)) return true;
   // New nodes: the cheapest pool that has room for as many as the job needs.
   std::vector<const PodDemand*> order;
+  order.reserve(options.size());
   for (const PodDemand& d : options) order.push_back(&d);
   std::stable_sort(order.begin(), order.end(), [&](const PodDemand* a, const PodDemand* b) { return find(a->pool)->price < find(b->pool)->price; });
   for (const PodDemand* d : order) {

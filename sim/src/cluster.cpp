@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cassert>
 #include <functional>
+#include <stdexcept>
 
 namespace gpusim {
 
 PoolId Cluster::add_pool(Pool pool) {
+  // PoolId is 16-bit: loops `for (PoolId p = 0; p < pools().size(); ++p)` need the count below 65535.
+  if (pools_.size() >= 65535) throw std::length_error("more than 65535 pools");
   pool.first_node = static_cast<NodeId>(nodes_.size());
   pool.node_count = 0;
   pool.gpu_count = 0;
@@ -17,7 +20,7 @@ PoolId Cluster::add_pool(Pool pool) {
 }
 
 NodeId Cluster::add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
-                         std::shared_ptr<const NodeTopology> topology, NodeState state) {
+                         const std::shared_ptr<const NodeTopology>& topology, NodeState state) {
   assert(pool + 1u == pools_.size() && "nodes are added pool by pool");
   assert((gpus == 0 || (topology && topology->gpus() == gpus)) && "a GPU node has a topology of its size");
   Node n;

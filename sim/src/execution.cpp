@@ -94,7 +94,8 @@ void ExecutionModel::apply(const ConfigNode& doc) {
       for (const auto& [provider, value] : n->entries()) {
         const Time t = value.as_duration();
         if (t < Time()) value.fail("expected a notice >= 0");
-        std::erase_if(spot.notice, [&](const auto& e) { return e.first == provider; });
+        // A named capture: clang (and so clang-tidy) before 16 cannot capture a structured binding.
+        std::erase_if(spot.notice, [&name = provider](const auto& e) { return e.first == name; });
         spot.notice.emplace_back(provider, t);
       }
     if (auto p = sp->get("provider")) {
@@ -105,7 +106,7 @@ void ExecutionModel::apply(const ConfigNode& doc) {
       for (const auto& [bucket, value] : f->entries()) {
         const double p = value.as_number();
         if (!(p >= 0 && p < 1)) value.fail("expected a monthly interruption probability in [0, 1)");
-        std::erase_if(spot.aws_frequency, [&](const auto& e) { return e.first == bucket; });
+        std::erase_if(spot.aws_frequency, [&name = bucket](const auto& e) { return e.first == name; });
         spot.aws_frequency.emplace_back(bucket, p);
       }
   }

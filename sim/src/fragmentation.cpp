@@ -17,6 +17,7 @@ std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage) {
     ++it->second.first;
   }
   std::vector<std::pair<const Key*, std::pair<std::size_t, JobId>>> order;
+  order.reserve(count.size());
   for (const auto& [key, value] : count) order.emplace_back(&key, value);
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   std::vector<TaskType> out;

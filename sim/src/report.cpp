@@ -124,7 +124,7 @@ double percentile(std::vector<double> values, double p) {
 namespace {
 void flatten_into(const Json& j, const std::string& prefix, std::vector<std::pair<std::string, double>>& out) {
   if (j.is_object()) {
-    for (const auto& [key, value] : j.items()) flatten_into(value, prefix.empty() ? key : prefix + "." + key, out);
+    for (const auto& [key, value] : j.items()) flatten_into(value, prefix.empty() ? key : fmt::format("{}.{}", prefix, key), out);
   } else if (j.is_number()) {
     out.emplace_back(prefix, j.get<double>());
   }

@@ -27,7 +27,7 @@ std::string resolve_data_dir(const std::optional<std::string>& flag) {
   return GPUSIM_DEFAULT_DATA_DIR;
 }
 
-void apply_override(YAML::Node root, const std::string& assignment) {
+void apply_override(const YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');
   const SourceLocation where{"--set", std::nullopt, assignment};
   if (eq == std::string::npos || eq == 0)
@@ -391,7 +391,7 @@ void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
     if (std::find(order.begin(), order.end(), n.model) == order.end()) order.push_back(n.model);
   for (const auto& model : order) {
     PoolSpec pool;
-    pool.name = model.empty() ? prefix + "-cpu" : prefix + "-" + model;
+    pool.name = fmt::format("{}-{}", prefix, model.empty() ? "cpu" : model);
     pool.node_template = "openb node list";
     pool.sharing = sharing;
     pool.market = market;
@@ -615,7 +615,9 @@ std::optional<MigCounts> builtin_mig_config(const GpuModel& model, std::string_v
   if (name == "all-balanced" && t.compute_slices == 7) {
     // The smallest profile of each class 1g, 2g, 3g (hardware.md §1).
     for (auto [cls, n] : {std::pair{"1g", 2}, {"2g", 1}, {"3g", 1}}) {
-      auto p = std::find_if(t.profiles.begin(), t.profiles.end(), [&](const MigProfile& x) { return x.class_name == cls; });
+      // A named capture: clang (and so clang-tidy) before 16 cannot capture a structured binding.
+      auto p = std::find_if(t.profiles.begin(), t.profiles.end(),
+                            [&name = cls](const MigProfile& x) { return x.class_name == name; });
       if (p == t.profiles.end()) return std::nullopt;
       counts[static_cast<std::size_t>(p - t.profiles.begin())] = n;
     }

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "csv.hpp"
@@ -80,7 +81,7 @@ std::optional<int64_t> parse_timestamp(std::string_view t) {
   const unsigned doy = (153u * static_cast<unsigned>(mo + (mo > 2 ? -3 : 9)) + 2u) / 5u + static_cast<unsigned>(d) - 1u;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   const int64_t days = static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
-  return days * 86400 + h * 3600 + mi * 60 + s;
+  return days * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + s;
 }
 
 JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
@@ -222,8 +223,8 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
     const double duration = r.number<double>(f[col.at("duration_s")], "duration_s");
     if (arrival < 0) r.fail("column 'arrival_s': negative arrival time");
     if (duration < 0) r.fail("column 'duration_s': negative duration");
-    j.arrival = Time::from_us(static_cast<int64_t>(arrival * 1e6 + 0.5));
-    j.work = Time::from_us(static_cast<int64_t>(duration * 1e6 + 0.5));
+    j.arrival = Time::from_us(std::llround(arrival * 1e6));
+    j.work = Time::from_us(std::llround(duration * 1e6));
     if (j.arrival < last_arrival)
       r.fail(fmt::format("arrival_s {} is earlier than the row before it: rows must be in arrival order", arrival));
     last_arrival = j.arrival;

@@ -25,7 +25,7 @@ class ConfigNode {
   // Parses `text` read from `file` (used in messages only).
   static ConfigNode parse(const std::string& text, const std::string& file);
   static ConfigNode load_file(const std::string& path);
-  ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
+  ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path);
 
   const std::string& path() const { return path_; }
   const std::string& file() const { return *file_; }

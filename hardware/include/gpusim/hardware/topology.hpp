@@ -57,7 +57,7 @@ class NodeTopology {
   static NodeTopology single_host_bridge(const GpuModel& gpu, int gpus);
 
   int gpus() const { return gpus_; }
-  const Link& link(int a, int b) const { return links_[static_cast<std::size_t>(a * gpus_ + b)]; }
+  const Link& link(int a, int b) const { return links_[pair_index(a, b, gpus_)]; }
   int numa_nodes() const { return numa_nodes_; }
   int numa_of(int gpu) const { return numa_[static_cast<std::size_t>(gpu)]; }
   const std::string& numa_label(int numa) const { return numa_labels_[static_cast<std::size_t>(numa)]; }
@@ -76,6 +76,10 @@ class NodeTopology {
   const std::vector<uint32_t>& best_subsets(int count) const { return subsets_[static_cast<std::size_t>(count)]; }
 
  private:
+  // Where the link from GPU a to GPU b is in the row-major n x n matrix `links_`; (n, 0, n) is its size.
+  static std::size_t pair_index(int a, int b, int n) {
+    return static_cast<std::size_t>(a) * static_cast<std::size_t>(n) + static_cast<std::size_t>(b);
+  }
   void finish();
   Link compute_ring(uint32_t mask) const;
 

@@ -118,7 +118,7 @@ class Cluster {
   PoolId add_pool(Pool pool);
   // Nodes must be added pool by pool, in pool order.
   NodeId add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
-                  std::shared_ptr<const NodeTopology> topology, NodeState state = NodeState::ready);
+                  const std::shared_ptr<const NodeTopology>& topology, NodeState state = NodeState::ready);
 
   const std::vector<Pool>& pools() const { return pools_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -134,18 +134,18 @@ class Cluster {
   const NodeBucket& bucket(BucketId b) const { return buckets_[b]; }
 
   // --- engine only: every change of a node goes through these, which keep the index current ---
-  void allocate(NodeId node, int64_t cpu_milli, int64_t memory_mib);
-  void release(NodeId node, int64_t cpu_milli, int64_t memory_mib);
+  void allocate(NodeId id, int64_t cpu_milli, int64_t memory_mib);
+  void release(NodeId id, int64_t cpu_milli, int64_t memory_mib);
   void attach(GpuId gpu, JobId job, const GpuClaim& claim);
   void detach(GpuId gpu, JobId job, const GpuClaim& claim);
   // Replaces the MIG layout of an empty MIG GPU; `reconfiguring` blocks it until finish_layout.
   void start_layout(GpuId gpu, const MigLayout& layout);
   void finish_layout(GpuId gpu);
   void set_busy(GpuId gpu, double busy) { gpus_[gpu].busy = busy; }
-  // Recomputes the bucket of `node` after its resources changed (nodes that are not ready have none).
-  void reindex(NodeId node);
+  // Recomputes the bucket of node `id` after its resources changed (nodes that are not ready have none).
+  void reindex(NodeId id);
   // Moves a node through its life; only ready nodes are indexed for placement.
-  void set_state(NodeId node, NodeState state);
+  void set_state(NodeId id, NodeState state);
 
   // For the audit: with tracking on, each node reindexed or moved is logged until taken. The log is
   // a diagnostic, not cluster state, so an observer holding `const Cluster&` may take it.
@@ -157,9 +157,9 @@ class Cluster {
   struct SignatureHash {
     std::size_t operator()(const Signature& s) const;
   };
-  Signature signature(NodeId node) const;
-  void place_in_bucket(NodeId node);
-  void leave_bucket(NodeId node);
+  Signature signature(NodeId id) const;
+  void place_in_bucket(NodeId id);
+  void leave_bucket(NodeId id);
 
   std::vector<Pool> pools_;
   std::vector<Node> nodes_;

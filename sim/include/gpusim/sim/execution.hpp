@@ -61,7 +61,7 @@ struct SpotModel {
   std::vector<std::pair<std::string, Time>> notice;          // by provider
   std::string provider;                                      // a spot pool that names none
   std::vector<std::pair<std::string, double>> aws_frequency; // bucket -> monthly interruption probability
-  std::optional<Time> notice_of(std::string_view provider) const;
+  std::optional<Time> notice_of(std::string_view name) const;
   std::optional<double> aws_bucket(std::string_view bucket) const;
 };
 

@@ -95,8 +95,9 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options);
 // variant; once, named "", when it has none. What `compare`, `check` and `sweep` run.
 std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& path, const LoadOptions& options);
 
-// Applies "a.b[0].c=value" (or a.b.0.c) to `root`; the value is read as YAML.
-void apply_override(YAML::Node root, const std::string& assignment);
+// Applies "a.b[0].c=value" (or a.b.0.c) to the document `root` refers to (a YAML::Node is a handle:
+// the edit goes through a copy of it); the value is read as YAML.
+void apply_override(const YAML::Node& root, const std::string& assignment);
 
 Cluster build_cluster(const Scenario& scenario);
 
