@@ -17,6 +17,7 @@
 
 #include <fmt/ranges.h>
 
+#include "check.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
@@ -25,7 +26,6 @@
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
-#include "check.hpp"
 #include "packing.hpp"
 #include "runs.hpp"
 #include "sweep.hpp"
@@ -352,8 +352,9 @@ int main(int argc, char** argv) {
   // One flag per output written on request (the output table), e.g. --trace.
   for (const OutputSpec& o : output_table())
     if (!o.by_default)
-      run->add_flag_callback(fmt::format("--{}", o.name), [&run_f, name = std::string(o.name)] { run_f.outputs.push_back(name); },
-                             fmt::format("Also write {} into the --out directory: {}", o.file, o.description));
+      run->add_flag_callback(
+          fmt::format("--{}", o.name), [&run_f, name = std::string(o.name)] { run_f.outputs.push_back(name); },
+          fmt::format("Also write {} into the --out directory: {}", o.file, o.description));
   run->add_flag("--force", run_f.force, "Overwrite files in a non-empty --out directory");
   run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
   run->add_flag("--audit", run_f.audit, "Check the run's invariants after every event; stop at the first broken one (slower)");

@@ -39,8 +39,8 @@ const TimeSlicingModel& ts() { return ExecutionModel::builtin().time_slicing; }
 
 TEST(Fit, PodsFitCountsEveryPodOfTheRequest) {
   EXPECT_TRUE(pods_fit({1000, 4096}, 2, {2000, 8192}));
-  EXPECT_FALSE(pods_fit({1000, 4096}, 3, {2000, 8192}));   // CPU for two pods only
-  EXPECT_FALSE(pods_fit({500, 4096}, 3, {2000, 8192}));    // memory for two pods only
+  EXPECT_FALSE(pods_fit({1000, 4096}, 3, {2000, 8192}));  // CPU for two pods only
+  EXPECT_FALSE(pods_fit({500, 4096}, 3, {2000, 8192}));   // memory for two pods only
   EXPECT_TRUE(pods_fit({0, 0}, 8, {0, 0}));
 }
 

@@ -45,7 +45,7 @@ void check_trace(const Scenario& s) {
   ASSERT_TRUE(trace.at("traceEvents").is_array());
   std::set<int64_t> named_processes;
   std::set<std::pair<int64_t, int64_t>> named_tracks;
-  std::map<int64_t, int64_t> held_us;                                      // per job, over its tracks
+  std::map<int64_t, int64_t> held_us;                                                        // per job, over its tracks
   std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> on_track;  // slices
   for (const auto& e : trace["traceEvents"]) {
     const std::string ph = e.at("ph");
@@ -72,7 +72,8 @@ void check_trace(const Scenario& s) {
     const JobRecord& rec = r.jobs[j.id];
     if (j.request.gpus == 0) continue;
     double want = rec.attained_gpu_us;
-    if (rec.status == JobStatus::running) want += static_cast<double>((r.end - rec.start).us()) * static_cast<double>(rec.placement.gpus.size());
+    if (rec.status == JobStatus::running)
+      want += static_cast<double>((r.end - rec.start).us()) * static_cast<double>(rec.placement.gpus.size());
     EXPECT_EQ(static_cast<double>(held_us[j.id]), want) << j.name;
     checked += want > 0;
   }
@@ -119,7 +120,7 @@ class Saboteur final : public Observer {
     done_ = true;
     auto& c = const_cast<Cluster&>(run.cluster());
     const NodeId n = what_ == 0 ? 0 : 2;
-    if (what_ == 0) c.allocate(n, c.node(n).cpu_milli + 1, 0);  // more CPU than the node has
+    if (what_ == 0) c.allocate(n, c.node(n).cpu_milli + 1, 0);                  // more CPU than the node has
     else c.attach(c.node(n).first_gpu + 7, 0, GpuClaim{Milli{100}, 0, 0, -1});  // a resident no placement lists
     c.reindex(n);
   }

@@ -52,10 +52,7 @@ class RandomPlacement final : public PlacementPolicy {
 std::unique_ptr<PlacementPolicy> make_random(const PolicyContext& c) { return std::make_unique<RandomPlacement>(c); }
 
 PlacementRegistration random_placement() {
-  return {"random",
-          "a node drawn uniformly among those that fit (seeded stream placement/random)",
-          make_random,
-          {}};
+  return {"random", "a node drawn uniformly among those that fit (seeded stream placement/random)", make_random, {}};
 }
 
 }  // namespace gpusim::builtin

@@ -285,9 +285,9 @@ void register_builtin_policies(Registry& r) {
                     "tiresias_starvation x its run time goes back to the first queue (default 0: never)",
                     make_tiresias, {"tiresias_queues", "tiresias_starvation"});
   // Placements: each registers itself in its own file (a PlacementRegistration), listed once in placements.def.
-#define GPUSIM_PLACEMENT(id)                                 \
-  {                                                          \
-    PlacementRegistration p = id##_placement();              \
+#define GPUSIM_PLACEMENT(id)                                  \
+  {                                                           \
+    PlacementRegistration p = id##_placement();               \
     r.add_placement(p.name, p.description, p.make, p.params); \
   }
 #include "placements.def"

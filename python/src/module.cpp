@@ -466,13 +466,18 @@ PYBIND11_MODULE(_core, m) {
       .def("summary_json", [](const Run& r) { return r.summary.dump(); })
       .def("jobs_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_jobs_csv(o, *r.scenario, r.result); }); })
       .def("timeseries_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_timeseries_csv(o, r.result); }); })
-      .def("pool_timeseries_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_pool_timeseries_csv(o, r.result); }); })
+      .def("pool_timeseries_csv",
+           [](const Run& r) { return to_text([&](std::ostream& o) { write_pool_timeseries_csv(o, r.result); }); })
       .def("gpus_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_gpus_csv(o, r.result); }); })
       .def("cost_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_cost_csv(o, *r.scenario, r.result); }); })
-      .def("write", [](const Run& r, const std::string& dir, bool force) { r.outputs->write(dir, force, *r.scenario, r.result, r.summary); },
-           py::arg("dir"), py::arg("force") = false);
-  m.def("simulate", &simulate_py, py::arg("scenario"), py::arg("policy") = py::none(), py::arg("outputs") = std::vector<std::string>{},
-        py::arg("audit") = false);
+      .def(
+          "write",
+          [](const Run& r, const std::string& dir, bool force) {
+            r.outputs->write(dir, force, *r.scenario, r.result, r.summary);
+          },
+          py::arg("dir"), py::arg("force") = false);
+  m.def("simulate", &simulate_py, py::arg("scenario"), py::arg("policy") = py::none(),
+        py::arg("outputs") = std::vector<std::string>{}, py::arg("audit") = false);
   m.def("outputs", [] {
     std::vector<std::tuple<std::string, std::string, std::string, bool>> out;
     for (const OutputSpec& o : output_table()) out.emplace_back(o.name, o.file, o.description, o.by_default);

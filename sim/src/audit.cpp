@@ -53,8 +53,8 @@ class Audit final : public Observer {
     const auto bad = [&](const std::string& why) { fail(run, what, target, fmt::format("node {}: {}", node.name, why)); };
     if (node.free_cpu_milli < 0 || node.free_memory_mib < 0 || node.free_cpu_milli > node.cpu_milli ||
         node.free_memory_mib > node.memory_mib)
-      bad(fmt::format("free CPU {} milli / memory {} MiB outside [0, capacity {} / {}]", node.free_cpu_milli, node.free_memory_mib,
-                      node.cpu_milli, node.memory_mib));
+      bad(fmt::format("free CPU {} milli / memory {} MiB outside [0, capacity {} / {}]", node.free_cpu_milli,
+                      node.free_memory_mib, node.cpu_milli, node.memory_mib));
     const bool up = node.state == NodeState::ready || node.state == NodeState::draining;
     if (!up && (node.free_cpu_milli != node.cpu_milli || node.free_memory_mib != node.memory_mib))
       bad(fmt::format("is {} but pods still hold its CPU or memory", to_string(node.state)));
@@ -62,7 +62,8 @@ class Audit final : public Observer {
     for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
       const Gpu& gpu = c.gpu(g);
       const auto gpu_bad = [&](const std::string& why) { bad(fmt::format("GPU {}: {}", g - node.first_gpu, why)); };
-      if (!up && !gpu.residents.empty()) gpu_bad(fmt::format("runs {} job(s) on a node that is {}", gpu.residents.size(), to_string(node.state)));
+      if (!up && !gpu.residents.empty())
+        gpu_bad(fmt::format("runs {} job(s) on a node that is {}", gpu.residents.size(), to_string(node.state)));
       int64_t milli = 0, reserve = 0, footprint = 0;
       for (JobId j : gpu.residents) {
         const JobRecord& r = run.record(j);
@@ -83,16 +84,17 @@ class Audit final : public Observer {
                             gpu.free_memory_mib, gpu.used_memory_mib));
       if (kWholeGpu.value - gpu.free.value != milli || pool.gpu->memory_mib - gpu.free_memory_mib != reserve ||
           gpu.used_memory_mib != footprint)
-        gpu_bad(fmt::format("its residents claim {} milli and {} MiB ({} MiB in use) but it has {} milli and {} MiB ({}) taken", milli,
-                            reserve, footprint, kWholeGpu.value - gpu.free.value, pool.gpu->memory_mib - gpu.free_memory_mib,
-                            gpu.used_memory_mib));
+        gpu_bad(fmt::format("its residents claim {} milli and {} MiB ({} MiB in use) but it has {} milli and {} MiB ({}) taken",
+                            milli, reserve, footprint, kWholeGpu.value - gpu.free.value,
+                            pool.gpu->memory_mib - gpu.free_memory_mib, gpu.used_memory_mib));
       if (gpu.mig) {
         const MigTable& t = *pool.gpu->mig;
         MigLayout seen;
         for (const MigSlot& s : gpu.instances) {
           if (s.instance.profile < 0 || static_cast<std::size_t>(s.instance.profile) >= t.profiles.size())
             gpu_bad("a MIG instance has an unknown profile");
-          if (auto why = mig_conflict(t, seen, s.instance.profile, s.instance.start)) gpu_bad(fmt::format("MIG geometry: {}", *why));
+          if (auto why = mig_conflict(t, seen, s.instance.profile, s.instance.start))
+            gpu_bad(fmt::format("MIG geometry: {}", *why));
           mig_add(seen, s.instance);
           if (s.job != kNoJob && std::find(gpu.residents.begin(), gpu.residents.end(), s.job) == gpu.residents.end())
             gpu_bad(fmt::format("MIG slot names job {}, which is not on the GPU", s.job));

@@ -45,7 +45,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
         comm_(jobs_.size(), nullptr),
         checkpoint_(jobs_.size(), nullptr),
         gpu_rates_(cluster_.gpu_count()),
-        metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step, s.model.low_utilization),
+        metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step,
+                 s.model.low_utilization),
         fault_rng_(make_stream(s.seed, "mps-faults")),
         horizon_(s.horizon.value_or(Time::max())),
         nodes_(s, cluster_, metrics_, events_, now_, *this) {
@@ -675,9 +676,7 @@ void Engine::apply(const Event& e) {
     case EventKind::reclaim:
     case EventKind::node_gone:
     case EventKind::idle_check:
-    case EventKind::market_tick:
-      nodes_.apply(e);
-      break;
+    case EventKind::market_tick: nodes_.apply(e); break;
     case EventKind::decide:
       rechecks_.erase(e.time);
       capacity_grew_ = true;  // a full pass: a wait may have reached a threshold
@@ -723,9 +722,19 @@ RunResult Engine::finish() {
     if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.of_job(id).never_fits]++;
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return RunResult{scheduler_.name(),  end,         std::move(cluster_), std::move(records_), std::move(metrics_),
-                   std::move(sorted),  event_count_ + nodes_.events_applied(), decision_points_,   oom_events_,         mps_faults_,
-                   reconfigurations_, rate_changes_, nodes_.take_activity()};
+  return RunResult{scheduler_.name(),
+                   end,
+                   std::move(cluster_),
+                   std::move(records_),
+                   std::move(metrics_),
+                   std::move(sorted),
+                   event_count_ + nodes_.events_applied(),
+                   decision_points_,
+                   oom_events_,
+                   mps_faults_,
+                   reconfigurations_,
+                   rate_changes_,
+                   nodes_.take_activity()};
 }
 
 void Engine::finish_costs() {

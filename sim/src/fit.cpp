@@ -61,8 +61,6 @@ bool mig_off_gpus(const SharingConfig& c) {
 
 std::string_view resource_name(const Request& q) { return q.resource.empty() ? kGpuResource : std::string_view(q.resource); }
 
-
-
 bool profile_serves(const Request& q, const SharingConfig& c, const MigProfile& p) {
   if (q.gpu_memory_mib > p.memory_mib) return false;
   if (q.claim) return p.sms >= q.min_sms;
@@ -80,9 +78,8 @@ double mps_thread_fraction(const Request& q, const SharingConfig& c) {
 std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, const Catalog& catalog) {
   if (q.gpus == 0) return std::nullopt;
   if (!pool.gpu) return fmt::format("pool {} has no GPUs", pool.name);
-  if (!q.models.empty() && std::none_of(q.models.begin(), q.models.end(), [&](const std::string& m) {
-        return catalog.find_gpu(m) == pool.gpu;
-      }))
+  if (!q.models.empty() &&
+      std::none_of(q.models.begin(), q.models.end(), [&](const std::string& m) { return catalog.find_gpu(m) == pool.gpu; }))
     return fmt::format("asks for GPU model {}; pool {} has {}", fmt::join(q.models, " or "), pool.name, pool.gpu->name);
   const SharingConfig& c = pool.sharing;
   const std::string_view want = resource_name(q);
@@ -99,25 +96,25 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
     if (c.mode == Sharing::mig)
       for (const MigProfile& p : pool.gpu->mig->profiles)
         if (profile_serves(q, c, p)) return std::nullopt;
-    return fmt::format("claims {} MiB and {} SMs; no GPU or MIG profile of pool {} has that much", q.gpu_memory_mib,
-                       q.min_sms, pool.name);
+    return fmt::format("claims {} MiB and {} SMs; no GPU or MIG profile of pool {} has that much", q.gpu_memory_mib, q.min_sms,
+                       pool.name);
   }
   if (shared) {
     if (want != c.gpu_resource())
-      return fmt::format("asks {}; pool {} advertises {} ({} replicas {})", want, pool.name, c.gpu_resource(),
-                         to_string(c.mode), c.replicas);
+      return fmt::format("asks {}; pool {} advertises {} ({} replicas {})", want, pool.name, c.gpu_resource(), to_string(c.mode),
+                         c.replicas);
     if (q.gpus > 1 && c.fail_requests_greater_than_one)
       return fmt::format("pool {}: maximum request size for shared resources is 1 (failRequestsGreaterThanOne)", pool.name);
     if (c.mode == Sharing::mps && q.gpu_memory_mib > mps_memory_limit_mib(q, pool))
-      return fmt::format("uses {} MiB of GPU memory; an MPS client on pool {} is limited to {} MiB", q.gpu_memory_mib,
-                         pool.name, mps_memory_limit_mib(q, pool));
+      return fmt::format("uses {} MiB of GPU memory; an MPS client on pool {} is limited to {} MiB", q.gpu_memory_mib, pool.name,
+                         mps_memory_limit_mib(q, pool));
     return std::nullopt;
   }
   if (c.mode == Sharing::mig) {
     const auto profile = mig_profile_name(q);
     if (!profile.empty() && c.mig_strategy == MigStrategy::single)
-      return fmt::format("asks {}; pool {} uses the single MIG strategy, which advertises instances as nvidia.com/gpu",
-                         want, pool.name);
+      return fmt::format("asks {}; pool {} uses the single MIG strategy, which advertises instances as nvidia.com/gpu", want,
+                         pool.name);
     if (want == kGpuResource && c.mig_strategy == MigStrategy::mixed) {
       if (!mig_off_gpus(c))
         return fmt::format("asks nvidia.com/gpu; pool {} has MIG on every GPU (mixed strategy: ask nvidia.com/mig-<profile>)",
@@ -170,15 +167,12 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
     s.never_fits = fmt::format("asks {} milli-CPU and {} MiB of memory; no allowed node is that large", q.cpu_milli,
                                q.memory_mib);
   else if (q.gpus > largest && !multi_node)
-    s.never_fits = fmt::format("asks {} GPUs on one node; the largest allowed node has {} (multi_node is off)", q.gpus,
-                               largest);
+    s.never_fits = fmt::format("asks {} GPUs on one node; the largest allowed node has {} (multi_node is off)", q.gpus, largest);
   else if (q.worker_gpus > largest)
     s.never_fits = fmt::format("asks {} GPUs per worker; the largest allowed node has {}", q.worker_gpus, largest);
-  else if (q.gpus > gpus_total)
-    s.never_fits = fmt::format("asks {} GPUs; the allowed nodes have {} in all", q.gpus, gpus_total);
+  else if (q.gpus > gpus_total) s.never_fits = fmt::format("asks {} GPUs; the allowed nodes have {} in all", q.gpus, gpus_total);
   return s;
 }
-
 
 Milli instance_milli(const MigTable& t, const MigProfile& p) { return Milli{p.memory_slices * 1000 / t.memory_slices}; }
 
@@ -196,7 +190,8 @@ GpuDemand demand_on(const Request& q, const Pool& pool) {
       for (const MigProfile& p : t.profiles)
         if (profile_serves(q, c, p) && (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
           best = &p;
-      if (best && !(q.resource.empty() && c.mig_strategy == MigStrategy::mixed)) return {instance_milli(t, *best), best->memory_mib};
+      if (best && !(q.resource.empty() && c.mig_strategy == MigStrategy::mixed))
+        return {instance_milli(t, *best), best->memory_mib};
       return {kWholeGpu, memory};
     }
   }
@@ -207,9 +202,19 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
   std::unordered_map<ShapeKey, uint32_t, ShapeKeyHash> index;
   for (const Job& j : jobs.jobs) {
     const Request& q = j.request;
-    ShapeKey key{q.gpus,         q.milli_per_gpu.value, q.gpu_memory_mib, q.cpu_milli, q.memory_mib,
-                 j.multi_node,   q.models,              q.resource,       q.claim,     q.min_sms,
-                 q.gpu_memory_limit_mib, q.thread_percent, q.worker_gpus};
+    ShapeKey key{q.gpus,
+                 q.milli_per_gpu.value,
+                 q.gpu_memory_mib,
+                 q.cpu_milli,
+                 q.memory_mib,
+                 j.multi_node,
+                 q.models,
+                 q.resource,
+                 q.claim,
+                 q.min_sms,
+                 q.gpu_memory_limit_mib,
+                 q.thread_percent,
+                 q.worker_gpus};
     auto [it, added] = index.try_emplace(std::move(key), static_cast<uint32_t>(shapes_.size()));
     if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
     of_job_[j.id] = it->second;
@@ -236,8 +241,7 @@ std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& 
       if (gpu.free < q.milli_per_gpu || gpu.free_memory_mib < q.gpu_memory_mib) return std::nullopt;
       return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, -1};
     case Sharing::time_slicing: {
-      if (std::min(c.replicas, ts.max_contexts) <= static_cast<int>(gpu.residents.size()))
-        return std::nullopt;
+      if (std::min(c.replicas, ts.max_contexts) <= static_cast<int>(gpu.residents.size())) return std::nullopt;
       // No memory isolation: nothing is reserved; what the job uses counts toward the GPU's total,
       // capped by the pod's own limit, which then covers its CUDA context too.
       const int64_t use = q.gpu_memory_mib + ts.context_memory_mib;

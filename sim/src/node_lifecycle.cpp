@@ -7,7 +7,8 @@
 
 namespace gpusim {
 
-NodeLifecycle::NodeLifecycle(const Scenario& s, Cluster& cluster, Metrics& metrics, EventQueue& events, const Time& now, Host& host)
+NodeLifecycle::NodeLifecycle(const Scenario& s, Cluster& cluster, Metrics& metrics, EventQueue& events, const Time& now,
+                             Host& host)
     : s_(s),
       cluster_(cluster),
       metrics_(metrics),
@@ -45,8 +46,7 @@ void NodeLifecycle::apply(const Event& e) {
       ++applied_;
       market_tick(static_cast<PoolId>(e.target));
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -193,9 +193,9 @@ void NodeLifecycle::start() {
     const Pool& pool = cluster_.pool(p);
     set_price(p, pool.price_per_node_hour_usd);
     const PoolSpec& ps = spec(p);
-    const int64_t available =
-        ps.spot.process == SpotConfig::Process::trace ? static_cast<int64_t>(ps.spot.availability->available.front()) * ps.spot.scale
-                                                      : std::numeric_limits<int64_t>::max();
+    const int64_t available = ps.spot.process == SpotConfig::Process::trace
+                                  ? static_cast<int64_t>(ps.spot.availability->available.front()) * ps.spot.scale
+                                  : std::numeric_limits<int64_t>::max();
     for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
       if (!cluster_.node(n).ready()) continue;
       // Initial nodes the spot market does not have at time 0 were never obtained.

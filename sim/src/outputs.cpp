@@ -44,7 +44,8 @@ const std::vector<OutputSpec>& output_table() {
   static const std::vector<OutputSpec> table{
       {"summary", "summary.json", "every figure, units in the key names", true, &ResultWriter<summary_json>::make},
       {"jobs", "jobs.csv", "one row per job", true, &ResultWriter<jobs_csv>::make},
-      {"timeseries", "timeseries.csv", "the cluster sampled every outputs.timeseries_step", true, &ResultWriter<timeseries_csv>::make},
+      {"timeseries", "timeseries.csv", "the cluster sampled every outputs.timeseries_step", true,
+       &ResultWriter<timeseries_csv>::make},
       {"pool_timeseries", "pool_timeseries.csv", "the same samples per pool", true, &ResultWriter<pool_timeseries_csv>::make},
       {"gpus", "gpus.csv", "one row per GPU: final MIG layout, utilization", true, &ResultWriter<gpus_csv>::make},
       {"cost", "cost.csv", "cost per pool and market, and by tenant, kind and GPU model", true, &ResultWriter<cost_csv>::make},

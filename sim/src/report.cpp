@@ -106,8 +106,7 @@ std::string sharing_text(const SharingConfig& c) {
     case Sharing::fractional: return fmt::format("fractional (runtime {})", to_string(c.runtime));
     case Sharing::time_slicing:
     case Sharing::mps: return fmt::format("{} x{} ({})", to_string(c.mode), c.replicas, c.gpu_resource());
-    case Sharing::mig:
-      return fmt::format("mig {} ({} strategy)", c.mig_config, to_string(c.mig_strategy));
+    case Sharing::mig: return fmt::format("mig {} ({} strategy)", c.mig_config, to_string(c.mig_strategy));
   }
   return "exclusive";
 }

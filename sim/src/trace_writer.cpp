@@ -36,7 +36,8 @@ class TraceWriter final : public OutputWriter {
     open.remaining_us = r.remaining_us;
     open.tracks.clear();
     const Cluster& c = run.cluster();
-    if (r.placement.gpus.empty()) open.tracks.emplace_back(pid(r.placement.nodes.front()), track(run, r.placement.nodes.front(), "pods"));
+    if (r.placement.gpus.empty())
+      open.tracks.emplace_back(pid(r.placement.nodes.front()), track(run, r.placement.nodes.front(), "pods"));
     for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
       const GpuId g = r.placement.gpus[i];
       const Gpu& gpu = c.gpu(g);
@@ -54,7 +55,7 @@ class TraceWriter final : public OutputWriter {
         lanes[lane] = id;
         name += fmt::format(" replica {}", lane);
       }
-        open.tracks.emplace_back(pid(gpu.node), track(run, gpu.node, name));
+      open.tracks.emplace_back(pid(gpu.node), track(run, gpu.node, name));
     }
   }
 
@@ -67,11 +68,11 @@ class TraceWriter final : public OutputWriter {
 
   void node_state(const RunState& run, NodeId n, NodeState from) override {
     const NodeState to = run.cluster().node(n).state;
-    const char* what = to == NodeState::draining ? "spot reclaim notice"
+    const char* what = to == NodeState::draining                             ? "spot reclaim notice"
                        : to == NodeState::off && from == NodeState::draining ? "node reclaimed"
-                       : to == NodeState::off ? "node removed"
-                       : to == NodeState::provisioning ? "node requested"
-                                                       : "node ready";
+                       : to == NodeState::off                                ? "node removed"
+                       : to == NodeState::provisioning                       ? "node requested"
+                                                                             : "node ready";
     event(fmt::format(R"({{"ph":"i","s":"p","name":"{}","pid":{},"tid":0,"ts":{}}})", what, pid(n), run.now().us()));
   }
 
@@ -138,8 +139,8 @@ class TraceWriter final : public OutputWriter {
     const std::string args = fmt::format(R"({{"job":{},"tenant":{},"kind":"{}","rate":{:.4f},"end":"{}"}})", id,
                                          json_string(run.scenario().jobs.tenants[j.tenant]), to_string(j.kind), rate, how);
     for (const auto& [p, t] : open.tracks)
-      event(fmt::format(R"({{"ph":"X","name":{},"cat":"job","pid":{},"tid":{},"ts":{},"dur":{},"args":{}}})", json_string(j.name), p, t,
-                        open.start.us(), dur, args));
+      event(fmt::format(R"({{"ph":"X","name":{},"cat":"job","pid":{},"tid":{},"ts":{},"dur":{},"args":{}}})", json_string(j.name),
+                        p, t, open.start.us(), dur, args));
     for (GpuId g : r.placement.gpus)
       for (JobId& lane : lanes_[g])
         if (lane == id) lane = kNoJob;
@@ -161,7 +162,8 @@ class TraceWriter final : public OutputWriter {
     pending_at_ = run.now();
     const Cluster& c = run.cluster();
     pending_.resize(c.pools().size());
-    for (PoolId p = 0; p < pending_.size(); ++p) pending_[p] = {run.metrics().allocated_gpus_now(p), run.metrics().busy_gpus_now(p)};
+    for (PoolId p = 0; p < pending_.size(); ++p)
+      pending_[p] = {run.metrics().allocated_gpus_now(p), run.metrics().busy_gpus_now(p)};
     if (names_.empty())
       for (const Pool& p : c.pools()) names_.push_back(json_string(p.name));
   }
@@ -181,8 +183,8 @@ class TraceWriter final : public OutputWriter {
   std::string events_;
   std::map<JobId, Residency> open_;
   std::map<std::pair<NodeId, std::string>, uint32_t> tids_;
-  std::vector<std::vector<JobId>> lanes_;  // per GPU: the resident on each replica lane
-  std::vector<std::string> names_;                        // pools, quoted
+  std::vector<std::vector<JobId>> lanes_;                     // per GPU: the resident on each replica lane
+  std::vector<std::string> names_;                            // pools, quoted
   std::vector<std::pair<double, double>> pending_, written_;  // per pool: allocated, busy
   Time pending_at_;
 };

@@ -111,8 +111,8 @@ struct Distribution {
 
 constexpr auto enum_table(Distribution::Kind) {
   using K = Distribution::Kind;
-  return std::to_array<EnumName<K>>({{K::constant, "constant"}, {K::exponential, "exponential"}, {K::lognormal, "lognormal"},
-                                     {K::uniform, "uniform"}});
+  return std::to_array<EnumName<K>>(
+      {{K::constant, "constant"}, {K::exponential, "exponential"}, {K::lognormal, "lognormal"}, {K::uniform, "uniform"}});
 }
 
 Distribution read_distribution(const ConfigNode& d) {

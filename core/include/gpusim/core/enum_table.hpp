@@ -24,7 +24,9 @@ template <class E>
 using EnumName = std::pair<E, std::string_view>;
 
 template <class E>
-concept NamedEnum = std::is_enum_v<E> && requires(E e) { enum_table(e); };
+concept NamedEnum = std::is_enum_v<E> && requires(E e) {
+  enum_table(e);
+};
 
 template <class Table>
 constexpr bool in_declaration_order(const Table& table) {

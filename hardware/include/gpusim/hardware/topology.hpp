@@ -20,8 +20,14 @@ struct GpuModel;
 enum class LinkClass : uint8_t { self, nvlink, pix, pxb, phb, node, sys, network };
 constexpr auto enum_table(LinkClass) {
   using L = LinkClass;
-  return std::to_array<EnumName<L>>({{L::self, "X"}, {L::nvlink, "NV"}, {L::pix, "PIX"}, {L::pxb, "PXB"}, {L::phb, "PHB"},
-                                     {L::node, "NODE"}, {L::sys, "SYS"}, {L::network, "NET"}});
+  return std::to_array<EnumName<L>>({{L::self, "X"},
+                                     {L::nvlink, "NV"},
+                                     {L::pix, "PIX"},
+                                     {L::pxb, "PXB"},
+                                     {L::phb, "PHB"},
+                                     {L::node, "NODE"},
+                                     {L::sys, "SYS"},
+                                     {L::network, "NET"}});
 }
 
 struct Link {

@@ -30,13 +30,13 @@ class JobLifecycle {
   std::vector<JobRecord>& records() { return records_; }
 
   // --- transitions ---
-  void unschedulable(JobId id);                 // not_arrived: no node could ever hold it
+  void unschedulable(JobId id);                   // not_arrived: no node could ever hold it
   void arrive(JobId id, QueueKey key, Time now);  // not_arrived -> pending, with its queue key
-  void enqueue(JobId id, Time now);             // not_arrived (back-off over) or running (evicted, suspended) -> pending
-  void start(JobId id);                         // pending -> running; it leaves the queue at end_pass()
-  void complete(JobId id);                      // running -> completed
-  void fail(JobId id);                          // running -> failed
-  void back_off(JobId id);                      // running -> not_arrived, until its restart is due
+  void enqueue(JobId id, Time now);               // not_arrived (back-off over) or running (evicted, suspended) -> pending
+  void start(JobId id);                           // pending -> running; it leaves the queue at end_pass()
+  void complete(JobId id);                        // running -> completed
+  void fail(JobId id);                            // running -> failed
+  void back_off(JobId id);                        // running -> not_arrived, until its restart is due
 
   // The jobs started during a decision pass leave the queue after it, so iterating it stays valid.
   void end_pass();

@@ -28,8 +28,8 @@ class NetworkSharing {
 
  private:
   static constexpr uint32_t kNoLink = std::numeric_limits<uint32_t>::max();
-  std::vector<JobId> jobs_;            // ascending
-  std::vector<uint32_t> link_of_node_; // share's scratch: a node's link index, else kNoLink
+  std::vector<JobId> jobs_;             // ascending
+  std::vector<uint32_t> link_of_node_;  // share's scratch: a node's link index, else kNoLink
 };
 
 }  // namespace gpusim

@@ -5,8 +5,8 @@
 // changes nothing: the engine stays the only place state changes.
 #include <cstdint>
 
-#include "gpusim/core/enum_table.hpp"
 #include <string_view>
+#include "gpusim/core/enum_table.hpp"
 
 #include "gpusim/sim/job_state.hpp"
 #include "gpusim/sim/scheduler.hpp"

@@ -21,8 +21,11 @@ enum class Sharing : uint8_t {
 };
 constexpr auto enum_table(Sharing) {
   using S = Sharing;
-  return std::to_array<EnumName<S>>({{S::exclusive, "exclusive"}, {S::fractional, "fractional"},
-                                     {S::time_slicing, "time-slicing"}, {S::mps, "mps"}, {S::mig, "mig"}});
+  return std::to_array<EnumName<S>>({{S::exclusive, "exclusive"},
+                                     {S::fractional, "fractional"},
+                                     {S::time_slicing, "time-slicing"},
+                                     {S::mps, "mps"},
+                                     {S::mig, "mig"}});
 }
 
 enum class MigStrategy : uint8_t { single, mixed };

@@ -19,7 +19,9 @@ namespace gpusim {
 enum class TopologyPolicy : uint8_t { none, best_effort, restricted, single_numa_node };
 constexpr auto enum_table(TopologyPolicy) {
   using P = TopologyPolicy;
-  return std::to_array<EnumName<P>>({{P::none, "none"}, {P::best_effort, "best-effort"}, {P::restricted, "restricted"},
+  return std::to_array<EnumName<P>>({{P::none, "none"},
+                                     {P::best_effort, "best-effort"},
+                                     {P::restricted, "restricted"},
                                      {P::single_numa_node, "single-numa-node"}});
 }
 

@@ -31,8 +31,10 @@ double default_compute_demand(JobKind kind);
 enum class Collective : uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all };
 constexpr auto enum_table(Collective) {
   using C = Collective;
-  return std::to_array<EnumName<C>>({{C::all_reduce, "all-reduce"}, {C::all_gather, "all-gather"},
-                                     {C::reduce_scatter, "reduce-scatter"}, {C::all_to_all, "all-to-all"}});
+  return std::to_array<EnumName<C>>({{C::all_reduce, "all-reduce"},
+                                     {C::all_gather, "all-gather"},
+                                     {C::reduce_scatter, "reduce-scatter"},
+                                     {C::all_to_all, "all-to-all"}});
 }
 
 // How a multi-GPU job communicates: per iteration it computes for `compute_per_iteration_s` (alone
