@@ -453,8 +453,9 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   }
   if (auto m = e.get("mig")) {
     if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && parse_enum<Sharing>(sh->as_string()) == Sharing::exclusive))
-      sh->fail(sh->is_map() && sh->has("mps") ? "MPS is not supported on MIG-enabled GPUs (hardware.md §3); drop mig: or sharing:"
-                                                : "a MIG pool takes no other sharing (sharing of MIG devices is not modelled)");
+      sh->fail(sh->is_map() && Fields(device_plugin_sharing_section(), *sh).has("mps")
+                   ? "MPS is not supported on MIG-enabled GPUs (hardware.md §3); drop mig: or sharing:"
+                   : "a MIG pool takes no other sharing (sharing of MIG devices is not modelled)");
     pool.sharing = read_mig(*m, pool.gpu, t->gpus, s.file);
   } else if (auto sh = e.get("sharing")) {
     pool.sharing = sh->is_map() ? read_device_plugin_sharing(*sh, pool.gpu) : read_sharing_name(*sh);
@@ -710,11 +711,12 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   ConfigNode node = options.text ? ConfigNode::parse(*options.text, path) : ConfigNode::load_file(path);
   if (!node.is_map()) node.fail("expected a scenario: a map with name, cluster, workload, ...");
   for (const auto& o : options.overrides) apply_override(node.yaml(), o);
+  const Fields root(scenario_section(), node);
   // Before the other fields: a later format fails on its version, not on a field this gpusim does not know.
-  if (auto v = node.get("version"); v && !(v->is_scalar() && v->as_string() == std::to_string(kScenarioVersion)))
+  if (auto v = root.get("version"); v && !(v->is_scalar() && v->as_string() == std::to_string(kScenarioVersion)))
     v->fail(fmt::format("this gpusim reads scenario format version {} only{}", kScenarioVersion,
                         v->is_scalar() ? fmt::format(", got '{}'", v->as_string()) : ""));
-  const Fields root = scenario_section().read(node);
+  scenario_section().check(node);
 
   Scenario s;
   s.file = path;
