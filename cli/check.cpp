@@ -33,11 +33,13 @@ Verdict judge(double baseline, std::optional<double> now, const Tolerance& t) {
 namespace {
 
 const Section& tolerance_section() {
-  static const Section s{"tolerance", "How far a metric may move before check calls it a regression", {
-      {"worse", Type::enumeration<Worse>(), required, "", "Which way the metric gets worse"},
-      {"abs", Type::number().at_least(0), "0", "", "Change allowed, in the metric's unit"},
-      {"rel", Type::number().at_least(0), "0", "", "Change allowed, as a fraction of the baseline value"},
-  }};
+  static const Section s{"tolerance",
+                         "How far a metric may move before check calls it a regression",
+                         {
+                             {"worse", Type::enumeration<Worse>(), required, "", "Which way the metric gets worse"},
+                             {"abs", Type::number().at_least(0), "0", "", "Change allowed, in the metric's unit"},
+                             {"rel", Type::number().at_least(0), "0", "", "Change allowed, as a fraction of the baseline value"},
+                         }};
   return s;
 }
 
@@ -45,23 +47,27 @@ const Section& tolerance_section() {
 Type tolerances_type() { return Type::map(Type::section(tolerance_section())); }
 
 const Section& baseline_run_section() {
-  static const Section s{"baseline_run", "A scenario run and the figures it recorded", {
-      {"scenario", Type::string(), required, "", "The scenario, relative to the baseline file"},
-      {"variant", Type::string(), "", "", "One of its variants; absent: every variant"},
-      {"policy", Type::string(), "", "", "QUEUE+PLACEMENT; absent: the scenario's"},
-      {"tolerances", tolerances_type(), "", "", "Tolerances of this run, over the file's"},
-      {"metrics", Type::map(Type::number()), "", "", "Recorded figures by dotted path in summary.json"},
-  }};
+  static const Section s{"baseline_run",
+                         "A scenario run and the figures it recorded",
+                         {
+                             {"scenario", Type::string(), required, "", "The scenario, relative to the baseline file"},
+                             {"variant", Type::string(), "", "", "One of its variants; absent: every variant"},
+                             {"policy", Type::string(), "", "", "QUEUE+PLACEMENT; absent: the scenario's"},
+                             {"tolerances", tolerances_type(), "", "", "Tolerances of this run, over the file's"},
+                             {"metrics", Type::map(Type::number()), "", "", "Recorded figures by dotted path in summary.json"},
+                         }};
   return s;
 }
 
 const Section& baseline_section() {
-  static const Section s{"baseline", "Figures gpusim check compares a new run with", {
-      {"version", Type::integer().at_least(1).at_most(1), required, "", "The baseline format's version"},
-      {"description", Type::string(), "", "", "What it records"},
-      {"tolerances", tolerances_type(), "", "", "Tolerances of every run"},
-      {"runs", Type::list(Type::section(baseline_run_section())), required, "", "The runs"},
-  }};
+  static const Section s{"baseline",
+                         "Figures gpusim check compares a new run with",
+                         {
+                             {"version", Type::integer().at_least(1).at_most(1), required, "", "The baseline format's version"},
+                             {"description", Type::string(), "", "", "What it records"},
+                             {"tolerances", tolerances_type(), "", "", "Tolerances of every run"},
+                             {"runs", Type::list(Type::section(baseline_run_section())), required, "", "The runs"},
+                         }};
   return s;
 }
 

@@ -512,7 +512,8 @@ int main(int argc, char** argv) {
       return cmd_mig(mig_model, mig_layouts, mig_maximal, mig_json);
     }
     if (sch->parsed()) {
-      const Json schema = schema_format == "baseline" ? cli::baseline_schema() : scenario_schema(Registry::global().param_names());
+      const Json schema = schema_format == "baseline" ? cli::baseline_schema()
+                                                      : scenario_schema(Registry::global().param_names());
       std::cout << schema.dump(2) << '\n';
       return 0;
     }

@@ -107,12 +107,14 @@ TEST(EnumTable, ConfigFieldsNameAValueOrListTheChoices) {
 namespace {
 
 const Section& basket_section() {
-  static const Section s{"basket", "A fruit basket", {
-      {"fruit", Type::enumeration<Fruit>(), "kiwi", "", "What it holds"},
-      {"count", Type::integer().at_least(1), required, "", "How many"},
-      {"weight", Type::number().above(0).at_most(20), "", "kg", "Its weight"},
-      {"ripening", Type::duration(), "3d", "", "Time to ripe"},
-  }};
+  static const Section s{"basket",
+                         "A fruit basket",
+                         {
+                             {"fruit", Type::enumeration<Fruit>(), "kiwi", "", "What it holds"},
+                             {"count", Type::integer().at_least(1), required, "", "How many"},
+                             {"weight", Type::number().above(0).at_most(20), "", "kg", "Its weight"},
+                             {"ripening", Type::duration(), "3d", "", "Time to ripe"},
+                         }};
   return s;
 }
 

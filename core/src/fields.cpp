@@ -102,8 +102,8 @@ class SchemaWriter {
         for (const Type& alternative : t.of) out["oneOf"].push_back(type(alternative));
         break;
     }
-    for (auto [bound, exclusive, plain] : {std::tuple{&t.minimum, "exclusiveMinimum", "minimum"},
-                                           std::tuple{&t.maximum, "exclusiveMaximum", "maximum"}})
+    for (auto [bound, exclusive, plain] :
+         {std::tuple{&t.minimum, "exclusiveMinimum", "minimum"}, std::tuple{&t.maximum, "exclusiveMaximum", "maximum"}})
       if (*bound) out[(*bound)->exclusive ? exclusive : plain] = bound_json((*bound)->value);
     return out;
   }
@@ -199,7 +199,8 @@ ConfigNode Fields::at(std::string_view name) const {
 ConfigNode Fields::value(std::string_view name) const {
   const Field& f = section_->field(name);
   if (auto v = node_.get(name)) return *v;
-  if (f.absent.value.IsNull()) throw std::logic_error(fmt::format("field '{}' of section '{}' has no default", name, section_->name()));
+  if (f.absent.value.IsNull())
+    throw std::logic_error(fmt::format("field '{}' of section '{}' has no default", name, section_->name()));
   return node_.child(name, f.absent.value);
 }
 

@@ -30,95 +30,117 @@ const Catalog& Catalog::builtin() {
 namespace {
 
 const Section& mig_class_section() {
-  static const Section s{"mig_class", "A class of MIG instances of a geometry: its slices and where an instance may start", {
-      {"class", Type::string(), required, "", "The class's name, e.g. 1g, 1g.2m (two memory slices), 1g+me"},
-      {"id", Type::integer().at_least(0), "", "", "nvidia-smi's GPU-instance profile id, where known"},
-      {"compute_slices", Type::integer().at_least(1), required, "", "Compute slices one instance takes"},
-      {"memory_slices", Type::integer().at_least(1), required, "", "Contiguous memory slices one instance occupies"},
-      {"starts", Type::list(Type::integer().at_least(0)), required, "", "Memory slices an instance may start at"},
-      {"max_count", Type::integer().at_least(1), required, "", "Instances per GPU"},
-      {"media_extensions", Type::boolean(), "false", "", "A +me class: at most one instance per GPU"},
-  }};
+  static const Section s{
+      "mig_class",
+      "A class of MIG instances of a geometry: its slices and where an instance may start",
+      {
+          {"class", Type::string(), required, "", "The class's name, e.g. 1g, 1g.2m (two memory slices), 1g+me"},
+          {"id", Type::integer().at_least(0), "", "", "nvidia-smi's GPU-instance profile id, where known"},
+          {"compute_slices", Type::integer().at_least(1), required, "", "Compute slices one instance takes"},
+          {"memory_slices", Type::integer().at_least(1), required, "", "Contiguous memory slices one instance occupies"},
+          {"starts", Type::list(Type::integer().at_least(0)), required, "", "Memory slices an instance may start at"},
+          {"max_count", Type::integer().at_least(1), required, "", "Instances per GPU"},
+          {"media_extensions", Type::boolean(), "false", "", "A +me class: at most one instance per GPU"},
+      }};
   return s;
 }
 
 const Section& mig_geometry_section() {
-  static const Section s{"mig_geometry", "How a family of GPUs is sliced for MIG", {
-      {"name", Type::string(), required, "", "The geometry's name, e.g. seven-slice"},
-      {"memory_slices", Type::integer().at_least(1), required, "", "Memory slices of a GPU"},
-      {"compute_slices", Type::integer().at_least(1), required, "", "Compute slices of a GPU"},
-      {"combine_4g_3g", Type::boolean(), "true", "", "4g and 3g instances may share a GPU (driver R510 on)"},
-      source_field(required),
-      {"classes", Type::list(Type::section(mig_class_section())), required, "", "The classes of instances"},
-  }};
+  static const Section s{
+      "mig_geometry",
+      "How a family of GPUs is sliced for MIG",
+      {
+          {"name", Type::string(), required, "", "The geometry's name, e.g. seven-slice"},
+          {"memory_slices", Type::integer().at_least(1), required, "", "Memory slices of a GPU"},
+          {"compute_slices", Type::integer().at_least(1), required, "", "Compute slices of a GPU"},
+          {"combine_4g_3g", Type::boolean(), "true", "", "4g and 3g instances may share a GPU (driver R510 on)"},
+          source_field(required),
+          {"classes", Type::list(Type::section(mig_class_section())), required, "", "The classes of instances"},
+      }};
   return s;
 }
 
 const Section& mig_profile_section() {
-  static const Section s{"mig_profile", "A MIG profile of a GPU model: a class of its geometry with the model's figures", {
-      {"name", Type::string(), required, "", "The profile's name, e.g. 1g.10gb"},
-      {"class", Type::string(), required, "", "The geometry's class it instantiates, e.g. 1g"},
-      {"memory_mib", Type::integer().at_least(1), required, "MiB", "Memory of one instance"},
-      {"sms", Type::integer().at_least(1), required, "", "Streaming multiprocessors of one instance"},
-      {"copy_engines", Type::integer().at_least(1), required, "", "Copy engines of one instance"},
-      {"assumed", Type::boolean(), "false", "", "Not confirmed by a primary source"},
-  }};
+  static const Section s{"mig_profile",
+                         "A MIG profile of a GPU model: a class of its geometry with the model's figures",
+                         {
+                             {"name", Type::string(), required, "", "The profile's name, e.g. 1g.10gb"},
+                             {"class", Type::string(), required, "", "The geometry's class it instantiates, e.g. 1g"},
+                             {"memory_mib", Type::integer().at_least(1), required, "MiB", "Memory of one instance"},
+                             {"sms", Type::integer().at_least(1), required, "", "Streaming multiprocessors of one instance"},
+                             {"copy_engines", Type::integer().at_least(1), required, "", "Copy engines of one instance"},
+                             {"assumed", Type::boolean(), "false", "", "Not confirmed by a primary source"},
+                         }};
   return s;
 }
 
 const Section& gpu_mig_section() {
-  static const Section s{"gpu_mig", "A GPU model's MIG support", {
-      {"geometry", Type::string(), required, "", "A geometry of mig_geometries (built in: seven-slice, four-slice)"},
-      {"profiles", Type::list(Type::section(mig_profile_section())), required, "", "The model's profiles"},
-  }};
+  static const Section s{
+      "gpu_mig",
+      "A GPU model's MIG support",
+      {
+          {"geometry", Type::string(), required, "", "A geometry of mig_geometries (built in: seven-slice, four-slice)"},
+          {"profiles", Type::list(Type::section(mig_profile_section())), required, "", "The model's profiles"},
+      }};
   return s;
 }
 
 const Section& gpu_section() {
-  static const Section s{"gpu", "A GPU model", {
-      {"name", Type::string(), required, "", "The model's name, e.g. A100-80GB-SXM"},
-      {"aliases", Type::string_list(), "", "", "Other names traces use for it, e.g. V100M32"},
-      {"memory_mib", Type::integer().at_least(1), required, "MiB", "Device memory"},
-      {"sms", Type::integer().at_least(1), required, "", "Streaming multiprocessors"},
-      {"bf16_tflops", Type::number().at_least(0), required, "TFLOPS", "Dense BF16 tensor peak"},
-      {"fp32_tflops", Type::number().at_least(0), required, "TFLOPS", "FP32 peak"},
-      {"memory_bandwidth_gb_per_s", Type::number().at_least(0), required, "GB/s", "Memory bandwidth"},
-      {"tdp_w", Type::number().at_least(0), required, "W", "Thermal design power"},
-      {"nvlink_gb_per_s", Type::number().at_least(0), required, "GB/s", "NVLink bandwidth, bidirectional total per GPU; 0: none"},
-      {"nvlinks", Type::integer().at_least(1), "", "", "NVLink links per GPU; required when nvlink_gb_per_s > 0"},
-      {"pcie_gen", Type::integer().at_least(3).at_most(5), required, "", "PCIe generation of its x16 host link"},
-      {"compute_capability", Type::number().at_least(0), required, "", "CUDA compute capability, e.g. 8.0"},
-      {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
-      {"mig", Type::section(gpu_mig_section()), "", "", "MIG support; absent: none"},
-      source_field(required),
-  }};
+  static const Section s{
+      "gpu",
+      "A GPU model",
+      {
+          {"name", Type::string(), required, "", "The model's name, e.g. A100-80GB-SXM"},
+          {"aliases", Type::string_list(), "", "", "Other names traces use for it, e.g. V100M32"},
+          {"memory_mib", Type::integer().at_least(1), required, "MiB", "Device memory"},
+          {"sms", Type::integer().at_least(1), required, "", "Streaming multiprocessors"},
+          {"bf16_tflops", Type::number().at_least(0), required, "TFLOPS", "Dense BF16 tensor peak"},
+          {"fp32_tflops", Type::number().at_least(0), required, "TFLOPS", "FP32 peak"},
+          {"memory_bandwidth_gb_per_s", Type::number().at_least(0), required, "GB/s", "Memory bandwidth"},
+          {"tdp_w", Type::number().at_least(0), required, "W", "Thermal design power"},
+          {"nvlink_gb_per_s", Type::number().at_least(0), required, "GB/s",
+           "NVLink bandwidth, bidirectional total per GPU; 0: none"},
+          {"nvlinks", Type::integer().at_least(1), "", "", "NVLink links per GPU; required when nvlink_gb_per_s > 0"},
+          {"pcie_gen", Type::integer().at_least(3).at_most(5), required, "", "PCIe generation of its x16 host link"},
+          {"compute_capability", Type::number().at_least(0), required, "", "CUDA compute capability, e.g. 8.0"},
+          {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
+          {"mig", Type::section(gpu_mig_section()), "", "", "MIG support; absent: none"},
+          source_field(required),
+      }};
   return s;
 }
 
 const Section& node_section() {
-  static const Section s{"node_template", "A node template: a machine pools are made of", {
-      {"name", Type::string(), required, "", "The template's name, e.g. dgx-a100-80gb"},
-      {"gpu", Type::string(), required, "", "Its GPU model (a name or an alias)"},
-      {"gpus", Type::integer().at_least(0).at_most(NodeTopology::kMaxGpus), required, "", "GPUs per node"},
-      {"cpu_milli", Type::integer().at_least(1), required, "milli-CPU", "CPU of a node"},
-      {"memory_mib", Type::integer().at_least(1), required, "MiB", "Host memory of a node"},
-      {"price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour", "On-demand list price"},
-      {"spot_price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour", "A typical spot price"},
-      {"topology", Type::section(topology_section()), "", "", "How its GPUs are linked; absent: all behind one PCIe host bridge"},
-      {"network", Type::section(network_section()), "", "", "Its NICs; absent: not described"},
-      source_field(required),
-  }};
+  static const Section s{
+      "node_template",
+      "A node template: a machine pools are made of",
+      {
+          {"name", Type::string(), required, "", "The template's name, e.g. dgx-a100-80gb"},
+          {"gpu", Type::string(), required, "", "Its GPU model (a name or an alias)"},
+          {"gpus", Type::integer().at_least(0).at_most(NodeTopology::kMaxGpus), required, "", "GPUs per node"},
+          {"cpu_milli", Type::integer().at_least(1), required, "milli-CPU", "CPU of a node"},
+          {"memory_mib", Type::integer().at_least(1), required, "MiB", "Host memory of a node"},
+          {"price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour", "On-demand list price"},
+          {"spot_price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour", "A typical spot price"},
+          {"topology", Type::section(topology_section()), "", "",
+           "How its GPUs are linked; absent: all behind one PCIe host bridge"},
+          {"network", Type::section(network_section()), "", "", "Its NICs; absent: not described"},
+          source_field(required),
+      }};
   return s;
 }
 
 }  // namespace
 
 const Section& catalog_section() {
-  static const Section s{"catalog", "GPU models and node templates added to the built-in catalog", {
-      {"mig_geometries", Type::list(Type::section(mig_geometry_section())), "", "", "MIG geometries GPU models refer to"},
-      {"gpus", Type::list(Type::section(gpu_section())), "", "", "GPU models"},
-      {"nodes", Type::list(Type::section(node_section())), "", "", "Node templates"},
-  }};
+  static const Section s{
+      "catalog",
+      "GPU models and node templates added to the built-in catalog",
+      {
+          {"mig_geometries", Type::list(Type::section(mig_geometry_section())), "", "", "MIG geometries GPU models refer to"},
+          {"gpus", Type::list(Type::section(gpu_section())), "", "", "GPU models"},
+          {"nodes", Type::list(Type::section(node_section())), "", "", "Node templates"},
+      }};
   return s;
 }
 

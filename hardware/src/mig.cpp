@@ -171,24 +171,28 @@ std::vector<MigLayoutOption> mig_enumerate(const MigTable& t) {
 namespace {
 
 const Section& mig_device_section() {
-  static const Section s{"mig_devices", "How a mig-parted config sets some GPUs of a node", {
-      {"devices", Type::one_of({Type::choice({"all"}), Type::list(Type::integer().at_least(0))}), required, "",
-       "The GPUs it applies to: all, or a list of GPU indices"},
-      {"mig-enabled", Type::boolean(), required, "", "MIG on or off on those GPUs"},
-      {"mig-devices", Type::map(Type::integer().at_least(0)), "", "",
-       "Instances per profile on each GPU, e.g. {1g.10gb: 7}; absent: MIG on without instances"},
-  }};
+  static const Section s{"mig_devices",
+                         "How a mig-parted config sets some GPUs of a node",
+                         {
+                             {"devices", Type::one_of({Type::choice({"all"}), Type::list(Type::integer().at_least(0))}), required,
+                              "", "The GPUs it applies to: all, or a list of GPU indices"},
+                             {"mig-enabled", Type::boolean(), required, "", "MIG on or off on those GPUs"},
+                             {"mig-devices", Type::map(Type::integer().at_least(0)), "", "",
+                              "Instances per profile on each GPU, e.g. {1g.10gb: 7}; absent: MIG on without instances"},
+                         }};
   return s;
 }
 
 }  // namespace
 
 const Section& mig_parted_section() {
-  static const Section s{"mig_parted", "A mig-parted config file", {
-      {"version", Type::choice({"v1"}), required, "", "mig-parted's format version"},
-      {"mig-configs", Type::map(Type::list(Type::section(mig_device_section()))), required, "",
-       "Named node configs, each a list of device entries"},
-  }};
+  static const Section s{"mig_parted",
+                         "A mig-parted config file",
+                         {
+                             {"version", Type::choice({"v1"}), required, "", "mig-parted's format version"},
+                             {"mig-configs", Type::map(Type::list(Type::section(mig_device_section()))), required, "",
+                              "Named node configs, each a list of device entries"},
+                         }};
   return s;
 }
 

@@ -24,11 +24,13 @@ double pcie_x16_gb_per_s(int generation) {
 }
 
 const Section& network_section() {
-  static const Section s{"network", "A node's network: the NICs that carry the traffic of jobs spanning nodes", {
-      {"nics", Type::integer().at_least(1), required, "", "Compute NICs per node"},
-      {"gbps_per_nic", Type::number().above(0), required, "Gb/s", "Line rate of each NIC"},
-      source_field(),
-  }};
+  static const Section s{"network",
+                         "A node's network: the NICs that carry the traffic of jobs spanning nodes",
+                         {
+                             {"nics", Type::integer().at_least(1), required, "", "Compute NICs per node"},
+                             {"gbps_per_nic", Type::number().above(0), required, "Gb/s", "Line rate of each NIC"},
+                             source_field(),
+                         }};
   return s;
 }
 
@@ -42,16 +44,20 @@ NetworkSpec NetworkSpec::parse(const ConfigNode& node) {
 }
 
 const Section& topology_section() {
-  static const Section s{"topology", "How a node template's GPUs are linked, as nvidia-smi topo -m classifies them", {
-      {"pcie", Type::list(Type::string("^[^/]+(/[^/]+)+$")), required, "",
-       "Each GPU's PCIe path, outermost first: NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0"},
-      {"nvlink", Type::one_of({Type::choice({"all"}), Type::list(Type::list(Type::integer().at_least(0)))}), "", "",
-       "all (an NVSwitch fabric) or bonded [gpu, gpu, links] pairs; absent: no NVLink"},
-      {"inter_socket_gb_per_s", Type::number().above(0), "", "GB/s",
-       "GPU-to-GPU bandwidth across sockets (SYS); needed when the GPUs span NUMA nodes"},
-      {"pcie_gen", Type::integer().at_least(3).at_most(5), "", "", "PCIe generation of the GPUs' host links; default: the GPU model's"},
-      source_field(required),
-  }};
+  static const Section s{
+      "topology",
+      "How a node template's GPUs are linked, as nvidia-smi topo -m classifies them",
+      {
+          {"pcie", Type::list(Type::string("^[^/]+(/[^/]+)+$")), required, "",
+           "Each GPU's PCIe path, outermost first: NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0"},
+          {"nvlink", Type::one_of({Type::choice({"all"}), Type::list(Type::list(Type::integer().at_least(0)))}), "", "",
+           "all (an NVSwitch fabric) or bonded [gpu, gpu, links] pairs; absent: no NVLink"},
+          {"inter_socket_gb_per_s", Type::number().above(0), "", "GB/s",
+           "GPU-to-GPU bandwidth across sockets (SYS); needed when the GPUs span NUMA nodes"},
+          {"pcie_gen", Type::integer().at_least(3).at_most(5), "", "",
+           "PCIe generation of the GPUs' host links; default: the GPU model's"},
+          source_field(required),
+      }};
   return s;
 }
 

@@ -30,38 +30,46 @@ Section model_subsection(const std::string& key, std::string description, std::v
 }
 
 const Section& time_slicing_section() {
-  static const Section s = model_subsection("time_slicing", "CUDA time-slicing of a GPU shared by several pods", {
-      {"context_switch", Type::duration(), "", "", "GPU time lost per switch between busy contexts"},
-      {"timeslice", Type::duration(), "", "", "How long a context runs before the next switch"},
-      {"context_memory_mib", Type::integer().at_least(0), "", "MiB", "Device memory each CUDA context costs"},
-      {"max_contexts", Type::integer().at_least(1).at_most(60), "", "", "Contexts the driver allows per GPU"},
-  });
+  static const Section s = model_subsection(
+      "time_slicing", "CUDA time-slicing of a GPU shared by several pods",
+      {
+          {"context_switch", Type::duration(), "", "", "GPU time lost per switch between busy contexts"},
+          {"timeslice", Type::duration(), "", "", "How long a context runs before the next switch"},
+          {"context_memory_mib", Type::integer().at_least(0), "", "MiB", "Device memory each CUDA context costs"},
+          {"max_contexts", Type::integer().at_least(1).at_most(60), "", "", "Contexts the driver allows per GPU"},
+      });
   return s;
 }
 
 const Section& mps_section() {
-  static const Section s = model_subsection("mps", "MPS clients sharing a GPU", {
-      {"bandwidth_interference", Type::number().at_least(0).below(1), "", "",
-       "Speed a client loses per unit of SM share the other clients use"},
-      {"fault_rate_per_hour", Type::number().at_least(0), "", "faults per client-hour", "Fatal faults injected; 0: off"},
-  });
+  static const Section s = model_subsection(
+      "mps", "MPS clients sharing a GPU",
+      {
+          {"bandwidth_interference", Type::number().at_least(0).below(1), "", "",
+           "Speed a client loses per unit of SM share the other clients use"},
+          {"fault_rate_per_hour", Type::number().at_least(0), "", "faults per client-hour", "Fatal faults injected; 0: off"},
+      });
   return s;
 }
 
 const Section& mig_section() {
-  static const Section s = model_subsection("mig", "MIG repartitioning", {
-      {"reconfiguration_delay", Type::duration(), "", "", "Drain-to-ready time of a layout change"},
-  });
+  static const Section s = model_subsection(
+      "mig", "MIG repartitioning",
+      {
+          {"reconfiguration_delay", Type::duration(), "", "", "Drain-to-ready time of a layout change"},
+      });
   return s;
 }
 
 const Section& restart_section() {
-  static const Section s = model_subsection("restart", "What happens to a killed job (Kubernetes CrashLoopBackOff)", {
-      {"policy", Type::choice({"requeue", "fail"}), "", "", "requeue it, or let it fail"},
-      {"backoff", Type::duration(), "", "", "First delay before it is queued again; doubles per restart"},
-      {"backoff_max", Type::duration(), "", "", "The longest delay"},
-      {"max_restarts", Type::integer().at_least(0), "", "", "Restarts before the job fails"},
-  });
+  static const Section s = model_subsection(
+      "restart", "What happens to a killed job (Kubernetes CrashLoopBackOff)",
+      {
+          {"policy", Type::choice({"requeue", "fail"}), "", "", "requeue it, or let it fail"},
+          {"backoff", Type::duration(), "", "", "First delay before it is queued again; doubles per restart"},
+          {"backoff_max", Type::duration(), "", "", "The longest delay"},
+          {"max_restarts", Type::integer().at_least(0), "", "", "Restarts before the job fails"},
+      });
   return s;
 }
 
@@ -72,73 +80,89 @@ const Section& communication_default_section() {
 }
 
 const Section& model_communication_section() {
-  static const Section s = model_subsection("communication", "Communication of multi-GPU jobs that state none", {
-      {"defaults", Type::map(Type::one_of({Type::choice({"none"}), Type::section(communication_default_section())}),
-                             {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}),
-       "", "", "Profile by job kind; none: that kind does not communicate"},
-      {"default_network", Type::section(network_section()), "", "", "The network of pools whose node template describes none"},
-  });
+  static const Section s = model_subsection(
+      "communication", "Communication of multi-GPU jobs that state none",
+      {
+          {"defaults",
+           Type::map(Type::one_of({Type::choice({"none"}), Type::section(communication_default_section())}),
+                     {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}),
+           "", "", "Profile by job kind; none: that kind does not communicate"},
+          {"default_network", Type::section(network_section()), "", "",
+           "The network of pools whose node template describes none"},
+      });
   return s;
 }
 
 const Section& checkpoint_defaults_section() {
-  static const Section s = model_subsection("checkpoint", "Checkpoints of jobs that state none", {
-      {"defaults", Type::map(checkpoint_type(), {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}), "", "",
-       "Checkpoint policy by job kind"},
-  });
+  static const Section s = model_subsection(
+      "checkpoint", "Checkpoints of jobs that state none",
+      {
+          {"defaults", Type::map(checkpoint_type(), {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}), "", "",
+           "Checkpoint policy by job kind"},
+      });
   return s;
 }
 
 const Section& preemption_section() {
-  static const Section s = model_subsection("preemption", "What a scheduler's preemption costs a job without a checkpoint policy", {
-      {"suspend", Type::duration(), "", "", "Writing its state before its GPUs are released"},
-      {"resume", Type::duration(), "", "", "Reading it back before it computes again"},
-  });
+  static const Section s = model_subsection(
+      "preemption", "What a scheduler's preemption costs a job without a checkpoint policy",
+      {
+          {"suspend", Type::duration(), "", "", "Writing its state before its GPUs are released"},
+          {"resume", Type::duration(), "", "", "Reading it back before it computes again"},
+      });
   return s;
 }
 
 const Section& spot_section() {
-  static const Section s = model_subsection("spot", "Spot reclaims", {
-      {"notice", Type::map(Type::duration()), "", "", "Warning before a spot node is taken back, by provider"},
-      {"provider", Type::string(), "", "", "The provider of a spot pool that names none"},
-      {"aws_frequency", Type::map(Type::number().at_least(0).below(1)), "", "",
-       "AWS Spot Instance Advisor bucket -> probability that a node is interrupted within a 730-h month"},
-  });
+  static const Section s = model_subsection(
+      "spot", "Spot reclaims",
+      {
+          {"notice", Type::map(Type::duration()), "", "", "Warning before a spot node is taken back, by provider"},
+          {"provider", Type::string(), "", "", "The provider of a spot pool that names none"},
+          {"aws_frequency", Type::map(Type::number().at_least(0).below(1)), "", "",
+           "AWS Spot Instance Advisor bucket -> probability that a node is interrupted within a 730-h month"},
+      });
   return s;
 }
 
 const Section& autoscaler_section() {
-  static const Section s = model_subsection("autoscaler", "The cluster autoscaler", {
-      {"scale_up_delay", Type::duration(), "", "", "A pod unschedulable this long asks for a node"},
-      {"scale_down_after", Type::duration(), "", "", "An empty node is removed after this long"},
-      {"provisioning_delay", Type::duration(), "", "", "From a node's request to its being ready"},
-  });
+  static const Section s = model_subsection(
+      "autoscaler", "The cluster autoscaler",
+      {
+          {"scale_up_delay", Type::duration(), "", "", "A pod unschedulable this long asks for a node"},
+          {"scale_down_after", Type::duration(), "", "", "An empty node is removed after this long"},
+          {"provisioning_delay", Type::duration(), "", "", "From a node's request to its being ready"},
+      });
   return s;
 }
 
 const Section& low_utilization_section() {
-  static const Section s = model_subsection("low_utilization", "The low-utilization alert", {
-      {"threshold", Type::number().above(0).at_most(1), "", "", "Effective utilization below which a pool is burning money"},
-      {"min_duration", Type::duration(), "", "", "Shorter dips are not reported"},
-  });
+  static const Section s = model_subsection(
+      "low_utilization", "The low-utilization alert",
+      {
+          {"threshold", Type::number().above(0).at_most(1), "", "", "Effective utilization below which a pool is burning money"},
+          {"min_duration", Type::duration(), "", "", "Shorter dips are not reported"},
+      });
   return s;
 }
 
 }  // namespace
 
 const Section& model_section() {
-  static const Section s{"model", "The execution model's constants (sim/data/model.yaml); every field optional", {
-      {"time_slicing", Type::section(time_slicing_section()), "", "", "CUDA time-slicing"},
-      {"mps", Type::section(mps_section()), "", "", "MPS"},
-      {"mig", Type::section(mig_section()), "", "", "MIG repartitioning"},
-      {"restart", Type::section(restart_section()), "", "", "Killed jobs"},
-      {"communication", Type::section(model_communication_section()), "", "", "Communication defaults"},
-      {"checkpoint", Type::section(checkpoint_defaults_section()), "", "", "Checkpoint defaults"},
-      {"preemption", Type::section(preemption_section()), "", "", "Preemption costs"},
-      {"spot", Type::section(spot_section()), "", "", "Spot reclaims"},
-      {"autoscaler", Type::section(autoscaler_section()), "", "", "The cluster autoscaler"},
-      {"low_utilization", Type::section(low_utilization_section()), "", "", "The low-utilization alert"},
-  }};
+  static const Section s{"model",
+                         "The execution model's constants (sim/data/model.yaml); every field optional",
+                         {
+                             {"time_slicing", Type::section(time_slicing_section()), "", "", "CUDA time-slicing"},
+                             {"mps", Type::section(mps_section()), "", "", "MPS"},
+                             {"mig", Type::section(mig_section()), "", "", "MIG repartitioning"},
+                             {"restart", Type::section(restart_section()), "", "", "Killed jobs"},
+                             {"communication", Type::section(model_communication_section()), "", "", "Communication defaults"},
+                             {"checkpoint", Type::section(checkpoint_defaults_section()), "", "", "Checkpoint defaults"},
+                             {"preemption", Type::section(preemption_section()), "", "", "Preemption costs"},
+                             {"spot", Type::section(spot_section()), "", "", "Spot reclaims"},
+                             {"autoscaler", Type::section(autoscaler_section()), "", "", "The cluster autoscaler"},
+                             {"low_utilization", Type::section(low_utilization_section()), "", "", "The low-utilization alert"},
+                         }};
   return s;
 }
 

@@ -112,29 +112,38 @@ SharingConfig read_sharing_name(const ConfigNode& n) {
 }
 
 const Section& sharing_resource_section() {
-  static const Section s{"sharing_resource", "The resource the device plugin shares", {
-      {"name", Type::choice({kGpuResource}), required, "", "nvidia.com/gpu (sharing MIG devices is not modelled)"},
-      {"replicas", Type::integer().at_least(2).at_most(1000), required, "",
-       "Pods per GPU; MPS allows at most 48 clients (16 below compute capability 7.5)"},
-      {"devices", Type::choice({"all"}), "all", "", "The GPUs it applies to: every GPU of a node"},
-  }};
+  static const Section s{
+      "sharing_resource",
+      "The resource the device plugin shares",
+      {
+          {"name", Type::choice({kGpuResource}), required, "", "nvidia.com/gpu (sharing MIG devices is not modelled)"},
+          {"replicas", Type::integer().at_least(2).at_most(1000), required, "",
+           "Pods per GPU; MPS allows at most 48 clients (16 below compute capability 7.5)"},
+          {"devices", Type::choice({"all"}), "all", "", "The GPUs it applies to: every GPU of a node"},
+      }};
   return s;
 }
 
 const Section& sharing_config_section() {
-  static const Section s{"sharing_config", "The device plugin's time-slicing or MPS configuration", {
-      {"renameByDefault", Type::boolean(), "false", "", "Advertise the shared GPUs as nvidia.com/gpu.shared"},
-      {"failRequestsGreaterThanOne", Type::boolean(), "false", "", "Reject pods asking for more than one shared GPU"},
-      {"resources", Type::list(Type::section(sharing_resource_section())), required, "", "One resource, nvidia.com/gpu"},
-  }};
+  static const Section s{
+      "sharing_config",
+      "The device plugin's time-slicing or MPS configuration",
+      {
+          {"renameByDefault", Type::boolean(), "false", "", "Advertise the shared GPUs as nvidia.com/gpu.shared"},
+          {"failRequestsGreaterThanOne", Type::boolean(), "false", "", "Reject pods asking for more than one shared GPU"},
+          {"resources", Type::list(Type::section(sharing_resource_section())), required, "", "One resource, nvidia.com/gpu"},
+      }};
   return s;
 }
 
 const Section& device_plugin_sharing_section() {
-  static const Section s{"device_plugin_sharing", "The NVIDIA device plugin's sharing: exactly one of timeSlicing or mps", {
-      {"timeSlicing", Type::section(sharing_config_section()), "", "", "CUDA time-slicing: replicas take turns on a GPU"},
-      {"mps", Type::section(sharing_config_section()), "", "", "MPS: replicas run at once, with thread and memory limits"},
-  }};
+  static const Section s{
+      "device_plugin_sharing",
+      "The NVIDIA device plugin's sharing: exactly one of timeSlicing or mps",
+      {
+          {"timeSlicing", Type::section(sharing_config_section()), "", "", "CUDA time-slicing: replicas take turns on a GPU"},
+          {"mps", Type::section(sharing_config_section()), "", "", "MPS: replicas run at once, with thread and memory limits"},
+      }};
   return s;
 }
 
@@ -192,25 +201,30 @@ void read_price(const Fields& e, PoolSpec& pool, int gpus_per_node, const NodeTe
 }
 
 const Section& availability_section() {
-  static const Section s{"spot_availability", "A recorded spot availability trace (SkyPilot's \"Can't Be Late\" format)", {
-      {"path", Type::string(), required, "", "The trace file, relative to the data directory (--data, GPUSIM_DATA)"},
-      {"format", Type::choice({"skypilot"}), "skypilot", "", "The trace's format"},
-      {"scale", Type::integer().at_least(1).at_most(10000), "1", "", "Nodes per available instance"},
-      {"prices", Type::boolean(), "false", "", "Bill the trace's prices"},
-  }};
+  static const Section s{
+      "spot_availability",
+      "A recorded spot availability trace (SkyPilot's \"Can't Be Late\" format)",
+      {
+          {"path", Type::string(), required, "", "The trace file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"format", Type::choice({"skypilot"}), "skypilot", "", "The trace's format"},
+          {"scale", Type::integer().at_least(1).at_most(10000), "1", "", "Nodes per available instance"},
+          {"prices", Type::boolean(), "false", "", "Bill the trace's prices"},
+      }};
   return s;
 }
 
 const Section& spot_section() {
-  static const Section s{"spot", "A spot pool's reclaim process: exactly one of interruptions_per_node_month, aws_frequency or "
-                         "availability", {
-      {"interruptions_per_node_month", Type::number().at_least(0), "", "interruptions per node-month", "A Poisson process"},
-      {"aws_frequency", Type::string(), "", "",
-       "An AWS Spot Instance Advisor bucket, e.g. \"10-15%\" (model.spot.aws_frequency lists them)"},
-      {"availability", Type::section(availability_section()), "", "", "A recorded trace"},
-      {"provider", Type::string(), "", "", "aws, gcp or azure (model.spot.notice); default: model.spot.provider"},
-      {"notice", Type::duration(), "", "", "Warning before a node is taken back; default: the provider's"},
-  }};
+  static const Section s{
+      "spot",
+      "A spot pool's reclaim process: one of interruptions_per_node_month, aws_frequency or availability",
+      {
+          {"interruptions_per_node_month", Type::number().at_least(0), "", "interruptions per node-month", "A Poisson process"},
+          {"aws_frequency", Type::string(), "", "",
+           "An AWS Spot Instance Advisor bucket, e.g. \"10-15%\" (model.spot.aws_frequency lists them)"},
+          {"availability", Type::section(availability_section()), "", "", "A recorded trace"},
+          {"provider", Type::string(), "", "", "aws, gcp or azure (model.spot.notice); default: model.spot.provider"},
+          {"notice", Type::duration(), "", "", "Warning before a node is taken back; default: the provider's"},
+      }};
   return s;
 }
 
@@ -267,12 +281,16 @@ SpotConfig read_spot(const ConfigNode& node, const ExecutionModel& model, const 
 }
 
 const Section& autoscale_section() {
-  static const Section s{"autoscale", "The cluster autoscaler on a pool: nodes come and go with the pending pods", {
-      {"min", Type::integer().at_least(0), "0", "", "The fewest nodes"},
-      {"max", Type::integer().at_least(1).at_most(1'000'000), required, "", "The most nodes"},
-      {"scale_up_delay", Type::duration(), "", "", "A pod unschedulable this long asks for a node; default: model.autoscaler's"},
-      {"scale_down_after", Type::duration(), "", "", "An empty node is removed after this long; default: model.autoscaler's"},
-  }};
+  static const Section s{
+      "autoscale",
+      "The cluster autoscaler on a pool: nodes come and go with the pending pods",
+      {
+          {"min", Type::integer().at_least(0), "0", "", "The fewest nodes"},
+          {"max", Type::integer().at_least(1).at_most(1'000'000), required, "", "The most nodes"},
+          {"scale_up_delay", Type::duration(), "", "",
+           "A pod unschedulable this long asks for a node; default: model.autoscaler's"},
+          {"scale_down_after", Type::duration(), "", "", "An empty node is removed after this long; default: model.autoscaler's"},
+      }};
   return s;
 }
 
@@ -295,24 +313,27 @@ AutoscaleConfig read_autoscale(const ConfigNode& node, const ExecutionModel& mod
   return a;
 }
 
-// A pool's `mig:` block: a mig-parted config (inline `mig-configs`, a `file` beside the scenario, or
-// one of mig-parted's generated names) and the device plugin's strategy.
 const Section& pool_mig_section() {
-  static const Section s{"pool_mig", "MIG on a pool's GPUs: a mig-parted config and the device plugin's strategy", {
-      {"strategy", Type::enumeration<MigStrategy>(), required, "", "The device plugin's MIG strategy"},
-      {"config", Type::string(), required, "",
-       "A config of `file` or `mig-configs`, or one of mig-parted's generated names: all-disabled, all-enabled, all-balanced, "
-       "all-<profile>"},
-      {"file", Type::string(), "", "", "A mig-parted file, relative to the scenario"},
-      [] {
-        Field f = mig_parted_section().field("mig-configs");
-        f.absent = "";
-        return f;
-      }(),
-  }};
+  static const Section s{
+      "pool_mig",
+      "MIG on a pool's GPUs: a mig-parted config and the device plugin's strategy",
+      {
+          {"strategy", Type::enumeration<MigStrategy>(), required, "", "The device plugin's MIG strategy"},
+          {"config", Type::string(), required, "",
+           "A config of `file` or `mig-configs`, or a name mig-parted generates: all-disabled, all-enabled, all-balanced, "
+           "all-<profile>"},
+          {"file", Type::string(), "", "", "A mig-parted file, relative to the scenario"},
+          [] {
+            Field f = mig_parted_section().field("mig-configs");
+            f.absent = "";
+            return f;
+          }(),
+      }};
   return s;
 }
 
+// A pool's `mig:` block: a mig-parted config (inline `mig-configs`, a `file` beside the scenario, or
+// one of mig-parted's generated names) and the device plugin's strategy.
 SharingConfig read_mig(const ConfigNode& node, const GpuModel* gpu, int gpus, const std::string& scenario_file) {
   const Fields m = pool_mig_section().read(node);
   if (!gpu || !gpu->mig) m.fail(fmt::format("GPU model {} does not support MIG", gpu ? gpu->name : "(none)"));
@@ -356,15 +377,18 @@ SharingConfig read_mig(const ConfigNode& node, const GpuModel* gpu, int gpus, co
   return c;
 }
 
-// The kubelet settings a pool's nodes run with (KubeletConfiguration field names).
 const Section& kubelet_section() {
-  static const Section s{"kubelet", "The kubelet settings of a pool's nodes (KubeletConfiguration)", {
-      {"topologyManagerPolicy", Type::enumeration<TopologyPolicy>(), "none", "", "The Topology Manager's policy"},
-      {"topologyManagerScope", Type::choice({"pod", "container"}), "", "", "Accepted; a pod's GPUs are aligned together"},
-  }};
+  static const Section s{
+      "kubelet",
+      "The kubelet settings of a pool's nodes (KubeletConfiguration)",
+      {
+          {"topologyManagerPolicy", Type::enumeration<TopologyPolicy>(), "none", "", "The Topology Manager's policy"},
+          {"topologyManagerScope", Type::choice({"pod", "container"}), "", "", "Accepted; a pod's GPUs are aligned together"},
+      }};
   return s;
 }
 
+// The kubelet settings a pool's nodes run with (KubeletConfiguration field names).
 TopologyPolicy read_kubelet(const ConfigNode& node) {
   const Fields k = kubelet_section().read(node);
   const auto p = k.value("topologyManagerPolicy").as_enum<TopologyPolicy>();
@@ -382,32 +406,37 @@ void read_network(const std::optional<ConfigNode>& n, const NodeTemplate* t, con
 
 // A pool's `sharing:`: a name, or the device plugin's block.
 Type sharing_type() {
-  return Type::one_of({Type::enumeration({Sharing::exclusive, Sharing::fractional}), Type::section(device_plugin_sharing_section())});
+  return Type::one_of(
+      {Type::enumeration({Sharing::exclusive, Sharing::fractional}), Type::section(device_plugin_sharing_section())});
 }
 
 const Section& pool_section() {
-  static const Section s{"pool", "A pool of identical nodes", {
-      {"name", Type::string(), required, "", "The pool's name, unique in the cluster"},
-      {"node", Type::string(), required, "", "Its node template (built in, or from catalog.nodes)"},
-      {"count", Type::integer().at_least(0).at_most(1'000'000), "", "",
-       "Nodes at the start: at least 1; with autoscale between its min and max, default its min"},
-      {"sharing", sharing_type(), "exclusive", "",
-       "How pods share a GPU: exclusive, fractional (milli-GPU shares), or the device plugin's timeSlicing or mps block"},
-      {"runtime", Type::enumeration({Sharing::mps, Sharing::time_slicing}), "mps", "",
-       "What enforces fractional shares (sharing: fractional only)"},
-      {"mig", Type::section(pool_mig_section()), "", "", "MIG on its GPUs (no other sharing then)"},
-      {"market", Type::enumeration<Market>(), "on-demand", "", "How its nodes are bought"},
-      {"price_per_gpu_hour_usd", Type::number().at_least(0), "", "USD per GPU-hour", "Its price; default: the node template's"},
-      {"price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour",
-       "Its price, instead of price_per_gpu_hour_usd; default: the node template's (its spot price for spot pools)"},
-      {"network", Type::section(network_section()), "", "",
-       "Its nodes' NICs; default: the node template's, else model.communication.default_network"},
-      {"kubelet", Type::section(kubelet_section()), "", "", "Its nodes' kubelet settings"},
-      {"spot", Type::section(spot_section()), "", "", "How it loses nodes; required with market: spot"},
-      {"autoscale", Type::section(autoscale_section()), "", "", "Nodes come and go with demand; absent: a fixed count"},
-      {"provisioning_delay", Type::duration(), "", "",
-       "From a node's request to its being ready (scale-ups, replaced spot nodes); default: model.autoscaler's"},
-  }};
+  static const Section s{
+      "pool",
+      "A pool of identical nodes",
+      {
+          {"name", Type::string(), required, "", "The pool's name, unique in the cluster"},
+          {"node", Type::string(), required, "", "Its node template (built in, or from catalog.nodes)"},
+          {"count", Type::integer().at_least(0).at_most(1'000'000), "", "",
+           "Nodes at the start: at least 1; with autoscale between its min and max, default its min"},
+          {"sharing", sharing_type(), "exclusive", "",
+           "How pods share a GPU: exclusive, fractional (milli-GPU shares), or the device plugin's timeSlicing or mps block"},
+          {"runtime", Type::enumeration({Sharing::mps, Sharing::time_slicing}), "mps", "",
+           "What enforces fractional shares (sharing: fractional only)"},
+          {"mig", Type::section(pool_mig_section()), "", "", "MIG on its GPUs (no other sharing then)"},
+          {"market", Type::enumeration<Market>(), "on-demand", "", "How its nodes are bought"},
+          {"price_per_gpu_hour_usd", Type::number().at_least(0), "", "USD per GPU-hour",
+           "Its price; default: the node template's"},
+          {"price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour",
+           "Its price, instead of price_per_gpu_hour_usd; default: the node template's (its spot price for spot pools)"},
+          {"network", Type::section(network_section()), "", "",
+           "Its nodes' NICs; default: the node template's, else model.communication.default_network"},
+          {"kubelet", Type::section(kubelet_section()), "", "", "Its nodes' kubelet settings"},
+          {"spot", Type::section(spot_section()), "", "", "How it loses nodes; required with market: spot"},
+          {"autoscale", Type::section(autoscale_section()), "", "", "Nodes come and go with demand; absent: a fixed count"},
+          {"provisioning_delay", Type::duration(), "", "",
+           "From a node's request to its being ready (scale-ups, replaced spot nodes); default: model.autoscaler's"},
+      }};
   return s;
 }
 
@@ -460,7 +489,8 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   } else if (auto sh = e.get("sharing")) {
     pool.sharing = sh->is_map() ? read_device_plugin_sharing(*sh, pool.gpu) : read_sharing_name(*sh);
   }
-  if (e.has("runtime") && pool.sharing.mode != Sharing::fractional) e.at("runtime").fail("runtime applies to sharing: fractional only");
+  if (e.has("runtime") && pool.sharing.mode != Sharing::fractional)
+    e.at("runtime").fail("runtime applies to sharing: fractional only");
   if (pool.sharing.mode == Sharing::fractional) {
     const ConfigNode r = e.value("runtime");
     const auto v = r.as_string();
@@ -484,18 +514,21 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   s.pools.push_back(std::move(pool));
 }
 
-// Pools from a trace's node list: one pool per GPU model (and one for CPU-only nodes).
 const Section& node_list_section() {
-  static const Section s{"node_list", "Pools from a trace's node list: one per GPU model (and one for CPU-only nodes)", {
-      {"format", Type::choice({"openb"}), required, "", "The list's format (Alibaba GPU v2023 openb_node_list)"},
-      {"path", Type::string(), required, "", "The file, relative to the data directory (--data, GPUSIM_DATA)"},
-      {"sharing", Type::enumeration({Sharing::exclusive, Sharing::fractional}), "exclusive", "", "How pods share a GPU"},
-      {"market", Type::enumeration({Market::on_demand, Market::reserved}), "on-demand", "", "How its nodes are bought"},
-      {"name", Type::string(), "openb", "", "Prefix of its pools' names: NAME-<GPU model>, NAME-cpu"},
-  }};
+  static const Section s{
+      "node_list",
+      "Pools from a trace's node list: one per GPU model (and one for CPU-only nodes)",
+      {
+          {"format", Type::choice({"openb"}), required, "", "The list's format (Alibaba GPU v2023 openb_node_list)"},
+          {"path", Type::string(), required, "", "The file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"sharing", Type::enumeration({Sharing::exclusive, Sharing::fractional}), "exclusive", "", "How pods share a GPU"},
+          {"market", Type::enumeration({Market::on_demand, Market::reserved}), "on-demand", "", "How its nodes are bought"},
+          {"name", Type::string(), "openb", "", "Prefix of its pools' names: NAME-<GPU model>, NAME-cpu"},
+      }};
   return s;
 }
 
+// Pools from a trace's node list: one pool per GPU model (and one for CPU-only nodes).
 void read_node_list(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   const Fields e = node_list_section().read(node);
   const auto format = e.at("format").as_string();
@@ -546,15 +579,18 @@ void read_node_list(const ConfigNode& node, const Catalog& catalog, Scenario& s)
 }
 
 const Section& trace_section() {
-  static const Section s{"trace", "Jobs from a public trace", {
-      {"format", Type::choice({"openb", "philly", "csv"}), required, "",
-       "openb (Alibaba GPU v2023 pods), philly (Microsoft Philly jobs) or csv (arrival_s, duration_s, gpus, ...)"},
-      {"path", Type::string(), required, "", "The file, relative to the data directory (--data, GPUSIM_DATA)"},
-      {"kind", Type::enumeration<JobKind>(), "", "", "The kind of every job; default: the format's"},
-      {"u", Type::number().at_least(0).at_most(1), "", "", "The compute demand of every job; default: its kind's"},
-      {"multi_node", Type::boolean(), "", "", "May multi-GPU jobs span nodes; default: the format's"},
-      {"limit", Type::integer().at_least(1), "", "", "Keep the first N jobs (in arrival order)"},
-  }};
+  static const Section s{
+      "trace",
+      "Jobs from a public trace",
+      {
+          {"format", Type::choice({"openb", "philly", "csv"}), required, "",
+           "openb (Alibaba GPU v2023 pods), philly (Microsoft Philly jobs) or csv (arrival_s, duration_s, gpus, ...)"},
+          {"path", Type::string(), required, "", "The file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"kind", Type::enumeration<JobKind>(), "", "", "The kind of every job; default: the format's"},
+          {"u", Type::number().at_least(0).at_most(1), "", "", "The compute demand of every job; default: its kind's"},
+          {"multi_node", Type::boolean(), "", "", "May multi-GPU jobs span nodes; default: the format's"},
+          {"limit", Type::integer().at_least(1), "", "", "Keep the first N jobs (in arrival order)"},
+      }};
   return s;
 }
 
@@ -582,50 +618,65 @@ JobSet read_trace(const ConfigNode& node, const std::string& data_dir, bool unti
 }
 
 const Section& packing_section() {
-  static const Section s{"packing", "The FGD paper's capacity-packing experiment: pods drawn from the workload arrive and never leave", {
-      {"until", Type::number().above(0).at_most(100), "1.3", "",
-       "Stop when the GPUs asked for reach this multiple of the cluster's GPU capacity (the paper's workloadTuningConfig.ratio)"},
-      {"coverage", Type::number().above(0).at_most(1), "0.95", "",
-       "Share of the pods whose task types fragmentation is measured against (typical_task_types)"},
-  }};
+  static const Section s{"packing",
+                         "The FGD paper's capacity-packing experiment: pods drawn from the workload arrive and never leave",
+                         {
+                             {"until", Type::number().above(0).at_most(100), "1.3", "",
+                              "Stop when the GPUs asked for reach this multiple of the cluster's GPU capacity (the paper's "
+                              "workloadTuningConfig.ratio)"},
+                             {"coverage", Type::number().above(0).at_most(1), "0.95", "",
+                              "Share of the pods whose task types fragmentation is measured against (typical_task_types)"},
+                         }};
   return s;
 }
 
 const Section& cluster_section() {
-  static const Section s{"cluster", "The fleet: pools of nodes", {
-      {"pools", Type::list(Type::section(pool_section())), "", "", "Pools of identical nodes"},
-      {"node_lists", Type::list(Type::section(node_list_section())), "", "", "Pools from traces' node lists"},
-  }};
+  static const Section s{
+      "cluster",
+      "The fleet: pools of nodes",
+      {
+          {"pools", Type::list(Type::section(pool_section())), "", "", "Pools of identical nodes"},
+          {"node_lists", Type::list(Type::section(node_list_section())), "", "", "Pools from traces' node lists"},
+      }};
   return s;
 }
 
 const Section& workload_section() {
-  static const Section s{"workload", "The jobs: at least one of jobs, traces, generator", {
-      {"jobs", Type::list(Type::section(job_section())), "", "", "Inline jobs"},
-      {"traces", Type::list(Type::section(trace_section())), "", "", "Jobs from public traces"},
-      {"generator", Type::section(generator_section()), "", "", "Synthetic jobs"},
-      {"packing", Type::section(packing_section()), "", "", "Run the capacity-packing experiment on these jobs instead"},
-  }};
+  static const Section s{
+      "workload",
+      "The jobs: at least one of jobs, traces, generator",
+      {
+          {"jobs", Type::list(Type::section(job_section())), "", "", "Inline jobs"},
+          {"traces", Type::list(Type::section(trace_section())), "", "", "Jobs from public traces"},
+          {"generator", Type::section(generator_section()), "", "", "Synthetic jobs"},
+          {"packing", Type::section(packing_section()), "", "", "Run the capacity-packing experiment on these jobs instead"},
+      }};
   return s;
 }
 
 const Section& policy_section() {
-  static const Section s{"policy", "A policy with parameters", {
-      {"name", Type::string(), required, "", "QUEUE+PLACEMENT, e.g. fifo+best-fit (gpusim policies)"},
-      {"params", Type::map(Type::any()), "", "",
-       "Parameters of the policies; one no policy declares is an error, one the chosen policy does not read is ignored"},
-  }};
+  static const Section s{
+      "policy",
+      "A policy with parameters",
+      {
+          {"name", Type::string(), required, "", "QUEUE+PLACEMENT, e.g. fifo+best-fit (gpusim policies)"},
+          {"params", Type::map(Type::any()), "", "",
+           "Parameters of the policies; one no policy declares is an error, one the chosen policy does not read is ignored"},
+      }};
   return s;
 }
 
 const Section& scheduling_section() {
-  static const Section s{"scheduling", "How the scheduler serves its queue", {
-      {"gang", Type::boolean(), "true", "",
-       "A job's workers are placed all together or not at all; false: one at a time as they fit, holding their GPUs"},
-      {"queue", Type::enumeration<QueueMode>(), "kubernetes", "",
-       "kubernetes: a job that does not fit is skipped; strict: it blocks the queue; backfill: it blocks, smaller jobs that "
-       "end before it could start go ahead"},
-  }};
+  static const Section s{
+      "scheduling",
+      "How the scheduler serves its queue",
+      {
+          {"gang", Type::boolean(), "true", "",
+           "A job's workers are placed all together or not at all; false: one at a time as they fit, holding their GPUs"},
+          {"queue", Type::enumeration<QueueMode>(), "kubernetes", "",
+           "kubernetes: a job that does not fit is skipped; strict: it blocks the queue; backfill: it blocks, smaller jobs that "
+           "end before it could start go ahead"},
+      }};
   return s;
 }
 
@@ -635,38 +686,46 @@ const Section& outputs_section() {
     std::vector<Field> fields{{"timeseries_step", Type::duration(), "1h", "", "Time between rows of timeseries.csv"}};
     for (const OutputSpec& o : output_table())
       if (!o.by_default)
-        fields.push_back({o.name, Type::boolean(), "false", "", fmt::format("Also write {} with --out: {}", o.file, o.description)});
+        fields.push_back(
+            {o.name, Type::boolean(), "false", "", fmt::format("Also write {} with --out: {}", o.file, o.description)});
     return Section("outputs", "What a run directory holds besides the default files", std::move(fields));
   }();
   return s;
 }
 
 const Section& variant_section() {
-  static const Section s{"variant", "A named set of overrides gpusim compare runs side by side", {
-      {"name", Type::string(), required, "", "The variant's name, unique in the scenario"},
-      {"set", Type::string_list(), "", "", "Overrides path=value, as --set gives them"},
-  }};
+  static const Section s{"variant",
+                         "A named set of overrides gpusim compare runs side by side",
+                         {
+                             {"name", Type::string(), required, "", "The variant's name, unique in the scenario"},
+                             {"set", Type::string_list(), "", "", "Overrides path=value, as --set gives them"},
+                         }};
   return s;
 }
 
 const Section& scenario_section() {
-  static const Section s{"scenario", "A gpusim scenario: a cluster, a workload and a policy", {
-      {"name", Type::string(), required, "", "The scenario's name"},
-      {"description", Type::string(), "", "", "What it shows"},
-      {"version", Type::integer().at_least(kScenarioVersion).at_most(kScenarioVersion), "1", "",
-       "The scenario format's version; this gpusim reads version 1"},
-      {"seed", Type::integer().at_least(0), "0", "", "Seed of every random stream (each is named, so one change leaves the others)"},
-      {"horizon", Type::duration(), "", "", "Simulated time; absent: until every job that can finish has finished"},
-      {"catalog", Type::section(catalog_section()), "", "", "GPU models and node templates added to the built-in ones"},
-      {"cluster", Type::section(cluster_section()), required, "", "The fleet"},
-      {"model", Type::section(model_section()), "", "", "Overrides of the execution model's constants (sim/data/model.yaml)"},
-      {"workload", Type::section(workload_section()), required, "", "The jobs"},
-      {"policy", Type::one_of({Type::string(), Type::section(policy_section())}), "fifo+first-fit", "",
-       "The scheduling policy, QUEUE+PLACEMENT (gpusim policies), or {name, params}"},
-      {"scheduling", Type::section(scheduling_section()), "{}", "", "How the queue is served"},
-      {"outputs", Type::section(outputs_section()), "{}", "", "What a run directory holds"},
-      {"variants", Type::list(Type::section(variant_section())), "", "", "Named sets of overrides gpusim compare runs side by side"},
-  }};
+  static const Section s{
+      "scenario",
+      "A gpusim scenario: a cluster, a workload and a policy",
+      {
+          {"name", Type::string(), required, "", "The scenario's name"},
+          {"description", Type::string(), "", "", "What it shows"},
+          {"version", Type::integer().at_least(kScenarioVersion).at_most(kScenarioVersion), "1", "",
+           "The scenario format's version; this gpusim reads version 1"},
+          {"seed", Type::integer().at_least(0), "0", "",
+           "Seed of every random stream (each is named, so one change leaves the others)"},
+          {"horizon", Type::duration(), "", "", "Simulated time; absent: until every job that can finish has finished"},
+          {"catalog", Type::section(catalog_section()), "", "", "GPU models and node templates added to the built-in ones"},
+          {"cluster", Type::section(cluster_section()), required, "", "The fleet"},
+          {"model", Type::section(model_section()), "", "", "Overrides of the execution model's constants (sim/data/model.yaml)"},
+          {"workload", Type::section(workload_section()), required, "", "The jobs"},
+          {"policy", Type::one_of({Type::string(), Type::section(policy_section())}), "fifo+first-fit", "",
+           "The scheduling policy, QUEUE+PLACEMENT (gpusim policies), or {name, params}"},
+          {"scheduling", Type::section(scheduling_section()), "{}", "", "How the queue is served"},
+          {"outputs", Type::section(outputs_section()), "{}", "", "What a run directory holds"},
+          {"variants", Type::list(Type::section(variant_section())), "", "",
+           "Named sets of overrides gpusim compare runs side by side"},
+      }};
   return s;
 }
 

@@ -15,36 +15,43 @@ namespace gpusim {
 namespace {
 
 const Section& claim_section() {
-  static const Section s{"claim", "A capacity claim (like a DRA claim): the smallest MIG instance or whole GPU that has this much", {
-      {"gpu_memory_mib", Type::integer().at_least(0), "", "MiB", "GPU memory the device needs; absent: the job's gpu_memory_mib"},
-      {"sms", Type::integer().at_least(0), "0", "", "Streaming multiprocessors the device needs"},
-  }};
+  static const Section s{"claim",
+                         "A capacity claim (like a DRA claim): the smallest MIG instance or whole GPU that has this much",
+                         {
+                             {"gpu_memory_mib", Type::integer().at_least(0), "", "MiB",
+                              "GPU memory the device needs; absent: the job's gpu_memory_mib"},
+                             {"sms", Type::integer().at_least(0), "0", "", "Streaming multiprocessors the device needs"},
+                         }};
   return s;
 }
 
 const Section& job_communication_section() {
-  static const Section s{"job_communication", "How an inline job communicates",
-                         join_fields({communication_section().fields(),
-                                      {{"iterations", Type::integer().at_least(1), "", "",
-                                        "Iterations it runs: its work is iterations x compute_per_iteration (instead of duration)"}}})};
+  static const Section s{
+      "job_communication", "How an inline job communicates",
+      join_fields({communication_section().fields(),
+                   {{"iterations", Type::integer().at_least(1), "", "",
+                     "Iterations it runs: its work is iterations x compute_per_iteration (instead of duration)"}}})};
   return s;
 }
 
 const Section& checkpoint_section() {
-  static const Section s{"checkpoint", "How a job saves its progress, so that an eviction loses only what came after", {
-      {"interval", Type::one_of({Type::choice({"auto"}), Type::duration()}), required, "",
-       "Computing time between checkpoints, or auto (Young/Daly's optimum for the nodes it runs on)"},
-      {"cost", Type::duration(), required, "", "Pause to write a checkpoint"},
-      {"restore", Type::duration(), "0", "", "Pause to read it back when it restarts"},
-      source_field(),
-  }};
+  static const Section s{"checkpoint",
+                         "How a job saves its progress, so that an eviction loses only what came after",
+                         {
+                             {"interval", Type::one_of({Type::choice({"auto"}), Type::duration()}), required, "",
+                              "Computing time between checkpoints, or auto (Young/Daly's optimum for the nodes it runs on)"},
+                             {"cost", Type::duration(), required, "", "Pause to write a checkpoint"},
+                             {"restore", Type::duration(), "0", "", "Pause to read it back when it restarts"},
+                             source_field(),
+                         }};
   return s;
 }
 
 // The request fields inline jobs and generator classes share, after their GPU counts.
 std::vector<Field> request_fields() {
   return {
-      {"gpu_milli", Type::integer().at_least(1).at_most(1000), "1000", "milli-GPU", "Share of each GPU; below 1000 needs gpus: 1"},
+      {"gpu_milli", Type::integer().at_least(1).at_most(1000), "1000", "milli-GPU",
+       "Share of each GPU; below 1000 needs gpus: 1"},
       {"gpu_memory_mib", Type::integer().at_least(0), "0", "MiB", "GPU memory per GPU; 0: not stated (not accounted)"},
       {"cpu_milli", Type::integer().at_least(0), "0", "milli-CPU", "CPU per pod"},
       {"memory_mib", Type::integer().at_least(0), "0", "MiB", "Host memory per pod"},
@@ -55,9 +62,11 @@ std::vector<Field> request_fields() {
 // The fields after the duration both share.
 std::vector<Field> job_fields() {
   return {
-      {"kind", Type::enumeration<JobKind>(), "batch", "", "What the job is: sets its default compute demand, communication and checkpoints"},
+      {"kind", Type::enumeration<JobKind>(), "batch", "",
+       "What the job is: sets its default compute demand, communication and checkpoints"},
       {"u", Type::number().at_least(0).at_most(1), "", "",
-       "Compute demand, the share of each GPU's SMs it keeps busy; default by kind: training 0.95, inference 0.15, notebook 0.05, "
+       "Compute demand, the share of each GPU's SMs it keeps busy; default by kind: training 0.95, inference 0.15, notebook "
+       "0.05, "
        "batch 0.95"},
       {"tenant", Type::string(), "default", "", "The team it belongs to"},
       {"priority", Type::integer(), "0", "", "Larger runs first under the priority queue order"},
@@ -82,30 +91,35 @@ Field checkpoint_field() {
 }  // namespace
 
 const Section& job_section() {
-  static const Section s{"job", "An inline job",
-                         join_fields({{
-                                          {"name", Type::string(), required, "", "The job's name; with count, NAME-0, NAME-1, ..."},
-                                          {"count", Type::integer().at_least(1), "1", "", "Copies of this entry"},
-                                          {"arrival", Type::duration(), "0", "", "When it arrives"},
-                                          {"duration", Type::duration(), "", "",
-                                           "How long it runs alone on its request; required unless communication.iterations"},
-                                          {"gpus", Type::integer().at_least(0).at_most(100000), required, "",
-                                           "GPUs it asks for (of each worker, with workers)"},
-                                      },
-                                      request_fields(), job_fields(),
-                                      {{"communication", Type::section(job_communication_section()), "", "",
-                                        "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
-                                       checkpoint_field()}})};
+  static const Section s{
+      "job", "An inline job",
+      join_fields({{
+                       {"name", Type::string(), required, "", "The job's name; with count, NAME-0, NAME-1, ..."},
+                       {"count", Type::integer().at_least(1), "1", "", "Copies of this entry"},
+                       {"arrival", Type::duration(), "0", "", "When it arrives"},
+                       {"duration", Type::duration(), "", "",
+                        "How long it runs alone on its request; required unless communication.iterations"},
+                       {"gpus", Type::integer().at_least(0).at_most(100000), required, "",
+                        "GPUs it asks for (of each worker, with workers)"},
+                   },
+                   request_fields(),
+                   job_fields(),
+                   {{"communication", Type::section(job_communication_section()), "", "",
+                     "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
+                    checkpoint_field()}})};
   return s;
 }
 
 namespace {
 
 const Section& arrival_section() {
-  static const Section s{"arrivals", "When a generator class's jobs arrive", {
-      {"start", Type::duration(), "0", "", "The first arrival"},
-      {"rate_per_hour", Type::number().above(0), "", "jobs per hour", "Poisson arrivals at this rate; absent: every job at start"},
-  }};
+  static const Section s{"arrivals",
+                         "When a generator class's jobs arrive",
+                         {
+                             {"start", Type::duration(), "0", "", "The first arrival"},
+                             {"rate_per_hour", Type::number().above(0), "", "jobs per hour",
+                              "Poisson arrivals at this rate; absent: every job at start"},
+                         }};
   return s;
 }
 
@@ -132,8 +146,8 @@ struct Distribution {
 
 constexpr auto enum_table(Distribution::Kind) {
   using K = Distribution::Kind;
-  return std::to_array<EnumName<K>>({{K::constant, "constant"}, {K::exponential, "exponential"}, {K::lognormal, "lognormal"},
-                                     {K::uniform, "uniform"}});
+  return std::to_array<EnumName<K>>(
+      {{K::constant, "constant"}, {K::exponential, "exponential"}, {K::lognormal, "lognormal"}, {K::uniform, "uniform"}});
 }
 
 // A section per kind of distribution, by kind: `distribution` names it, the rest are its parameters.
@@ -141,18 +155,18 @@ const std::array<Section, enum_count<Distribution::Kind>>& distribution_sections
   using K = Distribution::Kind;
   static const auto sections = [] {
     const auto kind = [](K k) -> Field { return {"distribution", Type::enumeration({k}), required, "", "The distribution"}; };
-    const auto positive = [](std::string_view name, const char* description) -> Field {
-      return {name, Type::duration(), required, "", description};
-    };
     return std::array<Section, enum_count<K>>{
         Section("constant_duration", "The same duration for every job",
                 {kind(K::constant), {"value", Type::duration(), required, "", "The duration"}}),
-        Section("exponential_duration", "Exponentially distributed durations", {kind(K::exponential), positive("mean", "Their mean")}),
+        Section("exponential_duration", "Exponentially distributed durations",
+                {kind(K::exponential), {"mean", Type::duration(), required, "", "Their mean (positive)"}}),
         Section("lognormal_duration", "Log-normally distributed durations",
-                {kind(K::lognormal), positive("median", "Their median"),
+                {kind(K::lognormal),
+                 {"median", Type::duration(), required, "", "Their median (positive)"},
                  {"sigma", Type::number().above(0), required, "", "Standard deviation of their logarithm"}}),
         Section("uniform_duration", "Uniformly distributed durations",
-                {kind(K::uniform), {"min", Type::duration(), required, "", "The shortest"},
+                {kind(K::uniform),
+                 {"min", Type::duration(), required, "", "The shortest"},
                  {"max", Type::duration(), required, "", "The longest"}}),
     };
   }();
@@ -193,24 +207,25 @@ Type distribution_type() {
 }
 
 const Section& class_section() {
-  static const Section s{"job_class", "A class of generated jobs",
-                         join_fields({{
-                                          {"name", Type::string(), required, "",
-                                           "The class's name: its jobs are NAME-0, NAME-1, ...; it draws from its own random streams"},
-                                          {"count", Type::integer().at_least(1), required, "", "Jobs it generates"},
-                                          {"arrival", Type::section(arrival_section()), "", "", "When they arrive; absent: all at 0"},
-                                          {"gpus", Type::one_of({Type::integer().at_least(0), Type::list(Type::integer().at_least(0))}),
-                                           required, "", "GPUs per job, or GPU counts to draw from"},
-                                          {"gpu_weights", Type::list(Type::number().at_least(0)), "", "",
-                                           "Weights of the GPU counts, one each; absent: equal"},
-                                      },
-                                      request_fields(),
-                                      {{"duration", distribution_type(), required, "",
-                                        "How long each runs alone: a duration, or a distribution of them"}},
-                                      job_fields(),
-                                      {{"communication", Type::section(communication_section()), "", "",
-                                        "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
-                                       checkpoint_field()}})};
+  static const Section s{
+      "job_class", "A class of generated jobs",
+      join_fields(
+          {{
+               {"name", Type::string(), required, "",
+                "The class's name: its jobs are NAME-0, NAME-1, ...; it draws from its own random streams"},
+               {"count", Type::integer().at_least(1), required, "", "Jobs it generates"},
+               {"arrival", Type::section(arrival_section()), "", "", "When they arrive; absent: all at 0"},
+               {"gpus", Type::one_of({Type::integer().at_least(0), Type::list(Type::integer().at_least(0))}), required, "",
+                "GPUs per job, or GPU counts to draw from"},
+               {"gpu_weights", Type::list(Type::number().at_least(0)), "", "",
+                "Weights of the GPU counts, one each; absent: equal"},
+           },
+           request_fields(),
+           {{"duration", distribution_type(), required, "", "How long each runs alone: a duration, or a distribution of them"}},
+           job_fields(),
+           {{"communication", Type::section(communication_section()), "", "",
+             "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
+            checkpoint_field()}})};
   return s;
 }
 
@@ -286,20 +301,25 @@ void read_workers(const Fields& e, Job& j) {
 }  // namespace
 
 const Section& communication_section() {
-  static const Section s{"communication", "How a multi-GPU job communicates: per iteration it computes, then runs one collective", {
-      {"compute_per_iteration", Type::duration(), required, "", "Computing time per iteration, alone on its reference GPU"},
-      {"bytes_per_iteration", Type::number().at_least(0), required, "bytes", "Bytes the collective carries per iteration"},
-      {"collective", Type::enumeration<Collective>(), "all-reduce", "", "The collective (nccl-tests names)"},
-  }};
+  static const Section s{
+      "communication",
+      "How a multi-GPU job communicates: per iteration it computes, then runs one collective",
+      {
+          {"compute_per_iteration", Type::duration(), required, "", "Computing time per iteration, alone on its reference GPU"},
+          {"bytes_per_iteration", Type::number().at_least(0), required, "bytes", "Bytes the collective carries per iteration"},
+          {"collective", Type::enumeration<Collective>(), "all-reduce", "", "The collective (nccl-tests names)"},
+      }};
   return s;
 }
 
 Type checkpoint_type() { return Type::one_of({Type::choice({"none"}), Type::section(checkpoint_section())}); }
 
 const Section& generator_section() {
-  static const Section s{"generator", "Synthetic jobs, drawn from seeded streams", {
-      {"classes", Type::list(Type::section(class_section())), required, "", "Classes of jobs"},
-  }};
+  static const Section s{"generator",
+                         "Synthetic jobs, drawn from seeded streams",
+                         {
+                             {"classes", Type::list(Type::section(class_section())), required, "", "Classes of jobs"},
+                         }};
   return s;
 }
 

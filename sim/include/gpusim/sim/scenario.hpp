@@ -50,8 +50,8 @@ struct PoolSpec {
 // one per microsecond and never leave, until the GPUs they ask for reach `until` x the cluster's GPU
 // capacity. A pod that does not fit when it arrives has failed (capacity only shrinks).
 struct PackingSpec {
-  double until = 0;         // workload.packing.until: demand to reach, in multiples of the GPU capacity
-  double coverage = 0;      // workload.packing.coverage: task types fragmentation is measured against
+  double until = 0;             // workload.packing.until: demand to reach, in multiples of the GPU capacity
+  double coverage = 0;          // workload.packing.coverage: task types fragmentation is measured against
   uint64_t capacity_milli = 0;  // the cluster's GPU capacity the demand is measured against
 };
 
