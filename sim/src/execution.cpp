@@ -65,7 +65,7 @@ const Section& restart_section() {
   static const Section s = model_subsection(
       "restart", "What happens to a killed job (Kubernetes CrashLoopBackOff)",
       {
-          {"policy", Type::choice({"requeue", "fail"}), "", "", "requeue it, or let it fail"},
+          {"policy", Type::choice({"requeue", "fail"}), "", "", "Requeue a killed job, or let it fail"},
           {"backoff", Type::duration(), "", "", "First delay before it is queued again; doubles per restart"},
           {"backoff_max", Type::duration(), "", "", "The longest delay"},
           {"max_restarts", Type::integer().at_least(0), "", "", "Restarts before the job fails"},
