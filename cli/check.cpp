@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "gpusim/core/config.hpp"
+#include "gpusim/core/fields.hpp"
 
 namespace gpusim::cli {
 
@@ -31,10 +32,49 @@ Verdict judge(double baseline, std::optional<double> now, const Tolerance& t) {
 
 namespace {
 
+const Section& tolerance_section() {
+  static const Section s{"tolerance",
+                         "How far a metric may move before check calls it a regression",
+                         {
+                             {"worse", Type::enumeration<Worse>(), required, "", "Which way the metric gets worse"},
+                             {"abs", Type::number().at_least(0), "0", "", "Change allowed, in the metric's unit"},
+                             {"rel", Type::number().at_least(0), "0", "", "Change allowed, as a fraction of the baseline value"},
+                         }};
+  return s;
+}
+
+// Metric (dotted path in summary.json) -> tolerance.
+Type tolerances_type() { return Type::map(Type::section(tolerance_section())); }
+
+const Section& baseline_run_section() {
+  static const Section s{"baseline_run",
+                         "A scenario run and the figures it recorded",
+                         {
+                             {"scenario", Type::string(), required, "", "The scenario, relative to the baseline file"},
+                             {"variant", Type::string(), "", "", "One of its variants; absent: every variant"},
+                             {"policy", Type::string(), "", "", "QUEUE+PLACEMENT; absent: the scenario's"},
+                             {"tolerances", tolerances_type(), "", "", "Tolerances of this run, over the file's"},
+                             {"metrics", Type::map(Type::number()), "", "", "Recorded figures by dotted path in summary.json"},
+                         }};
+  return s;
+}
+
+const Section& baseline_section() {
+  static const Section s{"baseline",
+                         "Figures gpusim check compares a new run with",
+                         {
+                             {"version", Type::integer().at_least(1).at_most(1), required, "", "The baseline format's version"},
+                             {"description", Type::string(), "", "", "What it records"},
+                             {"tolerances", tolerances_type(), "", "", "Tolerances of every run"},
+                             {"runs", Type::list(Type::section(baseline_run_section())), required, "", "The runs"},
+                         }};
+  return s;
+}
+
 std::vector<std::pair<std::string, Tolerance>> read_tolerances(const ConfigNode& node) {
   std::vector<std::pair<std::string, Tolerance>> out;
-  for (const auto& [metric, e] : node.entries()) {
-    e.allow_only({"worse", "abs", "rel"});
+  for (const auto& [metric, entry] : node.entries()) {
+    const Fields e = tolerance_section().read(entry);
     Tolerance t;
     const auto worse = e.at("worse").as_string();
     const auto named = parse_enum<Worse>(worse);
@@ -42,8 +82,8 @@ std::vector<std::pair<std::string, Tolerance>> read_tolerances(const ConfigNode&
       e.at("worse").fail(
           fmt::format("expected {} (which way the metric gets worse), got '{}'", enum_choices<Worse>(" or "), worse));
     t.worse = *named;
-    if (auto a = e.get("abs")) t.abs = a->as_non_negative_number();
-    if (auto r = e.get("rel")) t.rel = r->as_non_negative_number();
+    t.abs = e.value("abs").as_non_negative_number();
+    t.rel = e.value("rel").as_non_negative_number();
     out.emplace_back(metric, t);
   }
   return out;
@@ -95,23 +135,25 @@ const Tolerance* Baseline::tolerance(const BaselineRun& run, const std::string& 
 }
 
 Baseline read_baseline(const std::string& path) {
-  const ConfigNode root = ConfigNode::load_file(path);
-  if (!root.is_map()) root.fail("expected a baseline: a map with version, tolerances and runs");
-  root.allow_only({"version", "description", "tolerances", "runs"});
+  const ConfigNode doc = ConfigNode::load_file(path);
+  if (!doc.is_map()) doc.fail("expected a baseline: a map with version, tolerances and runs");
+  const Fields root = baseline_section().read(doc);
   if (root.at("version").as_int() != 1) root.at("version").fail("expected version 1");
   Baseline b;
   b.file = path;
   if (auto t = root.get("tolerances")) b.tolerances = read_tolerances(*t);
   const auto folder = std::filesystem::path(path).parent_path();
-  for (const auto& e : root.at("runs").items()) {
-    e.allow_only({"scenario", "variant", "policy", "tolerances", "metrics"});
+  for (const auto& item : root.at("runs").items()) {
+    const Fields e = baseline_run_section().read(item);
     BaselineRun run;
     run.scenario = e.at("scenario").as_string();
     run.path = (folder / run.scenario).lexically_normal().string();
-    run.variant = e.string_or("variant", "");
-    run.policy = e.string_or("policy", "");
-    if (auto p = e.get("policy")) run.policy_where = p->where();
-    run.where = e.where();
+    if (auto v = e.get("variant")) run.variant = v->as_string();
+    if (auto p = e.get("policy")) {
+      run.policy = p->as_string();
+      run.policy_where = p->where();
+    }
+    run.where = item.where();
     if (auto t = e.get("tolerances")) run.tolerances = read_tolerances(*t);
     if (auto m = e.get("metrics"))
       for (const auto& [metric, value] : m->entries()) {
@@ -124,6 +166,8 @@ Baseline read_baseline(const std::string& path) {
   if (b.runs.empty()) root.at("runs").fail("expected at least one run");
   return b;
 }
+
+Json baseline_schema() { return json_schema(baseline_section(), "gpusim baseline"); }
 
 std::vector<RunSpec> baseline_specs(const Baseline& baseline, const std::optional<std::string>& data_dir) {
   std::map<std::string, std::vector<std::pair<std::string, Scenario>>> loaded;

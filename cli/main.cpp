@@ -437,6 +437,10 @@ int main(int argc, char** argv) {
   topo->add_option("node_template", topo_node, "Node template, e.g. dgx-a100-80gb")->required();
   topo->add_option("--scenario", topo_scenario, "Also look in this scenario's catalog");
 
+  std::string schema_format = "scenario";
+  auto* sch = app.add_subcommand("schema", "Print the JSON Schema of scenario files (or baselines), for editors and validators");
+  sch->add_option("format", schema_format, "scenario (default) or baseline")->check(CLI::IsMember({"scenario", "baseline"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -508,6 +512,12 @@ int main(int argc, char** argv) {
     if (mig->parsed()) {
       if (mig_model.empty()) throw InputError({"", std::nullopt, "GPU_MODEL"}, "expected a GPU model, e.g. gpusim mig A100-80GB-SXM");
       return cmd_mig(mig_model, mig_layouts, mig_maximal, mig_json);
+    }
+    if (sch->parsed()) {
+      const Json schema = schema_format == "baseline" ? cli::baseline_schema()
+                                                      : scenario_schema(Registry::global().param_names());
+      std::cout << schema.dump(2) << '\n';
+      return 0;
     }
     if (pol->parsed()) {
       const auto& r = Registry::global();

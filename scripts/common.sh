@@ -6,7 +6,7 @@ BUILD="${GPUSIM_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           libboost-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy
-          pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest python3-yaml
+          pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest python3-yaml python3-jsonschema
           python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel python3-distributed)
 
 install_dependencies() {

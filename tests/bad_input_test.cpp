@@ -46,6 +46,14 @@ TEST(BadInput, UnknownField) {
   EXPECT_HAS(m, "scenario.yaml:line 8: polcy: unknown field 'polcy'; expected one of: name, description");
 }
 
+TEST(BadInput, OnlyVersionOneIsRead) {
+  EXPECT_NO_THROW(test::load(write_file("v1.yaml", "version: 1\n" + std::string(kGood))));
+  // Checked before the other fields: a later format fails on its version, not on a field it added.
+  EXPECT_HAS(error_of("version: 2\n" + replace(kGood, "policy:", "polcy:")),
+             "scenario.yaml:line 1: version: this gpusim reads scenario format version 1 only, got '2'");
+  EXPECT_HAS(error_of(kGood, {"version=v2"}), "version: this gpusim reads scenario format version 1 only, got 'v2'");
+}
+
 TEST(BadInput, WrongType) {
   EXPECT_HAS(error_of(replace(kGood, "count: 2", "count: two")),
              "line 4: cluster.pools[0].count: expected an integer, got 'two'");

@@ -2,6 +2,7 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/enum_table.hpp"
+#include "gpusim/core/fields.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/time.hpp"
 
@@ -101,4 +102,58 @@ TEST(EnumTable, ConfigFieldsNameAValueOrListTheChoices) {
             "x.yaml:line 2: b: expected apple, blood-orange or kiwi, got 'pear'");
   EXPECT_EQ(error([&] { doc.at("c").allow_only(enum_names<Fruit>); }),
             "x.yaml:line 3: c.pear: unknown field 'pear'; expected one of: apple, blood-orange, kiwi");
+}
+
+namespace {
+
+const Section& basket_section() {
+  static const Section s{"basket",
+                         "A fruit basket",
+                         {
+                             {"fruit", Type::enumeration<Fruit>(), "kiwi", "", "What it holds"},
+                             {"count", Type::integer().at_least(1), required, "", "How many"},
+                             {"weight", Type::number().above(0).at_most(20), "", "kg", "Its weight"},
+                             {"ripening", Type::duration(), "3d", "", "Time to ripe"},
+                         }};
+  return s;
+}
+
+}  // namespace
+
+TEST(Fields, TheDeclarationListsTheFieldsChecksReadsAndGivesDefaults) {
+  const auto doc = ConfigNode::parse("a: {count: 2}\nb: {count: 1, colour: red}\n", "x.yaml");
+  const Fields a = basket_section().read(doc.at("a"));
+  EXPECT_EQ(a.at("count").as_positive_int(), 2);
+  EXPECT_EQ(a.value("fruit").as_enum<Fruit>(), Fruit::kiwi);
+  EXPECT_EQ(a.value("ripening").as_duration().seconds(), 3 * 86400.0);
+  // A default has no line: it is not in the file.
+  EXPECT_EQ(a.value("fruit").where().line, std::nullopt);
+  EXPECT_EQ(a.value("fruit").path(), "a.fruit");
+  EXPECT_THROW(a.get("colour"), std::logic_error);    // not declared: a reader's bug
+  EXPECT_THROW(a.value("weight"), std::logic_error);  // declares no default
+  try {
+    basket_section().read(doc.at("b"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "x.yaml:line 2: b.colour: unknown field 'colour'; expected one of: fruit, count, weight, ripening");
+  }
+}
+
+TEST(Fields, TheSchemaComesFromTheDeclaration) {
+  const Section top{"top", "Baskets", {{"baskets", Type::list(Type::section(basket_section())), required, "", "The baskets"}}};
+  const Json schema = json_schema(top, "baskets");
+  EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+  EXPECT_EQ(schema["required"], Json::array({"baskets"}));
+  EXPECT_EQ(schema["properties"]["baskets"]["items"]["$ref"], "#/$defs/basket");
+  const Json& basket = schema["$defs"]["basket"];
+  EXPECT_EQ(basket["additionalProperties"], false);
+  EXPECT_EQ(basket["required"], Json::array({"count"}));
+  EXPECT_EQ(basket["properties"]["fruit"], Json::parse(R"({"description": "What it holds",
+                                                            "enum": ["apple", "blood-orange", "kiwi"], "default": "kiwi"})"));
+  EXPECT_EQ(basket["properties"]["count"]["minimum"], 1);
+  EXPECT_EQ(basket["properties"]["weight"], Json::parse(R"j({"description": "Its weight (kg)", "type": "number",
+                                                               "exclusiveMinimum": 0, "maximum": 20})j"));
+  EXPECT_EQ(basket["properties"]["ripening"]["$ref"], "#/$defs/duration");
+  EXPECT_EQ(basket["properties"]["ripening"]["default"], "3d");
+  EXPECT_TRUE(schema["$defs"].contains("duration"));
 }

@@ -44,15 +44,19 @@ bool ConfigNode::has(std::string_view key) const {
 
 std::optional<ConfigNode> ConfigNode::get(std::string_view key) const {
   if (!node_.IsMap()) fail("expected a map of fields");
-  YAML::Node child = node_[std::string(key)];
-  if (!child.IsDefined()) return std::nullopt;
-  return ConfigNode(child, file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
+  YAML::Node value = node_[std::string(key)];
+  if (!value.IsDefined()) return std::nullopt;
+  return child(key, value);
+}
+
+ConfigNode ConfigNode::child(std::string_view key, YAML::Node value) const {
+  return ConfigNode(std::move(value), file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
 }
 
 ConfigNode ConfigNode::at(std::string_view key) const {
-  auto child = get(key);
-  if (!child) fail(fmt::format("missing required field '{}'", key));
-  return *child;
+  auto value = get(key);
+  if (!value) fail(fmt::format("missing required field '{}'", key));
+  return *value;
 }
 
 void ConfigNode::allow_only(std::span<const std::string_view> allowed) const {
@@ -61,10 +65,7 @@ void ConfigNode::allow_only(std::span<const std::string_view> allowed) const {
     const std::string key = kv.first.as<std::string>();
     bool known = false;
     for (auto a : allowed) known = known || a == key;
-    if (!known) {
-      ConfigNode(kv.first, file_, path_.empty() ? key : path_ + "." + key)
-          .fail(fmt::format("unknown field '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
-    }
+    if (!known) child(key, kv.first).fail(fmt::format("unknown field '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
   }
 }
 
@@ -73,7 +74,7 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
   std::vector<std::pair<std::string, ConfigNode>> out;
   for (const auto& kv : node_) {
     const std::string key = kv.first.as<std::string>();
-    out.emplace_back(key, ConfigNode(kv.second, file_, path_.empty() ? key : path_ + "." + key));
+    out.emplace_back(key, child(key, kv.second));
   }
   return out;
 }
@@ -142,11 +143,6 @@ Time ConfigNode::as_duration() const {
   } catch (const std::invalid_argument& e) {
     fail(e.what());
   }
-}
-
-std::string ConfigNode::string_or(std::string_view key, std::string fallback) const {
-  auto v = get(key);
-  return v ? v->as_string() : std::move(fallback);
 }
 
 std::vector<std::string> ConfigNode::string_list(std::string_view key) const {

@@ -27,8 +27,125 @@ const Catalog& Catalog::builtin() {
   return catalog;
 }
 
-void Catalog::add_document(const ConfigNode& doc) {
-  doc.allow_only({"mig_geometries", "gpus", "nodes"});
+namespace {
+
+const Section& mig_class_section() {
+  static const Section s{
+      "mig_class",
+      "A class of MIG instances of a geometry: its slices and where an instance may start",
+      {
+          {"class", Type::string(), required, "", "The class's name, e.g. 1g, 1g.2m (two memory slices), 1g+me"},
+          {"id", Type::integer().at_least(0), "", "", "nvidia-smi's GPU-instance profile id, where known"},
+          {"compute_slices", Type::integer().at_least(1), required, "", "Compute slices one instance takes"},
+          {"memory_slices", Type::integer().at_least(1), required, "", "Contiguous memory slices one instance occupies"},
+          {"starts", Type::list(Type::integer().at_least(0)), required, "", "Memory slices an instance may start at"},
+          {"max_count", Type::integer().at_least(1), required, "", "Instances per GPU"},
+          {"media_extensions", Type::boolean(), "false", "", "A +me class: at most one instance per GPU"},
+      }};
+  return s;
+}
+
+const Section& mig_geometry_section() {
+  static const Section s{
+      "mig_geometry",
+      "How a family of GPUs is sliced for MIG",
+      {
+          {"name", Type::string(), required, "", "The geometry's name, e.g. seven-slice"},
+          {"memory_slices", Type::integer().at_least(1), required, "", "Memory slices of a GPU"},
+          {"compute_slices", Type::integer().at_least(1), required, "", "Compute slices of a GPU"},
+          {"combine_4g_3g", Type::boolean(), "true", "", "4g and 3g instances may share a GPU (driver R510 on)"},
+          source_field(required),
+          {"classes", Type::list(Type::section(mig_class_section())), required, "", "The classes of instances"},
+      }};
+  return s;
+}
+
+const Section& mig_profile_section() {
+  static const Section s{"mig_profile",
+                         "A MIG profile of a GPU model: a class of its geometry with the model's figures",
+                         {
+                             {"name", Type::string(), required, "", "The profile's name, e.g. 1g.10gb"},
+                             {"class", Type::string(), required, "", "The geometry's class it instantiates, e.g. 1g"},
+                             {"memory_mib", Type::integer().at_least(1), required, "MiB", "Memory of one instance"},
+                             {"sms", Type::integer().at_least(1), required, "", "Streaming multiprocessors of one instance"},
+                             {"copy_engines", Type::integer().at_least(1), required, "", "Copy engines of one instance"},
+                             {"assumed", Type::boolean(), "false", "", "Not confirmed by a primary source"},
+                         }};
+  return s;
+}
+
+const Section& gpu_mig_section() {
+  static const Section s{
+      "gpu_mig",
+      "A GPU model's MIG support",
+      {
+          {"geometry", Type::string(), required, "", "A geometry of mig_geometries (built in: seven-slice, four-slice)"},
+          {"profiles", Type::list(Type::section(mig_profile_section())), required, "", "The model's profiles"},
+      }};
+  return s;
+}
+
+const Section& gpu_section() {
+  static const Section s{
+      "gpu",
+      "A GPU model",
+      {
+          {"name", Type::string(), required, "", "The model's name, e.g. A100-80GB-SXM"},
+          {"aliases", Type::string_list(), "", "", "Other names traces use for it, e.g. V100M32"},
+          {"memory_mib", Type::integer().at_least(1), required, "MiB", "Device memory"},
+          {"sms", Type::integer().at_least(1), required, "", "Streaming multiprocessors"},
+          {"bf16_tflops", Type::number().at_least(0), required, "TFLOPS", "Dense BF16 tensor peak"},
+          {"fp32_tflops", Type::number().at_least(0), required, "TFLOPS", "FP32 peak"},
+          {"memory_bandwidth_gb_per_s", Type::number().at_least(0), required, "GB/s", "Memory bandwidth"},
+          {"tdp_w", Type::number().at_least(0), required, "W", "Thermal design power"},
+          {"nvlink_gb_per_s", Type::number().at_least(0), required, "GB/s",
+           "NVLink bandwidth, bidirectional total per GPU; 0: none"},
+          {"nvlinks", Type::integer().at_least(1), "", "", "NVLink links per GPU; required when nvlink_gb_per_s > 0"},
+          {"pcie_gen", Type::integer().at_least(3).at_most(5), required, "", "PCIe generation of its x16 host link"},
+          {"compute_capability", Type::number().at_least(0), required, "", "CUDA compute capability, e.g. 8.0"},
+          {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
+          {"mig", Type::section(gpu_mig_section()), "", "", "MIG support; absent: none"},
+          source_field(required),
+      }};
+  return s;
+}
+
+const Section& node_section() {
+  static const Section s{
+      "node_template",
+      "A node template: a machine pools are made of",
+      {
+          {"name", Type::string(), required, "", "The template's name, e.g. dgx-a100-80gb"},
+          {"gpu", Type::string(), required, "", "Its GPU model (a name or an alias)"},
+          {"gpus", Type::integer().at_least(0).at_most(NodeTopology::kMaxGpus), required, "", "GPUs per node"},
+          {"cpu_milli", Type::integer().at_least(1), required, "milli-CPU", "CPU of a node"},
+          {"memory_mib", Type::integer().at_least(1), required, "MiB", "Host memory of a node"},
+          {"price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour", "On-demand list price"},
+          {"spot_price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour", "A typical spot price"},
+          {"topology", Type::section(topology_section()), "", "",
+           "How its GPUs are linked; absent: all behind one PCIe host bridge"},
+          {"network", Type::section(network_section()), "", "", "Its NICs; absent: not described"},
+          source_field(required),
+      }};
+  return s;
+}
+
+}  // namespace
+
+const Section& catalog_section() {
+  static const Section s{
+      "catalog",
+      "GPU models and node templates added to the built-in catalog",
+      {
+          {"mig_geometries", Type::list(Type::section(mig_geometry_section())), "", "", "MIG geometries GPU models refer to"},
+          {"gpus", Type::list(Type::section(gpu_section())), "", "", "GPU models"},
+          {"nodes", Type::list(Type::section(node_section())), "", "", "Node templates"},
+      }};
+  return s;
+}
+
+void Catalog::add_document(const ConfigNode& node) {
+  const Fields doc = catalog_section().read(node);
   if (auto g = doc.get("mig_geometries"))
     for (const auto& e : g->items()) add_geometry(e);
   if (auto g = doc.get("gpus"))
@@ -37,16 +154,16 @@ void Catalog::add_document(const ConfigNode& doc) {
     for (const auto& e : n->items()) add_node(e);
 }
 
-void Catalog::add_geometry(const ConfigNode& e) {
-  e.allow_only({"name", "memory_slices", "compute_slices", "combine_4g_3g", "source", "classes"});
+void Catalog::add_geometry(const ConfigNode& entry) {
+  const Fields e = mig_geometry_section().read(entry);
   Geometry g;
   g.name = e.at("name").as_string();
   g.memory_slices = static_cast<int>(e.at("memory_slices").as_positive_int());
   g.compute_slices = static_cast<int>(e.at("compute_slices").as_positive_int());
-  if (auto c = e.get("combine_4g_3g")) g.combine_4g_3g = c->as_bool();
+  g.combine_4g_3g = e.value("combine_4g_3g").as_bool();
   e.at("source").as_string();
-  for (const auto& c : e.at("classes").items()) {
-    c.allow_only({"class", "id", "compute_slices", "memory_slices", "starts", "max_count", "media_extensions"});
+  for (const auto& item : e.at("classes").items()) {
+    const Fields c = mig_class_section().read(item);
     MigProfile p;
     p.class_name = c.at("class").as_string();
     if (auto id = c.get("id")) p.profile_id = static_cast<int>(id->as_non_negative_int());
@@ -60,16 +177,14 @@ void Catalog::add_geometry(const ConfigNode& e) {
       p.starts.push_back(static_cast<int>(start));
     }
     p.max_count = static_cast<int>(c.at("max_count").as_positive_int());
-    if (auto me = c.get("media_extensions")) p.media_extensions = me->as_bool();
+    p.media_extensions = c.value("media_extensions").as_bool();
     g.classes.push_back(std::move(p));
   }
   geometries_.push_back(std::move(g));
 }
 
-void Catalog::add_gpu(const ConfigNode& e) {
-  e.allow_only({"name", "aliases", "memory_mib", "sms", "bf16_tflops", "fp32_tflops",
-                "memory_bandwidth_gb_per_s", "tdp_w", "nvlink_gb_per_s", "nvlinks", "pcie_gen", "compute_capability",
-                "assumed", "mig", "source"});
+void Catalog::add_gpu(const ConfigNode& entry) {
+  const Fields e = gpu_section().read(entry);
   GpuModel m;
   m.name = e.at("name").as_string();
   m.aliases = e.string_list("aliases");
@@ -89,14 +204,14 @@ void Catalog::add_gpu(const ConfigNode& e) {
   m.compute_capability = e.at("compute_capability").as_non_negative_number();
   m.assumed = e.string_list("assumed");
   m.source = e.at("source").as_string();
-  if (auto mig = e.get("mig")) {
-    mig->allow_only({"geometry", "profiles"});
-    const auto gname = mig->at("geometry").as_string();
+  if (auto mig_node = e.get("mig")) {
+    const Fields mig = gpu_mig_section().read(*mig_node);
+    const auto gname = mig.at("geometry").as_string();
     auto g = std::find_if(geometries_.begin(), geometries_.end(), [&](const Geometry& x) { return x.name == gname; });
-    if (g == geometries_.end()) mig->at("geometry").fail(fmt::format("unknown MIG geometry '{}'", gname));
+    if (g == geometries_.end()) mig.at("geometry").fail(fmt::format("unknown MIG geometry '{}'", gname));
     MigTable table{g->name, g->memory_slices, g->compute_slices, g->combine_4g_3g, {}};
-    for (const auto& pe : mig->at("profiles").items()) {
-      pe.allow_only({"name", "class", "memory_mib", "sms", "copy_engines", "assumed"});
+    for (const auto& item : mig.at("profiles").items()) {
+      const Fields pe = mig_profile_section().read(item);
       const auto cname = pe.at("class").as_string();
       auto c = std::find_if(g->classes.begin(), g->classes.end(),
                             [&](const MigProfile& x) { return x.class_name == cname; });
@@ -109,7 +224,7 @@ void Catalog::add_gpu(const ConfigNode& e) {
       if (p.memory_mib > m.memory_mib) pe.at("memory_mib").fail("profile memory exceeds the GPU's memory");
       p.sms = static_cast<int>(pe.at("sms").as_positive_int());
       p.copy_engines = static_cast<int>(pe.at("copy_engines").as_positive_int());
-      if (auto a = pe.get("assumed")) p.assumed = a->as_bool();
+      p.assumed = pe.value("assumed").as_bool();
       table.profiles.push_back(std::move(p));
     }
     m.mig = std::move(table);
@@ -117,9 +232,8 @@ void Catalog::add_gpu(const ConfigNode& e) {
   gpus_.push_back(std::move(m));
 }
 
-void Catalog::add_node(const ConfigNode& e) {
-  e.allow_only({"name", "gpu", "gpus", "cpu_milli", "memory_mib", "price_per_node_hour_usd", "spot_price_per_node_hour_usd",
-                "topology", "network", "source"});
+void Catalog::add_node(const ConfigNode& entry) {
+  const Fields e = node_section().read(entry);
   NodeTemplate t;
   t.name = e.at("name").as_string();
   if (find_node(t.name)) e.at("name").fail(fmt::format("node template '{}' is already defined", t.name));

@@ -169,11 +169,45 @@ std::vector<MigLayoutOption> mig_enumerate(const MigTable& t) {
   return out;
 }
 
+namespace {
+
+const Section& mig_device_section() {
+  static const Section s{"mig_devices",
+                         "How a mig-parted config sets some GPUs of a node",
+                         {
+                             {"devices", Type::one_of({Type::choice({"all"}), Type::list(Type::integer().at_least(0))}), required,
+                              "", "The GPUs it applies to: all, or a list of GPU indices"},
+                             {"mig-enabled", Type::boolean(), required, "", "MIG on or off on those GPUs"},
+                             {"mig-devices", Type::map(Type::integer().at_least(0)), "", "",
+                              "Instances per profile on each GPU, e.g. {1g.10gb: 7}; absent: MIG on without instances"},
+                         }};
+  return s;
+}
+
+}  // namespace
+
+const Section& mig_parted_section() {
+  static const Section s{"mig_parted",
+                         "A mig-parted config file",
+                         {
+                             {"version", Type::choice({"v1"}), required, "", "mig-parted's format version"},
+                             {"mig-configs", Type::map(Type::list(Type::section(mig_device_section()))), required, "",
+                              "Named node configs, each a list of device entries"},
+                         }};
+  return s;
+}
+
+ConfigNode mig_parted_configs(const ConfigNode& node) {
+  const Fields doc = mig_parted_section().read(node);
+  if (doc.at("version").as_string() != "v1") doc.at("version").fail("expected version: v1");
+  return doc.at("mig-configs");
+}
+
 MigNodeConfig mig_node_config(const ConfigNode& entries, const std::string& name, const GpuModel& model, int gpus) {
   MigNodeConfig out{name, std::vector<std::optional<MigLayout>>(static_cast<std::size_t>(gpus))};
   std::vector<bool> covered(static_cast<std::size_t>(gpus), false);
-  for (const ConfigNode& e : entries.items()) {
-    e.allow_only({"devices", "mig-enabled", "mig-devices"});
+  for (const ConfigNode& entry : entries.items()) {
+    const Fields e = mig_device_section().read(entry);
     std::vector<int> devices;
     const ConfigNode d = e.at("devices");
     if (d.is_scalar() && d.as_string() == "all") {
@@ -222,10 +256,8 @@ MigNodeConfig mig_node_config(const ConfigNode& entries, const std::string& name
 }
 
 MigFileReport mig_check_file(const ConfigNode& doc, const GpuModel& model, int gpus) {
-  doc.allow_only({"version", "mig-configs"});
-  if (doc.at("version").as_string() != "v1") doc.at("version").fail("expected version: v1");
   MigFileReport report;
-  for (const auto& [name, entries] : doc.at("mig-configs").entries()) {
+  for (const auto& [name, entries] : mig_parted_configs(doc).entries()) {
     try {
       report.valid.push_back(mig_node_config(entries, name, model, gpus));
     } catch (const InputError& e) {

@@ -23,12 +23,41 @@ double pcie_x16_gb_per_s(int generation) {
   return 0;
 }
 
-NetworkSpec NetworkSpec::parse(const ConfigNode& n) {
-  n.allow_only({"nics", "gbps_per_nic", "source"});
+const Section& network_section() {
+  static const Section s{"network",
+                         "A node's network: the NICs that carry the traffic of jobs spanning nodes",
+                         {
+                             {"nics", Type::integer().at_least(1), required, "", "Compute NICs per node"},
+                             {"gbps_per_nic", Type::number().above(0), required, "Gb/s", "Line rate of each NIC"},
+                             source_field(),
+                         }};
+  return s;
+}
+
+NetworkSpec NetworkSpec::parse(const ConfigNode& node) {
+  const Fields n = network_section().read(node);
   NetworkSpec s;
   s.nics = static_cast<int>(n.at("nics").as_positive_int());
   s.gbps_per_nic = n.at("gbps_per_nic").as_non_negative_number();
   if (s.gbps_per_nic <= 0) n.at("gbps_per_nic").fail("expected a positive line rate in Gb/s");
+  return s;
+}
+
+const Section& topology_section() {
+  static const Section s{
+      "topology",
+      "How a node template's GPUs are linked, as nvidia-smi topo -m classifies them",
+      {
+          {"pcie", Type::list(Type::string("^[^/]+(/[^/]+)+$")), required, "",
+           "Each GPU's PCIe path, outermost first: NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0"},
+          {"nvlink", Type::one_of({Type::choice({"all"}), Type::list(Type::list(Type::integer().at_least(0)))}), "", "",
+           "all (an NVSwitch fabric) or bonded [gpu, gpu, links] pairs; absent: no NVLink"},
+          {"inter_socket_gb_per_s", Type::number().above(0), "", "GB/s",
+           "GPU-to-GPU bandwidth across sockets (SYS); needed when the GPUs span NUMA nodes"},
+          {"pcie_gen", Type::integer().at_least(3).at_most(5), "", "",
+           "PCIe generation of the GPUs' host links; default: the GPU model's"},
+          source_field(required),
+      }};
   return s;
 }
 
@@ -62,8 +91,8 @@ LinkClass pcie_class(const std::vector<std::string>& a, const std::vector<std::s
 
 }  // namespace
 
-NodeTopology NodeTopology::parse(const ConfigNode& n, const GpuModel& gpu, int gpus) {
-  n.allow_only({"pcie", "nvlink", "inter_socket_gb_per_s", "pcie_gen", "source"});
+NodeTopology NodeTopology::parse(const ConfigNode& node, const GpuModel& gpu, int gpus) {
+  const Fields n = topology_section().read(node);
   if (gpus > kMaxGpus) n.fail(fmt::format("at most {} GPUs per node are supported", kMaxGpus));
   NodeTopology t;
   t.gpus_ = gpus;
@@ -77,7 +106,7 @@ NodeTopology NodeTopology::parse(const ConfigNode& n, const GpuModel& gpu, int g
   for (const auto& i : items) paths.push_back(split_path(i));
   const int gen = n.has("pcie_gen") ? static_cast<int>(n.at("pcie_gen").as_positive_int()) : gpu.pcie_gen;
   if (pcie_x16_gb_per_s(gen) == 0)
-    (n.has("pcie_gen") ? n.at("pcie_gen") : n).fail(fmt::format("expected PCIe generation 3, 4 or 5, got {}", gen));
+    (n.has("pcie_gen") ? n.at("pcie_gen") : n.node()).fail(fmt::format("expected PCIe generation 3, 4 or 5, got {}", gen));
   const double pcie = pcie_x16_gb_per_s(gen);
 
   for (const auto& p : paths) {

@@ -208,14 +208,19 @@ InputError Registry::unknown(const SourceLocation& where, const std::string& wha
                                        names(queue_entries_), names(placement_entries_)));
 }
 
-void Registry::check_params(const PolicyContext& context) const {
-  if (!context.params) return;
-  if (!context.params->is_map()) context.params->fail("expected a map of policy parameters");
+std::vector<std::string> Registry::param_names() const {
   std::vector<std::string> known{"ties"};  // every placement reads it (PlacementPolicy::best_of)
   for (const auto* entries : {&queue_entries_, &placement_entries_})
     for (const auto& e : *entries)
       for (const auto& p : e.params)
         if (std::find(known.begin(), known.end(), p) == known.end()) known.push_back(p);
+  return known;
+}
+
+void Registry::check_params(const PolicyContext& context) const {
+  if (!context.params) return;
+  if (!context.params->is_map()) context.params->fail("expected a map of policy parameters");
+  const std::vector<std::string> known = param_names();
   for (const auto& [key, value] : context.params->entries())
     if (std::find(known.begin(), known.end(), key) == known.end())
       value.fail(fmt::format("unknown policy parameter '{}'; known: {}", key,

@@ -15,6 +15,157 @@ namespace embedded {
 std::string_view model_yaml();
 }  // namespace embedded
 
+namespace {
+
+// model.yaml's tree: the defaults the schema states for the sections below.
+const YAML::Node& builtin_model_doc() {
+  static const YAML::Node doc = YAML::Load(std::string(embedded::model_yaml()));
+  return doc;
+}
+
+// The section `model.KEY`, with a source and model.yaml's defaults.
+Section model_subsection(const std::string& key, std::string description, std::vector<Field> fields) {
+  fields.push_back(source_field());
+  return Section("model_" + key, std::move(description), std::move(fields)).with_defaults(builtin_model_doc()[key]);
+}
+
+const Section& time_slicing_section() {
+  static const Section s = model_subsection(
+      "time_slicing", "CUDA time-slicing of a GPU shared by several pods",
+      {
+          {"context_switch", Type::duration(), "", "", "GPU time lost per switch between busy contexts"},
+          {"timeslice", Type::duration(), "", "", "How long a context runs before the next switch"},
+          {"context_memory_mib", Type::integer().at_least(0), "", "MiB", "Device memory each CUDA context costs"},
+          {"max_contexts", Type::integer().at_least(1).at_most(60), "", "", "Contexts the driver allows per GPU"},
+      });
+  return s;
+}
+
+const Section& mps_section() {
+  static const Section s = model_subsection(
+      "mps", "MPS clients sharing a GPU",
+      {
+          {"bandwidth_interference", Type::number().at_least(0).below(1), "", "",
+           "Speed a client loses per unit of SM share the other clients use"},
+          {"fault_rate_per_hour", Type::number().at_least(0), "", "faults per client-hour", "Fatal faults injected; 0: off"},
+      });
+  return s;
+}
+
+const Section& mig_section() {
+  static const Section s = model_subsection(
+      "mig", "MIG repartitioning",
+      {
+          {"reconfiguration_delay", Type::duration(), "", "", "Drain-to-ready time of a layout change"},
+      });
+  return s;
+}
+
+const Section& restart_section() {
+  static const Section s = model_subsection(
+      "restart", "What happens to a killed job (Kubernetes CrashLoopBackOff)",
+      {
+          {"policy", Type::choice({"requeue", "fail"}), "", "", "Requeue a killed job, or let it fail"},
+          {"backoff", Type::duration(), "", "", "First delay before it is queued again; doubles per restart"},
+          {"backoff_max", Type::duration(), "", "", "The longest delay"},
+          {"max_restarts", Type::integer().at_least(0), "", "", "Restarts before the job fails"},
+      });
+  return s;
+}
+
+const Section& communication_default_section() {
+  static const Section s{"model_communication_default", "A kind's default communication profile",
+                         join_fields({communication_section().fields(), {source_field()}})};
+  return s;
+}
+
+const Section& model_communication_section() {
+  static const Section s = model_subsection(
+      "communication", "Communication of multi-GPU jobs that state none",
+      {
+          {"defaults",
+           Type::map(Type::one_of({Type::choice({"none"}), Type::section(communication_default_section())}),
+                     {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}),
+           "", "", "Profile by job kind; none: that kind does not communicate"},
+          {"default_network", Type::section(network_section()), "", "",
+           "The network of pools whose node template describes none"},
+      });
+  return s;
+}
+
+const Section& checkpoint_defaults_section() {
+  static const Section s = model_subsection(
+      "checkpoint", "Checkpoints of jobs that state none",
+      {
+          {"defaults", Type::map(checkpoint_type(), {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}), "", "",
+           "Checkpoint policy by job kind"},
+      });
+  return s;
+}
+
+const Section& preemption_section() {
+  static const Section s = model_subsection(
+      "preemption", "What a scheduler's preemption costs a job without a checkpoint policy",
+      {
+          {"suspend", Type::duration(), "", "", "Writing its state before its GPUs are released"},
+          {"resume", Type::duration(), "", "", "Reading it back before it computes again"},
+      });
+  return s;
+}
+
+const Section& spot_section() {
+  static const Section s = model_subsection(
+      "spot", "Spot reclaims",
+      {
+          {"notice", Type::map(Type::duration()), "", "", "Warning before a spot node is taken back, by provider"},
+          {"provider", Type::string(), "", "", "The provider of a spot pool that names none"},
+          {"aws_frequency", Type::map(Type::number().at_least(0).below(1)), "", "",
+           "AWS Spot Instance Advisor bucket -> probability that a node is interrupted within a 730-h month"},
+      });
+  return s;
+}
+
+const Section& autoscaler_section() {
+  static const Section s = model_subsection(
+      "autoscaler", "The cluster autoscaler",
+      {
+          {"scale_up_delay", Type::duration(), "", "", "A pod unschedulable this long asks for a node"},
+          {"scale_down_after", Type::duration(), "", "", "An empty node is removed after this long"},
+          {"provisioning_delay", Type::duration(), "", "", "From a node's request to its being ready"},
+      });
+  return s;
+}
+
+const Section& low_utilization_section() {
+  static const Section s = model_subsection(
+      "low_utilization", "The low-utilization alert",
+      {
+          {"threshold", Type::number().above(0).at_most(1), "", "", "Effective utilization below which a pool is burning money"},
+          {"min_duration", Type::duration(), "", "", "Shorter dips are not reported"},
+      });
+  return s;
+}
+
+}  // namespace
+
+const Section& model_section() {
+  static const Section s{"model",
+                         "The execution model's constants (sim/data/model.yaml); every field optional",
+                         {
+                             {"time_slicing", Type::section(time_slicing_section()), "", "", "CUDA time-slicing"},
+                             {"mps", Type::section(mps_section()), "", "", "MPS"},
+                             {"mig", Type::section(mig_section()), "", "", "MIG repartitioning"},
+                             {"restart", Type::section(restart_section()), "", "", "Killed jobs"},
+                             {"communication", Type::section(model_communication_section()), "", "", "Communication defaults"},
+                             {"checkpoint", Type::section(checkpoint_defaults_section()), "", "", "Checkpoint defaults"},
+                             {"preemption", Type::section(preemption_section()), "", "", "Preemption costs"},
+                             {"spot", Type::section(spot_section()), "", "", "Spot reclaims"},
+                             {"autoscaler", Type::section(autoscaler_section()), "", "", "The cluster autoscaler"},
+                             {"low_utilization", Type::section(low_utilization_section()), "", "", "The low-utilization alert"},
+                         }};
+  return s;
+}
+
 const ExecutionModel& ExecutionModel::builtin() {
   static const ExecutionModel model = [] {
     ExecutionModel m;
@@ -24,43 +175,42 @@ const ExecutionModel& ExecutionModel::builtin() {
   return model;
 }
 
-void ExecutionModel::apply(const ConfigNode& doc) {
-  doc.allow_only({"time_slicing", "mps", "mig", "restart", "communication", "checkpoint", "preemption", "spot",
-                  "autoscaler", "low_utilization"});
+void ExecutionModel::apply(const ConfigNode& model) {
+  const Fields doc = model_section().read(model);
   auto positive = [](const ConfigNode& n) {
     const Time t = n.as_duration();
     if (t <= Time()) n.fail("expected a positive duration");
     return t;
   };
-  if (auto t = doc.get("time_slicing")) {
-    t->allow_only({"context_switch", "timeslice", "context_memory_mib", "max_contexts", "source"});
-    if (auto v = t->get("context_switch")) time_slicing.context_switch = v->as_duration();
-    if (auto v = t->get("timeslice")) time_slicing.timeslice = positive(*v);
-    if (auto v = t->get("context_memory_mib")) time_slicing.context_memory_mib = v->as_non_negative_int();
-    if (auto v = t->get("max_contexts")) {
+  if (auto block = doc.get("time_slicing")) {
+    const Fields t = time_slicing_section().read(*block);
+    if (auto v = t.get("context_switch")) time_slicing.context_switch = v->as_duration();
+    if (auto v = t.get("timeslice")) time_slicing.timeslice = positive(*v);
+    if (auto v = t.get("context_memory_mib")) time_slicing.context_memory_mib = v->as_non_negative_int();
+    if (auto v = t.get("max_contexts")) {
       const auto n = v->as_positive_int();
       if (n > 60) v->fail("expected at most 60 contexts per GPU");
       time_slicing.max_contexts = static_cast<int>(n);
     }
     if (time_slicing.context_switch < Time() || time_slicing.context_switch >= time_slicing.timeslice)
-      t->fail("expected 0 <= context_switch < timeslice");
+      t.fail("expected 0 <= context_switch < timeslice");
   }
-  if (auto m = doc.get("mps")) {
-    m->allow_only({"bandwidth_interference", "fault_rate_per_hour", "source"});
-    if (auto v = m->get("bandwidth_interference")) {
+  if (auto block = doc.get("mps")) {
+    const Fields m = mps_section().read(*block);
+    if (auto v = m.get("bandwidth_interference")) {
       mps.bandwidth_interference = v->as_non_negative_number();
       if (mps.bandwidth_interference >= 1) v->fail("expected a value in [0, 1)");
     }
-    if (auto v = m->get("fault_rate_per_hour")) mps.fault_rate_per_hour = v->as_non_negative_number();
+    if (auto v = m.get("fault_rate_per_hour")) mps.fault_rate_per_hour = v->as_non_negative_number();
   }
-  if (auto m = doc.get("mig")) {
-    m->allow_only({"reconfiguration_delay", "source"});
-    if (auto v = m->get("reconfiguration_delay")) mig.reconfiguration_delay = v->as_duration();
-    if (mig.reconfiguration_delay < Time()) m->at("reconfiguration_delay").fail("expected a duration >= 0");
+  if (auto block = doc.get("mig")) {
+    const Fields m = mig_section().read(*block);
+    if (auto v = m.get("reconfiguration_delay")) mig.reconfiguration_delay = v->as_duration();
+    if (mig.reconfiguration_delay < Time()) m.at("reconfiguration_delay").fail("expected a duration >= 0");
   }
-  if (auto c = doc.get("communication")) {
-    c->allow_only({"defaults", "default_network", "source"});
-    if (auto d = c->get("defaults")) {
+  if (auto block = doc.get("communication")) {
+    const Fields c = model_communication_section().read(*block);
+    if (auto d = c.get("defaults")) {
       d->allow_only(enum_names<JobKind>);
       for (const auto& [kind_name, profile] : d->entries()) {
         CommProfile& p = communication.defaults[static_cast<std::size_t>(*parse_enum<JobKind>(kind_name))];
@@ -68,29 +218,28 @@ void ExecutionModel::apply(const ConfigNode& doc) {
           p = {};
           continue;
         }
-        profile.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective", "source"});
-        p = parse_comm_profile(profile);
+        p = parse_comm_profile(communication_default_section().read(profile));
       }
     }
-    if (auto n = c->get("default_network")) communication.default_network = NetworkSpec::parse(*n);
+    if (auto n = c.get("default_network")) communication.default_network = NetworkSpec::parse(*n);
   }
-  if (auto c = doc.get("checkpoint")) {
-    c->allow_only({"defaults", "source"});
-    if (auto d = c->get("defaults")) {
+  if (auto block = doc.get("checkpoint")) {
+    const Fields c = checkpoint_defaults_section().read(*block);
+    if (auto d = c.get("defaults")) {
       d->allow_only(enum_names<JobKind>);
       for (const auto& [kind_name, policy] : d->entries())
         checkpoint.defaults[static_cast<std::size_t>(*parse_enum<JobKind>(kind_name))] = parse_checkpoint_policy(policy);
     }
   }
-  if (auto p = doc.get("preemption")) {
-    p->allow_only({"suspend", "resume", "source"});
-    if (auto v = p->get("suspend")) preemption.suspend = v->as_duration();
-    if (auto v = p->get("resume")) preemption.resume = v->as_duration();
-    if (preemption.suspend < Time() || preemption.resume < Time()) p->fail("expected durations >= 0");
+  if (auto block = doc.get("preemption")) {
+    const Fields p = preemption_section().read(*block);
+    if (auto v = p.get("suspend")) preemption.suspend = v->as_duration();
+    if (auto v = p.get("resume")) preemption.resume = v->as_duration();
+    if (preemption.suspend < Time() || preemption.resume < Time()) p.fail("expected durations >= 0");
   }
-  if (auto sp = doc.get("spot")) {
-    sp->allow_only({"notice", "provider", "aws_frequency", "source"});
-    if (auto n = sp->get("notice"))
+  if (auto block = doc.get("spot")) {
+    const Fields sp = spot_section().read(*block);
+    if (auto n = sp.get("notice"))
       for (const auto& [provider, value] : n->entries()) {
         const Time t = value.as_duration();
         if (t < Time()) value.fail("expected a notice >= 0");
@@ -98,11 +247,11 @@ void ExecutionModel::apply(const ConfigNode& doc) {
         std::erase_if(spot.notice, [&name = provider](const auto& e) { return e.first == name; });
         spot.notice.emplace_back(provider, t);
       }
-    if (auto p = sp->get("provider")) {
+    if (auto p = sp.get("provider")) {
       if (!spot.notice_of(p->as_string())) p->fail(fmt::format("no notice is known for provider '{}'", p->as_string()));
       spot.provider = p->as_string();
     }
-    if (auto f = sp->get("aws_frequency"))
+    if (auto f = sp.get("aws_frequency"))
       for (const auto& [bucket, value] : f->entries()) {
         const double p = value.as_number();
         if (!(p >= 0 && p < 1)) value.fail("expected a monthly interruption probability in [0, 1)");
@@ -110,39 +259,39 @@ void ExecutionModel::apply(const ConfigNode& doc) {
         spot.aws_frequency.emplace_back(bucket, p);
       }
   }
-  if (auto a = doc.get("autoscaler")) {
-    a->allow_only({"scale_up_delay", "scale_down_after", "provisioning_delay", "source"});
+  if (auto block = doc.get("autoscaler")) {
+    const Fields a = autoscaler_section().read(*block);
     auto non_negative = [](const ConfigNode& n) {
       const Time t = n.as_duration();
       if (t < Time()) n.fail("expected a duration >= 0");
       return t;
     };
-    if (auto v = a->get("scale_up_delay")) autoscaler.scale_up_delay = non_negative(*v);
-    if (auto v = a->get("scale_down_after")) autoscaler.scale_down_after = non_negative(*v);
-    if (auto v = a->get("provisioning_delay")) autoscaler.provisioning_delay = non_negative(*v);
+    if (auto v = a.get("scale_up_delay")) autoscaler.scale_up_delay = non_negative(*v);
+    if (auto v = a.get("scale_down_after")) autoscaler.scale_down_after = non_negative(*v);
+    if (auto v = a.get("provisioning_delay")) autoscaler.provisioning_delay = non_negative(*v);
   }
-  if (auto l = doc.get("low_utilization")) {
-    l->allow_only({"threshold", "min_duration", "source"});
-    if (auto v = l->get("threshold")) {
+  if (auto block = doc.get("low_utilization")) {
+    const Fields l = low_utilization_section().read(*block);
+    if (auto v = l.get("threshold")) {
       low_utilization.threshold = v->as_number();
       if (!(low_utilization.threshold > 0 && low_utilization.threshold <= 1)) v->fail("expected a utilization in (0, 1]");
     }
-    if (auto v = l->get("min_duration")) {
+    if (auto v = l.get("min_duration")) {
       low_utilization.min_duration = v->as_duration();
       if (low_utilization.min_duration < Time()) v->fail("expected a duration >= 0");
     }
   }
-  if (auto r = doc.get("restart")) {
-    r->allow_only({"policy", "backoff", "backoff_max", "max_restarts", "source"});
-    if (auto v = r->get("policy")) {
+  if (auto block = doc.get("restart")) {
+    const Fields r = restart_section().read(*block);
+    if (auto v = r.get("policy")) {
       const auto p = v->as_string();
       if (p != "requeue" && p != "fail") v->fail(fmt::format("expected requeue or fail, got '{}'", p));
       restart.requeue = p == "requeue";
     }
-    if (auto v = r->get("backoff")) restart.backoff = v->as_duration();
-    if (auto v = r->get("backoff_max")) restart.backoff_max = v->as_duration();
-    if (auto v = r->get("max_restarts")) restart.max_restarts = static_cast<int>(v->as_non_negative_int());
-    if (restart.backoff < Time() || restart.backoff_max < restart.backoff) r->fail("expected 0 <= backoff <= backoff_max");
+    if (auto v = r.get("backoff")) restart.backoff = v->as_duration();
+    if (auto v = r.get("backoff_max")) restart.backoff_max = v->as_duration();
+    if (auto v = r.get("max_restarts")) restart.max_restarts = static_cast<int>(v->as_non_negative_int());
+    if (restart.backoff < Time() || restart.backoff_max < restart.backoff) r.fail("expected 0 <= backoff <= backoff_max");
   }
 }
 

@@ -88,6 +88,8 @@ void apply_override(const YAML::Node& root, const std::string& assignment) {
 
 namespace {
 
+constexpr int kScenarioVersion = 1;
+
 std::string data_path(const ConfigNode& field, const std::string& data_dir) {
   const std::string rel = field.as_string();
   fs::path p(rel);
@@ -109,21 +111,55 @@ SharingConfig read_sharing_name(const ConfigNode& n) {
   return c;
 }
 
+const Section& sharing_resource_section() {
+  static const Section s{
+      "sharing_resource",
+      "The resource the device plugin shares",
+      {
+          {"name", Type::choice({kGpuResource}), required, "", "nvidia.com/gpu (sharing MIG devices is not modelled)"},
+          {"replicas", Type::integer().at_least(2).at_most(1000), required, "",
+           "Pods per GPU; MPS allows at most 48 clients (16 below compute capability 7.5)"},
+          {"devices", Type::choice({"all"}), "all", "", "The GPUs it applies to: every GPU of a node"},
+      }};
+  return s;
+}
+
+const Section& sharing_config_section() {
+  static const Section s{
+      "sharing_config",
+      "The device plugin's time-slicing or MPS configuration",
+      {
+          {"renameByDefault", Type::boolean(), "false", "", "Advertise the shared GPUs as nvidia.com/gpu.shared"},
+          {"failRequestsGreaterThanOne", Type::boolean(), "false", "", "Reject pods asking for more than one shared GPU"},
+          {"resources", Type::list(Type::section(sharing_resource_section())), required, "", "One resource, nvidia.com/gpu"},
+      }};
+  return s;
+}
+
+const Section& device_plugin_sharing_section() {
+  static const Section s{
+      "device_plugin_sharing",
+      "The NVIDIA device plugin's sharing: exactly one of timeSlicing or mps",
+      {
+          {"timeSlicing", Type::section(sharing_config_section()), "", "", "CUDA time-slicing: replicas take turns on a GPU"},
+          {"mps", Type::section(sharing_config_section()), "", "", "MPS: replicas run at once, with thread and memory limits"},
+      }};
+  return s;
+}
+
 // The device plugin's `sharing:` block: {timeSlicing: {...}} or {mps: {...}} (hardware.md §2-3).
-SharingConfig read_device_plugin_sharing(const ConfigNode& n, const GpuModel* gpu) {
-  n.allow_only({"timeSlicing", "mps"});
+SharingConfig read_device_plugin_sharing(const ConfigNode& node, const GpuModel* gpu) {
+  const Fields n = device_plugin_sharing_section().read(node);
   if (n.has("timeSlicing") == n.has("mps")) n.fail("expected exactly one of timeSlicing or mps (they are mutually exclusive)");
   const bool mps = n.has("mps");
-  const ConfigNode b = n.at(mps ? "mps" : "timeSlicing");
-  b.allow_only({"renameByDefault", "failRequestsGreaterThanOne", "resources"});
+  const Fields b = sharing_config_section().read(n.at(mps ? "mps" : "timeSlicing"));
   SharingConfig c;
   c.mode = mps ? Sharing::mps : Sharing::time_slicing;
-  if (auto r = b.get("renameByDefault")) c.rename_by_default = r->as_bool();
-  if (auto r = b.get("failRequestsGreaterThanOne")) c.fail_requests_greater_than_one = r->as_bool();
+  c.rename_by_default = b.value("renameByDefault").as_bool();
+  c.fail_requests_greater_than_one = b.value("failRequestsGreaterThanOne").as_bool();
   const auto resources = b.at("resources").items();
   if (resources.size() != 1) b.at("resources").fail("expected one resource, nvidia.com/gpu");
-  const ConfigNode& r = resources.front();
-  r.allow_only({"name", "replicas", "devices"});
+  const Fields r = sharing_resource_section().read(resources.front());
   if (r.at("name").as_string() != kGpuResource)
     r.at("name").fail(fmt::format("expected nvidia.com/gpu (sharing MIG devices is not modelled), got '{}'", r.at("name").as_string()));
   if (auto d = r.get("devices"); d && !(d->is_scalar() && d->as_string() == "all"))
@@ -144,7 +180,7 @@ SharingConfig read_device_plugin_sharing(const ConfigNode& n, const GpuModel* gp
 
 // A pool's price: per GPU-hour or per node-hour in the scenario, else the node template's (its spot
 // price for spot pools).
-void read_price(const ConfigNode& e, PoolSpec& pool, int gpus_per_node, const NodeTemplate* tmpl) {
+void read_price(const Fields& e, PoolSpec& pool, int gpus_per_node, const NodeTemplate* tmpl) {
   const auto per_gpu = e.get("price_per_gpu_hour_usd");
   const auto per_node = e.get("price_per_node_hour_usd");
   if (per_gpu && per_node) e.fail("give price_per_gpu_hour_usd or price_per_node_hour_usd, not both");
@@ -164,9 +200,37 @@ void read_price(const ConfigNode& e, PoolSpec& pool, int gpus_per_node, const No
   }
 }
 
+const Section& availability_section() {
+  static const Section s{
+      "spot_availability",
+      "A recorded spot availability trace (SkyPilot's \"Can't Be Late\" format)",
+      {
+          {"path", Type::string(), required, "", "The trace file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"format", Type::choice({"skypilot"}), "skypilot", "", "The trace's format"},
+          {"scale", Type::integer().at_least(1).at_most(10000), "1", "", "Nodes per available instance"},
+          {"prices", Type::boolean(), "false", "", "Bill the trace's prices"},
+      }};
+  return s;
+}
+
+const Section& spot_section() {
+  static const Section s{
+      "spot",
+      "A spot pool's reclaim process: one of interruptions_per_node_month, aws_frequency or availability",
+      {
+          {"interruptions_per_node_month", Type::number().at_least(0), "", "interruptions per node-month", "A Poisson process"},
+          {"aws_frequency", Type::string(), "", "",
+           "An AWS Spot Instance Advisor bucket, e.g. \"10-15%\" (model.spot.aws_frequency lists them)"},
+          {"availability", Type::section(availability_section()), "", "", "A recorded trace"},
+          {"provider", Type::string(), "", "", "aws, gcp or azure (model.spot.notice); default: model.spot.provider"},
+          {"notice", Type::duration(), "", "", "Warning before a node is taken back; default: the provider's"},
+      }};
+  return s;
+}
+
 // A spot pool's `spot:` block: one reclaim process, and the notice it gives.
-SpotConfig read_spot(const ConfigNode& n, const ExecutionModel& model, const std::string& data_dir) {
-  n.allow_only({"interruptions_per_node_month", "aws_frequency", "availability", "provider", "notice"});
+SpotConfig read_spot(const ConfigNode& node, const ExecutionModel& model, const std::string& data_dir) {
+  const Fields n = spot_section().read(node);
   SpotConfig c;
   const int given = n.has("interruptions_per_node_month") + n.has("aws_frequency") + n.has("availability");
   if (given != 1)
@@ -185,22 +249,19 @@ SpotConfig read_spot(const ConfigNode& n, const ExecutionModel& model, const std
     c.process = SpotConfig::Process::poisson;
     c.hazard_per_node_hour = hazard_from_monthly_probability(*p);
   } else {
-    const ConfigNode a = n.at("availability");
-    a.allow_only({"path", "format", "scale", "prices"});
-    if (auto fmt_ = a.get("format"); fmt_ && fmt_->as_string() != "skypilot")
-      fmt_->fail(fmt::format("expected format skypilot, got '{}'", fmt_->as_string()));
+    const Fields a = availability_section().read(n.at("availability"));
+    if (const ConfigNode format = a.value("format"); format.as_string() != "skypilot")
+      format.fail(fmt::format("expected format skypilot, got '{}'", format.as_string()));
     c.process = SpotConfig::Process::trace;
     c.availability = std::make_shared<const AvailabilitySeries>(read_skypilot_series(data_path(a.at("path"), data_dir)));
-    if (auto sc = a.get("scale")) {
-      const auto v = sc->as_positive_int();
-      if (v > 10000) sc->fail("expected at most 10000 nodes per available instance");
-      c.scale = static_cast<int32_t>(v);
-    }
-    if (auto pr = a.get("prices")) {
-      c.trace_prices = pr->as_bool();
-      if (c.trace_prices && c.availability->price_per_node_hour_usd.empty())
-        pr->fail(fmt::format("the trace {} has no prices", c.availability->file));
-    }
+    const ConfigNode scale = a.value("scale");
+    const auto v = scale.as_positive_int();
+    if (v > 10000) scale.fail("expected at most 10000 nodes per available instance");
+    c.scale = static_cast<int32_t>(v);
+    const ConfigNode prices = a.value("prices");
+    c.trace_prices = prices.as_bool();
+    if (c.trace_prices && c.availability->price_per_node_hour_usd.empty())
+      prices.fail(fmt::format("the trace {} has no prices", c.availability->file));
   }
   c.provider = model.spot.provider;
   if (auto p = n.get("provider")) {
@@ -219,11 +280,25 @@ SpotConfig read_spot(const ConfigNode& n, const ExecutionModel& model, const std
   return c;
 }
 
-AutoscaleConfig read_autoscale(const ConfigNode& n, const ExecutionModel& model) {
-  n.allow_only({"min", "max", "scale_up_delay", "scale_down_after"});
+const Section& autoscale_section() {
+  static const Section s{
+      "autoscale",
+      "The cluster autoscaler on a pool: nodes come and go with the pending pods",
+      {
+          {"min", Type::integer().at_least(0), "0", "", "The fewest nodes"},
+          {"max", Type::integer().at_least(1).at_most(1'000'000), required, "", "The most nodes"},
+          {"scale_up_delay", Type::duration(), "", "",
+           "A pod unschedulable this long asks for a node; default: model.autoscaler's"},
+          {"scale_down_after", Type::duration(), "", "", "An empty node is removed after this long; default: model.autoscaler's"},
+      }};
+  return s;
+}
+
+AutoscaleConfig read_autoscale(const ConfigNode& node, const ExecutionModel& model) {
+  const Fields n = autoscale_section().read(node);
   AutoscaleConfig a;
   a.enabled = true;
-  a.min_nodes = static_cast<uint32_t>(n.has("min") ? n.at("min").as_non_negative_int() : 0);
+  a.min_nodes = static_cast<uint32_t>(n.value("min").as_non_negative_int());
   const auto max = n.at("max").as_positive_int();
   if (max > 1'000'000) n.at("max").fail("more than 1,000,000 nodes in one pool");
   a.max_nodes = static_cast<uint32_t>(max);
@@ -238,10 +313,29 @@ AutoscaleConfig read_autoscale(const ConfigNode& n, const ExecutionModel& model)
   return a;
 }
 
+const Section& pool_mig_section() {
+  static const Section s{
+      "pool_mig",
+      "MIG on a pool's GPUs: a mig-parted config and the device plugin's strategy",
+      {
+          {"strategy", Type::enumeration<MigStrategy>(), required, "", "The device plugin's MIG strategy"},
+          {"config", Type::string(), required, "",
+           "A config of `file` or `mig-configs`, or a name mig-parted generates: all-disabled, all-enabled, all-balanced, "
+           "all-<profile>"},
+          {"file", Type::string(), "", "", "A mig-parted file, relative to the scenario"},
+          [] {
+            Field f = mig_parted_section().field("mig-configs");
+            f.absent = "";
+            return f;
+          }(),
+      }};
+  return s;
+}
+
 // A pool's `mig:` block: a mig-parted config (inline `mig-configs`, a `file` beside the scenario, or
 // one of mig-parted's generated names) and the device plugin's strategy.
-SharingConfig read_mig(const ConfigNode& m, const GpuModel* gpu, int gpus, const std::string& scenario_file) {
-  m.allow_only({"strategy", "config", "file", "mig-configs"});
+SharingConfig read_mig(const ConfigNode& node, const GpuModel* gpu, int gpus, const std::string& scenario_file) {
+  const Fields m = pool_mig_section().read(node);
   if (!gpu || !gpu->mig) m.fail(fmt::format("GPU model {} does not support MIG", gpu ? gpu->name : "(none)"));
   SharingConfig c;
   c.mode = Sharing::mig;
@@ -253,10 +347,7 @@ SharingConfig read_mig(const ConfigNode& m, const GpuModel* gpu, int gpus, const
     fs::path p(f->as_string());
     if (p.is_relative()) p = fs::path(scenario_file).parent_path() / p;
     if (!fs::is_regular_file(p)) f->fail(fmt::format("mig-parted file '{}' not found", p.string()));
-    doc = ConfigNode::load_file(p.string());
-    doc->allow_only({"version", "mig-configs"});
-    if (doc->at("version").as_string() != "v1") doc->at("version").fail("expected version: v1");
-    doc = doc->at("mig-configs");
+    doc = mig_parted_configs(ConfigNode::load_file(p.string()));
   } else if (auto inline_doc = m.get("mig-configs")) {
     doc = *inline_doc;
   }
@@ -286,11 +377,21 @@ SharingConfig read_mig(const ConfigNode& m, const GpuModel* gpu, int gpus, const
   return c;
 }
 
+const Section& kubelet_section() {
+  static const Section s{
+      "kubelet",
+      "The kubelet settings of a pool's nodes (KubeletConfiguration)",
+      {
+          {"topologyManagerPolicy", Type::enumeration<TopologyPolicy>(), "none", "", "The Topology Manager's policy"},
+          {"topologyManagerScope", Type::choice({"pod", "container"}), "", "", "Accepted; a pod's GPUs are aligned together"},
+      }};
+  return s;
+}
+
 // The kubelet settings a pool's nodes run with (KubeletConfiguration field names).
-TopologyPolicy read_kubelet(const ConfigNode& k) {
-  k.allow_only({"topologyManagerPolicy", "topologyManagerScope"});
-  TopologyPolicy p = TopologyPolicy::none;
-  if (auto v = k.get("topologyManagerPolicy")) p = v->as_enum<TopologyPolicy>();
+TopologyPolicy read_kubelet(const ConfigNode& node) {
+  const Fields k = kubelet_section().read(node);
+  const auto p = k.value("topologyManagerPolicy").as_enum<TopologyPolicy>();
   if (auto v = k.get("topologyManagerScope"); v && v->as_string() != "pod" && v->as_string() != "container")
     v->fail(fmt::format("expected pod or container, got '{}'", v->as_string()));
   return p;
@@ -303,9 +404,44 @@ void read_network(const std::optional<ConfigNode>& n, const NodeTemplate* t, con
   else pool.network = model.communication.default_network;
 }
 
-void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
-  e.allow_only({"name", "node", "count", "sharing", "runtime", "mig", "market", "price_per_gpu_hour_usd",
-                "price_per_node_hour_usd", "network", "kubelet", "spot", "autoscale", "provisioning_delay"});
+// A pool's `sharing:`: a name, or the device plugin's block.
+Type sharing_type() {
+  return Type::one_of(
+      {Type::enumeration({Sharing::exclusive, Sharing::fractional}), Type::section(device_plugin_sharing_section())});
+}
+
+const Section& pool_section() {
+  static const Section s{
+      "pool",
+      "A pool of identical nodes",
+      {
+          {"name", Type::string(), required, "", "The pool's name, unique in the cluster"},
+          {"node", Type::string(), required, "", "Its node template (built in, or from catalog.nodes)"},
+          {"count", Type::integer().at_least(0).at_most(1'000'000), "", "",
+           "Nodes at the start: at least 1; with autoscale between its min and max, default its min"},
+          {"sharing", sharing_type(), "exclusive", "",
+           "How pods share a GPU: exclusive, fractional (milli-GPU shares), or the device plugin's timeSlicing or mps block"},
+          {"runtime", Type::enumeration({Sharing::mps, Sharing::time_slicing}), "mps", "",
+           "What enforces fractional shares (sharing: fractional only)"},
+          {"mig", Type::section(pool_mig_section()), "", "", "MIG on its GPUs (no other sharing then)"},
+          {"market", Type::enumeration<Market>(), "on-demand", "", "How its nodes are bought"},
+          {"price_per_gpu_hour_usd", Type::number().at_least(0), "", "USD per GPU-hour",
+           "Its price; default: the node template's"},
+          {"price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour",
+           "Its price, instead of price_per_gpu_hour_usd; default: the node template's (its spot price for spot pools)"},
+          {"network", Type::section(network_section()), "", "",
+           "Its nodes' NICs; default: the node template's, else model.communication.default_network"},
+          {"kubelet", Type::section(kubelet_section()), "", "", "Its nodes' kubelet settings"},
+          {"spot", Type::section(spot_section()), "", "", "How it loses nodes; required with market: spot"},
+          {"autoscale", Type::section(autoscale_section()), "", "", "Nodes come and go with demand; absent: a fixed count"},
+          {"provisioning_delay", Type::duration(), "", "",
+           "From a node's request to its being ready (scale-ups, replaced spot nodes); default: model.autoscaler's"},
+      }};
+  return s;
+}
+
+void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
+  const Fields e = pool_section().read(node);
   PoolSpec pool;
   pool.name = e.at("name").as_string();
   const auto tname = e.at("node").as_string();
@@ -317,7 +453,7 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   }
   pool.node_template = t->name;
   pool.gpu = catalog.find_gpu(t->gpu);
-  if (auto m = e.get("market")) pool.market = m->as_enum<Market>();
+  pool.market = e.value("market").as_enum<Market>();
   if (auto a = e.get("autoscale")) {
     if (pool.market == Market::reserved) a->fail("a reserved pool is a fixed commitment and cannot autoscale");
     pool.autoscale = read_autoscale(*a, s.model);
@@ -346,18 +482,21 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   }
   if (auto m = e.get("mig")) {
     if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && parse_enum<Sharing>(sh->as_string()) == Sharing::exclusive))
-      sh->fail(sh->is_map() && sh->has("mps") ? "MPS is not supported on MIG-enabled GPUs (hardware.md §3); drop mig: or sharing:"
-                                                : "a MIG pool takes no other sharing (sharing of MIG devices is not modelled)");
+      sh->fail(sh->is_map() && Fields(device_plugin_sharing_section(), *sh).has("mps")
+                   ? "MPS is not supported on MIG-enabled GPUs (hardware.md §3); drop mig: or sharing:"
+                   : "a MIG pool takes no other sharing (sharing of MIG devices is not modelled)");
     pool.sharing = read_mig(*m, pool.gpu, t->gpus, s.file);
   } else if (auto sh = e.get("sharing")) {
     pool.sharing = sh->is_map() ? read_device_plugin_sharing(*sh, pool.gpu) : read_sharing_name(*sh);
   }
-  if (auto r = e.get("runtime")) {
-    if (pool.sharing.mode != Sharing::fractional) r->fail("runtime applies to sharing: fractional only");
-    const auto v = r->as_string();
+  if (e.has("runtime") && pool.sharing.mode != Sharing::fractional)
+    e.at("runtime").fail("runtime applies to sharing: fractional only");
+  if (pool.sharing.mode == Sharing::fractional) {
+    const ConfigNode r = e.value("runtime");
+    const auto v = r.as_string();
     const auto runtime = parse_enum<Sharing>(v);
     if (runtime != Sharing::mps && runtime != Sharing::time_slicing)
-      r->fail(fmt::format("expected {}, got '{}'", enum_choices({Sharing::mps, Sharing::time_slicing}, " or "), v));
+      r.fail(fmt::format("expected {}, got '{}'", enum_choices({Sharing::mps, Sharing::time_slicing}, " or "), v));
     pool.sharing.runtime = *runtime;
   }
   read_price(e, pool, t->gpus, t);
@@ -375,15 +514,29 @@ void read_pool(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   s.pools.push_back(std::move(pool));
 }
 
+const Section& node_list_section() {
+  static const Section s{
+      "node_list",
+      "Pools from a trace's node list: one per GPU model (and one for CPU-only nodes)",
+      {
+          {"format", Type::choice({"openb"}), required, "", "The list's format (Alibaba GPU v2023 openb_node_list)"},
+          {"path", Type::string(), required, "", "The file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"sharing", Type::enumeration({Sharing::exclusive, Sharing::fractional}), "exclusive", "", "How pods share a GPU"},
+          {"market", Type::enumeration({Market::on_demand, Market::reserved}), "on-demand", "", "How its nodes are bought"},
+          {"name", Type::string(), "openb", "", "Prefix of its pools' names: NAME-<GPU model>, NAME-cpu"},
+      }};
+  return s;
+}
+
 // Pools from a trace's node list: one pool per GPU model (and one for CPU-only nodes).
-void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
-  e.allow_only({"format", "path", "sharing", "market", "name"});
+void read_node_list(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
+  const Fields e = node_list_section().read(node);
   const auto format = e.at("format").as_string();
   if (format != "openb") e.at("format").fail(fmt::format("expected format openb, got '{}'", format));
   const std::string path = data_path(e.at("path"), s.data_dir);
-  const std::string prefix = e.string_or("name", "openb");
-  const SharingConfig sharing = e.has("sharing") ? read_sharing_name(e.at("sharing")) : SharingConfig{};
-  const Market market = e.has("market") ? e.at("market").as_enum<Market>() : Market::on_demand;
+  const std::string prefix = e.value("name").as_string();
+  const SharingConfig sharing = read_sharing_name(e.value("sharing"));
+  const Market market = e.value("market").as_enum<Market>();
   if (market == Market::spot) e.at("market").fail("a node list has no reclaim process; give spot pools under cluster.pools");
   const auto nodes = read_openb_nodes(path);
   std::vector<std::string> order;  // pool models in first-seen order
@@ -425,7 +578,23 @@ void read_node_list(const ConfigNode& e, const Catalog& catalog, Scenario& s) {
   }
 }
 
-TraceOptions read_trace_options(const ConfigNode& e) {
+const Section& trace_section() {
+  static const Section s{
+      "trace",
+      "Jobs from a public trace",
+      {
+          {"format", Type::choice({"openb", "philly", "csv"}), required, "",
+           "openb (Alibaba GPU v2023 pods), philly (Microsoft Philly jobs) or csv (arrival_s, duration_s, gpus, ...)"},
+          {"path", Type::string(), required, "", "The file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"kind", Type::enumeration<JobKind>(), "", "", "The kind of every job; default: the format's"},
+          {"u", Type::number().at_least(0).at_most(1), "", "", "The compute demand of every job; default: its kind's"},
+          {"multi_node", Type::boolean(), "", "", "May multi-GPU jobs span nodes; default: the format's"},
+          {"limit", Type::integer().at_least(1), "", "", "Keep the first N jobs (in arrival order)"},
+      }};
+  return s;
+}
+
+TraceOptions read_trace_options(const Fields& e) {
   TraceOptions o;
   if (auto k = e.get("kind")) o.kind = k->as_enum<JobKind>();
   if (auto u = e.get("u")) {
@@ -437,8 +606,8 @@ TraceOptions read_trace_options(const ConfigNode& e) {
   return o;
 }
 
-JobSet read_trace(const ConfigNode& e, const std::string& data_dir, bool untimed) {
-  e.allow_only({"format", "path", "kind", "u", "multi_node", "limit"});
+JobSet read_trace(const ConfigNode& node, const std::string& data_dir, bool untimed) {
+  const Fields e = trace_section().read(node);
   const auto format = e.at("format").as_string();
   TraceOptions o = read_trace_options(e);
   o.untimed = untimed;
@@ -448,8 +617,120 @@ JobSet read_trace(const ConfigNode& e, const std::string& data_dir, bool untimed
   e.at("format").fail(fmt::format("expected a trace format openb, philly or csv, got '{}'", format));
 }
 
+const Section& packing_section() {
+  static const Section s{"packing",
+                         "The FGD paper's capacity-packing experiment: pods drawn from the workload arrive and never leave",
+                         {
+                             {"until", Type::number().above(0).at_most(100), "1.3", "",
+                              "Stop when the GPUs asked for reach this multiple of the cluster's GPU capacity (the paper's "
+                              "workloadTuningConfig.ratio)"},
+                             {"coverage", Type::number().above(0).at_most(1), "0.95", "",
+                              "Share of the pods whose task types fragmentation is measured against (typical_task_types)"},
+                         }};
+  return s;
+}
+
+const Section& cluster_section() {
+  static const Section s{
+      "cluster",
+      "The fleet: pools of nodes",
+      {
+          {"pools", Type::list(Type::section(pool_section())), "", "", "Pools of identical nodes"},
+          {"node_lists", Type::list(Type::section(node_list_section())), "", "", "Pools from traces' node lists"},
+      }};
+  return s;
+}
+
+const Section& workload_section() {
+  static const Section s{
+      "workload",
+      "The jobs: at least one of jobs, traces, generator",
+      {
+          {"jobs", Type::list(Type::section(job_section())), "", "", "Inline jobs"},
+          {"traces", Type::list(Type::section(trace_section())), "", "", "Jobs from public traces"},
+          {"generator", Type::section(generator_section()), "", "", "Synthetic jobs"},
+          {"packing", Type::section(packing_section()), "", "", "Run the capacity-packing experiment on these jobs instead"},
+      }};
+  return s;
+}
+
+const Section& policy_section() {
+  static const Section s{
+      "policy",
+      "A policy with parameters",
+      {
+          {"name", Type::string(), required, "", "QUEUE+PLACEMENT, e.g. fifo+best-fit (gpusim policies)"},
+          {"params", Type::map(Type::any()), "", "",
+           "Parameters of the policies; one no policy declares is an error, one the chosen policy does not read is ignored"},
+      }};
+  return s;
+}
+
+const Section& scheduling_section() {
+  static const Section s{
+      "scheduling",
+      "How the scheduler serves its queue",
+      {
+          {"gang", Type::boolean(), "true", "",
+           "A job's workers are placed all together or not at all; false: one at a time as they fit, holding their GPUs"},
+          {"queue", Type::enumeration<QueueMode>(), "kubernetes", "",
+           "kubernetes: a job that does not fit is skipped; strict: it blocks the queue; backfill: it blocks, smaller jobs that "
+           "end before it could start go ahead"},
+      }};
+  return s;
+}
+
+// timeseries_step, and `NAME: true` for each output written on request (the output table).
+const Section& outputs_section() {
+  static const Section s = [] {
+    std::vector<Field> fields{{"timeseries_step", Type::duration(), "1h", "", "Time between rows of timeseries.csv"}};
+    for (const OutputSpec& o : output_table())
+      if (!o.by_default)
+        fields.push_back(
+            {o.name, Type::boolean(), "false", "", fmt::format("Also write {} with --out: {}", o.file, o.description)});
+    return Section("outputs", "What a run directory holds besides the default files", std::move(fields));
+  }();
+  return s;
+}
+
+const Section& variant_section() {
+  static const Section s{"variant",
+                         "A named set of overrides gpusim compare runs side by side",
+                         {
+                             {"name", Type::string(), required, "", "The variant's name, unique in the scenario"},
+                             {"set", Type::string_list(), "", "", "Overrides path=value, as --set gives them"},
+                         }};
+  return s;
+}
+
+const Section& scenario_section() {
+  static const Section s{
+      "scenario",
+      "A gpusim scenario: a cluster, a workload and a policy",
+      {
+          {"name", Type::string(), required, "", "The scenario's name"},
+          {"description", Type::string(), "", "", "What it shows"},
+          {"version", Type::integer().at_least(kScenarioVersion).at_most(kScenarioVersion), "1", "",
+           "The scenario format's version; this gpusim reads version 1"},
+          {"seed", Type::integer().at_least(0), "0", "",
+           "Seed of every random stream (each is named, so one change leaves the others)"},
+          {"horizon", Type::duration(), "", "", "Simulated time; absent: until every job that can finish has finished"},
+          {"catalog", Type::section(catalog_section()), "", "", "GPU models and node templates added to the built-in ones"},
+          {"cluster", Type::section(cluster_section()), required, "", "The fleet"},
+          {"model", Type::section(model_section()), "", "", "Overrides of the execution model's constants (sim/data/model.yaml)"},
+          {"workload", Type::section(workload_section()), required, "", "The jobs"},
+          {"policy", Type::one_of({Type::string(), Type::section(policy_section())}), "fifo+first-fit", "",
+           "The scheduling policy, QUEUE+PLACEMENT (gpusim policies), or {name, params}"},
+          {"scheduling", Type::section(scheduling_section()), "{}", "", "How the queue is served"},
+          {"outputs", Type::section(outputs_section()), "{}", "", "What a run directory holds"},
+          {"variants", Type::list(Type::section(variant_section())), "", "",
+           "Named sets of overrides gpusim compare runs side by side"},
+      }};
+  return s;
+}
+
 // Replaces the jobs by the packing experiment's arrivals (see PackingSpec).
-void pack_workload(Scenario& s, const ConfigNode& workload) {
+void pack_workload(Scenario& s, const Fields& workload) {
   PackingSpec& spec = *s.packing;
   for (const auto& p : s.pools)
     for (std::size_t i = 0; i < p.initial_nodes && i < p.nodes.size(); ++i)
@@ -486,19 +767,23 @@ void pack_workload(Scenario& s, const ConfigNode& workload) {
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
-  ConfigNode root = options.text ? ConfigNode::parse(*options.text, path) : ConfigNode::load_file(path);
-  if (!root.is_map()) root.fail("expected a scenario: a map with name, cluster, workload, ...");
-  for (const auto& o : options.overrides) apply_override(root.yaml(), o);
-  root.allow_only({"name", "description", "seed", "horizon", "catalog", "cluster", "model", "workload", "policy",
-                   "scheduling", "outputs", "variants"});
+  ConfigNode node = options.text ? ConfigNode::parse(*options.text, path) : ConfigNode::load_file(path);
+  if (!node.is_map()) node.fail("expected a scenario: a map with name, cluster, workload, ...");
+  for (const auto& o : options.overrides) apply_override(node.yaml(), o);
+  const Fields root(scenario_section(), node);
+  // Before the other fields: a later format fails on its version, not on a field this gpusim does not know.
+  if (auto v = root.get("version"); v && !(v->is_scalar() && v->as_string() == std::to_string(kScenarioVersion)))
+    v->fail(fmt::format("this gpusim reads scenario format version {} only{}", kScenarioVersion,
+                        v->is_scalar() ? fmt::format(", got '{}'", v->as_string()) : ""));
+  scenario_section().check(node);
 
   Scenario s;
   s.file = path;
   s.data_dir = resolve_data_dir(options.data_dir);
-  s.resolved = YAML::Clone(root.yaml());
+  s.resolved = YAML::Clone(node.yaml());
   s.name = root.at("name").as_string();
   if (auto d = root.get("description")) d->as_string();
-  s.seed = root.has("seed") ? static_cast<uint64_t>(root.at("seed").as_non_negative_int()) : 0;
+  s.seed = static_cast<uint64_t>(root.value("seed").as_non_negative_int());
   if (auto h = root.get("horizon")) {
     s.horizon = h->as_duration();
     if (*s.horizon <= Time()) h->fail("expected a positive horizon");
@@ -509,8 +794,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   s.catalog = catalog;
 
   if (auto v = root.get("variants")) {
-    for (const auto& e : v->items()) {
-      e.allow_only({"name", "set"});
+    for (const auto& item : v->items()) {
+      const Fields e = variant_section().read(item);
       Scenario::Variant variant{e.at("name").as_string(), e.string_list("set")};
       for (const auto& other : s.variants)
         if (other.name == variant.name) e.at("name").fail(fmt::format("two variants are named '{}'", variant.name));
@@ -520,8 +805,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   s.model = ExecutionModel::builtin();
   if (auto m = root.get("model")) s.model.apply(*m);
 
-  const ConfigNode cluster = root.at("cluster");
-  cluster.allow_only({"pools", "node_lists"});
+  const Fields cluster = cluster_section().read(root.at("cluster"));
   if (auto pools = cluster.get("pools"))
     for (const auto& e : pools->items()) read_pool(e, *catalog, s);
   if (auto lists = cluster.get("node_lists"))
@@ -535,19 +819,15 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (node_total == 0) cluster.fail("the cluster is empty: give at least one pool with count >= 1, or a node list");
   if (s.pools.size() > 64) cluster.fail("at most 64 pools are supported");
 
-  const ConfigNode workload = root.at("workload");
-  workload.allow_only({"jobs", "traces", "generator", "packing"});
-  if (auto p = workload.get("packing")) {
-    p->allow_only({"until", "coverage"});
+  const Fields workload = workload_section().read(root.at("workload"));
+  if (auto packing = workload.get("packing")) {
+    const Fields p = packing_section().read(*packing);
     s.packing.emplace();
-    if (auto u = p->get("until")) {
-      s.packing->until = u->as_number();
-      if (s.packing->until <= 0 || s.packing->until > 100) u->fail("expected a multiple of cluster GPU capacity in (0, 100]");
-    }
-    if (auto c = p->get("coverage")) {
-      s.packing->coverage = c->as_number();
-      if (s.packing->coverage <= 0 || s.packing->coverage > 1) c->fail("expected a share of the pods in (0, 1]");
-    }
+    const ConfigNode until = p.value("until"), coverage = p.value("coverage");
+    s.packing->until = until.as_number();
+    if (s.packing->until <= 0 || s.packing->until > 100) until.fail("expected a multiple of cluster GPU capacity in (0, 100]");
+    s.packing->coverage = coverage.as_number();
+    if (s.packing->coverage <= 0 || s.packing->coverage > 1) coverage.fail("expected a share of the pods in (0, 1]");
   }
   if (auto jobs = workload.get("jobs")) s.jobs.append(parse_inline_jobs(*jobs));
   if (auto traces = workload.get("traces"))
@@ -559,40 +839,33 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (s.packing) pack_workload(s, workload);
   if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");
 
-  if (auto p = root.get("policy")) {
-    if (p->is_map()) {
-      p->allow_only({"name", "params"});
-      s.policy = p->at("name").as_string();
-      s.policy_where = p->at("name").where();
-      s.policy_params = p->get("params");
-    } else {
-      s.policy = p->as_string();
-      s.policy_where = p->where();
-    }
+  // An absent policy is its default, named by the field without a line.
+  if (const ConfigNode p = root.value("policy"); p.is_map()) {
+    const Fields policy = policy_section().read(p);
+    s.policy = policy.at("name").as_string();
+    s.policy_where = policy.at("name").where();
+    s.policy_params = policy.get("params");
   } else {
-    s.policy = "fifo+first-fit";
-    s.policy_where = {path, std::nullopt, "policy"};
+    s.policy = p.as_string();
+    s.policy_where = p.where();
   }
-  if (auto sc = root.get("scheduling")) {
-    sc->allow_only({"gang", "queue"});
-    if (auto g = sc->get("gang")) s.scheduling.gang = g->as_bool();
-    if (auto q = sc->get("queue")) s.scheduling.queue = q->as_enum<QueueMode>(" or ");
-  }
-  s.timeseries_step = Time::from_seconds(3600);
-  if (auto out = root.get("outputs")) {
-    // timeseries_step, and `NAME: true` for each output written on request (the output table).
-    std::vector<std::string_view> fields{"timeseries_step"};
-    for (const OutputSpec& o : output_table())
-      if (!o.by_default) fields.push_back(o.name);
-    out->allow_only(fields);
-    if (auto step = out->get("timeseries_step")) {
-      s.timeseries_step = step->as_duration();
-      if (s.timeseries_step <= Time()) step->fail("expected a positive step");
-    }
-    for (std::size_t i = 1; i < fields.size(); ++i)
-      if (auto on = out->get(fields[i]); on && on->as_bool()) s.outputs.emplace_back(fields[i]);
-  }
+  const Fields scheduling = scheduling_section().read(root.value("scheduling"));
+  s.scheduling.gang = scheduling.value("gang").as_bool();
+  s.scheduling.queue = scheduling.value("queue").as_enum<QueueMode>(" or ");
+  const Fields out = outputs_section().read(root.value("outputs"));
+  const ConfigNode step = out.value("timeseries_step");
+  s.timeseries_step = step.as_duration();
+  if (s.timeseries_step <= Time()) step.fail("expected a positive step");
+  for (const OutputSpec& o : output_table())
+    if (!o.by_default && out.value(o.name).as_bool()) s.outputs.emplace_back(o.name);
   return s;
+}
+
+Json scenario_schema(const std::vector<std::string>& policy_params) {
+  Json schema = json_schema(scenario_section(), "gpusim scenario");
+  // The parameters policies declare live in the policy registry, a layer above this one.
+  schema["$defs"]["policy"]["properties"]["params"]["propertyNames"] = {{"enum", policy_params}};
+  return schema;
 }
 
 std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& path, const LoadOptions& options) {

@@ -14,78 +14,113 @@ namespace gpusim {
 
 namespace {
 
-JobKind read_kind(const ConfigNode& e) {
-  auto k = e.get("kind");
-  return k ? k->as_enum<JobKind>() : JobKind::batch;
+const Section& claim_section() {
+  static const Section s{"claim",
+                         "A capacity claim (like a DRA claim): the smallest MIG instance or whole GPU that has this much",
+                         {
+                             {"gpu_memory_mib", Type::integer().at_least(0), "", "MiB",
+                              "GPU memory the device needs; absent: the job's gpu_memory_mib"},
+                             {"sms", Type::integer().at_least(0), "0", "", "Streaming multiprocessors the device needs"},
+                         }};
+  return s;
 }
 
-double read_u(const ConfigNode& e, JobKind kind) {
-  auto u = e.get("u");
-  if (!u) return default_compute_demand(kind);
-  const double v = u->as_number();
-  if (v < 0 || v > 1) u->fail(fmt::format("expected a compute demand between 0 and 1, got {}", v));
-  return v;
+const Section& job_communication_section() {
+  static const Section s{
+      "job_communication", "How an inline job communicates",
+      join_fields({communication_section().fields(),
+                   {{"iterations", Type::integer().at_least(1), "", "",
+                     "Iterations it runs: its work is iterations x compute_per_iteration (instead of duration)"}}})};
+  return s;
 }
 
-// The request fields shared by inline jobs and generator classes (gpus read by the caller).
-void read_request_fields(const ConfigNode& e, Request& q) {
-  if (auto m = e.get("gpu_milli")) {
-    const auto v = m->as_positive_int();
-    if (v > 1000) m->fail(fmt::format("expected at most 1000 milli-GPU per GPU, got {}", v));
-    if (v < 1000 && q.gpus != 1) m->fail("a GPU share below 1000 milli needs gpus: 1");
-    q.milli_per_gpu = Milli{static_cast<int32_t>(v)};
-  }
-  if (auto m = e.get("gpu_memory_mib")) q.gpu_memory_mib = m->as_non_negative_int();
-  if (auto m = e.get("cpu_milli")) q.cpu_milli = m->as_non_negative_int();
-  if (auto m = e.get("memory_mib")) q.memory_mib = m->as_non_negative_int();
-  q.models = e.string_list("models");
-  if (auto r = e.get("resource")) {
-    q.resource = r->as_string();
-    if (q.resource == "nvidia.com/gpu") q.resource.clear();
-    if (!q.resource.empty() && q.resource != "nvidia.com/gpu.shared" && !q.resource.starts_with("nvidia.com/mig-"))
-      r->fail(fmt::format("expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>, got '{}'", q.resource));
-    if (q.resource.starts_with("nvidia.com/mig-") && q.milli_per_gpu < kWholeGpu)
-      r->fail("a MIG instance cannot be requested together with gpu_milli");
-  }
-  if (auto c = e.get("claim")) {
-    c->allow_only({"gpu_memory_mib", "sms"});
-    if (e.has("resource")) c->fail("give either a resource or a capacity claim, not both");
-    q.claim = true;
-    if (auto m = c->get("gpu_memory_mib")) q.gpu_memory_mib = m->as_non_negative_int();
-    if (auto m = c->get("sms")) q.min_sms = static_cast<int32_t>(m->as_non_negative_int());
-  }
-  if (auto m = e.get("gpu_memory_limit_mib")) q.gpu_memory_limit_mib = m->as_positive_int();
-  if (auto m = e.get("mps_thread_percent")) {
-    const auto v = m->as_positive_int();
-    if (v > 100) m->fail(fmt::format("expected a percentage in 1..100, got {}", v));
-    q.thread_percent = static_cast<int32_t>(v);
-  }
+const Section& checkpoint_section() {
+  static const Section s{"checkpoint",
+                         "How a job saves its progress, so that an eviction loses only what came after",
+                         {
+                             {"interval", Type::one_of({Type::choice({"auto"}), Type::duration()}), required, "",
+                              "Computing time between checkpoints, or auto (Young/Daly's optimum for the nodes it runs on)"},
+                             {"cost", Type::duration(), required, "", "Pause to write a checkpoint"},
+                             {"restore", Type::duration(), "0", "", "Pause to read it back when it restarts"},
+                             source_field(),
+                         }};
+  return s;
 }
 
-// `communication:` {compute_per_iteration, bytes_per_iteration, collective}; with `iterations`
-// (inline jobs) the job's work is iterations x compute_per_iteration.
-CommProfile read_communication(const ConfigNode& c, bool allow_iterations, std::optional<int64_t>& iterations) {
-  if (allow_iterations) c.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective", "iterations"});
-  else c.allow_only({"compute_per_iteration", "bytes_per_iteration", "collective"});
-  CommProfile p = parse_comm_profile(c);
-  if (auto i = c.get("iterations")) {
-    iterations = i->as_positive_int();
-    p.work_is_compute = true;
-  }
-  return p;
+// The request fields inline jobs and generator classes share, after their GPU counts.
+std::vector<Field> request_fields() {
+  return {
+      {"gpu_milli", Type::integer().at_least(1).at_most(1000), "1000", "milli-GPU",
+       "Share of each GPU; below 1000 needs gpus: 1"},
+      {"gpu_memory_mib", Type::integer().at_least(0), "0", "MiB", "GPU memory per GPU; 0: not stated (not accounted)"},
+      {"cpu_milli", Type::integer().at_least(0), "0", "milli-CPU", "CPU per pod"},
+      {"memory_mib", Type::integer().at_least(0), "0", "MiB", "Host memory per pod"},
+      {"models", Type::string_list(), "", "", "GPU models (names or aliases) it may run on; absent: any"},
+  };
 }
 
-// `workers: N` makes `gpus` the GPUs of each of N worker pods (which may sit on different nodes).
-void read_workers(const ConfigNode& e, Job& j) {
-  auto w = e.get("workers");
-  if (!w) return;
-  const auto workers = w->as_positive_int();
-  if (workers > 100000) w->fail("too many workers");
-  if (workers == 1) return;
-  if (j.request.gpus == 0 || j.request.fractional()) w->fail("workers need whole GPUs (gpus >= 1, no gpu_milli)");
-  j.request.worker_gpus = j.request.gpus;
-  j.request.gpus *= static_cast<int32_t>(workers);
-  j.multi_node = true;
+// The fields after the duration both share.
+std::vector<Field> job_fields() {
+  return {
+      {"kind", Type::enumeration<JobKind>(), "batch", "",
+       "What the job is: sets its default compute demand, communication and checkpoints"},
+      {"u", Type::number().at_least(0).at_most(1), "", "",
+       "Compute demand, the share of each GPU's SMs it keeps busy; default by kind: training 0.95, inference 0.15, notebook "
+       "0.05, "
+       "batch 0.95"},
+      {"tenant", Type::string(), "default", "", "The team it belongs to"},
+      {"priority", Type::integer(), "0", "", "Larger runs first under the priority queue order"},
+      {"multi_node", Type::boolean(), "false", "", "A multi-GPU job may be split across nodes"},
+      {"resource", Type::string(R"(^nvidia\.com/(gpu|gpu\.shared|mig-.+)$)"), "nvidia.com/gpu", "",
+       "The device-plugin resource it asks for: nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>"},
+      {"claim", Type::section(claim_section()), "", "", "A capacity claim instead of a resource"},
+      {"gpu_memory_limit_mib", Type::integer().at_least(1), "", "MiB",
+       "The pod's own GPU memory limit (time-slicing cap, MPS pinned limit); absent: none"},
+      {"mps_thread_percent", Type::integer().at_least(1).at_most(100), "", "%",
+       "MPS active thread percentage; absent: the device plugin's 100 / replicas"},
+      {"reference_gpu", Type::string(), "", "", "The GPU model its duration was measured on; absent: any (no hardware factor)"},
+      {"workers", Type::integer().at_least(1).at_most(100000), "1", "",
+       "Worker pods, each with `gpus` whole GPUs on one node; more than one may span nodes"},
+  };
+}
+
+Field checkpoint_field() {
+  return {"checkpoint", checkpoint_type(), "", "", "How it saves its progress; absent: its kind's default (model.checkpoint)"};
+}
+
+}  // namespace
+
+const Section& job_section() {
+  static const Section s{
+      "job", "An inline job",
+      join_fields({{
+                       {"name", Type::string(), required, "", "The job's name; with count, NAME-0, NAME-1, ..."},
+                       {"count", Type::integer().at_least(1), "1", "", "Copies of this entry"},
+                       {"arrival", Type::duration(), "0", "", "When it arrives"},
+                       {"duration", Type::duration(), "", "",
+                        "How long it runs alone on its request; required unless communication.iterations"},
+                       {"gpus", Type::integer().at_least(0).at_most(100000), required, "",
+                        "GPUs it asks for (of each worker, with workers)"},
+                   },
+                   request_fields(),
+                   job_fields(),
+                   {{"communication", Type::section(job_communication_section()), "", "",
+                     "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
+                    checkpoint_field()}})};
+  return s;
+}
+
+namespace {
+
+const Section& arrival_section() {
+  static const Section s{"arrivals",
+                         "When a generator class's jobs arrive",
+                         {
+                             {"start", Type::duration(), "0", "", "The first arrival"},
+                             {"rate_per_hour", Type::number().above(0), "", "jobs per hour",
+                              "Poisson arrivals at this rate; absent: every job at start"},
+                         }};
+  return s;
 }
 
 int32_t read_gpu_count(const ConfigNode& n) {
@@ -115,56 +150,193 @@ constexpr auto enum_table(Distribution::Kind) {
       {{K::constant, "constant"}, {K::exponential, "exponential"}, {K::lognormal, "lognormal"}, {K::uniform, "uniform"}});
 }
 
-Distribution read_distribution(const ConfigNode& d) {
-  if (d.is_scalar()) return {Distribution::Kind::constant, d.as_duration().seconds(), 0};
-  const auto kind = d.at("distribution").as_enum<Distribution::Kind>(" or ");
-  Distribution out;
+// A section per kind of distribution, by kind: `distribution` names it, the rest are its parameters.
+const std::array<Section, enum_count<Distribution::Kind>>& distribution_sections() {
+  using K = Distribution::Kind;
+  static const auto sections = [] {
+    const auto kind = [](K k) -> Field { return {"distribution", Type::enumeration({k}), required, "", "The distribution"}; };
+    return std::array<Section, enum_count<K>>{
+        Section("constant_duration", "The same duration for every job",
+                {kind(K::constant), {"value", Type::duration(), required, "", "The duration"}}),
+        Section("exponential_duration", "Exponentially distributed durations",
+                {kind(K::exponential), {"mean", Type::duration(), required, "", "Their mean (positive)"}}),
+        Section("lognormal_duration", "Log-normally distributed durations",
+                {kind(K::lognormal),
+                 {"median", Type::duration(), required, "", "Their median (positive)"},
+                 {"sigma", Type::number().above(0), required, "", "Standard deviation of their logarithm"}}),
+        Section("uniform_duration", "Uniformly distributed durations",
+                {kind(K::uniform),
+                 {"min", Type::duration(), required, "", "The shortest"},
+                 {"max", Type::duration(), required, "", "The longest"}}),
+    };
+  }();
+  return sections;
+}
+
+Distribution read_distribution(const ConfigNode& node) {
+  if (node.is_scalar()) return {Distribution::Kind::constant, node.as_duration().seconds(), 0};
+  // Every section declares `distribution`, which says which one the rest is read by.
+  const auto kind = Fields(distribution_sections().front(), node).at("distribution").as_enum<Distribution::Kind>(" or ");
+  const Fields d = distribution_sections()[static_cast<std::size_t>(kind)].read(node);
   auto positive = [](const ConfigNode& n) {
     const double s = n.as_duration().seconds();
     if (s <= 0) n.fail("expected a positive duration");
     return s;
   };
   switch (kind) {
-    case Distribution::Kind::constant:
-      d.allow_only({"distribution", "value"});
-      out = {kind, d.at("value").as_duration().seconds(), 0};
-      break;
-    case Distribution::Kind::exponential:
-      d.allow_only({"distribution", "mean"});
-      out = {kind, positive(d.at("mean")), 0};
-      break;
+    case Distribution::Kind::constant: return {kind, d.at("value").as_duration().seconds(), 0};
+    case Distribution::Kind::exponential: return {kind, positive(d.at("mean")), 0};
     case Distribution::Kind::lognormal: {
-      d.allow_only({"distribution", "median", "sigma"});
       const double sigma = d.at("sigma").as_number();
       if (sigma <= 0) d.at("sigma").fail("expected sigma > 0");
-      out = {kind, positive(d.at("median")), sigma};
-      break;
+      return {kind, positive(d.at("median")), sigma};
     }
-    case Distribution::Kind::uniform:
-      d.allow_only({"distribution", "min", "max"});
-      out = {kind, d.at("min").as_duration().seconds(), d.at("max").as_duration().seconds()};
+    case Distribution::Kind::uniform: {
+      const Distribution out{kind, d.at("min").as_duration().seconds(), d.at("max").as_duration().seconds()};
       if (out.a < 0 || out.b < out.a) d.fail("expected 0 <= min <= max");
-      break;
+      return out;
+    }
   }
-  return out;
+  return {};
+}
+
+Type distribution_type() {
+  std::vector<Type> alternatives{Type::duration()};
+  for (const Section& s : distribution_sections()) alternatives.push_back(Type::section(s));
+  return Type::one_of(std::move(alternatives));
+}
+
+const Section& class_section() {
+  static const Section s{
+      "job_class", "A class of generated jobs",
+      join_fields(
+          {{
+               {"name", Type::string(), required, "",
+                "The class's name: its jobs are NAME-0, NAME-1, ...; it draws from its own random streams"},
+               {"count", Type::integer().at_least(1), required, "", "Jobs it generates"},
+               {"arrival", Type::section(arrival_section()), "", "", "When they arrive; absent: all at 0"},
+               {"gpus", Type::one_of({Type::integer().at_least(0), Type::list(Type::integer().at_least(0))}), required, "",
+                "GPUs per job, or GPU counts to draw from"},
+               {"gpu_weights", Type::list(Type::number().at_least(0)), "", "",
+                "Weights of the GPU counts, one each; absent: equal"},
+           },
+           request_fields(),
+           {{"duration", distribution_type(), required, "", "How long each runs alone: a duration, or a distribution of them"}},
+           job_fields(),
+           {{"communication", Type::section(communication_section()), "", "",
+             "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
+            checkpoint_field()}})};
+  return s;
+}
+
+JobKind read_kind(const Fields& e) { return e.value("kind").as_enum<JobKind>(); }
+
+double read_u(const Fields& e, JobKind kind) {
+  auto u = e.get("u");
+  if (!u) return default_compute_demand(kind);
+  const double v = u->as_number();
+  if (v < 0 || v > 1) u->fail(fmt::format("expected a compute demand between 0 and 1, got {}", v));
+  return v;
+}
+
+// The request fields shared by inline jobs and generator classes (gpus read by the caller).
+void read_request_fields(const Fields& e, Request& q) {
+  if (auto m = e.get("gpu_milli")) {
+    const auto v = m->as_positive_int();
+    if (v > 1000) m->fail(fmt::format("expected at most 1000 milli-GPU per GPU, got {}", v));
+    if (v < 1000 && q.gpus != 1) m->fail("a GPU share below 1000 milli needs gpus: 1");
+    q.milli_per_gpu = Milli{static_cast<int32_t>(v)};
+  }
+  q.gpu_memory_mib = e.value("gpu_memory_mib").as_non_negative_int();
+  q.cpu_milli = e.value("cpu_milli").as_non_negative_int();
+  q.memory_mib = e.value("memory_mib").as_non_negative_int();
+  q.models = e.string_list("models");
+  if (auto r = e.get("resource")) {
+    q.resource = r->as_string();
+    if (q.resource == "nvidia.com/gpu") q.resource.clear();
+    if (!q.resource.empty() && q.resource != "nvidia.com/gpu.shared" && !q.resource.starts_with("nvidia.com/mig-"))
+      r->fail(fmt::format("expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>, got '{}'", q.resource));
+    if (q.resource.starts_with("nvidia.com/mig-") && q.milli_per_gpu < kWholeGpu)
+      r->fail("a MIG instance cannot be requested together with gpu_milli");
+  }
+  if (auto node = e.get("claim")) {
+    const Fields c = claim_section().read(*node);
+    if (e.has("resource")) c.fail("give either a resource or a capacity claim, not both");
+    q.claim = true;
+    if (auto m = c.get("gpu_memory_mib")) q.gpu_memory_mib = m->as_non_negative_int();
+    q.min_sms = static_cast<int32_t>(c.value("sms").as_non_negative_int());
+  }
+  if (auto m = e.get("gpu_memory_limit_mib")) q.gpu_memory_limit_mib = m->as_positive_int();
+  if (auto m = e.get("mps_thread_percent")) {
+    const auto v = m->as_positive_int();
+    if (v > 100) m->fail(fmt::format("expected a percentage in 1..100, got {}", v));
+    q.thread_percent = static_cast<int32_t>(v);
+  }
+}
+
+// The fields both read the same way once the request is known.
+void read_job_fields(const Fields& e, JobSet& set, Job& j) {
+  j.kind = read_kind(e);
+  j.u = read_u(e, j.kind);
+  if (auto t = e.get("tenant")) j.tenant = set.tenant(t->as_string());
+  j.priority = static_cast<int32_t>(e.value("priority").as_int());
+  j.multi_node = e.value("multi_node").as_bool();
+  if (auto r = e.get("reference_gpu")) j.reference_gpu = r->as_string();
+  if (auto c = e.get("checkpoint")) j.checkpoint = parse_checkpoint_policy(*c);
+}
+
+// `workers: N` makes `gpus` the GPUs of each of N worker pods (which may sit on different nodes).
+void read_workers(const Fields& e, Job& j) {
+  auto w = e.get("workers");
+  if (!w) return;
+  const auto workers = w->as_positive_int();
+  if (workers > 100000) w->fail("too many workers");
+  if (workers == 1) return;
+  if (j.request.gpus == 0 || j.request.fractional()) w->fail("workers need whole GPUs (gpus >= 1, no gpu_milli)");
+  j.request.worker_gpus = j.request.gpus;
+  j.request.gpus *= static_cast<int32_t>(workers);
+  j.multi_node = true;
 }
 
 }  // namespace
 
-CommProfile parse_comm_profile(const ConfigNode& c) {
+const Section& communication_section() {
+  static const Section s{
+      "communication",
+      "How a multi-GPU job communicates: per iteration it computes, then runs one collective",
+      {
+          {"compute_per_iteration", Type::duration(), required, "", "Computing time per iteration, alone on its reference GPU"},
+          {"bytes_per_iteration", Type::number().at_least(0), required, "bytes", "Bytes the collective carries per iteration"},
+          {"collective", Type::enumeration<Collective>(), "all-reduce", "", "The collective (nccl-tests names)"},
+      }};
+  return s;
+}
+
+Type checkpoint_type() { return Type::one_of({Type::choice({"none"}), Type::section(checkpoint_section())}); }
+
+const Section& generator_section() {
+  static const Section s{"generator",
+                         "Synthetic jobs, drawn from seeded streams",
+                         {
+                             {"classes", Type::list(Type::section(class_section())), required, "", "Classes of jobs"},
+                         }};
+  return s;
+}
+
+CommProfile parse_comm_profile(const Fields& c) {
   CommProfile p;
   p.compute_per_iteration_s = c.at("compute_per_iteration").as_duration().seconds();
   if (p.compute_per_iteration_s <= 0) c.at("compute_per_iteration").fail("expected a positive time per iteration");
   p.bytes_per_iteration = c.at("bytes_per_iteration").as_non_negative_number();
-  if (auto k = c.get("collective")) p.collective = k->as_enum<Collective>();
+  p.collective = c.value("collective").as_enum<Collective>();
   return p;
 }
 
-CheckpointPolicy parse_checkpoint_policy(const ConfigNode& c) {
+CheckpointPolicy parse_checkpoint_policy(const ConfigNode& node) {
   CheckpointPolicy p;
-  if (c.is_null() || (c.is_scalar() && c.as_string() == "none")) return p;
-  if (!c.is_map()) c.fail("expected none or a map {interval: DURATION | auto, cost: DURATION, restore: DURATION}");
-  c.allow_only({"interval", "cost", "restore", "source"});
+  if (node.is_null() || (node.is_scalar() && node.as_string() == "none")) return p;
+  if (!node.is_map()) node.fail("expected none or a map {interval: DURATION | auto, cost: DURATION, restore: DURATION}");
+  const Fields c = checkpoint_section().read(node);
   p.enabled = true;
   const ConfigNode interval = c.at("interval");
   if (interval.is_scalar() && interval.as_string() == "auto") {
@@ -176,25 +348,28 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& c) {
   p.cost = c.at("cost").as_duration();
   if (p.cost < Time()) c.at("cost").fail("expected a duration >= 0");
   if (p.auto_interval && p.cost <= Time()) c.at("cost").fail("interval: auto needs a positive checkpoint cost");
-  if (auto r = c.get("restore")) {
-    p.restore = r->as_duration();
-    if (p.restore < Time()) r->fail("expected a duration >= 0");
-  }
+  p.restore = c.value("restore").as_duration();
+  if (p.restore < Time()) c.at("restore").fail("expected a duration >= 0");
   return p;
 }
 
 JobSet parse_inline_jobs(const ConfigNode& list) {
   JobSet set;
-  for (const auto& e : list.items()) {
-    e.allow_only({"name", "count", "arrival", "duration", "gpus", "gpu_milli", "gpu_memory_mib", "cpu_milli",
-                  "memory_mib", "models", "kind", "u", "tenant", "priority", "multi_node", "resource", "claim",
-                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu", "workers", "communication", "checkpoint"});
+  for (const auto& item : list.items()) {
+    const Fields e = job_section().read(item);
     Job j;
     j.name = e.at("name").as_string();
-    j.arrival = e.has("arrival") ? e.at("arrival").as_duration() : Time();
+    j.arrival = e.value("arrival").as_duration();
     if (j.arrival < Time()) e.at("arrival").fail("expected an arrival time >= 0");
     std::optional<int64_t> iterations;
-    if (auto c = e.get("communication")) j.communication = read_communication(*c, true, iterations);
+    if (auto node = e.get("communication")) {
+      const Fields c = job_communication_section().read(*node);
+      j.communication = parse_comm_profile(c);
+      if (auto i = c.get("iterations")) {
+        iterations = i->as_positive_int();
+        j.communication.work_is_compute = true;
+      }
+    }
     if (iterations) {
       if (e.has("duration")) e.at("duration").fail("give duration or communication.iterations, not both");
       j.work = Time::from_us(std::llround(static_cast<double>(*iterations) * j.communication.compute_per_iteration_s * 1e6));
@@ -204,18 +379,12 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     }
     j.request.gpus = read_gpu_count(e.at("gpus"));
     read_request_fields(e, j.request);
-    j.kind = read_kind(e);
-    j.u = read_u(e, j.kind);
-    if (auto t = e.get("tenant")) j.tenant = set.tenant(t->as_string());
-    if (auto p = e.get("priority")) j.priority = static_cast<int32_t>(p->as_int());
-    if (auto m = e.get("multi_node")) j.multi_node = m->as_bool();
+    read_job_fields(e, set, j);
     read_workers(e, j);
-    if (auto r = e.get("reference_gpu")) j.reference_gpu = r->as_string();
-    if (auto c = e.get("checkpoint")) j.checkpoint = parse_checkpoint_policy(*c);
     j.strict = true;
-    const auto w = e.where();
+    const auto w = e.node().where();
     j.origin = w.line ? fmt::format("{}:{}", w.file, *w.line) : w.file;
-    const int64_t count = e.has("count") ? e.at("count").as_positive_int() : 1;
+    const int64_t count = e.value("count").as_positive_int();
     if (count == 1) {
       set.jobs.push_back(std::move(j));
       continue;
@@ -229,21 +398,19 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
   return set;
 }
 
-JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
-  spec.allow_only({"classes"});
+JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
+  const Fields spec = generator_section().read(node);
   JobSet set;
-  for (const auto& c : spec.at("classes").items()) {
-    c.allow_only({"name", "count", "arrival", "gpus", "gpu_weights", "gpu_milli", "gpu_memory_mib", "cpu_milli",
-                  "memory_mib", "models", "duration", "kind", "u", "tenant", "priority", "multi_node", "resource", "claim",
-                  "gpu_memory_limit_mib", "mps_thread_percent", "reference_gpu", "workers", "communication", "checkpoint"});
+  for (const auto& item : spec.at("classes").items()) {
+    const Fields c = class_section().read(item);
     const std::string name = c.at("name").as_string();
     const int64_t count = c.at("count").as_positive_int();
     Time start;
     double rate_per_s = 0;  // 0: every job arrives at `start`
-    if (auto a = c.get("arrival")) {
-      a->allow_only({"start", "rate_per_hour"});
-      if (auto s = a->get("start")) start = s->as_duration();
-      if (auto r = a->get("rate_per_hour")) {
+    if (auto arrival = c.get("arrival")) {
+      const Fields a = arrival_section().read(*arrival);
+      start = a.value("start").as_duration();
+      if (auto r = a.get("rate_per_hour")) {
         rate_per_s = r->as_number() / 3600.0;
         if (rate_per_s <= 0) r->fail("expected a positive arrival rate");
       }
@@ -269,16 +436,9 @@ JobSet generate_jobs(const ConfigNode& spec, uint64_t seed) {
     read_request_fields(c, proto.request);
     if (proto.request.fractional() && gpu_choices.size() > 1)
       c.at("gpu_milli").fail("a GPU share below 1000 milli needs gpus: 1");
-    proto.kind = read_kind(c);
-    proto.u = read_u(c, proto.kind);
-    if (auto t = c.get("tenant")) proto.tenant = set.tenant(t->as_string());
-    if (auto p = c.get("priority")) proto.priority = static_cast<int32_t>(p->as_int());
-    if (auto m = c.get("multi_node")) proto.multi_node = m->as_bool();
-    if (auto r = c.get("reference_gpu")) proto.reference_gpu = r->as_string();
-    if (auto k = c.get("checkpoint")) proto.checkpoint = parse_checkpoint_policy(*k);
-    std::optional<int64_t> no_iterations;
-    if (auto m = c.get("communication")) proto.communication = read_communication(*m, false, no_iterations);
-    const auto w = c.where();
+    read_job_fields(c, set, proto);
+    if (auto m = c.get("communication")) proto.communication = parse_comm_profile(communication_section().read(*m));
+    const auto w = c.node().where();
     proto.origin = w.line ? fmt::format("{}:{} (generator class {})", w.file, *w.line, name) : name;
 
     Rng arrivals = make_stream(seed, "generator/" + name + "/arrivals");

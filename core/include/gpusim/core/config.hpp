@@ -42,6 +42,8 @@ class ConfigNode {
   bool has(std::string_view key) const;
   ConfigNode at(std::string_view key) const;  // required
   std::optional<ConfigNode> get(std::string_view key) const;
+  // `value` standing for field `key` of this map (e.g. its default when the map lacks it).
+  ConfigNode child(std::string_view key, YAML::Node value) const;
   // Rejects any key not in `allowed`, naming the ones that are.
   void allow_only(std::span<const std::string_view> allowed) const;
   void allow_only(std::initializer_list<std::string_view> allowed) const {
@@ -67,8 +69,6 @@ class ConfigNode {
     fail(fmt::format("expected {}{}, got '{}'", last == ", " ? "one of " : "", enum_choices<E>(last), s));
   }
 
-  // Convenience: optional fields with an explicit default stated at the call site.
-  std::string string_or(std::string_view key, std::string fallback) const;
   std::vector<std::string> string_list(std::string_view key) const;  // scalar or sequence; absent = {}
 
  private:

@@ -69,6 +69,9 @@ struct NodeTemplate {
   std::string source;
 };
 
+// The fields of a catalog document (gpus.yaml, nodes.yaml, a scenario's `catalog:`).
+const Section& catalog_section();
+
 class Catalog {
  public:
   // The compiled-in catalog (parsed once).

@@ -53,6 +53,10 @@ struct MigNodeConfig {
   std::string name;
   std::vector<std::optional<MigLayout>> per_gpu;
 };
+// The fields of a mig-parted file; its `mig-configs` is also a pool's inline `mig: {mig-configs: ...}`.
+const Section& mig_parted_section();
+// A mig-parted document checked (version: v1): its `mig-configs` map.
+ConfigNode mig_parted_configs(const ConfigNode& doc);
 // `entries` is the list under one config name. Throws InputError naming the device entry and why
 // its instances do not fit.
 MigNodeConfig mig_node_config(const ConfigNode& entries, const std::string& name, const GpuModel& model, int gpus);

@@ -11,6 +11,7 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/enum_table.hpp"
+#include "gpusim/core/fields.hpp"
 
 namespace gpusim {
 
@@ -49,15 +50,19 @@ struct NetworkSpec {
   double gb_per_s() const { return nics * gbps_per_nic / 8.0; }  // bytes per second, per direction
   static NetworkSpec parse(const ConfigNode& n);
 };
+const Section& network_section();
+
+// A node template's `topology:`: `pcie` (per GPU: NUMA node/host bridge/switch/..., outermost
+// first), `nvlink` (`all` for an NVSwitch fabric, or [gpu, gpu, links] bonded pairs),
+// `inter_socket_gb_per_s` (needed when GPUs span NUMA nodes), optional `pcie_gen`, `source`.
+const Section& topology_section();
 
 class NodeTopology {
  public:
   static constexpr int kMaxGpus = 32;       // GPU sets are 32-bit masks
   static constexpr int kPrecomputeGpus = 8; // rings and best subsets precomputed up to this size
 
-  // A template's `topology:` block: `pcie` (per GPU: NUMA node/host bridge/switch/..., outermost
-  // first), `nvlink` (`all` for an NVSwitch fabric, or [gpu, gpu, links] bonded pairs),
-  // `inter_socket_gb_per_s` (needed when GPUs span NUMA nodes), optional `pcie_gen`, `source`.
+  // A template's `topology:` block (topology_section()).
   static NodeTopology parse(const ConfigNode& n, const GpuModel& gpu, int gpus);
   // A node described by nothing but its GPU count: all GPUs behind one PCIe host bridge (PHB).
   static NodeTopology single_host_bridge(const GpuModel& gpu, int gpus);

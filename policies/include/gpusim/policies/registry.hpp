@@ -62,6 +62,8 @@ class Registry {
 
   const std::vector<Entry>& queue_orders() const { return queue_entries_; }
   const std::vector<Entry>& placements() const { return placement_entries_; }
+  // Every policy.params name some policy reads: `ties` (every placement) and the declared ones.
+  std::vector<std::string> param_names() const;
 
   // "fifo+best-fit" -> a scheduler; an unknown name is an InputError at `where` naming the choices, and
   // so is a policy parameter no registered policy declares (one that another policy reads is ignored).

@@ -76,6 +76,9 @@ struct LowUtilizationAlert {
   Time min_duration;       // shorter dips are not reported
 };
 
+// The fields of a `model:` map, model.yaml's shape.
+const Section& model_section();
+
 struct ExecutionModel {
   TimeSlicingModel time_slicing;
   CommunicationModel communication;

@@ -1,11 +1,10 @@
 #pragma once
 // What a run writes (DESIGN §3): summary.json (every figure, units in the key names), jobs.csv (one
 // row per job), timeseries.csv, and the resolved scenario. All of it is deterministic text.
-#include <nlohmann/json.hpp>
-
 #include <ostream>
 #include <string>
 
+#include "gpusim/core/json.hpp"
 #include "gpusim/sim/engine.hpp"
 #include "gpusim/sim/scenario.hpp"
 
@@ -13,8 +12,6 @@ namespace gpusim {
 
 inline constexpr const char* kVersion = "0.1.0";
 inline constexpr double kHoursPerMonth = 730.0;  // DESIGN §2 "Cost": monthly figures use 730 h
-
-using Json = nlohmann::ordered_json;
 
 // Nearest-rank percentile (the smallest value with at least p% of values at or below it).
 double percentile(std::vector<double> values, double p);

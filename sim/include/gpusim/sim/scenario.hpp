@@ -11,6 +11,7 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/json.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/cluster.hpp"
@@ -49,8 +50,8 @@ struct PoolSpec {
 // one per microsecond and never leave, until the GPUs they ask for reach `until` x the cluster's GPU
 // capacity. A pod that does not fit when it arrives has failed (capacity only shrinks).
 struct PackingSpec {
-  double until = 1.3;       // the paper's workloadTuningConfig.ratio
-  double coverage = 0.95;   // task types fragmentation is measured against (typical_task_types)
+  double until = 0;             // workload.packing.until: demand to reach, in multiples of the GPU capacity
+  double coverage = 0;          // workload.packing.coverage: task types fragmentation is measured against
   uint64_t capacity_milli = 0;  // the cluster's GPU capacity the demand is measured against
 };
 
@@ -90,6 +91,10 @@ struct LoadOptions {
 std::string resolve_data_dir(const std::optional<std::string>& flag);
 
 Scenario load_scenario(const std::string& path, const LoadOptions& options);
+
+// The JSON Schema (draft 2020-12) of scenario files, from the declarations their reader reads them
+// by; `policy_params` are the names policy.params may have (the policy registry's).
+Json scenario_schema(const std::vector<std::string>& policy_params);
 
 // The scenario once per variant (its overrides applied before options.overrides), named by the
 // variant; once, named "", when it has none. What `compare`, `check` and `sweep` run.

@@ -3,16 +3,24 @@
 #include <cstdint>
 
 #include "gpusim/core/config.hpp"
+#include "gpusim/core/fields.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
 
-// The fields of a communication profile, compute_per_iteration, bytes_per_iteration and optional
-// collective (the caller checks which other fields the map may have).
-CommProfile parse_comm_profile(const ConfigNode& c);
+// `communication:` of a generator class: compute_per_iteration, bytes_per_iteration, collective.
+// Inline jobs add `iterations`, the model's per-kind defaults `source`.
+const Section& communication_section();
+// The profile from a map whose section declares communication_section()'s fields.
+CommProfile parse_comm_profile(const Fields& c);
 
 // `checkpoint:` {interval: DURATION | auto, cost: DURATION, restore: DURATION}, or `none`.
+Type checkpoint_type();
 CheckpointPolicy parse_checkpoint_policy(const ConfigNode& c);
+
+// An entry of `workload.jobs`, and `workload.generator`.
+const Section& job_section();
+const Section& generator_section();
 
 // `workload.jobs`: a list of jobs; `count: N` repeats one entry N times (names get -0, -1, ...).
 JobSet parse_inline_jobs(const ConfigNode& list);
