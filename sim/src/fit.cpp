@@ -48,32 +48,10 @@ struct ShapeKeyHash {
   }
 };
 
-// The MIG profile a request names (nvidia.com/mig-<profile>), if any.
-std::string_view mig_profile_name(const Request& q) {
-  return q.resource.starts_with(kMigResourcePrefix) ? std::string_view(q.resource).substr(kMigResourcePrefix.size())
-                                                    : std::string_view();
-}
-
 bool mig_off_gpus(const SharingConfig& c) {
   return std::any_of(c.mig_layouts.begin(), c.mig_layouts.end(), [](const auto& l) { return !l.has_value(); });
 }
 }  // namespace
-
-std::string_view resource_name(const Request& q) { return q.resource.empty() ? kGpuResource : std::string_view(q.resource); }
-
-bool profile_serves(const Request& q, const SharingConfig& c, const MigProfile& p) {
-  if (q.gpu_memory_mib > p.memory_mib) return false;
-  if (q.claim) return p.sms >= q.min_sms;
-  if (c.mig_strategy == MigStrategy::single) return q.resource.empty();
-  return mig_profile_name(q) == p.name;
-}
-
-int64_t mps_memory_limit_mib(const Request& q, const Pool& pool) {
-  return q.gpu_memory_limit_mib > 0 ? q.gpu_memory_limit_mib : pool.gpu->memory_mib / pool.sharing.replicas;
-}
-double mps_thread_fraction(const Request& q, const SharingConfig& c) {
-  return (q.thread_percent > 0 ? q.thread_percent : 100 / c.replicas) / 100.0;
-}
 
 std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, const Catalog& catalog) {
   if (q.gpus == 0) return std::nullopt;
@@ -174,30 +152,6 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
   return s;
 }
 
-Milli instance_milli(const MigTable& t, const MigProfile& p) { return Milli{p.memory_slices * 1000 / t.memory_slices}; }
-
-GpuDemand demand_on(const Request& q, const Pool& pool) {
-  const SharingConfig& c = pool.sharing;
-  const int64_t memory = pool.gpu ? pool.gpu->memory_mib : 0;
-  switch (c.mode) {
-    case Sharing::exclusive: return {kWholeGpu, memory};
-    case Sharing::fractional: return {q.milli_per_gpu, q.gpu_memory_mib};
-    case Sharing::time_slicing: return {Milli{1000 / c.replicas}, q.gpu_memory_mib};
-    case Sharing::mps: return {Milli{1000 / c.replicas}, mps_memory_limit_mib(q, pool)};
-    case Sharing::mig: {
-      const MigTable& t = *pool.gpu->mig;
-      const MigProfile* best = nullptr;
-      for (const MigProfile& p : t.profiles)
-        if (profile_serves(q, c, p) && (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
-          best = &p;
-      if (best && !(q.resource.empty() && c.mig_strategy == MigStrategy::mixed))
-        return {instance_milli(t, *best), best->memory_mib};
-      return {kWholeGpu, memory};
-    }
-  }
-  return {kWholeGpu, memory};
-}
-
 Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : of_job_(jobs.jobs.size()) {
   std::unordered_map<ShapeKey, uint32_t, ShapeKeyHash> index;
   for (const Job& j : jobs.jobs) {
@@ -219,41 +173,6 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
     if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
     of_job_[j.id] = it->second;
   }
-}
-
-std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, int instance, const TimeSlicingModel& ts) {
-  const SharingConfig& c = pool.sharing;
-  if (gpu.mig) {
-    if (instance < 0 || static_cast<std::size_t>(instance) >= gpu.instances.size()) return std::nullopt;
-    const MigSlot& slot = gpu.instances[static_cast<std::size_t>(instance)];
-    const MigProfile& p = pool.gpu->mig->profiles[slot.instance.profile];
-    if (slot.job != kNoJob || !profile_serves(q, c, p)) return std::nullopt;
-    return GpuClaim{instance_milli(*pool.gpu->mig, p), 0, 0, instance};
-  }
-  if (instance >= 0) return std::nullopt;
-  switch (c.mode) {
-    case Sharing::exclusive:
-    case Sharing::mig:  // a GPU with MIG off is a whole GPU
-      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource.empty())) return std::nullopt;
-      if (q.claim && pool.gpu->sms < q.min_sms) return std::nullopt;
-      return GpuClaim{kWholeGpu, 0, 0, -1};
-    case Sharing::fractional:
-      if (gpu.free < q.milli_per_gpu || gpu.free_memory_mib < q.gpu_memory_mib) return std::nullopt;
-      return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, -1};
-    case Sharing::time_slicing: {
-      if (std::min(c.replicas, ts.max_contexts) <= static_cast<int>(gpu.residents.size())) return std::nullopt;
-      // No memory isolation: nothing is reserved; what the job uses counts toward the GPU's total,
-      // capped by the pod's own limit, which then covers its CUDA context too.
-      const int64_t use = q.gpu_memory_mib + ts.context_memory_mib;
-      return GpuClaim{Milli{1000 / c.replicas}, 0, q.gpu_memory_limit_mib > 0 ? std::min(use, q.gpu_memory_limit_mib) : use, -1};
-    }
-    case Sharing::mps: {
-      const int64_t limit = mps_memory_limit_mib(q, pool);
-      if (gpu.free_slots() <= 0 || gpu.free_memory_mib < limit) return std::nullopt;
-      return GpuClaim{Milli{1000 / c.replicas}, limit, 0, -1};
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace gpusim

@@ -1,7 +1,9 @@
 #pragma once
 // Fit rules (DESIGN §2): does a request fit a pool, a node, a GPU or a MIG slice, and what does it
 // hold there. One pure module: the engine validates bindings with it, the ClusterView answers the
-// policies with it, and the autoscaler plans with it, so no two of them can disagree.
+// policies with it, and the autoscaler plans with it, so no two of them can disagree. The rules a
+// placement asks for every GPU it looks at are defined here, inline; the rest in fit.cpp.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,11 +13,10 @@
 #include "gpusim/core/units.hpp"
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/execution.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
-
-struct TimeSlicingModel;
 
 // CPU and memory: what one pod asks, or what a node has free.
 struct PodResources {
@@ -37,29 +38,97 @@ struct GpuDemand {
 };
 
 // The device-plugin resource a request names ("" is nvidia.com/gpu).
-std::string_view resource_name(const Request& q);
+inline std::string_view resource_name(const Request& q) { return q.resource.empty() ? kGpuResource : std::string_view(q.resource); }
+
+// The MIG profile a request names (nvidia.com/mig-<profile>), if any.
+inline std::string_view mig_profile_name(const Request& q) {
+  return q.resource.starts_with(kMigResourcePrefix) ? std::string_view(q.resource).substr(kMigResourcePrefix.size())
+                                                    : std::string_view();
+}
 
 // Does a MIG profile serve the request (resource name or capacity claim, and memory)?
-bool profile_serves(const Request& q, const SharingConfig& c, const MigProfile& p);
+inline bool profile_serves(const Request& q, const SharingConfig& c, const MigProfile& p) {
+  if (q.gpu_memory_mib > p.memory_mib) return false;
+  if (q.claim) return p.sms >= q.min_sms;
+  if (c.mig_strategy == MigStrategy::single) return q.resource.empty();
+  return mig_profile_name(q) == p.name;
+}
 
 // The MPS pinned-memory limit of one client and its active-thread fraction (hardware.md §3).
-int64_t mps_memory_limit_mib(const Request& q, const Pool& pool);
-double mps_thread_fraction(const Request& q, const SharingConfig& c);
+inline int64_t mps_memory_limit_mib(const Request& q, const Pool& pool) {
+  return q.gpu_memory_limit_mib > 0 ? q.gpu_memory_limit_mib : pool.gpu->memory_mib / pool.sharing.replicas;
+}
+inline double mps_thread_fraction(const Request& q, const SharingConfig& c) {
+  return (q.thread_percent > 0 ? q.thread_percent : 100 / c.replicas) / 100.0;
+}
 
 // The share of a GPU one MIG instance blocks: its memory slices over the GPU's.
-Milli instance_milli(const MigTable& t, const MigProfile& p);
+inline Milli instance_milli(const MigTable& t, const MigProfile& p) { return Milli{p.memory_slices * 1000 / t.memory_slices}; }
 
 // Why `pool` can never serve request `q` (GPU model, advertised resource, memory); nullopt if it can.
 std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, const Catalog& catalog);
 
 // What one GPU of a job needs on a pool, for scoring (a share request takes a whole GPU on
 // exclusive pools; a MIG request its profile, or for a claim the smallest profile that serves it).
-GpuDemand demand_on(const Request& q, const Pool& pool);
+inline GpuDemand demand_on(const Request& q, const Pool& pool) {
+  const SharingConfig& c = pool.sharing;
+  const int64_t memory = pool.gpu ? pool.gpu->memory_mib : 0;
+  switch (c.mode) {
+    case Sharing::exclusive: return {kWholeGpu, memory};
+    case Sharing::fractional: return {q.milli_per_gpu, q.gpu_memory_mib};
+    case Sharing::time_slicing: return {Milli{1000 / c.replicas}, q.gpu_memory_mib};
+    case Sharing::mps: return {Milli{1000 / c.replicas}, mps_memory_limit_mib(q, pool)};
+    case Sharing::mig: {
+      const MigTable& t = *pool.gpu->mig;
+      const MigProfile* best = nullptr;
+      for (const MigProfile& p : t.profiles)
+        if (profile_serves(q, c, p) && (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
+          best = &p;
+      if (best && !(q.resource.empty() && c.mig_strategy == MigStrategy::mixed))
+        return {instance_milli(t, *best), best->memory_mib};
+      return {kWholeGpu, memory};
+    }
+  }
+  return {kWholeGpu, memory};
+}
 
 // What the request would hold on `gpu` of `pool` (on slot `instance` of a MIG GPU, else -1), or
 // nullopt if it does not fit there now. Whether the node is ready and the pool allowed is the
 // caller's to check.
-std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, int instance, const TimeSlicingModel& ts);
+inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, int instance, const TimeSlicingModel& ts) {
+  const SharingConfig& c = pool.sharing;
+  if (gpu.mig) {
+    if (instance < 0 || static_cast<std::size_t>(instance) >= gpu.instances.size()) return std::nullopt;
+    const MigSlot& slot = gpu.instances[static_cast<std::size_t>(instance)];
+    const MigProfile& p = pool.gpu->mig->profiles[slot.instance.profile];
+    if (slot.job != kNoJob || !profile_serves(q, c, p)) return std::nullopt;
+    return GpuClaim{instance_milli(*pool.gpu->mig, p), 0, 0, instance};
+  }
+  if (instance >= 0) return std::nullopt;
+  switch (c.mode) {
+    case Sharing::exclusive:
+    case Sharing::mig:  // a GPU with MIG off is a whole GPU
+      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource.empty())) return std::nullopt;
+      if (q.claim && pool.gpu->sms < q.min_sms) return std::nullopt;
+      return GpuClaim{kWholeGpu, 0, 0, -1};
+    case Sharing::fractional:
+      if (gpu.free < q.milli_per_gpu || gpu.free_memory_mib < q.gpu_memory_mib) return std::nullopt;
+      return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, -1};
+    case Sharing::time_slicing: {
+      if (std::min(c.replicas, ts.max_contexts) <= static_cast<int>(gpu.residents.size())) return std::nullopt;
+      // No memory isolation: nothing is reserved; what the job uses counts toward the GPU's total,
+      // capped by the pod's own limit, which then covers its CUDA context too.
+      const int64_t use = q.gpu_memory_mib + ts.context_memory_mib;
+      return GpuClaim{Milli{1000 / c.replicas}, 0, q.gpu_memory_limit_mib > 0 ? std::min(use, q.gpu_memory_limit_mib) : use, -1};
+    }
+    case Sharing::mps: {
+      const int64_t limit = mps_memory_limit_mib(q, pool);
+      if (gpu.free_slots() <= 0 || gpu.free_memory_mib < limit) return std::nullopt;
+      return GpuClaim{Milli{1000 / c.replicas}, limit, 0, -1};
+    }
+  }
+  return std::nullopt;
+}
 
 // Which pools a request may use, and whether an empty cluster could ever hold it.
 struct RequestShape {
