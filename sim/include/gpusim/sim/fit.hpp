@@ -38,7 +38,9 @@ struct GpuDemand {
 };
 
 // The device-plugin resource a request names ("" is nvidia.com/gpu).
-inline std::string_view resource_name(const Request& q) { return q.resource.empty() ? kGpuResource : std::string_view(q.resource); }
+inline std::string_view resource_name(const Request& q) {
+  return q.resource.empty() ? kGpuResource : std::string_view(q.resource);
+}
 
 // The MIG profile a request names (nvidia.com/mig-<profile>), if any.
 inline std::string_view mig_profile_name(const Request& q) {
@@ -95,7 +97,8 @@ inline GpuDemand demand_on(const Request& q, const Pool& pool) {
 // What the request would hold on `gpu` of `pool` (on slot `instance` of a MIG GPU, else -1), or
 // nullopt if it does not fit there now. Whether the node is ready and the pool allowed is the
 // caller's to check.
-inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, int instance, const TimeSlicingModel& ts) {
+inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, int instance,
+                                        const TimeSlicingModel& ts) {
   const SharingConfig& c = pool.sharing;
   if (gpu.mig) {
     if (instance < 0 || static_cast<std::size_t>(instance) >= gpu.instances.size()) return std::nullopt;
