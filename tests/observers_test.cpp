@@ -39,10 +39,17 @@ Traced run_traced(const Scenario& s) {
   return {std::move(r), nlohmann::json::parse(in)};
 }
 
+uint64_t instants(const nlohmann::json& trace, std::string_view name) {
+  uint64_t n = 0;
+  for (const auto& e : trace["traceEvents"]) n += e["ph"] == "i" && e["name"] == name;
+  return n;
+}
+
 // The trace's structure, and each job's slices adding up to the GPU time it held.
-void check_trace(const Scenario& s) {
-  const auto [r, trace] = run_traced(s);
-  ASSERT_TRUE(trace.at("traceEvents").is_array());
+Traced check_trace(const Scenario& s) {
+  Traced traced = run_traced(s);
+  const auto& [r, trace] = traced;
+  EXPECT_TRUE(trace.at("traceEvents").is_array());
   std::set<int64_t> named_processes;
   std::set<std::pair<int64_t, int64_t>> named_tracks;
   std::map<int64_t, int64_t> held_us;                                                        // per job, over its tracks
@@ -78,6 +85,7 @@ void check_trace(const Scenario& s) {
     checked += want > 0;
   }
   EXPECT_GT(checked, 0u);
+  return traced;
 }
 
 }  // namespace
@@ -88,24 +96,21 @@ TEST(Trace, MigSlicesSumToEachJobsGpuTime) { check_trace(variant("scenarios/shar
 
 TEST(Trace, SpotEvictionsAndCheckpointsKeepTheSums) {
   const Scenario s = variant("scenarios/spot-training.yaml", "spot");
-  check_trace(s);
-  const auto [r, trace] = run_traced(s);
-  uint64_t notices = 0, reclaims = 0;
-  for (const auto& e : trace["traceEvents"]) notices += e["ph"] == "i" && e["name"] == "spot reclaim notice";
+  const auto [r, trace] = check_trace(s);
+  uint64_t reclaims = 0;
   for (const PoolActivity& a : r.pools) reclaims += a.reclaims;
   EXPECT_GT(reclaims, 0u);
-  EXPECT_EQ(notices, reclaims);
+  EXPECT_EQ(instants(trace, "spot reclaim notice"), reclaims);
 }
 
 TEST(Trace, PreemptionsAreMarked) {
   Scenario s = test::load(source_path("scenarios/philly.yaml"), {"policy=las+first-fit"});
   s.jobs.jobs.resize(3000);  // the first jobs are enough to queue and preempt
-  const auto [r, trace] = run_traced(s);
-  uint64_t marked = 0, preempted = 0;
-  for (const auto& e : trace["traceEvents"]) marked += e["ph"] == "i" && e["name"] == "preempted";
+  const auto [r, trace] = check_trace(s);
+  uint64_t preempted = 0;
   for (const JobRecord& rec : r.jobs) preempted += rec.preemptions;
   EXPECT_GT(preempted, 0u);
-  EXPECT_EQ(marked, preempted);
+  EXPECT_EQ(instants(trace, "preempted"), preempted);
 }
 
 namespace {
