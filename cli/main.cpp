@@ -108,6 +108,8 @@ int cmd_run(const Common& c, const RunFlags& flags) {
     if (std::filesystem::exists(*out, ec) && !std::filesystem::is_empty(*out, ec) && !force)
       throw InputError({*out, std::nullopt, "--out"}, "directory exists and is not empty; pass --force to overwrite its files");
   }
+  if (!asked.empty() && !out)
+    throw InputError({"", std::nullopt, "--" + asked.front()}, "writes a file into the run directory; give --out DIR too");
   std::vector<std::string> requested = s.outputs;
   requested.insert(requested.end(), asked.begin(), asked.end());
   const RunOutputs outputs(requested);

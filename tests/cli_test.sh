@@ -29,6 +29,7 @@ check policies 0 "$GPUSIM" policies
 contains policies-text "$TMP/out" "best-fit"
 check no-command 2 "$GPUSIM"
 check bad-flag 2 "$GPUSIM" run --frobnicate "$ROOT/scenarios/quickstart.yaml"
+check trace-without-out 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --trace
 
 check run 0 "$GPUSIM" run "$ROOT/scenarios/underutilized-a100.yaml"
 contains run-cost "$TMP/out" "71,481.60"
