@@ -1,6 +1,5 @@
 #include "gpusim/sim/engine.hpp"
 
-#include <boost/container_hash/hash.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,9 +8,7 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <unordered_map>
 
-#include <boost/container/flat_set.hpp>
 #include <boost/container/small_vector.hpp>
 #include <boost/math/distributions/exponential.hpp>
 

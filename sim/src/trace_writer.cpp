@@ -37,7 +37,7 @@ class TraceWriter final : public OutputWriter {
     open.tracks.clear();
     const Cluster& c = run.cluster();
     if (r.placement.gpus.empty())
-      open.tracks.emplace_back(pid(r.placement.nodes.front()), track(run, r.placement.nodes.front(), "pods"));
+      open.tracks.emplace_back(pid(r.placement.nodes.front()), track(r.placement.nodes.front(), "pods"));
     for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
       const GpuId g = r.placement.gpus[i];
       const Gpu& gpu = c.gpu(g);
@@ -55,7 +55,7 @@ class TraceWriter final : public OutputWriter {
         lanes[lane] = id;
         name += fmt::format(" replica {}", lane);
       }
-      open.tracks.emplace_back(pid(gpu.node), track(run, gpu.node, name));
+      open.tracks.emplace_back(pid(gpu.node), track(gpu.node, name));
     }
   }
 
@@ -116,7 +116,7 @@ class TraceWriter final : public OutputWriter {
   }
 
   // The tid of a named track on node n, named once in the trace when first used.
-  uint32_t track(const RunState&, NodeId n, const std::string& name) {
+  uint32_t track(NodeId n, const std::string& name) {
     auto [it, added] = tids_.try_emplace({n, name}, static_cast<uint32_t>(tids_.size() + 1));
     if (added) {
       event(fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})", pid(n), it->second,

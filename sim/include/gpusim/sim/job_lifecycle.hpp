@@ -54,7 +54,7 @@ class JobLifecycle {
     for (const auto& [key, id] : queue_)
       if (records_[id].status == JobStatus::pending && !visit(id)) return;
   }
-  // Jobs queued since the last take_arrivals (arrivals, requeues), in the order they came.
+  // Jobs queued since the kernel last cleared them (arrivals, requeues), in the order they came.
   std::vector<JobId>& arrivals() { return arrivals_; }
   const std::vector<JobId>& arrivals() const { return arrivals_; }
 
