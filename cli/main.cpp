@@ -499,7 +499,7 @@ int main(int argc, char** argv) {
     if (val->parsed()) {
       const Scenario s = load(val_c);
       Registry::global().make(s.policy, policy_context(s), s.policy_where);
-      validate_scenario(s);
+      build_world(s);  // checks the jobs against the cluster
       std::size_t nodes = 0, gpus = 0;
       for (const auto& p : s.pools) {
         nodes += p.nodes.size();

@@ -24,7 +24,7 @@ std::string error_of(const std::string& text, std::vector<std::string> sets = {}
   const std::string path = write_file("scenario.yaml", text);
   return test::input_error([&] {
     const Scenario s = test::load(path, std::move(sets));
-    validate_scenario(s);
+    build_world(s);
     Registry::global().make(s.policy, policy_context(s), s.policy_where);
   });
 }

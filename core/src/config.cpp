@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <cmath>
@@ -28,29 +29,34 @@ ConfigNode ConfigNode::load_file(const std::string& path) {
 }
 
 ConfigNode::ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path)
-    : node_(node), file_(std::move(file)), path_(std::move(path)) {}
+    : node_(std::make_shared<const YAML::Node>(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+ConfigNode::ConfigNode() : ConfigNode(YAML::Node(), std::make_shared<const std::string>(), "") {}
+
+bool ConfigNode::is_map() const { return node_->IsMap(); }
+bool ConfigNode::is_sequence() const { return node_->IsSequence(); }
+bool ConfigNode::is_scalar() const { return node_->IsScalar(); }
+bool ConfigNode::is_null() const { return node_->IsNull(); }
 
 SourceLocation ConfigNode::where() const {
   std::optional<int> line;
-  if (node_.IsDefined() && !node_.Mark().is_null()) line = node_.Mark().line + 1;
+  if (node_->IsDefined() && !node_->Mark().is_null()) line = node_->Mark().line + 1;
   return {*file_, line, path_};
 }
 
 void ConfigNode::fail(const std::string& what) const { throw InputError(where(), what); }
 
-bool ConfigNode::has(std::string_view key) const {
-  return node_.IsMap() && node_[std::string(key)].IsDefined();
-}
+bool ConfigNode::has(std::string_view key) const { return node_->IsMap() && (*node_)[std::string(key)].IsDefined(); }
 
 std::optional<ConfigNode> ConfigNode::get(std::string_view key) const {
-  if (!node_.IsMap()) fail("expected a map of fields");
-  YAML::Node value = node_[std::string(key)];
+  if (!node_->IsMap()) fail("expected a map of fields");
+  YAML::Node value = (*node_)[std::string(key)];
   if (!value.IsDefined()) return std::nullopt;
   return child(key, value);
 }
 
-ConfigNode ConfigNode::child(std::string_view key, YAML::Node value) const {
-  return ConfigNode(std::move(value), file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
+ConfigNode ConfigNode::child(std::string_view key, const YAML::Node& value) const {
+  return ConfigNode(value, file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
 }
 
 ConfigNode ConfigNode::at(std::string_view key) const {
@@ -60,8 +66,8 @@ ConfigNode ConfigNode::at(std::string_view key) const {
 }
 
 void ConfigNode::allow_only(std::span<const std::string_view> allowed) const {
-  if (!node_.IsMap()) fail("expected a map of fields");
-  for (const auto& kv : node_) {
+  if (!node_->IsMap()) fail("expected a map of fields");
+  for (const auto& kv : *node_) {
     const std::string key = kv.first.as<std::string>();
     bool known = false;
     for (auto a : allowed) known = known || a == key;
@@ -70,9 +76,9 @@ void ConfigNode::allow_only(std::span<const std::string_view> allowed) const {
 }
 
 std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
-  if (!node_.IsMap()) fail("expected a map");
+  if (!node_->IsMap()) fail("expected a map");
   std::vector<std::pair<std::string, ConfigNode>> out;
-  for (const auto& kv : node_) {
+  for (const auto& kv : *node_) {
     const std::string key = kv.first.as<std::string>();
     out.emplace_back(key, child(key, kv.second));
   }
@@ -80,16 +86,16 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
 }
 
 std::vector<ConfigNode> ConfigNode::items() const {
-  if (!node_.IsSequence()) fail("expected a list");
+  if (!node_->IsSequence()) fail("expected a list");
   std::vector<ConfigNode> out;
   std::size_t i = 0;
-  for (const auto& item : node_) out.emplace_back(item, file_, fmt::format("{}[{}]", path_, i++));
+  for (const auto& item : *node_) out.emplace_back(item, file_, fmt::format("{}[{}]", path_, i++));
   return out;
 }
 
 std::string ConfigNode::scalar(std::string_view expected) const {
-  if (!node_.IsScalar()) fail(fmt::format("expected {}", expected));
-  return node_.Scalar();
+  if (!node_->IsScalar()) fail(fmt::format("expected {}", expected));
+  return node_->Scalar();
 }
 
 std::string ConfigNode::as_string() const { return scalar("a string"); }

@@ -1,6 +1,7 @@
 #include "gpusim/core/fields.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <cmath>
@@ -62,7 +63,7 @@ class SchemaWriter {
   Json field(const Field& f) {
     Json out{{"description", f.unit.empty() ? f.description : fmt::format("{} ({})", f.description, f.unit)}};
     out.update(type(f.type));
-    if (!f.absent.value.IsNull()) out["default"] = value(f.absent.value, f.type);
+    if (f.absent.value) out["default"] = value(*f.absent.value, f.type);
     return out;
   }
 
@@ -145,7 +146,9 @@ class SchemaWriter {
 }  // namespace
 
 FieldDefault::FieldDefault(const char* yaml) {
-  if (*yaml != '\0') value = unmarked(YAML::Load(yaml));
+  if (*yaml == '\0') return;
+  YAML::Node v = unmarked(YAML::Load(yaml));
+  if (!v.IsNull()) value = std::make_shared<const YAML::Node>(std::move(v));
 }
 
 std::vector<Field> join_fields(std::initializer_list<std::vector<Field>> parts) {
@@ -177,7 +180,8 @@ Fields Section::read(const ConfigNode& node) const {
 Section Section::with_defaults(const YAML::Node& doc) const {
   Section out = *this;
   for (Field& f : out.fields_)
-    if (f.absent.value.IsNull() && doc[std::string(f.name)]) f.absent.value = doc[std::string(f.name)];
+    if (const YAML::Node d = doc[std::string(f.name)]; !f.absent.value && d && !d.IsNull())
+      f.absent.value = std::make_shared<const YAML::Node>(d);
   return out;
 }
 
@@ -199,9 +203,8 @@ ConfigNode Fields::at(std::string_view name) const {
 ConfigNode Fields::value(std::string_view name) const {
   const Field& f = section_->field(name);
   if (auto v = node_.get(name)) return *v;
-  if (f.absent.value.IsNull())
-    throw std::logic_error(fmt::format("field '{}' of section '{}' has no default", name, section_->name()));
-  return node_.child(name, f.absent.value);
+  if (!f.absent.value) throw std::logic_error(fmt::format("field '{}' of section '{}' has no default", name, section_->name()));
+  return node_.child(name, *f.absent.value);
 }
 
 std::vector<std::string> Fields::string_list(std::string_view name) const {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <yaml-cpp/yaml.h>
 
 #include <chrono>
 #include <memory>
@@ -338,7 +339,7 @@ PYBIND11_MODULE(_core, m) {
                                for (const auto& v : s.variants) out.push_back(v.name);
                                return out;
                              })
-      .def_property_readonly("config", [](const Scenario& s) { return to_python(s.resolved); })
+      .def_property_readonly("config", [](const Scenario& s) { return to_python(s.resolved.yaml()); })
       .def_property_readonly("pools",
                              [](const Scenario& s) {
                                py::list out;

@@ -29,24 +29,22 @@ namespace {
 
 class Engine final : public RunState, public Binder, private NodeLifecycle::Host {
  public:
-  Engine(const Scenario& s, Scheduler& scheduler, const RunOptions& options)
-      : scenario_(s),
-        jobs_(s.jobs.jobs),
+  Engine(const World& w, Scheduler& scheduler, const RunOptions& options)
+      : scenario_(w.scenario),
+        jobs_(w.scenario.jobs.jobs),
+        resolved_(w.jobs),
         scheduler_(scheduler),
         options_(options),
-        cluster_(build_cluster(s)),
-        shapes_(s.jobs, cluster_, *s.catalog),
+        cluster_(w.cluster),
+        shapes_(w.shapes),
         life_(jobs_.size(), shapes_),
         records_(life_.records()),
-        references_(jobs_.size(), nullptr),
-        comm_(jobs_.size(), nullptr),
-        checkpoint_(jobs_.size(), nullptr),
         gpu_rates_(cluster_.gpu_count()),
-        metrics_(cluster_.pools().size(), s.jobs.tenants.size(), cluster_.gpu_count(), s.timeseries_step,
-                 s.model.low_utilization),
-        fault_rng_(make_stream(s.seed, "mps-faults")),
-        horizon_(s.horizon.value_or(Time::max())),
-        nodes_(s, cluster_, metrics_, events_, now_, *this) {
+        metrics_(cluster_.pools().size(), scenario_.jobs.tenants.size(), cluster_.gpu_count(), scenario_.timeseries_step,
+                 scenario_.model.low_utilization),
+        fault_rng_(make_stream(scenario_.seed, "mps-faults")),
+        horizon_(scenario_.horizon.value_or(Time::max())),
+        nodes_(scenario_.seed, cluster_, metrics_, events_, now_, *this) {
     observers_ = options.observers;
     if (options.audit) {
       audit_ = make_audit();
@@ -55,13 +53,6 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     }
     for (Observer* o : observers_)
       if (o->wants_every_event()) every_event_.push_back(o);
-    for (const Job& j : jobs_) {
-      checkpoint_[j.id] = j.checkpoint ? &*j.checkpoint : &s.model.checkpoint.defaults[static_cast<std::size_t>(j.kind)];
-      if (!j.reference_gpu.empty()) references_[j.id] = s.catalog->find_gpu(j.reference_gpu);
-      const CommProfile& own = j.communication;
-      const CommProfile& fallback = s.model.communication.defaults[static_cast<std::size_t>(j.kind)];
-      if (j.request.gpus >= 2) comm_[j.id] = own.given() ? &own : fallback.given() ? &fallback : nullptr;
-    }
   }
 
   RunResult run();
@@ -113,7 +104,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     return records_[id].status == JobStatus::running ? records_[id].placement : kNone;
   }
   Time pending_since(JobId id) const override { return records_[id].queued_at; }
-  const CheckpointPolicy& checkpoint(JobId id) const override { return *checkpoint_[id]; }
+  const CheckpointPolicy& checkpoint(JobId id) const override { return *resolved_[id].checkpoint; }
   bool capacity_grew() const override { return capacity_grew_; }
   uint32_t shape(JobId id) const override { return shapes_.of(id); }
   uint32_t shape_count() const override { return shapes_.count(); }
@@ -219,7 +210,6 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     for (GpuId g : gpus) sum += metrics_.price_integral_usd(cluster_.node(cluster_.gpu(g).node).pool, now_);
     return sum;
   }
-  const PoolSpec& spec(PoolId p) const { return scenario_.pools[p]; }
 
   // --- checkpointing (issue 5) ---
   // Starts an attempt: a restore first when it resumes from a checkpoint, else its checkpoint clock.
@@ -255,18 +245,16 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
 
   const Scenario& scenario_;
   const std::vector<Job>& jobs_;
+  const std::vector<ResolvedJob>& resolved_;
   Scheduler& scheduler_;
   const RunOptions& options_;
   std::unique_ptr<Observer> audit_;
   std::vector<Observer*> observers_;    // the caller's, then the audit
   std::vector<Observer*> every_event_;  // those that asked to see each event
   Cluster cluster_;
-  Shapes shapes_;
+  const Shapes& shapes_;
   JobLifecycle life_;
   std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
-  std::vector<const GpuModel*> references_;
-  std::vector<const CommProfile*> comm_;  // per job: its profile, its kind's default, or none
-  std::vector<const CheckpointPolicy*> checkpoint_;  // per job: its own policy or its kind's default
   NetworkSharing network_;
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   std::set<Time> rechecks_;      // decision points asked for, not yet reached
@@ -353,8 +341,8 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     if (r.status != JobStatus::running) continue;
     const double sharing = job_sharing_rate(j);
     const GpuModel* model = cluster_.pool_of(cluster_.gpu(r.placement.gpus.front()).node).gpu;
-    double rate = sharing * hardware_factor(*model, references_[j]);
-    if (const CommProfile* c = comm_[j]) {
+    double rate = sharing * hardware_factor(*model, resolved_[j].reference);
+    if (const CommProfile* c = resolved_[j].comm) {
       const int ranks = static_cast<int>(r.placement.gpus.size());
       rate = communication_rate(rate, *c, collective_time_s(*c, ranks, r.link.gb_per_s),
                                 c->work_is_compute ? 0.0 : collective_time_s(*c, ranks, r.reference.gb_per_s));
@@ -483,7 +471,7 @@ void Engine::bind(JobId id, const Placement& p) {
   }
   r.intra = r.link = ring_link(cluster_, full);
   r.reference = ring_link(cluster_, full, true);
-  const bool spans = full.nodes.size() > 1 && comm_[id];
+  const bool spans = full.nodes.size() > 1 && resolved_[id].comm;
   if (spans) network_.join(id);
   refresh_rates(full.gpus, spans);
   // MPS clients may fault (fault injection); the fault takes down every client of the GPU.
@@ -665,7 +653,7 @@ void Engine::apply(const Event& e) {
     case EventKind::phase_end:
       if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
         ++event_count_;
-        if (e.kind == EventKind::checkpoint) start_checkpoint(e.target, checkpoint_[e.target]->cost);
+        if (e.kind == EventKind::checkpoint) start_checkpoint(e.target, resolved_[e.target].checkpoint->cost);
         else end_phase(e.target);
       }
       break;
@@ -752,7 +740,7 @@ void Engine::finish_costs() {
 
 void Engine::begin_attempt(JobId id) {
   JobRecord& r = records_[id];
-  const CheckpointPolicy& policy = *checkpoint_[id];
+  const CheckpointPolicy& policy = *resolved_[id].checkpoint;
   r.attempt_work_us = r.remaining_us;
   r.phase = JobPhase::computing;
   r.evicting = false;
@@ -776,7 +764,7 @@ double Engine::mtbf_hours(const JobRecord& r) const {
 
 void Engine::schedule_checkpoint(JobId id) {
   JobRecord& r = records_[id];
-  const CheckpointPolicy& policy = *checkpoint_[id];
+  const CheckpointPolicy& policy = *resolved_[id].checkpoint;
   if (!policy.enabled) return;
   const std::optional<Time> interval = policy.auto_interval ? young_daly_interval(policy.cost, mtbf_hours(r)) : policy.interval;
   if (interval) events_.push(now_ + *interval, EventKind::checkpoint, id, ++r.phase_generation);
@@ -844,7 +832,7 @@ void Engine::preempt(JobId id) {
   ++r.preemptions;
   notify([&](Observer& o) { o.job_preempted(*this, id); });
   r.suspending = r.evicting = true;
-  const CheckpointPolicy& policy = *checkpoint_[id];
+  const CheckpointPolicy& policy = *resolved_[id].checkpoint;
   switch (r.phase) {
     case JobPhase::restoring:  // nothing new to save: it leaves now
       suspended(id);
@@ -874,7 +862,7 @@ void Engine::suspended(JobId id) {
 void Engine::notice(JobId id, Time gone) {
   JobRecord& r = records_[id];
   if (r.status != JobStatus::running || r.evicting) return;
-  const CheckpointPolicy& policy = *checkpoint_[id];
+  const CheckpointPolicy& policy = *resolved_[id].checkpoint;
   switch (r.phase) {
     case JobPhase::restoring:
       evict(id);  // nothing new to save; it leaves now
@@ -895,12 +883,11 @@ void Engine::scale_up() {
   ScaleUpPlan plan;
   std::vector<PoolId> scalable;
   for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
-    const PoolSpec& ps = spec(p);
-    if (!ps.autoscale.enabled) continue;
-    const NodeLifecycle::PoolState& rt = nodes_.pool(p);
-    const int64_t limit = std::min<int64_t>(ps.autoscale.max_nodes, rt.cap);
     const Pool& pool = cluster_.pool(p);
-    const PoolSpec::NodeSpec& shape = ps.nodes.front();
+    if (!pool.autoscale.enabled) continue;
+    const NodeLifecycle::PoolState& rt = nodes_.pool(p);
+    const int64_t limit = std::min<int64_t>(pool.autoscale.max_nodes, rt.cap);
+    const PoolSpec::NodeSpec& shape = pool.nodes.front();
     plan.add_pool(p, {shape.gpus, pool.gpu ? pool.gpu->memory_mib : 0, shape.cpu_milli, shape.memory_mib}, rt.provisioning,
                   static_cast<uint32_t>(std::max<int64_t>(0, limit - rt.alive)), metrics_.price_per_gpu_hour_usd(p));
     std::vector<int32_t> milli;
@@ -931,7 +918,7 @@ void Engine::scale_up() {
     for (PoolId p : scalable) {
       if (!pool_allowed(id, p) || !scheduler_.would_use(*this, id, p)) continue;
       // A pod counts once it has stayed unschedulable for the scale-up delay.
-      const Time due = records_[id].queued_at + spec(p).autoscale.scale_up_delay;
+      const Time due = records_[id].queued_at + cluster_.pool(p).autoscale.scale_up_delay;
       if (due > now_) {
         next = std::min(next, due);
         continue;
@@ -950,35 +937,13 @@ void Engine::scale_up() {
 
 }  // namespace
 
-void validate_scenario(const Scenario& s) {
-  if (!s.scheduling.gang)
-    for (const PoolSpec& p : s.pools)
-      if (p.spot.process != SpotConfig::Process::none || p.autoscale.enabled)
-        throw InputError({s.file, std::nullopt, "scheduling.gang"},
-                         fmt::format("gang: false (workers placed one at a time) is not modelled with spot or autoscaled pools "
-                                     "(pool {})", p.name));
-  if (std::none_of(s.jobs.jobs.begin(), s.jobs.jobs.end(), [](const Job& j) { return j.strict; })) return;
-  const Cluster c = build_cluster(s);
-  for (const Job& j : s.jobs.jobs) {
-    if (!j.strict) continue;
-    const RequestShape shape = analyse(j.request, j.multi_node, c, *s.catalog);
-    if (shape.never_fits) {
-      const auto colon = j.origin.rfind(':');
-      std::optional<int> line;
-      std::string file = j.origin;
-      if (colon != std::string::npos) {
-        line = std::stoi(j.origin.substr(colon + 1));
-        file = j.origin.substr(0, colon);
-      }
-      throw InputError({file, line, "workload.jobs"}, fmt::format("job '{}' can never run: it {}", j.name, *shape.never_fits));
-    }
-  }
+RunResult simulate(const World& world, Scheduler& scheduler, const RunOptions& options) {
+  Engine engine(world, scheduler, options);
+  return engine.run();
 }
 
 RunResult simulate(const Scenario& scenario, Scheduler& scheduler, const RunOptions& options) {
-  validate_scenario(scenario);
-  Engine engine(scenario, scheduler, options);
-  return engine.run();
+  return simulate(build_world(scenario), scheduler, options);
 }
 
 }  // namespace gpusim

@@ -2,6 +2,7 @@
 #include "gpusim/workloads/spec.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>

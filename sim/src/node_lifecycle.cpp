@@ -7,10 +7,8 @@
 
 namespace gpusim {
 
-NodeLifecycle::NodeLifecycle(const Scenario& s, Cluster& cluster, Metrics& metrics, EventQueue& events, const Time& now,
-                             Host& host)
-    : s_(s),
-      cluster_(cluster),
+NodeLifecycle::NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, EventQueue& events, const Time& now, Host& host)
+    : cluster_(cluster),
       metrics_(metrics),
       events_(events),
       now_(now),
@@ -19,11 +17,11 @@ NodeLifecycle::NodeLifecycle(const Scenario& s, Cluster& cluster, Metrics& metri
       pools_(cluster.pools().size()),
       activity_(cluster.pools().size()) {
   for (PoolId p = 0; p < pools_.size(); ++p) {
-    pools_[p].rng = make_stream(s.seed, "spot/" + cluster.pool(p).name);
-    const SpotConfig& spot = s.pools[p].spot;
+    pools_[p].rng = make_stream(seed, "spot/" + cluster.pool(p).name);
+    const SpotConfig& spot = cluster.pool(p).spot;
     if (spot.process == SpotConfig::Process::poisson) pools_[p].hazard_per_node_hour = spot.hazard_per_node_hour;
     if (spot.process == SpotConfig::Process::trace) pools_[p].hazard_per_node_hour = spot.availability->reclaims_per_node_hour();
-    autoscaled_ = autoscaled_ || s.pools[p].autoscale.enabled;
+    autoscaled_ = autoscaled_ || cluster.pool(p).autoscale.enabled;
   }
 }
 
@@ -90,7 +88,7 @@ bool NodeLifecycle::request_node(PoolId p) {
     if (cluster_.node(n).state != NodeState::off) continue;
     set_state(n, NodeState::provisioning);
     ++activity_[p].nodes_requested;
-    events_.push(now_ + spec(p).provisioning_delay, EventKind::node_ready, n, nodes_[n].stamp);
+    events_.push(now_ + cluster_.pool(p).provisioning_delay, EventKind::node_ready, n, nodes_[n].stamp);
     return true;
   }
   return false;
@@ -107,11 +105,11 @@ void NodeLifecycle::busy_changed(NodeId n) {
   ++nodes_[n].stamp;
   const PoolId p = cluster_.node(n).pool;
   const bool busy = !nodes_[n].jobs.empty();
-  if (!busy && spec(p).autoscale.enabled && cluster_.node(n).ready())
-    events_.push(now_ + spec(p).autoscale.scale_down_after, EventKind::idle_check, n, nodes_[n].stamp);
+  if (!busy && cluster_.pool(p).autoscale.enabled && cluster_.node(n).ready())
+    events_.push(now_ + cluster_.pool(p).autoscale.scale_down_after, EventKind::idle_check, n, nodes_[n].stamp);
   // A Poisson reclaim is drawn when a spot node takes work: the hazard is memoryless, and a reclaim
   // of an idle node changes nothing a job sees (this also lets a run without a horizon end).
-  if (busy && spec(p).spot.process == SpotConfig::Process::poisson && pools_[p].hazard_per_node_hour > 0) {
+  if (busy && cluster_.pool(p).spot.process == SpotConfig::Process::poisson && pools_[p].hazard_per_node_hour > 0) {
     const double hours = boost::math::quantile(boost::math::exponential_distribution<>(pools_[p].hazard_per_node_hour),
                                                uniform01(pools_[p].rng));
     events_.push(now_ + Time::from_us(static_cast<int64_t>(std::ceil(std::min(hours, 1e9) * 3.6e9))), EventKind::reclaim, n,
@@ -124,7 +122,7 @@ void NodeLifecycle::reclaim(NodeId n) {
   const PoolId p = cluster_.node(n).pool;
   ++activity_[p].reclaims;
   set_state(n, NodeState::draining);
-  const Time gone = now_ + spec(p).spot.notice;
+  const Time gone = now_ + cluster_.pool(p).spot.notice;
   for (JobId id : std::vector<JobId>(nodes_[n].jobs.begin(), nodes_[n].jobs.end())) host_.notice(id, gone);
   // After the notices: a checkpoint that ends exactly when the node goes is written in time.
   events_.push(gone, EventKind::node_gone, n, 0);
@@ -139,14 +137,14 @@ void NodeLifecycle::node_gone(NodeId n) {
 
 void NodeLifecycle::idle_check(NodeId n) {
   const PoolId p = cluster_.node(n).pool;
-  if (!nodes_[n].jobs.empty() || pools_[p].alive <= spec(p).autoscale.min_nodes) return;
+  if (!nodes_[n].jobs.empty() || pools_[p].alive <= cluster_.pool(p).autoscale.min_nodes) return;
   ++applied_;
   ++activity_[p].nodes_removed;
   set_state(n, NodeState::off);
 }
 
 void NodeLifecycle::replenish(PoolId p) {
-  const PoolSpec& ps = spec(p);
+  const Pool& ps = cluster_.pool(p);
   PoolState& rt = pools_[p];
   const int64_t target = std::min<int64_t>(ps.autoscale.enabled ? ps.autoscale.min_nodes : ps.initial_nodes, rt.cap);
   while (rt.alive < target && request_node(p)) {
@@ -154,7 +152,7 @@ void NodeLifecycle::replenish(PoolId p) {
 }
 
 void NodeLifecycle::market_tick(PoolId p) {
-  const PoolSpec& ps = spec(p);
+  const Pool& ps = cluster_.pool(p);
   const AvailabilitySeries& series = *ps.spot.availability;
   PoolState& rt = pools_[p];
   const std::size_t tick = series.tick_at(now_);
@@ -192,7 +190,7 @@ void NodeLifecycle::start() {
   for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
     const Pool& pool = cluster_.pool(p);
     set_price(p, pool.price_per_node_hour_usd);
-    const PoolSpec& ps = spec(p);
+    const Pool& ps = cluster_.pool(p);
     const int64_t available = ps.spot.process == SpotConfig::Process::trace
                                   ? static_cast<int64_t>(ps.spot.availability->available.front()) * ps.spot.scale
                                   : std::numeric_limits<int64_t>::max();

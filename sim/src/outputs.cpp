@@ -34,7 +34,7 @@ void cost_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json
 void low_utilization_csv(std::ostream& o, const Scenario&, const RunResult& r, const Json&) { write_low_utilization_csv(o, r); }
 void scenario_yaml(std::ostream& o, const Scenario& s, const RunResult&, const Json&) {
   YAML::Emitter e;
-  e << s.resolved;
+  e << s.resolved.yaml();
   o << "# The scenario as run, after --set overrides.\n" << e.c_str() << '\n';
 }
 

@@ -152,7 +152,6 @@ Json summarize(const Scenario& s, const RunResult& r) {
   Json pools = Json::array();
   for (PoolId p = 0; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
-    const PoolSpec& spec = s.pools[p];
     const double pool_cost = r.metrics.cost_usd(p);
     const double cap = r.metrics.capacity_gpu_s(p) / 3600.0;
     const double alloc = r.metrics.allocated_gpu_s(p) / 3600.0;
@@ -174,7 +173,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     }
     pj["market"] = to_string(pool.market);
     pj["nodes"] = pool.node_count;
-    pj["nodes_initial"] = spec.initial_nodes;
+    pj["nodes_initial"] = pool.initial_nodes;
     pj["gpus"] = pool.gpu_count;
     pj["gpus_peak"] = r.metrics.peak_ready_gpus(p);
     pj["price_per_node_hour_usd"] = pool.price_per_node_hour_usd;
@@ -191,21 +190,20 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["unused_allocated_cost_usd"] = round_to(r.metrics.allocated_cost_usd(p) - r.metrics.busy_cost_usd(p), 2);
     pj["waste_usd"] = round_to(pool_cost - r.metrics.busy_cost_usd(p), 2);
     const PoolActivity& a = r.pools[p];
-    if (spec.autoscale.enabled)
-      pj["autoscale"] = {{"min", spec.autoscale.min_nodes},
-                         {"max", spec.autoscale.max_nodes},
+    if (pool.autoscale.enabled)
+      pj["autoscale"] = {{"min", pool.autoscale.min_nodes},
+                         {"max", pool.autoscale.max_nodes},
                          {"nodes_requested", a.nodes_requested},
                          {"nodes_removed", a.nodes_removed}};
-    if (spec.spot.process != SpotConfig::Process::none) {
+    if (pool.spot.process != SpotConfig::Process::none) {
       Json sj;
-      sj["process"] = to_string(spec.spot.process);
-      if (spec.spot.process == SpotConfig::Process::poisson)
-        sj["interruptions_per_node_month"] = round_to(spec.spot.hazard_per_node_hour * kHoursPerMonth, 6);
-      else
-        sj["trace"] = std::filesystem::path(spec.spot.availability->file).filename().string();
-      sj["notice_s"] = spec.spot.notice.seconds();
+      sj["process"] = to_string(pool.spot.process);
+      if (pool.spot.process == SpotConfig::Process::poisson)
+        sj["interruptions_per_node_month"] = round_to(pool.spot.hazard_per_node_hour * kHoursPerMonth, 6);
+      else sj["trace"] = std::filesystem::path(pool.spot.availability->file).filename().string();
+      sj["notice_s"] = pool.spot.notice.seconds();
       sj["reclaims"] = a.reclaims;
-      sj["replacements_requested"] = spec.autoscale.enabled ? 0 : a.nodes_requested;
+      sj["replacements_requested"] = pool.autoscale.enabled ? 0 : a.nodes_requested;
       sj["requests_cancelled"] = a.cancelled;
       pj["spot"] = std::move(sj);
     }

@@ -1,6 +1,7 @@
 #include "gpusim/sim/scenario.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -27,7 +28,9 @@ std::string resolve_data_dir(const std::optional<std::string>& flag) {
   return GPUSIM_DEFAULT_DATA_DIR;
 }
 
-void apply_override(const YAML::Node& root, const std::string& assignment) {
+// Applies "a.b[0].c=value" (or a.b.0.c) to the document `root` refers to (a YAML::Node is a handle:
+// the edit goes through a copy of it); the value is read as YAML.
+static void apply_override(const YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');
   const SourceLocation where{"--set", std::nullopt, assignment};
   if (eq == std::string::npos || eq == 0)
@@ -780,7 +783,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   Scenario s;
   s.file = path;
   s.data_dir = resolve_data_dir(options.data_dir);
-  s.resolved = YAML::Clone(node.yaml());
+  s.resolved = ConfigNode(YAML::Clone(node.yaml()), std::make_shared<const std::string>(path), "");
   s.name = root.at("name").as_string();
   if (auto d = root.get("description")) d->as_string();
   s.seed = static_cast<uint64_t>(root.value("seed").as_non_negative_int());
@@ -914,17 +917,8 @@ std::optional<MigCounts> builtin_mig_config(const GpuModel& model, std::string_v
 
 Cluster build_cluster(const Scenario& s) {
   Cluster c;
-  for (const auto& p : s.pools) {
-    Pool pool;
-    pool.name = p.name;
-    pool.node_template = p.node_template;
-    pool.gpu = p.gpu;
-    pool.sharing = p.sharing;
-    pool.network = p.network;
-    pool.topology_manager = p.topology_manager;
-    pool.market = p.market;
-    pool.price_per_node_hour_usd = p.price_per_node_hour_usd;
-    pool.price_source = p.price_source;
+  for (const PoolSpec& p : s.pools) {
+    Pool pool{p};
     pool.gpus_per_node = p.nodes.empty() ? 0 : static_cast<uint16_t>(p.nodes.front().gpus);
     const PoolId id = c.add_pool(std::move(pool));
     for (std::size_t i = 0; i < p.nodes.size(); ++i) {

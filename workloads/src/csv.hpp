@@ -41,7 +41,7 @@ class Reader {
   }
   int line() const { return line_no_; }
   const std::string& path() const { return path_; }
-  std::string origin() const { return fmt::format("{}:{}", path_, line_no_); }
+  SourceLocation origin() const { return {path_, line_no_, ""}; }
   [[noreturn]] void fail(const std::string& what) const { throw InputError({path_, line_no_, ""}, what); }
 
   template <typename T>

@@ -382,8 +382,7 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     read_job_fields(e, set, j);
     read_workers(e, j);
     j.strict = true;
-    const auto w = e.node().where();
-    j.origin = w.line ? fmt::format("{}:{}", w.file, *w.line) : w.file;
+    j.origin = e.node().where();
     const int64_t count = e.value("count").as_positive_int();
     if (count == 1) {
       set.jobs.push_back(std::move(j));
@@ -438,8 +437,7 @@ JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
       c.at("gpu_milli").fail("a GPU share below 1000 milli needs gpus: 1");
     read_job_fields(c, set, proto);
     if (auto m = c.get("communication")) proto.communication = parse_comm_profile(communication_section().read(*m));
-    const auto w = c.node().where();
-    proto.origin = w.line ? fmt::format("{}:{} (generator class {})", w.file, *w.line, name) : name;
+    proto.origin = c.node().where();
 
     Rng arrivals = make_stream(seed, "generator/" + name + "/arrivals");
     Rng sizes = make_stream(seed, "generator/" + name + "/gpus");

@@ -2,7 +2,6 @@
 // A strict reader over YAML (and JSON, which YAML reads): every error names the file, the line and
 // the field path, and objects reject fields they do not know (STYLE 7, after mig-parted's spec).
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <initializer_list>
@@ -18,6 +17,12 @@
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/time.hpp"
 
+// yaml-cpp stays behind this reader: headers that read configs do not pull it in (only the .cpp
+// files that touch YAML trees include it).
+namespace YAML {
+class Node;
+}
+
 namespace gpusim {
 
 class ConfigNode {
@@ -26,24 +31,25 @@ class ConfigNode {
   static ConfigNode parse(const std::string& text, const std::string& file);
   static ConfigNode load_file(const std::string& path);
   ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path);
+  ConfigNode();  // an empty document of no file
 
   const std::string& path() const { return path_; }
   const std::string& file() const { return *file_; }
-  const YAML::Node& yaml() const { return node_; }
+  const YAML::Node& yaml() const { return *node_; }
   SourceLocation where() const;
   [[noreturn]] void fail(const std::string& what) const;
 
-  bool is_map() const { return node_.IsMap(); }
-  bool is_sequence() const { return node_.IsSequence(); }
-  bool is_scalar() const { return node_.IsScalar(); }
-  bool is_null() const { return node_.IsNull(); }
+  bool is_map() const;
+  bool is_sequence() const;
+  bool is_scalar() const;
+  bool is_null() const;
 
   // Fields of a map.
   bool has(std::string_view key) const;
   ConfigNode at(std::string_view key) const;  // required
   std::optional<ConfigNode> get(std::string_view key) const;
   // `value` standing for field `key` of this map (e.g. its default when the map lacks it).
-  ConfigNode child(std::string_view key, YAML::Node value) const;
+  ConfigNode child(std::string_view key, const YAML::Node& value) const;
   // Rejects any key not in `allowed`, naming the ones that are.
   void allow_only(std::span<const std::string_view> allowed) const;
   void allow_only(std::initializer_list<std::string_view> allowed) const {
@@ -73,7 +79,7 @@ class ConfigNode {
 
  private:
   std::string scalar(std::string_view expected) const;
-  YAML::Node node_;
+  std::shared_ptr<const YAML::Node> node_;  // a handle: copies of a ConfigNode share it
   std::shared_ptr<const std::string> file_;
   std::string path_;
 };

@@ -11,10 +11,9 @@
 //   }
 //   const Fields f = spot_section().read(node);   // fails on an undeclared field
 //   const Time notice = f.value("notice").as_duration();
-#include <yaml-cpp/yaml.h>
-
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -119,7 +118,7 @@ struct FieldDefault {
   FieldDefault(Required) : required(true) {}
   FieldDefault(const char* yaml);
   bool required = false;
-  YAML::Node value;  // null: no default
+  std::shared_ptr<const YAML::Node> value;  // null: no default
 };
 
 struct Field {

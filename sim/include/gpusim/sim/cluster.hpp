@@ -39,20 +39,37 @@ constexpr auto enum_table(NodeState) {
       {{S::off, "off"}, {S::provisioning, "provisioning"}, {S::ready, "ready"}, {S::draining, "draining"}});
 }
 
-struct Pool {
+// A pool as the scenario wrote it (`cluster.pools[i]`).
+struct PoolSpec {
+  struct NodeSpec {
+    std::string name;
+    int64_t cpu_milli = 0;
+    int64_t memory_mib = 0;
+    int gpus = 0;
+    std::shared_ptr<const NodeTopology> topology;  // null for CPU-only nodes
+  };
   std::string name;
-  std::string node_template;          // catalog template, or the trace the nodes came from
-  const GpuModel* gpu = nullptr;      // null for CPU-only pools
+  std::string node_template;
+  const GpuModel* gpu = nullptr;
   SharingConfig sharing;
-  NetworkSpec network;                // per node, shared by the multi-node jobs on it
+  NetworkSpec network;                                     // per node, shared by the multi-node jobs on it
   TopologyPolicy topology_manager = TopologyPolicy::none;  // the kubelet's topologyManagerPolicy
   Market market = Market::on_demand;
-  double price_per_node_hour_usd = 0; // at the start (a spot trace may change it over time)
-  std::string price_source;           // where the price came from; empty = no price given
+  double price_per_node_hour_usd = 0;  // at the start (a spot trace may change it over time)
+  std::string price_source;            // empty: no price given, cost counts as 0 (stated in the run's notes)
+  SpotConfig spot;                     // spot pools: how they lose nodes
+  AutoscaleConfig autoscale;
+  Time provisioning_delay;      // request to ready, for scale-ups and replacements of reclaimed nodes
+  uint32_t initial_nodes = 0;   // ready at time 0; the slots after them start off
+  std::vector<NodeSpec> nodes;  // every slot the pool can ever fill
+};
+
+// A pool of the built cluster: its spec, and where its node slots and GPUs are.
+struct Pool : PoolSpec {
   NodeId first_node = 0;
-  uint32_t node_count = 0;            // node slots: the most nodes it can ever have
-  uint32_t gpu_count = 0;             // GPUs of all its slots
-  uint16_t gpus_per_node = 0;         // of its template (trace node lists may differ per node)
+  uint32_t node_count = 0;     // node slots: the most nodes it can ever have
+  uint32_t gpu_count = 0;      // GPUs of all its slots
+  uint16_t gpus_per_node = 0;  // of its template (trace node lists may differ per node)
 };
 
 struct Node {

@@ -14,6 +14,7 @@
 #include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/scheduler.hpp"
+#include "gpusim/sim/world.hpp"
 
 namespace gpusim {
 
@@ -42,10 +43,8 @@ struct RunResult {
   std::vector<PoolActivity> pools;  // per pool
 };
 
-// Checks what can be checked before running: jobs written in the scenario itself that no node of
-// the cluster could ever hold are errors (trace jobs are reported as unschedulable instead).
-void validate_scenario(const Scenario& scenario);
-
+RunResult simulate(const World& world, Scheduler& scheduler, const RunOptions& options = {});
+// Builds the scenario's world (checking it, see build_world) and runs it.
 RunResult simulate(const Scenario& scenario, Scheduler& scheduler, const RunOptions& options = {});
 
 }  // namespace gpusim

@@ -15,7 +15,6 @@
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/event_queue.hpp"
 #include "gpusim/sim/metrics.hpp"
-#include "gpusim/sim/scenario.hpp"
 
 namespace gpusim {
 
@@ -48,7 +47,7 @@ class NodeLifecycle {
     Rng rng;                                            // spot/<pool>: reclaim times and which node goes
   };
 
-  NodeLifecycle(const Scenario& s, Cluster& cluster, Metrics& metrics, EventQueue& events, const Time& now, Host& host);
+  NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, EventQueue& events, const Time& now, Host& host);
 
   // At time 0: prices, the initial nodes the market has, the first market ticks.
   void start();
@@ -78,9 +77,7 @@ class NodeLifecycle {
   void market_tick(PoolId p);
   // Brings the pool back to its desired size (fixed pools) or minimum (autoscaled), within the spot cap.
   void replenish(PoolId p);
-  const PoolSpec& spec(PoolId p) const { return s_.pools[p]; }
 
-  const Scenario& s_;
   Cluster& cluster_;
   Metrics& metrics_;
   EventQueue& events_;

@@ -1,8 +1,6 @@
 #pragma once
 // Scenario files (DESIGN §3): one schema for YAML and JSON, validated strictly, every error naming
 // the file, the line and the field. `--set path=value` overrides apply to the tree before validation.
-#include <yaml-cpp/yaml.h>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -20,30 +18,6 @@
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
-
-struct PoolSpec {
-  struct NodeSpec {
-    std::string name;
-    int64_t cpu_milli = 0;
-    int64_t memory_mib = 0;
-    int gpus = 0;
-    std::shared_ptr<const NodeTopology> topology;  // null for CPU-only nodes
-  };
-  std::string name;
-  std::string node_template;
-  const GpuModel* gpu = nullptr;
-  SharingConfig sharing;
-  NetworkSpec network;
-  TopologyPolicy topology_manager = TopologyPolicy::none;
-  Market market = Market::on_demand;
-  double price_per_node_hour_usd = 0;
-  std::string price_source;  // empty: no price given, cost counts as 0 (stated in the run's notes)
-  SpotConfig spot;           // spot pools: how they lose nodes
-  AutoscaleConfig autoscale;
-  Time provisioning_delay;   // request to ready, for scale-ups and replacements of reclaimed nodes
-  uint32_t initial_nodes = 0;  // ready at time 0; the slots after them start off
-  std::vector<NodeSpec> nodes; // every slot the pool can ever fill
-};
 
 // The FGD paper's capacity-packing experiment (`workload.packing`): pods drawn from the workload in
 // a seeded shuffled order (stream "workload/packing"; another shuffled pass when one runs out) arrive
@@ -78,7 +52,7 @@ struct Scenario {
     std::vector<std::string> overrides;
   };
   std::vector<Variant> variants;
-  YAML::Node resolved;             // the tree after overrides, written next to the results
+  ConfigNode resolved;  // the tree after overrides, written next to the results
 };
 
 struct LoadOptions {
@@ -99,10 +73,6 @@ Json scenario_schema(const std::vector<std::string>& policy_params);
 // The scenario once per variant (its overrides applied before options.overrides), named by the
 // variant; once, named "", when it has none. What `compare`, `check` and `sweep` run.
 std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& path, const LoadOptions& options);
-
-// Applies "a.b[0].c=value" (or a.b.0.c) to the document `root` refers to (a YAML::Node is a handle:
-// the edit goes through a copy of it); the value is read as YAML.
-void apply_override(const YAML::Node& root, const std::string& assignment);
 
 Cluster build_cluster(const Scenario& scenario);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpusim/core/enum_table.hpp"
+#include "gpusim/core/error.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/units.hpp"
 
@@ -97,7 +98,7 @@ struct Job {
   CommProfile communication;       // multi-GPU jobs; none given: the engine uses the kind's default
   std::optional<CheckpointPolicy> checkpoint;  // none given: the kind's default (model.checkpoint)
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
-  std::string origin;              // "file:line" for messages
+  SourceLocation origin;           // where it was written (file and line), for messages
 };
 
 struct JobSet {

@@ -1,0 +1,32 @@
+#pragma once
+// What a scenario builds into, once: the cluster at time 0 (each pool carrying its spec), every job's
+// request shape and the defaults each job resolves to. Validation and the engine both read it and
+// nothing changes it; a run starts from a copy of its cluster.
+#include <vector>
+
+#include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/fit.hpp"
+#include "gpusim/sim/scenario.hpp"
+
+namespace gpusim {
+
+// A job's settings after the scenario's defaults are applied.
+struct ResolvedJob {
+  const CheckpointPolicy* checkpoint = nullptr;  // its own policy, else its kind's default
+  const CommProfile* comm = nullptr;             // jobs of 2+ GPUs: its profile, else its kind's default; none: null
+  const GpuModel* reference = nullptr;           // the model its work was measured on; null: any
+};
+
+struct World {
+  const Scenario& scenario;
+  Cluster cluster;
+  Shapes shapes;
+  std::vector<ResolvedJob> jobs;  // indexed by JobId
+};
+
+// Builds the world and checks what can be checked before running: jobs written in the scenario
+// itself that no node of the cluster could ever hold are errors (trace jobs are reported as
+// unschedulable instead). Throws InputError naming the file and line. `scenario` must outlive it.
+World build_world(const Scenario& scenario);
+
+}  // namespace gpusim
