@@ -18,6 +18,7 @@
 #include "gpusim/core/random.hpp"
 #include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/autoscaler.hpp"
+#include "gpusim/sim/cost_ledger.hpp"
 #include "gpusim/sim/event_queue.hpp"
 #include "gpusim/sim/job_lifecycle.hpp"
 #include "gpusim/sim/network.hpp"
@@ -42,6 +43,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
         gpu_rates_(cluster_.gpu_count()),
         metrics_(cluster_.pools().size(), scenario_.jobs.tenants.size(), cluster_.gpu_count(), scenario_.timeseries_step,
                  scenario_.model.low_utilization),
+        ledger_(jobs_.size(), cluster_, metrics_),
         fault_rng_(make_stream(scenario_.seed, "mps-faults")),
         horizon_(scenario_.horizon.value_or(Time::max())),
         nodes_(scenario_.seed, cluster_, metrics_, events_, now_, *this) {
@@ -187,9 +189,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     JobRecord& r = records_[id];
     r.remaining_us = remaining_now(r);
     r.since = now_;
-    const double mark = price_sum(r.placement.gpus);
-    r.busy_cost_usd += active_u(id) * r.sharing_rate * (mark - r.busy_mark_usd);
-    r.busy_mark_usd = mark;
+    ledger_.settle_busy(id, r, active_u(id) * r.sharing_rate, now_);
   }
   void schedule_completion(JobId id) {
     JobRecord& r = records_[id];
@@ -203,12 +203,6 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   double active_u(JobId id) const {
     const JobRecord& r = records_[id];
     return r.status == JobStatus::running && r.phase == JobPhase::computing ? jobs_[id].u : 0.0;
-  }
-  // Sum over the GPUs of what one whole GPU of its pool has cost up to now.
-  double price_sum(const std::vector<GpuId>& gpus) const {
-    double sum = 0;
-    for (GpuId g : gpus) sum += metrics_.price_integral_usd(cluster_.node(cluster_.gpu(g).node).pool, now_);
-    return sum;
   }
 
   // --- checkpointing (issue 5) ---
@@ -259,6 +253,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   std::set<Time> rechecks_;      // decision points asked for, not yet reached
   Metrics metrics_;
+  CostLedger ledger_;
   EventQueue events_;
   Rng fault_rng_;
   std::vector<JobId> touched_;
@@ -439,7 +434,7 @@ void Engine::bind(JobId id, const Placement& p) {
   }
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
-    claims[i].price_mark_usd = metrics_.price_integral_usd(pool, now_);
+    ledger_.claimed(id, p.gpus[i], now_);
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
     r.claims.push_back(claims[i]);
@@ -457,7 +452,7 @@ void Engine::bind(JobId id, const Placement& p) {
   r.start = now_;
   if (r.attempt == 0) r.first_start = now_;
   r.since = now_;
-  r.busy_mark_usd = price_sum(r.placement.gpus);
+  ledger_.start_busy(id, r, now_);
   const Placement full = r.placement;  // refresh_rates reads the record's placement
   r.rate = 0;
   ++r.attempt;
@@ -535,13 +530,12 @@ void Engine::stop(JobId id, StopCause cause) {
   settle(id);
   notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
   r.attained_gpu_us += static_cast<double>((now_ - r.start).us()) * static_cast<double>(r.placement.gpus.size());
+  ledger_.released(id, r, now_);
   for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
     const GpuId g = r.placement.gpus[i];
-    const PoolId pool = cluster_.node(cluster_.gpu(g).node).pool;
     const GpuClaim& held = r.claims[i];
     cluster_.detach(g, id, held);
-    metrics_.add_allocation(pool, j.tenant, -held.milli.value);
-    r.cost_usd += held.milli.gpus() * (metrics_.price_integral_usd(pool, now_) - held.price_mark_usd);
+    metrics_.add_allocation(cluster_.node(cluster_.gpu(g).node).pool, j.tenant, -held.milli.value);
   }
   for (NodeId n : r.placement.nodes) {
     const int64_t pods = j.request.pods_on_node(gpus_on(r.placement, n));
@@ -728,11 +722,7 @@ void Engine::finish_costs() {
     JobRecord& r = records_[id];
     if (r.claims.empty()) continue;
     if (r.status == JobStatus::running) settle(id);
-    for (std::size_t i = 0; i < r.claims.size(); ++i) {
-      const PoolId pool = cluster_.node(cluster_.gpu(r.placement.gpus[i]).node).pool;
-      r.cost_usd += r.claims[i].milli.gpus() * (metrics_.price_integral_usd(pool, now_) - r.claims[i].price_mark_usd);
-      r.claims[i].price_mark_usd = metrics_.price_integral_usd(pool, now_);
-    }
+    ledger_.released(id, r, now_);
   }
 }
 

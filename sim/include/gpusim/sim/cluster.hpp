@@ -97,7 +97,6 @@ struct GpuClaim {
   int64_t reserve_mib = 0;      // memory set aside for it (fractional shares, MPS pinned limit)
   int64_t footprint_mib = 0;    // memory it uses without isolation (time-slicing)
   int instance = -1;            // MIG slot index, or -1
-  double price_mark_usd = 0;    // the pool's price integral when claimed (the engine's cost attribution)
 };
 
 struct Gpu {

@@ -80,7 +80,6 @@ struct JobRecord {
   double checkpoint_gpu_us = 0, restore_gpu_us = 0;  // GPU time spent writing and restoring
   // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
   double cost_usd = 0, busy_cost_usd = 0;
-  double busy_mark_usd = 0;  // sum over its GPUs of their pool's price integral at `since`
   // Run time of the latest attempt over the work that attempt had to do (its run time alone on a
   // full GPU of its reference); summary.json's slowdown also counts running jobs, by the work they
   // got through so far.

@@ -1,0 +1,58 @@
+#pragma once
+// Cost attribution (issue 5): a job pays for the share of each GPU it holds (JobRecord::cost_usd)
+// and, of that, for the part its SMs keep busy (busy_cost_usd), at its pool's price integrated over
+// time (Metrics::price_integral_usd), so a spot trace's price changes are charged as they happen.
+// The ledger keeps where each job's charges start; the engine calls it where claims are taken and
+// given back and where a job's busy share changes.
+#include <boost/container/small_vector.hpp>
+
+#include <cstddef>
+#include <vector>
+
+#include "gpusim/core/time.hpp"
+#include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/job_state.hpp"
+#include "gpusim/sim/metrics.hpp"
+
+namespace gpusim {
+
+class CostLedger {
+ public:
+  CostLedger(std::size_t jobs, const Cluster& cluster, const Metrics& metrics)
+      : cluster_(cluster), metrics_(metrics), claim_marks_(jobs), busy_mark_usd_(jobs) {}
+
+  // Job `id` claimed a share of GPU `g` now (its claims in order, as JobRecord::claims).
+  void claimed(JobId id, GpuId g, Time now) { claim_marks_[id].push_back(price(g, now)); }
+  // The job gives back every claim now (or the run ends while it holds them): each charges its
+  // share of the price since it was taken.
+  void released(JobId id, JobRecord& r, Time now) {
+    auto& marks = claim_marks_[id];
+    for (std::size_t i = 0; i < r.claims.size(); ++i)
+      r.cost_usd += r.claims[i].milli.gpus() * (price(r.placement.gpus[i], now) - marks[i]);
+    marks.clear();
+  }
+  // The job starts computing on its placement: its busy charges start now.
+  void start_busy(JobId id, const JobRecord& r, Time now) { busy_mark_usd_[id] = price_sum(r, now); }
+  // Charges the busy share `busy` (SM demand x sharing rate) the job has had since its last mark.
+  void settle_busy(JobId id, JobRecord& r, double busy, Time now) {
+    const double mark = price_sum(r, now);
+    r.busy_cost_usd += busy * (mark - busy_mark_usd_[id]);
+    busy_mark_usd_[id] = mark;
+  }
+
+ private:
+  double price(GpuId g, Time now) const { return metrics_.price_integral_usd(cluster_.node(cluster_.gpu(g).node).pool, now); }
+  // Sum over the job's GPUs of what one whole GPU of its pool has cost up to now.
+  double price_sum(const JobRecord& r, Time now) const {
+    double sum = 0;
+    for (GpuId g : r.placement.gpus) sum += price(g, now);
+    return sum;
+  }
+
+  const Cluster& cluster_;
+  const Metrics& metrics_;
+  std::vector<boost::container::small_vector<double, 4>> claim_marks_;  // per job, parallel to its claims
+  std::vector<double> busy_mark_usd_;  // per job: sum over its GPUs of their pool's price integral at `since`
+};
+
+}  // namespace gpusim
