@@ -64,7 +64,7 @@ TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
 }
 
 TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {
-  Metrics m(2, 2, 1, Time::from_seconds(10));
+  Metrics m(2, 2, 1, Duration::from_seconds(10));
   m.add_allocation(0, 1, 1000);  // one GPU from t=0
   m.add_busy(0, 0, 0.5, Time());
   m.advance(Time::from_seconds(30), 1, 0);

@@ -1,7 +1,6 @@
 // Queue orders. Static ones fix a job's key when it arrives (ties to the earlier arrival); preemptive
 // ones give a priority that changes as jobs run.
 #include <algorithm>
-#include <cmath>
 
 #include "builtin.hpp"
 
@@ -31,22 +30,22 @@ std::unique_ptr<QueueOrder> make_sjf() { return std::make_unique<Sjf>(); }
 namespace gpusim::builtin {
 
 namespace {
+// A key in whole microseconds, truncated from the figure in seconds as the keys have always been
+// (the round trip through seconds can land one microsecond below; changing that would reorder ties).
+int64_t key_us(double seconds) { return Duration::from_seconds(seconds, Round::toward_zero).us(); }
+
 // Shortest remaining time first: work left at its ideal speed (an oracle, as sjf's).
 struct Srtf final : QueueOrder {
   QueueKey key(const Job& j) const override { return {j.work.us(), j.arrival.us()}; }
   bool preemptive() const override { return true; }
-  QueueKey priority(const ClusterView& v, JobId id) override {
-    return {static_cast<int64_t>(v.remaining_work_s(id) * 1e6), v.job(id).arrival.us()};
-  }
+  QueueKey priority(const ClusterView& v, JobId id) override { return {key_us(v.remaining_work_s(id)), v.job(id).arrival.us()}; }
 };
 
 // Least attained service: GPU time held so far (GPUs x time), then arrival.
 struct Las final : QueueOrder {
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
-  QueueKey priority(const ClusterView& v, JobId id) override {
-    return {static_cast<int64_t>(v.attained_gpu_s(id) * 1e6), v.job(id).arrival.us()};
-  }
+  QueueKey priority(const ClusterView& v, JobId id) override { return {key_us(v.attained_gpu_s(id)), v.job(id).arrival.us()}; }
 };
 
 // Tiresias' discretized two-dimensional LAS (Gu et al., NSDI'19, §3.2-3.3), as its simulator's
@@ -86,7 +85,7 @@ class Tiresias final : public QueueOrder {
       // Demoted when its service crossed the threshold: while it ran, that is this long ago.
       const double past_s = pending ? 0 : (service - thresholds_s_[static_cast<std::size_t>(q - 1)]) / gpus(v, id);
       s.queue = q;
-      s.entered = v.now() - Time::from_us(static_cast<int64_t>(past_s * 1e6));
+      s.entered = v.now() - Duration::from_seconds(past_s, Round::toward_zero);
     }
     if (pending)
       if (auto due = promotion(v, id, s); due && v.now() >= *due) s = {v.attained_gpu_s(id), 0, *due, true};
@@ -99,7 +98,7 @@ class Tiresias final : public QueueOrder {
     if (v.is_pending(id)) return promotion(v, id, s);
     if (static_cast<std::size_t>(s.queue) >= thresholds_s_.size()) return std::nullopt;
     const double left_s = (thresholds_s_[static_cast<std::size_t>(s.queue)] - (v.attained_gpu_s(id) - s.base_gpu_s)) / gpus(v, id);
-    return v.now() + Time::from_us(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(left_s * 1e6))));
+    return v.now() + std::max(Duration::from_us(1), Duration::from_seconds(left_s, Round::up));
   }
 
  private:
@@ -125,7 +124,7 @@ class Tiresias final : public QueueOrder {
   std::optional<Time> promotion(const ClusterView& v, JobId id, const State& s) const {
     const double run_s = (v.attained_gpu_s(id) - s.base_gpu_s) / gpus(v, id);
     if (starvation_ <= 0 || s.queue == 0 || run_s <= 0) return std::nullopt;
-    return v.pending_since(id) + Time::from_us(static_cast<int64_t>(std::ceil(starvation_ * run_s * 1e6)));
+    return v.pending_since(id) + Duration::from_seconds(starvation_ * run_s, Round::up);
   }
 
   // Assumed defaults: the queues of the Tiresias simulator's dlas docstring (30 min, 1 h, 2 h), read

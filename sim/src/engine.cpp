@@ -102,7 +102,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       // A job paused for a checkpoint or restore goes on at its computing rate once the pause ends.
       const double rate = r.rate > 0 ? r.rate : r.compute_rate;
       const Time from = r.rate > 0 ? now_ : std::max(now_, r.phase_end);
-      visit(id, rate > 0 ? from + Time::from_us(static_cast<int64_t>(std::ceil(remaining_now(r) / rate))) : Time::max());
+      visit(id, rate > 0 ? from + Duration::from_us(static_cast<int64_t>(std::ceil(remaining_now(r) / rate))) : Time::max());
     }
   }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override { life_.for_each_pending(visit); }
@@ -205,7 +205,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     ++r.generation;
     if (r.rate <= 0) return;  // paused: the completion is scheduled again when it computes
     const double us = std::ceil(r.remaining_us / r.rate);
-    events_.push(now_ + Time::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
+    events_.push(now_ + Duration::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
   }
   // The SM demand the job puts on each of its GPUs now: u while it computes, nothing while it is
   // paused or only partly placed.
@@ -226,7 +226,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void begin_attempt(JobId id);
   // Arms the job's next checkpoint after its interval of computing (fixed, or Young/Daly's).
   void schedule_checkpoint(JobId id);
-  void start_checkpoint(JobId id, Time cost);
+  void start_checkpoint(JobId id, Duration cost);
   void end_phase(JobId id);
   // Releases a suspended job's GPUs and queues it again with the progress it saved.
   void suspended(JobId id);
@@ -491,7 +491,7 @@ void Engine::bind(JobId id, const Placement& p) {
   if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(full.gpus.front()).mig) {
     const double hours = boost::math::quantile(boost::math::exponential_distribution<>(scenario_.model.mps.fault_rate_per_hour),
                                                uniform01(fault_rng_));
-    events_.push(now_ + Time::from_us(static_cast<int64_t>(std::ceil(hours * 3.6e9))), EventKind::fault, id, r.attempt);
+    events_.push(now_ + Duration::from_hours(hours, Round::up), EventKind::fault, id, r.attempt);
   }
   // Memory of time-sliced GPUs is checked once the pass has started everything (check_memory).
   for (GpuId g : full.gpus)
@@ -592,7 +592,7 @@ void Engine::kill_all(GpuId g) {
       continue;
     }
     life_.back_off(id);  // waiting out its back-off
-    Time backoff = policy.backoff;
+    Duration backoff = policy.backoff;
     for (uint32_t k = 1; k < r.kills && backoff < policy.backoff_max; ++k) backoff = backoff + backoff;
     events_.push(now_ + std::min(backoff, policy.backoff_max), EventKind::requeue, id, r.kills);
   }
@@ -757,8 +757,8 @@ void Engine::begin_attempt(JobId id) {
   r.phase = JobPhase::computing;
   r.evicting = false;
   // Resuming from a checkpoint (its own, or the state a preemption saved) costs a restore first.
-  const Time restore = policy.enabled ? policy.restore : r.preemptions > 0 ? scenario_.model.preemption.resume : Time();
-  if (restore > Time() && r.saved_remaining_us < static_cast<double>(jobs_[id].work.us())) {
+  const Duration restore = policy.enabled ? policy.restore : r.preemptions > 0 ? scenario_.model.preemption.resume : Duration();
+  if (restore > Duration() && r.saved_remaining_us < static_cast<double>(jobs_[id].work.us())) {
     r.phase = JobPhase::restoring;
     r.phase_start = now_;
     r.phase_end = now_ + restore;
@@ -778,7 +778,8 @@ void Engine::schedule_checkpoint(JobId id) {
   JobRecord& r = records_[id];
   const CheckpointPolicy& policy = *checkpoint_[id];
   if (!policy.enabled) return;
-  const std::optional<Time> interval = policy.auto_interval ? young_daly_interval(policy.cost, mtbf_hours(r)) : policy.interval;
+  const std::optional<Duration> interval = policy.auto_interval ? young_daly_interval(policy.cost, mtbf_hours(r))
+                                                                : policy.interval;
   if (interval) events_.push(now_ + *interval, EventKind::checkpoint, id, ++r.phase_generation);
 }
 
@@ -791,7 +792,7 @@ void Engine::change_phase(JobId id, JobPhase phase) {
   notify([&](Observer& o) { o.job_phase(*this, id, from); });
 }
 
-void Engine::start_checkpoint(JobId id, Time cost) {
+void Engine::start_checkpoint(JobId id, Duration cost) {
   JobRecord& r = records_[id];
   change_phase(id, JobPhase::checkpointing);
   r.writing_remaining_us = r.remaining_us;  // the state it writes: its progress now
@@ -852,8 +853,8 @@ void Engine::preempt(JobId id) {
     case JobPhase::checkpointing:  // it leaves once the checkpoint under way is written
       break;
     case JobPhase::computing: {
-      const Time cost = policy.enabled ? policy.cost : scenario_.model.preemption.suspend;
-      if (cost > Time()) {
+      const Duration cost = policy.enabled ? policy.cost : scenario_.model.preemption.suspend;
+      if (cost > Duration()) {
         start_checkpoint(id, cost);
       } else {
         settle(id);

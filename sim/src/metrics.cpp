@@ -5,7 +5,7 @@
 
 namespace gpusim {
 
-Metrics::Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time step, LowUtilizationAlert alert)
+Metrics::Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Duration step, LowUtilizationAlert alert)
     : tenants_(tenants),
       step_(step),
       alert_(alert),

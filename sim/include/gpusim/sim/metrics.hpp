@@ -43,7 +43,7 @@ struct LowUtilizationWindow {
 
 class Metrics {
  public:
-  Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time step, LowUtilizationAlert alert = {});
+  Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Duration step, LowUtilizationAlert alert = {});
 
   // Integrates up to `now`, emitting time-series samples for step boundaries in [last, now) with the
   // state that held there (`running`/`pending` are the counts since the previous advance).
@@ -102,7 +102,7 @@ class Metrics {
   void close_window(PoolId pool, Time end);
 
   std::size_t tenants_;
-  Time step_;
+  Duration step_;
   LowUtilizationAlert alert_;
   Time last_;
   Time next_sample_;

@@ -40,7 +40,7 @@ struct PoolSpec {
   std::string price_source;  // empty: no price given, cost counts as 0 (stated in the run's notes)
   SpotConfig spot;           // spot pools: how they lose nodes
   AutoscaleConfig autoscale;
-  Time provisioning_delay;   // request to ready, for scale-ups and replacements of reclaimed nodes
+  Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes
   uint32_t initial_nodes = 0;  // ready at time 0; the slots after them start off
   std::vector<NodeSpec> nodes; // every slot the pool can ever fill
 };
@@ -59,7 +59,7 @@ struct Scenario {
   std::string file;
   std::string name;
   uint64_t seed = 0;
-  std::optional<Time> horizon;     // none: run until every job that can finish has finished
+  std::optional<Time> horizon;  // when the run stops; none: run until every job that can finish has finished
   std::shared_ptr<const Catalog> catalog;
   std::vector<PoolSpec> pools;
   ExecutionModel model;            // built-in defaults with the scenario's `model:` applied
@@ -69,7 +69,7 @@ struct Scenario {
   SourceLocation policy_where;
   std::optional<ConfigNode> policy_params;  // policy: {name, params}; each policy reads what it declares
   SchedulingOptions scheduling;
-  Time timeseries_step;
+  Duration timeseries_step;
   std::vector<std::string> outputs;  // outputs written on request (`outputs: {trace: true}`)
   std::string data_dir;
   // Named sets of overrides `gpusim compare` runs side by side (e.g. sharing strategies).
