@@ -71,6 +71,17 @@ TEST(Time, FractionalSecondsAndHoursRoundAsAsked) {
   EXPECT_EQ(Duration::from_hours(0.5, Round::nearest), Duration::from_seconds(1800));
 }
 
+// GPU time is fractional: GPUs (or a busy fraction) times a length, summed exactly in doubles.
+TEST(Time, GpuTimeIntegratesCountsOverLengths) {
+  GpuTime t = GpuTime::of(Duration::from_seconds(1800), 4);  // 4 GPUs for half an hour
+  t += GpuTime::of(Duration::from_seconds(3600), 0.5);       // half a GPU busy for an hour
+  EXPECT_EQ(t.hours(), 2.5);
+  EXPECT_EQ(t.seconds(), 9000.0);
+  EXPECT_EQ((t - GpuTime::from_us(1.8e9)).hours(), 2.0);
+  EXPECT_EQ((t * 2).us(), 1.8e10);
+  EXPECT_LT(GpuTime(), t);
+}
+
 TEST(Random, StreamsAreIndependentAndReproducible) {
   Rng a1 = make_stream(42, "arrivals"), a2 = make_stream(42, "arrivals"), b = make_stream(42, "spot");
   EXPECT_EQ(a1(), a2());

@@ -153,8 +153,8 @@ TEST(Metrics, CostAndLowUtilizationWindows) {
   m.finish(hours(3));
   EXPECT_NEAR(m.cost_usd(0), 8 + 16 + 16, 1e-9);
   EXPECT_NEAR(m.price_integral_usd(0, hours(3)), 1 + 2 + 2, 1e-9);
-  EXPECT_NEAR(m.billed_node_s(0), 3 * 3600, 1e-6);
-  EXPECT_NEAR(m.capacity_gpu_s(0), 24 * 3600, 1e-6);
+  EXPECT_NEAR(m.billed_node_time(0).seconds(), 3 * 3600, 1e-6);
+  EXPECT_NEAR(m.capacity_gpu_time(0).seconds(), 24 * 3600, 1e-6);
   ASSERT_EQ(m.low_utilization().size(), 1u);
   EXPECT_EQ(m.low_utilization()[0].end, hours(1));
   EXPECT_NEAR(m.low_utilization()[0].cost_usd, 8, 1e-9);
@@ -188,7 +188,7 @@ TEST(Checkpoint, ACheckpointThatFitsTheNoticeLosesNothing) {
   EXPECT_EQ(j.end, hours(7) + Duration::from_seconds(240));
   EXPECT_EQ(j.evictions, 1u);
   EXPECT_EQ(j.checkpoints, 5u);
-  EXPECT_EQ(j.lost_gpu_us, 0.0);
+  EXPECT_EQ(j.lost_gpu.us(), 0.0);
   EXPECT_EQ(r.summary["spot"]["reclaim_notices"], 1);
 }
 
@@ -197,11 +197,11 @@ TEST(Checkpoint, ACheckpointThatFitsTheNoticeLosesNothing) {
 TEST(Checkpoint, ACheckpointLongerThanTheNoticeRollsBack) {
   const Outcome r = run_text(spot_job_scenario(one_node_trace(), "{interval: 1h, cost: 3m}"));
   const JobRecord& j = job(r, "train");
-  EXPECT_NEAR(j.lost_work_us, 59 * 60e6, 1);
+  EXPECT_NEAR(j.lost_work.us(), 59 * 60e6, 1);
   EXPECT_NEAR(r.summary["spot"]["gpu_hours_lost_to_rollback"].get<double>(), 4 * 59 / 60.0, 1e-6);
   // Without checkpoints it loses its 2 h 2 min of progress and starts over at 4 h.
   const Outcome none = run_text(spot_job_scenario(one_node_trace(), "none"));
-  EXPECT_NEAR(job(none, "train").lost_work_us, 122 * 60e6, 1);
+  EXPECT_NEAR(job(none, "train").lost_work.us(), 122 * 60e6, 1);
   EXPECT_EQ(job(none, "train").end, hours(9));
   EXPECT_GT(job(none, "train").end, j.end);
 }

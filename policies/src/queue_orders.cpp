@@ -38,14 +38,18 @@ int64_t key_us(double seconds) { return Duration::from_seconds(seconds, Round::t
 struct Srtf final : QueueOrder {
   QueueKey key(const Job& j) const override { return {j.work.us(), j.arrival.us()}; }
   bool preemptive() const override { return true; }
-  QueueKey priority(const ClusterView& v, JobId id) override { return {key_us(v.remaining_work_s(id)), v.job(id).arrival.us()}; }
+  QueueKey priority(const ClusterView& v, JobId id) override {
+    return {key_us(v.remaining_work(id).seconds()), v.job(id).arrival.us()};
+  }
 };
 
 // Least attained service: GPU time held so far (GPUs x time), then arrival.
 struct Las final : QueueOrder {
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
-  QueueKey priority(const ClusterView& v, JobId id) override { return {key_us(v.attained_gpu_s(id)), v.job(id).arrival.us()}; }
+  QueueKey priority(const ClusterView& v, JobId id) override {
+    return {key_us(v.attained_gpu(id).seconds()), v.job(id).arrival.us()};
+  }
 };
 
 // Tiresias' discretized two-dimensional LAS (Gu et al., NSDI'19, §3.2-3.3), as its simulator's
@@ -80,7 +84,7 @@ class Tiresias final : public QueueOrder {
   QueueKey priority(const ClusterView& v, JobId id) override {
     State& s = state(v, id);
     const bool pending = v.is_pending(id);
-    const double service = v.attained_gpu_s(id) - s.base_gpu_s;
+    const double service = v.attained_gpu(id).seconds() - s.base_gpu_s;
     if (const int32_t q = queue_for(service); q > s.queue) {
       // Demoted when its service crossed the threshold: while it ran, that is this long ago.
       const double past_s = pending ? 0 : (service - thresholds_s_[static_cast<std::size_t>(q - 1)]) / gpus(v, id);
@@ -88,7 +92,7 @@ class Tiresias final : public QueueOrder {
       s.entered = v.now() - Duration::from_seconds(past_s, Round::toward_zero);
     }
     if (pending)
-      if (auto due = promotion(v, id, s); due && v.now() >= *due) s = {v.attained_gpu_s(id), 0, *due, true};
+      if (auto due = promotion(v, id, s); due && v.now() >= *due) s = {v.attained_gpu(id).seconds(), 0, *due, true};
     return {2 * s.queue + (pending ? 1 : 0), s.entered.us()};
   }
 
@@ -97,7 +101,8 @@ class Tiresias final : public QueueOrder {
     const State& s = states_[id];
     if (v.is_pending(id)) return promotion(v, id, s);
     if (static_cast<std::size_t>(s.queue) >= thresholds_s_.size()) return std::nullopt;
-    const double left_s = (thresholds_s_[static_cast<std::size_t>(s.queue)] - (v.attained_gpu_s(id) - s.base_gpu_s)) / gpus(v, id);
+    const double left_s = (thresholds_s_[static_cast<std::size_t>(s.queue)] - (v.attained_gpu(id).seconds() - s.base_gpu_s)) /
+                          gpus(v, id);
     return v.now() + std::max(Duration::from_us(1), Duration::from_seconds(left_s, Round::up));
   }
 
@@ -122,7 +127,7 @@ class Tiresias final : public QueueOrder {
   }
   // When a pending job outside the first queue is promoted (it has run since it entered the first queue).
   std::optional<Time> promotion(const ClusterView& v, JobId id, const State& s) const {
-    const double run_s = (v.attained_gpu_s(id) - s.base_gpu_s) / gpus(v, id);
+    const double run_s = (v.attained_gpu(id).seconds() - s.base_gpu_s) / gpus(v, id);
     if (starvation_ <= 0 || s.queue == 0 || run_s <= 0) return std::nullopt;
     return v.pending_since(id) + Duration::from_seconds(starvation_ * run_s, Round::up);
   }

@@ -2,6 +2,7 @@
 // Simulated time: int64 microseconds behind types (DESIGN §2, STYLE 3). `Time` is an instant,
 // `Duration` a length; their difference and sums are typed as absl::Time and absl::Duration are.
 // Files speak seconds or strings such as "30m"; those are parsed only at the edges, by parse_duration.
+// `GpuTime`, `NodeTime` and `Work` are the fractional integrals the fluid model accumulates.
 #include <cmath>
 #include <compare>
 #include <cstdint>
@@ -76,6 +77,38 @@ class Time {
   constexpr explicit Time(int64_t us) : us_(us) {}
   int64_t us_ = 0;
 };
+
+// A time integral in double microseconds: `count` of something (GPUs, nodes) held over time, or a
+// job's progress at a fractional rate. Unlike the clock it is fractional; the tag keeps the kinds apart.
+template <class Of>
+class TimeIntegral {
+ public:
+  constexpr TimeIntegral() = default;
+  static constexpr TimeIntegral from_us(double us) { return TimeIntegral(us); }
+  // `count` held for `d`.
+  static constexpr TimeIntegral of(Duration d, double count) { return TimeIntegral(static_cast<double>(d.us()) * count); }
+
+  constexpr double us() const { return us_; }
+  constexpr double seconds() const { return us_ / 1e6; }
+  constexpr double hours() const { return us_ / 3.6e9; }
+
+  constexpr auto operator<=>(const TimeIntegral&) const = default;
+  constexpr TimeIntegral operator+(TimeIntegral o) const { return TimeIntegral(us_ + o.us_); }
+  constexpr TimeIntegral operator-(TimeIntegral o) const { return TimeIntegral(us_ - o.us_); }
+  constexpr TimeIntegral operator*(double k) const { return TimeIntegral(us_ * k); }
+  constexpr TimeIntegral& operator+=(TimeIntegral o) {
+    us_ += o.us_;
+    return *this;
+  }
+
+ private:
+  constexpr explicit TimeIntegral(double us) : us_(us) {}
+  double us_ = 0;
+};
+
+using GpuTime = TimeIntegral<struct GpuTimeTag>;    // GPUs x time
+using NodeTime = TimeIntegral<struct NodeTimeTag>;  // nodes x time
+using Work = TimeIntegral<struct WorkTag>;          // a job's progress: time at its ideal speed (rate 1)
 
 // Parses "90" or "90s" (seconds), "250ms", "30m", "2h", "30d", "1.5h". Throws std::invalid_argument
 // whose message says what was expected.
