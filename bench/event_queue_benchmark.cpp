@@ -11,6 +11,7 @@
 
 namespace {
 
+using gpusim::Duration;
 using gpusim::Event;
 using gpusim::EventKind;
 using gpusim::Time;
@@ -33,7 +34,7 @@ void BM_EventQueueHold(benchmark::State& state) {
   for (auto _ : state) {
     const Event e = q.top();
     q.pop();
-    q.push(e.time + Time::from_us(inc[++k & 0xFFFF]), e.kind, e.target, e.generation);
+    q.push(e.time + Duration::from_us(inc[++k & 0xFFFF]), e.kind, e.target, e.generation);
   }
   benchmark::DoNotOptimize(q.top());
   state.SetItemsProcessed(state.iterations());

@@ -44,6 +44,42 @@ TEST(Time, FormatsSecondsExactly) {
   EXPECT_EQ(format_seconds(Time::from_seconds(3600)), "3600");
   EXPECT_EQ(format_seconds(Time::from_us(1)), "0.000001");
   EXPECT_EQ(format_seconds(Time::from_us(-500'000)), "-0.5");
+  EXPECT_EQ(format_seconds(Duration::from_us(90'250'000)), "90.25");
+}
+
+// Instants and lengths: an instant minus an instant is a length; an instant plus a length is an instant.
+TEST(Time, InstantsAndDurationsCombineByType) {
+  const Time t = Time::from_seconds(100);
+  const Duration d = Duration::from_seconds(30);
+  EXPECT_EQ(t + d, Time::from_seconds(130));
+  EXPECT_EQ(t - d, Time::from_seconds(70));
+  EXPECT_EQ((t + d) - t, d);
+  EXPECT_EQ(d + d - Duration::from_us(1), Duration::from_us(59'999'999));
+  EXPECT_EQ(d * 3, Duration::from_seconds(90));
+  EXPECT_EQ(Duration::from_seconds(5400).hours(), 1.5);
+  EXPECT_EQ(Duration::from_us(250'000).seconds(), 0.25);
+}
+
+// Each rounding is what the sites that use it always did: std::llround, a static_cast, std::ceil.
+TEST(Time, FractionalSecondsAndHoursRoundAsAsked) {
+  EXPECT_EQ(Duration::from_seconds(1.0000005, Round::nearest).us(), std::llround(1.0000005 * 1e6));
+  EXPECT_EQ(Duration::from_seconds(2.5e-6, Round::nearest).us(), 3);  // half away from zero
+  EXPECT_EQ(Duration::from_seconds(2.9e-6, Round::toward_zero).us(), 2);
+  EXPECT_EQ(Duration::from_seconds(-2.9e-6, Round::toward_zero).us(), -2);
+  EXPECT_EQ(Duration::from_seconds(2.1e-6, Round::up).us(), 3);
+  EXPECT_EQ(Duration::from_hours(1.0 / 3.6e9 + 1e-12, Round::up).us(), 2);
+  EXPECT_EQ(Duration::from_hours(0.5, Round::nearest), Duration::from_seconds(1800));
+}
+
+// GPU time is fractional: GPUs (or a busy fraction) times a length, summed exactly in doubles.
+TEST(Time, GpuTimeIntegratesCountsOverLengths) {
+  GpuTime t = GpuTime::of(Duration::from_seconds(1800), 4);  // 4 GPUs for half an hour
+  t += GpuTime::of(Duration::from_seconds(3600), 0.5);       // half a GPU busy for an hour
+  EXPECT_EQ(t.hours(), 2.5);
+  EXPECT_EQ(t.seconds(), 9000.0);
+  EXPECT_EQ((t - GpuTime::from_us(1.8e9)).hours(), 2.0);
+  EXPECT_EQ((t * 2).us(), 1.8e10);
+  EXPECT_LT(GpuTime(), t);
 }
 
 TEST(Random, StreamsAreIndependentAndReproducible) {

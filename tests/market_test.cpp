@@ -75,20 +75,21 @@ TEST(Market, HazardsFromRatesAndAwsBuckets) {
   EXPECT_DOUBLE_EQ(*m.aws_bucket("5-10%"), 0.075);
   EXPECT_DOUBLE_EQ(*m.aws_bucket(">20%"), 0.25);
   EXPECT_FALSE(m.aws_bucket("30%"));
-  EXPECT_EQ(*m.notice_of("aws"), Time::from_seconds(120));
-  EXPECT_EQ(*m.notice_of("gcp"), Time::from_seconds(30));
-  EXPECT_EQ(*m.notice_of("azure"), Time::from_seconds(30));
+  EXPECT_EQ(*m.notice_of("aws"), Duration::from_seconds(120));
+  EXPECT_EQ(*m.notice_of("gcp"), Duration::from_seconds(30));
+  EXPECT_EQ(*m.notice_of("azure"), Duration::from_seconds(30));
 }
 
 // Young/Daly: tau = sqrt(2 C M); a minute's checkpoint under a 24-h MTBF is every 53.7 minutes.
 TEST(Market, YoungDalyInterval) {
-  EXPECT_EQ(*young_daly_interval(Time::from_seconds(60), 24), Time::from_us(std::llround(std::sqrt(2.0 * 60 * 86400) * 1e6)));
-  EXPECT_FALSE(young_daly_interval(Time::from_seconds(60), std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(*young_daly_interval(Duration::from_seconds(60), 24),
+            Duration::from_us(std::llround(std::sqrt(2.0 * 60 * 86400) * 1e6)));
+  EXPECT_FALSE(young_daly_interval(Duration::from_seconds(60), std::numeric_limits<double>::infinity()));
 }
 
 TEST(Market, ReadsSkypilotSeries) {
   const auto s = read_skypilot_series(write_file("t.json", R"({"metadata": {"gap_seconds": 600}, "data": [2, 2, 0, 1], "prices": [1, 1, 2, 2]})"));
-  EXPECT_EQ(s.gap, Time::from_seconds(600));
+  EXPECT_EQ(s.gap, Duration::from_seconds(600));
   EXPECT_EQ(s.tick_at(Time::from_seconds(1199)), 1u);
   EXPECT_EQ(s.tick_at(Time::from_seconds(99999)), 3u);  // the last value holds
   // 2 nodes lost over (2 + 2 + 0 + 1) node-ticks of 10 min: 2 / (5/6 h).
@@ -137,7 +138,7 @@ TEST(Autoscaler, GangUsesFreeReadyCapacity) {
 
 // Cost integrates billed nodes x a price that changes; the per-GPU price integral prices shares.
 TEST(Metrics, CostAndLowUtilizationWindows) {
-  Metrics m(1, 1, 8, Time::from_seconds(3600), {0.5, Time::from_seconds(1800)});
+  Metrics m(1, 1, 8, Duration::from_seconds(3600), {0.5, Duration::from_seconds(1800)});
   m.set_price(0, 8.0, 1.0);
   m.add_capacity(0, 8, 1);
   m.add_busy(0, 0, 1.0, Time());  // 1 of 8 GPUs busy: under 50%
@@ -146,14 +147,14 @@ TEST(Metrics, CostAndLowUtilizationWindows) {
   m.add_busy(0, 1, 3.0, hours(1));  // 4 of 8: not under 50%
   m.advance(hours(2), 0, 0);
   m.add_busy(0, 1, -3.0, hours(2));  // a 20-min dip: shorter than min_duration, not reported
-  m.advance(hours(2) + Time::from_seconds(1200), 0, 0);
-  m.add_busy(0, 1, 3.0, hours(2) + Time::from_seconds(1200));
+  m.advance(hours(2) + Duration::from_seconds(1200), 0, 0);
+  m.add_busy(0, 1, 3.0, hours(2) + Duration::from_seconds(1200));
   m.advance(hours(3), 0, 0);
   m.finish(hours(3));
   EXPECT_NEAR(m.cost_usd(0), 8 + 16 + 16, 1e-9);
   EXPECT_NEAR(m.price_integral_usd(0, hours(3)), 1 + 2 + 2, 1e-9);
-  EXPECT_NEAR(m.billed_node_s(0), 3 * 3600, 1e-6);
-  EXPECT_NEAR(m.capacity_gpu_s(0), 24 * 3600, 1e-6);
+  EXPECT_NEAR(m.billed_node_time(0).seconds(), 3 * 3600, 1e-6);
+  EXPECT_NEAR(m.capacity_gpu_time(0).seconds(), 24 * 3600, 1e-6);
   ASSERT_EQ(m.low_utilization().size(), 1u);
   EXPECT_EQ(m.low_utilization()[0].end, hours(1));
   EXPECT_NEAR(m.low_utilization()[0].cost_usd, 8, 1e-9);
@@ -184,10 +185,10 @@ TEST(Checkpoint, ACheckpointThatFitsTheNoticeLosesNothing) {
   const Outcome r = run_text(spot_job_scenario(one_node_trace(), "{interval: 1h, cost: 1m}"));
   const JobRecord& j = job(r, "train");
   EXPECT_EQ(j.status, JobStatus::completed);
-  EXPECT_EQ(j.end, hours(7) + Time::from_seconds(240));
+  EXPECT_EQ(j.end, hours(7) + Duration::from_seconds(240));
   EXPECT_EQ(j.evictions, 1u);
   EXPECT_EQ(j.checkpoints, 5u);
-  EXPECT_EQ(j.lost_gpu_us, 0.0);
+  EXPECT_EQ(j.lost_gpu.us(), 0.0);
   EXPECT_EQ(r.summary["spot"]["reclaim_notices"], 1);
 }
 
@@ -196,11 +197,11 @@ TEST(Checkpoint, ACheckpointThatFitsTheNoticeLosesNothing) {
 TEST(Checkpoint, ACheckpointLongerThanTheNoticeRollsBack) {
   const Outcome r = run_text(spot_job_scenario(one_node_trace(), "{interval: 1h, cost: 3m}"));
   const JobRecord& j = job(r, "train");
-  EXPECT_NEAR(j.lost_work_us, 59 * 60e6, 1);
+  EXPECT_NEAR(j.lost_work.us(), 59 * 60e6, 1);
   EXPECT_NEAR(r.summary["spot"]["gpu_hours_lost_to_rollback"].get<double>(), 4 * 59 / 60.0, 1e-6);
   // Without checkpoints it loses its 2 h 2 min of progress and starts over at 4 h.
   const Outcome none = run_text(spot_job_scenario(one_node_trace(), "none"));
-  EXPECT_NEAR(job(none, "train").lost_work_us, 122 * 60e6, 1);
+  EXPECT_NEAR(job(none, "train").lost_work.us(), 122 * 60e6, 1);
   EXPECT_EQ(job(none, "train").end, hours(9));
   EXPECT_GT(job(none, "train").end, j.end);
 }

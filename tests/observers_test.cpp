@@ -78,7 +78,7 @@ Traced check_trace(const Scenario& s) {
   for (const Job& j : s.jobs.jobs) {
     const JobRecord& rec = r.jobs[j.id];
     if (j.request.gpus == 0) continue;
-    double want = rec.attained_gpu_us;
+    double want = rec.attained_gpu.us();
     if (rec.status == JobStatus::running)
       want += static_cast<double>((r.end - rec.start).us()) * static_cast<double>(rec.placement.gpus.size());
     EXPECT_EQ(static_cast<double>(held_us[j.id]), want) << j.name;

@@ -64,18 +64,18 @@ TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
 }
 
 TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {
-  Metrics m(2, 2, 1, Time::from_seconds(10));
+  Metrics m(2, 2, 1, Duration::from_seconds(10));
   m.add_allocation(0, 1, 1000);  // one GPU from t=0
   m.add_busy(0, 0, 0.5, Time());
   m.advance(Time::from_seconds(30), 1, 0);
   m.add_allocation(1, 0, 250);   // a quarter GPU from t=30
   m.advance(Time::from_seconds(40), 2, 0);
-  EXPECT_DOUBLE_EQ(m.allocated_gpu_s(0), 40.0);
-  EXPECT_DOUBLE_EQ(m.busy_gpu_s(0), 20.0);
-  EXPECT_DOUBLE_EQ(m.gpu_busy_s(0, Time::from_seconds(40)), 20.0);
-  EXPECT_DOUBLE_EQ(m.allocated_gpu_s(1), 2.5);
-  EXPECT_DOUBLE_EQ(m.allocated_gpu_s(0, 1), 40.0);
-  EXPECT_DOUBLE_EQ(m.allocated_gpu_s(1, 0), 2.5);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(0).seconds(), 40.0);
+  EXPECT_DOUBLE_EQ(m.busy_gpu_time(0).seconds(), 20.0);
+  EXPECT_DOUBLE_EQ(m.gpu_busy(0, Time::from_seconds(40)).seconds(), 20.0);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(1).seconds(), 2.5);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(0, 1).seconds(), 40.0);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(1, 0).seconds(), 2.5);
   ASSERT_EQ(m.samples().size(), 4u);  // t = 0, 10, 20, 30
   EXPECT_EQ(m.samples()[3].time, Time::from_seconds(30));
   EXPECT_DOUBLE_EQ(m.samples()[3].gpus_allocated, 1.25);  // the state after the events at t=30

@@ -17,7 +17,7 @@ TEST(OpenbReader, ReadsTheDefaultPodList) {
   const Job& first = s.jobs.front();
   EXPECT_EQ(first.name, "openb-pod-0000");
   EXPECT_EQ(first.arrival, Time());
-  EXPECT_EQ(first.work, Time::from_seconds(12537496));  // deletion_time - creation_time
+  EXPECT_EQ(first.work, Duration::from_seconds(12537496));  // deletion_time - creation_time
   EXPECT_EQ(first.request.cpu_milli, 12000);
   EXPECT_TRUE(std::is_sorted(s.jobs.begin(), s.jobs.end(), [](auto& a, auto& b) { return a.arrival < b.arrival; }));
   // Distribution from SOURCE.md: 1,088 CPU-only pods, 44 pods with 8 GPUs.
@@ -38,7 +38,7 @@ TEST(OpenbReader, SharesSpecsAndDefaults) {
   EXPECT_TRUE(p0.request.fractional());
   EXPECT_EQ(p0.request.models, (std::vector<std::string>{"V100M16", "V100M32"}));  // duplicates dropped
   EXPECT_DOUBLE_EQ(p0.u, 0.25);  // a pod keeps busy the share it asked for
-  EXPECT_EQ(p0.work, Time::from_seconds(60));
+  EXPECT_EQ(p0.work, Duration::from_seconds(60));
 }
 
 TEST(PhillyReader, SortsUnsortedRowsAndSkipsTheTrailingBlankLine) {

@@ -142,7 +142,7 @@ bool ConfigNode::as_bool() const {
   fail(fmt::format("expected true or false, got '{}'", s));
 }
 
-Time ConfigNode::as_duration() const {
+Duration ConfigNode::as_duration() const {
   const std::string s = scalar("a duration");
   try {
     return parse_duration(s);

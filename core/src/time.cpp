@@ -19,7 +19,7 @@ constexpr Unit kUnits[] = {{"us", 1.0},         {"ms", 1e3},        {"s", 1e6},
                            {"w", 7 * 86400e6}};
 }  // namespace
 
-Time parse_duration(std::string_view text) {
+Duration parse_duration(std::string_view text) {
   const auto fail = [&] {
     return std::invalid_argument(fmt::format(
         "expected a duration such as 90, \"90s\", \"30m\", \"2h\" or \"30d\", got \"{}\"", text));
@@ -41,11 +41,11 @@ Time parse_duration(std::string_view text) {
   if (ec != std::errc() || ptr != number.data() + number.size() || !std::isfinite(value)) throw fail();
   const double us = std::round(value * scale);
   if (us < -9.2e18 || us > 9.2e18) throw fail();
-  return Time::from_us(static_cast<int64_t>(us));
+  return Duration::from_us(static_cast<int64_t>(us));
 }
 
-std::string format_seconds(Time t) {
-  const int64_t us = t.us();
+std::string format_seconds(Duration d) {
+  const int64_t us = d.us();
   const int64_t whole = us / 1'000'000;
   int64_t frac = us % 1'000'000;
   if (frac == 0) return fmt::format("{}", whole);

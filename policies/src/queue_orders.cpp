@@ -1,7 +1,6 @@
 // Queue orders. Static ones fix a job's key when it arrives (ties to the earlier arrival); preemptive
 // ones give a priority that changes as jobs run.
 #include <algorithm>
-#include <cmath>
 
 #include "builtin.hpp"
 
@@ -31,12 +30,16 @@ std::unique_ptr<QueueOrder> make_sjf() { return std::make_unique<Sjf>(); }
 namespace gpusim::builtin {
 
 namespace {
+// A key in whole microseconds, truncated from the figure in seconds as the keys have always been
+// (the round trip through seconds can land one microsecond below; changing that would reorder ties).
+int64_t key_us(double seconds) { return Duration::from_seconds(seconds, Round::toward_zero).us(); }
+
 // Shortest remaining time first: work left at its ideal speed (an oracle, as sjf's).
 struct Srtf final : QueueOrder {
   QueueKey key(const Job& j) const override { return {j.work.us(), j.arrival.us()}; }
   bool preemptive() const override { return true; }
   QueueKey priority(const ClusterView& v, JobId id) override {
-    return {static_cast<int64_t>(v.remaining_work_s(id) * 1e6), v.job(id).arrival.us()};
+    return {key_us(v.remaining_work(id).seconds()), v.job(id).arrival.us()};
   }
 };
 
@@ -45,7 +48,7 @@ struct Las final : QueueOrder {
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
   QueueKey priority(const ClusterView& v, JobId id) override {
-    return {static_cast<int64_t>(v.attained_gpu_s(id) * 1e6), v.job(id).arrival.us()};
+    return {key_us(v.attained_gpu(id).seconds()), v.job(id).arrival.us()};
   }
 };
 
@@ -81,15 +84,15 @@ class Tiresias final : public QueueOrder {
   QueueKey priority(const ClusterView& v, JobId id) override {
     State& s = state(v, id);
     const bool pending = v.is_pending(id);
-    const double service = v.attained_gpu_s(id) - s.base_gpu_s;
+    const double service = v.attained_gpu(id).seconds() - s.base_gpu_s;
     if (const int32_t q = queue_for(service); q > s.queue) {
       // Demoted when its service crossed the threshold: while it ran, that is this long ago.
       const double past_s = pending ? 0 : (service - thresholds_s_[static_cast<std::size_t>(q - 1)]) / gpus(v, id);
       s.queue = q;
-      s.entered = v.now() - Time::from_us(static_cast<int64_t>(past_s * 1e6));
+      s.entered = v.now() - Duration::from_seconds(past_s, Round::toward_zero);
     }
     if (pending)
-      if (auto due = promotion(v, id, s); due && v.now() >= *due) s = {v.attained_gpu_s(id), 0, *due, true};
+      if (auto due = promotion(v, id, s); due && v.now() >= *due) s = {v.attained_gpu(id).seconds(), 0, *due, true};
     return {2 * s.queue + (pending ? 1 : 0), s.entered.us()};
   }
 
@@ -98,8 +101,9 @@ class Tiresias final : public QueueOrder {
     const State& s = states_[id];
     if (v.is_pending(id)) return promotion(v, id, s);
     if (static_cast<std::size_t>(s.queue) >= thresholds_s_.size()) return std::nullopt;
-    const double left_s = (thresholds_s_[static_cast<std::size_t>(s.queue)] - (v.attained_gpu_s(id) - s.base_gpu_s)) / gpus(v, id);
-    return v.now() + Time::from_us(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(left_s * 1e6))));
+    const double left_s = (thresholds_s_[static_cast<std::size_t>(s.queue)] - (v.attained_gpu(id).seconds() - s.base_gpu_s)) /
+                          gpus(v, id);
+    return v.now() + std::max(Duration::from_us(1), Duration::from_seconds(left_s, Round::up));
   }
 
  private:
@@ -123,9 +127,9 @@ class Tiresias final : public QueueOrder {
   }
   // When a pending job outside the first queue is promoted (it has run since it entered the first queue).
   std::optional<Time> promotion(const ClusterView& v, JobId id, const State& s) const {
-    const double run_s = (v.attained_gpu_s(id) - s.base_gpu_s) / gpus(v, id);
+    const double run_s = (v.attained_gpu(id).seconds() - s.base_gpu_s) / gpus(v, id);
     if (starvation_ <= 0 || s.queue == 0 || run_s <= 0) return std::nullopt;
-    return v.pending_since(id) + Time::from_us(static_cast<int64_t>(std::ceil(starvation_ * run_s * 1e6)));
+    return v.pending_since(id) + Duration::from_seconds(starvation_ * run_s, Round::up);
   }
 
   // Assumed defaults: the queues of the Tiresias simulator's dlas docstring (30 min, 1 h, 2 h), read

@@ -10,13 +10,13 @@ namespace gpusim::builtin {
 namespace {
 
 // Assumed default: an hour of waiting for spot capacity before a training job pays on-demand.
-constexpr Time kDefaultFallback = Time::from_seconds(3600);
+constexpr Duration kDefaultFallback = Duration::from_seconds(3600);
 
 struct SpotAware final : PlacementPolicy {
-  Time fallback_after;
+  Duration fallback_after;
   std::unique_ptr<PlacementPolicy> best_fit = make_best_fit();
 
-  explicit SpotAware(Time fallback) : fallback_after(fallback) {}
+  explicit SpotAware(Duration fallback) : fallback_after(fallback) {}
 
   static bool prefers_spot(const ClusterView& v, JobId job) {
     return v.job(job).kind == JobKind::training && v.checkpoint(job).enabled;
@@ -54,11 +54,11 @@ struct SpotAware final : PlacementPolicy {
 }  // namespace
 
 std::unique_ptr<PlacementPolicy> make_spot_aware(const PolicyContext& context) {
-  Time fallback = kDefaultFallback;
+  Duration fallback = kDefaultFallback;
   if (context.params)
     if (auto f = context.params->get("spot_fallback_after")) {
       fallback = f->as_duration();
-      if (fallback < Time()) f->fail("expected a duration >= 0");
+      if (fallback < Duration()) f->fail("expected a duration >= 0");
     }
   return std::make_unique<SpotAware>(fallback);
 }

@@ -458,7 +458,7 @@ PYBIND11_MODULE(_core, m) {
             b.bind(job, Placement{std::move(nodes), std::move(gpus), std::move(instances)});
           },
           py::arg("job"), py::arg("nodes"), py::arg("gpus"), py::arg("instances") = std::vector<int>{})
-      .def("recheck_at_s", [](Binder& b, double t) { b.recheck_at(Time::from_us(static_cast<int64_t>(t * 1e6))); });
+      .def("recheck_at_s", [](Binder& b, double t) { b.recheck_at(Time() + Duration::from_seconds(t, Round::toward_zero)); });
 
   // --- runs
   py::class_<Run, std::shared_ptr<Run>>(m, "Run")

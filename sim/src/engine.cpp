@@ -95,7 +95,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       // A job paused for a checkpoint or restore goes on at its computing rate once the pause ends.
       const double rate = r.rate > 0 ? r.rate : r.compute_rate;
       const Time from = r.rate > 0 ? now_ : std::max(now_, r.phase_end);
-      visit(id, rate > 0 ? from + Time::from_us(static_cast<int64_t>(std::ceil(remaining_now(r) / rate))) : Time::max());
+      visit(id, rate > 0 ? from + Duration::from_us(static_cast<int64_t>(std::ceil(remaining_now(r).us() / rate))) : Time::max());
     }
   }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override { life_.for_each_pending(visit); }
@@ -138,15 +138,15 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     return node.ready() && pool_allowed(id, node.pool) && pods_fit(per_pod(q), 1, free_resources(node));
   }
 
-  double attained_gpu_s(JobId id) const override {
+  GpuTime attained_gpu(JobId id) const override {
     const JobRecord& r = records_[id];
-    double us = r.attained_gpu_us;
-    if (r.status == JobStatus::running) us += static_cast<double>((now_ - r.start).us()) * static_cast<double>(r.placement.gpus.size());
-    return us / 1e6;
+    GpuTime t = r.attained_gpu;
+    if (r.status == JobStatus::running) t += GpuTime::of(now_ - r.start, static_cast<double>(r.placement.gpus.size()));
+    return t;
   }
-  double remaining_work_s(JobId id) const override {
+  Work remaining_work(JobId id) const override {
     const JobRecord& r = records_[id];
-    return (r.status == JobStatus::running ? remaining_now(r) : r.remaining_us) / 1e6;
+    return r.status == JobStatus::running ? remaining_now(r) : r.remaining;
   }
   bool preemptible(JobId id) const override {
     return records_[id].status == JobStatus::running && !records_[id].evicting;
@@ -181,13 +181,13 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void refresh_rates(const std::vector<GpuId>& changed, bool network = false);
   double job_sharing_rate(JobId id) const;
   // Work left now, at the rate the job has run since `since`.
-  double remaining_now(const JobRecord& r) const {
-    return std::max(0.0, r.remaining_us - static_cast<double>((now_ - r.since).us()) * r.rate);
+  Work remaining_now(const JobRecord& r) const {
+    return Work::from_us(std::max(0.0, r.remaining.us() - static_cast<double>((now_ - r.since).us()) * r.rate));
   }
   // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
   void settle(JobId id) {
     JobRecord& r = records_[id];
-    r.remaining_us = remaining_now(r);
+    r.remaining = remaining_now(r);
     r.since = now_;
     ledger_.settle_busy(id, r, active_u(id) * r.sharing_rate, now_);
   }
@@ -195,8 +195,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     JobRecord& r = records_[id];
     ++r.generation;
     if (r.rate <= 0) return;  // paused: the completion is scheduled again when it computes
-    const double us = std::ceil(r.remaining_us / r.rate);
-    events_.push(now_ + Time::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
+    const double us = std::ceil(r.remaining.us() / r.rate);
+    events_.push(now_ + Duration::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
   }
   // The SM demand the job puts on each of its GPUs now: u while it computes, nothing while it is
   // paused or only partly placed.
@@ -210,7 +210,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void begin_attempt(JobId id);
   // Arms the job's next checkpoint after its interval of computing (fixed, or Young/Daly's).
   void schedule_checkpoint(JobId id);
-  void start_checkpoint(JobId id, Time cost);
+  void start_checkpoint(JobId id, Duration cost);
   void end_phase(JobId id);
   // Releases a suspended job's GPUs and queues it again with the progress it saved.
   void suspended(JobId id);
@@ -282,7 +282,7 @@ void Engine::arrive(JobId id) {
     life_.unschedulable(id);
     return;
   }
-  records_[id].remaining_us = records_[id].saved_remaining_us = static_cast<double>(jobs_[id].work.us());
+  records_[id].remaining = records_[id].saved_remaining = Work::of(jobs_[id].work, 1.0);
   life_.arrive(id, scheduler_.queue_key(jobs_[id]), now_);
 }
 
@@ -474,7 +474,7 @@ void Engine::bind(JobId id, const Placement& p) {
   if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(full.gpus.front()).mig) {
     const double hours = boost::math::quantile(boost::math::exponential_distribution<>(scenario_.model.mps.fault_rate_per_hour),
                                                uniform01(fault_rng_));
-    events_.push(now_ + Time::from_us(static_cast<int64_t>(std::ceil(hours * 3.6e9))), EventKind::fault, id, r.attempt);
+    events_.push(now_ + Duration::from_hours(hours, Round::up), EventKind::fault, id, r.attempt);
   }
   // Memory of time-sliced GPUs is checked once the pass has started everything (check_memory).
   for (GpuId g : full.gpus)
@@ -529,7 +529,7 @@ void Engine::stop(JobId id, StopCause cause) {
   const Job& j = jobs_[id];
   settle(id);
   notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
-  r.attained_gpu_us += static_cast<double>((now_ - r.start).us()) * static_cast<double>(r.placement.gpus.size());
+  r.attained_gpu += GpuTime::of(now_ - r.start, static_cast<double>(r.placement.gpus.size()));
   ledger_.released(id, r, now_);
   for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
     const GpuId g = r.placement.gpus[i];
@@ -574,7 +574,7 @@ void Engine::kill_all(GpuId g) {
       continue;
     }
     life_.back_off(id);  // waiting out its back-off
-    Time backoff = policy.backoff;
+    Duration backoff = policy.backoff;
     for (uint32_t k = 1; k < r.kills && backoff < policy.backoff_max; ++k) backoff = backoff + backoff;
     events_.push(now_ + std::min(backoff, policy.backoff_max), EventKind::requeue, id, r.kills);
   }
@@ -731,12 +731,12 @@ void Engine::finish_costs() {
 void Engine::begin_attempt(JobId id) {
   JobRecord& r = records_[id];
   const CheckpointPolicy& policy = *resolved_[id].checkpoint;
-  r.attempt_work_us = r.remaining_us;
+  r.attempt_work = r.remaining;
   r.phase = JobPhase::computing;
   r.evicting = false;
   // Resuming from a checkpoint (its own, or the state a preemption saved) costs a restore first.
-  const Time restore = policy.enabled ? policy.restore : r.preemptions > 0 ? scenario_.model.preemption.resume : Time();
-  if (restore > Time() && r.saved_remaining_us < static_cast<double>(jobs_[id].work.us())) {
+  const Duration restore = policy.enabled ? policy.restore : r.preemptions > 0 ? scenario_.model.preemption.resume : Duration();
+  if (restore > Duration() && r.saved_remaining < Work::of(jobs_[id].work, 1.0)) {
     r.phase = JobPhase::restoring;
     r.phase_start = now_;
     r.phase_end = now_ + restore;
@@ -756,7 +756,8 @@ void Engine::schedule_checkpoint(JobId id) {
   JobRecord& r = records_[id];
   const CheckpointPolicy& policy = *resolved_[id].checkpoint;
   if (!policy.enabled) return;
-  const std::optional<Time> interval = policy.auto_interval ? young_daly_interval(policy.cost, mtbf_hours(r)) : policy.interval;
+  const std::optional<Duration> interval = policy.auto_interval ? young_daly_interval(policy.cost, mtbf_hours(r))
+                                                                : policy.interval;
   if (interval) events_.push(now_ + *interval, EventKind::checkpoint, id, ++r.phase_generation);
 }
 
@@ -769,10 +770,10 @@ void Engine::change_phase(JobId id, JobPhase phase) {
   notify([&](Observer& o) { o.job_phase(*this, id, from); });
 }
 
-void Engine::start_checkpoint(JobId id, Time cost) {
+void Engine::start_checkpoint(JobId id, Duration cost) {
   JobRecord& r = records_[id];
   change_phase(id, JobPhase::checkpointing);
-  r.writing_remaining_us = r.remaining_us;  // the state it writes: its progress now
+  r.writing_remaining = r.remaining;  // the state it writes: its progress now
   r.phase_start = now_;
   r.phase_end = now_ + cost;
   events_.push(r.phase_end, EventKind::phase_end, id, ++r.phase_generation);
@@ -780,11 +781,11 @@ void Engine::start_checkpoint(JobId id, Time cost) {
 
 void Engine::end_phase(JobId id) {
   JobRecord& r = records_[id];
-  const double gpu_us = static_cast<double>((r.phase_end - r.phase_start).us()) * static_cast<double>(r.placement.gpus.size());
+  const GpuTime held = GpuTime::of(r.phase_end - r.phase_start, static_cast<double>(r.placement.gpus.size()));
   if (r.phase == JobPhase::checkpointing) {
-    r.saved_remaining_us = r.writing_remaining_us;
+    r.saved_remaining = r.writing_remaining;
     ++r.checkpoints;
-    r.checkpoint_gpu_us += gpu_us;
+    r.checkpoint_gpu += held;
     if (r.suspending) {
       suspended(id);  // preempted: it leaves with everything saved
       return;
@@ -794,7 +795,7 @@ void Engine::end_phase(JobId id) {
       return;
     }
   } else {
-    r.restore_gpu_us += gpu_us;
+    r.restore_gpu += held;
   }
   change_phase(id, JobPhase::computing);
   schedule_checkpoint(id);
@@ -802,10 +803,10 @@ void Engine::end_phase(JobId id) {
 
 void Engine::rollback(JobId id) {
   JobRecord& r = records_[id];
-  const double lost = std::max(0.0, r.saved_remaining_us - r.remaining_us);
-  r.lost_work_us += lost;
-  r.lost_gpu_us += lost * std::max<double>(1.0, jobs_[id].request.gpus);
-  r.remaining_us = r.saved_remaining_us;
+  const Work lost = std::max(Work(), r.saved_remaining - r.remaining);
+  r.lost_work += lost;
+  r.lost_gpu += GpuTime::from_us(lost.us() * std::max<double>(1.0, jobs_[id].request.gpus));
+  r.remaining = r.saved_remaining;
 }
 
 void Engine::evict(JobId id) {
@@ -830,12 +831,12 @@ void Engine::preempt(JobId id) {
     case JobPhase::checkpointing:  // it leaves once the checkpoint under way is written
       break;
     case JobPhase::computing: {
-      const Time cost = policy.enabled ? policy.cost : scenario_.model.preemption.suspend;
-      if (cost > Time()) {
+      const Duration cost = policy.enabled ? policy.cost : scenario_.model.preemption.suspend;
+      if (cost > Duration()) {
         start_checkpoint(id, cost);
       } else {
         settle(id);
-        r.saved_remaining_us = r.remaining_us;
+        r.saved_remaining = r.remaining;
         suspended(id);
       }
       break;

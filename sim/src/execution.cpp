@@ -179,8 +179,8 @@ const ExecutionModel& ExecutionModel::builtin() {
 void ExecutionModel::apply(const ConfigNode& model) {
   const Fields doc = model_section().read(model);
   auto positive = [](const ConfigNode& n) {
-    const Time t = n.as_duration();
-    if (t <= Time()) n.fail("expected a positive duration");
+    const Duration t = n.as_duration();
+    if (t <= Duration()) n.fail("expected a positive duration");
     return t;
   };
   if (auto block = doc.get("time_slicing")) {
@@ -193,7 +193,7 @@ void ExecutionModel::apply(const ConfigNode& model) {
       if (n > 60) v->fail("expected at most 60 contexts per GPU");
       time_slicing.max_contexts = static_cast<int>(n);
     }
-    if (time_slicing.context_switch < Time() || time_slicing.context_switch >= time_slicing.timeslice)
+    if (time_slicing.context_switch < Duration() || time_slicing.context_switch >= time_slicing.timeslice)
       t.fail("expected 0 <= context_switch < timeslice");
   }
   if (auto block = doc.get("mps")) {
@@ -207,7 +207,7 @@ void ExecutionModel::apply(const ConfigNode& model) {
   if (auto block = doc.get("mig")) {
     const Fields m = mig_section().read(*block);
     if (auto v = m.get("reconfiguration_delay")) mig.reconfiguration_delay = v->as_duration();
-    if (mig.reconfiguration_delay < Time()) m.at("reconfiguration_delay").fail("expected a duration >= 0");
+    if (mig.reconfiguration_delay < Duration()) m.at("reconfiguration_delay").fail("expected a duration >= 0");
   }
   if (auto block = doc.get("communication")) {
     const Fields c = model_communication_section().read(*block);
@@ -236,14 +236,14 @@ void ExecutionModel::apply(const ConfigNode& model) {
     const Fields p = preemption_section().read(*block);
     if (auto v = p.get("suspend")) preemption.suspend = v->as_duration();
     if (auto v = p.get("resume")) preemption.resume = v->as_duration();
-    if (preemption.suspend < Time() || preemption.resume < Time()) p.fail("expected durations >= 0");
+    if (preemption.suspend < Duration() || preemption.resume < Duration()) p.fail("expected durations >= 0");
   }
   if (auto block = doc.get("spot")) {
     const Fields sp = spot_section().read(*block);
     if (auto n = sp.get("notice"))
       for (const auto& [provider, value] : n->entries()) {
-        const Time t = value.as_duration();
-        if (t < Time()) value.fail("expected a notice >= 0");
+        const Duration t = value.as_duration();
+        if (t < Duration()) value.fail("expected a notice >= 0");
         // A named capture: clang (and so clang-tidy) before 16 cannot capture a structured binding.
         std::erase_if(spot.notice, [&name = provider](const auto& e) { return e.first == name; });
         spot.notice.emplace_back(provider, t);
@@ -263,8 +263,8 @@ void ExecutionModel::apply(const ConfigNode& model) {
   if (auto block = doc.get("autoscaler")) {
     const Fields a = autoscaler_section().read(*block);
     auto non_negative = [](const ConfigNode& n) {
-      const Time t = n.as_duration();
-      if (t < Time()) n.fail("expected a duration >= 0");
+      const Duration t = n.as_duration();
+      if (t < Duration()) n.fail("expected a duration >= 0");
       return t;
     };
     if (auto v = a.get("scale_up_delay")) autoscaler.scale_up_delay = non_negative(*v);
@@ -279,7 +279,7 @@ void ExecutionModel::apply(const ConfigNode& model) {
     }
     if (auto v = l.get("min_duration")) {
       low_utilization.min_duration = v->as_duration();
-      if (low_utilization.min_duration < Time()) v->fail("expected a duration >= 0");
+      if (low_utilization.min_duration < Duration()) v->fail("expected a duration >= 0");
     }
   }
   if (auto block = doc.get("restart")) {
@@ -292,11 +292,11 @@ void ExecutionModel::apply(const ConfigNode& model) {
     if (auto v = r.get("backoff")) restart.backoff = v->as_duration();
     if (auto v = r.get("backoff_max")) restart.backoff_max = v->as_duration();
     if (auto v = r.get("max_restarts")) restart.max_restarts = static_cast<int>(v->as_non_negative_int());
-    if (restart.backoff < Time() || restart.backoff_max < restart.backoff) r.fail("expected 0 <= backoff <= backoff_max");
+    if (restart.backoff < Duration() || restart.backoff_max < restart.backoff) r.fail("expected 0 <= backoff <= backoff_max");
   }
 }
 
-std::optional<Time> SpotModel::notice_of(std::string_view name) const {
+std::optional<Duration> SpotModel::notice_of(std::string_view name) const {
   for (const auto& [p, t] : notice)
     if (p == name) return t;
   return std::nullopt;
@@ -343,7 +343,7 @@ double contention_probability(std::span<const double> u) {
 }
 
 double switch_overhead(const TimeSlicingModel& m) {
-  if (m.timeslice <= Time()) return 0.0;
+  if (m.timeslice <= Duration()) return 0.0;
   return std::clamp(static_cast<double>(m.context_switch.us()) / static_cast<double>(m.timeslice.us()), 0.0, 0.99);
 }
 

@@ -43,7 +43,7 @@ AvailabilitySeries read_skypilot_series(const std::string& path) {
   if (!(gap > 0) || gap > 1e7) fail("metadata.gap_seconds", fmt::format("expected a positive number of seconds, got {}", gap));
   AvailabilitySeries s;
   s.file = path;
-  s.gap = Time::from_us(std::llround(gap * 1e6));
+  s.gap = Duration::from_seconds(gap, Round::nearest);
   const auto data = doc.find("data");
   if (data == doc.end() || !data->is_array() || data->empty()) fail("data", "expected a non-empty list of available instances per tick");
   for (std::size_t i = 0; i < data->size(); ++i) {
@@ -68,10 +68,10 @@ double hazard_from_monthly_rate(double interruptions_per_node_month) { return in
 
 double hazard_from_monthly_probability(double p) { return -std::log1p(-p) / 730.0; }
 
-std::optional<Time> young_daly_interval(Time checkpoint_cost, double mtbf_hours) {
+std::optional<Duration> young_daly_interval(Duration checkpoint_cost, double mtbf_hours) {
   if (!std::isfinite(mtbf_hours) || mtbf_hours <= 0) return std::nullopt;
-  const double seconds = std::sqrt(2.0 * checkpoint_cost.seconds() * mtbf_hours * 3600.0);
-  return Time::from_us(std::max<int64_t>(1, std::llround(seconds * 1e6)));
+  const double seconds = std::sqrt(2.0 * checkpoint_cost.seconds() * mtbf_hours * kSecondsPerHour);
+  return std::max(Duration::from_us(1), Duration::from_seconds(seconds, Round::nearest));
 }
 
 }  // namespace gpusim

@@ -5,16 +5,16 @@
 
 namespace gpusim {
 
-Metrics::Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time step, LowUtilizationAlert alert)
+Metrics::Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Duration step, LowUtilizationAlert alert)
     : tenants_(tenants),
       step_(step),
       alert_(alert),
       allocated_milli_(pools, 0),
       busy_gpus_(pools, 0.0),
       tenant_milli_(pools * tenants, 0),
-      allocated_us_(pools, 0.0),
-      busy_us_(pools, 0.0),
-      tenant_us_(pools * tenants, 0.0),
+      allocated_milli_us_(pools, 0.0),
+      busy_(pools),
+      tenant_milli_us_(pools * tenants, 0.0),
       pools_(pools),
       gpu_busy_(gpus) {}
 
@@ -45,27 +45,28 @@ void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
     if (low && !p.in_window) {
       p.in_window = true;
       p.window_start = last_;
-      p.window_busy_us = p.window_capacity_us = p.window_cost_usd = 0;
+      p.window_busy = p.window_capacity = GpuTime();
+      p.window_cost_usd = 0;
     } else if (!low && p.in_window) {
       close_window(static_cast<PoolId>(i), last_);
     }
     const double cost = p.billed_nodes * p.per_node_hour_usd * dt_hours;
     if (p.in_window) {
-      p.window_busy_us += busy_gpus_[i] * dt;
-      p.window_capacity_us += p.ready_gpus * dt;
+      p.window_busy += GpuTime::from_us(busy_gpus_[i] * dt);
+      p.window_capacity += GpuTime::from_us(p.ready_gpus * dt);
       p.window_cost_usd += cost;
     }
-    allocated_us_[i] += static_cast<double>(allocated_milli_[i]) * dt;
-    busy_us_[i] += busy_gpus_[i] * dt;
-    p.capacity_us += p.ready_gpus * dt;
-    p.billed_us += p.billed_nodes * dt;
+    allocated_milli_us_[i] += static_cast<double>(allocated_milli_[i]) * dt;
+    busy_[i] += GpuTime::from_us(busy_gpus_[i] * dt);
+    p.capacity += GpuTime::from_us(p.ready_gpus * dt);
+    p.billed += NodeTime::from_us(p.billed_nodes * dt);
     p.cost_usd += cost;
     p.allocated_cost_usd += allocated_gpus * p.per_gpu_hour_usd * dt_hours;
     p.busy_cost_usd += busy_gpus_[i] * p.per_gpu_hour_usd * dt_hours;
     p.price_integral_usd += p.per_gpu_hour_usd * dt_hours;
   }
   for (std::size_t i = 0; i < tenant_milli_.size(); ++i)
-    if (tenant_milli_[i] != 0) tenant_us_[i] += static_cast<double>(tenant_milli_[i]) * dt;
+    if (tenant_milli_[i] != 0) tenant_milli_us_[i] += static_cast<double>(tenant_milli_[i]) * dt;
   last_ = now;
 }
 
@@ -73,7 +74,7 @@ void Metrics::close_window(PoolId pool, Time end) {
   PoolLedger& p = pools_[pool];
   p.in_window = false;
   if (end - p.window_start < alert_.min_duration) return;
-  windows_.push_back({pool, p.window_start, end, p.window_busy_us / 1e6, p.window_capacity_us / 1e6, p.window_cost_usd});
+  windows_.push_back({pool, p.window_start, end, p.window_busy, p.window_capacity, p.window_cost_usd});
 }
 
 void Metrics::finish(Time end) {
@@ -92,7 +93,7 @@ void Metrics::add_allocation(PoolId pool, uint16_t tenant, int64_t milli) {
 void Metrics::add_busy(PoolId pool, GpuId gpu, double delta, Time now) {
   busy_gpus_[pool] += delta;
   GpuBusy& g = gpu_busy_[gpu];
-  g.busy_us += g.busy * static_cast<double>((now - g.since).us());
+  g.integral += GpuTime::of(now - g.since, g.busy);
   g.busy += delta;
   g.since = now;
 }
@@ -111,9 +112,9 @@ void Metrics::set_price(PoolId pool, double per_node_hour_usd, double per_gpu_ho
   pools_[pool].per_gpu_hour_usd = per_gpu_hour_usd;
 }
 
-double Metrics::gpu_busy_s(GpuId gpu, Time now) const {
+GpuTime Metrics::gpu_busy(GpuId gpu, Time now) const {
   const GpuBusy& g = gpu_busy_[gpu];
-  return (g.busy_us + g.busy * static_cast<double>((now - g.since).us())) / 1e6;
+  return g.integral + GpuTime::of(now - g.since, g.busy);
 }
 
 double Metrics::price_integral_usd(PoolId pool, Time now) const {

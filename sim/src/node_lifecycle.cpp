@@ -112,8 +112,7 @@ void NodeLifecycle::busy_changed(NodeId n) {
   if (busy && cluster_.pool(p).spot.process == SpotConfig::Process::poisson && pools_[p].hazard_per_node_hour > 0) {
     const double hours = boost::math::quantile(boost::math::exponential_distribution<>(pools_[p].hazard_per_node_hour),
                                                uniform01(pools_[p].rng));
-    events_.push(now_ + Time::from_us(static_cast<int64_t>(std::ceil(std::min(hours, 1e9) * 3.6e9))), EventKind::reclaim, n,
-                 nodes_[n].stamp);
+    events_.push(now_ + Duration::from_hours(std::min(hours, 1e9), Round::up), EventKind::reclaim, n, nodes_[n].stamp);
   }
 }
 
@@ -183,7 +182,7 @@ void NodeLifecycle::market_tick(PoolId p) {
   };
   while (next < series.available.size() && same(next)) ++next;
   if (next < series.available.size())
-    events_.push(Time::from_us(series.gap.us() * static_cast<int64_t>(next)), EventKind::market_tick, p, 0);
+    events_.push(Time() + series.gap * static_cast<int64_t>(next), EventKind::market_tick, p, 0);
 }
 
 void NodeLifecycle::start() {

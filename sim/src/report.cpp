@@ -153,9 +153,9 @@ Json summarize(const Scenario& s, const RunResult& r) {
   for (PoolId p = 0; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
     const double pool_cost = r.metrics.cost_usd(p);
-    const double cap = r.metrics.capacity_gpu_s(p) / 3600.0;
-    const double alloc = r.metrics.allocated_gpu_s(p) / 3600.0;
-    const double b = r.metrics.busy_gpu_s(p) / 3600.0;
+    const double cap = r.metrics.capacity_gpu_time(p).hours();
+    const double alloc = r.metrics.allocated_gpu_time(p).hours();
+    const double b = r.metrics.busy_gpu_time(p).hours();
     cost += pool_cost;
     capacity += cap;
     allocated += alloc;
@@ -177,7 +177,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["gpus"] = pool.gpu_count;
     pj["gpus_peak"] = r.metrics.peak_ready_gpus(p);
     pj["price_per_node_hour_usd"] = pool.price_per_node_hour_usd;
-    pj["node_hours_billed"] = round_to(r.metrics.billed_node_s(p) / 3600.0, 6);
+    pj["node_hours_billed"] = round_to(r.metrics.billed_node_time(p).hours(), 6);
     pj["cost_usd"] = round_to(pool_cost, 2);
     pj["gpu_hours_capacity"] = round_to(cap, 6);
     pj["gpu_hours_allocated"] = round_to(alloc, 6);
@@ -222,7 +222,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
   const auto& jobs = s.jobs.jobs;
   std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0;
   uint64_t kills = 0, evictions = 0, checkpoints = 0, preemptions = 0;
-  double lost_us = 0, lost_gpu_us = 0, checkpoint_gpu_us = 0, restore_gpu_us = 0;
+  Work lost;
+  GpuTime lost_gpu, checkpoint_gpu, restore_gpu;
   std::vector<double> jct, delay, multi_jct;
   std::map<std::string, std::size_t> links;  // multi-GPU jobs started, by the slowest link they ran over last
   std::vector<std::vector<double>> slowdown(enum_count<JobKind>);
@@ -236,10 +237,10 @@ Json summarize(const Scenario& s, const RunResult& r) {
     evictions += rec.evictions;
     checkpoints += rec.checkpoints;
     preemptions += rec.preemptions;
-    lost_us += rec.lost_work_us;
-    lost_gpu_us += rec.lost_gpu_us;
-    checkpoint_gpu_us += rec.checkpoint_gpu_us;
-    restore_gpu_us += rec.restore_gpu_us;
+    lost += rec.lost_work;
+    lost_gpu += rec.lost_gpu;
+    checkpoint_gpu += rec.checkpoint_gpu;
+    restore_gpu += rec.restore_gpu;
     if (j.request.gpus >= 2 && (rec.status == JobStatus::running || rec.status == JobStatus::completed)) {
       links[link_code(rec.link)]++;
       if (rec.status == JobStatus::completed) multi_jct.push_back((rec.end - j.arrival).seconds());
@@ -258,8 +259,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
       case JobStatus::running:
         ++running;
         // Slowdown so far: time since its start over the work it got through.
-        if (const double done_us = rec.attempt_work_us - rec.remaining_us; done_us > 0)
-          slowdown[static_cast<std::size_t>(j.kind)].push_back((r.end - rec.start).seconds() / (done_us / 1e6));
+        if (const Work done = rec.attempt_work - rec.remaining; done > Work())
+          slowdown[static_cast<std::size_t>(j.kind)].push_back((r.end - rec.start).seconds() / done.seconds());
         delay.push_back((rec.first_start - j.arrival).seconds());
         break;
       case JobStatus::pending:
@@ -281,7 +282,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["jobs_failed"] = failed;
   out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable - failed;
   out["job_kills"] = kills;
-  out["lost_gpu_work_s"] = round_to(lost_us / 1e6, 6);
+  out["lost_gpu_work_s"] = round_to(lost.seconds(), 6);
   out["oom_events"] = r.oom_events;
   out["mps_faults"] = r.mps_faults;
   out["mig_reconfigurations"] = r.reconfigurations;
@@ -314,9 +315,9 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["spot"] = {{"reclaim_notices", reclaims},
                  {"evictions", evictions},
                  {"checkpoints_written", checkpoints},
-                 {"gpu_hours_lost_to_rollback", round_to(lost_gpu_us / 3.6e9, 6)},
-                 {"gpu_hours_checkpointing", round_to(checkpoint_gpu_us / 3.6e9, 6)},
-                 {"gpu_hours_restoring", round_to(restore_gpu_us / 3.6e9, 6)}};
+                 {"gpu_hours_lost_to_rollback", round_to(lost_gpu.hours(), 6)},
+                 {"gpu_hours_checkpointing", round_to(checkpoint_gpu.hours(), 6)},
+                 {"gpu_hours_restoring", round_to(restore_gpu.hours(), 6)}};
   out["nodes"] = {{"requested", requested}, {"removed_idle", removed}, {"requests_cancelled", cancelled}};
 
   // Cost: by market, and attributed to jobs by the share of capacity they held.
@@ -365,7 +366,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   for (uint16_t t = 0; t < s.jobs.tenants.size(); ++t) {
     if (t_jobs[t] == 0) continue;
     double t_alloc = 0;
-    for (PoolId p = 0; p < c.pools().size(); ++p) t_alloc += r.metrics.allocated_gpu_s(p, t) / 3600.0;
+    for (PoolId p = 0; p < c.pools().size(); ++p) t_alloc += r.metrics.allocated_gpu_time(p, t).hours();
     Json tj;
     tj["name"] = s.jobs.tenants[t];
     tj["jobs"] = t_jobs[t];
@@ -407,14 +408,15 @@ void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
     const bool done = rec.status == JobStatus::completed;
     const bool linked = placed && j.request.gpus >= 2;
     fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name,
-               s.jobs.tenants[j.tenant], to_string(j.kind), format_seconds(j.arrival), started ? format_seconds(rec.first_start) : "",
-               done ? format_seconds(rec.end) : "", started ? format_seconds(rec.first_start - j.arrival) : "",
-               done ? format_seconds(rec.end - j.arrival) : "", j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u,
-               to_string(rec.status), placed ? r.cluster.pool_of(rec.placement.nodes.front()).name : "",
-               placed ? placement_text(r.cluster, rec) : "", done ? fmt::format("{}", round_to(rec.slowdown(), 6)) : "", rec.kills,
-               round_to(rec.lost_work_us / 1e6, 6), linked ? link_code(rec.link) : "",
-               linked ? fmt::format("{}", round_to(rec.link.gb_per_s, 6)) : "", rec.attempt, rec.evictions, rec.preemptions, rec.checkpoints,
-               round_to(rec.lost_gpu_us / 3.6e9, 6), round_to(rec.cost_usd, 4), round_to(rec.cost_usd - rec.busy_cost_usd, 4));
+               s.jobs.tenants[j.tenant], to_string(j.kind), format_seconds(j.arrival),
+               started ? format_seconds(rec.first_start) : "", done ? format_seconds(rec.end) : "",
+               started ? format_seconds(rec.first_start - j.arrival) : "", done ? format_seconds(rec.end - j.arrival) : "",
+               j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u, to_string(rec.status),
+               placed ? r.cluster.pool_of(rec.placement.nodes.front()).name : "", placed ? placement_text(r.cluster, rec) : "",
+               done ? fmt::format("{}", round_to(rec.slowdown(), 6)) : "", rec.kills, round_to(rec.lost_work.seconds(), 6),
+               linked ? link_code(rec.link) : "", linked ? fmt::format("{}", round_to(rec.link.gb_per_s, 6)) : "", rec.attempt,
+               rec.evictions, rec.preemptions, rec.checkpoints, round_to(rec.lost_gpu.hours(), 6), round_to(rec.cost_usd, 4),
+               round_to(rec.cost_usd - rec.busy_cost_usd, 4));
   }
 }
 
@@ -436,8 +438,12 @@ void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   std::map<std::string, Sum> markets;
   Sum total;
   for (PoolId p = 0; p < c.pools().size(); ++p) {
-    const Sum x{r.metrics.cost_usd(p),           r.metrics.allocated_cost_usd(p),     r.metrics.busy_cost_usd(p),
-                r.metrics.capacity_gpu_s(p) / 3600, r.metrics.allocated_gpu_s(p) / 3600, r.metrics.busy_gpu_s(p) / 3600};
+    const Sum x{r.metrics.cost_usd(p),
+                r.metrics.allocated_cost_usd(p),
+                r.metrics.busy_cost_usd(p),
+                r.metrics.capacity_gpu_time(p).hours(),
+                r.metrics.allocated_gpu_time(p).hours(),
+                r.metrics.busy_gpu_time(p).hours()};
     const std::string market(to_string(c.pool(p).market));
     row("pool", c.pool(p).name, market, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h);
     for (Sum* acc : {&markets[market], &total}) {
@@ -458,7 +464,7 @@ void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   };
   for (uint16_t t = 0; t < shares.tenants.size(); ++t) {
     double hours = 0;
-    for (PoolId p = 0; p < c.pools().size(); ++p) hours += r.metrics.allocated_gpu_s(p, t) / 3600;
+    for (PoolId p = 0; p < c.pools().size(); ++p) hours += r.metrics.allocated_gpu_time(p, t).hours();
     if (shares.tenants[t].cost_usd > 0 || hours > 0) share_row("tenant", s.jobs.tenants[t], shares.tenants[t], hours);
   }
   for (std::size_t k = 0; k < shares.kinds.size(); ++k)
@@ -470,7 +476,8 @@ void write_low_utilization_csv(std::ostream& out, const RunResult& r) {
   out << "pool,start_s,end_s,duration_s,effective_utilization,cost_usd\n";
   for (const LowUtilizationWindow& w : r.metrics.low_utilization())
     fmt::print(out, "{},{},{},{},{},{}\n", r.cluster.pool(w.pool).name, format_seconds(w.start), format_seconds(w.end),
-               format_seconds(w.end - w.start), round_to(ratio(w.busy_gpu_s, w.capacity_gpu_s), 6), round_to(w.cost_usd, 2));
+               format_seconds(w.end - w.start), round_to(ratio(w.busy_gpu.seconds(), w.capacity_gpu.seconds()), 6),
+               round_to(w.cost_usd, 2));
 }
 
 void write_gpus_csv(std::ostream& out, const RunResult& r) {
@@ -483,9 +490,9 @@ void write_gpus_csv(std::ostream& out, const RunResult& r) {
     std::string layout;
     for (const MigSlot& m : gpu.instances)
       layout += fmt::format("{}{}@{}", layout.empty() ? "" : "+", c.pool(n.pool).gpu->mig->profiles[m.instance.profile].name, m.instance.start);
-    const double busy = r.metrics.gpu_busy_s(g, r.end);
-    fmt::print(out, "{},{},{},{},{},{},{}\n", g, n.name, c.pool(n.pool).name, g - n.first_gpu, layout, round_to(busy / 3600.0, 6),
-               round_to(ratio(busy, seconds), 6));
+    const GpuTime busy = r.metrics.gpu_busy(g, r.end);
+    fmt::print(out, "{},{},{},{},{},{},{}\n", g, n.name, c.pool(n.pool).name, g - n.first_gpu, layout, round_to(busy.hours(), 6),
+               round_to(ratio(busy.seconds(), seconds), 6));
   }
 }
 

@@ -275,10 +275,10 @@ SpotConfig read_spot(const ConfigNode& node, const ExecutionModel& model, const 
       p->fail(fmt::format("unknown provider '{}'; known: {} (or give notice:)", c.provider, known));
     }
   }
-  c.notice = model.spot.notice_of(c.provider).value_or(Time());
+  c.notice = model.spot.notice_of(c.provider).value_or(Duration());
   if (auto t = n.get("notice")) {
     c.notice = t->as_duration();
-    if (c.notice < Time()) t->fail("expected a notice >= 0");
+    if (c.notice < Duration()) t->fail("expected a notice >= 0");
   }
   return c;
 }
@@ -311,7 +311,7 @@ AutoscaleConfig read_autoscale(const ConfigNode& node, const ExecutionModel& mod
   for (auto [key, field] : {std::pair{"scale_up_delay", &a.scale_up_delay}, {"scale_down_after", &a.scale_down_after}})
     if (auto v = n.get(key)) {
       *field = v->as_duration();
-      if (*field < Time()) v->fail("expected a duration >= 0");
+      if (*field < Duration()) v->fail("expected a duration >= 0");
     }
   return a;
 }
@@ -481,7 +481,7 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   pool.provisioning_delay = s.model.autoscaler.provisioning_delay;
   if (auto d = e.get("provisioning_delay")) {
     pool.provisioning_delay = d->as_duration();
-    if (pool.provisioning_delay < Time()) d->fail("expected a duration >= 0");
+    if (pool.provisioning_delay < Duration()) d->fail("expected a duration >= 0");
   }
   if (auto m = e.get("mig")) {
     if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && parse_enum<Sharing>(sh->as_string()) == Sharing::exclusive))
@@ -743,7 +743,7 @@ void pack_workload(Scenario& s, const Fields& workload) {
     workload.at("packing").fail("the workload asks for no GPU: nothing to pack");
   const auto target = static_cast<double>(spec.capacity_milli) * spec.until;
   // Work long enough never to end within the run (ten years), so pods only arrive.
-  const Time forever = Time::from_seconds(int64_t{10} * 365 * 86400);
+  const Duration forever = Duration::from_seconds(int64_t{10} * 365 * 86400);
   Rng rng = make_stream(s.seed, "workload/packing");
   JobSet packed;
   packed.tenants = s.jobs.tenants;
@@ -788,7 +788,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto d = root.get("description")) d->as_string();
   s.seed = static_cast<uint64_t>(root.value("seed").as_non_negative_int());
   if (auto h = root.get("horizon")) {
-    s.horizon = h->as_duration();
+    s.horizon = Time() + h->as_duration();
     if (*s.horizon <= Time()) h->fail("expected a positive horizon");
   }
 
@@ -858,7 +858,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   const Fields out = outputs_section().read(root.value("outputs"));
   const ConfigNode step = out.value("timeseries_step");
   s.timeseries_step = step.as_duration();
-  if (s.timeseries_step <= Time()) step.fail("expected a positive step");
+  if (s.timeseries_step <= Duration()) step.fail("expected a positive step");
   for (const OutputSpec& o : output_table())
     if (!o.by_default && out.value(o.name).as_bool()) s.outputs.emplace_back(o.name);
   return s;

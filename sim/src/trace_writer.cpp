@@ -33,7 +33,7 @@ class TraceWriter final : public OutputWriter {
     const JobRecord& r = run.record(id);
     Residency& open = open_[id];
     open.start = run.now();
-    open.remaining_us = r.remaining_us;
+    open.remaining = r.remaining;
     open.tracks.clear();
     const Cluster& c = run.cluster();
     if (r.placement.gpus.empty())
@@ -104,7 +104,7 @@ class TraceWriter final : public OutputWriter {
  private:
   struct Residency {
     Time start;
-    double remaining_us = 0;
+    Work remaining;
     std::vector<std::pair<uint32_t, uint32_t>> tracks;  // (pid, tid)
   };
 
@@ -135,7 +135,7 @@ class TraceWriter final : public OutputWriter {
     const Job& j = run.job(id);
     const int64_t dur = (run.now() - open.start).us();
     // Its mean speed over the residency: work done over time held (pauses for checkpoints count).
-    const double rate = dur > 0 ? (open.remaining_us - r.remaining_us) / static_cast<double>(dur) : 0.0;
+    const double rate = dur > 0 ? (open.remaining - r.remaining).us() / static_cast<double>(dur) : 0.0;
     const std::string args = fmt::format(R"({{"job":{},"tenant":{},"kind":"{}","rate":{:.4f},"end":"{}"}})", id,
                                          json_string(run.scenario().jobs.tenants[j.tenant]), to_string(j.kind), rate, how);
     for (const auto& [p, t] : open.tracks)

@@ -343,13 +343,13 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& node) {
     p.auto_interval = true;
   } else {
     p.interval = interval.as_duration();
-    if (p.interval <= Time()) interval.fail("expected a positive interval, or auto (Young/Daly)");
+    if (p.interval <= Duration()) interval.fail("expected a positive interval, or auto (Young/Daly)");
   }
   p.cost = c.at("cost").as_duration();
-  if (p.cost < Time()) c.at("cost").fail("expected a duration >= 0");
-  if (p.auto_interval && p.cost <= Time()) c.at("cost").fail("interval: auto needs a positive checkpoint cost");
+  if (p.cost < Duration()) c.at("cost").fail("expected a duration >= 0");
+  if (p.auto_interval && p.cost <= Duration()) c.at("cost").fail("interval: auto needs a positive checkpoint cost");
   p.restore = c.value("restore").as_duration();
-  if (p.restore < Time()) c.at("restore").fail("expected a duration >= 0");
+  if (p.restore < Duration()) c.at("restore").fail("expected a duration >= 0");
   return p;
 }
 
@@ -359,7 +359,7 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     const Fields e = job_section().read(item);
     Job j;
     j.name = e.at("name").as_string();
-    j.arrival = e.value("arrival").as_duration();
+    j.arrival = Time() + e.value("arrival").as_duration();
     if (j.arrival < Time()) e.at("arrival").fail("expected an arrival time >= 0");
     std::optional<int64_t> iterations;
     if (auto node = e.get("communication")) {
@@ -372,10 +372,10 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     }
     if (iterations) {
       if (e.has("duration")) e.at("duration").fail("give duration or communication.iterations, not both");
-      j.work = Time::from_us(std::llround(static_cast<double>(*iterations) * j.communication.compute_per_iteration_s * 1e6));
+      j.work = Duration::from_seconds(static_cast<double>(*iterations) * j.communication.compute_per_iteration_s, Round::nearest);
     } else {
       j.work = e.at("duration").as_duration();
-      if (j.work < Time()) e.at("duration").fail("expected a duration >= 0");
+      if (j.work < Duration()) e.at("duration").fail("expected a duration >= 0");
     }
     j.request.gpus = read_gpu_count(e.at("gpus"));
     read_request_fields(e, j.request);
@@ -408,9 +408,9 @@ JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
     double rate_per_s = 0;  // 0: every job arrives at `start`
     if (auto arrival = c.get("arrival")) {
       const Fields a = arrival_section().read(*arrival);
-      start = a.value("start").as_duration();
+      start = Time() + a.value("start").as_duration();
       if (auto r = a.get("rate_per_hour")) {
-        rate_per_s = r->as_number() / 3600.0;
+        rate_per_s = r->as_number() / kSecondsPerHour;
         if (rate_per_s <= 0) r->fail("expected a positive arrival rate");
       }
     }
@@ -448,13 +448,13 @@ JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
     for (int64_t i = 0; i < count; ++i) {
       Job j = proto;
       if (rate_per_s > 0) t_s += boost::math::quantile(gap, uniform01(arrivals));
-      j.arrival = Time::from_us(static_cast<int64_t>(std::llround(t_s * 1e6)));
+      j.arrival = Time() + Duration::from_seconds(t_s, Round::nearest);
       double pick = uniform01(sizes) * total_weight;
       std::size_t k = 0;
       while (k + 1 < gpu_choices.size() && pick >= weights[k]) pick -= weights[k++];
       j.request.gpus = gpu_choices[k];
       read_workers(c, j);
-      j.work = Time::from_us(std::max<int64_t>(1, std::llround(duration.sample_seconds(durations) * 1e6)));
+      j.work = std::max(Duration::from_us(1), Duration::from_seconds(duration.sample_seconds(durations), Round::nearest));
       j.name = fmt::format("{}-{}", name, i);
       set.jobs.push_back(std::move(j));
     }

@@ -122,7 +122,7 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
       if (deleted < created)
         r.fail(fmt::format("deletion_time {} is before creation_time {}", deleted, created));
       j.arrival = Time::from_seconds(created);
-      j.work = Time::from_seconds(deleted - created);
+      j.work = Duration::from_seconds(deleted - created);
     }
     j.kind = kind;
     j.u = o.u.value_or(j.request.gpus == 0 ? 0.0 : j.request.milli_per_gpu.gpus());
@@ -177,7 +177,7 @@ JobSet read_philly_jobs(const std::string& path, const TraceOptions& o) {
     Job j;
     j.request = whole_gpus(r, r.whole(f[col.at("num_gpus")], "num_gpus"));
     if (j.request.gpus == 0) r.fail("column 'num_gpus': a Philly job has at least one GPU");
-    j.work = Time::from_seconds(duration);
+    j.work = Duration::from_seconds(duration);
     j.kind = kind;
     j.u = o.u.value_or(default_compute_demand(kind));
     j.tenant = set.tenant(f[col.at("cluster")]);
@@ -223,8 +223,8 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
     const double duration = r.number<double>(f[col.at("duration_s")], "duration_s");
     if (arrival < 0) r.fail("column 'arrival_s': negative arrival time");
     if (duration < 0) r.fail("column 'duration_s': negative duration");
-    j.arrival = Time::from_us(std::llround(arrival * 1e6));
-    j.work = Time::from_us(std::llround(duration * 1e6));
+    j.arrival = Time() + Duration::from_seconds(arrival, Round::nearest);
+    j.work = Duration::from_seconds(duration, Round::nearest);
     if (j.arrival < last_arrival)
       r.fail(fmt::format("arrival_s {} is earlier than the row before it: rows must be in arrival order", arrival));
     last_arrival = j.arrival;

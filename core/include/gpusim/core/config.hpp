@@ -65,7 +65,7 @@ class ConfigNode {
   double as_number() const;
   double as_non_negative_number() const;
   bool as_bool() const;
-  Time as_duration() const;  // number of seconds, or "30m", "2h", ...
+  Duration as_duration() const;  // number of seconds, or "30m", "2h", ...
   // The value of E the scalar names, else fails listing the choices: "expected one of a, b, c", or
   // with last = " or ", "expected a, b or c".
   template <NamedEnum E>

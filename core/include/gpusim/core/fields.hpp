@@ -10,7 +10,8 @@
 //     return s;
 //   }
 //   const Fields f = spot_section().read(node);   // fails on an undeclared field
-//   const Time notice = f.value("notice").as_duration();
+//   const Duration notice = f.value("notice").as_duration();
+
 #include <cstdint>
 #include <initializer_list>
 #include <memory>

@@ -59,7 +59,7 @@ struct PoolSpec {
   std::string price_source;            // empty: no price given, cost counts as 0 (stated in the run's notes)
   SpotConfig spot;                     // spot pools: how they lose nodes
   AutoscaleConfig autoscale;
-  Time provisioning_delay;      // request to ready, for scale-ups and replacements of reclaimed nodes
+  Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes
   uint32_t initial_nodes = 0;   // ready at time 0; the slots after them start off
   std::vector<NodeSpec> nodes;  // every slot the pool can ever fill
 };

@@ -18,8 +18,8 @@
 namespace gpusim {
 
 struct TimeSlicingModel {
-  Time context_switch;              // GPU time lost per switch between busy contexts
-  Time timeslice;                   // how long a context runs before the next switch
+  Duration context_switch;          // GPU time lost per switch between busy contexts
+  Duration timeslice;               // how long a context runs before the next switch
   int64_t context_memory_mib = 0;   // device memory each CUDA context costs
   int max_contexts = 0;             // contexts the driver allows per GPU
 };
@@ -30,13 +30,13 @@ struct MpsModel {
 };
 
 struct MigModel {
-  Time reconfiguration_delay;  // drain-to-ready time of a layout change
+  Duration reconfiguration_delay;  // drain-to-ready time of a layout change
 };
 
 struct RestartModel {
   bool requeue = true;   // false: a killed job fails
-  Time backoff;          // first delay before a killed job is queued again; doubles per restart
-  Time backoff_max;
+  Duration backoff;      // first delay before a killed job is queued again; doubles per restart
+  Duration backoff_max;
   int max_restarts = 0;  // then the job fails
 };
 
@@ -53,27 +53,27 @@ struct CheckpointModel {
 // What a scheduler's preemption costs a job that has no checkpoint policy of its own (one that has
 // pays its checkpoint cost to suspend and its restore cost to resume).
 struct PreemptionModel {
-  Time suspend;  // writing its state before its GPUs are released
-  Time resume;   // reading it back before it computes again
+  Duration suspend;  // writing its state before its GPUs are released
+  Duration resume;   // reading it back before it computes again
 };
 
 struct SpotModel {
-  std::vector<std::pair<std::string, Time>> notice;          // by provider
+  std::vector<std::pair<std::string, Duration>> notice;      // by provider
   std::string provider;                                      // a spot pool that names none
   std::vector<std::pair<std::string, double>> aws_frequency; // bucket -> monthly interruption probability
-  std::optional<Time> notice_of(std::string_view name) const;
+  std::optional<Duration> notice_of(std::string_view name) const;
   std::optional<double> aws_bucket(std::string_view bucket) const;
 };
 
 struct AutoscalerModel {
-  Time scale_up_delay;      // a pod unschedulable this long asks for a node
-  Time scale_down_after;    // an empty node is removed after this long
-  Time provisioning_delay;  // from a node's request to its being ready
+  Duration scale_up_delay;      // a pod unschedulable this long asks for a node
+  Duration scale_down_after;    // an empty node is removed after this long
+  Duration provisioning_delay;  // from a node's request to its being ready
 };
 
 struct LowUtilizationAlert {
   double threshold = 0.5;  // effective utilization below which a pool is "burning money"
-  Time min_duration;       // shorter dips are not reported
+  Duration min_duration;   // shorter dips are not reported
 };
 
 // The fields of a `model:` map, model.yaml's shape.

@@ -41,11 +41,11 @@ struct JobRecord {
   Time queued_at;    // when it last entered the queue (arrival, requeue, eviction)
   Time end;
   Placement placement;
-  uint32_t generation = 0;     // bumps when the job's completion event moves
-  uint32_t attempt = 0;        // starts so far
-  uint32_t kills = 0;          // times it was killed (out of memory, MPS fault)
-  double remaining_us = 0;     // work left at `since`, in microseconds at rate 1
-  double attempt_work_us = 0;  // work left when the latest attempt started
+  uint32_t generation = 0;  // bumps when the job's completion event moves
+  uint32_t attempt = 0;     // starts so far
+  uint32_t kills = 0;       // times it was killed (out of memory, MPS fault)
+  Work remaining;           // work left at `since`
+  Work attempt_work;        // work left when the latest attempt started
   Time since;
   double rate = 0;          // current speed: hardware x sharing x communication, 0 while paused
   double compute_rate = 0;  // the speed it has (or will have again) while computing
@@ -60,30 +60,30 @@ struct JobRecord {
   // What it holds on each GPU of its placement (parallel to placement.gpus), also while its
   // workers are placed one at a time.
   boost::container::small_vector<GpuClaim, 1> claims;
-  double lost_work_us = 0;       // progress thrown away by kills and evictions (work, at rate 1)
-  double lost_gpu_us = 0;        // the same times the GPUs the job held: GPU time to redo
+  Work lost_work;                // progress thrown away by kills and evictions
+  GpuTime lost_gpu;              // the same times the GPUs the job held: GPU time to redo
   std::vector<MigInstance> mig;  // the MIG instances it holds, parallel to the MIG GPUs of its placement
   // Checkpointing (issue 5).
   JobPhase phase = JobPhase::computing;
-  uint32_t phase_generation = 0;    // bumps when a phase or checkpoint event of the job goes stale
-  Time phase_end;                   // when the current checkpoint or restore finishes
-  bool evicting = false;            // its node is being reclaimed: leave once the checkpoint is written
-  double saved_remaining_us = 0;    // work left at its last durable checkpoint (all of it without one)
-  double writing_remaining_us = 0;  // work left when the checkpoint being written was taken
+  uint32_t phase_generation = 0;  // bumps when a phase or checkpoint event of the job goes stale
+  Time phase_end;                 // when the current checkpoint or restore finishes
+  bool evicting = false;          // its node is being reclaimed: leave once the checkpoint is written
+  Work saved_remaining;           // work left at its last durable checkpoint (all of it without one)
+  Work writing_remaining;         // work left when the checkpoint being written was taken
   uint32_t checkpoints = 0, evictions = 0;
   // Preemption by the scheduler (issue 7): times suspended, whether the write under way ends in a
   // suspension (else, when `evicting`, in a spot eviction), and GPU time held over closed attempts.
   uint32_t preemptions = 0;
   bool suspending = false;
   Time phase_start;  // of the current checkpoint or restore
-  double attained_gpu_us = 0;
-  double checkpoint_gpu_us = 0, restore_gpu_us = 0;  // GPU time spent writing and restoring
+  GpuTime attained_gpu;
+  GpuTime checkpoint_gpu, restore_gpu;  // GPU time spent writing and restoring
   // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
   double cost_usd = 0, busy_cost_usd = 0;
   // Run time of the latest attempt over the work that attempt had to do (its run time alone on a
   // full GPU of its reference); summary.json's slowdown also counts running jobs, by the work they
   // got through so far.
-  double slowdown() const { return attempt_work_us > 0 ? static_cast<double>((end - start).us()) / attempt_work_us : 1.0; }
+  double slowdown() const { return attempt_work > Work() ? static_cast<double>((end - start).us()) / attempt_work.us() : 1.0; }
 };
 
 }  // namespace gpusim

@@ -25,7 +25,7 @@ constexpr auto enum_table(Market) {
 // prices. After the last tick the last value holds.
 struct AvailabilitySeries {
   std::string file;
-  Time gap;
+  Duration gap;
   std::vector<int32_t> available;
   std::vector<double> price_per_node_hour_usd;  // empty: the file has no prices
   std::size_t tick_at(Time t) const;
@@ -46,7 +46,7 @@ struct SpotConfig {
   std::shared_ptr<const AvailabilitySeries> availability;  // trace
   int32_t scale = 1;                                   // trace: nodes per available instance
   bool trace_prices = false;                           // trace: bill the series' prices
-  Time notice;                                         // warning before a node goes
+  Duration notice;                                     // warning before a node goes
   std::string provider;                                // aws, gcp, azure (names the notice's source)
 };
 constexpr auto enum_table(SpotConfig::Process) {
@@ -62,15 +62,15 @@ double hazard_from_monthly_probability(double p);
 
 // Young/Daly's optimal compute time between checkpoints, sqrt(2 x cost x MTBF); nullopt when the
 // MTBF is infinite (nothing ever interrupts the job, so it never needs to checkpoint).
-std::optional<Time> young_daly_interval(Time checkpoint_cost, double mtbf_hours);
+std::optional<Duration> young_daly_interval(Duration checkpoint_cost, double mtbf_hours);
 
 // A pool that grows and shrinks with demand, as the Kubernetes Cluster Autoscaler does.
 struct AutoscaleConfig {
   bool enabled = false;
   uint32_t min_nodes = 0;
   uint32_t max_nodes = 0;
-  Time scale_up_delay;    // a pod must stay unschedulable this long before it asks for a node
-  Time scale_down_after;  // an empty node is removed after this long
+  Duration scale_up_delay;    // a pod must stay unschedulable this long before it asks for a node
+  Duration scale_down_after;  // an empty node is removed after this long
 };
 
 }  // namespace gpusim

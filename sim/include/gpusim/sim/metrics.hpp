@@ -36,14 +36,14 @@ struct Sample {
 struct LowUtilizationWindow {
   PoolId pool = 0;
   Time start, end;
-  double busy_gpu_s = 0;
-  double capacity_gpu_s = 0;
+  GpuTime busy_gpu;
+  GpuTime capacity_gpu;
   double cost_usd = 0;
 };
 
 class Metrics {
  public:
-  Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Time step, LowUtilizationAlert alert = {});
+  Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Duration step, LowUtilizationAlert alert = {});
 
   // Integrates up to `now`, emitting time-series samples for step boundaries in [last, now) with the
   // state that held there (`running`/`pending` are the counts since the previous advance).
@@ -60,8 +60,8 @@ class Metrics {
   // The pool's price from now on; per GPU-hour is what one GPU's share of a node costs.
   void set_price(PoolId pool, double per_node_hour_usd, double per_gpu_hour_usd);
   double price_per_gpu_hour_usd(PoolId pool) const { return pools_[pool].per_gpu_hour_usd; }  // now
-  // Busy GPU-seconds of one GPU up to `now` (>= the GPU's last change).
-  double gpu_busy_s(GpuId gpu, Time now) const;
+  // Busy GPU time of one GPU up to `now` (>= the GPU's last change).
+  GpuTime gpu_busy(GpuId gpu, Time now) const;
   // What one whole GPU of `pool` has cost from time 0 to `now` (USD); a job holding a share s from
   // t0 to t1 costs s x (price_integral(t1) - price_integral(t0)).
   double price_integral_usd(PoolId pool, Time now) const;
@@ -70,17 +70,19 @@ class Metrics {
   // The pool's allocated GPUs (milli / 1000) and busy GPUs right now.
   double allocated_gpus_now(PoolId pool) const { return static_cast<double>(allocated_milli_[pool]) / 1000.0; }
   double busy_gpus_now(PoolId pool) const { return busy_gpus_[pool]; }
-  // Integrals in GPU-seconds, node-seconds and USD.
-  double allocated_gpu_s(PoolId pool) const { return allocated_us_[pool] / 1e9; }
-  double busy_gpu_s(PoolId pool) const { return busy_us_[pool] / 1e6; }
-  double capacity_gpu_s(PoolId pool) const { return pools_[pool].capacity_us / 1e6; }
-  double billed_node_s(PoolId pool) const { return pools_[pool].billed_us / 1e6; }
+  // Integrals in GPU time, node time and USD.
+  GpuTime allocated_gpu_time(PoolId pool) const { return GpuTime::from_us(allocated_milli_us_[pool] / 1000.0); }
+  GpuTime busy_gpu_time(PoolId pool) const { return busy_[pool]; }
+  GpuTime capacity_gpu_time(PoolId pool) const { return pools_[pool].capacity; }
+  NodeTime billed_node_time(PoolId pool) const { return pools_[pool].billed; }
   double cost_usd(PoolId pool) const { return pools_[pool].cost_usd; }
   double allocated_cost_usd(PoolId pool) const { return pools_[pool].allocated_cost_usd; }
   double busy_cost_usd(PoolId pool) const { return pools_[pool].busy_cost_usd; }
   uint32_t peak_ready_gpus(PoolId pool) const { return pools_[pool].peak_ready; }
   uint32_t peak_ready_gpus() const { return peak_ready_; }  // of the whole cluster at once
-  double allocated_gpu_s(PoolId pool, uint16_t tenant) const { return tenant_us_[index(pool, tenant)] / 1e9; }
+  GpuTime allocated_gpu_time(PoolId pool, uint16_t tenant) const {
+    return GpuTime::from_us(tenant_milli_us_[index(pool, tenant)] / 1000.0);
+  }
   const std::vector<Sample>& samples() const { return samples_; }
   const std::vector<LowUtilizationWindow>& low_utilization() const { return windows_; }
   const LowUtilizationAlert& alert() const { return alert_; }
@@ -91,27 +93,28 @@ class Metrics {
     int32_t ready_gpus = 0, billed_nodes = 0;  // now
     uint32_t peak_ready = 0;
     double per_node_hour_usd = 0, per_gpu_hour_usd = 0;  // now
-    double capacity_us = 0;       // GPU x us
-    double billed_us = 0;         // node x us
+    GpuTime capacity;
+    NodeTime billed;
     double cost_usd = 0, allocated_cost_usd = 0, busy_cost_usd = 0;
     double price_integral_usd = 0;  // one GPU's cost up to last_
     bool in_window = false;         // utilization under the alert threshold since window_start
     Time window_start;
-    double window_busy_us = 0, window_capacity_us = 0, window_cost_usd = 0;
+    GpuTime window_busy, window_capacity;
+    double window_cost_usd = 0;
   };
   void close_window(PoolId pool, Time end);
 
   std::size_t tenants_;
-  Time step_;
+  Duration step_;
   LowUtilizationAlert alert_;
   Time last_;
   Time next_sample_;
   std::vector<int64_t> allocated_milli_;     // per pool, now
   std::vector<double> busy_gpus_;            // per pool, now
   std::vector<int64_t> tenant_milli_;        // per pool x tenant, now
-  std::vector<double> allocated_us_;         // milli-GPU x us
-  std::vector<double> busy_us_;              // GPU x us
-  std::vector<double> tenant_us_;            // milli-GPU x us
+  std::vector<double> allocated_milli_us_;   // milli-GPU x us
+  std::vector<GpuTime> busy_;
+  std::vector<double> tenant_milli_us_;  // milli-GPU x us
   std::vector<PoolLedger> pools_;
   int64_t ready_gpus_ = 0;
   uint32_t peak_ready_ = 0;
@@ -120,7 +123,7 @@ class Metrics {
   struct GpuBusy {
     double busy = 0;     // now
     Time since;          // of the last change
-    double busy_us = 0;  // integral up to `since`
+    GpuTime integral;    // up to `since`
   };
   std::vector<GpuBusy> gpu_busy_;
 };

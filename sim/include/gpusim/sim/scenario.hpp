@@ -33,7 +33,7 @@ struct Scenario {
   std::string file;
   std::string name;
   uint64_t seed = 0;
-  std::optional<Time> horizon;     // none: run until every job that can finish has finished
+  std::optional<Time> horizon;  // when the run stops; none: run until every job that can finish has finished
   std::shared_ptr<const Catalog> catalog;
   std::vector<PoolSpec> pools;
   ExecutionModel model;            // built-in defaults with the scenario's `model:` applied
@@ -43,7 +43,7 @@ struct Scenario {
   SourceLocation policy_where;
   std::optional<ConfigNode> policy_params;  // policy: {name, params}; each policy reads what it declares
   SchedulingOptions scheduling;
-  Time timeseries_step;
+  Duration timeseries_step;
   std::vector<std::string> outputs;  // outputs written on request (`outputs: {trace: true}`)
   std::string data_dir;
   // Named sets of overrides `gpusim compare` runs side by side (e.g. sharing strategies).

@@ -88,9 +88,9 @@ class ClusterView {
   // GPUs the job's next placement takes: all it still lacks, or one worker's when gang is off.
   virtual int32_t gpus_to_place(JobId id) const = 0;
   // GPU time the job has held while running, over all its attempts, up to now (what LAS orders by).
-  virtual double attained_gpu_s(JobId id) const = 0;
-  // Its work left now, in seconds at its ideal speed (what SRTF orders by; an oracle, like sjf's).
-  virtual double remaining_work_s(JobId id) const = 0;
+  virtual GpuTime attained_gpu(JobId id) const = 0;
+  // Its work left now, at its ideal speed (what SRTF orders by; an oracle, like sjf's).
+  virtual Work remaining_work(JobId id) const = 0;
   // Is it running and not on its way out (suspending after a preemption, or evicted at a notice)?
   virtual bool preemptible(JobId id) const = 0;
   // Where a job runs (its nodes, GPUs and MIG instances); empty unless it is running.

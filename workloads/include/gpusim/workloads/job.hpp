@@ -56,7 +56,7 @@ struct CommProfile {
 struct CheckpointPolicy {
   bool enabled = false;  // false: it never checkpoints, an eviction loses everything since its start
   bool auto_interval = false;
-  Time interval, cost, restore;
+  Duration interval, cost, restore;
 };
 
 struct Request {
@@ -87,7 +87,7 @@ struct Job {
   JobId id = 0;                    // index in its JobSet, in arrival order
   std::string name;
   Time arrival;
-  Time work;
+  Duration work;
   Request request;
   JobKind kind = JobKind::batch;
   double u = 0.95;
