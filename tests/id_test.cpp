@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpusim/core/id.hpp"
+#include "gpusim/sim/cluster.hpp"
 
 using namespace gpusim;
 
@@ -27,6 +28,11 @@ constexpr bool kinds_kept_apart = !std::is_convertible_v<A, B> && !std::is_conve
                                   !comparable<B, A>;
 static_assert(kinds_kept_apart<RackId, RowId>);  // even with the same integer type
 static_assert(kinds_kept_apart<RackId, HallId>);
+static_assert(!std::is_convertible_v<NodeId, GpuId>);  // gpusim's own kinds:
+static_assert(kinds_kept_apart<NodeId, GpuId> && kinds_kept_apart<NodeId, JobId> && kinds_kept_apart<NodeId, PoolId>);
+static_assert(kinds_kept_apart<NodeId, BucketId> && kinds_kept_apart<GpuId, JobId> && kinds_kept_apart<GpuId, PoolId>);
+static_assert(kinds_kept_apart<GpuId, BucketId> && kinds_kept_apart<JobId, PoolId> && kinds_kept_apart<JobId, BucketId>);
+static_assert(kinds_kept_apart<PoolId, BucketId>);
 // An integer becomes an id only explicitly; an id reads as its integer, and compares with integers.
 static_assert(!std::is_convertible_v<uint32_t, RackId> && std::is_constructible_v<RackId, uint32_t>);
 static_assert(std::is_convertible_v<RackId, uint32_t> && std::is_convertible_v<HallId, uint16_t>);
