@@ -15,13 +15,14 @@ void BM_ScaleUpPlan(benchmark::State& state) {
   const auto jobs = static_cast<int32_t>(state.range(0));
   for (auto _ : state) {
     ScaleUpPlan plan;
-    plan.add_pool(0, {8, 81920, 256000, 1 << 21}, 4, 100000, 3.43);
-    plan.add_pool(1, {8, 81920, 256000, 1 << 21}, 0, 100000, 1.23);
+    plan.add_pool(PoolId{0}, {8, 81920, 256000, 1 << 21}, 4, 100000, 3.43);
+    plan.add_pool(PoolId{1}, {8, 81920, 256000, 1 << 21}, 0, 100000, 1.23);
     for (int32_t i = 0; i < jobs; ++i) {
       const int32_t gpus = 1 << (i % 4);
-      plan.place({{0, gpus, kWholeGpu, 0, 4000, 16384, 1, false, false}, {1, gpus, kWholeGpu, 0, 4000, 16384, 1, false, false}});
+      plan.place({{PoolId{0}, gpus, kWholeGpu, 0, 4000, 16384, 1, false, false},
+                  {PoolId{1}, gpus, kWholeGpu, 0, 4000, 16384, 1, false, false}});
     }
-    benchmark::DoNotOptimize(plan.added(1));
+    benchmark::DoNotOptimize(plan.added(PoolId{1}));
   }
   state.SetItemsProcessed(state.iterations() * jobs);
 }

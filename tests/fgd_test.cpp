@@ -15,7 +15,7 @@ using test::write_file;
 
 namespace {
 
-TaskType type(int64_t cpu, int32_t gpus, int32_t milli, double weight) { return {cpu, gpus, milli, {}, 0, weight}; }
+TaskType type(int64_t cpu, int32_t gpus, int32_t milli, double weight) { return {cpu, gpus, milli, {}, JobId{0}, weight}; }
 
 // A node with 6 CPUs free and GPUs free [1000, 1000, 300, 0] (2,300 milli idle), against
 //   A: 4 CPUs, one GPU share of 500, weight 0.5 -> fits; GPUs with < 500 free are fragments: 300
@@ -89,16 +89,16 @@ const char* kWhole = "gpus: 1";
 // node 1 [1000 x 4]: 0 -> 300 anywhere leaves 700, usable by both: growth 0.
 TEST(FgdPlacement, ShareGoesWhereFragmentationFallsMost) {
   const Placement p = probe("fifo+fgd", kShare);
-  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
-  EXPECT_EQ(p.gpus, std::vector<GpuId>{0});
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{NodeId{0}});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{GpuId{0}});
 }
 
 // A whole GPU (types 600 and 1000 milli): node 0 keeps 400 of fragments either way (growth 0), and
 // so does node 1 (0 before and after): a tie, which goes to the lower node id; any free GPU there.
 TEST(FgdPlacement, WholeGpuTieGoesToTheLowerNode) {
   const Placement p = probe("fifo+fgd", kWhole);
-  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
-  EXPECT_EQ(p.gpus, std::vector<GpuId>{1});
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{NodeId{0}});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{GpuId{1}});
 }
 
 // The artifact's integer score: floor(100 x sigmoid(-growth / 1000 milli-GPU)).
@@ -127,36 +127,36 @@ TEST(FgdPlacement, IntegerScoreTiesSmallDifferences) {
     const Scenario s = test::load(write_file("fgd-integer.yaml", text + "policy: {name: fifo+fgd, params: {fgd_score: " + score + "}}\n"));
     auto sched = Registry::global().make(s.policy, policy_context(s), {});
     const RunResult r = simulate(s, *sched);
-    EXPECT_EQ(r.jobs[1].placement.gpus, std::vector<GpuId>{4});
+    EXPECT_EQ(r.jobs[1].placement.gpus, std::vector<GpuId>{GpuId{4}});
     return r.jobs[2].placement.gpus;
   };
-  EXPECT_EQ(placed("exact"), std::vector<GpuId>{4});
-  EXPECT_EQ(placed("integer"), std::vector<GpuId>{0});
+  EXPECT_EQ(placed("exact"), std::vector<GpuId>{GpuId{4}});
+  EXPECT_EQ(placed("integer"), std::vector<GpuId>{GpuId{0}});
 }
 
 // GPU packing: node 0 can take the share on a GPU in use (score 100 - 40% free / 10 = 96) and node 1
 // is idle (max(33 - 4, 4) = 29): node 0, its used GPU. A whole GPU on node 0 takes a free GPU of a
 // used node (50 - 1 = 49), still above the idle node.
 TEST(Placements, GpuPackingPrefersUsedGpusThenUsedNodes) {
-  EXPECT_EQ(probe("fifo+gpu-packing", kShare).gpus, std::vector<GpuId>{0});
+  EXPECT_EQ(probe("fifo+gpu-packing", kShare).gpus, std::vector<GpuId>{GpuId{0}});
   const Placement whole = probe("fifo+gpu-packing", kWhole);
-  EXPECT_EQ(whole.nodes, std::vector<NodeId>{0});
-  EXPECT_EQ(whole.gpus, std::vector<GpuId>{1});
+  EXPECT_EQ(whole.nodes, std::vector<NodeId>{NodeId{0}});
+  EXPECT_EQ(whole.gpus, std::vector<GpuId>{GpuId{1}});
 }
 
 // GPU clustering: a share joins node 0, which runs only shares (75 + 25 x 4600 / 8000 = 89 against
 // the idle node's 25 + 12 = 37); a whole GPU avoids it (another class only: 0 + 14) for the idle node.
 TEST(Placements, GpuClusteringKeepsGpuClassesTogether) {
-  EXPECT_EQ(probe("fifo+gpu-clustering", kShare).nodes, std::vector<NodeId>{0});
-  EXPECT_EQ(probe("fifo+gpu-clustering", kWhole).nodes, std::vector<NodeId>{1});
+  EXPECT_EQ(probe("fifo+gpu-clustering", kShare).nodes, std::vector<NodeId>{NodeId{0}});
+  EXPECT_EQ(probe("fifo+gpu-clustering", kWhole).nodes, std::vector<NodeId>{NodeId{1}});
 }
 
 // Dot product of free (over capacity) and asked (over capacity), GPU dimension only here (no CPU
 // asked): node 0 0.075 x 0.85, node 1 0.075 x 1.0; the smaller wins, then the tightest GPU.
 TEST(Placements, DotProductPrefersTheNodeWithLessOfWhatTheJobUses) {
   const Placement p = probe("fifo+dot-product", kShare);
-  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
-  EXPECT_EQ(p.gpus, std::vector<GpuId>{0});
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{NodeId{0}});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{GpuId{0}});
 }
 
 // Packing: 500-milli pods onto one 4-GPU node. Until 1.5 x capacity, 12 pods arrive; 8 fit, 4 fail.

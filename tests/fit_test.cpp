@@ -49,26 +49,26 @@ TEST(Fit, ClaimOnEachSharingMode) {
   // Exclusive: a share takes a whole GPU, and only an empty one.
   Pool whole = pool_of("A100-80GB-SXM", Sharing::exclusive);
   Gpu g = gpu_of(whole);
-  ASSERT_TRUE(claim_on(q, whole, g, -1, ts()));
-  EXPECT_EQ(claim_on(q, whole, g, -1, ts())->milli, kWholeGpu);
-  g.residents.push_back(7);
-  EXPECT_FALSE(claim_on(q, whole, g, -1, ts()));
+  ASSERT_TRUE(claim_on(q, whole, g, std::nullopt, ts()));
+  EXPECT_EQ(claim_on(q, whole, g, std::nullopt, ts())->milli, kWholeGpu);
+  g.residents.push_back(JobId{7});
+  EXPECT_FALSE(claim_on(q, whole, g, std::nullopt, ts()));
   // Fractional: what it asks, while the GPU has that much share and memory left.
   Pool frac = pool_of("T4", Sharing::fractional);
   Gpu f = gpu_of(frac);
-  EXPECT_EQ(claim_on(q, frac, f, -1, ts())->reserve_mib, 4096);
+  EXPECT_EQ(claim_on(q, frac, f, std::nullopt, ts())->reserve_mib, 4096);
   f.free = Milli{200};
-  EXPECT_FALSE(claim_on(q, frac, f, -1, ts()));
+  EXPECT_FALSE(claim_on(q, frac, f, std::nullopt, ts()));
   // Time-slicing reserves nothing: the footprint (request + CUDA context) counts toward the GPU.
   Pool sliced = pool_of("T4", Sharing::time_slicing, 4);
-  const auto c = claim_on(q, sliced, gpu_of(sliced), -1, ts());
+  const auto c = claim_on(q, sliced, gpu_of(sliced), std::nullopt, ts());
   ASSERT_TRUE(c);
   EXPECT_EQ(c->milli, Milli{250});
   EXPECT_EQ(c->reserve_mib, 0);
   EXPECT_EQ(c->footprint_mib, 4096 + ts().context_memory_mib);
   // MPS pins memory/replicas per client by default.
   Pool mps = pool_of("A100-80GB-SXM", Sharing::mps, 4);
-  EXPECT_EQ(claim_on(q, mps, gpu_of(mps), -1, ts())->reserve_mib, mps.gpu->memory_mib / 4);
+  EXPECT_EQ(claim_on(q, mps, gpu_of(mps), std::nullopt, ts())->reserve_mib, mps.gpu->memory_mib / 4);
   EXPECT_EQ(mps_memory_limit_mib(q, mps), mps.gpu->memory_mib / 4);
   EXPECT_DOUBLE_EQ(mps_thread_fraction(q, mps.sharing), 0.25);
 }

@@ -30,37 +30,37 @@ struct Fixture {
 TEST(JobLifecycle, TransitionsKeepTheQueueTheRunningSetAndTheCounts) {
   Fixture f(3);
   JobLifecycle life(3, *f.shapes);
-  life.arrive(0, {5, 0}, Time::from_seconds(1));
-  life.arrive(1, {1, 0}, Time::from_seconds(2));
-  life.unschedulable(2);
+  life.arrive(JobId{0}, {5, 0}, Time::from_seconds(1));
+  life.arrive(JobId{1}, {1, 0}, Time::from_seconds(2));
+  life.unschedulable(JobId{2});
   EXPECT_EQ(life.pending_count(), 2u);
   EXPECT_EQ(life.pending_shapes(), 2u);
   EXPECT_EQ(life.unfinished(), 2u);
   std::vector<JobId> order;
   life.for_each_pending([&](JobId id) { return order.push_back(id), true; });
-  EXPECT_EQ(order, (std::vector<JobId>{1, 0}));  // by queue key
-  life.start(1);
+  EXPECT_EQ(order, (std::vector<JobId>{JobId{1}, JobId{0}}));  // by queue key
+  life.start(JobId{1});
   EXPECT_EQ(life.pending_count(), 2u);  // it leaves the queue when the pass ends
   EXPECT_EQ(life.pending_shapes(), 1u);
   life.end_pass();
   EXPECT_EQ(life.pending_count(), 1u);
   EXPECT_EQ(life.running_count(), 1u);
-  life.enqueue(1, Time::from_seconds(9));  // evicted: back in the queue
+  life.enqueue(JobId{1}, Time::from_seconds(9));  // evicted: back in the queue
   EXPECT_EQ(life.records()[1].queued_at, Time::from_seconds(9));
   EXPECT_EQ(life.running_count(), 0u);
-  life.start(1);
-  life.back_off(1);  // killed: waits out its back-off
+  life.start(JobId{1});
+  life.back_off(JobId{1});  // killed: waits out its back-off
   EXPECT_EQ(life.records()[1].status, JobStatus::not_arrived);
-  life.enqueue(1, Time::from_seconds(20));
-  life.start(1);
-  life.complete(1);
+  life.enqueue(JobId{1}, Time::from_seconds(20));
+  life.start(JobId{1});
+  life.complete(JobId{1});
   EXPECT_EQ(life.unfinished(), 1u);
 }
 
 TEST(JobLifecycle, AWrongTransitionIsAnEngineBug) {
   Fixture f(1);
   JobLifecycle life(1, *f.shapes);
-  EXPECT_THROW(life.start(0), std::logic_error);  // not pending
-  life.arrive(0, {}, Time());
-  EXPECT_THROW(life.complete(0), std::logic_error);  // not running
+  EXPECT_THROW(life.start(JobId{0}), std::logic_error);  // not pending
+  life.arrive(JobId{0}, {}, Time());
+  EXPECT_THROW(life.complete(JobId{0}), std::logic_error);  // not running
 }

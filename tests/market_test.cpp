@@ -109,52 +109,52 @@ TEST(Market, ReadsSkypilotSeries) {
 TEST(Autoscaler, PacksOnTheWayThenCheapestPool) {
   const NodeShape eight{8, 81920, 64000, 512000};
   ScaleUpPlan plan;
-  plan.add_pool(0, eight, 1, 4, 3.0);  // one node provisioning, 4 more allowed
-  plan.add_pool(1, eight, 0, 4, 1.0);  // cheaper
-  const auto job = [](PoolId p, int32_t gpus, bool multi = false) {
-    return PodDemand{p, gpus, kWholeGpu, 0, 1000, 1024, multi ? 8 : 1, multi, multi};
+  plan.add_pool(PoolId{0}, eight, 1, 4, 3.0);  // one node provisioning, 4 more allowed
+  plan.add_pool(PoolId{1}, eight, 0, 4, 1.0);  // cheaper
+  const auto job = [](uint16_t p, int32_t gpus, bool multi = false) {
+    return PodDemand{PoolId{p}, gpus, kWholeGpu, 0, 1000, 1024, multi ? 8 : 1, multi, multi};
   };
   EXPECT_TRUE(plan.place({job(0, 4), job(1, 4)}));  // fits the node on its way to pool 0
   EXPECT_TRUE(plan.place({job(0, 4), job(1, 4)}));
-  EXPECT_EQ(plan.added(0) + plan.added(1), 0u);
+  EXPECT_EQ(plan.added(PoolId{0}) + plan.added(PoolId{1}), 0u);
   EXPECT_TRUE(plan.place({job(0, 8), job(1, 8)}));  // needs a new node: the cheaper pool
-  EXPECT_EQ(plan.added(1), 1u);
+  EXPECT_EQ(plan.added(PoolId{1}), 1u);
   EXPECT_TRUE(plan.place({job(0, 24, true), job(1, 24, true)}));  // a 3-worker gang: 3 new nodes of pool 1
-  EXPECT_EQ(plan.added(1), 4u);
+  EXPECT_EQ(plan.added(PoolId{1}), 4u);
   EXPECT_TRUE(plan.place({job(0, 8), job(1, 8)}));  // pool 1 is full: pool 0
-  EXPECT_EQ(plan.added(0), 1u);
+  EXPECT_EQ(plan.added(PoolId{0}), 1u);
   EXPECT_FALSE(plan.place({job(0, 40, true)}));  // 5 nodes; pool 0 has room for 3 more
-  EXPECT_EQ(plan.added(0), 1u);
+  EXPECT_EQ(plan.added(PoolId{0}), 1u);
 }
 
 // A gang partly fits what is free on a ready node and takes one new node for the rest.
 TEST(Autoscaler, GangUsesFreeReadyCapacity) {
   ScaleUpPlan plan;
-  plan.add_pool(0, {8, 81920, 64000, 512000}, 0, 1, 1.0);
-  plan.add_free_node(0, std::vector<int32_t>(8, 1000), std::vector<int64_t>(8, 81920), 64000, 512000);
-  EXPECT_TRUE(plan.place({{0, 16, kWholeGpu, 0, 1000, 1024, 8, true, true}}));
-  EXPECT_EQ(plan.added(0), 1u);
+  plan.add_pool(PoolId{0}, {8, 81920, 64000, 512000}, 0, 1, 1.0);
+  plan.add_free_node(PoolId{0}, std::vector<int32_t>(8, 1000), std::vector<int64_t>(8, 81920), 64000, 512000);
+  EXPECT_TRUE(plan.place({{PoolId{0}, 16, kWholeGpu, 0, 1000, 1024, 8, true, true}}));
+  EXPECT_EQ(plan.added(PoolId{0}), 1u);
 }
 
 // Cost integrates billed nodes x a price that changes; the per-GPU price integral prices shares.
 TEST(Metrics, CostAndLowUtilizationWindows) {
   Metrics m(1, 1, 8, Duration::from_seconds(3600), {0.5, Duration::from_seconds(1800)});
-  m.set_price(0, 8.0, 1.0);
-  m.add_capacity(0, 8, 1);
-  m.add_busy(0, 0, 1.0, Time());  // 1 of 8 GPUs busy: under 50%
+  m.set_price(PoolId{0}, 8.0, 1.0);
+  m.add_capacity(PoolId{0}, 8, 1);
+  m.add_busy(PoolId{0}, GpuId{0}, 1.0, Time());  // 1 of 8 GPUs busy: under 50%
   m.advance(hours(1), 0, 0);
-  m.set_price(0, 16.0, 2.0);
-  m.add_busy(0, 1, 3.0, hours(1));  // 4 of 8: not under 50%
+  m.set_price(PoolId{0}, 16.0, 2.0);
+  m.add_busy(PoolId{0}, GpuId{1}, 3.0, hours(1));  // 4 of 8: not under 50%
   m.advance(hours(2), 0, 0);
-  m.add_busy(0, 1, -3.0, hours(2));  // a 20-min dip: shorter than min_duration, not reported
+  m.add_busy(PoolId{0}, GpuId{1}, -3.0, hours(2));  // a 20-min dip: shorter than min_duration, not reported
   m.advance(hours(2) + Duration::from_seconds(1200), 0, 0);
-  m.add_busy(0, 1, 3.0, hours(2) + Duration::from_seconds(1200));
+  m.add_busy(PoolId{0}, GpuId{1}, 3.0, hours(2) + Duration::from_seconds(1200));
   m.advance(hours(3), 0, 0);
   m.finish(hours(3));
-  EXPECT_NEAR(m.cost_usd(0), 8 + 16 + 16, 1e-9);
-  EXPECT_NEAR(m.price_integral_usd(0, hours(3)), 1 + 2 + 2, 1e-9);
-  EXPECT_NEAR(m.billed_node_time(0).seconds(), 3 * 3600, 1e-6);
-  EXPECT_NEAR(m.capacity_gpu_time(0).seconds(), 24 * 3600, 1e-6);
+  EXPECT_NEAR(m.cost_usd(PoolId{0}), 8 + 16 + 16, 1e-9);
+  EXPECT_NEAR(m.price_integral_usd(PoolId{0}, hours(3)), 1 + 2 + 2, 1e-9);
+  EXPECT_NEAR(m.billed_node_time(PoolId{0}).seconds(), 3 * 3600, 1e-6);
+  EXPECT_NEAR(m.capacity_gpu_time(PoolId{0}).seconds(), 24 * 3600, 1e-6);
   ASSERT_EQ(m.low_utilization().size(), 1u);
   EXPECT_EQ(m.low_utilization()[0].end, hours(1));
   EXPECT_NEAR(m.low_utilization()[0].cost_usd, 8, 1e-9);

@@ -124,9 +124,9 @@ class Saboteur final : public Observer {
     if (done_ || kind != "decision") return;
     done_ = true;
     auto& c = const_cast<Cluster&>(run.cluster());
-    const NodeId n = what_ == 0 ? 0 : 2;
-    if (what_ == 0) c.allocate(n, c.node(n).cpu_milli + 1, 0);                  // more CPU than the node has
-    else c.attach(c.node(n).first_gpu + 7, 0, GpuClaim{Milli{100}, 0, 0, -1});  // a resident no placement lists
+    const NodeId n{what_ == 0 ? 0u : 2u};
+    if (what_ == 0) c.allocate(n, c.node(n).cpu_milli + 1, 0);                                // more CPU than the node has
+    else c.attach(GpuId{c.node(n).first_gpu + 7}, JobId{0}, GpuClaim{Milli{100}, 0, 0, {}});  // a resident no placement lists
     c.reindex(n);
   }
 

@@ -27,20 +27,20 @@ Placement probe_placement(const std::string& policy) {
 // node 0 wins, and inside it the tightest GPU with room (GPU 0, 400 free).
 TEST(Placements, BestFitPacksOntoTheFullestNodeAndGpu) {
   const Placement p = probe_placement("fifo+best-fit");
-  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
-  EXPECT_EQ(p.gpus, std::vector<GpuId>{0});
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{NodeId{0}});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{GpuId{0}});
 }
 
 TEST(Placements, FirstFitTakesTheLowestNodeAndGpuWithRoom) {
   const Placement p = probe_placement("fifo+first-fit");
-  EXPECT_EQ(p.nodes, std::vector<NodeId>{0});
-  EXPECT_EQ(p.gpus, std::vector<GpuId>{0});  // GPU 0 still has 400 milli
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{NodeId{0}});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{GpuId{0}});  // GPU 0 still has 400 milli
 }
 
 TEST(Placements, SpreadTakesTheEmptiestNode) {
   const Placement p = probe_placement("fifo+spread");
-  EXPECT_EQ(p.nodes, std::vector<NodeId>{1});
-  EXPECT_EQ(p.gpus, std::vector<GpuId>{4});
+  EXPECT_EQ(p.nodes, std::vector<NodeId>{NodeId{1}});
+  EXPECT_EQ(p.gpus, std::vector<GpuId>{GpuId{4}});
 }
 
 TEST(Placements, RandomIsSeededAndUsesEveryNode) {
@@ -81,7 +81,7 @@ workload:
     - {name: short-high, gpus: 1, duration: 5, arrival: 2, priority: 9}
 )";
   const Scenario s = test::load(write_file("s.yaml", queue));
-  auto start_of = [&](const std::string& policy, JobId j) {
+  auto start_of = [&](const std::string& policy, uint32_t j) {
     auto sched = Registry::global().make(policy, PolicyContext{}, {});
     return simulate(s, *sched).jobs[j].start.seconds();
   };

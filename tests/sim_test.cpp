@@ -47,35 +47,35 @@ TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
   for (int i = 0; i < 100; ++i) c.add_node(id, fmt::format("n{}", i), 8000, 8192, 4, topology);
   ASSERT_EQ(c.live_buckets().size(), 1u);  // 100 idle nodes, one state
   EXPECT_EQ(c.bucket(c.live_buckets()[0]).nodes.size(), 100u);
-  const GpuClaim share{Milli{300}, 0, 0, -1};
-  c.attach(c.node(7).first_gpu + 2, 1, share);
-  c.reindex(7);
+  const GpuClaim share{Milli{300}, 0, 0, std::nullopt};
+  c.attach(GpuId{c.node(NodeId{7}).first_gpu + 2}, JobId{1}, share);
+  c.reindex(NodeId{7});
   EXPECT_EQ(c.live_buckets().size(), 2u);
-  c.attach(c.node(9).first_gpu + 0, 2, share);  // same multiset on another GPU index
-  c.reindex(9);
+  c.attach(GpuId{c.node(NodeId{9}).first_gpu + 0}, JobId{2}, share);  // same multiset on another GPU index
+  c.reindex(NodeId{9});
   EXPECT_EQ(c.live_buckets().size(), 2u);
-  c.detach(c.node(7).first_gpu + 2, 1, share);
-  c.reindex(7);
-  c.detach(c.node(9).first_gpu + 0, 2, share);
-  c.reindex(9);
+  c.detach(GpuId{c.node(NodeId{7}).first_gpu + 2}, JobId{1}, share);
+  c.reindex(NodeId{7});
+  c.detach(GpuId{c.node(NodeId{9}).first_gpu + 0}, JobId{2}, share);
+  c.reindex(NodeId{9});
   ASSERT_EQ(c.live_buckets().size(), 1u);
   EXPECT_EQ(c.bucket(c.live_buckets()[0]).representative(), 0u);
-  EXPECT_TRUE(c.gpu(c.node(7).first_gpu + 2).residents.empty());
+  EXPECT_TRUE(c.gpu(GpuId{c.node(NodeId{7}).first_gpu + 2}).residents.empty());
 }
 
 TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {
   Metrics m(2, 2, 1, Duration::from_seconds(10));
-  m.add_allocation(0, 1, 1000);  // one GPU from t=0
-  m.add_busy(0, 0, 0.5, Time());
+  m.add_allocation(PoolId{0}, 1, 1000);  // one GPU from t=0
+  m.add_busy(PoolId{0}, GpuId{0}, 0.5, Time());
   m.advance(Time::from_seconds(30), 1, 0);
-  m.add_allocation(1, 0, 250);   // a quarter GPU from t=30
+  m.add_allocation(PoolId{1}, 0, 250);  // a quarter GPU from t=30
   m.advance(Time::from_seconds(40), 2, 0);
-  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(0).seconds(), 40.0);
-  EXPECT_DOUBLE_EQ(m.busy_gpu_time(0).seconds(), 20.0);
-  EXPECT_DOUBLE_EQ(m.gpu_busy(0, Time::from_seconds(40)).seconds(), 20.0);
-  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(1).seconds(), 2.5);
-  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(0, 1).seconds(), 40.0);
-  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(1, 0).seconds(), 2.5);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(PoolId{0}).seconds(), 40.0);
+  EXPECT_DOUBLE_EQ(m.busy_gpu_time(PoolId{0}).seconds(), 20.0);
+  EXPECT_DOUBLE_EQ(m.gpu_busy(GpuId{0}, Time::from_seconds(40)).seconds(), 20.0);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(PoolId{1}).seconds(), 2.5);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(PoolId{0}, 1).seconds(), 40.0);
+  EXPECT_DOUBLE_EQ(m.allocated_gpu_time(PoolId{1}, 0).seconds(), 2.5);
   ASSERT_EQ(m.samples().size(), 4u);  // t = 0, 10, 20, 30
   EXPECT_EQ(m.samples()[3].time, Time::from_seconds(30));
   EXPECT_DOUBLE_EQ(m.samples()[3].gpus_allocated, 1.25);  // the state after the events at t=30
@@ -120,9 +120,9 @@ TEST(Engine, DecidesOncePerTimestampAndPacksSharesOnOneGpu) {
   // t=0 (four arrivals) and t=5 (c completes while d waits); at t=10 nothing is pending.
   EXPECT_EQ(r.decision_points, 2u);
   // a and b share GPU 0 of node 0; c needs 4 wholly free GPUs, which only node 1 has.
-  EXPECT_EQ(r.jobs[0].placement.gpus, std::vector<GpuId>{0});
-  EXPECT_EQ(r.jobs[1].placement.gpus, std::vector<GpuId>{0});
-  EXPECT_EQ(r.jobs[2].placement.nodes, std::vector<NodeId>{1});
+  EXPECT_EQ(r.jobs[0].placement.gpus, std::vector<GpuId>{GpuId{0}});
+  EXPECT_EQ(r.jobs[1].placement.gpus, std::vector<GpuId>{GpuId{0}});
+  EXPECT_EQ(r.jobs[2].placement.nodes, std::vector<NodeId>{NodeId{1}});
   EXPECT_EQ(r.jobs[3].start, Time::from_seconds(5));  // waits for c
   EXPECT_EQ(r.jobs[3].status, JobStatus::completed);
 }
@@ -135,11 +135,13 @@ TEST(Engine, RejectsInvalidDecisionsLoudly) {
     std::string message;
   };
   const std::vector<Case> bad = {
-      {0, {{0}, {0, 1}, {}}, "placement has 2 GPUs, the job asks 1"},
-      {2, {{0}, {0, 1, 2, 5}, {}}, "GPU 5 is on node p-1, which the placement does not list"},
-      {0, {{0, 1}, {0}, {}}, "spans nodes"},
-      {0, {{9}, {0}, {}}, "unknown node id 9"},
-      {0, {{1}, {0}, {}}, "node p-1 holds none of the job's GPUs"},
+      {JobId{0}, {{NodeId{0}}, {GpuId{0}, GpuId{1}}, {}}, "placement has 2 GPUs, the job asks 1"},
+      {JobId{2},
+       {{NodeId{0}}, {GpuId{0}, GpuId{1}, GpuId{2}, GpuId{5}}, {}},
+       "GPU 5 is on node p-1, which the placement does not list"},
+      {JobId{0}, {{NodeId{0}, NodeId{1}}, {GpuId{0}}, {}}, "spans nodes"},
+      {JobId{0}, {{NodeId{9}}, {GpuId{0}}, {}}, "unknown node id 9"},
+      {JobId{0}, {{NodeId{1}}, {GpuId{0}}, {}}, "node p-1 holds none of the job's GPUs"},
   };
   for (const auto& [job, placement, message] : bad) {
     Scripted sched;
@@ -154,8 +156,8 @@ TEST(Engine, RejectsInvalidDecisionsLoudly) {
   }
   Scripted twice;  // a GPU over-committed: the first bind holds 500 milli, c asks a whole GPU there
   twice.script = [](const ClusterView&, Binder& b) {
-    b.bind(0, {{0}, {0}, {}});
-    b.bind(2, {{0}, {0, 1, 2, 3}, {}});
+    b.bind(JobId{0}, {{NodeId{0}}, {GpuId{0}}, {}});
+    b.bind(JobId{2}, {{NodeId{0}}, {GpuId{0}, GpuId{1}, GpuId{2}, GpuId{3}}, {}});
   };
   EXPECT_THROW(simulate(s, twice), PolicyError);
 }
@@ -187,7 +189,7 @@ workload:
 )"));
   auto sched = Registry::global().make("fifo+first-fit", PolicyContext{}, {});
   const RunResult r = simulate(s, *sched);
-  EXPECT_EQ(r.jobs[1].placement.nodes, (std::vector<NodeId>{1, 2}));  // the two empty nodes
+  EXPECT_EQ(r.jobs[1].placement.nodes, (std::vector<NodeId>{NodeId{1}, NodeId{2}}));  // the two empty nodes
   EXPECT_EQ(r.jobs[2].start, Time::from_seconds(100));                 // waits for all 12 GPUs
   EXPECT_EQ(r.jobs[2].placement.nodes.size(), 3u);
 }

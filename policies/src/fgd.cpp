@@ -73,7 +73,7 @@ class Fgd final : public PlacementPolicy {
   // The cache entry of the node's state (reset when its bucket id now holds another state).
   State& state(const ClusterView& view, NodeId node) const {
     const Cluster& c = view.cluster();
-    const BucketId b = c.node(node).bucket;
+    const BucketId b = *c.node(node).bucket;  // scored nodes are ready
     if (cache_.size() <= b) cache_.resize(b + 1u);
     State& st = cache_[b];
     if (st.epoch != c.bucket(b).epoch || std::isnan(st.frag)) {
@@ -108,7 +108,7 @@ class Fgd final : public PlacementPolicy {
     }
     for (int32_t k = 0; k < need && k < static_cast<int32_t>(fitting_.size()); ++k) after_[fitting_[static_cast<std::size_t>(k)] - n.first_gpu] -=
         static_cast<int32_t>(demand.milli.value);
-    return {cost(node_fragmentation_milli(mix_.types(), access, cpu_after, after_) - before), 0};
+    return {cost(node_fragmentation_milli(mix_.types(), access, cpu_after, after_) - before), GpuId{0}};
   }
 
   TaskMix mix_{{}};

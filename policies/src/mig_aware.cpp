@@ -4,6 +4,7 @@
 // engine checks that the GPU is empty and charges the reconfiguration delay.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "builtin.hpp"
 #include "gpusim/hardware/mig.hpp"
@@ -12,18 +13,18 @@ namespace gpusim::builtin {
 
 namespace {
 
-// The profile a pending job would take on `pool`, or -1.
-int wanted_profile(const Job& j, const Pool& pool) {
+// The profile a pending job would take on `pool`, if any.
+std::optional<int> wanted_profile(const Job& j, const Pool& pool) {
   const Request& q = j.request;
   const MigTable& t = *pool.gpu->mig;
-  int best = -1;
+  std::optional<int> best;
   for (std::size_t i = 0; i < t.profiles.size(); ++i) {
     const MigProfile& p = t.profiles[i];
     bool serves = false;
     if (q.claim) serves = p.memory_mib >= q.gpu_memory_mib && p.sms >= q.min_sms;
     else if (q.resource.starts_with(kMigResourcePrefix)) serves = q.resource.substr(kMigResourcePrefix.size()) == p.name;
     if (!serves) continue;
-    const MigProfile* b = best < 0 ? nullptr : &t.profiles[static_cast<std::size_t>(best)];
+    const MigProfile* b = best ? &t.profiles[static_cast<std::size_t>(*best)] : nullptr;
     if (!b || std::pair(p.memory_slices, p.sms) < std::pair(b->memory_slices, b->sms)) best = static_cast<int>(i);
   }
   return best;
@@ -42,14 +43,14 @@ struct MigAware final : PlacementPolicy {
     const Cluster& c = view.cluster();
     std::vector<bool> shape_failed(view.shape_count(), false);
     for (JobId id : unplaced) shape_failed[view.shape(id)] = true;
-    for (PoolId pid = 0; pid < c.pools().size(); ++pid) {
+    for (PoolId pid{0}; pid < c.pools().size(); ++pid) {
       const Pool& pool = c.pool(pid);
       if (pool.sharing.mode != Sharing::mig || pool.sharing.mig_strategy != MigStrategy::mixed) continue;
       // Instances the pending jobs that did not fit ask for, per profile (one per GPU they need).
       std::map<int, int> demand;
       view.for_each_pending([&](JobId id) {
         if (!shape_failed[view.shape(id)] || !view.pool_allowed(id, pid)) return true;
-        if (const int p = wanted_profile(view.job(id), pool); p >= 0) demand[p] += view.job(id).request.gpus;
+        if (const std::optional<int> p = wanted_profile(view.job(id), pool)) demand[*p] += view.job(id).request.gpus;
         return true;
       });
       if (demand.empty()) continue;

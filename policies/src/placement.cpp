@@ -11,7 +11,7 @@ void PlacementPolicy::choose_gpus(const ClusterView&, JobId, const std::vector<G
   out.assign(fitting.begin(), fitting.begin() + count);
 }
 
-int PlacementPolicy::choose_instance(const ClusterView&, JobId, GpuId, const std::vector<int>& fitting) const {
+MigSlotIndex PlacementPolicy::choose_instance(const ClusterView&, JobId, GpuId, const std::vector<MigSlotIndex>& fitting) const {
   return fitting.front();
 }
 
@@ -20,10 +20,10 @@ void PlacementPolicy::after_pass(const ClusterView&, Binder&, const std::vector<
 bool PlacementPolicy::admits_pool(const ClusterView&, JobId, PoolId) const { return true; }
 
 void PlacementPolicy::choose_instances(const ClusterView& view, JobId job, Placement& p) const {
-  std::vector<int> fitting;
+  std::vector<MigSlotIndex> fitting;
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     if (!view.cluster().gpu(p.gpus[i]).mig) continue;
-    p.instances.resize(p.gpus.size(), -1);
+    p.instances.resize(p.gpus.size());
     view.fitting_instances(job, p.gpus[i], fitting);
     p.instances[i] = choose_instance(view, job, p.gpus[i], fitting);
   }
@@ -58,7 +58,7 @@ std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, std::vec
   for (const Candidate& c : candidates) {
     if (pick < c.weight) {
       if (c.weight == 1) return c.node;
-      const auto& nodes = cluster.bucket(cluster.node(c.node).bucket).nodes;
+      const auto& nodes = cluster.bucket(*cluster.node(c.node).bucket).nodes;
       return *(nodes.begin() + static_cast<std::ptrdiff_t>(pick));
     }
     pick -= c.weight;

@@ -142,7 +142,7 @@ class ComposedScheduler final : public Scheduler {
     const Request& q = view.job(head).request;
     const int32_t need = view.gpus_to_place(head), unit = std::max(1, q.worker_gpus);
     int64_t spread_total = 0;
-    for (NodeId n = 0; n < c.nodes().size(); ++n) {
+    for (NodeId n{0}; n < c.nodes().size(); ++n) {
       const Node& node = c.node(n);
       if (node.gpu_count == 0 || !view.pool_allowed(head, node.pool)) continue;
       int32_t free = 0;

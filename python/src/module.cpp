@@ -24,6 +24,22 @@
 namespace py = pybind11;
 using namespace gpusim;
 
+// Python sees job, node, GPU and pool ids as plain ints, both ways.
+template <class Tag, class Rep>
+struct pybind11::detail::type_caster<Id<Tag, Rep>> {
+  using Value = Id<Tag, Rep>;
+  PYBIND11_TYPE_CASTER(Value, const_name("int"));
+  bool load(handle src, bool convert) {
+    make_caster<Rep> rep;
+    if (!rep.load(src, convert)) return false;
+    value = Value(cast_op<Rep>(rep));
+    return true;
+  }
+  static handle cast(Value id, return_value_policy policy, handle parent) {
+    return make_caster<Rep>::cast(id.value(), policy, parent);
+  }
+};
+
 namespace {
 
 // A resolved scenario tree as Python objects (plain scalars read as YAML would: bool, int, float, str).
@@ -454,10 +470,12 @@ PYBIND11_MODULE(_core, m) {
   py::class_<Binder>(m, "Binder", "Where a policy's decisions go; the engine checks each one")
       .def(
           "bind",
-          [](Binder& b, JobId job, std::vector<NodeId> nodes, std::vector<GpuId> gpus, std::vector<int> instances) {
+          [](Binder& b, JobId job, std::vector<NodeId> nodes, std::vector<GpuId> gpus,
+             std::vector<std::optional<MigSlotIndex>> instances) {
             b.bind(job, Placement{std::move(nodes), std::move(gpus), std::move(instances)});
           },
-          py::arg("job"), py::arg("nodes"), py::arg("gpus"), py::arg("instances") = std::vector<int>{})
+          py::arg("job"), py::arg("nodes"), py::arg("gpus"), py::arg("instances") = std::vector<std::optional<MigSlotIndex>>{},
+          "instances: per GPU, its MIG slot (an index into the GPU's instances), None on GPUs without MIG")
       .def("recheck_at_s", [](Binder& b, double t) { b.recheck_at(Time() + Duration::from_seconds(t, Round::toward_zero)); });
 
   // --- runs

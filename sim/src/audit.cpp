@@ -18,7 +18,7 @@ class Audit final : public Observer {
     const Cluster& c = run.cluster();
     used_milli_.assign(c.gpu_count(), 0);
     pool_used_milli_.assign(c.pools().size(), 0);
-    for (NodeId n = 0; n < c.nodes().size(); ++n) check_node(run, n, "start", 0);
+    for (NodeId n{0}; n < c.nodes().size(); ++n) check_node(run, n, "start", 0);
     (void)c.take_changed();
     last_ = run.now();
   }
@@ -33,7 +33,7 @@ class Audit final : public Observer {
     changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
     for (NodeId n : changed) check_node(run, n, what, target);
     const Cluster& c = run.cluster();
-    for (PoolId p = 0; p < c.pools().size(); ++p) {
+    for (PoolId p{0}; p < c.pools().size(); ++p) {
       const double metered = run.metrics().allocated_gpus_now(p) * 1000.0;
       if (std::abs(metered - static_cast<double>(pool_used_milli_[p])) > 0.5)
         fail(run, what, target,
@@ -76,8 +76,8 @@ class Audit final : public Observer {
         milli += claim.milli.value;
         reserve += claim.reserve_mib;
         footprint += claim.footprint_mib;
-        if (claim.instance >= 0 && gpu.instances[static_cast<std::size_t>(claim.instance)].job != j)
-          gpu_bad(fmt::format("MIG slot {} does not name job {}, which claims it", claim.instance, j));
+        if (claim.instance && gpu.instances[*claim.instance].job != j)
+          gpu_bad(fmt::format("MIG slot {} does not name job {}, which claims it", *claim.instance, j));
       }
       if (gpu.free.value < 0 || gpu.free_memory_mib < 0 || gpu.used_memory_mib < 0)
         gpu_bad(fmt::format("over-committed: free share {} milli, free memory {} MiB, used memory {} MiB", gpu.free.value,

@@ -10,7 +10,7 @@
 namespace gpusim {
 
 PoolId Cluster::add_pool(Pool pool) {
-  // PoolId is 16-bit: loops `for (PoolId p = 0; p < pools().size(); ++p)` need the count below 65535.
+  // PoolId is 16-bit: loops `for (PoolId p{0}; p < pools().size(); ++p)` need the count below 65535.
   if (pools_.size() >= 65535) throw std::length_error("more than 65535 pools");
   pool.first_node = static_cast<NodeId>(nodes_.size());
   pool.node_count = 0;
@@ -111,9 +111,8 @@ void Cluster::place_in_bucket(NodeId id) {
 }
 
 void Cluster::leave_bucket(NodeId id) {
-  const BucketId old = nodes_[id].bucket;
-  if (old == kNoBucket) return;
-  nodes_[id].bucket = kNoBucket;
+  if (!nodes_[id].bucket) return;
+  const BucketId old = *std::exchange(nodes_[id].bucket, std::nullopt);
   NodeBucket& bucket = buckets_[old];
   bucket.nodes.erase(id);
   if (bucket.nodes.empty()) {
@@ -157,7 +156,7 @@ void Cluster::attach(GpuId g, JobId job, const GpuClaim& c) {
   gpu.free_memory_mib -= c.reserve_mib;
   gpu.used_memory_mib += c.footprint_mib;
   gpu.residents.push_back(job);
-  if (c.instance >= 0) gpu.instances[static_cast<std::size_t>(c.instance)].job = job;
+  if (c.instance) gpu.instances[*c.instance].job = job;
 }
 
 void Cluster::detach(GpuId g, JobId job, const GpuClaim& c) {
@@ -166,7 +165,7 @@ void Cluster::detach(GpuId g, JobId job, const GpuClaim& c) {
   gpu.free_memory_mib += c.reserve_mib;
   gpu.used_memory_mib -= c.footprint_mib;
   gpu.residents.erase(std::find(gpu.residents.begin(), gpu.residents.end(), job));
-  if (c.instance >= 0) gpu.instances[static_cast<std::size_t>(c.instance)].job = kNoJob;
+  if (c.instance) gpu.instances[*c.instance].job = kNoJob;
 }
 
 void Cluster::start_layout(GpuId g, const MigLayout& layout) {

@@ -115,18 +115,18 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(jobs_[id].request, cluster_.pool(pool)); }
   bool gpu_fits(JobId id, GpuId g) const override {
     const Gpu& gpu = cluster_.gpu(g);
-    if (!gpu.mig) return claim_for(id, g, -1).has_value();
+    if (!gpu.mig) return claim_for(id, g, std::nullopt).has_value();
     for (std::size_t i = 0; i < gpu.instances.size(); ++i)
-      if (claim_for(id, g, static_cast<int>(i))) return true;
+      if (claim_for(id, g, static_cast<MigSlotIndex>(i))) return true;
     return false;
   }
-  void fitting_instances(JobId id, GpuId g, std::vector<int>& out) const override {
+  void fitting_instances(JobId id, GpuId g, std::vector<MigSlotIndex>& out) const override {
     out.clear();
     const Gpu& gpu = cluster_.gpu(g);
     for (std::size_t i = 0; i < gpu.instances.size(); ++i)
-      if (claim_for(id, g, static_cast<int>(i))) out.push_back(static_cast<int>(i));
+      if (claim_for(id, g, static_cast<MigSlotIndex>(i))) out.push_back(static_cast<MigSlotIndex>(i));
     const MigTable& t = *cluster_.pool_of(gpu.node).gpu->mig;
-    std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
+    std::stable_sort(out.begin(), out.end(), [&](MigSlotIndex a, MigSlotIndex b) {
       const MigProfile& x = t.profiles[gpu.instances[a].instance.profile];
       const MigProfile& y = t.profiles[gpu.instances[b].instance.profile];
       return std::pair(x.memory_slices, x.sms) < std::pair(y.memory_slices, y.sms);
@@ -167,7 +167,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   }
   int32_t gpus_on(const Placement& p, NodeId n) const { return std::popcount(cluster_.gpu_mask(n, p.gpus)); }
   // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
-  std::optional<GpuClaim> claim_for(JobId id, GpuId g, int instance) const;
+  std::optional<GpuClaim> claim_for(JobId id, GpuId g, std::optional<MigSlotIndex> instance) const;
   void arrive(JobId id);
   // Releases everything the job holds; the caller sets its new status.
   void stop(JobId id, StopCause cause);
@@ -269,7 +269,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   uint64_t oom_events_ = 0, mps_faults_ = 0, reconfigurations_ = 0, rate_changes_ = 0;
 };
 
-std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, int instance) const {
+std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, std::optional<MigSlotIndex> instance) const {
   const Gpu& gpu = cluster_.gpu(g);
   const Node& node = cluster_.node(gpu.node);
   if (gpu.reconfiguring || !node.ready() || !pool_allowed(id, node.pool)) return std::nullopt;
@@ -411,11 +411,13 @@ void Engine::bind(JobId id, const Placement& p) {
     const std::string& node = cluster_.node(cluster_.gpu(g).node).name;
     if (std::find(p.nodes.begin(), p.nodes.end(), cluster_.gpu(g).node) == p.nodes.end())
       reject(id, fmt::format("GPU {} is on node {}, which the placement does not list", g, node));
-    const int instance = p.instances.empty() ? -1 : p.instances[i];
-    if (cluster_.gpu(g).mig && instance < 0) reject(id, fmt::format("GPU {} of node {} has MIG on; the placement names no instance", g, node));
+    const std::optional<MigSlotIndex> instance = p.instances.empty() ? std::nullopt : p.instances[i];
+    if (cluster_.gpu(g).mig && !instance)
+      reject(id, fmt::format("GPU {} of node {} has MIG on; the placement names no instance", g, node));
     auto c = claim_for(id, g, instance);
-    if (!c) reject(id, instance >= 0 ? fmt::format("MIG instance {} of GPU {} of node {} does not have room", instance, g, node)
-                                     : fmt::format("GPU {} of node {} does not have room", g, node));
+    if (!c)
+      reject(id, instance ? fmt::format("MIG instance {} of GPU {} of node {} does not have room", *instance, g, node)
+                          : fmt::format("GPU {} of node {} does not have room", g, node));
     claims.push_back(*c);
   }
   const bool partial = static_cast<int32_t>(records_[id].claims.size() + p.gpus.size()) < j.request.gpus;
@@ -440,7 +442,7 @@ void Engine::bind(JobId id, const Placement& p) {
     r.claims.push_back(claims[i]);
     r.placement.gpus.push_back(p.gpus[i]);
     r.placement.instances.push_back(claims[i].instance);
-    if (claims[i].instance >= 0) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[static_cast<std::size_t>(claims[i].instance)].instance);
+    if (claims[i].instance) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[*claims[i].instance].instance);
   }
   for (NodeId n : p.nodes) {
     cluster_.reindex(n);
@@ -624,11 +626,12 @@ bool Engine::arrive_due() {
 void Engine::apply(const Event& e) {
   switch (e.kind) {
     case EventKind::completion:
-      if (e.generation == records_[e.target].generation && records_[e.target].status == JobStatus::running) complete(e.target);
+      if (e.generation == records_[e.target].generation && records_[e.target].status == JobStatus::running)
+        complete(JobId{e.target});
       break;
     case EventKind::requeue:
       ++event_count_;
-      life_.enqueue(e.target, now_);
+      life_.enqueue(JobId{e.target}, now_);
       break;
     case EventKind::fault:
       if (records_[e.target].status == JobStatus::running && records_[e.target].attempt == e.generation) {
@@ -639,16 +642,16 @@ void Engine::apply(const Event& e) {
       break;
     case EventKind::layout_ready:
       ++event_count_;
-      cluster_.finish_layout(e.target);
-      cluster_.reindex(cluster_.gpu(e.target).node);
+      cluster_.finish_layout(GpuId{e.target});
+      cluster_.reindex(cluster_.gpu(GpuId{e.target}).node);
       capacity_grew_ = true;
       break;
     case EventKind::checkpoint:
     case EventKind::phase_end:
       if (records_[e.target].status == JobStatus::running && records_[e.target].phase_generation == e.generation) {
         ++event_count_;
-        if (e.kind == EventKind::checkpoint) start_checkpoint(e.target, resolved_[e.target].checkpoint->cost);
-        else end_phase(e.target);
+        if (e.kind == EventKind::checkpoint) start_checkpoint(JobId{e.target}, resolved_[e.target].checkpoint->cost);
+        else end_phase(JobId{e.target});
       }
       break;
     case EventKind::node_ready:
@@ -697,7 +700,7 @@ RunResult Engine::finish() {
   notify([&](Observer& o) { o.finished(*this); });
 
   std::map<std::string, uint64_t> reasons;
-  for (JobId id = 0; id < jobs_.size(); ++id)
+  for (JobId id{0}; id < jobs_.size(); ++id)
     if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.of_job(id).never_fits]++;
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -718,7 +721,7 @@ RunResult Engine::finish() {
 
 void Engine::finish_costs() {
   // Jobs still holding GPUs at the end: their busy cost and held share up to the end.
-  for (JobId id = 0; id < records_.size(); ++id) {
+  for (JobId id{0}; id < records_.size(); ++id) {
     JobRecord& r = records_[id];
     if (r.claims.empty()) continue;
     if (r.status == JobStatus::running) settle(id);
@@ -873,7 +876,7 @@ void Engine::notice(JobId id, Time gone) {
 void Engine::scale_up() {
   ScaleUpPlan plan;
   std::vector<PoolId> scalable;
-  for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
+  for (PoolId p{0}; p < cluster_.pools().size(); ++p) {
     const Pool& pool = cluster_.pool(p);
     if (!pool.autoscale.enabled) continue;
     const NodeLifecycle::PoolState& rt = nodes_.pool(p);

@@ -118,7 +118,7 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
 RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog) {
   RequestShape s;
   std::vector<std::string> reasons;
-  for (PoolId p = 0; p < c.pools().size(); ++p) {
+  for (PoolId p{0}; p < c.pools().size(); ++p) {
     if (auto why = pool_refuses(q, c.pool(p), catalog)) {
       if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(std::move(*why));
     } else {
@@ -133,7 +133,7 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
   int32_t largest = 0;
   int64_t gpus_total = 0;
   bool resources_fit = false;
-  for (NodeId n = 0; n < c.nodes().size(); ++n) {
+  for (NodeId n{0}; n < c.nodes().size(); ++n) {
     const Node& node = c.node(n);
     if (!(s.pool_mask >> node.pool & 1)) continue;
     if (!pods_fit(per_pod(q), 1, {node.cpu_milli, node.memory_mib})) continue;

@@ -78,7 +78,7 @@ void Metrics::close_window(PoolId pool, Time end) {
 }
 
 void Metrics::finish(Time end) {
-  for (PoolId p = 0; p < pools_.size(); ++p)
+  for (PoolId p{0}; p < pools_.size(); ++p)
     if (pools_[p].in_window) close_window(p, end);
   std::stable_sort(windows_.begin(), windows_.end(), [](const LowUtilizationWindow& a, const LowUtilizationWindow& b) {
     return std::pair(a.start, a.pool) < std::pair(b.start, b.pool);

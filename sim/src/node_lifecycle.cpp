@@ -16,7 +16,7 @@ NodeLifecycle::NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, 
       nodes_(cluster.nodes().size()),
       pools_(cluster.pools().size()),
       activity_(cluster.pools().size()) {
-  for (PoolId p = 0; p < pools_.size(); ++p) {
+  for (PoolId p{0}; p < pools_.size(); ++p) {
     pools_[p].rng = make_stream(seed, "spot/" + cluster.pool(p).name);
     const SpotConfig& spot = cluster.pool(p).spot;
     if (spot.process == SpotConfig::Process::poisson) pools_[p].hazard_per_node_hour = spot.hazard_per_node_hour;
@@ -26,7 +26,7 @@ NodeLifecycle::NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, 
 }
 
 void NodeLifecycle::apply(const Event& e) {
-  const NodeId n = e.target;
+  const NodeId n{e.target};
   switch (e.kind) {
     case EventKind::node_ready:
       if (nodes_[n].stamp == e.generation && cluster_.node(n).state == NodeState::provisioning) node_ready(n);
@@ -160,7 +160,7 @@ void NodeLifecycle::market_tick(PoolId p) {
   if (ps.spot.trace_prices) set_price(p, series.price_per_node_hour_usd[tick]);
   // The market has fewer instances for us: requests still provisioning fail first, then running
   // nodes are reclaimed, drawn at random.
-  for (NodeId n = pool.first_node + pool.node_count; rt.alive > rt.cap && rt.provisioning > 0 && n-- > pool.first_node;)
+  for (NodeId n{pool.first_node + pool.node_count}; rt.alive > rt.cap && rt.provisioning > 0 && n-- > pool.first_node;)
     if (cluster_.node(n).state == NodeState::provisioning) {
       ++activity_[p].cancelled;
       set_state(n, NodeState::off);
@@ -186,7 +186,7 @@ void NodeLifecycle::market_tick(PoolId p) {
 }
 
 void NodeLifecycle::start() {
-  for (PoolId p = 0; p < cluster_.pools().size(); ++p) {
+  for (PoolId p{0}; p < cluster_.pools().size(); ++p) {
     const Pool& pool = cluster_.pool(p);
     set_price(p, pool.price_per_node_hour_usd);
     const Pool& ps = cluster_.pool(p);

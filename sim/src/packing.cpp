@@ -31,7 +31,7 @@ class FragmentationLedger {
     const Cluster& c = view.cluster();
     node_frag_.assign(c.nodes().size(), 0.0);
     node_idle_.assign(c.nodes().size(), 0);
-    for (NodeId n = 0; n < c.nodes().size(); ++n)
+    for (NodeId n{0}; n < c.nodes().size(); ++n)
       if (c.node(n).ready() && c.node(n).gpu_count > 0) node_changed(view, n);
   }
 

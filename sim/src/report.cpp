@@ -90,7 +90,7 @@ std::string placement_text(const Cluster& c, const JobRecord& r) {
       const GpuId g = p.gpus[i];
       if (c.gpu(g).node != n) continue;
       gpus += fmt::format("{}{}", gpus.empty() ? "" : "+", g - c.node(n).first_gpu);
-      if (i < p.instances.size() && p.instances[i] >= 0 && mig < r.mig.size()) {
+      if (i < p.instances.size() && p.instances[i] && mig < r.mig.size()) {
         const MigInstance in = r.mig[mig++];
         gpus += fmt::format("/{}@{}", c.pool_of(n).gpu->mig->profiles[in.profile].name, in.start);
       }
@@ -150,7 +150,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
 
   double cost = 0, capacity = 0, allocated = 0, busy = 0;
   Json pools = Json::array();
-  for (PoolId p = 0; p < c.pools().size(); ++p) {
+  for (PoolId p{0}; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
     const double pool_cost = r.metrics.cost_usd(p);
     const double cap = r.metrics.capacity_gpu_time(p).hours();
@@ -323,7 +323,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   // Cost: by market, and attributed to jobs by the share of capacity they held.
   double allocated_cost = 0, busy_cost = 0;
   std::map<std::string, double> by_market;
-  for (PoolId p = 0; p < c.pools().size(); ++p) {
+  for (PoolId p{0}; p < c.pools().size(); ++p) {
     allocated_cost += r.metrics.allocated_cost_usd(p);
     busy_cost += r.metrics.busy_cost_usd(p);
     by_market[std::string(to_string(c.pool(p).market))] += r.metrics.cost_usd(p);
@@ -366,7 +366,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   for (uint16_t t = 0; t < s.jobs.tenants.size(); ++t) {
     if (t_jobs[t] == 0) continue;
     double t_alloc = 0;
-    for (PoolId p = 0; p < c.pools().size(); ++p) t_alloc += r.metrics.allocated_gpu_time(p, t).hours();
+    for (PoolId p{0}; p < c.pools().size(); ++p) t_alloc += r.metrics.allocated_gpu_time(p, t).hours();
     Json tj;
     tj["name"] = s.jobs.tenants[t];
     tj["jobs"] = t_jobs[t];
@@ -437,7 +437,7 @@ void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   };
   std::map<std::string, Sum> markets;
   Sum total;
-  for (PoolId p = 0; p < c.pools().size(); ++p) {
+  for (PoolId p{0}; p < c.pools().size(); ++p) {
     const Sum x{r.metrics.cost_usd(p),
                 r.metrics.allocated_cost_usd(p),
                 r.metrics.busy_cost_usd(p),
@@ -464,7 +464,7 @@ void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   };
   for (uint16_t t = 0; t < shares.tenants.size(); ++t) {
     double hours = 0;
-    for (PoolId p = 0; p < c.pools().size(); ++p) hours += r.metrics.allocated_gpu_time(p, t).hours();
+    for (PoolId p{0}; p < c.pools().size(); ++p) hours += r.metrics.allocated_gpu_time(p, t).hours();
     if (shares.tenants[t].cost_usd > 0 || hours > 0) share_row("tenant", s.jobs.tenants[t], shares.tenants[t], hours);
   }
   for (std::size_t k = 0; k < shares.kinds.size(); ++k)
@@ -484,7 +484,7 @@ void write_gpus_csv(std::ostream& out, const RunResult& r) {
   const Cluster& c = r.cluster;
   const double seconds = r.end.seconds();
   out << "gpu,node,pool,index,mig_layout,busy_hours,effective_utilization\n";
-  for (GpuId g = 0; g < c.gpu_count(); ++g) {
+  for (GpuId g{0}; g < c.gpu_count(); ++g) {
     const Gpu& gpu = c.gpu(g);
     const Node& n = c.node(gpu.node);
     std::string layout;

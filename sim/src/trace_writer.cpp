@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@ class TraceWriter final : public OutputWriter {
   void started(const RunState& run) override {
     const Cluster& c = run.cluster();
     event(fmt::format(R"({{"ph":"M","name":"process_name","pid":0,"args":{{"name":"cluster"}}}})"));
-    for (NodeId n = 0; n < c.nodes().size(); ++n)
+    for (NodeId n{0}; n < c.nodes().size(); ++n)
       event(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}})", pid(n),
                         json_string(fmt::format("{} ({})", c.node(n).name, c.pool_of(n).name))));
     lanes_.resize(c.gpu_count());
@@ -43,15 +44,15 @@ class TraceWriter final : public OutputWriter {
       const Gpu& gpu = c.gpu(g);
       const uint32_t local = g - c.node(gpu.node).first_gpu;
       std::string name = fmt::format("GPU {}", local);
-      if (const int slot = r.claims[i].instance; slot >= 0) {
-        const MigInstance in = gpu.instances[static_cast<std::size_t>(slot)].instance;
+      if (const std::optional<MigSlotIndex> slot = r.claims[i].instance) {
+        const MigInstance in = gpu.instances[*slot].instance;
         name += fmt::format(" {}@{}", c.pool_of(gpu.node).gpu->mig->profiles[in.profile].name, in.start);
       } else if (gpu.slots > 1 || r.claims[i].milli < kWholeGpu) {
         // A shared GPU: each resident on its own lane, the lowest one free.
         auto& lanes = lanes_[g];
         std::size_t lane = 0;
-        while (lane < lanes.size() && lanes[lane] != kNoJob) ++lane;
-        if (lane == lanes.size()) lanes.push_back(kNoJob);
+        while (lane < lanes.size() && lanes[lane]) ++lane;
+        if (lane == lanes.size()) lanes.emplace_back();
         lanes[lane] = id;
         name += fmt::format(" replica {}", lane);
       }
@@ -142,8 +143,8 @@ class TraceWriter final : public OutputWriter {
       event(fmt::format(R"({{"ph":"X","name":{},"cat":"job","pid":{},"tid":{},"ts":{},"dur":{},"args":{}}})", json_string(j.name),
                         p, t, open.start.us(), dur, args));
     for (GpuId g : r.placement.gpus)
-      for (JobId& lane : lanes_[g])
-        if (lane == id) lane = kNoJob;
+      for (std::optional<JobId>& lane : lanes_[g])
+        if (lane == id) lane.reset();
     open_.erase(it);
   }
 
@@ -162,7 +163,7 @@ class TraceWriter final : public OutputWriter {
     pending_at_ = run.now();
     const Cluster& c = run.cluster();
     pending_.resize(c.pools().size());
-    for (PoolId p = 0; p < pending_.size(); ++p)
+    for (PoolId p{0}; p < pending_.size(); ++p)
       pending_[p] = {run.metrics().allocated_gpus_now(p), run.metrics().busy_gpus_now(p)};
     if (names_.empty())
       for (const Pool& p : c.pools()) names_.push_back(json_string(p.name));
@@ -183,7 +184,7 @@ class TraceWriter final : public OutputWriter {
   std::string events_;
   std::map<JobId, Residency> open_;
   std::map<std::pair<NodeId, std::string>, uint32_t> tids_;
-  std::vector<std::vector<JobId>> lanes_;                     // per GPU: the resident on each replica lane
+  std::vector<std::vector<std::optional<JobId>>> lanes_;      // per GPU: the resident on each replica lane, if any
   std::vector<std::string> names_;                            // pools, quoted
   std::vector<std::pair<double, double>> pending_, written_;  // per pool: allocated, busy
   Time pending_at_;

@@ -21,7 +21,8 @@ class PlacementPolicy {
   virtual void choose_gpus(const ClusterView& view, JobId job, const std::vector<GpuId>& fitting, int32_t count,
                            std::vector<GpuId>& out) const;
   // On a MIG-enabled GPU, the instance to take among `fitting` (smallest first); default: the first.
-  virtual int choose_instance(const ClusterView& view, JobId job, GpuId gpu, const std::vector<int>& fitting) const;
+  virtual MigSlotIndex choose_instance(const ClusterView& view, JobId job, GpuId gpu,
+                                       const std::vector<MigSlotIndex>& fitting) const;
   // Called after a pass with the jobs that did not fit; a policy may reconfigure drained MIG GPUs or
   // ask for a later decision point here.
   virtual void after_pass(const ClusterView& view, Binder& binder, const std::vector<JobId>& unplaced);

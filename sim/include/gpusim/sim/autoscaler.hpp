@@ -17,7 +17,7 @@ namespace gpusim {
 // What one pod group (a job) needs on one pool: `gpus` GPUs of `milli` and `gpu_memory_mib` each;
 // CPU and memory per pod; a job that may span nodes takes whole units of `unit` GPUs per node.
 struct PodDemand {
-  PoolId pool = 0;
+  PoolId pool{0};
   int32_t gpus = 0;
   Milli milli = kWholeGpu;
   int64_t gpu_memory_mib = 0;
@@ -56,7 +56,7 @@ class ScaleUpPlan {
     int64_t cpu_milli = 0, memory_mib = 0;
   };
   struct PoolPlan {
-    PoolId pool = 0;
+    PoolId pool{0};
     NodeShape shape;
     uint32_t headroom = 0;
     uint32_t added = 0;

@@ -13,21 +13,21 @@
 #include <utility>
 #include <vector>
 
+#include "gpusim/core/id.hpp"
 #include "gpusim/core/units.hpp"
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/market.hpp"
 #include "gpusim/sim/sharing.hpp"
 #include "gpusim/sim/topology_manager.hpp"
+#include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
 
-using PoolId = uint16_t;
-using NodeId = uint32_t;
-using GpuId = uint32_t;
-using BucketId = uint32_t;
-using JobId = uint32_t;
-inline constexpr JobId kNoJob = 0xFFFFFFFFu;
-inline constexpr BucketId kNoBucket = 0xFFFFFFFFu;
+using PoolId = Id<struct PoolTag, uint16_t>;
+using NodeId = Id<struct NodeTag, uint32_t>;
+using GpuId = Id<struct GpuTag, uint32_t>;
+using BucketId = Id<struct BucketTag, uint32_t>;
+using MigSlotIndex = uint8_t;  // into Gpu::instances (at most 7)
 
 // A node's life in a pool whose size changes (autoscaling, spot): `off` is a slot not provisioned,
 // `provisioning` is billed but not usable yet, `draining` has had a reclaim notice (cordoned: its
@@ -66,7 +66,7 @@ struct PoolSpec {
 
 // A pool of the built cluster: its spec, and where its node slots and GPUs are.
 struct Pool : PoolSpec {
-  NodeId first_node = 0;
+  NodeId first_node{0};
   uint32_t node_count = 0;     // node slots: the most nodes it can ever have
   uint32_t gpu_count = 0;      // GPUs of all its slots
   uint16_t gpus_per_node = 0;  // of its template (trace node lists may differ per node)
@@ -74,18 +74,20 @@ struct Pool : PoolSpec {
 
 struct Node {
   std::string name;
-  PoolId pool = 0;
+  PoolId pool{0};
   uint16_t gpu_count = 0;
-  GpuId first_gpu = 0;
+  GpuId first_gpu{0};
   int64_t cpu_milli = 0, memory_mib = 0;            // capacity
   int64_t free_cpu_milli = 0, free_memory_mib = 0;
   const NodeTopology* topology = nullptr;  // links between its GPUs (owned by the cluster)
-  BucketId bucket = kNoBucket;             // kNoBucket unless ready
+  std::optional<BucketId> bucket;          // none unless ready (decisions scan buckets, not Nodes: 8 bytes more is fine)
   NodeState state = NodeState::ready;
   bool ready() const { return state == NodeState::ready; }
 };
 
-// A placed MIG GPU instance and the job on it.
+// A placed MIG GPU instance and the job on it. A sentinel rather than std::optional<JobId>: every
+// Gpu holds seven slots inline, and an optional would make each 4 bytes larger (Gpu 192 -> 216 bytes).
+inline constexpr JobId kNoJob{0xFFFFFFFFu};
 struct MigSlot {
   MigInstance instance;
   JobId job = kNoJob;
@@ -96,11 +98,11 @@ struct GpuClaim {
   Milli milli;                  // share of the GPU it blocks (allocation metrics, fit of shares)
   int64_t reserve_mib = 0;      // memory set aside for it (fractional shares, MPS pinned limit)
   int64_t footprint_mib = 0;    // memory it uses without isolation (time-slicing)
-  int instance = -1;            // MIG slot index, or -1
+  std::optional<MigSlotIndex> instance;  // the MIG slot it takes, on a MIG GPU
 };
 
 struct Gpu {
-  NodeId node = 0;
+  NodeId node{0};
   Milli free = kWholeGpu;       // share not yet claimed
   int64_t free_memory_mib = 0;  // memory not reserved
   int64_t used_memory_mib = 0;  // time-slicing: the sum of the residents' footprints

@@ -94,40 +94,41 @@ inline GpuDemand demand_on(const Request& q, const Pool& pool) {
   return {kWholeGpu, memory};
 }
 
-// What the request would hold on `gpu` of `pool` (on slot `instance` of a MIG GPU, else -1), or
-// nullopt if it does not fit there now. Whether the node is ready and the pool allowed is the
+// What the request would hold on `gpu` of `pool` (on slot `instance` of a MIG GPU, none otherwise),
+// or nullopt if it does not fit there now. Whether the node is ready and the pool allowed is the
 // caller's to check.
-inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, int instance,
+inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, std::optional<MigSlotIndex> instance,
                                         const TimeSlicingModel& ts) {
   const SharingConfig& c = pool.sharing;
   if (gpu.mig) {
-    if (instance < 0 || static_cast<std::size_t>(instance) >= gpu.instances.size()) return std::nullopt;
-    const MigSlot& slot = gpu.instances[static_cast<std::size_t>(instance)];
+    if (!instance || *instance >= gpu.instances.size()) return std::nullopt;
+    const MigSlot& slot = gpu.instances[*instance];
     const MigProfile& p = pool.gpu->mig->profiles[slot.instance.profile];
     if (slot.job != kNoJob || !profile_serves(q, c, p)) return std::nullopt;
     return GpuClaim{instance_milli(*pool.gpu->mig, p), 0, 0, instance};
   }
-  if (instance >= 0) return std::nullopt;
+  if (instance) return std::nullopt;
   switch (c.mode) {
     case Sharing::exclusive:
     case Sharing::mig:  // a GPU with MIG off is a whole GPU
       if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource.empty())) return std::nullopt;
       if (q.claim && pool.gpu->sms < q.min_sms) return std::nullopt;
-      return GpuClaim{kWholeGpu, 0, 0, -1};
+      return GpuClaim{kWholeGpu, 0, 0, std::nullopt};
     case Sharing::fractional:
       if (gpu.free < q.milli_per_gpu || gpu.free_memory_mib < q.gpu_memory_mib) return std::nullopt;
-      return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, -1};
+      return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, std::nullopt};
     case Sharing::time_slicing: {
       if (std::min(c.replicas, ts.max_contexts) <= static_cast<int>(gpu.residents.size())) return std::nullopt;
       // No memory isolation: nothing is reserved; what the job uses counts toward the GPU's total,
       // capped by the pod's own limit, which then covers its CUDA context too.
       const int64_t use = q.gpu_memory_mib + ts.context_memory_mib;
-      return GpuClaim{Milli{1000 / c.replicas}, 0, q.gpu_memory_limit_mib > 0 ? std::min(use, q.gpu_memory_limit_mib) : use, -1};
+      return GpuClaim{Milli{1000 / c.replicas}, 0, q.gpu_memory_limit_mib > 0 ? std::min(use, q.gpu_memory_limit_mib) : use,
+                      std::nullopt};
     }
     case Sharing::mps: {
       const int64_t limit = mps_memory_limit_mib(q, pool);
       if (gpu.free_slots() <= 0 || gpu.free_memory_mib < limit) return std::nullopt;
-      return GpuClaim{Milli{1000 / c.replicas}, limit, 0, -1};
+      return GpuClaim{Milli{1000 / c.replicas}, limit, 0, std::nullopt};
     }
   }
   return std::nullopt;

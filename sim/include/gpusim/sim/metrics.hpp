@@ -34,7 +34,7 @@ struct Sample {
 
 // A stretch of time during which a pool's effective utilization stayed under the alert threshold.
 struct LowUtilizationWindow {
-  PoolId pool = 0;
+  PoolId pool{0};
   Time start, end;
   GpuTime busy_gpu;
   GpuTime capacity_gpu;

@@ -5,6 +5,7 @@
 #include <compare>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,11 @@ namespace gpusim {
 
 // Where a job runs: the nodes it occupies (CPU and memory are taken on each), its GPUs, and on
 // MIG-enabled GPUs the instance (slot index into Gpu::instances) it takes, parallel to `gpus`
-// (-1 for GPUs without MIG; may be left empty when none of the GPUs has MIG).
+// (none for GPUs without MIG; may be left empty when none of the GPUs has MIG).
 struct Placement {
   std::vector<NodeId> nodes;
   std::vector<GpuId> gpus;
-  std::vector<int> instances;
+  std::vector<std::optional<MigSlotIndex>> instances;
 };
 
 // Pending jobs are kept ordered by (key, job id): smaller first.
@@ -82,7 +83,7 @@ class ClusterView {
   virtual GpuDemand gpu_demand(JobId id, PoolId pool) const = 0;
   virtual bool gpu_fits(JobId id, GpuId gpu) const = 0;
   // MIG slots of `gpu` the job fits, smallest instance first (memory slices, then SMs, then start).
-  virtual void fitting_instances(JobId id, GpuId gpu, std::vector<int>& out) const = 0;
+  virtual void fitting_instances(JobId id, GpuId gpu, std::vector<MigSlotIndex>& out) const = 0;
   virtual const ExecutionModel& model() const = 0;
   virtual const SchedulingOptions& scheduling() const = 0;
   // GPUs the job's next placement takes: all it still lacks, or one worker's when gang is off.

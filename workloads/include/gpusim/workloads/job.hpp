@@ -10,12 +10,13 @@
 
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/id.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/units.hpp"
 
 namespace gpusim {
 
-using JobId = uint32_t;
+using JobId = Id<struct JobTag, uint32_t>;
 
 enum class JobKind : uint8_t { training, inference, notebook, batch };
 constexpr auto enum_table(JobKind) {
@@ -84,7 +85,7 @@ struct Request {
 };
 
 struct Job {
-  JobId id = 0;                    // index in its JobSet, in arrival order
+  JobId id{0};  // index in its JobSet, in arrival order
   std::string name;
   Time arrival;
   Duration work;
