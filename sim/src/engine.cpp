@@ -30,13 +30,14 @@ namespace {
 
 class Engine final : public RunState, public Binder, private NodeLifecycle::Host {
  public:
-  Engine(const World& w, Scheduler& scheduler, const RunOptions& options)
+  // `cluster` is the world's at time 0: a copy, or the world's own when the world is not kept.
+  Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunOptions& options)
       : scenario_(w.scenario),
         jobs_(w.scenario.jobs.jobs),
         resolved_(w.jobs),
         scheduler_(scheduler),
         options_(options),
-        cluster_(w.cluster),
+        cluster_(std::move(cluster)),
         shapes_(w.shapes),
         life_(jobs_.size(), shapes_),
         records_(life_.records()),
@@ -932,12 +933,15 @@ void Engine::scale_up() {
 }  // namespace
 
 RunResult simulate(const World& world, Scheduler& scheduler, const RunOptions& options) {
-  Engine engine(world, scheduler, options);
+  Engine engine(world, world.cluster, scheduler, options);
   return engine.run();
 }
 
 RunResult simulate(const Scenario& scenario, Scheduler& scheduler, const RunOptions& options) {
-  return simulate(build_world(scenario), scheduler, options);
+  World world = build_world(scenario);
+  Cluster cluster = std::move(world.cluster);  // the world is not kept: its run takes the cluster
+  Engine engine(world, std::move(cluster), scheduler, options);
+  return engine.run();
 }
 
 }  // namespace gpusim
