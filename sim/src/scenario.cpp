@@ -915,18 +915,4 @@ std::optional<MigCounts> builtin_mig_config(const GpuModel& model, std::string_v
   return std::nullopt;
 }
 
-Cluster build_cluster(const Scenario& s) {
-  Cluster c;
-  for (const PoolSpec& p : s.pools) {
-    Pool pool{p};
-    pool.gpus_per_node = p.nodes.empty() ? 0 : static_cast<uint16_t>(p.nodes.front().gpus);
-    const PoolId id = c.add_pool(std::move(pool));
-    for (std::size_t i = 0; i < p.nodes.size(); ++i) {
-      const auto& n = p.nodes[i];
-      c.add_node(id, n.name, n.cpu_milli, n.memory_mib, n.gpus, n.topology, i < p.initial_nodes ? NodeState::ready : NodeState::off);
-    }
-  }
-  return c;
-}
-
 }  // namespace gpusim

@@ -74,8 +74,6 @@ Json scenario_schema(const std::vector<std::string>& policy_params);
 // variant; once, named "", when it has none. What `compare`, `check` and `sweep` run.
 std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& path, const LoadOptions& options);
 
-Cluster build_cluster(const Scenario& scenario);
-
 // mig-parted's generated configs for a model: all-disabled, all-enabled (no instances),
 // all-<profile> (as many as fit), all-balanced (seven-slice: 2 x 1g + 1 x 2g + 1 x 3g, the
 // smallest of each class). nullopt for any other name.
