@@ -22,11 +22,13 @@ install_dependencies() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The gpusim package into Debian's python3 (/usr/local/lib/python3.X/dist-packages), so that
-# `/usr/bin/python3 -c "import gpusim"` works from any directory.
-install_python_package() {
+# The gpusim command into /usr/local/bin and the gpusim package into Debian's python3
+# (/usr/local/lib/python3.X/dist-packages), so that `gpusim` and `/usr/bin/python3 -c "import gpusim"`
+# work from any directory and any new shell.
+install_gpusim() {
   local sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" cmake --install "$BUILD" --component cli >/dev/null
   "${sudo[@]}" cmake --install "$BUILD" --component python >/dev/null
 }
 
