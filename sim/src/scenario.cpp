@@ -93,14 +93,27 @@ namespace {
 
 constexpr int kScenarioVersion = 1;
 
+// A relative trace path is looked up beside the scenario file first (a trace shipped with its
+// scenario), then in the data directory; an absolute one is taken as is.
 std::string data_path(const ConfigNode& field, const std::string& data_dir) {
   const std::string rel = field.as_string();
-  fs::path p(rel);
-  if (p.is_relative()) p = fs::path(data_dir) / p;
-  if (!fs::is_regular_file(p))
-    field.fail(fmt::format("trace file '{}' not found (looked in the data directory {}; set --data or GPUSIM_DATA)",
-                           rel, data_dir));
-  return p.string();
+  const fs::path p(rel);
+  if (p.is_absolute()) {
+    if (!fs::is_regular_file(p)) field.fail(fmt::format("trace file '{}' not found", rel));
+    return p.string();
+  }
+  std::vector<fs::path> tried;
+  // A scenario given as a Python dict or a string has no file: only the data directory applies.
+  if (const fs::path scenario(field.file()); fs::is_regular_file(scenario))
+    tried.push_back(scenario.parent_path() / p);
+  tried.push_back(fs::path(data_dir) / p);
+  for (const fs::path& candidate : tried)
+    if (fs::is_regular_file(candidate)) return candidate.string();
+  std::string where;
+  for (const fs::path& candidate : tried) where += fmt::format("{}{}", where.empty() ? "" : ", ", candidate.string());
+  field.fail(fmt::format("trace file '{}' not found (looked for {}: beside the scenario, then in the data directory; "
+                         "set the data directory with --data or GPUSIM_DATA)",
+                         rel, where));
 }
 
 SharingConfig read_sharing_name(const ConfigNode& n) {
@@ -208,7 +221,7 @@ const Section& availability_section() {
       "spot_availability",
       "A recorded spot availability trace (SkyPilot's \"Can't Be Late\" format)",
       {
-          {"path", Type::string(), required, "", "The trace file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"path", Type::string(), required, "", "The trace file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
           {"format", Type::choice({"skypilot"}), "skypilot", "", "The trace's format"},
           {"scale", Type::integer().at_least(1).at_most(10000), "1", "", "Nodes per available instance"},
           {"prices", Type::boolean(), "false", "", "Bill the trace's prices"},
@@ -523,7 +536,7 @@ const Section& node_list_section() {
       "Pools from a trace's node list: one per GPU model (and one for CPU-only nodes)",
       {
           {"format", Type::choice({"openb"}), required, "", "The list's format (Alibaba GPU v2023 openb_node_list)"},
-          {"path", Type::string(), required, "", "The file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"path", Type::string(), required, "", "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
           {"sharing", Type::enumeration({Sharing::exclusive, Sharing::fractional}), "exclusive", "", "How pods share a GPU"},
           {"market", Type::enumeration({Market::on_demand, Market::reserved}), "on-demand", "", "How its nodes are bought"},
           {"name", Type::string(), "openb", "", "Prefix of its pools' names: NAME-<GPU model>, NAME-cpu"},
@@ -588,7 +601,7 @@ const Section& trace_section() {
       {
           {"format", Type::choice({"openb", "philly", "csv"}), required, "",
            "openb (Alibaba GPU v2023 pods), philly (Microsoft Philly jobs) or csv (arrival_s, duration_s, gpus, ...)"},
-          {"path", Type::string(), required, "", "The file, relative to the data directory (--data, GPUSIM_DATA)"},
+          {"path", Type::string(), required, "", "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
           {"kind", Type::enumeration<JobKind>(), "", "", "The kind of every job; default: the format's"},
           {"u", Type::number().at_least(0).at_most(1), "", "", "The compute demand of every job; default: its kind's"},
           {"multi_node", Type::boolean(), "", "", "May multi-GPU jobs span nodes; default: the format's"},

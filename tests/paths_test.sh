@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Where trace files are found: beside the scenario first, then in the data directory (--data, else
+# GPUSIM_DATA, else data/); a missing one names both places. And the traces data/ carries match the
+# checksums scripts/fetch-traces.sh verifies.
+set -uo pipefail
+GPUSIM="$1"
+ROOT="$2"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; cat "$TMP/out" "$TMP/err"; fail=1; }
+
+mkdir -p "$TMP/project" "$TMP/data"
+printf 'arrival_s,duration_s,gpus\n0,3600,1\n60,7200,2\n' > "$TMP/project/trace.csv"
+printf 'arrival_s,duration_s,gpus\n0,60,1\n' > "$TMP/data/trace.csv"
+cat > "$TMP/project/s.yaml" <<'YAML'
+name: beside
+seed: 1
+cluster: {pools: [{name: a, node: dgx-a100-80gb, count: 1}]}
+workload: {traces: [{format: csv, path: trace.csv}]}
+YAML
+
+# Beside the scenario wins over the data directory, from any working directory.
+(cd / && "$GPUSIM" run "$TMP/project/s.yaml" --data "$TMP/data" --json >"$TMP/out" 2>"$TMP/err")
+grep -q '"jobs_completed": 2' "$TMP/out" && ok "trace beside the scenario" || bad "trace beside the scenario"
+
+# Without one beside it, the data directory (--data, then GPUSIM_DATA).
+mv "$TMP/project/trace.csv" "$TMP/project/elsewhere.csv"
+"$GPUSIM" run "$TMP/project/s.yaml" --data "$TMP/data" --json >"$TMP/out" 2>"$TMP/err"
+grep -q '"jobs_completed": 1' "$TMP/out" && ok "trace in --data" || bad "trace in --data"
+GPUSIM_DATA="$TMP/data" "$GPUSIM" run "$TMP/project/s.yaml" --json >"$TMP/out" 2>"$TMP/err"
+grep -q '"jobs_completed": 1' "$TMP/out" && ok "trace in GPUSIM_DATA" || bad "trace in GPUSIM_DATA"
+
+# Neither: exit 2, naming both places looked in.
+"$GPUSIM" run "$TMP/project/s.yaml" --data "$TMP/nowhere" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -qF "$TMP/project/trace.csv" "$TMP/err" && grep -qF "$TMP/nowhere/trace.csv" "$TMP/err" \
+   && grep -qF "s.yaml:line 4" "$TMP/err"; then ok "missing trace names both places"; else bad "missing trace (exit $rc)"; fi
+
+# The traces data/ carries are the public files, byte for byte (offline: nothing is downloaded).
+bash "$ROOT/scripts/fetch-traces.sh" --verify "$ROOT/data" >"$TMP/out" 2>"$TMP/err" \
+  && ok "data/ matches data/traces.sha256" || bad "data/ checksums"
+
+exit $fail
