@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""The README as a new user meets it: every command runs, every quoted figure is what gpusim prints.
+
+Reads README.md and, in a fresh working directory that sees the repository's scenarios/, data/,
+results/ and python/ (outputs such as out/qs land in the working directory, not in the checkout):
+
+- runs every line of every ```sh block (exit 0 expected; `gpusim check` included), and every
+  ```python block under Debian's /usr/bin/python3 with the package the build assembled;
+- writes a block preceded by `<!-- write: PATH -->` to PATH before the commands after it run;
+- checks a block preceded by `<!-- file: PATH -->` is that repository file, byte for byte;
+- after `<!-- figures: COMMAND -->` (several such lines add up), checks the next paragraph's
+  **bold** figures and every figure in the next table's cells (but the first column) against the
+  numbers COMMAND prints: a figure matches a printed number equal to it at the figure's precision.
+Timings depend on the machine: the README never sets them in bold or under a figures marker.
+Blocks preceded by `<!-- skip: WHY -->`, and blocks with no language (formats, trees, sketches),
+are not run. The set-up and test commands are what run this test: they are skipped too.
+
+Usage: readme_test.py GPUSIM_BINARY SOURCE_DIR
+"""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+from decimal import Decimal, InvalidOperation
+
+MARKER = re.compile(r"^<!--\s*(write|file|figures|skip):\s*(.*?)\s*-->$")
+NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)|(?<![\w.,])[-+]?\d+(?:\.\d+)?(?![\d.]\d)")
+BOLD = re.compile(r"\*\*(.+?)\*\*")
+SETUP = ("./scripts/setup.sh", "./scripts/test.sh")
+
+
+def numbers(text):
+    """The numbers in text as Decimals ("71,481.60" -> 71481.60; "1.00x" -> 1.00; "2026-11-23" -> 2026, 11, 23)."""
+    out = []
+    for m in NUMBER.finditer(text):
+        try:
+            out.append(Decimal(m.group(0).replace(",", "").lstrip("+")))
+        except InvalidOperation:
+            pass
+    return out
+
+
+def matches(figure, printed):
+    """A README figure matches a printed number that is equal at the figure's precision."""
+    exponent = figure.as_tuple().exponent
+    return any(p == figure or (p.as_tuple().exponent < exponent and p.quantize(figure) == figure) for p in printed)
+
+
+def parse(readme):
+    """Yields (kind, payload, line) in README order: ("block", (lang, text, markers)), ("para", (text, markers))."""
+    lines = readme.splitlines()
+    markers = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = MARKER.match(line.strip())
+        if m:
+            markers.append((m.group(1), m.group(2)))
+            i += 1
+            continue
+        if line.startswith("```"):
+            lang, start = line[3:].strip(), i + 1
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                i += 1
+            yield "block", (lang, "\n".join(lines[start:i]) + "\n", markers), start
+            markers = []
+            i += 1
+            continue
+        if line.strip() and markers:
+            start = i
+            while i < len(lines) and lines[i].strip() and not lines[i].startswith("```"):
+                i += 1
+            yield "para", ("\n".join(lines[start:i]), markers), start + 1
+            markers = []
+            continue
+        i += 1
+
+
+def shell_lines(text):
+    """The commands of a sh block: one per line, with trailing '# ...' comments removed."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        yield re.sub(r"\s+#\s.*$", "", line)
+
+
+def main():
+    binary, root = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2]).resolve()
+    readme = (root / "README.md").read_text()
+    failures, ran, figures = [], 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        for name in ("scenarios", "data", "results", "python", "scripts", "docs"):
+            if (root / name).exists():
+                (work / name).symlink_to(root / name)
+        env = dict(os.environ, PATH=f"{binary.parent}:{os.environ['PATH']}", MPLBACKEND="Agg",
+                   PYTHONPATH=f"{binary.parent.parent / 'python'}:{root / 'python'}")
+        env.pop("GPUSIM_DATA", None)  # a new user has only data/
+        outputs = {}
+
+        def run(command, where):
+            nonlocal ran
+            if command not in outputs:
+                done = subprocess.run(command, shell=True, cwd=work, env=env, capture_output=True, text=True)
+                ran += 1
+                outputs[command] = done.stdout + done.stderr
+                if done.returncode != 0:
+                    failures.append(f"README.md:{where}: `{command}` exited {done.returncode}:\n"
+                                    + (done.stdout + done.stderr)[-2000:])
+            return outputs[command]
+
+        for kind, payload, where in parse(readme):
+            markers = payload[-1]
+            kinds = dict(markers)
+            if "skip" in kinds:
+                continue
+            if kind == "block":
+                lang, text, _ = payload
+                if "write" in kinds:
+                    (work / kinds["write"]).write_text(text)
+                    continue
+                if "file" in kinds:
+                    if (root / kinds["file"]).read_text() != text:
+                        failures.append(f"README.md:{where}: the block differs from {kinds['file']}")
+                    continue
+                if lang == "sh":
+                    for command in shell_lines(text):
+                        if not command.startswith(SETUP):
+                            run(command, where)
+                elif lang == "python":
+                    script = work / f"readme_{where}.py"
+                    script.write_text(text)
+                    run(f"/usr/bin/python3 {script.name}", where)
+                continue
+            text, _ = payload
+            commands = [arg for k, arg in markers if k == "figures"]
+            if not commands:
+                continue
+            printed = [n for c in commands for n in numbers(run(c, where))]
+            if text.lstrip().startswith("|"):
+                quoted = []
+                for row in text.splitlines()[2:]:
+                    quoted += [n for cell in row.strip().strip("|").split("|")[1:] for n in numbers(cell)]
+            else:
+                quoted = [n for span in BOLD.findall(text) for n in numbers(span)]
+            if not quoted:
+                failures.append(f"README.md:{where}: a figures marker with no figure after it")
+            for figure in quoted:
+                figures += 1
+                if not matches(figure, printed):
+                    failures.append(f"README.md:{where}: {figure} is not what `{' ; '.join(commands)}` prints")
+    for f in failures:
+        print(f"FAIL {f}")
+    print(f"README: {ran} commands run, {figures} figures checked, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
