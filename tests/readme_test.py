@@ -11,7 +11,9 @@ results/ and python/ (outputs such as out/qs land in the working directory, not 
 - after `<!-- figures: COMMAND -->` (several such lines add up), checks the next paragraph's
   **bold** figures (in a table: its bold figures, or without any, every figure in its cells but the
   first column) against the numbers COMMAND prints: a figure matches a printed number equal to it
-  at the figure's precision.
+  at the figure's precision. A cell longer than 40 characters is a sentence: only its bold
+  figures count. `<!-- timings: HEADER; ROW LABEL -->` names the table's columns and rows that
+  hold timings, which depend on the machine and are not compared.
 Timings depend on the machine: the README never sets them in bold or under a figures marker.
 Blocks preceded by `<!-- skip: WHY -->`, and blocks with no language (formats, trees, sketches),
 are not run. The set-up and test commands are what run this test: they are skipped too.
@@ -26,7 +28,7 @@ import sys
 import tempfile
 from decimal import Decimal, InvalidOperation
 
-MARKER = re.compile(r"^<!--\s*(write|file|figures|skip):\s*(.*?)\s*-->$")
+MARKER = re.compile(r"^<!--\s*(write|file|figures|timings|skip):\s*(.*?)\s*-->$")
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)|(?<![\w.,])[-+]?\d+(?:\.\d+)?(?![\d.]\d)")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 SETUP = ("./scripts/setup.sh", "./scripts/test.sh")
@@ -47,6 +49,26 @@ def matches(figure, printed):
     """A README figure matches a printed number that is equal at the figure's precision."""
     exponent = figure.as_tuple().exponent
     return any(p == figure or (p.as_tuple().exponent < exponent and p.quantize(figure) == figure) for p in printed)
+
+
+def bold_figures(text):
+    return [n for span in BOLD.findall(text) for n in numbers(span)]
+
+
+def table_figures(text, timings):
+    """A table's figures: every number of a short cell, the bold ones of a sentence; not the first column
+    (labels), nor the rows and columns named in a timings marker (they depend on the machine)."""
+    rows = [[c.strip() for c in row.strip().strip("|").split("|")] for row in text.splitlines()]
+    header, body = rows[0], rows[2:]
+    skip = {i for i, h in enumerate(header) if h in timings}
+    out = []
+    for row in body:
+        if row[0] in timings:
+            continue
+        for i, cell in enumerate(row[1:], start=1):
+            if i not in skip:
+                out += bold_figures(cell) if len(cell) > 40 else numbers(cell.replace("**", ""))
+    return out
 
 
 def parse(readme):
@@ -142,12 +164,8 @@ def main():
             if not commands:
                 continue
             printed = [n for c in commands for n in numbers(run(c, where))]
-            if text.lstrip().startswith("|") and not BOLD.search(text):
-                quoted = []
-                for row in text.splitlines()[2:]:
-                    quoted += [n for cell in row.strip().strip("|").split("|")[1:] for n in numbers(cell)]
-            else:
-                quoted = [n for span in BOLD.findall(text) for n in numbers(span)]
+            timings = {t.strip() for k, arg in markers if k == "timings" for t in arg.split(";")}
+            quoted = table_figures(text, timings) if text.lstrip().startswith("|") else bold_figures(text)
             if not quoted:
                 failures.append(f"README.md:{where}: a figures marker with no figure after it")
             for figure in quoted:
