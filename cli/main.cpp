@@ -4,15 +4,16 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include <fmt/ranges.h>
@@ -27,7 +28,9 @@
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "packing.hpp"
+#include "progress.hpp"
 #include "runs.hpp"
+#include "seeds.hpp"
 #include "sweep.hpp"
 #include "table.hpp"
 
@@ -35,34 +38,6 @@ namespace {
 
 using namespace gpusim;
 using Clock = std::chrono::steady_clock;
-
-// A progress bar on stderr, only when stderr is a terminal and the run has lasted half a second.
-class Progress {
- public:
-  explicit Progress(std::string label) : label_(std::move(label)), enabled_(isatty(STDERR_FILENO) == 1) {}
-  ~Progress() {
-    if (drawn_) std::fputs("\r\033[K", stderr);
-  }
-  std::function<void(double)> callback() {
-    if (!enabled_) return {};
-    return [this](double fraction) {
-      const auto now = Clock::now();
-      if (now - start_ < std::chrono::milliseconds(500) || now - last_ < std::chrono::milliseconds(100)) return;
-      last_ = now;
-      drawn_ = true;
-      const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 30);
-      std::fprintf(stderr, "\r%s [%s%s] %3d%%", label_.c_str(), std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                   std::string(static_cast<std::size_t>(30 - filled), ' ').c_str(), static_cast<int>(fraction * 100));
-      std::fflush(stderr);
-    };
-  }
-
- private:
-  std::string label_;
-  bool enabled_;
-  bool drawn_ = false;
-  Clock::time_point start_ = Clock::now(), last_{};
-};
 
 struct Common {
   std::string scenario;
@@ -78,27 +53,101 @@ void add_common(CLI::App* cmd, Common& c) {
 
 Scenario load(const Common& c) { return load_scenario(c.scenario, {c.sets, c.data, {}}); }
 
-struct TimedRun {
-  RunResult result;
-  double seconds;
-};
+std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
-// Simulates with a progress bar, timing the run (the time goes to stderr, never into the outputs).
-TimedRun run_timed(const Scenario& s, Scheduler& scheduler, std::vector<Observer*> observers = {}, bool audit = false) {
-  const auto t0 = Clock::now();
-  Progress progress(fmt::format("{} {}", s.name, scheduler.name()));
-  RunResult r = simulate(s, scheduler, {progress.callback(), std::move(observers), audit});
-  return {std::move(r), std::chrono::duration<double>(Clock::now() - t0).count()};
+// --jobs: 0 (one worker per core) or a worker count; named with its real range when out of it.
+const CLI::Validator kJobsRange(
+    [](std::string& text) {
+      int v = 0;
+      if (CLI::detail::lexical_cast(text, v) && v >= 0) return std::string();
+      return fmt::format("expected 0 (one worker per core) or a number of workers from 1 to {}, got {}", INT_MAX, text);
+    },
+    "0..N", "jobs");
+
+// --seeds shared by run, compare and sweep: parsed (nullopt when not given), refusing a seed set
+// another way too.
+std::optional<std::vector<uint64_t>> seeds_option(const std::optional<std::string>& text, const std::vector<std::string>& sets) {
+  if (!text) return std::nullopt;
+  for (const auto& s : sets)
+    if (s.starts_with("seed="))
+      throw InputError({"", std::nullopt, "--seeds"}, fmt::format("the seed is also set by --set {}; give one of them", s));
+  return cli::parse_seeds(*text);
+}
+
+// Runs once per seed of every setup, setup-major: specs[i * seeds.size() + k] has seeds[k].
+std::vector<cli::SeedSummary> by_seed(const std::vector<cli::RunOutcome>& outcomes, const std::vector<uint64_t>& seeds) {
+  std::vector<cli::SeedSummary> out;
+  for (std::size_t i = 0; i + seeds.size() <= outcomes.size(); i += seeds.size()) {
+    std::vector<Json> summaries;
+    for (std::size_t k = 0; k < seeds.size(); ++k) summaries.push_back(outcomes[i + k].summary);
+    out.push_back(cli::aggregate_seeds(seeds, summaries));
+  }
+  return out;
+}
+
+std::vector<cli::Breakdown> parse_breakdowns(const std::vector<std::string>& names) {
+  std::vector<cli::Breakdown> out;
+  for (const auto& n : names) {
+    const auto b = parse_enum<cli::Breakdown>(n);
+    if (!b)
+      throw InputError({"", std::nullopt, "--by"},
+                       fmt::format("unknown breakdown '{}'; expected {}", n, enum_choices<cli::Breakdown>(" or ")));
+    if (std::find(out.begin(), out.end(), *b) == out.end()) out.push_back(*b);
+  }
+  return out;
+}
+
+template <class Summary>
+std::string breakdowns(const Summary& s, const std::vector<cli::Breakdown>& by) {
+  std::string out;
+  for (cli::Breakdown b : by) out += "\n" + cli::breakdown_table(s, b);
+  return out;
 }
 
 struct RunFlags {
-  std::optional<std::string> policy, out;
+  std::optional<std::string> policy, out, seeds;
   bool force = false, json = false, audit = false;
+  int jobs = 0;
   std::vector<std::string> outputs;  // on-request outputs asked by flag (--trace)
+  std::vector<std::string> by;       // --by breakdowns
 };
 
+// gpusim run --seeds: the scenario once per seed, one table of means and confidence intervals.
+int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint64_t>& seeds) {
+  if (flags.out)
+    throw InputError({"", std::nullopt, "--out"}, "writes one run's files; with --seeds, run a seed at a time (--set seed=N)");
+  if (!flags.outputs.empty())
+    throw InputError({"", std::nullopt, "--" + flags.outputs.front()}, "writes one run's files; not with --seeds");
+  const auto by = parse_breakdowns(flags.by);
+  cli::Progress progress(file_stem(c.scenario));
+  progress.phase(fmt::format("loading {} x {} seeds", c.scenario, seeds.size()));
+  std::vector<cli::RunSpec> specs;
+  for (uint64_t seed : seeds) {
+    std::vector<std::string> sets = c.sets;
+    sets.push_back(fmt::format("seed={}", seed));
+    Scenario s = load_scenario(c.scenario, {sets, c.data, {}});
+    const std::string name = flags.policy.value_or(s.policy);
+    const SourceLocation where = flags.policy ? SourceLocation{"--policy", std::nullopt, ""} : s.policy_where;
+    specs.push_back({name, std::move(s), name, where, flags.audit});
+  }
+  const auto t0 = Clock::now();
+  const auto outcomes = cli::run_all(specs, cli::resolve_workers(flags.jobs), &progress);
+  progress.finish();
+  const cli::SeedSummary summary = by_seed(outcomes, seeds).front();
+  if (flags.json) std::cout << summary.json().dump(2) << '\n';
+  else std::cout << cli::run_table(summary) << breakdowns(summary, by);
+  std::cerr << fmt::format("simulated {} seeds in {:.3f} s\n", seeds.size(),
+                           std::chrono::duration<double>(Clock::now() - t0).count());
+  return 0;
+}
+
 int cmd_run(const Common& c, const RunFlags& flags) {
-  const auto& [policy, out, force, json, audit, asked] = flags;
+  if (const auto seeds = seeds_option(flags.seeds, c.sets)) return cmd_run_seeds(c, flags, *seeds);
+  const auto& [policy, out, seeds_text, force, json, audit, jobs, asked, by_names] = flags;
+  const auto by = parse_breakdowns(by_names);
+  // Shown from the start: a million-job scenario loads for seconds before its run begins.
+  cli::Progress progress("");
+  progress.phase(fmt::format("loading {}", c.scenario));
   const Scenario s = load(c);
   const std::string name = policy.value_or(s.policy);
   const SourceLocation where = policy ? SourceLocation{"--policy", std::nullopt, ""} : s.policy_where;
@@ -113,13 +162,24 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   std::vector<std::string> requested = s.outputs;
   requested.insert(requested.end(), asked.begin(), asked.end());
   const RunOutputs outputs(requested);
-  const auto [r, wall] = run_timed(s, *scheduler, out ? outputs.observers() : std::vector<Observer*>{}, audit);
+  // Timed for stderr only, never written into the outputs.
+  const auto t0 = Clock::now();
+  progress.phase(fmt::format("{} {}: starting", s.name, scheduler->name()));
+  const RunResult r = simulate(s, *scheduler,
+                               {progress.fraction_callback(fmt::format("{} {}", s.name, scheduler->name())),
+                                out ? outputs.observers() : std::vector<Observer*>{}, audit});
+  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  progress.phase("summarizing");
   const Json summary = summarize(s, r);
-  if (out) outputs.write(*out, force, s, r, summary);
+  if (out) {
+    progress.phase(fmt::format("writing {}", *out));
+    outputs.write(*out, force, s, r, summary);
+  }
+  progress.finish();
   if (json) {
     std::cout << summary.dump(2) << '\n';
   } else {
-    std::cout << cli::run_table(summary);
+    std::cout << cli::run_table(summary) << breakdowns(summary, by);
     std::cout << (out ? fmt::format("\n  wrote {}/{}\n", *out, outputs.files())
                       : fmt::format("\n  (add --out DIR to write {})\n", default_output_files()));
   }
@@ -276,9 +336,13 @@ int cmd_check(const std::string& file, const std::optional<std::string>& data, i
               const std::optional<std::string>& junit, const std::optional<std::string>& markdown, bool force) {
   refuse_overwrite(junit, "--junit", force);
   refuse_overwrite(markdown, "--markdown", force);
+  cli::Progress progress(file_stem(file));
+  progress.phase(fmt::format("loading {}", file));
   const cli::Baseline baseline = cli::read_baseline(file);
+  const auto specs = cli::baseline_specs(baseline, data);
   const auto t0 = Clock::now();
-  const auto outcomes = cli::run_all(cli::baseline_specs(baseline, data), cli::resolve_workers(jobs));
+  const auto outcomes = cli::run_all(specs, cli::resolve_workers(jobs), &progress);
+  progress.finish();
   const auto report = cli::compare_with_baseline(baseline, outcomes);
   std::cout << cli::check_table(report);
   if (junit) {
@@ -304,26 +368,39 @@ int cmd_check(const std::string& file, const std::optional<std::string>& data, i
 }
 
 int cmd_sweep(const Common& c, const std::vector<std::string>& grid, const std::vector<std::string>& policies, int jobs,
-              const std::optional<std::string>& out, bool force) {
+              const std::optional<std::string>& out, bool force, const std::optional<std::string>& seeds_flag) {
   refuse_overwrite(out, "--out", force);
+  const auto seeds = seeds_option(seeds_flag, c.sets);
   std::vector<cli::GridAxis> axes;
   axes.reserve(grid.size());
-  for (const auto& g : grid) axes.push_back(cli::parse_grid_axis(g));
+  for (const auto& g : grid) {
+    axes.push_back(cli::parse_grid_axis(g));
+    if (seeds && axes.back().path == "seed")
+      throw InputError({"", std::nullopt, "--seeds"}, "the seed is also swept by --grid seed=...; give one of them");
+  }
+  cli::Progress progress(file_stem(c.scenario));
+  progress.phase(fmt::format("loading {}", c.scenario));
   const LoadOptions options{c.sets, c.data, {}};
   auto points = cli::sweep_points(c.scenario, options, axes, policies);
+  const std::vector<uint64_t> each_seed = seeds ? *seeds : std::vector<uint64_t>{0};
   std::vector<cli::RunSpec> specs;
-  for (auto& point : points) {
-    Scenario s = load_scenario(c.scenario, {point.overrides, c.data, {}});
-    if (point.policy.empty()) point.policy = point.columns.back().second = s.policy;
-    std::string label;
-    for (const auto& [name, value] : point.columns) label += (label.empty() ? "" : " ") + value;
-    const SourceLocation where = policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, point.policy};
-    specs.push_back({label, std::move(s), point.policy, where});
-  }
+  for (auto& point : points)
+    for (uint64_t seed : each_seed) {
+      std::vector<std::string> overrides = point.overrides;
+      if (seeds) overrides.push_back(fmt::format("seed={}", seed));
+      Scenario s = load_scenario(c.scenario, {overrides, c.data, {}});
+      if (point.policy.empty()) point.policy = point.columns.back().second = s.policy;
+      std::string label;
+      for (const auto& [name, value] : point.columns) label += (label.empty() ? "" : " ") + value;
+      const SourceLocation where = policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, point.policy};
+      specs.push_back({label, std::move(s), point.policy, where});
+    }
   const auto t0 = Clock::now();
-  const auto outcomes = cli::run_all(specs, cli::resolve_workers(jobs));
+  const auto outcomes = cli::run_all(specs, cli::resolve_workers(jobs), &progress);
+  progress.finish();
   std::ostringstream csv;
-  cli::write_sweep_csv(csv, points, outcomes);
+  if (seeds) cli::write_sweep_seeds_csv(csv, points, by_seed(outcomes, *seeds));
+  else cli::write_sweep_csv(csv, points, outcomes);
   if (out) write_file(*out, csv.str());
   else std::cout << csv.str();
   std::cerr << fmt::format("swept {} runs in {:.2f} s{}\n", specs.size(), std::chrono::duration<double>(Clock::now() - t0).count(),
@@ -360,6 +437,11 @@ int main(int argc, char** argv) {
   run->add_flag("--force", run_f.force, "Overwrite files in a non-empty --out directory");
   run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
   run->add_flag("--audit", run_f.audit, "Check the run's invariants after every event; stop at the first broken one (slower)");
+  run->add_option("--seeds", run_f.seeds,
+                  "Run once per seed (FIRST-LAST, a list, or both: 1-10, 1,3,5, 1-3,7); print each figure's mean and 95% CI");
+  run->add_option("--jobs,-j", run_f.jobs, "With --seeds: runs in parallel (default 0: one per core)")->check(kJobsRange);
+  run->add_option("--by", run_f.by, "Also print breakdown tables: pool, tenant, kind, model (comma-separated or repeated)")
+      ->delimiter(',');
 
   auto* cmp = app.add_subcommand("compare",
                                  "Run one scenario under several policies, or each of its variants; one table, best values marked");
@@ -368,10 +450,14 @@ int main(int argc, char** argv) {
                   "Comma-separated policies, e.g. fifo+first-fit,fifo+best-fit (default: the scenario's, once per variant)")
       ->delimiter(',');
   cmp->add_flag("--json", cmp_json, "Print the summaries as a JSON array");
+  std::optional<std::string> cmp_seeds;
+  std::vector<std::string> cmp_by;
+  cmp->add_option("--seeds", cmp_seeds, "Run every column once per seed (1-10, 1,3,5, 1-3,7); mean and 95% CI per figure");
+  cmp->add_option("--by", cmp_by, "Also print each column's breakdown tables: pool, tenant, kind, model")->delimiter(',');
 
   int cmp_jobs = 1;
   cmp->add_option("--jobs,-j", cmp_jobs, "Runs in parallel (0: one per core); the table is the same whatever the number")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kJobsRange);
 
   std::string chk_baseline;
   std::optional<std::string> chk_data, chk_junit, chk_markdown;
@@ -381,7 +467,7 @@ int main(int argc, char** argv) {
                                  "Re-run every scenario x policy of a baseline file; exit 1 if a metric got worse than its tolerance");
   chk->add_option("baseline", chk_baseline, "Baseline file, e.g. results/baseline.yaml")->required();
   chk->add_option("--data", chk_data, "Data directory for trace files (default: $GPUSIM_DATA, else data/ in the repo)");
-  chk->add_option("--jobs,-j", chk_jobs, "Runs in parallel (default 0: one per core)")->check(CLI::NonNegativeNumber);
+  chk->add_option("--jobs,-j", chk_jobs, "Runs in parallel (default 0: one per core)")->check(kJobsRange);
   chk->add_flag("--update", chk_update, "Rewrite the baseline with the figures of this run (after review)");
   chk->add_option("--junit", chk_junit, "Also write JUnit XML (one test case per run) to this file");
   chk->add_option("--markdown", chk_markdown, "Also write a Markdown summary (for a CI job page) to this file");
@@ -397,7 +483,10 @@ int main(int argc, char** argv) {
   swp->add_option("--grid", swp_grid, "PATH=V1,V2,... a scenario field and the values it takes (repeatable)")->required();
   swp->add_option("--policies", swp_policies, "Comma-separated policies (default: the scenario's)")->delimiter(',');
   swp->add_option("--jobs,-j", swp_jobs, "Runs in parallel (default 0: one per core); rows are the same whatever the number")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kJobsRange);
+  std::optional<std::string> swp_seeds;
+  swp->add_option("--seeds", swp_seeds,
+                  "Run every point once per seed (1-10, 1,3,5, 1-3,7); columns FIGURE_mean and FIGURE_ci95 (95% CI)");
   swp->add_option("--out", swp_out, "Write the CSV to this file instead of stdout");
   swp->add_flag("--force", swp_force, "Overwrite an existing --out file");
 
@@ -413,7 +502,7 @@ int main(int argc, char** argv) {
   add_common(pk, pk_c);
   pk->add_option("--policies", pk_policies, "Comma-separated policies (default: the paper's six, under fifo)")->delimiter(',');
   pk->add_option("--seeds", pk_seeds, "Seeds of the pod order, FIRST-LAST or a list (default 42-51, as the paper)");
-  pk->add_option("--jobs,-j", pk_jobs, "Runs in parallel (default 0: one per core)")->check(CLI::NonNegativeNumber);
+  pk->add_option("--jobs,-j", pk_jobs, "Runs in parallel (default 0: one per core)")->check(kJobsRange);
   pk->add_option("--csv", pk_csv, "Also write every run's checkpoints (each 1% of arrived demand) to this CSV file");
   pk->add_flag("--force", pk_force, "Overwrite an existing --csv file");
 
@@ -443,6 +532,17 @@ int main(int argc, char** argv) {
   auto* sch = app.add_subcommand("schema", "Print the JSON Schema of scenario files (or baselines), for editors and validators");
   sch->add_option("format", schema_format, "scenario (default) or baseline")->check(CLI::IsMember({"scenario", "baseline"}));
 
+  // An unknown first word is a subcommand the user meant, not a missing one: name it and the valid ones.
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::cerr << fmt::format("error: unknown subcommand '{}'; valid subcommands: {} (gpusim --help)\n", argv[1],
+                               fmt::join(names, ", "));
+      return 2;
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -459,32 +559,77 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return cmd_run(run_c, run_f);
     if (cmp->parsed()) {
-      const auto variants = load_variants(cmp_c.scenario, {cmp_c.sets, cmp_c.data, {}});
-      if (cmp_policies.empty() && variants.front().first.empty())
-        throw InputError({"", std::nullopt, "--policies"}, "give --policies, or a scenario with variants");
-      // Each variant under every policy; a variant's column is named by the variant alone when one policy runs.
-      std::vector<cli::RunSpec> specs;
-      for (const auto& [variant, s] : variants) {
-        const std::vector<std::string> policies = cmp_policies.empty() ? std::vector<std::string>{s.policy} : cmp_policies;
-        for (const auto& p : policies)
-          specs.push_back({variant.empty() ? p : policies.size() > 1 ? fmt::format("{} {}", variant, p) : variant, s, p,
-                           cmp_policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, p}});
+      const auto seeds = seeds_option(cmp_seeds, cmp_c.sets);
+      const auto by = parse_breakdowns(cmp_by);
+      cli::Progress progress(file_stem(cmp_c.scenario));
+      progress.phase(fmt::format("loading {}", cmp_c.scenario));
+      // One load of the variants per seed (the seed set last, so it wins over a variant's).
+      const std::vector<uint64_t> each_seed = seeds ? *seeds : std::vector<uint64_t>{0};
+      std::vector<std::vector<std::pair<std::string, Scenario>>> loaded;
+      for (uint64_t seed : each_seed) {
+        std::vector<std::string> sets = cmp_c.sets;
+        if (seeds) sets.push_back(fmt::format("seed={}", seed));
+        loaded.push_back(load_variants(cmp_c.scenario, {sets, cmp_c.data, {}}));
       }
-      const auto outcomes = cli::run_all(specs, cli::resolve_workers(cmp_jobs));
+      if (cmp_policies.empty() && loaded.front().front().first.empty())
+        throw InputError({"", std::nullopt, "--policies"}, "give --policies, or a scenario with variants");
+      // Each variant under every policy (then each seed); a variant's column is named by the variant
+      // alone when one policy runs.
+      std::vector<cli::RunSpec> specs;
+      for (std::size_t v = 0; v < loaded.front().size(); ++v) {
+        const auto& [variant, s0] = loaded.front()[v];
+        const std::vector<std::string> policies = cmp_policies.empty() ? std::vector<std::string>{s0.policy} : cmp_policies;
+        for (const auto& p : policies)
+          for (const auto& per_seed : loaded) {
+            const Scenario& s = per_seed[v].second;
+            specs.push_back({variant.empty()       ? p
+                             : policies.size() > 1 ? fmt::format("{} {}", variant, p)
+                                                   : variant,
+                             s, p, cmp_policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, p}});
+          }
+      }
+      const auto outcomes = cli::run_all(specs, cli::resolve_workers(cmp_jobs), &progress);
+      progress.finish();
+      if (seeds) {
+        const auto setups = by_seed(outcomes, *seeds);
+        std::vector<double> seconds(setups.size(), 0.0);
+        for (std::size_t i = 0; i < outcomes.size(); ++i) seconds[i / seeds->size()] += outcomes[i].seconds;
+        for (std::size_t i = 0; i < setups.size(); ++i)
+          std::cerr << fmt::format("{}: {:.3f} s for {} seeds\n", setups[i].first["label"].get<std::string>(), seconds[i],
+                                   seeds->size());
+        if (cmp_json) {
+          Json out = Json::array();
+          for (const auto& s : setups) out.push_back(s.json());
+          std::cout << out.dump(2) << '\n';
+        } else {
+          std::cout << cli::compare_table(setups);
+          for (const auto& s : setups)
+            if (!by.empty()) std::cout << fmt::format("\n{}:\n", s.first["label"].get<std::string>()) << breakdowns(s, by);
+        }
+        return 0;
+      }
       std::vector<Json> summaries;
       for (const auto& o : outcomes) {
         std::cerr << fmt::format("{}: {:.3f} s\n", o.summary["label"].get<std::string>(), o.seconds);
         summaries.push_back(o.summary);
       }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';
-      else std::cout << cli::compare_table(summaries);
+      else {
+        std::cout << cli::compare_table(summaries);
+        for (const auto& s : summaries)
+          if (!by.empty()) std::cout << fmt::format("\n{}:\n", s["label"].get<std::string>()) << breakdowns(s, by);
+      }
       return 0;
     }
     if (pk->parsed()) {
       refuse_overwrite(pk_csv, "--csv", pk_force);
       const auto seeds = cli::parse_seeds(pk_seeds);
+      cli::Progress progress(file_stem(pk_c.scenario));
+      progress.phase(fmt::format("loading {}", pk_c.scenario));
       const auto t0 = Clock::now();
-      const auto runs = cli::run_packing_grid(pk_c.scenario, {pk_c.sets, pk_c.data, {}}, pk_policies, seeds, cli::resolve_workers(pk_jobs));
+      const auto runs = cli::run_packing_grid(pk_c.scenario, {pk_c.sets, pk_c.data, {}}, pk_policies, seeds,
+                                              cli::resolve_workers(pk_jobs), &progress);
+      progress.finish();
       std::cout << cli::packing_table(runs);
       if (pk_csv) {
         std::ostringstream csv;
@@ -495,7 +640,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (chk->parsed()) return cmd_check(chk_baseline, chk_data, chk_jobs, chk_update, chk_junit, chk_markdown, chk_force);
-    if (swp->parsed()) return cmd_sweep(swp_c, swp_grid, swp_policies, swp_jobs, swp_out, swp_force);
+    if (swp->parsed()) return cmd_sweep(swp_c, swp_grid, swp_policies, swp_jobs, swp_out, swp_force, swp_seeds);
     if (val->parsed()) {
       const Scenario s = load(val_c);
       Registry::global().make(s.policy, policy_context(s), s.policy_where);

@@ -11,38 +11,9 @@
 
 namespace gpusim::cli {
 
-std::vector<uint64_t> parse_seeds(const std::string& text) {
-  const SourceLocation where{"--seeds", std::nullopt, text};
-  const auto number = [&](const std::string& s) {
-    std::size_t used = 0;
-    unsigned long long v = 0;
-    try {
-      v = std::stoull(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != s.size()) throw InputError(where, "expected seeds as FIRST-LAST or a comma-separated list, e.g. 42-51");
-    return static_cast<uint64_t>(v);
-  };
-  std::vector<uint64_t> out;
-  if (const auto dash = text.find('-'); dash != std::string::npos) {
-    const uint64_t first = number(text.substr(0, dash)), last = number(text.substr(dash + 1));
-    if (last < first || last - first >= 10000) throw InputError(where, "expected FIRST <= LAST, at most 10,000 seeds");
-    for (uint64_t s = first; s <= last; ++s) out.push_back(s);
-    return out;
-  }
-  for (std::size_t start = 0;;) {
-    const auto comma = text.find(',', start);
-    out.push_back(number(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::vector<PackingRun> run_packing_grid(const std::string& scenario, const LoadOptions& options,
                                          const std::vector<std::string>& policies, const std::vector<uint64_t>& seeds,
-                                         int workers) {
+                                         int workers, Progress* progress) {
   std::vector<PackingRun> runs;
   for (const auto& p : policies)
     for (uint64_t seed : seeds) runs.push_back({p, seed, {}, 0});
@@ -56,12 +27,14 @@ std::vector<PackingRun> run_packing_grid(const std::string& scenario, const Load
   }
   for (const auto& p : policies)  // bad names fail before any run
     Registry::global().make(p, policy_context(scenarios.front()), {"--policies", std::nullopt, p});
+  if (progress) progress->start_runs(runs.size());
   parallel_for(runs.size(), workers, [&](std::size_t i) {
     const Scenario& s = scenarios[i % seeds.size()];
     auto scheduler = Registry::global().make(runs[i].policy, policy_context(s), {"--policies", std::nullopt, runs[i].policy});
     const auto t0 = std::chrono::steady_clock::now();
     runs[i].checkpoints = run_packing(s, *scheduler).checkpoints;
     runs[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (progress) progress->run_done();
   });
   return runs;
 }

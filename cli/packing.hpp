@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "gpusim/sim/packing.hpp"
+#include "progress.hpp"
+#include "seeds.hpp"  // parse_seeds
 
 namespace gpusim::cli {
 
@@ -17,13 +19,11 @@ struct PackingRun {
   double seconds;  // wall time of the run
 };
 
-// "42-51" or "42,43,50" -> seeds; an InputError naming --seeds otherwise.
-std::vector<uint64_t> parse_seeds(const std::string& text);
-
-// Every policy x seed of the scenario (its seed replaced), in that order, on `workers` threads.
+// Every policy x seed of the scenario (its seed replaced), in that order, on `workers` threads;
+// `progress`, when given, counts the runs.
 std::vector<PackingRun> run_packing_grid(const std::string& scenario, const LoadOptions& options,
                                          const std::vector<std::string>& policies, const std::vector<uint64_t>& seeds,
-                                         int workers);
+                                         int workers, Progress* progress = nullptr);
 
 // The value at `percent` of arrived demand, or nullopt past the end of the run.
 std::optional<PackingCheckpoint> at_percent(const std::vector<PackingCheckpoint>& c, int percent);

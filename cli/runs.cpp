@@ -37,16 +37,18 @@ void parallel_for(std::size_t n, int workers, const std::function<void(std::size
     if (e) std::rethrow_exception(e);
 }
 
-std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers) {
+std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, Progress* progress) {
   std::vector<RunOutcome> out(specs.size());
+  if (progress) progress->start_runs(specs.size());
   parallel_for(specs.size(), workers, [&](std::size_t i) {
     const RunSpec& spec = specs[i];
     auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
     const auto t0 = std::chrono::steady_clock::now();
-    const RunResult r = simulate(spec.scenario, *scheduler);
+    const RunResult r = simulate(spec.scenario, *scheduler, {{}, {}, spec.audit});
     out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out[i].summary = summarize(spec.scenario, r);
     out[i].summary["label"] = spec.label;
+    if (progress) progress->run_done();
   });
   return out;
 }

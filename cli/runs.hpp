@@ -8,6 +8,7 @@
 
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "progress.hpp"
 
 namespace gpusim::cli {
 
@@ -16,6 +17,7 @@ struct RunSpec {
   Scenario scenario;
   std::string policy;  // QUEUE+PLACEMENT; the scenario's params apply
   SourceLocation policy_where{"--policies", std::nullopt, ""};  // named by an error about the policy
+  bool audit = false;                                           // check invariants after every event
 };
 
 struct RunOutcome {
@@ -24,8 +26,8 @@ struct RunOutcome {
 };
 
 // Runs every spec on `workers` threads (at least 1). A bad policy name or a failed run rethrows the
-// first error in spec order after every worker has stopped.
-std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers);
+// first error in spec order after every worker has stopped. `progress`, when given, counts the runs.
+std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, Progress* progress = nullptr);
 
 // --jobs: 0 means one worker per core.
 int resolve_workers(int jobs);

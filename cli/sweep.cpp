@@ -109,4 +109,31 @@ void write_sweep_csv(std::ostream& out, const std::vector<SweepPoint>& points, c
   }
 }
 
+void write_sweep_seeds_csv(std::ostream& out, const std::vector<SweepPoint>& points, const std::vector<SeedSummary>& summaries) {
+  // The figures a plain sweep has (flatten_summary's: no per-pool or per-tenant columns), over every point.
+  std::vector<std::string> names;
+  for (const auto& s : summaries)
+    for (const auto& [name, value] : flatten_summary(s.first))
+      if (name != "seed" && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  std::string line;
+  if (!points.empty())
+    for (const auto& [name, value] : points.front().columns) line += csv_field(name) + ",";
+  line += "seeds,n,";
+  for (const auto& n : names) line += csv_field(n + "_mean") + "," + csv_field(n + "_ci95") + ",";
+  line.back() = '\n';
+  out << line;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    line.clear();
+    for (const auto& [name, value] : points[i].columns) line += csv_field(value) + ",";
+    line += csv_field(seeds_text(summaries[i].seeds)) + fmt::format(",{},", summaries[i].seeds.size());
+    for (const auto& n : names) {
+      const SeedFigure* f = summaries[i].figure(n);
+      const auto cell = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
+      line += (f ? cell(f->mean) + "," + cell(f->ci95) : std::string(",")) + ",";
+    }
+    line.back() = '\n';
+    out << line;
+  }
+}
+
 }  // namespace gpusim::cli

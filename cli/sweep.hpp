@@ -10,6 +10,7 @@
 
 #include "gpusim/sim/scenario.hpp"
 #include "runs.hpp"
+#include "seeds.hpp"
 
 namespace gpusim::cli {
 
@@ -34,5 +35,12 @@ std::vector<SweepPoint> sweep_points(const std::string& scenario, const LoadOpti
 // One CSV row per point: its columns, then every figure of the summary (dotted paths; the union
 // over rows, in first-seen order; empty where a run has none).
 void write_sweep_csv(std::ostream& out, const std::vector<SweepPoint>& points, const std::vector<RunOutcome>& outcomes);
+
+// With --seeds: still one row per point (its columns, then `seeds` as given and `n`, the number of
+// seeds), and per figure two columns, FIGURE_mean and FIGURE_ci95 (the half-width of the 95%
+// confidence interval, Student t; empty with one seed). A figure some seeds do not report (a mean
+// over no completed job) is averaged over the seeds that do. The per-seed values are in --json of
+// `run` and `compare`, or a sweep with --grid seed=...
+void write_sweep_seeds_csv(std::ostream& out, const std::vector<SweepPoint>& points, const std::vector<SeedSummary>& summaries);
 
 }  // namespace gpusim::cli

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <optional>
 
 namespace gpusim::cli {
@@ -77,12 +79,6 @@ const Row kRows[] = {
     {"makespan", "/makespan_s", Format::seconds, Better::lower},
 };
 
-std::optional<double> value(const Json& s, const char* pointer) {
-  const auto p = Json::json_pointer(pointer);
-  if (!s.contains(p) || s.at(p).is_null()) return std::nullopt;
-  return s.at(p).get<double>();
-}
-
 std::string render(std::optional<double> v, Format f) {
   if (!v) return "-";
   switch (f) {
@@ -96,63 +92,303 @@ std::string render(std::optional<double> v, Format f) {
   return "-";
 }
 
-std::string header(const Json& s) {
-  return fmt::format("gpusim {} | scenario {} | policy {} | seed {} | simulated {}\n", s["gpusim_version"].get<std::string>(),
-                     s["scenario"].get<std::string>(), s["policy"].get<std::string>(), s["seed"].get<uint64_t>(),
-                     human_seconds(s["simulated_s"].get<double>()));
+// Columns a text takes on a terminal: "±" is two bytes and one column.
+std::size_t shown_width(const std::string& text) {
+  std::size_t n = 0;
+  for (unsigned char ch : text) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+// One figure of one column: a run's value, or the mean and the 95% half-width over seeds.
+struct Cell {
+  std::optional<double> mean;
+  std::optional<double> ci95;
+};
+
+// A column's figures by dotted path (seeds.hpp's keyed paths).
+using Column = std::function<Cell(const std::string&)>;
+
+Column single_column(const Json& summary) {
+  auto figures = std::make_shared<std::map<std::string, double>>();
+  for (const auto& [path, v] : keyed_figures(summary)) figures->emplace(path, v);
+  return [figures](const std::string& path) {
+    const auto it = figures->find(path);
+    return it == figures->end() ? Cell{} : Cell{it->second, std::nullopt};
+  };
+}
+
+Column seeds_column(const SeedSummary& s) {
+  return [&s](const std::string& path) {
+    const SeedFigure* f = s.figure(path);
+    return f ? Cell{f->mean, f->ci95} : Cell{};
+  };
+}
+
+// "/jct_s/mean" -> "jct_s.mean"
+std::string dotted(const char* pointer) {
+  std::string out(pointer + 1);
+  std::replace(out.begin(), out.end(), '/', '.');
+  return out;
+}
+
+// A figure without an interval (one run, or the same value for every seed) as render() shows it;
+// otherwise "mean ± half-width" in the mean's unit.
+std::string render(const Cell& c, Format f) {
+  if (!c.mean || !c.ci95 || *c.ci95 == 0) return render(c.mean, f);
+  const double m = *c.mean, h = *c.ci95;
+  switch (f) {
+    case Format::usd: return fmt::format("{} ± {}", with_commas(m, 2), with_commas(h, 2));
+    case Format::percent: return fmt::format("{:.1f} ± {:.1f} %", m * 100, h * 100);
+    case Format::gpu_hours: return fmt::format("{} ± {}", with_commas(m, 1), with_commas(h, 1));
+    case Format::count: return fmt::format("{} ± {}", with_commas(m, 1), with_commas(h, 1));
+    case Format::seconds: {
+      // The unit human_seconds picks for the mean, for both numbers.
+      const auto [scale, unit] = m < 120      ? std::pair{1.0, "s"}
+                                 : m < 7200   ? std::pair{60.0, "min"}
+                                 : m < 172800 ? std::pair{3600.0, "h"}
+                                              : std::pair{86400.0, "d"};
+      return fmt::format("{:.1f} ± {:.1f} {}", m / scale, h / scale, unit);
+    }
+    case Format::ratio: return fmt::format("{:.2f} ± {:.2f}x", m, h);
+  }
+  return "-";
+}
+
+// seeds empty: the summary's own seed.
+std::string header(const Json& s, const std::vector<uint64_t>& seeds, bool policy) {
+  const std::string seed = seeds.empty() ? fmt::format("seed {}", s["seed"].get<uint64_t>())
+                                         : fmt::format("seeds {} ({} run{} each)", seeds_text(seeds), seeds.size(),
+                                                       seeds.size() == 1 ? "" : "s");
+  return fmt::format("gpusim {} | scenario {}{} | {} | simulated {}\n", s["gpusim_version"].get<std::string>(),
+                     s["scenario"].get<std::string>(), policy ? fmt::format(" | policy {}", s["policy"].get<std::string>()) : "",
+                     seed, human_seconds(s["simulated_s"].get<double>()));
+}
+
+constexpr const char* kSeedsNote =
+    "  x ± h: mean over the seeds ± half-width of its 95% confidence interval (Student t, n-1 degrees of\n"
+    "  freedom); a figure without ± is the same for every seed.\n";
+
+std::string run_table_impl(const Json& s, const Column& column, const std::vector<uint64_t>& seeds) {
+  std::string out = header(s, seeds, true) + "\n";
+  const int width = seeds.empty() ? 16 : 24;
+  for (const Row& r : kRows) out += fmt::format("  {:<28} {:>{}}\n", r.label, render(column(dotted(r.pointer)), r.format), width);
+  const int cw = seeds.empty() ? 14 : 22, rw = seeds.empty() ? 12 : 18;
+  out += fmt::format("\n  {:<16} {:>9} {:>6} {:>36} {:>{}} {:>{}} {:>{}}\n", "pool", "market", "GPUs", "sharing", "cost (USD)",
+                     cw, "allocation", rw, "utilization", rw);
+  for (const auto& p : s["pools"]) {
+    const std::string key = "pools." + p["name"].get<std::string>() + ".";
+    out += fmt::format("  {:<16} {:>9} {:>6} {:>36} {:>{}} {:>{}} {:>{}}\n", p["name"].get<std::string>(),
+                       p["market"].get<std::string>(), p["gpus"].get<int>(), p["sharing"].get<std::string>(),
+                       render(column(key + "cost_usd"), Format::usd), cw,
+                       render(column(key + "allocation_ratio"), Format::percent), rw,
+                       render(column(key + "effective_utilization"), Format::percent), rw);
+  }
+  if (!s["unschedulable_reasons"].empty()) {
+    out += seeds.empty() ? "\n  unschedulable jobs:\n" : fmt::format("\n  unschedulable jobs (seed {}):\n", seeds.front());
+    for (const auto& r : s["unschedulable_reasons"])
+      out += fmt::format("    {:>6} {}\n", r["jobs"].get<uint64_t>(), r["reason"].get<std::string>());
+  }
+  if (!seeds.empty()) {
+    out += '\n';
+    out += kSeedsNote;
+  }
+  return out;
+}
+
+std::string compare_table_impl(const std::vector<Json>& firsts, const std::vector<Column>& columns,
+                               const std::vector<uint64_t>& seeds) {
+  if (firsts.empty()) return "";
+  std::string out = header(firsts.front(), seeds, false) + "\n";
+  std::size_t width = 16;
+  const auto label = [](const Json& s) { return s.value("label", s["policy"].get<std::string>()); };
+  for (const auto& s : firsts) width = std::max(width, label(s).size() + 2);
+  std::vector<std::vector<Cell>> cells(std::size(kRows));
+  for (std::size_t i = 0; i < std::size(kRows); ++i)
+    for (const auto& c : columns) {
+      cells[i].push_back(c(dotted(kRows[i].pointer)));
+      width = std::max(width, shown_width(render(cells[i].back(), kRows[i].format)) + 2);
+    }
+  out += fmt::format("  {:<28}", "metric");
+  for (const auto& s : firsts) out += fmt::format(" {:>{}}", label(s), width);
+  out += "\n";
+  for (std::size_t i = 0; i < std::size(kRows); ++i) {
+    const Row& r = kRows[i];
+    std::optional<double> best;
+    if (r.better != Better::neither)
+      for (const auto& c : cells[i])
+        if (c.mean && (!best || (r.better == Better::lower ? *c.mean < *best : *c.mean > *best))) best = c.mean;
+    const bool all_equal = std::all_of(cells[i].begin(), cells[i].end(),
+                                       [&](const Cell& c) { return c.mean == cells[i].front().mean; });
+    out += fmt::format("  {:<28}", r.label);
+    for (const auto& c : cells[i]) {
+      const bool mark = best && c.mean && *c.mean == *best && !all_equal;
+      out += fmt::format(" {:>{}}", render(c, r.format) + (mark ? " *" : "  "), width);
+    }
+    out += "\n";
+  }
+  out += seeds.empty() ? "\n  * best value of the row\n" : "\n  * best mean of the row\n";
+  if (!seeds.empty()) out += kSeedsNote;
+  return out;
+}
+
+struct BreakdownColumn {
+  const char* title;
+  const char* field;  // dotted, under the row
+  Format format;
+};
+
+struct BreakdownSpec {
+  const char* title;
+  const char* path;  // an array of named objects or an object keyed by name, in summary.json
+  std::vector<BreakdownColumn> columns;
+};
+
+// Candidate columns; those no row reports are left out (kinds and GPU models carry fewer figures).
+const BreakdownSpec& breakdown_spec(Breakdown by) {
+  static const BreakdownSpec kSpecs[] = {
+      {"pool",
+       "pools",
+       {{"GPUs", "gpus", Format::count},
+        {"GPU-h capacity", "gpu_hours_capacity", Format::gpu_hours},
+        {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
+        {"GPU-h busy", "gpu_hours_busy", Format::gpu_hours},
+        {"allocation", "allocation_ratio", Format::percent},
+        {"utilization", "effective_utilization", Format::percent},
+        {"cost (USD)", "cost_usd", Format::usd},
+        {"idle (USD)", "idle_cost_usd", Format::usd},
+        {"unused (USD)", "unused_allocated_cost_usd", Format::usd},
+        {"waste (USD)", "waste_usd", Format::usd}}},
+      {"tenant",
+       "tenants",
+       {{"jobs", "jobs", Format::count},
+        {"completed", "jobs_completed", Format::count},
+        {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
+        {"GPU-h busy", "gpu_hours_busy", Format::gpu_hours},
+        {"cost (USD)", "cost_allocated_usd", Format::usd},
+        {"unused (USD)", "cost_unused_usd", Format::usd},
+        {"JCT mean", "jct_s.mean", Format::seconds}}},
+      {"job kind",
+       "cost.by_kind",
+       {{"jobs", "jobs", Format::count},
+        {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
+        {"GPU-h busy", "gpu_hours_busy", Format::gpu_hours},
+        {"cost (USD)", "cost_usd", Format::usd},
+        {"unused (USD)", "unused_usd", Format::usd}}},
+      {"GPU model",
+       "cost.by_gpu_model",
+       {{"jobs", "jobs", Format::count},
+        {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
+        {"GPU-h busy", "gpu_hours_busy", Format::gpu_hours},
+        {"cost (USD)", "cost_usd", Format::usd},
+        {"unused (USD)", "unused_usd", Format::usd}}},
+  };
+  return kSpecs[static_cast<std::size_t>(by)];
+}
+
+// The rows' names: an array's items by "name", an object's keys; with seeds, every seed's rows in
+// first-seen order (a tenant with no job under one seed is missing from that seed's summary).
+std::vector<std::string> breakdown_rows(const std::vector<Json>& summaries, const char* path) {
+  std::vector<std::string> rows;
+  const auto add = [&](const std::string& name) {
+    if (std::find(rows.begin(), rows.end(), name) == rows.end()) rows.push_back(name);
+  };
+  std::string pointer = std::string("/") + path;
+  std::replace(pointer.begin(), pointer.end(), '.', '/');
+  for (const Json& s : summaries) {
+    const auto p = Json::json_pointer(pointer);
+    if (!s.contains(p)) continue;
+    const Json& node = s.at(p);
+    if (node.is_array()) {
+      for (const auto& item : node)
+        if (item.contains("name")) add(item["name"].get<std::string>());
+    } else if (node.is_object()) {
+      for (const auto& [key, value] : node.items()) add(key);
+    }
+  }
+  return rows;
+}
+
+std::string breakdown_impl(const std::vector<std::string>& rows, const Column& column, Breakdown by) {
+  const BreakdownSpec& spec = breakdown_spec(by);
+  std::vector<std::string> head{spec.title};
+  std::vector<std::vector<std::string>> body(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) body[r].push_back(rows[r]);
+  for (const BreakdownColumn& c : spec.columns) {
+    std::vector<std::string> cells;
+    bool any = false;
+    for (const auto& row : rows) {
+      const Cell cell = column(fmt::format("{}.{}.{}", spec.path, row, c.field));
+      any = any || cell.mean.has_value();
+      cells.push_back(render(cell, c.format));
+    }
+    if (!any) continue;
+    head.emplace_back(c.title);
+    for (std::size_t r = 0; r < rows.size(); ++r) body[r].push_back(cells[r]);
+  }
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t i = 0; i < head.size(); ++i) {
+    width[i] = shown_width(head[i]);
+    for (const auto& b : body) width[i] = std::max(width[i], shown_width(b[i]));
+  }
+  const auto pad = [](const std::string& text, std::size_t w, bool left) {
+    const std::size_t shown = shown_width(text);
+    const std::string fill(w > shown ? w - shown : 0, ' ');
+    return left ? text + fill : fill + text;
+  };
+  std::string out;
+  const auto line = [&](const std::vector<std::string>& cells) {
+    out += ' ';
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      out += i == 0 ? " " : "  ";
+      out += pad(cells[i], width[i], i == 0);
+    }
+    out += "\n";
+  };
+  line(head);
+  for (const auto& b : body) line(b);
+  if (rows.empty()) out += fmt::format("  (no {} in the summary)\n", spec.title);
+  return out;
 }
 
 }  // namespace
 
-std::string run_table(const Json& s) {
-  std::string out = header(s) + "\n";
-  for (const Row& r : kRows) out += fmt::format("  {:<28} {:>16}\n", r.label, render(value(s, r.pointer), r.format));
-  out += fmt::format("\n  {:<16} {:>9} {:>6} {:>36} {:>14} {:>12} {:>12}\n", "pool", "market", "GPUs", "sharing", "cost (USD)",
-                     "allocation", "utilization");
-  for (const auto& p : s["pools"])
-    out += fmt::format("  {:<16} {:>9} {:>6} {:>36} {:>14} {:>12} {:>12}\n", p["name"].get<std::string>(),
-                       p["market"].get<std::string>(), p["gpus"].get<int>(), p["sharing"].get<std::string>(),
-                       with_commas(p["cost_usd"].get<double>(), 2),
-                       render(p["allocation_ratio"].get<double>(), Format::percent),
-                       render(p["effective_utilization"].get<double>(), Format::percent));
-  if (!s["unschedulable_reasons"].empty()) {
-    out += "\n  unschedulable jobs:\n";
-    for (const auto& r : s["unschedulable_reasons"])
-      out += fmt::format("    {:>6} {}\n", r["jobs"].get<uint64_t>(), r["reason"].get<std::string>());
-  }
-  return out;
-}
+std::string run_table(const Json& s) { return run_table_impl(s, single_column(s), {}); }
+
+std::string run_table(const SeedSummary& s) { return run_table_impl(s.first, seeds_column(s), s.seeds); }
 
 std::string compare_table(const std::vector<Json>& summaries) {
-  if (summaries.empty()) return "";
-  const Json& first = summaries.front();
-  std::string out = fmt::format("gpusim {} | scenario {} | seed {} | simulated {}\n\n", first["gpusim_version"].get<std::string>(),
-                                first["scenario"].get<std::string>(), first["seed"].get<uint64_t>(),
-                                human_seconds(first["simulated_s"].get<double>()));
-  std::size_t width = 16;
-  const auto label = [](const Json& s) { return s.value("label", s["policy"].get<std::string>()); };
-  for (const auto& s : summaries) width = std::max(width, label(s).size() + 2);
-  out += fmt::format("  {:<28}", "metric");
-  for (const auto& s : summaries) out += fmt::format(" {:>{}}", label(s), width);
-  out += "\n";
-  for (const Row& r : kRows) {
-    std::vector<std::optional<double>> values;
-    values.reserve(summaries.size());
-    for (const auto& s : summaries) values.push_back(value(s, r.pointer));
-    std::optional<double> best;
-    if (r.better != Better::neither)
-      for (const auto& v : values)
-        if (v && (!best || (r.better == Better::lower ? *v < *best : *v > *best))) best = v;
-    const bool all_equal = std::all_of(values.begin(), values.end(), [&](const auto& v) { return v == values.front(); });
-    out += fmt::format("  {:<28}", r.label);
-    for (const auto& v : values) {
-      const bool mark = best && v && *v == *best && !all_equal;
-      out += fmt::format(" {:>{}}", render(v, r.format) + (mark ? " *" : "  "), width);
-    }
-    out += "\n";
+  std::vector<Column> columns;
+  for (const auto& s : summaries) columns.push_back(single_column(s));
+  return compare_table_impl(summaries, columns, {});
+}
+
+std::string compare_table(const std::vector<SeedSummary>& summaries) {
+  std::vector<Json> firsts;
+  std::vector<Column> columns;
+  for (const auto& s : summaries) {
+    firsts.push_back(s.first);
+    columns.push_back(seeds_column(s));
   }
-  out += "\n  * best value of the row\n";
-  return out;
+  return compare_table_impl(firsts, columns, summaries.empty() ? std::vector<uint64_t>{} : summaries.front().seeds);
+}
+
+std::string breakdown_table(const Json& summary, Breakdown by) {
+  return breakdown_impl(breakdown_rows({summary}, breakdown_spec(by).path), single_column(summary), by);
+}
+
+std::string breakdown_table(const SeedSummary& summary, Breakdown by) {
+  // Rows from the first seed's summary, then any other seed's (which the figures' paths name).
+  std::vector<std::string> rows = breakdown_rows({summary.first}, breakdown_spec(by).path);
+  const std::string prefix = std::string(breakdown_spec(by).path) + ".";
+  for (const auto& path : summary.paths)
+    if (path.starts_with(prefix)) {
+      // The row is the next dotted component; names with dots are matched against known rows first.
+      const std::string rest = path.substr(prefix.size());
+      bool known = false;
+      for (const auto& r : rows) known = known || rest.starts_with(r + ".");
+      if (!known) rows.push_back(rest.substr(0, rest.find('.')));
+    }
+  return breakdown_impl(rows, seeds_column(summary), by);
 }
 
 }  // namespace gpusim::cli

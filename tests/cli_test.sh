@@ -165,4 +165,51 @@ contains packing-bad-seeds-text "$TMP/err" "--seeds: 51-42: expected FIRST <= LA
 check packing-not-packing 2 "$GPUSIM" packing "$ROOT/scenarios/quickstart.yaml" --seeds 1
 contains packing-not-packing-text "$TMP/err" "expected a packing workload"
 
+# Issue 20: --seeds (mean ± 95% CI), --by breakdowns, progress only on a terminal, friendlier errors.
+check unknown-subcommand 2 "$GPUSIM" simulate x
+contains unknown-subcommand-text "$TMP/err" "unknown subcommand 'simulate'; valid subcommands: run, compare, check"
+check jobs-negative 2 "$GPUSIM" compare "$ROOT/scenarios/quickstart.yaml" --policies fifo+best-fit --jobs -1
+contains jobs-negative-text "$TMP/err" "expected 0 (one worker per core) or a number of workers from 1 to 2147483647, got -1"
+if grep -qE '[0-9]{30}' "$TMP/err"; then echo "FAIL jobs-negative: a huge number in the message"; cat "$TMP/err"; fail=1; else echo "ok   jobs-negative-short"; fi
+check run-seeds 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --seeds 1-3 --jobs 1
+contains run-seeds-header "$TMP/out" "seeds 1-3 (3 runs each)"
+contains run-seeds-pm "$TMP/out" " ± "
+contains run-seeds-note "$TMP/out" "Student t, n-1 degrees of"
+cp "$TMP/out" "$TMP/seeds-j1.txt"
+check run-seeds-j2 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --seeds 1,2,3 --jobs 2
+cmp -s "$TMP/out" "$TMP/seeds-j1.txt" && echo "ok   run --seeds same with 1 and 2 workers" || { echo "FAIL run --seeds differs with workers"; fail=1; }
+check run-seeds-json 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --seeds 1-2,5 --json
+contains run-seeds-json-seeds "$TMP/out" '"seeds": ['
+contains run-seeds-json-ci "$TMP/out" '"ci95": '
+contains run-seeds-json-n "$TMP/out" '"n": 3'
+contains run-seeds-json-values "$TMP/out" '"values": ['
+check run-seeds-out 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --seeds 1-2 --out "$TMP/never"
+check run-seeds-set 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --seeds 1-2 --set seed=4
+contains run-seeds-set-text "$TMP/err" "the seed is also set by --set seed=4"
+check run-seeds-bad 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --seeds 1-2,2
+contains run-seeds-bad-text "$TMP/err" "seed 2 is given twice"
+check compare-seeds 0 "$GPUSIM" compare "$ROOT/scenarios/quickstart.yaml" --policies fifo+best-fit,fifo+first-fit --seeds 1-3
+contains compare-seeds-header "$TMP/out" "seeds 1-3 (3 runs each)"
+contains compare-seeds-best "$TMP/out" "* best mean of the row"
+contains compare-seeds-stderr "$TMP/err" "fifo+best-fit: "
+# Not a terminal: no progress line on stderr (no carriage return, no ETA), only the timings.
+if grep -q $'\r' "$TMP/err" || grep -q "ETA" "$TMP/err"; then echo "FAIL no-progress-off-terminal"; cat -A "$TMP/err"; fail=1; else echo "ok   no-progress-off-terminal"; fi
+check run-quiet 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml"
+[ "$(grep -c . "$TMP/err")" -eq 1 ] && contains run-quiet-text "$TMP/err" "simulated " || { echo "FAIL run-quiet: stderr"; cat -A "$TMP/err"; fail=1; }
+check by-pool 0 "$GPUSIM" run "$ROOT/scenarios/autoscale.yaml" --by pool
+contains by-pool-header "$TMP/out" "GPU-h capacity  GPU-h allocated  GPU-h busy  allocation  utilization"
+check by-all 0 "$GPUSIM" run "$ROOT/scenarios/spot-training.yaml" --by tenant,kind --by model
+contains by-tenant "$TMP/out" "  tenant "
+contains by-kind "$TMP/out" "  job kind "
+contains by-model "$TMP/out" "  GPU model "
+check by-bad 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --by team
+contains by-bad-text "$TMP/err" "unknown breakdown 'team'; expected pool, tenant, kind or model"
+check compare-by 0 "$GPUSIM" compare "$ROOT/scenarios/quickstart.yaml" --policies fifo+best-fit,fifo+spread --by pool
+contains compare-by-label "$TMP/out" "fifo+spread:"
+check sweep-seeds 0 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid 'cluster.pools[0].count=1,2' --seeds 1-2 --jobs 2
+contains sweep-seeds-header "$TMP/out" "cluster.pools[0].count,policy,seeds,n,"
+contains sweep-seeds-columns "$TMP/out" "cost_usd_mean,cost_usd_ci95"
+contains sweep-seeds-row "$TMP/out" '2,fifo+best-fit,1-2,2,'
+check sweep-seeds-grid 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1,2 --seeds 1-2
+
 exit $fail
