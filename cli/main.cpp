@@ -435,13 +435,15 @@ int main(int argc, char** argv) {
           fmt::format("--{}", o.name), [&run_f, name = std::string(o.name)] { run_f.outputs.push_back(name); },
           fmt::format("Also write {} into the --out directory: {}", o.file, o.description));
   run->add_flag("--force", run_f.force, "Overwrite files in a non-empty --out directory");
-  run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
+  auto* run_json = run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
   run->add_flag("--audit", run_f.audit, "Check the run's invariants after every event; stop at the first broken one (slower)");
   run->add_option("--seeds", run_f.seeds,
                   "Run once per seed (FIRST-LAST, a list, or both: 1-10, 1,3,5, 1-3,7); print each figure's mean and 95% CI");
   run->add_option("--jobs,-j", run_f.jobs, "With --seeds: runs in parallel (default 0: one per core)")->check(kJobsRange);
+  // The JSON already holds every breakdown: --by with --json is refused rather than ignored.
   run->add_option("--by", run_f.by, "Also print breakdown tables: pool, tenant, kind, model (comma-separated or repeated)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->excludes(run_json);
 
   auto* cmp = app.add_subcommand("compare",
                                  "Run one scenario under several policies, or each of its variants; one table, best values marked");
@@ -449,11 +451,13 @@ int main(int argc, char** argv) {
   cmp->add_option("--policies", cmp_policies,
                   "Comma-separated policies, e.g. fifo+first-fit,fifo+best-fit (default: the scenario's, once per variant)")
       ->delimiter(',');
-  cmp->add_flag("--json", cmp_json, "Print the summaries as a JSON array");
+  auto* cmp_json_flag = cmp->add_flag("--json", cmp_json, "Print the summaries as a JSON array");
   std::optional<std::string> cmp_seeds;
   std::vector<std::string> cmp_by;
   cmp->add_option("--seeds", cmp_seeds, "Run every column once per seed (1-10, 1,3,5, 1-3,7); mean and 95% CI per figure");
-  cmp->add_option("--by", cmp_by, "Also print each column's breakdown tables: pool, tenant, kind, model")->delimiter(',');
+  cmp->add_option("--by", cmp_by, "Also print each column's breakdown tables: pool, tenant, kind, model")
+      ->delimiter(',')
+      ->excludes(cmp_json_flag);
 
   int cmp_jobs = 1;
   cmp->add_option("--jobs,-j", cmp_jobs, "Runs in parallel (0: one per core); the table is the same whatever the number")

@@ -168,6 +168,8 @@ contains packing-not-packing-text "$TMP/err" "expected a packing workload"
 # Issue 20: --seeds (mean ± 95% CI), --by breakdowns, progress only on a terminal, friendlier errors.
 check unknown-subcommand 2 "$GPUSIM" simulate x
 contains unknown-subcommand-text "$TMP/err" "unknown subcommand 'simulate'; valid subcommands: run, compare, check"
+check by-with-json 2 "$GPUSIM" run "$ROOT/scenarios/underutilized-a100.yaml" --json --by pool
+contains by-with-json-text "$TMP/err" "--json excludes --by"
 check jobs-negative 2 "$GPUSIM" compare "$ROOT/scenarios/quickstart.yaml" --policies fifo+best-fit --jobs -1
 contains jobs-negative-text "$TMP/err" "expected 0 (one worker per core) or a number of workers from 1 to 2147483647, got -1"
 if grep -qE '[0-9]{30}' "$TMP/err"; then echo "FAIL jobs-negative: a huge number in the message"; cat "$TMP/err"; fail=1; else echo "ok   jobs-negative-short"; fi
