@@ -104,8 +104,7 @@ std::string data_path(const ConfigNode& field, const std::string& data_dir) {
   }
   std::vector<fs::path> tried;
   // A scenario given as a Python dict or a string has no file: only the data directory applies.
-  if (const fs::path scenario(field.file()); fs::is_regular_file(scenario))
-    tried.push_back(scenario.parent_path() / p);
+  if (const fs::path scenario(field.file()); fs::is_regular_file(scenario)) tried.push_back(scenario.parent_path() / p);
   tried.push_back(fs::path(data_dir) / p);
   for (const fs::path& candidate : tried)
     if (fs::is_regular_file(candidate)) return candidate.string();
@@ -217,15 +216,15 @@ void read_price(const Fields& e, PoolSpec& pool, int gpus_per_node, const NodeTe
 }
 
 const Section& availability_section() {
-  static const Section s{
-      "spot_availability",
-      "A recorded spot availability trace (SkyPilot's \"Can't Be Late\" format)",
-      {
-          {"path", Type::string(), required, "", "The trace file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
-          {"format", Type::choice({"skypilot"}), "skypilot", "", "The trace's format"},
-          {"scale", Type::integer().at_least(1).at_most(10000), "1", "", "Nodes per available instance"},
-          {"prices", Type::boolean(), "false", "", "Bill the trace's prices"},
-      }};
+  static const Section s{"spot_availability",
+                         "A recorded spot availability trace (SkyPilot's \"Can't Be Late\" format)",
+                         {
+                             {"path", Type::string(), required, "",
+                              "The trace file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
+                             {"format", Type::choice({"skypilot"}), "skypilot", "", "The trace's format"},
+                             {"scale", Type::integer().at_least(1).at_most(10000), "1", "", "Nodes per available instance"},
+                             {"prices", Type::boolean(), "false", "", "Bill the trace's prices"},
+                         }};
   return s;
 }
 
@@ -536,7 +535,8 @@ const Section& node_list_section() {
       "Pools from a trace's node list: one per GPU model (and one for CPU-only nodes)",
       {
           {"format", Type::choice({"openb"}), required, "", "The list's format (Alibaba GPU v2023 openb_node_list)"},
-          {"path", Type::string(), required, "", "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
+          {"path", Type::string(), required, "",
+           "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
           {"sharing", Type::enumeration({Sharing::exclusive, Sharing::fractional}), "exclusive", "", "How pods share a GPU"},
           {"market", Type::enumeration({Market::on_demand, Market::reserved}), "on-demand", "", "How its nodes are bought"},
           {"name", Type::string(), "openb", "", "Prefix of its pools' names: NAME-<GPU model>, NAME-cpu"},
@@ -601,7 +601,8 @@ const Section& trace_section() {
       {
           {"format", Type::choice({"openb", "philly", "csv"}), required, "",
            "openb (Alibaba GPU v2023 pods), philly (Microsoft Philly jobs) or csv (arrival_s, duration_s, gpus, ...)"},
-          {"path", Type::string(), required, "", "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
+          {"path", Type::string(), required, "",
+           "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
           {"kind", Type::enumeration<JobKind>(), "", "", "The kind of every job; default: the format's"},
           {"u", Type::number().at_least(0).at_most(1), "", "", "The compute demand of every job; default: its kind's"},
           {"multi_node", Type::boolean(), "", "", "May multi-GPU jobs span nodes; default: the format's"},
