@@ -30,27 +30,32 @@ std::string human_seconds(double s) {
   return fmt::format("{:.1f} d", s / 86400);
 }
 
-enum class Better { lower, higher, neither };
-enum class Format { usd, percent, gpu_hours, count, seconds, ratio };
-
-struct Row {
-  const char* label;
-  const char* pointer;  // JSON pointer into summary.json
-  Format format;
-  Better better;
-};
-
-// The rows both tables show, in order.
-const Row kRows[] = {
+// The rows both tables show, in order, each with the direction in which it is better. A row has a
+// direction only when a better value means a better setup whatever else differs between the runs;
+// otherwise `neither`, and another row carries the direction:
+// - fleet size (GPUs, GPUs at peak) is an input, or follows from the workload; cost carries it;
+// - allocated and busy GPU-hours, allocation ratio, effective utilization, waste and low-utilization
+//   hours count a GPU as used while its job waits in a collective, re-runs work an eviction threw
+//   away, or (allocated) holds GPUs for a gang that never starts: a 3x slower placement or a spot
+//   run without checkpoints looks better by them. Goodput ratio carries the direction;
+// - goodput GPU-hours grow with a slower GPU or a smaller share for the same work; its ratio does not;
+// - checkpointing GPU-hours are the price of losing less, and collective stalls shrink when less
+//   runs (a deadlocked gang stalls nothing); lost GPU-hours and goodput ratio carry them;
+// - spot reclaims are the market's doing; evictions and lost GPU-hours are what they cost;
+// - slowdown is of a job's last attempt only: it ignores re-runs and favours skipping checkpoints;
+//   JCT and makespan carry latency.
+const MetricRow kRows[] = {
     {"cost (USD)", "/cost_usd", Format::usd, Better::lower},
     {"cost per 730-h month (USD)", "/cost_per_month_usd", Format::usd, Better::lower},
-    {"GPUs", "/gpus", Format::count, Better::lower},
-    {"GPUs at peak", "/gpus_peak", Format::count, Better::lower},
+    {"GPUs", "/gpus", Format::count, Better::neither},
+    {"GPUs at peak", "/gpus_peak", Format::count, Better::neither},
     {"GPU-hours capacity", "/gpu_hours_capacity", Format::gpu_hours, Better::neither},
-    {"GPU-hours allocated", "/gpu_hours_allocated", Format::gpu_hours, Better::higher},
-    {"GPU-hours busy", "/gpu_hours_busy", Format::gpu_hours, Better::higher},
-    {"allocation ratio", "/allocation_ratio", Format::percent, Better::higher},
-    {"effective utilization", "/effective_utilization", Format::percent, Better::higher},
+    {"GPU-hours allocated", "/gpu_hours_allocated", Format::gpu_hours, Better::neither},
+    {"GPU-hours busy", "/gpu_hours_busy", Format::gpu_hours, Better::neither},
+    {"GPU-hours goodput", "/gpu_hours_goodput", Format::gpu_hours, Better::neither},
+    {"allocation ratio", "/allocation_ratio", Format::percent, Better::neither},
+    {"effective utilization", "/effective_utilization", Format::percent, Better::neither},
+    {"goodput ratio", "/goodput_ratio", Format::percent, Better::higher},
     {"jobs total", "/jobs_total", Format::count, Better::neither},
     {"jobs completed", "/jobs_completed", Format::count, Better::higher},
     {"jobs running at end", "/jobs_running_at_end", Format::count, Better::neither},
@@ -58,15 +63,16 @@ const Row kRows[] = {
     {"jobs unschedulable", "/jobs_unschedulable", Format::count, Better::lower},
     {"jobs failed", "/jobs_failed", Format::count, Better::lower},
     {"job kills (OOM, MPS faults)", "/job_kills", Format::count, Better::lower},
-    {"waste (USD)", "/cost/waste_usd", Format::usd, Better::lower},
-    {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::lower},
+    {"waste (USD)", "/cost/waste_usd", Format::usd, Better::neither},
+    {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::neither},
     {"evictions", "/spot/evictions", Format::count, Better::lower},
     {"preemptions", "/preemptions", Format::count, Better::lower},
     {"GPU-hours lost to rollback", "/spot/gpu_hours_lost_to_rollback", Format::gpu_hours, Better::lower},
-    {"GPU-hours checkpointing", "/spot/gpu_hours_checkpointing", Format::gpu_hours, Better::lower},
-    {"low-utilization hours", "/low_utilization/hours", Format::gpu_hours, Better::lower},
-    {"slowdown mean, training", "/slowdown/training/mean", Format::ratio, Better::lower},
-    {"slowdown mean, all jobs", "/slowdown/all/mean", Format::ratio, Better::lower},
+    {"GPU-hours checkpointing", "/spot/gpu_hours_checkpointing", Format::gpu_hours, Better::neither},
+    {"GPU-hours comm stall", "/goodput/gpu_hours_comm_stall", Format::gpu_hours, Better::neither},
+    {"low-utilization hours", "/low_utilization/hours", Format::gpu_hours, Better::neither},
+    {"slowdown mean, training", "/slowdown/training/mean", Format::ratio, Better::neither},
+    {"slowdown mean, all jobs", "/slowdown/all/mean", Format::ratio, Better::neither},
     {"JCT mean", "/jct_s/mean", Format::seconds, Better::lower},
     {"JCT mean, multi-GPU jobs", "/multi_gpu/jct_s/mean", Format::seconds, Better::lower},
     {"JCT p50", "/jct_s/p50", Format::seconds, Better::lower},
@@ -171,7 +177,8 @@ constexpr const char* kSeedsNote =
 std::string run_table_impl(const Json& s, const Column& column, const std::vector<uint64_t>& seeds) {
   std::string out = header(s, seeds, true) + "\n";
   const int width = seeds.empty() ? 16 : 24;
-  for (const Row& r : kRows) out += fmt::format("  {:<28} {:>{}}\n", r.label, render(column(dotted(r.pointer)), r.format), width);
+  for (const MetricRow& r : kRows)
+    out += fmt::format("  {:<28} {:>{}}\n", r.label, render(column(dotted(r.pointer)), r.format), width);
   const int cw = seeds.empty() ? 14 : 22, rw = seeds.empty() ? 12 : 18;
   out += fmt::format("\n  {:<16} {:>9} {:>6} {:>36} {:>{}} {:>{}} {:>{}}\n", "pool", "market", "GPUs", "sharing", "cost (USD)",
                      cw, "allocation", rw, "utilization", rw);
@@ -212,21 +219,21 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
   for (const auto& s : firsts) out += fmt::format(" {:>{}}", label(s), width);
   out += "\n";
   for (std::size_t i = 0; i < std::size(kRows); ++i) {
-    const Row& r = kRows[i];
-    std::optional<double> best;
-    if (r.better != Better::neither)
-      for (const auto& c : cells[i])
-        if (c.mean && (!best || (r.better == Better::lower ? *c.mean < *best : *c.mean > *best))) best = c.mean;
-    const bool all_equal = std::all_of(cells[i].begin(), cells[i].end(),
-                                       [&](const Cell& c) { return c.mean == cells[i].front().mean; });
-    out += fmt::format("  {:<28}", r.label);
+    const MetricRow& r = kRows[i];
+    std::vector<std::optional<double>> means;
+    std::vector<std::string> printed;
     for (const auto& c : cells[i]) {
-      const bool mark = best && c.mean && *c.mean == *best && !all_equal;
-      out += fmt::format(" {:>{}}", render(c, r.format) + (mark ? " *" : "  "), width);
+      means.push_back(c.mean);
+      printed.push_back(render(c, r.format));
     }
+    const std::vector<bool> marks = best_marks(means, printed, r.better);
+    out += fmt::format("  {:<28}", r.label);
+    for (std::size_t k = 0; k < printed.size(); ++k) out += fmt::format(" {:>{}}", printed[k] + (marks[k] ? " *" : "  "), width);
     out += "\n";
   }
-  out += seeds.empty() ? "\n  * best value of the row\n" : "\n  * best mean of the row\n";
+  out += fmt::format("\n  * best {} of the row, in rows whose metric has a direction (goodput ratio has; utilization, which\n"
+                     "    counts collective stalls and re-run work as busy, has not); none where every run prints the same\n",
+                     seeds.empty() ? "value" : "mean");
   if (!seeds.empty()) out += kSeedsNote;
   return out;
 }
@@ -351,6 +358,20 @@ std::string breakdown_impl(const std::vector<std::string>& rows, const Column& c
 }
 
 }  // namespace
+
+std::span<const MetricRow> metric_rows() { return kRows; }
+
+std::vector<bool> best_marks(std::span<const std::optional<double>> values, std::span<const std::string> printed, Better better) {
+  std::vector<bool> marks(values.size(), false);
+  if (better == Better::neither) return marks;
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] && (!best || (better == Better::lower ? *values[i] < *values[*best] : *values[i] > *values[*best]))) best = i;
+  if (!best || std::all_of(printed.begin(), printed.end(), [&](const std::string& p) { return p == printed.front(); }))
+    return marks;  // nothing to compare, or every run prints the same
+  for (std::size_t i = 0; i < values.size(); ++i) marks[i] = values[i] && printed[i] == printed[*best];
+  return marks;
+}
 
 std::string run_table(const Json& s) { return run_table_impl(s, single_column(s), {}); }
 

@@ -1,5 +1,8 @@
 #pragma once
 // Human tables for the terminal: one list of metric rows serves `run` and `compare`.
+#include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -9,8 +12,27 @@
 
 namespace gpusim::cli {
 
+// Which way a metric is better: the one place compare learns it (MetricRow in table.cpp's list).
+enum class Better : uint8_t { lower, higher, neither };
+enum class Format : uint8_t { usd, percent, gpu_hours, count, seconds, ratio };
+
+struct MetricRow {
+  const char* label;
+  const char* pointer;  // JSON pointer into summary.json
+  Format format;
+  Better better;
+};
+
+// The rows the run and compare tables show, in order, with their directions.
+std::span<const MetricRow> metric_rows();
+
+// Which values of a compare row get '*': none when the metric has no direction or when every run
+// prints the same (a difference the table does not show is no difference to its reader); else
+// every run that prints what the best value prints, so ties in print are all marked.
+std::vector<bool> best_marks(std::span<const std::optional<double>> values, std::span<const std::string> printed, Better better);
+
 std::string run_table(const Json& summary);
-// Policies side by side; the best value of each comparable row is marked with '*'.
+// Policies side by side; the best value of each row with a direction is marked with '*'.
 std::string compare_table(const std::vector<Json>& summaries);
 
 // The same tables over seeds: each figure as "mean ± half-width of its 95% confidence interval".

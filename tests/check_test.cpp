@@ -1,8 +1,11 @@
 // The regression check's verdicts and the sweep's grid, as pure functions.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "check.hpp"
 #include "sweep.hpp"
+#include "table.hpp"
 #include "test_util.hpp"
 
 namespace gpusim::cli {
@@ -68,6 +71,45 @@ TEST(Sweep, PointsComeInAFixedOrder) {
   EXPECT_EQ(points[3].policy, "fifo+best-fit");
   EXPECT_EQ(points[4].columns[0].second, "greedy");
   EXPECT_EQ(points[4].overrides.back(), "seed=1");
+}
+
+// --- the compare table's stars (issue 20) --------------------------------------------------------
+
+std::vector<bool> marks(std::vector<std::optional<double>> values, std::vector<std::string> printed, Better better) {
+  return best_marks(values, printed, better);
+}
+
+// A star needs a direction and a difference the reader can see: three makespans that all print
+// "6.9 d" tie, however they differ in the last second; where the best printed value is shared, every
+// run that prints it is marked; a run without the figure ("-") is never marked.
+TEST(CompareTable, StarsFollowDirectionAndPrintedValues) {
+  using V = std::vector<std::optional<double>>;
+  using P = std::vector<std::string>;
+  EXPECT_EQ(marks(V{596000, 596100, 596200}, P{"6.9 d", "6.9 d", "6.9 d"}, Better::lower), std::vector<bool>(3, false));
+  EXPECT_EQ(marks(V{0.948, 0.935, 0.333}, P{"94.8 %", "93.5 %", "33.3 %"}, Better::higher),
+            (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(marks(V{8, 8, 7, std::nullopt}, P{"8", "8", "7", "-"}, Better::higher),
+            (std::vector<bool>{true, true, false, false}));
+  // 3.24 d and 3.21 d both print 3.2 d: both are the best the reader sees.
+  EXPECT_EQ(marks(V{280000, 277500, 800000}, P{"3.2 d", "3.2 d", "9.3 d"}, Better::lower),
+            (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(marks(V{0.169, 0.078}, P{"16.9 %", "7.8 %"}, Better::neither), (std::vector<bool>{false, false}));
+  EXPECT_EQ(marks(V{std::nullopt, std::nullopt}, P{"-", "-"}, Better::lower), (std::vector<bool>{false, false}));
+}
+
+// Figures that count collective stalls, re-run work or idle gangs as use have no direction: a 3x
+// slower placement and a spot run without checkpoints score better by them. Goodput ratio has one.
+TEST(CompareTable, MetricDirections) {
+  std::map<std::string, Better> by_pointer;
+  for (const MetricRow& r : metric_rows()) EXPECT_TRUE(by_pointer.emplace(r.pointer, r.better).second) << r.pointer;
+  for (const char* p :
+       {"/gpu_hours_allocated", "/gpu_hours_busy", "/allocation_ratio", "/effective_utilization", "/cost/waste_usd",
+        "/low_utilization/hours", "/gpu_hours_goodput", "/spot/gpu_hours_checkpointing", "/slowdown/all/mean"})
+    EXPECT_EQ(by_pointer.at(p), Better::neither) << p;
+  EXPECT_EQ(by_pointer.at("/goodput_ratio"), Better::higher);
+  EXPECT_EQ(by_pointer.at("/cost_usd"), Better::lower);
+  EXPECT_EQ(by_pointer.at("/makespan_s"), Better::lower);
+  EXPECT_EQ(by_pointer.at("/spot/gpu_hours_lost_to_rollback"), Better::lower);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "gpusim/sim/autoscaler.hpp"
+#include "gpusim/sim/goodput.hpp"
 #include "gpusim/sim/market.hpp"
 #include "gpusim/sim/metrics.hpp"
 #include "test_util.hpp"
@@ -204,6 +205,97 @@ TEST(Checkpoint, ACheckpointLongerThanTheNoticeRollsBack) {
   EXPECT_NEAR(job(none, "train").lost_work.us(), 122 * 60e6, 1);
   EXPECT_EQ(job(none, "train").end, hours(9));
   EXPECT_GT(job(none, "train").end, j.end);
+}
+
+// --- goodput (issue 20) --------------------------------------------------------------------------
+
+// A job holds 4 GPUs for 10 h: 8 h computing, 1.5 h writing checkpoints, 0.5 h restoring; 20% of its
+// computing time waits in collectives, and an eviction throws away 2 h of its computing. Computing
+// 4 x 8 = 32 GPU-h; stall 0.2 x 32 = 6.4; re-run: the non-stalled part of those 2 h, 4 x 2 x 0.8
+// = 6.4. Goodput 32 - 6.4 - 6.4 = 19.2 GPU-h of the 40 held: 48%. Checkpoints and restores are held
+// but not computing, so they are not in it.
+TEST(Goodput, ComputingLessStallsAndRerunWork) {
+  const auto h = [](double hours) { return GpuTime::from_us(hours * 3.6e9); };
+  const GpuTime g = goodput({h(32), h(6.4), h(6.4)});
+  EXPECT_NEAR(g.hours(), 19.2, 1e-9);
+  EXPECT_NEAR(goodput_ratio(g, h(40)), 0.48, 1e-12);
+  EXPECT_EQ(goodput_ratio(g, GpuTime()), 0.0);           // nothing held
+  EXPECT_EQ(goodput({h(1), h(0.5), h(0.6)}).us(), 0.0);  // never negative
+}
+
+// Per iteration 100 ms of compute at full speed, then a 25 ms collective: 20% of the time waits. At
+// half speed the compute takes 200 ms and the wait is 25 / 225.
+TEST(Goodput, CollectiveStallFraction) {
+  const CommProfile p{0.1, 1e9, Collective::all_reduce, false};
+  EXPECT_NEAR(collective_stall_fraction(1.0, p, 0.025), 0.2, 1e-12);
+  EXPECT_NEAR(collective_stall_fraction(0.5, p, 0.025), 0.025 / 0.225, 1e-12);
+  EXPECT_EQ(collective_stall_fraction(1.0, CommProfile{}, 0.025), 0.0);  // no profile
+}
+
+// The rollback scenario above with a collective: 525 MB all-reduced over 4 L4s (31.5 GB/s, bus
+// factor 2 x 3/4) takes 25 ms after 100 ms of compute, so 20% of its computing waits. Its work is
+// a duration on that same ring, so it runs at rate 1. It computes 1 h, checkpoints (3 min), computes
+// 59 min until the node goes at 2:02 and loses them, restarts at 4 h, and computes its remaining 4 h
+// with three more checkpoints, ending at 8:09.
+//   computing 4 GPUs x (1 h + 59 min + 4 h) = 23.933 GPU-h; stall 0.2 x that = 4.787;
+//   re-run 4 x 59 min x 0.8 = 3.147; goodput = 16 = 5 h of work x 4 GPUs x 0.8.
+//   held 4 x (2:02 + 4:09) = 24.733 GPU-h; ratio 16 / 24.733.
+TEST(Goodput, EvictionCheckpointsAndStallsByHand) {
+  std::string text = spot_job_scenario(one_node_trace(), "{interval: 1h, cost: 3m}");
+  const std::string plain = "kind: training, duration: 5h,";
+  ASSERT_NE(text.find(plain), std::string::npos);
+  text.replace(text.find(plain), plain.size(),
+               "kind: training, duration: 5h, communication: {compute_per_iteration: 100ms, bytes_per_iteration: 525e6},");
+  const Outcome r = run_text(text);
+  const JobRecord& j = job(r, "train");
+  EXPECT_EQ(j.end, hours(8) + Duration::from_seconds(9 * 60));
+  EXPECT_EQ(j.checkpoints, 4u);
+  const double computing = 4 * (5 + 59 / 60.0);
+  EXPECT_NEAR(r.summary["goodput"]["gpu_hours_computing"].get<double>(), computing, 1e-6);
+  EXPECT_NEAR(r.summary["goodput"]["gpu_hours_comm_stall"].get<double>(), 0.2 * computing, 1e-6);
+  EXPECT_NEAR(r.summary["goodput"]["gpu_hours_rerun"].get<double>(), 4 * 59 / 60.0 * 0.8, 1e-6);
+  EXPECT_NEAR(r.summary["gpu_hours_goodput"].get<double>(), 16, 1e-6);
+  const double held = 4 * (2 + 2 / 60.0 + 4 + 9 / 60.0);
+  EXPECT_NEAR(r.summary["gpu_hours_allocated"].get<double>(), held, 1e-6);
+  EXPECT_NEAR(r.summary["goodput_ratio"].get<double>(), 16 / held, 1e-6);
+  // Busy GPU-hours count the stalls and the lost 59 minutes; goodput does not.
+  EXPECT_GT(r.summary["gpu_hours_busy"].get<double>(), r.summary["gpu_hours_goodput"].get<double>());
+}
+
+// cost.csv rolls the jobs' held GPU-hours up by tenant, job kind and GPU model; each roll-up sums to
+// the total's allocated GPU-hours (every job that held GPUs is in one row of each), priced or not.
+TEST(CostCsv, AllocatedGpuHoursRollUpToTheTotal) {
+  const Outcome r = run_text(R"(name: rollup
+cluster:
+  pools:
+    - {name: l4, node: l4-4x, count: 1}
+    - {name: free, node: l4-4x, count: 1, price_per_node_hour_usd: 0}
+workload:
+  jobs:
+    - {name: t, count: 3, gpus: 2, kind: training, duration: 2h, tenant: a}
+    - {name: i, count: 4, gpus: 1, gpu_milli: 500, kind: inference, duration: 3h, tenant: b}
+    - {name: n, arrival: 1h, gpus: 1, kind: notebook, duration: 30m, tenant: b}
+)");
+  std::ostringstream csv;
+  write_cost_csv(csv, r.scenario, r.result);
+  std::map<std::string, double> sums;
+  std::map<std::string, int> rows;
+  std::istringstream in(csv.str());
+  std::string line;
+  std::getline(in, line);  // header: gpu_hours_allocated is the 11th column
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
+    ASSERT_GE(cells.size(), 11u) << line;
+    sums[cells[0]] += std::stod(cells[10]);
+    rows[cells[0]]++;
+  }
+  const double total = r.summary["gpu_hours_allocated"].get<double>();
+  EXPECT_NEAR(total, 3 * 2 * 2 + 4 * 3 + 0.5, 1e-6);  // a share request on an exclusive pool takes a whole GPU
+  EXPECT_NEAR(sums["total"], total, 1e-6);
+  EXPECT_EQ(rows["kind"], 3);
+  for (const char* scope : {"tenant", "kind", "gpu_model"}) EXPECT_NEAR(sums[scope], total, 1e-5) << scope;
 }
 
 // The node costs only while the market gives it to us: 1 node x (2 h + the 2-min notice + 3 h).

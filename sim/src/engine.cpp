@@ -20,6 +20,7 @@
 #include "gpusim/sim/autoscaler.hpp"
 #include "gpusim/sim/cost_ledger.hpp"
 #include "gpusim/sim/event_queue.hpp"
+#include "gpusim/sim/goodput.hpp"
 #include "gpusim/sim/job_lifecycle.hpp"
 #include "gpusim/sim/network.hpp"
 #include "gpusim/sim/node_lifecycle.hpp"
@@ -188,10 +189,19 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
   void settle(JobId id) {
     JobRecord& r = records_[id];
+    if (r.rate > 0) {  // goodput's integrals, over the same stretch at the same rate
+      double held = 0;
+      for (const GpuClaim& c : r.claims) held += c.milli.gpus();
+      const GpuTime computing = GpuTime::of(now_ - r.since, held);
+      r.computing_gpu += computing;
+      r.comm_stall_gpu += computing * r.stall_fraction;
+    }
     r.remaining = remaining_now(r);
     r.since = now_;
     ledger_.settle_busy(id, r, active_u(id) * r.sharing_rate, now_);
   }
+  // The goodput the job has so far: computing, less collectives and work already thrown away.
+  static GpuTime kept_gpu(const JobRecord& r) { return goodput({r.computing_gpu, r.comm_stall_gpu, r.rerun_gpu}); }
   void schedule_completion(JobId id) {
     JobRecord& r = records_[id];
     ++r.generation;
@@ -338,18 +348,24 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     const double sharing = job_sharing_rate(j);
     const GpuModel* model = cluster_.pool_of(cluster_.gpu(r.placement.gpus.front()).node).gpu;
     double rate = sharing * hardware_factor(*model, resolved_[j].reference);
+    double stall = 0;
     if (const CommProfile* c = resolved_[j].comm) {
       const int ranks = static_cast<int>(r.placement.gpus.size());
-      rate = communication_rate(rate, *c, collective_time_s(*c, ranks, r.link.gb_per_s),
+      const double collective_s = collective_time_s(*c, ranks, r.link.gb_per_s);
+      stall = collective_stall_fraction(rate, *c, collective_s);
+      rate = communication_rate(rate, *c, collective_s,
                                 c->work_is_compute ? 0.0 : collective_time_s(*c, ranks, r.reference.gb_per_s));
     }
     r.compute_rate = rate;
     if (r.phase != JobPhase::computing) rate = 0;
+    // The stall fraction changes with the rate; when the rate stays (to the last bit) the fraction
+    // it had is kept, so that goodput's integrals need no settle the rate itself does not need.
     if (rate == r.rate && sharing == r.sharing_rate) continue;
     const bool started = r.rate > 0;
     settle(j);
     r.rate = rate;
     r.sharing_rate = sharing;
+    r.stall_fraction = stall;
     if (started) ++rate_changes_;
     schedule_completion(j);
     busy_changed.insert(busy_changed.end(), r.placement.gpus.begin(), r.placement.gpus.end());
@@ -778,6 +794,7 @@ void Engine::start_checkpoint(JobId id, Duration cost) {
   JobRecord& r = records_[id];
   change_phase(id, JobPhase::checkpointing);
   r.writing_remaining = r.remaining;  // the state it writes: its progress now
+  r.writing_kept_gpu = kept_gpu(r);
   r.phase_start = now_;
   r.phase_end = now_ + cost;
   events_.push(r.phase_end, EventKind::phase_end, id, ++r.phase_generation);
@@ -788,6 +805,7 @@ void Engine::end_phase(JobId id) {
   const GpuTime held = GpuTime::of(r.phase_end - r.phase_start, static_cast<double>(r.placement.gpus.size()));
   if (r.phase == JobPhase::checkpointing) {
     r.saved_remaining = r.writing_remaining;
+    r.saved_kept_gpu = r.writing_kept_gpu;
     ++r.checkpoints;
     r.checkpoint_gpu += held;
     if (r.suspending) {
@@ -811,6 +829,8 @@ void Engine::rollback(JobId id) {
   r.lost_work += lost;
   r.lost_gpu += GpuTime::from_us(lost.us() * std::max<double>(1.0, jobs_[id].request.gpus));
   r.remaining = r.saved_remaining;
+  // Goodput: the computing since that checkpoint was for nothing (stop() settled it up to now).
+  r.rerun_gpu += std::max(GpuTime(), kept_gpu(r) - r.saved_kept_gpu);
 }
 
 void Engine::evict(JobId id) {
@@ -841,6 +861,7 @@ void Engine::preempt(JobId id) {
       } else {
         settle(id);
         r.saved_remaining = r.remaining;
+        r.saved_kept_gpu = kept_gpu(r);
         suspended(id);
       }
       break;

@@ -377,6 +377,11 @@ double communication_rate(double compute_rate, const CommProfile& p, double coll
   return (p.compute_per_iteration_s + reference_collective_s) / (p.compute_per_iteration_s / compute_rate + collective_s);
 }
 
+double collective_stall_fraction(double compute_rate, const CommProfile& p, double collective_s) {
+  if (!p.given() || compute_rate <= 0 || collective_s <= 0) return 0;
+  return collective_s / (p.compute_per_iteration_s / compute_rate + collective_s);
+}
+
 void max_min_fair_flows(std::span<const double> capacities, const std::vector<std::vector<uint32_t>>& paths,
                         std::span<const double> caps, std::span<double> rates) {
   std::vector<double> left(capacities.begin(), capacities.end());

@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/sim/goodput.hpp"
 
 namespace gpusim {
 
@@ -48,10 +49,12 @@ double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 struct CostShare {
   std::size_t jobs = 0;
   double cost_usd = 0, busy_cost_usd = 0;
+  GpuTime allocated_gpu;  // the share of GPUs its jobs held x time
   void add(const JobRecord& r) {
     ++jobs;
     cost_usd += r.cost_usd;
     busy_cost_usd += r.busy_cost_usd;
+    allocated_gpu += r.allocated_gpu;
   }
   Json json() const {
     return {{"jobs", jobs}, {"cost_usd", round_to(cost_usd, 2)}, {"unused_usd", round_to(cost_usd - busy_cost_usd, 2)}};
@@ -149,6 +152,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["simulated_s"] = seconds;
 
   double cost = 0, capacity = 0, allocated = 0, busy = 0;
+  GpuTime allocated_gpu;
   Json pools = Json::array();
   for (PoolId p{0}; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
@@ -159,6 +163,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     cost += pool_cost;
     capacity += cap;
     allocated += alloc;
+    allocated_gpu += r.metrics.allocated_gpu_time(p);
     busy += b;
     Json pj;
     pj["name"] = pool.name;
@@ -218,12 +223,14 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["gpu_hours_busy"] = round_to(busy, 6);
   out["allocation_ratio"] = round_to(ratio(allocated, capacity), 6);
   out["effective_utilization"] = round_to(ratio(busy, capacity), 6);
+  // Goodput (goodput.hpp) comes from the jobs' records, below, right after these keys.
 
   const auto& jobs = s.jobs.jobs;
   std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0;
   uint64_t kills = 0, evictions = 0, checkpoints = 0, preemptions = 0;
   Work lost;
   GpuTime lost_gpu, checkpoint_gpu, restore_gpu;
+  GoodputParts good;
   std::vector<double> jct, delay, multi_jct;
   std::map<std::string, std::size_t> links;  // multi-GPU jobs started, by the slowest link they ran over last
   std::vector<std::vector<double>> slowdown(enum_count<JobKind>);
@@ -241,6 +248,9 @@ Json summarize(const Scenario& s, const RunResult& r) {
     lost_gpu += rec.lost_gpu;
     checkpoint_gpu += rec.checkpoint_gpu;
     restore_gpu += rec.restore_gpu;
+    good.computing += rec.computing_gpu;
+    good.comm_stall += rec.comm_stall_gpu;
+    good.rerun += rec.rerun_gpu;
     if (j.request.gpus >= 2 && (rec.status == JobStatus::running || rec.status == JobStatus::completed)) {
       links[link_code(rec.link)]++;
       if (rec.status == JobStatus::completed) multi_jct.push_back((rec.end - j.arrival).seconds());
@@ -274,6 +284,12 @@ Json summarize(const Scenario& s, const RunResult& r) {
         break;
     }
   }
+  const GpuTime goodput_gpu = goodput(good);
+  out["gpu_hours_goodput"] = round_to(goodput_gpu.hours(), 6);
+  out["goodput_ratio"] = round_to(goodput_ratio(goodput_gpu, allocated_gpu), 6);
+  out["goodput"] = {{"gpu_hours_computing", round_to(good.computing.hours(), 6)},
+                    {"gpu_hours_comm_stall", round_to(good.comm_stall.hours(), 6)},
+                    {"gpu_hours_rerun", round_to(good.rerun.hours(), 6)}};
   out["jobs_total"] = jobs.size();
   out["jobs_completed"] = completed;
   out["jobs_running_at_end"] = running;
@@ -388,6 +404,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
   Json notes = Json::array();
   notes.push_back("A job runs at a rate = hardware factor x sharing factor (time-slicing, MPS, MIG slice; README 'Sharing modes'), and a multi-GPU job's iterations also wait for their collective over the slowest link of its ring (README 'Topology and communication'); slowdown = run time of its last attempt / the work that attempt had left.");
   notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show (0 while a job writes or restores a checkpoint); effective_utilization = busy GPU-hours / capacity GPU-hours (GPUs of ready nodes), allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of memory slices, a time-slicing or MPS replica 1/replicas).");
+  notes.push_back(
+      "gpu_hours_goodput = GPU-hours jobs held while computing, less the part spent waiting in collectives "
+      "(goodput.gpu_hours_comm_stall) and the part whose progress a kill or eviction threw away (goodput.gpu_hours_rerun); "
+      "checkpoint writes, restores and workers waiting for their gang are not computing. goodput_ratio = gpu_hours_goodput / "
+      "gpu_hours_allocated. Unlike busy GPU-hours, stalls and re-run work do not count.");
   notes.push_back("Cost = billed node-hours x price: a node is billed from its request until it is gone (README 'Cost'). Jobs are charged the share of GPUs they hold x the pool's price per GPU-hour; waste = cost - busy cost = idle capacity + allocated-but-unused capacity.");
   notes.push_back("A share request (gpu_milli < 1000) on an exclusive pool takes a whole GPU.");
   notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every job that has started (to its first start).");
@@ -468,8 +489,9 @@ void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
     if (shares.tenants[t].cost_usd > 0 || hours > 0) share_row("tenant", s.jobs.tenants[t], shares.tenants[t], hours);
   }
   for (std::size_t k = 0; k < shares.kinds.size(); ++k)
-    if (shares.kinds[k].cost_usd > 0) share_row("kind", to_string(static_cast<JobKind>(k)), shares.kinds[k], 0);
-  for (const auto& [m, x] : shares.models) share_row("gpu_model", m, x, 0);
+    if (shares.kinds[k].cost_usd > 0 || shares.kinds[k].allocated_gpu.us() > 0)  // as tenants: unpriced pools too
+      share_row("kind", to_string(static_cast<JobKind>(k)), shares.kinds[k], shares.kinds[k].allocated_gpu.hours());
+  for (const auto& [m, x] : shares.models) share_row("gpu_model", m, x, x.allocated_gpu.hours());
 }
 
 void write_low_utilization_csv(std::ostream& out, const RunResult& r) {

@@ -22,13 +22,17 @@ class CostLedger {
       : cluster_(cluster), metrics_(metrics), claim_marks_(jobs), busy_mark_usd_(jobs) {}
 
   // Job `id` claimed a share of GPU `g` now (its claims in order, as JobRecord::claims).
-  void claimed(JobId id, GpuId g, Time now) { claim_marks_[id].push_back(price(g, now)); }
+  void claimed(JobId id, GpuId g, Time now) { claim_marks_[id].push_back({price(g, now), now}); }
   // The job gives back every claim now (or the run ends while it holds them): each charges its
-  // share of the price since it was taken.
+  // share of the price since it was taken, and adds its share x time to the job's allocated GPU
+  // time (so that cost.csv can roll allocated GPU-hours up by job kind and GPU model as it does cost).
   void released(JobId id, JobRecord& r, Time now) {
     auto& marks = claim_marks_[id];
-    for (std::size_t i = 0; i < r.claims.size(); ++i)
-      r.cost_usd += r.claims[i].milli.gpus() * (price(r.placement.gpus[i], now) - marks[i]);
+    for (std::size_t i = 0; i < r.claims.size(); ++i) {
+      const double share = r.claims[i].milli.gpus();
+      r.cost_usd += share * (price(r.placement.gpus[i], now) - marks[i].price_usd);
+      r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
+    }
     marks.clear();
   }
   // The job starts computing on its placement: its busy charges start now.
@@ -51,7 +55,11 @@ class CostLedger {
 
   const Cluster& cluster_;
   const Metrics& metrics_;
-  std::vector<boost::container::small_vector<double, 4>> claim_marks_;  // per job, parallel to its claims
+  struct ClaimMark {
+    double price_usd;  // one whole GPU's cost up to when the claim was taken
+    Time since;        // when it was taken
+  };
+  std::vector<boost::container::small_vector<ClaimMark, 4>> claim_marks_;  // per job, parallel to its claims
   std::vector<double> busy_mark_usd_;  // per job: sum over its GPUs of their pool's price integral at `since`
 };
 

@@ -131,6 +131,13 @@ double collective_time_s(const CommProfile& p, int ranks, double bus_gb_per_s);
 // compute_per_iteration + `reference_collective_s` per iteration, so the rate is their ratio.
 double communication_rate(double compute_rate, const CommProfile& p, double collective_s, double reference_collective_s);
 
+// The fraction of a communicating job's computing time its GPUs wait in the collective: per
+// iteration it computes compute_per_iteration / compute_rate, then waits `collective_s` (no
+// overlap, as communication_rate), so the wait is collective_s / (that + collective_s). All of the
+// collective counts, the part its reference ring would also have taken included: goodput counts
+// time spent computing, and a collective computes nothing. 0 without a profile.
+double collective_stall_fraction(double compute_rate, const CommProfile& p, double collective_s);
+
 // Max-min fair rates of flows over shared links (progressive filling): flow f crosses the links
 // `paths[f]` and wants at most `caps[f]`; each link carries at most its capacity.
 void max_min_fair_flows(std::span<const double> capacities, const std::vector<std::vector<uint32_t>>& paths,

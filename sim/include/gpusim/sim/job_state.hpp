@@ -80,6 +80,14 @@ struct JobRecord {
   GpuTime checkpoint_gpu, restore_gpu;  // GPU time spent writing and restoring
   // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
   double cost_usd = 0, busy_cost_usd = 0;
+  GpuTime allocated_gpu;  // the share of GPUs it held x time, as Metrics counts allocation
+  // Goodput (issue 20; goodput.hpp), share-weighted as allocation: GPU time held while computing
+  // (rate > 0), the part of it spent waiting in collectives, and the rest of it whose progress a
+  // rollback threw away. `kept` marks the goodput it had at its last durable checkpoint and at the
+  // one being written, so that a rollback knows how much of it to take back.
+  GpuTime computing_gpu, comm_stall_gpu, rerun_gpu;
+  GpuTime saved_kept_gpu, writing_kept_gpu;
+  double stall_fraction = 0;  // of its computing time spent in collectives, at its current rate
   // Run time of the latest attempt over the work that attempt had to do (its run time alone on a
   // full GPU of its reference); summary.json's slowdown also counts running jobs, by the work they
   // got through so far.
