@@ -118,8 +118,9 @@ double switch_overhead(const TimeSlicingModel& m);
 // max-min fairly over the demands u_i; rate_i = share_i / u_i (1 for zero demand).
 void time_slicing_rates(std::span<const double> u, const TimeSlicingModel& m, std::span<double> rates);
 
-// Bus-bandwidth factor of a collective over `ranks` GPUs (nccl-tests conventions, docs/hardware.md#interconnects-and-collectives):
-// all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; 0 for a single rank.
+// Bus-bandwidth factor of a collective over `ranks` GPUs (nccl-tests conventions,
+// docs/hardware.md#interconnects-and-collectives): all-reduce 2(n-1)/n; all-gather, reduce-scatter,
+// all-to-all (n-1)/n; 0 for a single rank.
 double collective_bus_factor(Collective c, int ranks);
 
 // Seconds one collective of the profile takes over `ranks` GPUs whose bottleneck link carries
