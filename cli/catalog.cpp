@@ -97,7 +97,7 @@ std::string gpu_names(const Catalog& c, bool mig_only) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-Selection select(const Catalog& c, const CatalogQuery& q) {
+Selection select_entries(const Catalog& c, const CatalogQuery& q) {
   const GpuModel* only = nullptr;
   if (q.gpu) {
     only = c.find_gpu(*q.gpu);
@@ -418,7 +418,7 @@ CatalogView parse_catalog_view(std::string_view name) {
 }
 
 std::string catalog_text(const Catalog& catalog, const CatalogQuery& q) {
-  const Selection s = select(catalog, q);
+  const Selection s = select_entries(catalog, q);
   std::vector<std::string> sections;
   if (shows(q.view, CatalogView::gpus)) sections.push_back(gpus_text(s));
   if (shows(q.view, CatalogView::nodes)) sections.push_back(nodes_text(s));
@@ -432,7 +432,7 @@ std::string catalog_text(const Catalog& catalog, const CatalogQuery& q) {
 }
 
 Json catalog_json(const Catalog& catalog, const CatalogQuery& q) {
-  const Selection s = select(catalog, q);
+  const Selection s = select_entries(catalog, q);
   Json out = Json::object();
   if (shows(q.view, CatalogView::gpus)) {
     out["gpus"] = Json::array();
