@@ -131,7 +131,9 @@ bool assumed(const GpuModel& g, std::string_view field) {
 }
 
 // "58*" when the value is a documented assumption.
-std::string mark(const GpuModel& g, std::string_view field, std::string value) { return assumed(g, field) ? value + "*" : value; }
+std::string mark(const GpuModel& g, std::string_view field, const std::string& value) {
+  return assumed(g, field) ? value + "*" : value;
+}
 
 // The distinct link classes between the node's GPUs, best first: "NV18", "PIX, SYS", "PHB".
 std::vector<std::string> link_classes(const NodeTopology& t) {
@@ -146,6 +148,7 @@ std::vector<std::string> link_classes(const NodeTopology& t) {
   std::sort(links.begin(), links.end(),
             [](const Link& a, const Link& b) { return std::pair(a.cls, -a.nvlinks) < std::pair(b.cls, -b.nvlinks); });
   std::vector<std::string> out;
+  out.reserve(links.size());
   for (const Link& l : links) out.push_back(link_code(l));
   return out;
 }
