@@ -18,6 +18,7 @@
 
 #include <fmt/ranges.h>
 
+#include "catalog.hpp"
 #include "check.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/hardware/mig.hpp"
@@ -266,12 +267,16 @@ int cmd_mig_validate(const std::string& file, const std::string& node) {
 }
 
 // gpusim topo TEMPLATE: the GPU link matrix as `nvidia-smi topo -m` prints it (same codes and
-// legend), then the bandwidths and the network.
+// legend), then the bandwidths and the network. Without a template: the templates it knows.
 int cmd_topo(const std::string& name, const std::optional<std::string>& scenario) {
   Catalog catalog = Catalog::builtin();
   if (scenario) {
     const Scenario s = load_scenario(*scenario, {});
     catalog = *s.catalog;
+  }
+  if (name.empty()) {
+    std::cout << "Node templates (gpusim topo NAME prints one's GPU link matrix):\n\n" << cli::node_templates_text(catalog);
+    return 0;
   }
   const NodeTemplate* t = catalog.find_node(name);
   if (!t) {
@@ -529,8 +534,21 @@ int main(int argc, char** argv) {
   std::string topo_node;
   std::optional<std::string> topo_scenario;
   auto* topo = app.add_subcommand("topo", "A node template's GPU topology matrix, as nvidia-smi topo -m prints it");
-  topo->add_option("node_template", topo_node, "Node template, e.g. dgx-a100-80gb")->required();
+  topo->add_option("node_template", topo_node, "Node template, e.g. dgx-a100-80gb (none: list the templates)");
   topo->add_option("--scenario", topo_scenario, "Also look in this scenario's catalog");
+
+  std::string cat_view = "all";
+  cli::CatalogQuery cat_query;
+  bool cat_json = false;
+  auto* cat = app.add_subcommand("catalog", "What the hardware catalog holds: GPU models, node templates, prices, MIG configs");
+  cat->add_option("view", cat_view, fmt::format("What to list: {} (default all)", enum_choices<cli::CatalogView>(", ")))
+      ->check(CLI::IsMember(std::vector<std::string>(enum_names<cli::CatalogView>.begin(), enum_names<cli::CatalogView>.end())));
+  cat->add_option("--filter", cat_query.filter, "Only entries whose name contains this text (any case), e.g. h100");
+  cat->add_option("--gpu", cat_query.gpu,
+                  "Only this GPU model (name or alias) and the node templates with it, e.g. H100-80GB-SXM");
+  cat->add_flag("--json", cat_json, "Print JSON (every field, with each entry's source)");
+  cat->footer("Examples: gpusim catalog nodes; gpusim catalog mig --gpu H100-80GB-SXM; gpusim catalog --filter a100 --json\n"
+              "Sources of every value: docs/hardware.md");
 
   std::string schema_format = "scenario";
   auto* sch = app.add_subcommand("schema", "Print the JSON Schema of scenario files (or baselines), for editors and validators");
@@ -660,6 +678,12 @@ int main(int argc, char** argv) {
     }
     if (mig_val->parsed()) return cmd_mig_validate(mig_file, mig_node);
     if (topo->parsed()) return cmd_topo(topo_node, topo_scenario);
+    if (cat->parsed()) {
+      cat_query.view = cli::parse_catalog_view(cat_view);
+      if (cat_json) std::cout << cli::catalog_json(Catalog::builtin(), cat_query).dump(2) << '\n';
+      else std::cout << cli::catalog_text(Catalog::builtin(), cat_query);
+      return 0;
+    }
     if (mig->parsed()) {
       if (mig_model.empty()) throw InputError({"", std::nullopt, "GPU_MODEL"}, "expected a GPU model, e.g. gpusim mig A100-80GB-SXM");
       return cmd_mig(mig_model, mig_layouts, mig_maximal, mig_json);

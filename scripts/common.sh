@@ -1,5 +1,5 @@
 # Shared by scripts/setup.sh and scripts/test.sh: install what is missing, then build.
-# Debian 12 packages only (DESIGN §6); apt-get runs only when a package is missing.
+# Debian 12 packages only (README, "Set up"); apt-get runs only when a package is missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GPUSIM_BUILD_DIR:-$ROOT/build}"

@@ -1,5 +1,5 @@
 // Bad input never crashes and never defaults silently: each case fails with the file, the line or
-// field, and what was expected (DESIGN §3, §6).
+// field, and what was expected (README, "Scenario format").
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"

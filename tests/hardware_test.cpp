@@ -23,7 +23,7 @@ TEST(Catalog, HasEveryModelAndTemplateTheFoundationNeeds) {
   EXPECT_EQ(c.find_gpu("V100M32"), c.find_gpu("V100-32GB"));  // openb's name is an alias
 }
 
-// hardware.md §1: A100-80GB profiles and placements as nvidia-smi mig -lgipp prints them.
+// docs/hardware.md#mig-geometry: A100-80GB profiles and placements as nvidia-smi mig -lgipp prints them.
 TEST(Catalog, A100MigTableMatchesTheReference) {
   const auto& mig = *Catalog::builtin().find_gpu("A100-80GB-SXM")->mig;
   EXPECT_EQ(mig.memory_slices, 8);

@@ -1,4 +1,4 @@
-// MIG geometry, the execution-rate factors, and the sharing scenarios of background article 001.
+// MIG geometry, the execution-rate factors, and the shipped sharing scenarios.
 #include <gtest/gtest.h>
 
 #include "gpusim/hardware/mig.hpp"

@@ -244,6 +244,17 @@ class Catalog:
                   "spot_price_per_node_hour_usd", "source"]
         return pd.DataFrame([{f: getattr(n, f) for f in fields} for n in self.nodes])
 
+    def table(self, view: str = "all", filter: str | None = None, gpu: str | None = None) -> str:
+        """The text `gpusim catalog VIEW [--filter F] [--gpu G]` prints; view: all, gpus, nodes, prices or mig."""
+        return _core.catalog_text(view, filter, gpu)
+
+    def json(self, view: str = "all", filter: str | None = None, gpu: str | None = None) -> dict:
+        """What `gpusim catalog VIEW ... --json` prints, parsed: every field, with each entry's source."""
+        return json.loads(_core.catalog_json(view, filter, gpu))
+
+    def __str__(self) -> str:
+        return self.table()
+
     def __repr__(self) -> str:
         return f"<gpusim.Catalog: {len(self.gpus)} GPU models, {len(self.nodes)} node templates>"
 

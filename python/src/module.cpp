@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include "catalog.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
@@ -341,6 +342,22 @@ PYBIND11_MODULE(_core, m) {
   });
   m.def("mig_model", [](const std::string& name) { return &require_mig_model(Catalog::builtin(), name); },
         py::return_value_policy::reference);
+  // `gpusim catalog [VIEW] [--filter F] [--gpu G] [--json]`: the CLI's own text and JSON (as a string).
+  const auto catalog_query = [](const std::string& view, std::optional<std::string> filter, std::optional<std::string> gpu) {
+    return cli::CatalogQuery{cli::parse_catalog_view(view), std::move(filter), std::move(gpu)};
+  };
+  m.def(
+      "catalog_text",
+      [catalog_query](const std::string& view, std::optional<std::string> filter, std::optional<std::string> gpu) {
+        return cli::catalog_text(Catalog::builtin(), catalog_query(view, std::move(filter), std::move(gpu)));
+      },
+      py::arg("view") = "all", py::arg("filter") = py::none(), py::arg("gpu") = py::none());
+  m.def(
+      "catalog_json",
+      [catalog_query](const std::string& view, std::optional<std::string> filter, std::optional<std::string> gpu) {
+        return cli::catalog_json(Catalog::builtin(), catalog_query(view, std::move(filter), std::move(gpu))).dump(2);
+      },
+      py::arg("view") = "all", py::arg("filter") = py::none(), py::arg("gpu") = py::none());
 
   // --- scenarios
   py::class_<Scenario, std::shared_ptr<Scenario>>(m, "Scenario")

@@ -162,7 +162,7 @@ const Section& device_plugin_sharing_section() {
   return s;
 }
 
-// The device plugin's `sharing:` block: {timeSlicing: {...}} or {mps: {...}} (hardware.md §2-3).
+// The device plugin's `sharing:` block: {timeSlicing: {...}} or {mps: {...}} (docs/hardware.md#time-slicing, #mps).
 SharingConfig read_device_plugin_sharing(const ConfigNode& node, const GpuModel* gpu) {
   const Fields n = device_plugin_sharing_section().read(node);
   if (n.has("timeSlicing") == n.has("mps")) n.fail("expected exactly one of timeSlicing or mps (they are mutually exclusive)");
@@ -498,7 +498,7 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   if (auto m = e.get("mig")) {
     if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && parse_enum<Sharing>(sh->as_string()) == Sharing::exclusive))
       sh->fail(sh->is_map() && Fields(device_plugin_sharing_section(), *sh).has("mps")
-                   ? "MPS is not supported on MIG-enabled GPUs (hardware.md §3); drop mig: or sharing:"
+                   ? "MPS is not supported on MIG-enabled GPUs (docs/hardware.md#mps); drop mig: or sharing:"
                    : "a MIG pool takes no other sharing (sharing of MIG devices is not modelled)");
     pool.sharing = read_mig(*m, pool.gpu, t->gpus, s.file);
   } else if (auto sh = e.get("sharing")) {
@@ -903,7 +903,7 @@ std::optional<MigCounts> builtin_mig_config(const GpuModel& model, std::string_v
   MigCounts counts(t.profiles.size(), 0);
   if (name == "all-disabled" || name == "all-enabled") return counts;
   if (name == "all-balanced" && t.compute_slices == 7) {
-    // The smallest profile of each class 1g, 2g, 3g (hardware.md §1).
+    // The smallest profile of each class 1g, 2g, 3g (docs/hardware.md#mig-parted-configs).
     for (auto [cls, n] : {std::pair{"1g", 2}, {"2g", 1}, {"3g", 1}}) {
       // A named capture: clang (and so clang-tidy) before 16 cannot capture a structured binding.
       auto p = std::find_if(t.profiles.begin(), t.profiles.end(),

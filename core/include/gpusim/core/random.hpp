@@ -1,5 +1,5 @@
 #pragma once
-// Named, seeded random streams (DESIGN §2): every component draws from its own stream, derived from
+// Named, seeded random streams: every component draws from its own stream, derived from
 // the scenario seed and the stream's name, so one extra draw in one component never shifts another.
 // Boost.Random engines and distributions give the same numbers on every platform, which the
 // standard library's distributions do not promise.

@@ -33,7 +33,7 @@ struct MigTable {
   std::string geometry;            // "seven-slice" or "four-slice"
   int memory_slices = 0;
   int compute_slices = 0;
-  bool allows_4g_with_3g = true;  // false models drivers before R510 (hardware.md §1)
+  bool allows_4g_with_3g = true;  // false models drivers before R510 (docs/hardware.md#mig-geometry)
   std::vector<MigProfile> profiles;
   const MigProfile* find(std::string_view profile) const;
 };

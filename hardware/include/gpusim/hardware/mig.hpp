@@ -1,5 +1,5 @@
 #pragma once
-// MIG geometry (hardware.md §1): a GPU instance occupies the contiguous memory slices
+// MIG geometry (docs/hardware.md#mig-geometry): a GPU instance occupies the contiguous memory slices
 // start .. start+size-1 at one of its profile's allowed starts. A layout is a set of placed
 // instances; these pure functions check, place, explain and enumerate layouts. Nothing here knows
 // about jobs or scheduling.

@@ -1,8 +1,8 @@
 #pragma once
-// Node topology (hardware.md §4): which GPUs share NVLink/NVSwitch, PCIe switches, host bridges and
-// NUMA nodes, so every GPU pair has an `nvidia-smi topo -m` link class and a bandwidth. The best
-// ring through every GPU subset is precomputed per node template (nodes have few GPUs), so choosing
-// the best k GPUs of a node is a table walk.
+// Node topology (docs/hardware.md#interconnects-and-collectives): which GPUs share NVLink/NVSwitch,
+// PCIe switches, host bridges and NUMA nodes, so every GPU pair has an `nvidia-smi topo -m` link
+// class and a bandwidth. The best ring through every GPU subset is precomputed per node template
+// (nodes have few GPUs), so choosing the best k GPUs of a node is a table walk.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -40,10 +40,12 @@ struct Link {
 // "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "NET": the class's name, with the bonded NVLinks.
 std::string link_code(const Link& link);
 
-// PCIe x16 bandwidth per direction of a PCIe generation (3, 4, 5); hardware.md §4.
+// PCIe x16 bandwidth per direction of a PCIe generation (3, 4, 5);
+// docs/hardware.md#interconnects-and-collectives.
 double pcie_x16_gb_per_s(int generation);
 
-// A node's network: NICs and their line rate (hardware.md §4, e.g. 8 x 200 Gb/s HDR on DGX A100).
+// A node's network: NICs and their line rate (docs/hardware.md#node-templates, e.g. 8 x 200 Gb/s
+// HDR on DGX A100).
 struct NetworkSpec {
   int nics = 0;
   double gbps_per_nic = 0;

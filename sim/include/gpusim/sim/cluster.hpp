@@ -1,6 +1,6 @@
 #pragma once
 // Cluster state: pools -> nodes -> GPUs, plus an index that groups nodes in identical states, so a
-// placement decision costs the number of distinct node states, not the number of nodes (DESIGN §5).
+// placement decision costs the number of distinct node states, not the number of nodes (README, "Performance").
 // Policies see it through `const Cluster&`; only the engine changes it.
 #include <boost/container/flat_set.hpp>
 #include <boost/container/small_vector.hpp>

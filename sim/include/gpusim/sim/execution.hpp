@@ -1,5 +1,5 @@
 #pragma once
-// The fluid execution model (DESIGN §2): a running job progresses at a rate, the product of
+// The fluid execution model (README, "Sharing modes"): a running job progresses at a rate, the product of
 // documented factors, each a small pure function below. The defaults of every constant live in
 // sim/data/model.yaml with their sources; a scenario overrides them under `model:`.
 #include <array>
@@ -118,8 +118,9 @@ double switch_overhead(const TimeSlicingModel& m);
 // max-min fairly over the demands u_i; rate_i = share_i / u_i (1 for zero demand).
 void time_slicing_rates(std::span<const double> u, const TimeSlicingModel& m, std::span<double> rates);
 
-// Bus-bandwidth factor of a collective over `ranks` GPUs (nccl-tests conventions, hardware.md §4):
-// all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; 0 for a single rank.
+// Bus-bandwidth factor of a collective over `ranks` GPUs (nccl-tests conventions,
+// docs/hardware.md#interconnects-and-collectives): all-reduce 2(n-1)/n; all-gather, reduce-scatter,
+// all-to-all (n-1)/n; 0 for a single rank.
 double collective_bus_factor(Collective c, int ranks);
 
 // Seconds one collective of the profile takes over `ranks` GPUs whose bottleneck link carries

@@ -1,5 +1,5 @@
 #pragma once
-// Fit rules (DESIGN §2): does a request fit a pool, a node, a GPU or a MIG slice, and what does it
+// Fit rules: does a request fit a pool, a node, a GPU or a MIG slice, and what does it
 // hold there. One pure module: the engine validates bindings with it, the ClusterView answers the
 // policies with it, and the autoscaler plans with it, so no two of them can disagree. The rules a
 // placement asks for every GPU it looks at are defined here, inline; the rest in fit.cpp.
@@ -56,7 +56,7 @@ inline bool profile_serves(const Request& q, const SharingConfig& c, const MigPr
   return mig_profile_name(q) == p.name;
 }
 
-// The MPS pinned-memory limit of one client and its active-thread fraction (hardware.md §3).
+// The MPS pinned-memory limit of one client and its active-thread fraction (docs/hardware.md#mps).
 inline int64_t mps_memory_limit_mib(const Request& q, const Pool& pool) {
   return q.gpu_memory_limit_mib > 0 ? q.gpu_memory_limit_mib : pool.gpu->memory_mib / pool.sharing.replicas;
 }

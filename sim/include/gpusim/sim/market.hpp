@@ -1,7 +1,7 @@
 #pragma once
-// Markets, spot reclaims, checkpoint intervals and the autoscaler's settings (DESIGN §2 "Spot market",
-// "Autoscaler"; hardware.md §6). The functions here are small pure models with their own tests; the
-// engine owns every state change they lead to.
+// Markets, spot reclaims, checkpoint intervals and the autoscaler's settings (README, "Markets, spot
+// reclaims, checkpoints and autoscaling"; docs/hardware.md#prices-and-spot-behaviour). The functions
+// here are small pure models with their own tests; the engine owns every state change they lead to.
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// What a run writes (DESIGN §3): summary.json (every figure, units in the key names), jobs.csv (one
+// What a run writes (README, "Outputs"): summary.json (every figure, units in the key names), jobs.csv (one
 // row per job), timeseries.csv, and the resolved scenario. All of it is deterministic text.
 #include <ostream>
 #include <string>
@@ -11,7 +11,7 @@
 namespace gpusim {
 
 inline constexpr const char* kVersion = "0.1.0";
-inline constexpr double kHoursPerMonth = 730.0;  // DESIGN §2 "Cost": monthly figures use 730 h
+inline constexpr double kHoursPerMonth = 730.0;  // monthly figures use 730 h (docs/hardware.md#prices-and-spot-behaviour)
 
 // Nearest-rank percentile (the smallest value with at least p% of values at or below it).
 double percentile(std::vector<double> values, double p);

@@ -1,5 +1,5 @@
 #pragma once
-// The job (pod) model (DESIGN §2). A job's `work` is how long it runs alone on its request; its
+// The job (pod) model. A job's `work` is how long it runs alone on its request; its
 // compute demand `u` is the fraction of one full GPU's SMs it keeps busy on each GPU it holds.
 #include <algorithm>
 #include <cstdint>
@@ -25,8 +25,8 @@ constexpr auto enum_table(JobKind) {
       {{K::training, "training"}, {K::inference, "inference"}, {K::notebook, "notebook"}, {K::batch, "batch"}});
 }
 
-// Default compute demand per kind. Source: DESIGN §2 and background article 001 ("training 95%,
-// inference 15%, notebooks 5%"). Batch is assumed compute-bound like training.
+// Default compute demand per kind (assumed, docs/hardware.md#modelling-defaults: training 95%,
+// inference 15%, notebooks 5%). Batch is assumed compute-bound like training.
 double default_compute_demand(JobKind kind);
 
 // The collective a data-parallel job runs each iteration (nccl-tests names).

@@ -1,6 +1,6 @@
 #pragma once
 // Trace readers. Each reads its file line by line (never the whole file at once) and names the file
-// and line of anything it cannot read. Formats and units: ../shared/traces/*/SOURCE.md and the README.
+// and line of anything it cannot read. Formats and units: data/README.md and the README's "Traces".
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -1,0 +1,465 @@
+#include "catalog.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <vector>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/hardware/mig.hpp"
+#include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/report.hpp"
+#include "gpusim/sim/scenario.hpp"
+
+namespace gpusim::cli {
+
+namespace {
+
+// --- a plain aligned table -----------------------------------------------------------------------
+
+struct Column {
+  std::string header;
+  bool right = false;  // numbers align right
+};
+using Row = std::vector<std::string>;
+
+std::string render_table(const std::vector<Column>& columns, const std::vector<Row>& rows) {
+  std::vector<std::size_t> width(columns.size());
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    width[c] = columns[c].header.size();
+    for (const Row& r : rows) width[c] = std::max(width[c], r[c].size());
+  }
+  const auto line = [&](const Row& cells) {
+    std::string out;
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      out += columns[c].right ? fmt::format("  {:>{}}", cells[c], width[c]) : fmt::format("  {:<{}}", cells[c], width[c]);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + '\n';
+  };
+  Row header;
+  for (const Column& c : columns) header.push_back(c.header);
+  std::string out = line(header);
+  for (const Row& r : rows) out += line(r);
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool matches(const std::optional<std::string>& filter, std::initializer_list<std::string_view> names,
+             const std::vector<std::string>& more = {}) {
+  if (!filter) return true;
+  const std::string f = lower(*filter);
+  for (std::string_view n : names)
+    if (lower(n).find(f) != std::string::npos) return true;
+  for (const std::string& n : more)
+    if (lower(n).find(f) != std::string::npos) return true;
+  return false;
+}
+
+// Up to three decimals, at least two: 21.96, 1.006, 2.745.
+std::string usd(double v) {
+  std::string s = fmt::format("{:.3f}", v);
+  if (s.back() == '0') s.pop_back();
+  return s;
+}
+
+std::string usd_whole(double v) {
+  const std::string s = fmt::format("{:.0f}", v);
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i > 0 && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+std::string number(double v) { return fmt::format("{:g}", v); }
+
+// --- what the query selects ----------------------------------------------------------------------
+
+struct Selection {
+  std::vector<const GpuModel*> gpus;
+  std::vector<const NodeTemplate*> nodes;
+  std::vector<const GpuModel*> mig;  // MIG-capable models among gpus
+};
+
+std::string gpu_names(const Catalog& c, bool mig_only) {
+  std::vector<std::string> names;
+  for (const GpuModel& g : c.gpus())
+    if (!mig_only || g.mig) names.push_back(g.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+Selection select_entries(const Catalog& c, const CatalogQuery& q) {
+  const GpuModel* only = nullptr;
+  if (q.gpu) {
+    only = c.find_gpu(*q.gpu);
+    const bool mig_view = q.view == CatalogView::mig;
+    if (!only)
+      throw InputError({"", std::nullopt, "--gpu"},
+                       fmt::format("unknown GPU model '{}'; {}: {}", *q.gpu, mig_view ? "MIG-capable models" : "known",
+                                   gpu_names(c, mig_view)));
+    if (mig_view && !only->mig)
+      throw InputError({"", std::nullopt, "--gpu"},
+                       fmt::format("{} does not support MIG; MIG-capable models: {}", only->name, gpu_names(c, true)));
+  }
+  Selection s;
+  for (const GpuModel& g : c.gpus()) {
+    if (only && &g != only) continue;
+    if (!matches(q.filter, {g.name}, g.aliases)) continue;
+    s.gpus.push_back(&g);
+    if (g.mig) s.mig.push_back(&g);
+  }
+  for (const NodeTemplate& n : c.nodes()) {
+    const GpuModel* g = c.find_gpu(n.gpu);
+    if (only && g != only) continue;
+    if (!matches(q.filter, {n.name, n.gpu})) continue;
+    s.nodes.push_back(&n);
+  }
+  return s;
+}
+
+bool assumed(const GpuModel& g, std::string_view field) {
+  return std::find(g.assumed.begin(), g.assumed.end(), field) != g.assumed.end();
+}
+
+// "58*" when the value is a documented assumption.
+std::string mark(const GpuModel& g, std::string_view field, const std::string& value) {
+  return assumed(g, field) ? value + "*" : value;
+}
+
+// The distinct link classes between the node's GPUs, best first: "NV18", "PIX, SYS", "PHB".
+std::vector<std::string> link_classes(const NodeTopology& t) {
+  std::vector<Link> links;
+  for (int a = 0; a < t.gpus(); ++a)
+    for (int b = a + 1; b < t.gpus(); ++b) {
+      const Link& l = t.link(a, b);
+      const bool seen = std::any_of(links.begin(), links.end(),
+                                    [&](const Link& x) { return x.cls == l.cls && x.nvlinks == l.nvlinks; });
+      if (!seen) links.push_back(l);
+    }
+  std::sort(links.begin(), links.end(),
+            [](const Link& a, const Link& b) { return std::pair(a.cls, -a.nvlinks) < std::pair(b.cls, -b.nvlinks); });
+  std::vector<std::string> out;
+  out.reserve(links.size());
+  for (const Link& l : links) out.push_back(link_code(l));
+  return out;
+}
+
+// mig-parted's generated configs for a model, in the order `catalog mig` lists them.
+struct NamedMigConfig {
+  std::string name;
+  bool enabled = true;
+  MigCounts counts;
+  std::optional<MigLayout> placement;
+};
+
+std::vector<NamedMigConfig> mig_configs(const GpuModel& g) {
+  const MigTable& t = *g.mig;
+  std::vector<std::string> names{"all-disabled", "all-enabled", "all-balanced"};
+  for (const MigProfile& p : t.profiles) names.push_back("all-" + p.name);
+  std::vector<NamedMigConfig> out;
+  for (const std::string& name : names) {
+    const auto counts = builtin_mig_config(g, name);
+    if (!counts) continue;  // e.g. all-balanced on a four-slice GPU
+    out.push_back({name, name != "all-disabled", *counts, mig_place(t, *counts)});
+  }
+  return out;
+}
+
+std::string config_layout(const MigTable& t, const NamedMigConfig& c) {
+  if (!c.enabled) return "MIG off";
+  if (std::all_of(c.counts.begin(), c.counts.end(), [](int n) { return n == 0; })) return "MIG on, no instances";
+  return mig_describe(t, c.counts);
+}
+
+std::string config_placement(const MigTable& t, const NamedMigConfig& c) {
+  if (!c.placement) return "-";
+  std::vector<std::string> parts;
+  for (const MigInstance& in : *c.placement) parts.push_back(fmt::format("{}@{}", t.profiles[in.profile].name, in.start));
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+std::string all_balanced(const GpuModel& g) {
+  for (const NamedMigConfig& c : mig_configs(g))
+    if (c.name == "all-balanced") return config_layout(*g.mig, c);
+  return "-";
+}
+
+// --- text sections -------------------------------------------------------------------------------
+
+std::string gpus_text(const Selection& s) {
+  std::vector<Row> rows;
+  bool any_assumed = false;
+  for (const GpuModel* g : s.gpus) {
+    any_assumed = any_assumed || !g->assumed.empty();
+    rows.push_back(
+        {g->name, g->aliases.empty() ? "-" : fmt::format("{}", fmt::join(g->aliases, ", ")),
+         mark(*g, "memory_mib", number(static_cast<double>(g->memory_mib) / 1024.0)), mark(*g, "sms", number(g->sms)),
+         mark(*g, "bf16_tflops", number(g->bf16_tflops)), mark(*g, "fp32_tflops", number(g->fp32_tflops)),
+         mark(*g, "memory_bandwidth_gb_per_s", number(g->memory_bandwidth_gb_per_s)), mark(*g, "tdp_w", number(g->tdp_w)),
+         g->nvlink_gb_per_s > 0 ? mark(*g, "nvlink_gb_per_s", fmt::format("{:g} ({})", g->nvlink_gb_per_s, g->nvlinks)) : "-",
+         fmt::format("Gen{}", g->pcie_gen), mark(*g, "compute_capability", fmt::format("{:.1f}", g->compute_capability)),
+         g->mig ? g->mig->geometry : "-"});
+  }
+  std::string out = fmt::format("GPU models ({})\n\n", s.gpus.size());
+  out += render_table({{"name"},
+                       {"aliases"},
+                       {"memory GB", true},
+                       {"SMs", true},
+                       {"BF16 TFLOPS", true},
+                       {"FP32 TFLOPS", true},
+                       {"mem BW GB/s", true},
+                       {"TDP W", true},
+                       {"NVLink GB/s (links)", true},
+                       {"PCIe"},
+                       {"CC", true},
+                       {"MIG"}},
+                      rows);
+  out +=
+      "\n  BF16: dense tensor peak (FP16 on T4, V100, P100); NVLink: bidirectional total per GPU; CC: CUDA compute capability.\n";
+  if (any_assumed) out += "  * assumed: no primary source confirms it (docs/hardware.md#gpu-peak-figures).\n";
+  return out;
+}
+
+std::string nodes_table(const std::vector<const NodeTemplate*>& nodes) {
+  std::vector<Row> rows;
+  for (const NodeTemplate* n : nodes) {
+    const auto links = link_classes(n->topology);
+    rows.push_back({n->name, number(n->gpus), n->gpu, links.empty() ? "-" : fmt::format("{}", fmt::join(links, ", ")),
+                    number(n->topology.numa_nodes()), number(static_cast<double>(n->cpu_milli) / 1000.0),
+                    number(static_cast<double>(n->memory_mib) / 1024.0),
+                    n->network ? fmt::format("{} x {:g} Gb/s", n->network->nics, n->network->gbps_per_nic) : "-",
+                    n->price_per_node_hour_usd ? usd(*n->price_per_node_hour_usd) : "-",
+                    n->spot_price_per_node_hour_usd ? usd(*n->spot_price_per_node_hour_usd) : "-"});
+  }
+  return render_table({{"name"},
+                       {"GPUs", true},
+                       {"GPU model"},
+                       {"GPU links"},
+                       {"NUMA", true},
+                       {"CPU cores", true},
+                       {"memory GiB", true},
+                       {"network"},
+                       {"on-demand $/h", true},
+                       {"spot $/h", true}},
+                      rows);
+}
+
+std::string nodes_text(const Selection& s) {
+  return fmt::format("Node templates ({})\n\n", s.nodes.size()) + nodes_table(s.nodes) +
+         "\n  GPU links: the nvidia-smi topo -m classes between its GPUs (gpusim topo NAME prints the matrix).\n";
+}
+
+std::string prices_text(const Selection& s) {
+  std::vector<Row> rows;
+  for (const NodeTemplate* n : s.nodes) {
+    const auto& od = n->price_per_node_hour_usd;
+    const auto& spot = n->spot_price_per_node_hour_usd;
+    const auto per_gpu = [&](double v) { return usd(v / n->gpus); };
+    rows.push_back({n->name, fmt::format("{} x {}", n->gpus, n->gpu), od ? usd(*od) : "-", od ? per_gpu(*od) : "-",
+                    od ? usd_whole(*od * kHoursPerMonth) : "-", spot ? usd(*spot) : "-", spot ? per_gpu(*spot) : "-",
+                    od && spot ? fmt::format("{:.0f}%", 100.0 * (1.0 - *spot / *od)) : "-"});
+  }
+  std::string out = fmt::format("Prices ({} node templates; USD, on-demand list price and typical spot price)\n\n",
+                                s.nodes.size());
+  out += render_table({{"node template"},
+                       {"GPUs"},
+                       {"on-demand $/h", true},
+                       {"$/GPU-h", true},
+                       {"$/month", true},
+                       {"spot $/h", true},
+                       {"spot $/GPU-h", true},
+                       {"spot discount", true}},
+                      rows);
+  const SpotModel& spot = ExecutionModel::builtin().spot;
+  std::vector<std::string> notices;
+  for (const auto& [provider, d] : spot.notice) notices.push_back(fmt::format("{} {:g} s", provider, d.seconds()));
+  out += fmt::format(
+      "\n  Markets: an on-demand pool pays the on-demand price; a reserved pool pays it whether used or not; a spot\n"
+      "  pool pays the spot price and loses nodes with a reclaim notice ({}; default provider {}).\n"
+      "  A month is {:g} h. A scenario's pool may set its own price. Sources: docs/hardware.md#prices-and-spot-behaviour.\n",
+      fmt::join(notices, ", "), spot.provider, kHoursPerMonth);
+  return out;
+}
+
+std::string mig_summary_text(const Selection& s) {
+  std::vector<Row> rows;
+  for (const GpuModel* g : s.mig) {
+    std::vector<std::string> names;
+    for (const MigProfile& p : g->mig->profiles) names.push_back(p.name);
+    rows.push_back({g->name, g->mig->geometry, fmt::format("{}", fmt::join(names, " ")), all_balanced(*g)});
+  }
+  return fmt::format("MIG ({} models; every generated config: gpusim catalog mig --gpu MODEL)\n\n", s.mig.size()) +
+         render_table({{"GPU model"}, {"geometry"}, {"profiles"}, {"all-balanced"}}, rows);
+}
+
+std::string mig_model_text(const GpuModel& g) {
+  const MigTable& t = *g.mig;
+  std::string out = fmt::format("{}: {} geometry, {} memory slices, {} compute slices (placements: gpusim mig {})\n\n", g.name,
+                                t.geometry, t.memory_slices, t.compute_slices, g.name);
+  std::vector<Row> rows;
+  for (const MigProfile& p : t.profiles)
+    rows.push_back({p.assumed ? p.name + "*" : p.name, number(static_cast<double>(p.memory_mib)), number(p.sms),
+                    fmt::format("{}/{}", p.compute_slices, p.memory_slices), number(p.max_count)});
+  out += render_table({{"profile"}, {"memory MiB", true}, {"SMs", true}, {"compute/memory slices", true}, {"max", true}}, rows);
+  rows.clear();
+  for (const NamedMigConfig& c : mig_configs(g)) rows.push_back({c.name, config_layout(t, c), config_placement(t, c)});
+  out += "\n" + render_table({{"config"}, {"expands to"}, {"placement (profile@start)"}}, rows);
+  if (std::any_of(t.profiles.begin(), t.profiles.end(), [](const MigProfile& p) { return p.assumed; }))
+    out += "\n  * assumed: no primary source confirms it (docs/hardware.md#mig-profiles-per-gpu).\n";
+  return out;
+}
+
+std::string mig_text(const Selection& s) {
+  std::string out;
+  for (const GpuModel* g : s.mig) out += (out.empty() ? "" : "\n") + mig_model_text(*g);
+  if (s.mig.empty()) out = "MIG: no MIG-capable model matches\n";
+  return out;
+}
+
+// --- JSON ----------------------------------------------------------------------------------------
+
+Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json gpu_json(const GpuModel& g) {
+  return {{"name", g.name},
+          {"aliases", g.aliases},
+          {"memory_mib", g.memory_mib},
+          {"sms", g.sms},
+          {"bf16_tflops", g.bf16_tflops},
+          {"fp32_tflops", g.fp32_tflops},
+          {"memory_bandwidth_gb_per_s", g.memory_bandwidth_gb_per_s},
+          {"tdp_w", g.tdp_w},
+          {"nvlink_gb_per_s", g.nvlink_gb_per_s},
+          {"nvlinks", g.nvlinks},
+          {"pcie_gen", g.pcie_gen},
+          {"compute_capability", g.compute_capability},
+          {"mig", g.mig ? Json(g.mig->geometry) : Json(nullptr)},
+          {"assumed", g.assumed},
+          {"source", g.source}};
+}
+
+Json node_json(const NodeTemplate& n) {
+  return {{"name", n.name},
+          {"gpu", n.gpu},
+          {"gpus", n.gpus},
+          {"cpu_milli", n.cpu_milli},
+          {"memory_mib", n.memory_mib},
+          {"topology",
+           {{"links", link_classes(n.topology)}, {"numa_nodes", n.topology.numa_nodes()}, {"source", n.topology.source()}}},
+          {"network", n.network ? Json{{"nics", n.network->nics}, {"gbps_per_nic", n.network->gbps_per_nic}} : Json(nullptr)},
+          {"price_per_node_hour_usd", optional_json(n.price_per_node_hour_usd)},
+          {"spot_price_per_node_hour_usd", optional_json(n.spot_price_per_node_hour_usd)},
+          {"source", n.source}};
+}
+
+Json price_json(const NodeTemplate& n) {
+  const auto& od = n.price_per_node_hour_usd;
+  const auto& spot = n.spot_price_per_node_hour_usd;
+  const auto per_gpu = [&](const std::optional<double>& v) { return v ? Json(*v / n.gpus) : Json(nullptr); };
+  return {{"node", n.name},
+          {"gpu", n.gpu},
+          {"gpus", n.gpus},
+          {"on_demand_per_node_hour_usd", optional_json(od)},
+          {"on_demand_per_gpu_hour_usd", per_gpu(od)},
+          {"on_demand_per_month_usd", od ? Json(*od * kHoursPerMonth) : Json(nullptr)},
+          {"spot_per_node_hour_usd", optional_json(spot)},
+          {"spot_per_gpu_hour_usd", per_gpu(spot)},
+          {"spot_discount", od && spot ? Json(1.0 - *spot / *od) : Json(nullptr)}};
+}
+
+Json mig_json(const GpuModel& g) {
+  const MigTable& t = *g.mig;
+  Json profiles = Json::array();
+  for (const MigProfile& p : t.profiles)
+    profiles.push_back({{"name", p.name},
+                        {"memory_mib", p.memory_mib},
+                        {"sms", p.sms},
+                        {"compute_slices", p.compute_slices},
+                        {"memory_slices", p.memory_slices},
+                        {"max_count", p.max_count},
+                        {"assumed", p.assumed}});
+  Json configs = Json::array();
+  for (const NamedMigConfig& c : mig_configs(g)) {
+    Json counts = Json::object();
+    for (std::size_t i = 0; i < c.counts.size(); ++i)
+      if (c.counts[i] > 0) counts[t.profiles[i].name] = c.counts[i];
+    Json instances = Json::array();
+    if (c.placement)
+      for (const MigInstance& in : *c.placement)
+        instances.push_back({{"profile", t.profiles[in.profile].name}, {"start", in.start}});
+    configs.push_back({{"name", c.name},
+                       {"mig_enabled", c.enabled},
+                       {"layout", config_layout(t, c)},
+                       {"counts", std::move(counts)},
+                       {"instances", std::move(instances)}});
+  }
+  return {{"gpu", g.name},
+          {"geometry", t.geometry},
+          {"memory_slices", t.memory_slices},
+          {"compute_slices", t.compute_slices},
+          {"profiles", std::move(profiles)},
+          {"configs", std::move(configs)}};
+}
+
+bool shows(CatalogView view, CatalogView section) { return view == CatalogView::all || view == section; }
+
+}  // namespace
+
+CatalogView parse_catalog_view(std::string_view name) {
+  if (const auto v = parse_enum<CatalogView>(name)) return *v;
+  throw InputError({"", std::nullopt, "VIEW"},
+                   fmt::format("unknown catalog view '{}'; expected {}", name, enum_choices<CatalogView>(" or ")));
+}
+
+std::string catalog_text(const Catalog& catalog, const CatalogQuery& q) {
+  const Selection s = select_entries(catalog, q);
+  std::vector<std::string> sections;
+  if (shows(q.view, CatalogView::gpus)) sections.push_back(gpus_text(s));
+  if (shows(q.view, CatalogView::nodes)) sections.push_back(nodes_text(s));
+  if (shows(q.view, CatalogView::prices)) sections.push_back(prices_text(s));
+  if (q.view == CatalogView::all) sections.push_back(mig_summary_text(s));
+  if (q.view == CatalogView::mig) sections.push_back(mig_text(s));
+  std::string out = fmt::format("{}", fmt::join(sections, "\n"));
+  if (q.view == CatalogView::all)
+    out += "\nEvery value's source: docs/hardware.md (gpusim catalog --json gives each entry's `source`).\n";
+  return out;
+}
+
+Json catalog_json(const Catalog& catalog, const CatalogQuery& q) {
+  const Selection s = select_entries(catalog, q);
+  Json out = Json::object();
+  if (shows(q.view, CatalogView::gpus)) {
+    out["gpus"] = Json::array();
+    for (const GpuModel* g : s.gpus) out["gpus"].push_back(gpu_json(*g));
+  }
+  if (shows(q.view, CatalogView::nodes)) {
+    out["nodes"] = Json::array();
+    for (const NodeTemplate* n : s.nodes) out["nodes"].push_back(node_json(*n));
+  }
+  if (shows(q.view, CatalogView::prices)) {
+    out["prices"] = Json::array();
+    for (const NodeTemplate* n : s.nodes) out["prices"].push_back(price_json(*n));
+  }
+  if (shows(q.view, CatalogView::mig)) {
+    out["mig"] = Json::array();
+    for (const GpuModel* g : s.mig) out["mig"].push_back(mig_json(*g));
+  }
+  return out;
+}
+
+std::string node_templates_text(const Catalog& catalog) {
+  std::vector<const NodeTemplate*> nodes;
+  for (const NodeTemplate& n : catalog.nodes()) nodes.push_back(&n);
+  return nodes_table(nodes);
+}
+
+}  // namespace gpusim::cli

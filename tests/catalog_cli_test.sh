@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# `gpusim catalog` and `gpusim topo` without a template: known values of the compiled-in catalog,
+# JSON that parses, filters, and exit 2 naming the valid choices on a bad name. The MIG expansions
+# printed are the ones docs/hardware.md documents.
+set -uo pipefail
+GPUSIM="$1"
+ROOT="$2"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+check() {  # check NAME EXPECTED_EXIT COMMAND...
+  local name="$1" want="$2"
+  shift 2
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL $name: exit $got, expected $want"; cat "$TMP/out" "$TMP/err"; fail=1
+  else
+    echo "ok   $name"
+  fi
+}
+contains() {  # contains NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; cat "$2"; fail=1; fi
+}
+lacks() {  # lacks NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then echo "FAIL $1: '$3' in $2"; cat "$2"; fail=1; else echo "ok   $1"; fi
+}
+matches() {  # matches NAME FILE REGEX
+  if grep -qE -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: /$3/ not in $2"; cat "$2"; fail=1; fi
+}
+json_ok() {  # json_ok NAME FILE PYTHON-EXPRESSION-OF-d
+  if /usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert $3" "$2"; then echo "ok   $1"
+  else echo "FAIL $1: $3"; fail=1; fi
+}
+
+# Everything: the four sections, the HGX H100 template with its 8 GPUs, and where the values come from.
+check catalog 0 "$GPUSIM" catalog
+for section in "GPU models (" "Node templates (" "Prices (" "MIG ("; do contains "catalog-section $section" "$TMP/out" "$section"; done
+matches catalog-hgx-h100 "$TMP/out" '^ +hgx-h100 +8 +H100-80GB-SXM +NV18 '
+contains catalog-sources "$TMP/out" "docs/hardware.md"
+
+check catalog-gpus 0 "$GPUSIM" catalog gpus
+matches gpus-h100 "$TMP/out" '^ +H100-80GB-SXM +H100-80GB, H100 +80 +132 +989 +67 +3350 +700 '
+lacks gpus-only "$TMP/out" "Node templates"
+check catalog-nodes 0 "$GPUSIM" catalog nodes
+matches nodes-hgx-h100 "$TMP/out" '^ +hgx-h100 +8 +H100-80GB-SXM +NV18 +2 +192 +2048 +8 x 400 Gb/s +55\.04 +18\.55$'
+matches nodes-pcie-8x "$TMP/out" '^ +a100-80gb-pcie-8x +8 +A100-80GB-PCIe +PIX, PXB, NODE, SYS '
+check catalog-prices 0 "$GPUSIM" catalog prices
+matches prices-p5 "$TMP/out" '^ +hgx-h100 +8 x H100-80GB-SXM +55\.04 +6\.88 +40,179 +18\.55 +2\.319 +66%$'
+contains prices-notice "$TMP/out" "aws 120 s"
+
+# MIG: what all-balanced expands to on an H100, as docs/hardware.md says.
+check catalog-mig-h100 0 "$GPUSIM" catalog mig --gpu H100-80GB-SXM
+balanced="1 x 3g.40gb + 1 x 2g.20gb + 2 x 1g.10gb"
+balanced_re='1 x 3g\.40gb \+ 1 x 2g\.20gb \+ 2 x 1g\.10gb'
+matches mig-h100-balanced "$TMP/out" "^ +all-balanced +$balanced_re +2g\.20gb@0 1g\.10gb@2 1g\.10gb@3 3g\.40gb@4$"
+matches mig-h100-all-1g "$TMP/out" '^ +all-1g\.10gb +7 x 1g\.10gb '
+contains docs-h100-balanced "$ROOT/docs/hardware.md" "| A100-80GB, H100-80GB | $balanced |"
+check catalog-mig-alias 0 "$GPUSIM" catalog mig --gpu H100
+matches mig-alias-balanced "$TMP/out" "^ +all-balanced +$balanced_re "
+check catalog-mig-a100-40 0 "$GPUSIM" catalog mig --gpu A100-40GB-SXM
+matches mig-a100-40-1g10 "$TMP/out" '^ +all-1g\.10gb +4 x 1g\.10gb '
+contains docs-a100-40-balanced "$ROOT/docs/hardware.md" "| A100-40GB | 1 x 3g.20gb + 1 x 2g.10gb + 2 x 1g.5gb |"
+
+# Filters.
+check catalog-filter 0 "$GPUSIM" catalog --filter h100
+contains filter-h100 "$TMP/out" "H100-94GB"
+contains filter-node "$TMP/out" "hgx-h100"
+lacks filter-t4 "$TMP/out" "t4-8x"
+check catalog-gpu 0 "$GPUSIM" catalog nodes --gpu A100-80GB-PCIe
+contains gpu-node "$TMP/out" "a100-80gb-pcie-nvlink-4x"
+lacks gpu-other "$TMP/out" "dgx-a100-80gb"
+
+# JSON: parses, the same entries, every field.
+check catalog-json 0 "$GPUSIM" catalog --json
+json_ok json-hgx-h100 "$TMP/out" "[n['gpus'] for n in d['nodes'] if n['name'] == 'hgx-h100'] == [8]"
+json_ok json-sections "$TMP/out" "list(d) == ['gpus', 'nodes', 'prices', 'mig']"
+json_ok json-source "$TMP/out" "all('docs/hardware.md' in g['source'] or 'openb' in g['source'] or 'P100' in g['source'] for g in d['gpus'])"
+check catalog-mig-json 0 "$GPUSIM" catalog mig --gpu H100-80GB-SXM --json
+json_ok json-balanced "$TMP/out" "[c['counts'] for c in d['mig'][0]['configs'] if c['name'] == 'all-balanced'] == [{'1g.10gb': 2, '2g.20gb': 1, '3g.40gb': 1}]"
+
+# Bad names: exit 2, naming the valid choices.
+check catalog-unknown-gpu 2 "$GPUSIM" catalog mig --gpu H900
+contains unknown-gpu-text "$TMP/err" "error: --gpu: unknown GPU model 'H900'; MIG-capable models: "
+contains unknown-gpu-choices "$TMP/err" "H100-80GB-SXM"
+check catalog-not-mig 2 "$GPUSIM" catalog mig --gpu T4
+contains not-mig-text "$TMP/err" "T4 does not support MIG; MIG-capable models: A30-24GB"
+check catalog-unknown-gpu-any 2 "$GPUSIM" catalog gpus --gpu nope
+contains unknown-any-text "$TMP/err" "known: T4, "
+check catalog-bad-view 2 "$GPUSIM" catalog gpu
+contains bad-view-text "$TMP/err" "gpus,nodes,prices,mig"
+
+# gpusim topo without a template lists the templates; with an unknown one it names them.
+check topo-list 0 "$GPUSIM" topo
+contains topo-list-hint "$TMP/out" "gpusim topo NAME"
+matches topo-list-dgx "$TMP/out" '^ +dgx-a100-80gb +8 +A100-80GB-SXM +NV12 '
+check topo-one 0 "$GPUSIM" topo dgx-a100-80gb
+contains topo-one-matrix "$TMP/out" "NV12"
+check topo-unknown 2 "$GPUSIM" topo nope
+contains topo-unknown-text "$TMP/err" "known: dgx-a100-40gb"
+
+exit $fail
