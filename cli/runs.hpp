@@ -1,6 +1,6 @@
 #pragma once
 // Many independent runs (compare, check, sweep) on N worker threads. Each run owns its scheduler and
-// engine (nothing is shared between runs, STYLE 6), and results come back in the order the runs were
+// engine (nothing is shared between runs), and results come back in the order the runs were
 // given, so the output is the same whatever N.
 #include <functional>
 #include <string>

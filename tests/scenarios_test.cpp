@@ -1,4 +1,4 @@
-// The shipped scenarios, with the figures they must report (golden checks, STYLE 11).
+// The shipped scenarios, with the figures they must report (golden checks).
 #include <gtest/gtest.h>
 
 #include <sstream>

@@ -1,6 +1,6 @@
 #pragma once
 // A strict reader over YAML (and JSON, which YAML reads): every error names the file, the line and
-// the field path, and objects reject fields they do not know (STYLE 7, after mig-parted's spec).
+// the field path, and objects reject fields they do not know (after mig-parted's spec).
 #include <fmt/format.h>
 
 #include <cstdint>

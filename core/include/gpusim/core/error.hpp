@@ -1,5 +1,5 @@
 #pragma once
-// The error policy (STYLE 9): bad user input throws InputError, which names the file, the line or
+// The error policy: bad user input throws InputError, which names the file, the line or
 // field path, and what was expected; the CLI turns it into exit code 2 and Python into an exception.
 // Programmer errors are assertions; expected failures (a job that does not fit) are return values.
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// Simulated time: int64 microseconds behind types (STYLE 3). `Time` is an instant,
+// Simulated time: int64 microseconds behind types. `Time` is an instant,
 // `Duration` a length; their difference and sums are typed as absl::Time and absl::Duration are.
 // Files speak seconds or strings such as "30m"; those are parsed only at the edges, by parse_duration.
 // `GpuTime`, `NodeTime` and `Work` are the fractional integrals the fluid model accumulates.

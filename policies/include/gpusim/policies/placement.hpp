@@ -1,6 +1,6 @@
 #pragma once
 // A placement filters the nodes a job fits on, scores them, and picks GPUs inside the chosen node
-// (the filter/score phases of the Kubernetes scheduler framework, STYLE 5). A new placement is one
+// (the filter/score phases of the Kubernetes scheduler framework). A new placement is one
 // class overriding score() and perhaps choose_gpus(), plus one registration line.
 #include <cstdint>
 #include <optional>

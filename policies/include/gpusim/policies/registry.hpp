@@ -1,5 +1,5 @@
 #pragma once
-// Policies by name (STYLE 4): a scheduler is a queue order composed with a placement, written
+// Policies by name: a scheduler is a queue order composed with a placement, written
 // "QUEUE+PLACEMENT" (e.g. fifo+best-fit). Built-ins are registered explicitly, once.
 #include <cstdint>
 #include <functional>

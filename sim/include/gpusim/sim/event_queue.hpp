@@ -1,5 +1,5 @@
 #pragma once
-// The engine's event queue (STYLE 2): one comparator on (time, sequence). The sequence
+// The engine's event queue: one comparator on (time, sequence). The sequence
 // number is the insertion order, so ties break the same way on every run. An event that moves (a
 // completion whose job changed speed) is not removed: its owner bumps a generation stamp and stale
 // events are dropped when popped.

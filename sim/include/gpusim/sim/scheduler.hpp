@@ -1,5 +1,5 @@
 #pragma once
-// The scheduler interface (STYLE 1 and 5). At each decision point the engine hands the
+// The scheduler interface. At each decision point the engine hands the
 // scheduler a read-only ClusterView and a Binder; the scheduler decides, the engine validates each
 // binding and applies it. A policy can never change cluster state any other way.
 #include <compare>
