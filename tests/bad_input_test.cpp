@@ -90,7 +90,10 @@ TEST(BadInput, MalformedCsvRow) {
 
 TEST(BadInput, MissingTraceFile) {
   const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: philly, path: nowhere/philly.csv}]"));
-  EXPECT_HAS(m, "workload.traces[0].path: trace file 'nowhere/philly.csv' not found (looked in the data directory");
+  // Looked for beside the scenario, then in the data directory (issue 20): both paths are named.
+  EXPECT_HAS(m, "workload.traces[0].path: trace file 'nowhere/philly.csv' not found (looked for ");
+  EXPECT_HAS(m, "MissingTraceFile/nowhere/philly.csv, ");
+  EXPECT_HAS(m, "beside the scenario, then in the data directory");
 }
 
 TEST(BadInput, TimesGoingBackwards) {
