@@ -57,7 +57,10 @@ struct CostShare {
     allocated_gpu += r.allocated_gpu;
   }
   Json json() const {
-    return {{"jobs", jobs}, {"cost_usd", round_to(cost_usd, 2)}, {"unused_usd", round_to(cost_usd - busy_cost_usd, 2)}};
+    return {{"jobs", jobs},
+            {"gpu_hours_allocated", round_to(allocated_gpu.hours(), 6)},
+            {"cost_usd", round_to(cost_usd, 2)},
+            {"unused_usd", round_to(cost_usd - busy_cost_usd, 2)}};
   }
 };
 
