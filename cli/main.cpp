@@ -442,9 +442,13 @@ int main(int argc, char** argv) {
   run->add_flag("--force", run_f.force, "Overwrite files in a non-empty --out directory");
   auto* run_json = run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
   run->add_flag("--audit", run_f.audit, "Check the run's invariants after every event; stop at the first broken one (slower)");
-  run->add_option("--seeds", run_f.seeds,
-                  "Run once per seed (FIRST-LAST, a list, or both: 1-10, 1,3,5, 1-3,7); print each figure's mean and 95% CI");
-  run->add_option("--jobs,-j", run_f.jobs, "With --seeds: runs in parallel (default 0: one per core)")->check(kJobsRange);
+  auto* run_seeds = run->add_option(
+      "--seeds", run_f.seeds,
+      "Run once per seed (FIRST-LAST, a list, or both: 1-10, 1,3,5, 1-3,7); print each figure's mean and 95% CI");
+  // One run has nothing to run in parallel: --jobs without --seeds is refused rather than ignored.
+  run->add_option("--jobs,-j", run_f.jobs, "With --seeds: runs in parallel (default 0: one per core)")
+      ->check(kJobsRange)
+      ->needs(run_seeds);
   // The JSON already holds every breakdown: --by with --json is refused rather than ignored.
   run->add_option("--by", run_f.by, "Also print breakdown tables: pool, tenant, kind, model (comma-separated or repeated)")
       ->delimiter(',')

@@ -41,7 +41,10 @@ std::vector<uint64_t> parse_seeds(const std::string& text) {
     if (const auto dash = item.find('-'); dash != std::string::npos) {
       const uint64_t first = number(item.substr(0, dash)), last = number(item.substr(dash + 1));
       if (last < first || last - first >= kMaxSeeds) throw InputError(where, "expected FIRST <= LAST, at most 10,000 seeds");
-      for (uint64_t s = first; s <= last; ++s) add(s);
+      for (uint64_t s = first;; ++s) {  // not `s <= last`: it never fails when last is the largest seed
+        add(s);
+        if (s == last) break;
+      }
     } else {
       add(number(item));
     }

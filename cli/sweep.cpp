@@ -110,11 +110,24 @@ void write_sweep_csv(std::ostream& out, const std::vector<SweepPoint>& points, c
 }
 
 void write_sweep_seeds_csv(std::ostream& out, const std::vector<SweepPoint>& points, const std::vector<SeedSummary>& summaries) {
-  // The figures a plain sweep has (flatten_summary's: no per-pool or per-tenant columns), over every point.
+  // The figures a plain sweep has (flatten_summary's: no per-pool or per-tenant columns), over every
+  // point and every seed: a figure the first seed leaves null (no job completed) may exist in others.
+  const auto under_array = [](const Json& summary, const std::string& path) {
+    const Json* j = &summary;
+    for (std::size_t start = 0; j->is_object();) {
+      const auto dot = path.find('.', start);
+      const auto it = j->find(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+      if (it == j->end() || dot == std::string::npos) return false;
+      j = &*it;
+      start = dot + 1;
+    }
+    return j->is_array();
+  };
   std::vector<std::string> names;
   for (const auto& s : summaries)
-    for (const auto& [name, value] : flatten_summary(s.first))
-      if (name != "seed" && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    for (const auto& name : s.paths)
+      if (name != "seed" && !under_array(s.first, name) && std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
   std::string line;
   if (!points.empty())
     for (const auto& [name, value] : points.front().columns) line += csv_field(name) + ",";

@@ -42,6 +42,8 @@ std::string human_seconds(double s) {
 // - checkpointing GPU-hours are the price of losing less, and collective stalls shrink when less
 //   runs (a deadlocked gang stalls nothing); lost GPU-hours and goodput ratio carry them;
 // - spot reclaims are the market's doing; evictions and lost GPU-hours are what they cost;
+// - preemptions are what a preemptive order pays for its JCT (as checkpoints are for losing less);
+//   JCT and queue delay carry the direction;
 // - slowdown is of a job's last attempt only: it ignores re-runs and favours skipping checkpoints;
 //   JCT and makespan carry latency.
 const MetricRow kRows[] = {
@@ -66,7 +68,7 @@ const MetricRow kRows[] = {
     {"waste (USD)", "/cost/waste_usd", Format::usd, Better::neither},
     {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::neither},
     {"evictions", "/spot/evictions", Format::count, Better::lower},
-    {"preemptions", "/preemptions", Format::count, Better::lower},
+    {"preemptions", "/preemptions", Format::count, Better::neither},
     {"GPU-hours lost to rollback", "/spot/gpu_hours_lost_to_rollback", Format::gpu_hours, Better::lower},
     {"GPU-hours checkpointing", "/spot/gpu_hours_checkpointing", Format::gpu_hours, Better::neither},
     {"GPU-hours comm stall", "/goodput/gpu_hours_comm_stall", Format::gpu_hours, Better::neither},
@@ -221,12 +223,13 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
   for (std::size_t i = 0; i < std::size(kRows); ++i) {
     const MetricRow& r = kRows[i];
     std::vector<std::optional<double>> means;
-    std::vector<std::string> printed;
+    std::vector<std::string> printed, printed_means;  // ties are judged on the mean as printed, not its ± part
     for (const auto& c : cells[i]) {
       means.push_back(c.mean);
       printed.push_back(render(c, r.format));
+      printed_means.push_back(render(c.mean, r.format));
     }
-    const std::vector<bool> marks = best_marks(means, printed, r.better);
+    const std::vector<bool> marks = best_marks(means, printed_means, r.better);
     out += fmt::format("  {:<28}", r.label);
     for (std::size_t k = 0; k < printed.size(); ++k) out += fmt::format(" {:>{}}", printed[k] + (marks[k] ? " *" : "  "), width);
     out += "\n";
@@ -270,7 +273,6 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
        {{"jobs", "jobs", Format::count},
         {"completed", "jobs_completed", Format::count},
         {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
-        {"GPU-h busy", "gpu_hours_busy", Format::gpu_hours},
         {"cost (USD)", "cost_allocated_usd", Format::usd},
         {"unused (USD)", "cost_unused_usd", Format::usd},
         {"JCT mean", "jct_s.mean", Format::seconds}}},
@@ -278,14 +280,12 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
        "cost.by_kind",
        {{"jobs", "jobs", Format::count},
         {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
-        {"GPU-h busy", "gpu_hours_busy", Format::gpu_hours},
         {"cost (USD)", "cost_usd", Format::usd},
         {"unused (USD)", "unused_usd", Format::usd}}},
       {"GPU model",
        "cost.by_gpu_model",
        {{"jobs", "jobs", Format::count},
         {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
-        {"GPU-h busy", "gpu_hours_busy", Format::gpu_hours},
         {"cost (USD)", "cost_usd", Format::usd},
         {"unused (USD)", "unused_usd", Format::usd}}},
   };

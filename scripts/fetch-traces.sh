@@ -26,6 +26,7 @@ status=0 present=0 missing=0 fetched=0
 while read -r sum path url; do
   case "$sum" in ''|'#'*) continue ;; esac
   file="$DIR/$path"
+  just_fetched=0
   if [ ! -f "$file" ]; then
     if [ "$verify_only" = 1 ]; then missing=$((missing + 1)); continue; fi
     mkdir -p "$(dirname "$file")"
@@ -33,10 +34,14 @@ while read -r sum path url; do
       echo "fetch-traces: could not download $url" >&2; rm -f "$file.part"; status=1; continue
     fi
     mv "$file.part" "$file"
+    just_fetched=1
     fetched=$((fetched + 1))
   fi
   if [ "$(sha256sum "$file" | cut -d' ' -f1)" != "$sum" ]; then
     echo "fetch-traces: $file does not match its checksum (expected sha256 $sum, from $url)" >&2
+    # A download that does not verify is removed, so the next run fetches it again instead of
+    # "verifying" it; a file the user had is left for them to look at.
+    if [ "$just_fetched" = 1 ]; then rm -f "$file"; fi
     status=1
   else
     present=$((present + 1))

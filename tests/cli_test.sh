@@ -193,6 +193,11 @@ contains run-seeds-bad-text "$TMP/err" "seed 2 is given twice"
 check compare-seeds 0 "$GPUSIM" compare "$ROOT/scenarios/quickstart.yaml" --policies fifo+best-fit,fifo+first-fit --seeds 1-3
 contains compare-seeds-header "$TMP/out" "seeds 1-3 (3 runs each)"
 contains compare-seeds-best "$TMP/out" "* best mean of the row"
+# The lower mean queue delay is starred; allocation ratio has no direction, and equal printed means
+# (cost: both policies run the same fleet) are a tie, so neither row has a star.
+grep -qE '^  queue delay mean .*[0-9] min +[0-9.]+ ± [0-9.]+ min \*$' "$TMP/out" && echo "ok   compare-seeds-star" \
+  || { echo "FAIL compare-seeds-star"; cat "$TMP/out"; fail=1; }
+if grep -E '^  (allocation ratio|cost \(USD\)) .*\*' "$TMP/out"; then echo "FAIL compare-seeds-no-star"; fail=1; else echo "ok   compare-seeds-no-star"; fi
 contains compare-seeds-stderr "$TMP/err" "fifo+best-fit: "
 # Not a terminal: no progress line on stderr (no carriage return, no ETA), only the timings.
 if grep -q $'\r' "$TMP/err" || grep -q "ETA" "$TMP/err"; then echo "FAIL no-progress-off-terminal"; cat -A "$TMP/err"; fail=1; else echo "ok   no-progress-off-terminal"; fi

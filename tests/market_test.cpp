@@ -427,7 +427,7 @@ double cost(const Json& j) { return j["cost_usd"].get<double>(); }
 
 }  // namespace
 
-// Background article 000: spot cuts GPU cost 60-90%; training needs checkpoints to survive reclaims.
+// The common claim: spot cuts GPU cost 60-90%; training needs checkpoints to survive reclaims.
 TEST(ShippedScenarios, SpotTraining) {
   auto v = variants("scenarios/spot-training.yaml");
   const Json& od = v["on-demand"];

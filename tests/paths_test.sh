@@ -42,4 +42,23 @@ if [ $rc -eq 2 ] && grep -qF "$TMP/project/trace.csv" "$TMP/err" && grep -qF "$T
 bash "$ROOT/scripts/fetch-traces.sh" --verify "$ROOT/data" >"$TMP/out" 2>"$TMP/err" \
   && ok "data/ matches data/traces.sha256" || bad "data/ checksums"
 
+# fetch-traces.sh without a network: a stand-in curl serves data/'s files by file name and garbage for
+# the rest. Files that verify are kept; a download that does not is removed (and the exit is 1).
+mkdir -p "$TMP/bin" "$TMP/fetched"
+cat > "$TMP/bin/curl" <<SH
+#!/usr/bin/env bash
+while [ \$# -gt 1 ]; do [ "\$1" = -o ] && out="\$2"; shift; done
+name=\$(basename "\$out" .part)
+src=\$(find "$ROOT/data" -name "\$name" -type f | head -1)
+if [ -n "\$src" ]; then cp "\$src" "\$out"; else echo garbage > "\$out"; fi
+SH
+chmod +x "$TMP/bin/curl"
+PATH="$TMP/bin:$PATH" bash "$ROOT/scripts/fetch-traces.sh" "$TMP/fetched" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+kept=$(find "$TMP/fetched" -type f | wc -l)
+if [ $rc -eq 1 ] && [ "$kept" -eq 5 ] && grep -q "5 verified (62 downloaded)" "$TMP/err" \
+   && [ ! -e "$TMP/fetched/alibaba-gpu-v2023-openb/openb_pod_list_cpu050.csv" ]; then
+  ok "fetch-traces keeps verified downloads, removes the rest"
+else bad "fetch-traces (exit $rc, $kept files kept)"; fi
+
 exit $fail

@@ -143,8 +143,14 @@ def main():
                 continue
             if kind == "block":
                 lang, text, _ = payload
+                if "figures" in kinds or "timings" in kinds:
+                    failures.append(f"README.md:{where}: a figures or timings marker before a code block checks nothing")
                 if "write" in kinds:
-                    (work / kinds["write"]).write_text(text)
+                    target = work / kinds["write"]
+                    if target.parent.resolve() != work.resolve():  # not through the checkout's symlinked folders
+                        failures.append(f"README.md:{where}: write: takes a file name in the working directory")
+                    else:
+                        target.write_text(text)
                     continue
                 if "file" in kinds:
                     if (root / kinds["file"]).read_text() != text:

@@ -8,7 +8,7 @@
 using namespace gpusim;
 using test::source_path;
 
-// Background article 001: 8 x 4 A100-80GB, $3.06/GPU-h, 730 h; 36 GPUs asked of 32.
+// The "48% utilized" case: 8 x 4 A100-80GB, $3.06/GPU-h, 730 h; 36 GPUs asked of 32.
 TEST(Scenarios, UnderutilizedA100ReproducesTheArticle) {
   const Scenario s = test::load(source_path("scenarios/underutilized-a100.yaml"));
   const Json j = test::run(s);

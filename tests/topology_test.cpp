@@ -111,7 +111,7 @@ TEST(TopologyManager, AdmissionFollowsThePolicy) {
   EXPECT_TRUE(topology_manager_admits(TopologyPolicy::best_effort, t, spread));
 }
 
-// Background article 001: 8 h on NVSwitch, about 26 h spread over two NUMA nodes (SYS), from the
+// The topology war story: 8 h on NVSwitch, about 26 h spread over two NUMA nodes (SYS), from the
 // bandwidths alone; restricted or topology-aware placement lands it on NVLink again.
 TEST(TopologyScenarios, WarStory) {
   const auto path = test::source_path("scenarios/topology-war-story.yaml");
