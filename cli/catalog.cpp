@@ -13,38 +13,11 @@
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "text.hpp"
 
 namespace gpusim::cli {
 
 namespace {
-
-// --- a plain aligned table -----------------------------------------------------------------------
-
-struct Column {
-  std::string header;
-  bool right = false;  // numbers align right
-};
-using Row = std::vector<std::string>;
-
-std::string render_table(const std::vector<Column>& columns, const std::vector<Row>& rows) {
-  std::vector<std::size_t> width(columns.size());
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    width[c] = columns[c].header.size();
-    for (const Row& r : rows) width[c] = std::max(width[c], r[c].size());
-  }
-  const auto line = [&](const Row& cells) {
-    std::string out;
-    for (std::size_t c = 0; c < columns.size(); ++c)
-      out += columns[c].right ? fmt::format("  {:>{}}", cells[c], width[c]) : fmt::format("  {:<{}}", cells[c], width[c]);
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out + '\n';
-  };
-  Row header;
-  for (const Column& c : columns) header.push_back(c.header);
-  std::string out = line(header);
-  for (const Row& r : rows) out += line(r);
-  return out;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -68,16 +41,6 @@ std::string usd(double v) {
   std::string s = fmt::format("{:.3f}", v);
   if (s.back() == '0') s.pop_back();
   return s;
-}
-
-std::string usd_whole(double v) {
-  const std::string s = fmt::format("{:.0f}", v);
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i > 0 && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return out;
 }
 
 std::string number(double v) { return fmt::format("{:g}", v); }
@@ -196,7 +159,7 @@ std::string all_balanced(const GpuModel& g) {
 // --- text sections -------------------------------------------------------------------------------
 
 std::string gpus_text(const Selection& s) {
-  std::vector<Row> rows;
+  std::vector<std::vector<std::string>> rows;
   bool any_assumed = false;
   for (const GpuModel* g : s.gpus) {
     any_assumed = any_assumed || !g->assumed.empty();
@@ -210,19 +173,19 @@ std::string gpus_text(const Selection& s) {
          g->mig ? g->mig->geometry : "-"});
   }
   std::string out = fmt::format("GPU models ({})\n\n", s.gpus.size());
-  out += render_table({{"name"},
-                       {"aliases"},
-                       {"memory GB", true},
-                       {"SMs", true},
-                       {"BF16 TFLOPS", true},
-                       {"FP32 TFLOPS", true},
-                       {"mem BW GB/s", true},
-                       {"TDP W", true},
-                       {"NVLink GB/s (links)", true},
-                       {"PCIe"},
-                       {"CC", true},
-                       {"MIG"}},
-                      rows);
+  out += aligned_table({{"name"},
+                        {"aliases"},
+                        {"memory GB", true},
+                        {"SMs", true},
+                        {"BF16 TFLOPS", true},
+                        {"FP32 TFLOPS", true},
+                        {"mem BW GB/s", true},
+                        {"TDP W", true},
+                        {"NVLink GB/s (links)", true},
+                        {"PCIe"},
+                        {"CC", true},
+                        {"MIG"}},
+                       rows);
   out +=
       "\n  BF16: dense tensor peak (FP16 on T4, V100, P100); NVLink: bidirectional total per GPU; CC: CUDA compute capability.\n";
   if (any_assumed) out += "  * assumed: no primary source confirms it (docs/hardware.md#gpu-peak-figures).\n";
@@ -230,7 +193,7 @@ std::string gpus_text(const Selection& s) {
 }
 
 std::string nodes_table(const std::vector<const NodeTemplate*>& nodes) {
-  std::vector<Row> rows;
+  std::vector<std::vector<std::string>> rows;
   for (const NodeTemplate* n : nodes) {
     const auto links = link_classes(n->topology);
     rows.push_back({n->name, number(n->gpus), n->gpu, links.empty() ? "-" : fmt::format("{}", fmt::join(links, ", ")),
@@ -240,17 +203,17 @@ std::string nodes_table(const std::vector<const NodeTemplate*>& nodes) {
                     n->price_per_node_hour_usd ? usd(*n->price_per_node_hour_usd) : "-",
                     n->spot_price_per_node_hour_usd ? usd(*n->spot_price_per_node_hour_usd) : "-"});
   }
-  return render_table({{"name"},
-                       {"GPUs", true},
-                       {"GPU model"},
-                       {"GPU links"},
-                       {"NUMA", true},
-                       {"CPU cores", true},
-                       {"memory GiB", true},
-                       {"network"},
-                       {"on-demand $/h", true},
-                       {"spot $/h", true}},
-                      rows);
+  return aligned_table({{"name"},
+                        {"GPUs", true},
+                        {"GPU model"},
+                        {"GPU links"},
+                        {"NUMA", true},
+                        {"CPU cores", true},
+                        {"memory GiB", true},
+                        {"network"},
+                        {"on-demand $/h", true},
+                        {"spot $/h", true}},
+                       rows);
 }
 
 std::string nodes_text(const Selection& s) {
@@ -259,26 +222,26 @@ std::string nodes_text(const Selection& s) {
 }
 
 std::string prices_text(const Selection& s) {
-  std::vector<Row> rows;
+  std::vector<std::vector<std::string>> rows;
   for (const NodeTemplate* n : s.nodes) {
     const auto& od = n->price_per_node_hour_usd;
     const auto& spot = n->spot_price_per_node_hour_usd;
     const auto per_gpu = [&](double v) { return usd(v / n->gpus); };
     rows.push_back({n->name, fmt::format("{} x {}", n->gpus, n->gpu), od ? usd(*od) : "-", od ? per_gpu(*od) : "-",
-                    od ? usd_whole(*od * kHoursPerMonth) : "-", spot ? usd(*spot) : "-", spot ? per_gpu(*spot) : "-",
+                    od ? with_commas(*od * kHoursPerMonth, 0) : "-", spot ? usd(*spot) : "-", spot ? per_gpu(*spot) : "-",
                     od && spot ? fmt::format("{:.0f}%", 100.0 * (1.0 - *spot / *od)) : "-"});
   }
   std::string out = fmt::format("Prices ({} node templates; USD, on-demand list price and typical spot price)\n\n",
                                 s.nodes.size());
-  out += render_table({{"node template"},
-                       {"GPUs"},
-                       {"on-demand $/h", true},
-                       {"$/GPU-h", true},
-                       {"$/month", true},
-                       {"spot $/h", true},
-                       {"spot $/GPU-h", true},
-                       {"spot discount", true}},
-                      rows);
+  out += aligned_table({{"node template"},
+                        {"GPUs"},
+                        {"on-demand $/h", true},
+                        {"$/GPU-h", true},
+                        {"$/month", true},
+                        {"spot $/h", true},
+                        {"spot $/GPU-h", true},
+                        {"spot discount", true}},
+                       rows);
   const SpotModel& spot = ExecutionModel::builtin().spot;
   std::vector<std::string> notices;
   for (const auto& [provider, d] : spot.notice) notices.push_back(fmt::format("{} {:g} s", provider, d.seconds()));
@@ -291,28 +254,28 @@ std::string prices_text(const Selection& s) {
 }
 
 std::string mig_summary_text(const Selection& s) {
-  std::vector<Row> rows;
+  std::vector<std::vector<std::string>> rows;
   for (const GpuModel* g : s.mig) {
     std::vector<std::string> names;
     for (const MigProfile& p : g->mig->profiles) names.push_back(p.name);
     rows.push_back({g->name, g->mig->geometry, fmt::format("{}", fmt::join(names, " ")), all_balanced(*g)});
   }
   return fmt::format("MIG ({} models; every generated config: gpusim catalog mig --gpu MODEL)\n\n", s.mig.size()) +
-         render_table({{"GPU model"}, {"geometry"}, {"profiles"}, {"all-balanced"}}, rows);
+         aligned_table({{"GPU model"}, {"geometry"}, {"profiles"}, {"all-balanced"}}, rows);
 }
 
 std::string mig_model_text(const GpuModel& g) {
   const MigTable& t = *g.mig;
   std::string out = fmt::format("{}: {} geometry, {} memory slices, {} compute slices (placements: gpusim mig {})\n\n", g.name,
                                 t.geometry, t.memory_slices, t.compute_slices, g.name);
-  std::vector<Row> rows;
+  std::vector<std::vector<std::string>> rows;
   for (const MigProfile& p : t.profiles)
     rows.push_back({p.assumed ? p.name + "*" : p.name, number(static_cast<double>(p.memory_mib)), number(p.sms),
                     fmt::format("{}/{}", p.compute_slices, p.memory_slices), number(p.max_count)});
-  out += render_table({{"profile"}, {"memory MiB", true}, {"SMs", true}, {"compute/memory slices", true}, {"max", true}}, rows);
+  out += aligned_table({{"profile"}, {"memory MiB", true}, {"SMs", true}, {"compute/memory slices", true}, {"max", true}}, rows);
   rows.clear();
   for (const NamedMigConfig& c : mig_configs(g)) rows.push_back({c.name, config_layout(t, c), config_placement(t, c)});
-  out += "\n" + render_table({{"config"}, {"expands to"}, {"placement (profile@start)"}}, rows);
+  out += "\n" + aligned_table({{"config"}, {"expands to"}, {"placement (profile@start)"}}, rows);
   if (std::any_of(t.profiles.begin(), t.profiles.end(), [](const MigProfile& p) { return p.assumed; }))
     out += "\n  * assumed: no primary source confirms it (docs/hardware.md#mig-profiles-per-gpu).\n";
   return out;

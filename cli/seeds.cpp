@@ -89,26 +89,7 @@ Json SeedFigure::json() const {
           {"values", std::move(v)}};
 }
 
-namespace {
-void keyed_into(const Json& j, const std::string& prefix, std::vector<std::pair<std::string, double>>& out) {
-  const auto join = [&](const std::string& key) { return prefix.empty() ? key : fmt::format("{}.{}", prefix, key); };
-  if (j.is_object()) {
-    for (const auto& [key, value] : j.items()) keyed_into(value, join(key), out);
-  } else if (j.is_array()) {
-    for (const auto& item : j)
-      if (item.is_object() && item.contains("name") && item["name"].is_string())
-        keyed_into(item, join(item["name"].get<std::string>()), out);
-  } else if (j.is_number()) {
-    out.emplace_back(prefix, j.get<double>());
-  }
-}
-}  // namespace
-
-std::vector<std::pair<std::string, double>> keyed_figures(const Json& summary) {
-  std::vector<std::pair<std::string, double>> out;
-  keyed_into(summary, "", out);
-  return out;
-}
+std::vector<std::pair<std::string, double>> keyed_figures(const Json& summary) { return flatten_summary(summary, true); }
 
 const SeedFigure* SeedSummary::figure(const std::string& path) const {
   const auto it = figures.find(path);

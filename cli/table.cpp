@@ -8,27 +8,11 @@
 #include <map>
 #include <optional>
 
+#include "text.hpp"
+
 namespace gpusim::cli {
 
 namespace {
-
-std::string with_commas(double v, int decimals) {
-  const std::string s = fmt::format("{:.{}f}", std::abs(v), decimals);
-  const std::size_t digits = std::min(s.find('.'), s.size());
-  std::string out = v < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits; ++i) {
-    if (i > 0 && (digits - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return out + s.substr(digits);
-}
-
-std::string human_seconds(double s) {
-  if (s < 120) return fmt::format("{:.1f} s", s);
-  if (s < 7200) return fmt::format("{:.1f} min", s / 60);
-  if (s < 172800) return fmt::format("{:.1f} h", s / 3600);
-  return fmt::format("{:.1f} d", s / 86400);
-}
 
 // The rows both tables show, in order, each with the direction in which it is better. A row has a
 // direction only when a better value means a better setup whatever else differs between the runs;
@@ -100,13 +84,6 @@ std::string render(std::optional<double> v, Format f) {
   return "-";
 }
 
-// Columns a text takes on a terminal: "±" is two bytes and one column.
-std::size_t shown_width(const std::string& text) {
-  std::size_t n = 0;
-  for (unsigned char ch : text) n += (ch & 0xC0) != 0x80;
-  return n;
-}
-
 // One figure of one column: a run's value, or the mean and the 95% half-width over seeds.
 struct Cell {
   std::optional<double> mean;
@@ -150,11 +127,7 @@ std::string render(const Cell& c, Format f) {
     case Format::gpu_hours: return fmt::format("{} ± {}", with_commas(m, 1), with_commas(h, 1));
     case Format::count: return fmt::format("{} ± {}", with_commas(m, 1), with_commas(h, 1));
     case Format::seconds: {
-      // The unit human_seconds picks for the mean, for both numbers.
-      const auto [scale, unit] = m < 120      ? std::pair{1.0, "s"}
-                                 : m < 7200   ? std::pair{60.0, "min"}
-                                 : m < 172800 ? std::pair{3600.0, "h"}
-                                              : std::pair{86400.0, "d"};
+      const auto [scale, unit] = seconds_unit(m);  // the mean's unit, for both numbers
       return fmt::format("{:.1f} ± {:.1f} {}", m / scale, h / scale, unit);
     }
     case Format::ratio: return fmt::format("{:.2f} ± {:.2f}x", m, h);
@@ -332,27 +305,9 @@ std::string breakdown_impl(const std::vector<std::string>& rows, const Column& c
     head.emplace_back(c.title);
     for (std::size_t r = 0; r < rows.size(); ++r) body[r].push_back(cells[r]);
   }
-  std::vector<std::size_t> width(head.size());
-  for (std::size_t i = 0; i < head.size(); ++i) {
-    width[i] = shown_width(head[i]);
-    for (const auto& b : body) width[i] = std::max(width[i], shown_width(b[i]));
-  }
-  const auto pad = [](const std::string& text, std::size_t w, bool left) {
-    const std::size_t shown = shown_width(text);
-    const std::string fill(w > shown ? w - shown : 0, ' ');
-    return left ? text + fill : fill + text;
-  };
-  std::string out;
-  const auto line = [&](const std::vector<std::string>& cells) {
-    out += ' ';
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      out += i == 0 ? " " : "  ";
-      out += pad(cells[i], width[i], i == 0);
-    }
-    out += "\n";
-  };
-  line(head);
-  for (const auto& b : body) line(b);
+  std::vector<TextColumn> columns;
+  for (std::size_t i = 0; i < head.size(); ++i) columns.push_back({head[i], i > 0});
+  std::string out = aligned_table(columns, body);
   if (rows.empty()) out += fmt::format("  (no {} in the summary)\n", spec.title);
   return out;
 }

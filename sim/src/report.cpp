@@ -127,18 +127,24 @@ double percentile(std::vector<double> values, double p) {
 }
 
 namespace {
-void flatten_into(const Json& j, const std::string& prefix, std::vector<std::pair<std::string, double>>& out) {
+void flatten_into(const Json& j, const std::string& prefix, bool arrays_by_name,
+                  std::vector<std::pair<std::string, double>>& out) {
+  const auto join = [&](const std::string& key) { return prefix.empty() ? key : fmt::format("{}.{}", prefix, key); };
   if (j.is_object()) {
-    for (const auto& [key, value] : j.items()) flatten_into(value, prefix.empty() ? key : fmt::format("{}.{}", prefix, key), out);
+    for (const auto& [key, value] : j.items()) flatten_into(value, join(key), arrays_by_name, out);
+  } else if (j.is_array() && arrays_by_name) {
+    for (const auto& item : j)
+      if (item.is_object() && item.contains("name") && item["name"].is_string())
+        flatten_into(item, join(item["name"].get<std::string>()), arrays_by_name, out);
   } else if (j.is_number()) {
     out.emplace_back(prefix, j.get<double>());
   }
 }
 }  // namespace
 
-std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary) {
+std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary, bool arrays_by_name) {
   std::vector<std::pair<std::string, double>> out;
-  flatten_into(summary, "", out);
+  flatten_into(summary, "", arrays_by_name, out);
   return out;
 }
 

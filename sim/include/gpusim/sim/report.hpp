@@ -19,8 +19,10 @@ double percentile(std::vector<double> values, double p);
 Json summarize(const Scenario& scenario, const RunResult& result);
 
 // The summary's numbers, one per dotted path ("jct_s.p99", "cost.by_market_usd.spot"), in the
-// summary's order: one sweep row, and what `check` compares. Nulls (no value) are left out.
-std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary);
+// summary's order: one sweep row, and what `check` compares. Nulls (no value) are left out, and so
+// are arrays, unless `arrays_by_name`: then an array's objects are keyed by their "name"
+// ("pools.a100.cost_usd"), as the figures over seeds are.
+std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary, bool arrays_by_name = false);
 void write_jobs_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 void write_timeseries_csv(std::ostream& out, const RunResult& result);
 // The same samples per pool, one row per (time, pool): what per-pool plots draw.
