@@ -153,11 +153,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   const std::string name = policy.value_or(s.policy);
   const SourceLocation where = policy ? SourceLocation{"--policy", std::nullopt, ""} : s.policy_where;
   auto scheduler = Registry::global().make(name, policy_context(s), where);
-  if (out) {  // fail before running, not after
-    std::error_code ec;
-    if (std::filesystem::exists(*out, ec) && !std::filesystem::is_empty(*out, ec) && !force)
-      throw InputError({*out, std::nullopt, "--out"}, "directory exists and is not empty; pass --force to overwrite its files");
-  }
+  if (out) RunOutputs::check_target(*out, force);  // fail before running, not after
   if (!asked.empty() && !out)
     throw InputError({"", std::nullopt, "--" + asked.front()}, "writes a file into the run directory; give --out DIR too");
   std::vector<std::string> requested = s.outputs;
@@ -324,16 +320,9 @@ int cmd_topo(const std::string& name, const std::optional<std::string>& scenario
   return 0;
 }
 
-// Refuses to overwrite a file the user has unless --force (checked before any run).
+// Refuses to overwrite a file (or a symlink) the user has unless --force (checked before any run).
 void refuse_overwrite(const std::optional<std::string>& file, const std::string& flag, bool force) {
-  std::error_code ec;
-  if (file && !force && std::filesystem::exists(*file, ec))
-    throw InputError({*file, std::nullopt, flag}, "file exists; pass --force to overwrite it");
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!(out << text)) throw InputError({path, std::nullopt, ""}, "cannot write the file");
+  if (file) check_output_file(*file, flag, force);
 }
 
 // gpusim check BASELINE: 0 nothing regressed, 1 a regression, 2 bad input.
@@ -353,19 +342,22 @@ int cmd_check(const std::string& file, const std::optional<std::string>& data, i
   if (junit) {
     std::ostringstream x;
     cli::write_junit(x, report, outcomes);
-    write_file(*junit, x.str());
+    write_output_file(*junit, x.str());
   }
   if (markdown) {
     std::ostringstream m;
     cli::write_markdown(m, report);
-    write_file(*markdown, m.str());
+    write_output_file(*markdown, m.str());
   }
   std::cerr << fmt::format("checked {} runs in {:.2f} s\n", baseline.runs.size(),
                            std::chrono::duration<double>(Clock::now() - t0).count());
   if (update) {
     std::ostringstream b;
     cli::write_baseline(b, baseline, outcomes);
-    write_file(file, b.str());
+    // The baseline the user named is rewritten where it lives: through a symlink to it, the link stays.
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::canonical(file, ec);
+    write_output_file(ec ? file : real.string(), b.str());
     std::cout << fmt::format("updated {}\n", file);
     return 0;
   }
@@ -406,7 +398,7 @@ int cmd_sweep(const Common& c, const std::vector<std::string>& grid, const std::
   std::ostringstream csv;
   if (seeds) cli::write_sweep_seeds_csv(csv, points, by_seed(outcomes, *seeds));
   else cli::write_sweep_csv(csv, points, outcomes);
-  if (out) write_file(*out, csv.str());
+  if (out) write_output_file(*out, csv.str());
   else std::cout << csv.str();
   std::cerr << fmt::format("swept {} runs in {:.2f} s{}\n", specs.size(), std::chrono::duration<double>(Clock::now() - t0).count(),
                            out ? fmt::format("; wrote {}", *out) : std::string());
@@ -439,7 +431,8 @@ int main(int argc, char** argv) {
       run->add_flag_callback(
           fmt::format("--{}", o.name), [&run_f, name = std::string(o.name)] { run_f.outputs.push_back(name); },
           fmt::format("Also write {} into the --out directory: {}", o.file, o.description));
-  run->add_flag("--force", run_f.force, "Overwrite files in a non-empty --out directory");
+  run->add_flag("--force", run_f.force,
+                "Replace a non-empty --out directory of an earlier run (its files are removed once the new run is written)");
   auto* run_json = run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
   run->add_flag("--audit", run_f.audit, "Check the run's invariants after every event; stop at the first broken one (slower)");
   auto* run_seeds = run->add_option(
@@ -484,7 +477,7 @@ int main(int argc, char** argv) {
   chk->add_flag("--update", chk_update, "Rewrite the baseline with the figures of this run (after review)");
   chk->add_option("--junit", chk_junit, "Also write JUnit XML (one test case per run) to this file");
   chk->add_option("--markdown", chk_markdown, "Also write a Markdown summary (for a CI job page) to this file");
-  chk->add_flag("--force", chk_force, "Overwrite existing --junit/--markdown files");
+  chk->add_flag("--force", chk_force, "Overwrite existing --junit/--markdown files (a symlink is replaced, not written through)");
 
   Common swp_c;
   std::vector<std::string> swp_grid, swp_policies;
@@ -501,7 +494,7 @@ int main(int argc, char** argv) {
   swp->add_option("--seeds", swp_seeds,
                   "Run every point once per seed (1-10, 1,3,5, 1-3,7); columns FIGURE_mean and FIGURE_ci95 (95% CI)");
   swp->add_option("--out", swp_out, "Write the CSV to this file instead of stdout");
-  swp->add_flag("--force", swp_force, "Overwrite an existing --out file");
+  swp->add_flag("--force", swp_force, "Overwrite an existing --out file (a symlink is replaced, not written through)");
 
   Common pk_c;
   std::vector<std::string> pk_policies{"fifo+random",      "fifo+dot-product", "fifo+gpu-clustering",
@@ -517,7 +510,7 @@ int main(int argc, char** argv) {
   pk->add_option("--seeds", pk_seeds, "Seeds of the pod order, FIRST-LAST or a list (default 42-51, as the paper)");
   pk->add_option("--jobs,-j", pk_jobs, "Runs in parallel (default 0: one per core)")->check(kJobsRange);
   pk->add_option("--csv", pk_csv, "Also write every run's checkpoints (each 1% of arrived demand) to this CSV file");
-  pk->add_flag("--force", pk_force, "Overwrite an existing --csv file");
+  pk->add_flag("--force", pk_force, "Overwrite an existing --csv file (a symlink is replaced, not written through)");
 
   auto* val = app.add_subcommand("validate", "Check a scenario (fields, traces, policy) without running it");
   add_common(val, val_c);
@@ -660,7 +653,7 @@ int main(int argc, char** argv) {
       if (pk_csv) {
         std::ostringstream csv;
         cli::write_packing_csv(csv, runs);
-        write_file(*pk_csv, csv.str());
+        write_output_file(*pk_csv, csv.str());
       }
       std::cerr << fmt::format("{} runs in {:.2f} s\n", runs.size(), std::chrono::duration<double>(Clock::now() - t0).count());
       return 0;

@@ -50,6 +50,39 @@ check out-refused 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/
 contains out-untouched "$TMP/run1/summary.json" "user notes"
 check out-force 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1" --force
 
+# The run directory is written into a temporary directory beside it and renamed into place.
+ls -a "$TMP" | grep -q '\.tmp-\|\.old-' && { echo "FAIL a temporary directory remains"; ls -a "$TMP"; fail=1; } || echo "ok   no temporary directory remains"
+# --force replaces the directory: a symlinked summary.json is replaced by the file, its target untouched.
+echo "not gpusim's" > "$TMP/target.txt"
+rm "$TMP/run1/summary.json" && ln -s "$TMP/target.txt" "$TMP/run1/summary.json"
+check out-force-symlink 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run1" --force
+[ "$(cat "$TMP/target.txt")" = "not gpusim's" ] && echo "ok   symlink target untouched" || { echo "FAIL symlink target written"; fail=1; }
+[ -f "$TMP/run1/summary.json" ] && [ ! -L "$TMP/run1/summary.json" ] && echo "ok   summary.json a file again" || { echo "FAIL summary.json still a link"; fail=1; }
+# --force replaces only a run directory: one holding anything else is refused, untouched.
+mkdir "$TMP/mine" && echo keep > "$TMP/mine/notes.txt"
+check out-force-foreign 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/mine" --force
+contains out-force-foreign-text "$TMP/err" "'$TMP/mine' holds 'notes.txt', which is not a gpusim output"
+contains out-force-foreign-untouched "$TMP/mine/notes.txt" "keep"
+# --out naming a file, or a symlink (never written through), is refused.
+echo "a file" > "$TMP/afile"
+check out-file 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/afile"
+contains out-file-text "$TMP/err" "error: --out: '$TMP/afile' is a file, expected a directory"
+contains out-file-untouched "$TMP/afile" "a file"
+ln -s "$TMP/run1" "$TMP/runlink"
+check out-symlink 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/runlink" --force
+contains out-symlink-text "$TMP/err" "is a symbolic link (to '$TMP/run1'); give the directory itself"
+# A run that fails while writing (a name summary.json cannot hold) leaves no directory behind.
+check out-failed-write 1 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --set "name=$(printf 'q\377')" --out "$TMP/failed"
+[ ! -e "$TMP/failed" ] && echo "ok   failed run leaves no directory" || { echo "FAIL failed run left"; ls -la "$TMP/failed"; fail=1; }
+ls -a "$TMP" | grep -q '\.tmp-' && { echo "FAIL failed run left a temporary directory"; ls -a "$TMP"; fail=1; } || echo "ok   failed run leaves no temporary directory"
+# Two runs into one new directory: exactly one succeeds, the directory holds its complete run.
+"$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/race" >/dev/null 2>"$TMP/race1.err" & p1=$!
+"$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/race" >/dev/null 2>"$TMP/race2.err" & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+if [ $((r1 == 0)) -ne $((r2 == 0)) ] && [ $((r1 + r2)) -eq 2 ]; then echo "ok   concurrent runs: exactly one succeeds"; else echo "FAIL concurrent runs exit $r1 and $r2"; cat "$TMP"/race?.err; fail=1; fi
+cat "$TMP"/race?.err | grep -q "error: .*--out: .*" && echo "ok   concurrent runs: the loser says why" || { echo "FAIL concurrent message"; cat "$TMP"/race?.err; fail=1; }
+diff -r "$TMP/race" "$TMP/run1" >/dev/null && echo "ok   concurrent runs: one complete run" || { echo "FAIL concurrent run directory"; ls -la "$TMP/race"; fail=1; }
+
 # Same scenario and seed: byte-identical files.
 check out-second 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/run2"
 for f in summary.json jobs.csv timeseries.csv pool_timeseries.csv gpus.csv cost.csv low_utilization.csv scenario.yaml; do
@@ -131,6 +164,15 @@ check check-perturbed-number 1 "$GPUSIM" check "$TMP/perturbed.yaml"
 contains check-perturbed-text "$TMP/out" "WORSE"
 check check-no-overwrite 2 "$GPUSIM" check "$TMP/baseline.yaml" --junit "$TMP/ok.xml"
 contains check-no-overwrite-text "$TMP/err" "ok.xml: --junit: file exists; pass --force to overwrite it"
+# Single output files: a symlink is refused without --force and replaced (not written through) with it.
+echo "linked" > "$TMP/linked.txt" && ln -s "$TMP/linked.txt" "$TMP/junit-link.xml"
+check check-junit-symlink 2 "$GPUSIM" check "$TMP/baseline.yaml" --junit "$TMP/junit-link.xml"
+contains check-junit-symlink-text "$TMP/err" "junit-link.xml: --junit: is a symbolic link; pass --force"
+check check-junit-symlink-force 0 "$GPUSIM" check "$TMP/baseline.yaml" --junit "$TMP/junit-link.xml" --force
+contains check-junit-symlink-target "$TMP/linked.txt" "linked"
+[ ! -L "$TMP/junit-link.xml" ] && contains check-junit-replaced "$TMP/junit-link.xml" "<testsuite" || { echo "FAIL junit link kept"; fail=1; }
+ln -s "$TMP/linked.txt" "$TMP/md-link.md"
+check check-markdown-symlink 2 "$GPUSIM" check "$TMP/baseline.yaml" --markdown "$TMP/md-link.md"
 printf 'version: 1\nruns:\n  - scenario: %s\n    metrics: {cost_usd: 1}\n' "$ROOT/scenarios/quickstart.yaml" > "$TMP/notol.yaml"
 check check-no-tolerance 2 "$GPUSIM" check "$TMP/notol.yaml"
 contains check-no-tolerance-text "$TMP/err" "no tolerance for 'cost_usd'"
@@ -148,6 +190,16 @@ cmp -s "$TMP/sweep1.csv" "$TMP/sweep2.csv" && echo "ok   sweep rows identical wi
 contains sweep-header "$TMP/sweep1.csv" "cluster.pools[0].count,seed,policy,horizon_s,"
 contains sweep-row "$TMP/sweep1.csv" "2,2,fifo+first-fit,604800,"
 check sweep-no-overwrite 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1 --out "$TMP/sweep1.csv"
+ln -s "$TMP/linked.txt" "$TMP/sweep-link.csv"
+check sweep-symlink 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1 --out "$TMP/sweep-link.csv"
+check sweep-symlink-force 0 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1 --out "$TMP/sweep-link.csv" --force
+contains sweep-symlink-target "$TMP/linked.txt" "linked"
+[ ! -L "$TMP/sweep-link.csv" ] && contains sweep-symlink-replaced "$TMP/sweep-link.csv" "seed,policy" || { echo "FAIL sweep link kept"; fail=1; }
+check sweep-out-dir 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1 --out "$TMP" --force
+contains sweep-out-dir-text "$TMP/err" "--out: is a directory, expected a file"
+ln -s "$TMP/linked.txt" "$TMP/csv-link.csv"
+check packing-csv-symlink 2 "$GPUSIM" packing "$ROOT/scenarios/fgd-openb.yaml" --data "$ROOT/data" --csv "$TMP/csv-link.csv"
+contains packing-csv-symlink-text "$TMP/err" "csv-link.csv: --csv: is a symbolic link"
 check sweep-bad-grid 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed
 contains sweep-bad-grid-text "$TMP/err" "error: --grid: seed: expected PATH=V1,V2,..."
 check sweep-bad-value 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1,x

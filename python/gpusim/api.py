@@ -160,7 +160,9 @@ class Result:
 
     def write(self, directory: str, force: bool = False) -> None:
         """Write the run directory (summary.json, jobs.csv, ...) as `gpusim run --out` does, with the
-        on-request outputs the run was asked for (run(..., outputs=["trace"]))."""
+        on-request outputs the run was asked for (run(..., outputs=["trace"])): into a temporary
+        directory beside it, renamed into place when complete. `force` replaces an existing run
+        directory; a file, a symlink or a directory with other files is refused (ValueError)."""
         self._run.write(os.fspath(directory), force)
 
     def __repr__(self) -> str:

@@ -41,8 +41,17 @@ class RunOutputs {
  public:
   explicit RunOutputs(const std::vector<std::string>& requested);
   const std::vector<Observer*>& observers() const { return observers_; }
-  // Refuses (InputError) to write into an existing non-empty directory unless `force`.
+  // Writes every file into a fresh temporary directory beside `dir` (same parent, `.NAME.tmp-...`)
+  // and renames it to `dir` once all are complete; on any failure the temporary directory is
+  // removed and `dir` is untouched. `dir` must not exist or be an empty directory (replaced). With
+  // `force`, an existing run directory (only files named as outputs) is replaced: the old one is
+  // renamed aside, the new one renamed in, the old one removed. Refused (InputError): `dir` a file or
+  // a symlink, a non-empty directory without `force`, a directory holding other files even with
+  // `force`, and a directory that another run filled meanwhile (two runs into one new directory:
+  // one of them wins whole, the other fails).
   void write(const std::string& dir, bool force, const Scenario& s, const RunResult& r, const Json& summary) const;
+  // The checks of write() on `dir` alone, for a caller that wants to fail before a run, not after.
+  static void check_target(const std::string& dir, bool force);
   // The files written, comma-separated.
   std::string files() const;
 
@@ -50,5 +59,12 @@ class RunOutputs {
   std::vector<std::pair<const OutputSpec*, std::unique_ptr<OutputWriter>>> writers_;
   std::vector<Observer*> observers_;
 };
+
+// A single output file (check --junit/--markdown, sweep --out, packing --csv). check_output_file
+// refuses, before any run, an existing file or symlink unless `force`, and a directory always.
+// write_output_file writes a temporary file beside `path` and renames it onto `path`: a symlink
+// there is replaced by the file, never written through; a failed write leaves `path` as it was.
+void check_output_file(const std::string& path, const std::string& flag, bool force);
+void write_output_file(const std::string& path, const std::string& text);
 
 }  // namespace gpusim
