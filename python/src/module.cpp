@@ -275,9 +275,11 @@ struct PyBinder {
   const ClusterView& view;
   py::handle policy;
 
+  // An instances argument left out (an empty list) is not shown.
+  static bool shown(const py::handle& instances) { return !py::isinstance<py::sequence>(instances) || py::len(instances) > 0; }
   std::string call(const py::handle& job, const py::handle& nodes, const py::handle& gpus, const py::handle& instances) const {
     return fmt::format("decide() called binder.bind(job {}, nodes {}, gpus {}{})", short_repr(job), short_repr(nodes),
-                       short_repr(gpus), py::len(instances) ? ", instances " + short_repr(instances) : std::string());
+                       short_repr(gpus), shown(instances) ? ", instances " + short_repr(instances) : std::string());
   }
   template <class IdT>
   IdT id(const py::handle& h, const std::function<std::string()>& where) const {

@@ -224,6 +224,7 @@ BINDS = {
                      r"GPU \d+ is out of range: the cluster has GPUs 0\.\.\d+"),
     "gpus-none": (lambda v, b, j: b.bind(j, [0], None), r"gpus None\)", "gpus must be a list of ids, not NoneType"),
     "instance-str": (lambda v, b, j: b.bind(j, [0], [0], ["a"]), r"instances \['a'\]", "instance 'a' is not a MIG slot index"),
+    "instances-int": (lambda v, b, j: b.bind(j, [0], [0], 5), r"instances 5\)", "instances must be a list"),
     "instance-negative": (lambda v, b, j: b.bind(j, [0], [0], [-1]), r"instances \[-1\]", "instance -1 is not a MIG slot index"),
     "recheck-nan": (lambda v, b, j: b.recheck_at_s(math.nan), r"recheck_at_s\(nan\)", "must be a finite number of seconds"),
     "recheck-inf": (lambda v, b, j: b.recheck_at_s(math.inf), r"recheck_at_s\(inf\)", "must be a finite number of seconds"),
