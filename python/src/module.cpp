@@ -7,7 +7,10 @@
 #include <pybind11/stl.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -17,6 +20,7 @@
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
@@ -80,17 +84,135 @@ py::object to_python(const YAML::Node& n) {
   }
 }
 
-// --- Python policies: adapters over the C++ interfaces. The GIL is held for the whole run when one
-// takes part (simulate() releases it only for all-C++ policies).
+// --- Ids from Python. Every view method and binder argument that takes an id reads it with read_id,
+// so an id out of range (negative, or past the end) is an error naming it and the valid range,
+// never a read past the end of a vector.
 
-QueueKey to_key(const py::handle& r) {
-  if (py::isinstance<py::int_>(r)) return {r.cast<int64_t>(), 0};
-  if (py::isinstance<py::float_>(r)) return {static_cast<int64_t>(r.cast<double>()), 0};
-  if (py::isinstance<py::tuple>(r) && py::len(r) >= 1 && py::len(r) <= 2) {
-    auto t = r.cast<py::tuple>();
-    return {t[0].cast<int64_t>(), py::len(t) == 2 ? t[1].cast<int64_t>() : 0};
+enum class IdKind : uint8_t { job, node, gpu, pool };
+template <class T>
+constexpr IdKind id_kind = T::not_an_id_kind;
+template <>
+constexpr IdKind id_kind<JobId> = IdKind::job;
+template <>
+constexpr IdKind id_kind<NodeId> = IdKind::node;
+template <>
+constexpr IdKind id_kind<GpuId> = IdKind::gpu;
+template <>
+constexpr IdKind id_kind<PoolId> = IdKind::pool;
+
+// How many ids of a kind the view has: ids run 0..count-1. The view the engine hands a policy is
+// its RunState, whose scenario holds the run's jobs.
+std::size_t id_count(const ClusterView& v, IdKind kind) {
+  switch (kind) {
+    case IdKind::job: {
+      const auto* run = dynamic_cast<const RunState*>(&v);
+      if (!run) throw std::logic_error("a ClusterView that is not a run's state");
+      return run->scenario().jobs.jobs.size();
+    }
+    case IdKind::node: return v.cluster().nodes().size();
+    case IdKind::gpu: return v.cluster().gpu_count();
+    case IdKind::pool: return v.cluster().pools().size();
   }
-  throw PolicyError("a Python queue order's key() must return an int or a tuple of one or two ints (smaller runs first)");
+  return 0;
+}
+
+// A Python int (or anything with __index__, as numpy's ints) as 64 bits; nullopt if it is not an
+// int or does not fit.
+std::optional<int64_t> as_int(const py::handle& h) {
+  if (!PyIndex_Check(h.ptr())) return std::nullopt;
+  const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!i) throw py::error_already_set();
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0) return std::nullopt;
+  return value;
+}
+
+std::string class_name(const py::handle& obj) { return py::str(obj.get_type().attr("__name__")); }
+
+// Ints are ids; True and False are not.
+bool is_id(const py::handle& h) { return PyIndex_Check(h.ptr()) && !py::isinstance<py::bool_>(h); }
+
+std::string short_repr(const py::handle& h) {
+  std::string r = py::repr(h);
+  return r.size() > 80 ? r.substr(0, 77) + "..." : r;
+}
+
+// An id of `kind` as the index it names, or (nullopt) why it is not one in `why`: not an int, or
+// out of 0..count-1.
+std::optional<uint32_t> read_id(const ClusterView& v, IdKind kind, const py::handle& h, std::string& why) {
+  static constexpr const char* kName[] = {"job", "node", "GPU", "pool"};
+  static constexpr const char* kPlural[] = {"jobs", "nodes", "GPUs", "pools"};
+  static constexpr const char* kOwner[] = {"the run", "the cluster", "the cluster", "the cluster"};
+  const auto k = static_cast<std::size_t>(kind);
+  if (!is_id(h)) {
+    why = fmt::format("a {} id must be an int, not {} ({})", kName[k], class_name(h), short_repr(h));
+    return std::nullopt;
+  }
+  const std::optional<int64_t> value = as_int(h);
+  const std::size_t count = id_count(v, kind);
+  if (value && *value >= 0 && static_cast<uint64_t>(*value) < count) return static_cast<uint32_t>(*value);
+  const std::string shown = py::str(h);
+  why = count == 0 ? fmt::format("{} {} is out of range: {} has no {}", kName[k], shown, kOwner[k], kPlural[k])
+                   : fmt::format("{} {} is out of range: {} has {} 0..{}", kName[k], shown, kOwner[k], kPlural[k], count - 1);
+  return std::nullopt;
+}
+
+// An id argument of a view method: an IndexError (a TypeError if not an int) when it names nothing.
+template <class IdT>
+IdT view_id(const ClusterView& v, const py::handle& h) {
+  std::string why;
+  if (auto id = read_id(v, id_kind<IdT>, h, why)) return IdT(*id);
+  if (!is_id(h)) throw py::type_error(why);
+  throw py::index_error(why);
+}
+
+template <class>
+struct PyArg {
+  using type = py::object;
+};
+
+// A view method taking ids, for Python: each id checked by view_id first.
+template <class R, class... Ids>
+auto checked(R (ClusterView::*f)(Ids...) const) {
+  return [f](const ClusterView& v, typename PyArg<Ids>::type... ids) -> R { return (v.*f)(view_id<Ids>(v, ids)...); };
+}
+template <class R, class... Ids>
+auto checked(R (*f)(const ClusterView&, Ids...)) {
+  return [f](const ClusterView& v, typename PyArg<Ids>::type... ids) -> R { return f(v, view_id<Ids>(v, ids)...); };
+}
+
+// --- Python policies: adapters over the C++ interfaces. The GIL is held for the whole run when one
+// takes part (simulate() releases it only for all-C++ policies). What a policy's method returns is
+// checked here: anything else than the interface asks is a PolicyError naming the policy's class,
+// the method and its arguments (the job), not pybind11's "Unable to cast".
+
+[[noreturn]] void bad_policy(const py::handle& obj, const std::string& call, const std::string& why) {
+  throw PolicyError(fmt::format("Python policy {}: {}: {}", class_name(obj), call, why));
+}
+
+// An int from a policy (an int, or a finite float, truncated), or nullopt.
+std::optional<int64_t> key_part(const py::handle& h) {
+  if (PyIndex_Check(h.ptr())) return as_int(h);
+  if (py::isinstance<py::float_>(h)) {
+    const double d = h.cast<double>();
+    if (std::isfinite(d) && std::abs(d) < 9.2e18) return static_cast<int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+QueueKey to_key(const py::handle& policy, const Job& job, const py::handle& r) {
+  std::optional<int64_t> primary, secondary = 0;
+  if (py::isinstance<py::tuple>(r)) {
+    const auto t = py::reinterpret_borrow<py::tuple>(r);
+    if (t.size() == 1 || t.size() == 2) primary = key_part(t[0]), secondary = t.size() == 2 ? key_part(t[1]) : 0;
+  } else {
+    primary = key_part(r);
+  }
+  if (!primary || !secondary)
+    bad_policy(policy, fmt::format("key(job {}) returned {}", job.id, short_repr(r)),
+               "it must return an int or a tuple of one or two ints (smaller runs first), finite and within 64 bits");
+  return {*primary, *secondary};
 }
 
 py::object view_ref(const ClusterView& v) { return py::cast(&v, py::return_value_policy::reference); }
@@ -99,7 +221,7 @@ py::object job_ref(const Job& j) { return py::cast(&j, py::return_value_policy::
 class PyQueueOrder final : public QueueOrder {
  public:
   explicit PyQueueOrder(py::object obj) : obj_(std::move(obj)) {}
-  QueueKey key(const Job& job) const override { return to_key(obj_.attr("key")(job_ref(job))); }
+  QueueKey key(const Job& job) const override { return to_key(obj_, job, obj_.attr("key")(job_ref(job))); }
 
  private:
   py::object obj_;
@@ -110,12 +232,35 @@ class PyPlacement final : public PlacementPolicy {
   explicit PyPlacement(py::object obj)
       : obj_(std::move(obj)), choose_(py::hasattr(obj_, "choose_gpus") && !obj_.attr("choose_gpus").is_none()) {}
   double score(const ClusterView& view, JobId job, NodeId node) const override {
-    return obj_.attr("score")(view_ref(view), job, node).cast<double>();
+    const py::object r = obj_.attr("score")(view_ref(view), job, node);
+    double d = std::nan("");
+    try {
+      if (!py::isinstance<py::str>(r)) d = r.cast<double>();
+    } catch (const py::cast_error&) {
+    }
+    if (std::isnan(d))
+      bad_policy(obj_, fmt::format("score(job {}, node {}) returned {}", job, node, short_repr(r)),
+                 "it must return a number, not NaN (lower is better)");
+    return d;
   }
   void choose_gpus(const ClusterView& view, JobId job, const std::vector<GpuId>& fitting, int32_t count,
                    std::vector<GpuId>& out) const override {
     if (!choose_) return PlacementPolicy::choose_gpus(view, job, fitting, count, out);
-    out = obj_.attr("choose_gpus")(view_ref(view), job, fitting, count).cast<std::vector<GpuId>>();
+    const py::object r = obj_.attr("choose_gpus")(view_ref(view), job, fitting, count);
+    const auto fail = [&] {
+      bad_policy(obj_,
+                 fmt::format("choose_gpus(job {}, fitting {}, count {}) returned {}", job, short_repr(py::cast(fitting)), count,
+                             short_repr(r)),
+                 fmt::format("it must return a list of {} distinct GPU ids from the fitting ones", count));
+    };
+    if (!py::isinstance<py::sequence>(r) || py::isinstance<py::str>(r) || py::len(r) != static_cast<std::size_t>(count)) fail();
+    out.clear();
+    for (const py::handle e : r) {
+      const int64_t g = is_id(e) ? as_int(e).value_or(-1) : -1;  // -1 matches no GPU
+      const auto it = std::find_if(fitting.begin(), fitting.end(), [g](GpuId f) { return static_cast<int64_t>(f.value()) == g; });
+      if (it == fitting.end() || std::find(out.begin(), out.end(), *it) != out.end()) fail();
+      out.push_back(*it);
+    }
   }
 
  private:
@@ -123,16 +268,78 @@ class PyPlacement final : public PlacementPolicy {
   bool choose_;
 };
 
+// The binder a Python scheduler's decide() gets: the engine's, with the arguments checked here so a
+// wrong type or id is a PolicyError naming the policy, not a cast error or a read out of range.
+struct PyBinder {
+  Binder& binder;
+  const ClusterView& view;
+  py::handle policy;
+
+  // An instances argument left out (an empty list) is not shown.
+  static bool shown(const py::handle& instances) { return !py::isinstance<py::sequence>(instances) || py::len(instances) > 0; }
+  std::string call(const py::handle& job, const py::handle& nodes, const py::handle& gpus, const py::handle& instances) const {
+    return fmt::format("decide() called binder.bind(job {}, nodes {}, gpus {}{})", short_repr(job), short_repr(nodes),
+                       short_repr(gpus), shown(instances) ? ", instances " + short_repr(instances) : std::string());
+  }
+  template <class IdT>
+  IdT id(const py::handle& h, const std::function<std::string()>& where) const {
+    std::string why;
+    if (auto id = read_id(view, id_kind<IdT>, h, why)) return IdT(*id);
+    bad_policy(policy, where(), why);
+  }
+  template <class IdT>
+  std::vector<IdT> ids(const py::handle& list, const char* what, const std::function<std::string()>& where) const {
+    if (!py::isinstance<py::sequence>(list) || py::isinstance<py::str>(list))
+      bad_policy(policy, where(), fmt::format("{} must be a list of ids, not {}", what, class_name(list)));
+    std::vector<IdT> out;
+    for (const py::handle e : list) out.push_back(id<IdT>(e, where));
+    return out;
+  }
+  void bind(const py::object& job, const py::object& nodes, const py::object& gpus, const py::object& instances) {
+    const auto where = [&] { return call(job, nodes, gpus, instances); };
+    const JobId j = id<JobId>(job, where);
+    Placement p{ids<NodeId>(nodes, "nodes", where), ids<GpuId>(gpus, "gpus", where), {}};
+    if (!py::isinstance<py::sequence>(instances) || py::isinstance<py::str>(instances))
+      bad_policy(policy, where(), "instances must be a list with, per GPU, a MIG slot index or None");
+    for (const py::handle e : instances) {
+      if (e.is_none()) {
+        p.instances.emplace_back();
+        continue;
+      }
+      const std::optional<int64_t> slot = is_id(e) ? as_int(e) : std::nullopt;
+      if (!slot || *slot < 0 || *slot > 255)
+        bad_policy(policy, where(), fmt::format("instance {} is not a MIG slot index (an int 0..6) or None", short_repr(e)));
+      p.instances.emplace_back(static_cast<MigSlotIndex>(*slot));
+    }
+    binder.bind(j, p);
+  }
+  void recheck_at_s(const py::object& t) {
+    double s = std::nan("");
+    try {
+      if (!py::isinstance<py::str>(t)) s = t.cast<double>();
+    } catch (const py::cast_error&) {
+    }
+    // Microseconds in 64 bits: about 292,000 years either way.
+    if (!std::isfinite(s) || std::abs(s) > 9.2e12)
+      bad_policy(policy, fmt::format("decide() called binder.recheck_at_s({})", short_repr(t)),
+                 "the time must be a finite number of seconds");
+    binder.recheck_at(Time() + Duration::from_seconds(s, Round::toward_zero));
+  }
+};
+
 class PyScheduler final : public Scheduler {
  public:
   explicit PyScheduler(py::object obj) : obj_(std::move(obj)) {}
   std::string name() const override { return py::str(obj_.attr("name")); }
-  QueueKey queue_key(const Job& job) const override { return to_key(obj_.attr("key")(job_ref(job))); }
+  QueueKey queue_key(const Job& job) const override { return to_key(obj_, job, obj_.attr("key")(job_ref(job))); }
   void decide(const ClusterView& view, Binder& binder) override {
-    obj_.attr("decide")(view_ref(view), py::cast(&binder, py::return_value_policy::reference));
+    PyBinder b{binder, view, obj_};
+    obj_.attr("decide")(view_ref(view), py::cast(&b, py::return_value_policy::reference));
   }
   bool would_use(const ClusterView& view, JobId job, PoolId pool) const override {
-    return obj_.attr("would_use")(view_ref(view), job, pool).cast<bool>();
+    const py::object r = obj_.attr("would_use")(view_ref(view), job, pool);
+    if (py::isinstance<py::bool_>(r) || class_name(r) == "bool_") return r.cast<bool>();  // or numpy's bool
+    bad_policy(obj_, fmt::format("would_use(job {}, pool {}) returned {}", job, pool, short_repr(r)), "it must return a bool");
   }
 
  private:
@@ -257,6 +464,20 @@ py::dict job_columns(const Scenario& s) {
   d["gpus"] = gpus, d["milli_per_gpu"] = milli, d["gpu_memory_mib"] = gpu_memory_mib, d["cpu_milli"] = cpu_milli;
   d["memory_mib"] = memory_mib, d["u"] = u, d["priority"] = priority;
   return d;
+}
+
+// View methods Python has that the C++ view has not (each id checked by checked()).
+const Node* view_node(const ClusterView& v, NodeId n) { return &v.cluster().node(n); }
+const Gpu* view_gpu(const ClusterView& v, GpuId g) { return &v.cluster().gpu(g); }
+const Pool* view_pool(const ClusterView& v, PoolId p) { return &v.cluster().pool(p); }
+std::vector<GpuId> fitting_gpus(const ClusterView& v, JobId job, NodeId node) {
+  std::vector<GpuId> out;
+  v.fitting_gpus(job, node, out);
+  return out;
+}
+std::pair<int64_t, int64_t> gpu_demand(const ClusterView& v, JobId job, PoolId pool) {
+  const GpuDemand d = v.gpu_demand(job, pool);
+  return {d.milli.value, d.memory_mib};
 }
 
 std::vector<GpuId> node_gpus(const ClusterView& v, NodeId n) {
@@ -439,61 +660,50 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("now_s", [](const ClusterView& v) { return v.now().seconds(); })
       .def_property_readonly("node_count", [](const ClusterView& v) { return v.cluster().nodes().size(); })
       .def_property_readonly("gpu_count", [](const ClusterView& v) { return v.cluster().gpu_count(); })
-      .def("job", &ClusterView::job, py::return_value_policy::reference)
-      .def("node", [](const ClusterView& v, NodeId n) { return &v.cluster().node(n); }, py::return_value_policy::reference)
-      .def("gpu", [](const ClusterView& v, GpuId g) { return &v.cluster().gpu(g); }, py::return_value_policy::reference)
-      .def("pool", [](const ClusterView& v, PoolId p) { return &v.cluster().pool(p); }, py::return_value_policy::reference)
-      .def("node_gpus", &node_gpus)
-      .def("pending",
-           [](const ClusterView& v) {
-             std::vector<JobId> out;
-             v.for_each_pending([&](JobId id) {
-               out.push_back(id);
-               return true;
-             });
-             return out;
-           },
-           "Pending jobs in queue order")
-      .def("new_arrivals", &ClusterView::new_arrivals)
-      .def("is_pending", &ClusterView::is_pending)
-      .def("running",
-           [](const ClusterView& v) {
-             std::vector<std::pair<JobId, double>> out;
-             v.for_each_running([&](JobId id, Time end) { out.emplace_back(id, end.seconds()); });
-             return out;
-           },
-           "(job, expected end in seconds) of every running job")
-      .def("distinct_nodes",
-           [](const ClusterView& v) {
-             std::vector<NodeId> out;
-             for (BucketId b : v.cluster().live_buckets()) out.push_back(v.cluster().bucket(b).representative());
-             return out;
-           },
-           "One ready node per group of nodes in identical states (the lowest id)")
-      .def("fits_on_node", &ClusterView::fits_on_node)
-      .def("node_admits", &ClusterView::node_admits)
-      .def("gpu_fits", &ClusterView::gpu_fits)
-      .def("gpus_to_place", &ClusterView::gpus_to_place)
-      .def("fitting_gpus",
-           [](const ClusterView& v, JobId job, NodeId node) {
-             std::vector<GpuId> out;
-             v.fitting_gpus(job, node, out);
-             return out;
-           })
-      .def("gpu_demand", [](const ClusterView& v, JobId job, PoolId pool) {
-        const GpuDemand d = v.gpu_demand(job, pool);
-        return std::make_pair(d.milli.value, d.memory_mib);
-      });
-  py::class_<Binder>(m, "Binder", "Where a policy's decisions go; the engine checks each one")
+      .def("job", checked(&ClusterView::job), py::return_value_policy::reference)
+      .def("node", checked(&view_node), py::return_value_policy::reference)
+      .def("gpu", checked(&view_gpu), py::return_value_policy::reference)
+      .def("pool", checked(&view_pool), py::return_value_policy::reference)
+      .def("node_gpus", checked(&node_gpus))
       .def(
-          "bind",
-          [](Binder& b, JobId job, std::vector<NodeId> nodes, std::vector<GpuId> gpus,
-             std::vector<std::optional<MigSlotIndex>> instances) {
-            b.bind(job, Placement{std::move(nodes), std::move(gpus), std::move(instances)});
+          "pending",
+          [](const ClusterView& v) {
+            std::vector<JobId> out;
+            v.for_each_pending([&](JobId id) {
+              out.push_back(id);
+              return true;
+            });
+            return out;
           },
-          py::arg("job"), py::arg("nodes"), py::arg("gpus"), py::arg("instances") = std::vector<std::optional<MigSlotIndex>>{},
-          "instances: per GPU, its MIG slot (an index into the GPU's instances), None on GPUs without MIG")
-      .def("recheck_at_s", [](Binder& b, double t) { b.recheck_at(Time() + Duration::from_seconds(t, Round::toward_zero)); });
+          "Pending jobs in queue order")
+      .def("new_arrivals", &ClusterView::new_arrivals)
+      .def("is_pending", checked(&ClusterView::is_pending))
+      .def(
+          "running",
+          [](const ClusterView& v) {
+            std::vector<std::pair<JobId, double>> out;
+            v.for_each_running([&](JobId id, Time end) { out.emplace_back(id, end.seconds()); });
+            return out;
+          },
+          "(job, expected end in seconds) of every running job")
+      .def(
+          "distinct_nodes",
+          [](const ClusterView& v) {
+            std::vector<NodeId> out;
+            for (BucketId b : v.cluster().live_buckets()) out.push_back(v.cluster().bucket(b).representative());
+            return out;
+          },
+          "One ready node per group of nodes in identical states (the lowest id)")
+      .def("fits_on_node", checked(&ClusterView::fits_on_node))
+      .def("node_admits", checked(&ClusterView::node_admits))
+      .def("gpu_fits", checked(&ClusterView::gpu_fits))
+      .def("gpus_to_place", checked(&ClusterView::gpus_to_place))
+      .def("fitting_gpus", checked(&fitting_gpus))
+      .def("gpu_demand", checked(&gpu_demand));
+  py::class_<PyBinder>(m, "Binder", "Where a policy's decisions go; the engine checks each one")
+      .def("bind", &PyBinder::bind, py::arg("job"), py::arg("nodes"), py::arg("gpus"), py::arg("instances") = py::list(),
+           "instances: per GPU, its MIG slot (an index into the GPU's instances), None on GPUs without MIG")
+      .def("recheck_at_s", &PyBinder::recheck_at_s, py::arg("t"));
 
   // --- runs
   py::class_<Run, std::shared_ptr<Run>>(m, "Run")
