@@ -6,21 +6,75 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace gpusim {
 
+namespace {
+
+std::optional<int> line_of(const YAML::Node& n) {
+  if (!n.IsDefined() || n.Mark().is_null()) return std::nullopt;
+  return n.Mark().line + 1;
+}
+
+// The walk of check_keys: `seen` holds the maps and lists already checked (an alias names the same
+// node again, and may name a node it sits in), found by their position in the text.
+void check_keys_in(const YAML::Node& n, const std::string& file, const std::string& path,
+                   std::map<std::pair<int, int>, std::vector<YAML::Node>>& seen) {
+  if (!n.IsMap() && !n.IsSequence()) return;
+  auto& same_place = seen[{n.Mark().pos, static_cast<int>(n.Type())}];
+  for (const YAML::Node& other : same_place)
+    if (other.is(n)) return;
+  same_place.push_back(n);
+  if (n.IsSequence()) {
+    std::size_t i = 0;
+    for (const YAML::Node& item : n) check_keys_in(item, file, fmt::format("{}[{}]", path, i++), seen);
+    return;
+  }
+  std::map<std::string, int> lines;  // key -> line of its first appearance
+  for (const auto& kv : n) {
+    const YAML::Node& key = kv.first;
+    if (!key.IsScalar())
+      throw InputError({file, line_of(key), path},
+                       fmt::format("expected a name as the key, got {}", key.IsSequence() ? "a list"
+                                                                         : key.IsMap()    ? "a map"
+                                                                                          : "an empty key"));
+    const std::string name = key.Scalar();
+    const std::string field = path.empty() ? name : path + "." + name;
+    const int line = line_of(key).value_or(0);
+    if (auto [first, fresh] = lines.emplace(name, line); !fresh)
+      throw InputError({file, line_of(key), field},
+                       fmt::format("the key '{}' is given twice (first at line {}): give it once", name, first->second));
+    check_keys_in(kv.second, file, field, seen);
+  }
+}
+
+}  // namespace
+
+void ConfigNode::check_keys(const YAML::Node& node, const std::string& file, const std::string& path) {
+  std::map<std::pair<int, int>, std::vector<YAML::Node>> seen;
+  check_keys_in(node, file, path, seen);
+}
+
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
+  YAML::Node doc;
   try {
-    return ConfigNode(YAML::Load(text), std::make_shared<const std::string>(file), "");
+    doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError({file, e.mark.is_null() ? std::nullopt : std::optional<int>(e.mark.line + 1), ""},
                      fmt::format("not valid YAML or JSON: {}", e.msg));
   }
+  // yaml-cpp keeps both of two equal keys and finds the first: refused here, once, for every document.
+  check_keys(doc, file, "");
+  return ConfigNode(doc, std::make_shared<const std::string>(file), "");
 }
 
 ConfigNode ConfigNode::load_file(const std::string& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    throw InputError({path, std::nullopt, ""}, "is a directory: expected a file");
   std::ifstream in(path);
   if (!in) throw InputError({path, std::nullopt, ""}, "cannot open file");
   std::stringstream buffer;
@@ -38,11 +92,7 @@ bool ConfigNode::is_sequence() const { return node_->IsSequence(); }
 bool ConfigNode::is_scalar() const { return node_->IsScalar(); }
 bool ConfigNode::is_null() const { return node_->IsNull(); }
 
-SourceLocation ConfigNode::where() const {
-  std::optional<int> line;
-  if (node_->IsDefined() && !node_->Mark().is_null()) line = node_->Mark().line + 1;
-  return {*file_, line, path_};
-}
+SourceLocation ConfigNode::where() const { return {*file_, line_of(*node_), path_}; }
 
 void ConfigNode::fail(const std::string& what) const { throw InputError(where(), what); }
 
@@ -68,7 +118,7 @@ ConfigNode ConfigNode::at(std::string_view key) const {
 void ConfigNode::allow_only(std::span<const std::string_view> allowed) const {
   if (!node_->IsMap()) fail("expected a map of fields");
   for (const auto& kv : *node_) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = kv.first.Scalar();  // parse() refused keys that are not scalars
     bool known = false;
     for (auto a : allowed) known = known || a == key;
     if (!known) child(key, kv.first).fail(fmt::format("unknown field '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
@@ -79,7 +129,7 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
   if (!node_->IsMap()) fail("expected a map");
   std::vector<std::pair<std::string, ConfigNode>> out;
   for (const auto& kv : *node_) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = kv.first.Scalar();
     out.emplace_back(key, child(key, kv.second));
   }
   return out;

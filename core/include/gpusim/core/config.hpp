@@ -27,9 +27,14 @@ namespace gpusim {
 
 class ConfigNode {
  public:
-  // Parses `text` read from `file` (used in messages only).
+  // Parses `text` read from `file` (used in messages only). Every key of every map must be a
+  // scalar, given once: yaml-cpp keeps both of two equal keys and finds the first, so a second
+  // `seed:` would be ignored silently; parse refuses it naming both lines.
   static ConfigNode parse(const std::string& text, const std::string& file);
   static ConfigNode load_file(const std::string& path);
+  // The check parse makes, for a tree read some other way (a --set value): throws an InputError
+  // naming `file`, the line and the field (under `path`).
+  static void check_keys(const YAML::Node& node, const std::string& file, const std::string& path);
   ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path);
   ConfigNode();  // an empty document of no file
 
