@@ -354,3 +354,14 @@ TEST(BadInput, DefaultSeedIsNamed) {
   EXPECT_FALSE(seeded.contains("seed_is_default"));
   EXPECT_EQ(seeded["model_notes"].dump().find("the default"), std::string::npos);
 }
+
+// A value --set gave is named by the flag, not by the scenario file and a line of the value's own.
+TEST(BadInput, SetValuesAreNamedByTheFlag) {
+  EXPECT_HAS(error_of(kGood, {"seed=-1"}), "--set: seed=-1: seed: expected an integer >= 0, got -1");
+  EXPECT_HAS(
+      error_of(kGood, {"cluster.pools[0]={name: p, node: l4-4x, count: zero}"}),
+      "--set: cluster.pools[0]={name: p, node: l4-4x, count: zero}: cluster.pools[0].count: expected an integer, got 'zero'");
+  EXPECT_HAS(error_of(kGood, {"model.time_slicing.bogus=1"}),
+             "--set: model.time_slicing.bogus=1: model.time_slicing.bogus: unknown field 'bogus'");
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: two}"), {"seed=1"}), "scenario.yaml:line 4: cluster.pools[0].count");
+}

@@ -83,7 +83,25 @@ ConfigNode ConfigNode::load_file(const std::string& path) {
 }
 
 ConfigNode::ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path)
-    : node_(std::make_shared<const YAML::Node>(node)), file_(std::move(file)), path_(std::move(path)) {}
+    : node_(std::make_shared<const YAML::Node>(node)),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      sets_(std::make_shared<std::vector<std::pair<std::shared_ptr<const YAML::Node>, std::shared_ptr<const std::string>>>>()) {}
+
+void ConfigNode::note_set(const YAML::Node& value, const std::string& assignment) const {
+  sets_->emplace_back(std::make_shared<const YAML::Node>(value), std::make_shared<const std::string>(assignment));
+}
+
+// A node of the same document: from the same --set as this one, or from the --set that put it there.
+ConfigNode ConfigNode::derived(const YAML::Node& value, std::string path) const {
+  ConfigNode out(*this);
+  out.node_ = std::make_shared<const YAML::Node>(value);
+  out.path_ = std::move(path);
+  if (!out.set_)
+    for (const auto& [node, assignment] : *sets_)
+      if (node->is(value)) out.set_ = assignment;
+  return out;
+}
 
 ConfigNode::ConfigNode() : ConfigNode(YAML::Node(), std::make_shared<const std::string>(), "") {}
 
@@ -92,7 +110,10 @@ bool ConfigNode::is_sequence() const { return node_->IsSequence(); }
 bool ConfigNode::is_scalar() const { return node_->IsScalar(); }
 bool ConfigNode::is_null() const { return node_->IsNull(); }
 
-SourceLocation ConfigNode::where() const { return {*file_, line_of(*node_), path_}; }
+SourceLocation ConfigNode::where() const {
+  if (set_) return {"--set", std::nullopt, path_.empty() ? *set_ : fmt::format("{}: {}", *set_, path_)};
+  return {*file_, line_of(*node_), path_};
+}
 
 void ConfigNode::fail(const std::string& what) const { throw InputError(where(), what); }
 
@@ -106,7 +127,7 @@ std::optional<ConfigNode> ConfigNode::get(std::string_view key) const {
 }
 
 ConfigNode ConfigNode::child(std::string_view key, const YAML::Node& value) const {
-  return ConfigNode(value, file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
+  return derived(value, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
 }
 
 ConfigNode ConfigNode::at(std::string_view key) const {
@@ -139,7 +160,7 @@ std::vector<ConfigNode> ConfigNode::items() const {
   if (!node_->IsSequence()) fail("expected a list");
   std::vector<ConfigNode> out;
   std::size_t i = 0;
-  for (const auto& item : *node_) out.emplace_back(item, file_, fmt::format("{}[{}]", path_, i++));
+  for (const auto& item : *node_) out.push_back(derived(item, fmt::format("{}[{}]", path_, i++)));
   return out;
 }
 

@@ -32,7 +32,8 @@ std::string resolve_data_dir(const std::optional<std::string>& flag) {
 
 // Applies "a.b[0].c=value" (or a.b.0.c) to the document `root` refers to (a YAML::Node is a handle:
 // the edit goes through a copy of it); the value is read as YAML.
-static void apply_override(const YAML::Node& root, const std::string& assignment) {
+static void apply_override(const ConfigNode& doc, const std::string& assignment) {
+  const YAML::Node& root = doc.yaml();
   const auto eq = assignment.find('=');
   const SourceLocation where{"--set", std::nullopt, assignment};
   if (eq == std::string::npos || eq == 0)
@@ -83,7 +84,10 @@ static void apply_override(const YAML::Node& root, const std::string& assignment
       next.reset(cur[index_of(cur, i)]);
     } else {
       if (!cur.IsMap() && !cur.IsNull()) not_a_map(cur, i);
-      if (!cur[parts[i]].IsDefined()) cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      if (!cur[parts[i]].IsDefined()) {
+        cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+        doc.note_set(cur[parts[i]], assignment);  // a map the flag made
+      }
       next.reset(cur[parts[i]]);
     }
     cur.reset(next);
@@ -92,6 +96,7 @@ static void apply_override(const YAML::Node& root, const std::string& assignment
   if (cur.IsSequence()) cur[index_of(cur, last)] = value;
   else if (cur.IsMap() || cur.IsNull()) cur[parts.back()] = value;
   else not_a_map(cur, last);
+  doc.note_set(value, assignment);
 }
 
 namespace {
@@ -798,7 +803,7 @@ void pack_workload(Scenario& s, const Fields& workload) {
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   ConfigNode node = options.text ? ConfigNode::parse(*options.text, path) : ConfigNode::load_file(path);
   if (!node.is_map()) node.fail("expected a scenario: a map with name, cluster, workload, ...");
-  for (const auto& o : options.overrides) apply_override(node.yaml(), o);
+  for (const auto& o : options.overrides) apply_override(node, o);
   const Fields root(scenario_section(), node);
   // Before the other fields: a later format fails on its version, not on a field this gpusim does not know.
   if (auto v = root.get("version"); v && !(v->is_scalar() && v->as_string() == std::to_string(kScenarioVersion)))

@@ -38,6 +38,10 @@ class ConfigNode {
   ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path);
   ConfigNode();  // an empty document of no file
 
+  // Records that `value` (now in this document) was put there by `--set assignment`: it and every
+  // node under it are then named by the flag in messages, not by the file and a line of their own.
+  void note_set(const YAML::Node& value, const std::string& assignment) const;
+
   const std::string& path() const { return path_; }
   const std::string& file() const { return *file_; }
   const YAML::Node& yaml() const { return *node_; }
@@ -87,6 +91,10 @@ class ConfigNode {
   std::shared_ptr<const YAML::Node> node_;  // a handle: copies of a ConfigNode share it
   std::shared_ptr<const std::string> file_;
   std::string path_;
+  // The document's --set values (shared by its nodes), and the assignment this node came from.
+  std::shared_ptr<std::vector<std::pair<std::shared_ptr<const YAML::Node>, std::shared_ptr<const std::string>>>> sets_;
+  std::shared_ptr<const std::string> set_;
+  ConfigNode derived(const YAML::Node& value, std::string path) const;
 };
 
 }  // namespace gpusim
