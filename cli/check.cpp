@@ -160,6 +160,7 @@ Baseline read_baseline(const std::string& path) {
         if (!b.tolerance(run, metric))
           value.fail(fmt::format("no tolerance for '{}': give it one under tolerances (worse: higher|lower|either, abs, rel)", metric));
         run.metrics.emplace_back(metric, value.as_number());
+        run.metric_where.push_back(value.where());
       }
     b.runs.push_back(std::move(run));
   }
@@ -194,15 +195,36 @@ std::size_t CheckReport::count(Verdict v) const {
   return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.verdict == v; }));
 }
 
+namespace {
+// Whether the summary has the dotted path `metric` at all (a figure, or null where it has none this run).
+bool has_path(const Json& j, std::string_view metric) {
+  if (!j.is_object()) return false;
+  for (const auto& [key, value] : j.items()) {
+    if (metric == key) return true;
+    if (metric.size() > key.size() && metric.starts_with(key) && metric[key.size()] == '.' &&
+        has_path(value, metric.substr(key.size() + 1)))
+      return true;
+  }
+  return false;
+}
+}  // namespace
+
 CheckReport compare_with_baseline(const Baseline& baseline, const std::vector<RunOutcome>& outcomes) {
   CheckReport report;
   for (std::size_t i = 0; i < baseline.runs.size(); ++i) {
     report.labels.push_back(outcomes[i].summary.value("label", ""));
     const auto figures = flatten_summary(outcomes[i].summary);
-    for (const auto& [metric, recorded] : baseline.runs[i].metrics) {
+    for (std::size_t m = 0; m < baseline.runs[i].metrics.size(); ++m) {
+      const auto& [metric, recorded] = baseline.runs[i].metrics[m];
       std::optional<double> now;
       for (const auto& [name, value] : figures)
         if (name == metric) now = value;
+      // A name no summary has is a typo in the baseline, not a regression of the run.
+      if (!now && !has_path(outcomes[i].summary, metric))
+        throw InputError(baseline.runs[i].metric_where[m],
+                         fmt::format("the run's summary has no metric '{}': expected a dotted path to a number in summary.json, "
+                                     "e.g. jct_s.mean (gpusim run --json shows them)",
+                                     metric));
       const Tolerance& t = *baseline.tolerance(baseline.runs[i], metric);
       report.findings.push_back({i, metric, recorded, now, t, judge(recorded, now, t)});
     }

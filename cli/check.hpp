@@ -57,6 +57,7 @@ struct BaselineRun {
   std::string policy;    // "" for the scenario's own
   std::vector<std::pair<std::string, Tolerance>> tolerances;  // this run's overrides
   std::vector<std::pair<std::string, double>> metrics;
+  std::vector<SourceLocation> metric_where;  // where each of `metrics` is written
   SourceLocation where;
   SourceLocation policy_where;
 };

@@ -137,9 +137,11 @@ std::string render(const Cell& c, Format f) {
 
 // seeds empty: the summary's own seed.
 std::string header(const Json& s, const std::vector<uint64_t>& seeds, bool policy) {
-  const std::string seed = seeds.empty() ? fmt::format("seed {}", s["seed"].get<uint64_t>())
-                                         : fmt::format("seeds {} ({} run{} each)", seeds_text(seeds), seeds.size(),
-                                                       seeds.size() == 1 ? "" : "s");
+  const bool defaulted = s.value("seed_is_default", false);
+  const std::string seed =
+      seeds.empty()
+          ? fmt::format("seed {}{}", s["seed"].get<uint64_t>(), defaulted ? " (the default: the scenario has no seed)" : "")
+          : fmt::format("seeds {} ({} run{} each)", seeds_text(seeds), seeds.size(), seeds.size() == 1 ? "" : "s");
   return fmt::format("gpusim {} | scenario {}{} | {} | simulated {}\n", s["gpusim_version"].get<std::string>(),
                      s["scenario"].get<std::string>(), policy ? fmt::format(" | policy {}", s["policy"].get<std::string>()) : "",
                      seed, human_seconds(s["simulated_s"].get<double>()));

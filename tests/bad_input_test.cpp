@@ -2,6 +2,7 @@
 // field, and what was expected (README, "Scenario format").
 #include <gtest/gtest.h>
 
+#include "gpusim/workloads/traces.hpp"
 #include "test_util.hpp"
 
 using namespace gpusim;
@@ -265,4 +266,102 @@ TEST(BadInput, CheckpointsAndPolicyParameters) {
   EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {spot_fallback_after: -1}}")),
              "policy.params.spot_fallback_after: expected a duration >= 0");
   EXPECT_HAS(error_of(kGood, {"model.low_utilization.threshold=1.5"}), "model.low_utilization.threshold: expected a utilization in (0, 1]");
+}
+
+// Issue 19, strict documents: a key given twice is refused (yaml-cpp would read the first), for
+// every document the strict reader reads, YAML or JSON, with both lines named.
+TEST(BadInput, DuplicateKeys) {
+  EXPECT_HAS(error_of("seed: 1\nseed: 2\n" + std::string(kGood)),
+             "scenario.yaml:line 2: seed: the key 'seed' is given twice (first at line 1): give it once");
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, count: 3}")),
+             "scenario.yaml:line 4: cluster.pools[0].count: the key 'count' is given twice (first at line 4)");
+  const std::string json = R"({"name": "ok", "cluster": {"pools": [{"name": "p", "node": "l4-4x", "count": 2}]},
+ "workload": {"jobs": [{"name": "j", "gpus": 1, "duration": "1h"}]},
+ "name": "again"})";
+  EXPECT_HAS(error_of(json), "scenario.yaml:line 3: name: the key 'name' is given twice (first at line 1)");
+  // In a --set value, named by the flag.
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].kubelet={topologyManagerPolicy: none, topologyManagerPolicy: restricted}"}),
+             "--set: cluster.pools[0].kubelet={topologyManagerPolicy: none, topologyManagerPolicy: restricted}: value: line 1: "
+             "topologyManagerPolicy: the key 'topologyManagerPolicy' is given twice");
+  // A SkyPilot availability trace (read as JSON): the strict reader names the line.
+  const std::string twice = write_file("twice.json", "{\"metadata\": {\"gap_seconds\": 60},\n \"data\": [1],\n \"data\": [2]}");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.market=spot", "cluster.pools.0.spot={availability: {path: " + twice + "}}"}),
+             "twice.json:line 3: data: the key 'data' is given twice (first at line 2)");
+  // The catalog's documents go through the same reader.
+  EXPECT_HAS(error_of(std::string(kGood) + "catalog:\n  nodes: []\n  nodes: []\n"),
+             "line 11: catalog.nodes: the key 'nodes' is given twice (first at line 10)");
+}
+
+TEST(BadInput, KeysThatAreNotNames) {
+  EXPECT_HAS(error_of("? [a, b]\n: 1\n" + std::string(kGood)), "scenario.yaml:line 1: expected a name as the key, got a list");
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, {x: 1}: 3}")),
+             "scenario.yaml:line 4: cluster.pools[0]: expected a name as the key, got a map");
+  // A --set path through a scalar: the flag, the field and what it is.
+  EXPECT_HAS(error_of(kGood, {"name.sub=1"}), "--set: name.sub=1: cannot set 'sub': 'name' is the value 'ok', not a map");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.count.x.y=1"}),
+             "--set: cluster.pools.0.count.x.y=1: cannot set 'x': 'count' is the value '2', not a map");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.1x.count=1"}), "'pools' is a list: expected an index, got '1x'");
+}
+
+TEST(BadInput, TraceFiles) {
+  const auto with_trace = [&](const std::string& path, const std::string& format = "csv") {
+    return error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}",
+                            "traces: [{format: " + format + ", path: " + path + "}]"));
+  };
+  const auto bom = write_file("bom.csv", "\xEF\xBB\xBF"
+                                         "arrival_s,duration_s,gpus\n0,10,1\n");
+  EXPECT_HAS(with_trace(bom), "bom.csv:line 1: the file starts with a byte-order mark (bytes EF BB BF");
+  const auto header_only = write_file("header.csv", "arrival_s,duration_s,gpus\n\n");
+  EXPECT_HAS(with_trace(header_only), "header.csv:line 1: the file has a header and no rows");
+  const auto philly = write_file("philly.csv", "timestamp,duration,num_gpus,cluster\n");
+  EXPECT_HAS(with_trace(philly, "philly"), "philly.csv:line 1: the file has a header and no rows");
+  const auto dir = std::filesystem::path(write_file("x", "")).parent_path() / "a-directory";
+  std::filesystem::create_directories(dir);
+  EXPECT_HAS(with_trace(dir.string()), "workload.traces[0].path: '" + dir.string() + "' is a directory: expected a trace file");
+  EXPECT_HAS(test::input_error([&] { test::load(dir.string()); }), "a-directory: is a directory: expected a file");
+  EXPECT_HAS(test::input_error([&] { read_generic_csv(dir.string(), {}); }),
+             "a-directory: is a directory: expected a trace file");
+}
+
+TEST(BadInput, DuplicateNames) {
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h}\n    - {name: j, gpus: 2, duration: 2h}")),
+             "scenario.yaml:line 8: workload.jobs[1].name: two jobs are named 'j' (lines 7 and 8): give each job its own name");
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, count: 2}\n    - {name: j-1, gpus: 2, duration: 2h}")),
+             "two jobs are named 'j-1' (lines 7 and 8)");
+  const std::string generator = R"(generator:
+    classes:
+      - {name: c, count: 1, gpus: 1, duration: 1h}
+      - {name: c, count: 2, gpus: 1, duration: 1h}
+)";
+  EXPECT_HAS(error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}\n", generator)),
+             "line 9: workload.generator.classes[1].name: two generator classes are named 'c' (lines 8 and 9)");
+}
+
+TEST(BadInput, UnknownReferenceGpu) {
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, reference_gpu: Z9000}")),
+             "scenario.yaml:line 7: workload.jobs[0].reference_gpu: unknown GPU model 'Z9000'; known: ");
+  EXPECT_NO_THROW(test::load(write_file("ok.yaml", replace(kGood, "duration: 1h}", "duration: 1h, reference_gpu: L4}"))));
+}
+
+// No seed: the default, said so in the summary's notes (and the run table's header).
+TEST(BadInput, DefaultSeedIsNamed) {
+  const Scenario s = test::load(write_file("ok.yaml", kGood));
+  EXPECT_FALSE(s.seed_given);
+  const Json summary = test::run(s);
+  EXPECT_EQ(summary["seed_is_default"], true);
+  EXPECT_HAS(summary["model_notes"].dump(), "Seed 0 (the default: the scenario has no seed).");
+  const Json seeded = test::run(test::load(write_file("seeded.yaml", "seed: 3\n" + std::string(kGood))));
+  EXPECT_FALSE(seeded.contains("seed_is_default"));
+  EXPECT_EQ(seeded["model_notes"].dump().find("the default"), std::string::npos);
+}
+
+// A value --set gave is named by the flag, not by the scenario file and a line of the value's own.
+TEST(BadInput, SetValuesAreNamedByTheFlag) {
+  EXPECT_HAS(error_of(kGood, {"seed=-1"}), "--set: seed=-1: seed: expected an integer >= 0, got -1");
+  EXPECT_HAS(
+      error_of(kGood, {"cluster.pools[0]={name: p, node: l4-4x, count: zero}"}),
+      "--set: cluster.pools[0]={name: p, node: l4-4x, count: zero}: cluster.pools[0].count: expected an integer, got 'zero'");
+  EXPECT_HAS(error_of(kGood, {"model.time_slicing.bogus=1"}),
+             "--set: model.time_slicing.bogus=1: model.time_slicing.bogus: unknown field 'bogus'");
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: two}"), {"seed=1"}), "scenario.yaml:line 4: cluster.pools[0].count");
 }

@@ -180,6 +180,30 @@ printf 'version: 1\nruns:\n  - scenario: %s\n    variant: nope\n' "$ROOT/scenari
 check check-no-variant 2 "$GPUSIM" check "$TMP/novariant.yaml"
 contains check-no-variant-text "$TMP/err" "has no variant 'nope'; its variants: whole-gpus, mig, time-slicing, mps"
 
+# Issue 19, strict documents: a metric listed twice, a metric no summary has (bad input, not a regression).
+printf 'version: 1\ntolerances:\n  jct_s.mean: {worse: higher, rel: 0.01}\nruns:\n  - scenario: %s\n    metrics:\n      jct_s.mean: 1\n      jct_s.mean: 2\n' \
+  "$ROOT/scenarios/quickstart.yaml" > "$TMP/twice.yaml"
+check check-metric-twice 2 "$GPUSIM" check "$TMP/twice.yaml"
+contains check-metric-twice-text "$TMP/err" "twice.yaml:line 8: runs[0].metrics.jct_s.mean: the key 'jct_s.mean' is given twice (first at line 7): give it once"
+printf 'version: 1\ntolerances:\n  jct_s.maen: {worse: higher, rel: 0.01}\nruns:\n  - scenario: %s\n    metrics:\n      jct_s.maen: 1\n' \
+  "$ROOT/scenarios/quickstart.yaml" > "$TMP/typo.yaml"
+check check-unknown-metric 2 "$GPUSIM" check "$TMP/typo.yaml"
+contains check-unknown-metric-text "$TMP/err" "typo.yaml:line 7: runs[0].metrics.jct_s.maen: the run's summary has no metric 'jct_s.maen'"
+# Input that used to reach the user as "internal error" (exit 1).
+{ printf '? [a, b]\n: 1\n'; cat "$ROOT/scenarios/quickstart.yaml"; } > "$TMP/listkey.yaml"
+check list-key 2 "$GPUSIM" run "$TMP/listkey.yaml"
+contains list-key-text "$TMP/err" "listkey.yaml:line 1: expected a name as the key, got a list"
+check set-through-scalar 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --set name.sub=1
+contains set-through-scalar-text "$TMP/err" "error: --set: name.sub=1: cannot set 'sub': 'name' is the value 'quickstart', not a map"
+check scenario-directory 2 "$GPUSIM" run "$TMP"
+contains scenario-directory-text "$TMP/err" "is a directory: expected a file"
+# No seed: the run says which it used.
+grep -v '^seed:' "$ROOT/scenarios/quickstart.yaml" > "$TMP/noseed.yaml"
+check no-seed 0 "$GPUSIM" run "$TMP/noseed.yaml"
+contains no-seed-header "$TMP/out" "| seed 0 (the default: the scenario has no seed) |"
+check seeded 0 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml"
+if grep -qF "the default" "$TMP/out"; then echo "FAIL seeded-header: names a default seed"; fail=1; else echo "ok   seeded-header"; fi
+
 # sweep: every combination, the same rows whatever the number of workers.
 check sweep-1 0 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid 'cluster.pools[0].count=1,2' --grid seed=1,2 \
   --policies fifo+best-fit,fifo+first-fit --jobs 1 --out "$TMP/sweep1.csv"

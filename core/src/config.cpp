@@ -6,21 +6,75 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace gpusim {
 
+namespace {
+
+std::optional<int> line_of(const YAML::Node& n) {
+  if (!n.IsDefined() || n.Mark().is_null()) return std::nullopt;
+  return n.Mark().line + 1;
+}
+
+// The walk of check_keys: `seen` holds the maps and lists already checked (an alias names the same
+// node again, and may name a node it sits in), found by their position in the text.
+void check_keys_in(const YAML::Node& n, const std::string& file, const std::string& path,
+                   std::map<std::pair<int, int>, std::vector<YAML::Node>>& seen) {
+  if (!n.IsMap() && !n.IsSequence()) return;
+  auto& same_place = seen[{n.Mark().pos, static_cast<int>(n.Type())}];
+  for (const YAML::Node& other : same_place)
+    if (other.is(n)) return;
+  same_place.push_back(n);
+  if (n.IsSequence()) {
+    std::size_t i = 0;
+    for (const YAML::Node& item : n) check_keys_in(item, file, fmt::format("{}[{}]", path, i++), seen);
+    return;
+  }
+  std::map<std::string, int> lines;  // key -> line of its first appearance
+  for (const auto& kv : n) {
+    const YAML::Node& key = kv.first;
+    if (!key.IsScalar())
+      throw InputError({file, line_of(key), path},
+                       fmt::format("expected a name as the key, got {}", key.IsSequence() ? "a list"
+                                                                         : key.IsMap()    ? "a map"
+                                                                                          : "an empty key"));
+    const std::string name = key.Scalar();
+    const std::string field = path.empty() ? name : path + "." + name;
+    const int line = line_of(key).value_or(0);
+    if (auto [first, fresh] = lines.emplace(name, line); !fresh)
+      throw InputError({file, line_of(key), field},
+                       fmt::format("the key '{}' is given twice (first at line {}): give it once", name, first->second));
+    check_keys_in(kv.second, file, field, seen);
+  }
+}
+
+}  // namespace
+
+void ConfigNode::check_keys(const YAML::Node& node, const std::string& file, const std::string& path) {
+  std::map<std::pair<int, int>, std::vector<YAML::Node>> seen;
+  check_keys_in(node, file, path, seen);
+}
+
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
+  YAML::Node doc;
   try {
-    return ConfigNode(YAML::Load(text), std::make_shared<const std::string>(file), "");
+    doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError({file, e.mark.is_null() ? std::nullopt : std::optional<int>(e.mark.line + 1), ""},
                      fmt::format("not valid YAML or JSON: {}", e.msg));
   }
+  // yaml-cpp keeps both of two equal keys and finds the first: refused here, once, for every document.
+  check_keys(doc, file, "");
+  return ConfigNode(doc, std::make_shared<const std::string>(file), "");
 }
 
 ConfigNode ConfigNode::load_file(const std::string& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    throw InputError({path, std::nullopt, ""}, "is a directory: expected a file");
   std::ifstream in(path);
   if (!in) throw InputError({path, std::nullopt, ""}, "cannot open file");
   std::stringstream buffer;
@@ -29,7 +83,25 @@ ConfigNode ConfigNode::load_file(const std::string& path) {
 }
 
 ConfigNode::ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path)
-    : node_(std::make_shared<const YAML::Node>(node)), file_(std::move(file)), path_(std::move(path)) {}
+    : node_(std::make_shared<const YAML::Node>(node)),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      sets_(std::make_shared<std::vector<std::pair<std::shared_ptr<const YAML::Node>, std::shared_ptr<const std::string>>>>()) {}
+
+void ConfigNode::note_set(const YAML::Node& value, const std::string& assignment) const {
+  sets_->emplace_back(std::make_shared<const YAML::Node>(value), std::make_shared<const std::string>(assignment));
+}
+
+// A node of the same document: from the same --set as this one, or from the --set that put it there.
+ConfigNode ConfigNode::derived(const YAML::Node& value, std::string path) const {
+  ConfigNode out(*this);
+  out.node_ = std::make_shared<const YAML::Node>(value);
+  out.path_ = std::move(path);
+  if (!out.set_)
+    for (const auto& [node, assignment] : *sets_)
+      if (node->is(value)) out.set_ = assignment;
+  return out;
+}
 
 ConfigNode::ConfigNode() : ConfigNode(YAML::Node(), std::make_shared<const std::string>(), "") {}
 
@@ -39,9 +111,8 @@ bool ConfigNode::is_scalar() const { return node_->IsScalar(); }
 bool ConfigNode::is_null() const { return node_->IsNull(); }
 
 SourceLocation ConfigNode::where() const {
-  std::optional<int> line;
-  if (node_->IsDefined() && !node_->Mark().is_null()) line = node_->Mark().line + 1;
-  return {*file_, line, path_};
+  if (set_) return {"--set", std::nullopt, path_.empty() ? *set_ : fmt::format("{}: {}", *set_, path_)};
+  return {*file_, line_of(*node_), path_};
 }
 
 void ConfigNode::fail(const std::string& what) const { throw InputError(where(), what); }
@@ -56,7 +127,7 @@ std::optional<ConfigNode> ConfigNode::get(std::string_view key) const {
 }
 
 ConfigNode ConfigNode::child(std::string_view key, const YAML::Node& value) const {
-  return ConfigNode(value, file_, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
+  return derived(value, path_.empty() ? std::string(key) : path_ + "." + std::string(key));
 }
 
 ConfigNode ConfigNode::at(std::string_view key) const {
@@ -68,7 +139,7 @@ ConfigNode ConfigNode::at(std::string_view key) const {
 void ConfigNode::allow_only(std::span<const std::string_view> allowed) const {
   if (!node_->IsMap()) fail("expected a map of fields");
   for (const auto& kv : *node_) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = kv.first.Scalar();  // parse() refused keys that are not scalars
     bool known = false;
     for (auto a : allowed) known = known || a == key;
     if (!known) child(key, kv.first).fail(fmt::format("unknown field '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
@@ -79,7 +150,7 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
   if (!node_->IsMap()) fail("expected a map");
   std::vector<std::pair<std::string, ConfigNode>> out;
   for (const auto& kv : *node_) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = kv.first.Scalar();
     out.emplace_back(key, child(key, kv.second));
   }
   return out;
@@ -89,7 +160,7 @@ std::vector<ConfigNode> ConfigNode::items() const {
   if (!node_->IsSequence()) fail("expected a list");
   std::vector<ConfigNode> out;
   std::size_t i = 0;
-  for (const auto& item : *node_) out.emplace_back(item, file_, fmt::format("{}[{}]", path_, i++));
+  for (const auto& item : *node_) out.push_back(derived(item, fmt::format("{}[{}]", path_, i++)));
   return out;
 }
 

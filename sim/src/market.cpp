@@ -5,8 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
 
+#include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
 
 namespace gpusim {
@@ -26,13 +32,31 @@ double AvailabilitySeries::reclaims_per_node_hour() const {
 }
 
 AvailabilitySeries read_skypilot_series(const std::string& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    throw InputError({path, std::nullopt, ""}, "is a directory: expected a SkyPilot availability trace (JSON)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError({path, std::nullopt, ""}, "cannot open the availability trace");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
   nlohmann::json doc;
+  // nlohmann keeps the last of two equal keys: the keys of each open object, to refuse a second one.
+  std::vector<std::set<std::string>> keys;
+  std::optional<std::string> repeated;
   try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+    doc = nlohmann::json::parse(text, [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      if (event == nlohmann::json::parse_event_t::object_start) keys.emplace_back();
+      else if (event == nlohmann::json::parse_event_t::object_end) keys.pop_back();
+      else if (event == nlohmann::json::parse_event_t::key && !keys.back().insert(parsed.get<std::string>()).second && !repeated)
+        repeated = parsed.get<std::string>();
+      return true;
+    });
+  } catch (const nlohmann::json::exception& e) {
     throw InputError({path, std::nullopt, ""}, fmt::format("not valid JSON: {}", e.what()));
+  }
+  if (repeated) {
+    ConfigNode::parse(text, path);  // JSON is YAML: the strict reader names the key's line and field
+    throw InputError({path, std::nullopt, ""}, fmt::format("the key '{}' is given twice in one object: give it once", *repeated));
   }
   const auto fail = [&](const char* field, const std::string& why) { throw InputError({path, std::nullopt, field}, why); };
   if (!doc.is_object()) fail("", "expected a JSON object with metadata.gap_seconds and data (a SkyPilot spot trace)");

@@ -157,6 +157,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["scenario"] = s.name;
   out["policy"] = r.policy;
   out["seed"] = s.seed;
+  // Only then, so the summaries of scenarios with a seed are as before.
+  if (!s.seed_given) out["seed_is_default"] = true;
   out["horizon_s"] = s.horizon ? Json(s.horizon->seconds()) : Json(nullptr);
   out["simulated_s"] = seconds;
 
@@ -424,6 +426,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   for (const Pool& pool : c.pools())
     if (pool.price_source.empty())
       notes.push_back(fmt::format("Pool {} has no price (none in the scenario or its node template): its cost counts as 0.", pool.name));
+  if (!s.seed_given) notes.push_back(fmt::format("Seed {} (the default: the scenario has no seed).", s.seed));
   out["model_notes"] = std::move(notes);
   return out;
 }

@@ -1,9 +1,11 @@
 #include "gpusim/sim/scenario.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
@@ -30,7 +32,8 @@ std::string resolve_data_dir(const std::optional<std::string>& flag) {
 
 // Applies "a.b[0].c=value" (or a.b.0.c) to the document `root` refers to (a YAML::Node is a handle:
 // the edit goes through a copy of it); the value is read as YAML.
-static void apply_override(const YAML::Node& root, const std::string& assignment) {
+static void apply_override(const ConfigNode& doc, const std::string& assignment) {
+  const YAML::Node& root = doc.yaml();
   const auto eq = assignment.find('=');
   const SourceLocation where{"--set", std::nullopt, assignment};
   if (eq == std::string::npos || eq == 0)
@@ -39,8 +42,11 @@ static void apply_override(const YAML::Node& root, const std::string& assignment
   YAML::Node value;
   try {
     value = YAML::Load(assignment.substr(eq + 1));
+    ConfigNode::check_keys(value, "", "");
   } catch (const YAML::Exception& e) {
     throw InputError(where, fmt::format("value is not valid YAML: {}", e.msg));
+  } catch (const InputError& e) {
+    throw InputError(where, fmt::format("value: {}", e.what()));
   }
   for (char& c : path)
     if (c == '[' || c == ']') c = '.';
@@ -54,39 +60,43 @@ static void apply_override(const YAML::Node& root, const std::string& assignment
     start = dot + 1;
   }
   if (parts.empty()) throw InputError(where, "empty path");
+  // parts[i] read as an index into the list `cur` (named by parts[i - 1], or the document).
+  const auto index_of = [&](const YAML::Node& cur, std::size_t i) {
+    std::size_t index = 0;
+    const std::string& s = parts[i];
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), index);
+    if (ec != std::errc() || p != s.data() + s.size())
+      throw InputError(where, fmt::format("'{}' is a list: expected an index, got '{}'", i ? parts[i - 1] : "", s));
+    if (index >= cur.size())
+      throw InputError(where, fmt::format("index {} is out of range (the list has {} items)", index, cur.size()));
+    return index;
+  };
+  // What `cur` (named by parts[i - 1]) is when it is neither a map nor a list.
+  const auto not_a_map = [&](const YAML::Node& cur, std::size_t i) {
+    throw InputError(where, fmt::format("cannot set '{}': '{}' is {}, not a map", parts[i], parts[i - 1],
+                                        cur.IsScalar() ? fmt::format("the value '{}'", cur.Scalar()) : "not a map or a list"));
+  };
   YAML::Node cur;
   cur.reset(root);
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node next;
     if (cur.IsSequence()) {
-      std::size_t index = 0;
-      try {
-        index = std::stoul(parts[i]);
-      } catch (const std::exception&) {
-        throw InputError(where, fmt::format("'{}' is a list: expected an index, got '{}'", parts[i - 1], parts[i]));
-      }
-      if (index >= cur.size())
-        throw InputError(where, fmt::format("index {} is out of range (the list has {} items)", index, cur.size()));
-      next.reset(cur[index]);
+      next.reset(cur[index_of(cur, i)]);
     } else {
-      if (!cur.IsMap() && !cur.IsNull()) throw InputError(where, fmt::format("'{}' is not a map", parts[i - 1]));
-      if (!cur[parts[i]].IsDefined()) cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      if (!cur.IsMap() && !cur.IsNull()) not_a_map(cur, i);
+      if (!cur[parts[i]].IsDefined()) {
+        cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+        doc.note_set(cur[parts[i]], assignment);  // a map the flag made
+      }
       next.reset(cur[parts[i]]);
     }
     cur.reset(next);
   }
-  if (cur.IsSequence()) {
-    std::size_t index = 0;
-    try {
-      index = std::stoul(parts.back());
-    } catch (const std::exception&) {
-      throw InputError(where, fmt::format("expected a list index, got '{}'", parts.back()));
-    }
-    if (index >= cur.size()) throw InputError(where, fmt::format("index {} is out of range", index));
-    cur[index] = value;
-  } else {
-    cur[parts.back()] = value;
-  }
+  const std::size_t last = parts.size() - 1;
+  if (cur.IsSequence()) cur[index_of(cur, last)] = value;
+  else if (cur.IsMap() || cur.IsNull()) cur[parts.back()] = value;
+  else not_a_map(cur, last);
+  doc.note_set(value, assignment);
 }
 
 namespace {
@@ -98,16 +108,23 @@ constexpr int kScenarioVersion = 1;
 std::string data_path(const ConfigNode& field, const std::string& data_dir) {
   const std::string rel = field.as_string();
   const fs::path p(rel);
+  // The error_code forms: a name the system refuses (too long, not permitted) is one not found.
+  std::error_code ec;
+  const auto is_file = [&](const fs::path& f) { return fs::is_regular_file(f, ec); };
+  const auto is_dir = [&](const fs::path& f) { return fs::is_directory(f, ec); };
   if (p.is_absolute()) {
-    if (!fs::is_regular_file(p)) field.fail(fmt::format("trace file '{}' not found", rel));
+    if (is_dir(p)) field.fail(fmt::format("'{}' is a directory: expected a trace file", rel));
+    if (!is_file(p)) field.fail(fmt::format("trace file '{}' not found", rel));
     return p.string();
   }
   std::vector<fs::path> tried;
   // A scenario given as a Python dict or a string has no file: only the data directory applies.
-  if (const fs::path scenario(field.file()); fs::is_regular_file(scenario)) tried.push_back(scenario.parent_path() / p);
+  if (const fs::path scenario(field.file()); is_file(scenario)) tried.push_back(scenario.parent_path() / p);
   tried.push_back(fs::path(data_dir) / p);
-  for (const fs::path& candidate : tried)
-    if (fs::is_regular_file(candidate)) return candidate.string();
+  for (const fs::path& candidate : tried) {
+    if (is_file(candidate)) return candidate.string();
+    if (is_dir(candidate)) field.fail(fmt::format("'{}' is a directory ({}): expected a trace file", rel, candidate.string()));
+  }
   std::string where;
   for (const fs::path& candidate : tried) where += fmt::format("{}{}", where.empty() ? "" : ", ", candidate.string());
   field.fail(fmt::format("trace file '{}' not found (looked for {}: beside the scenario, then in the data directory; "
@@ -361,7 +378,7 @@ SharingConfig read_mig(const ConfigNode& node, const GpuModel* gpu, int gpus, co
   if (auto f = m.get("file")) {
     fs::path p(f->as_string());
     if (p.is_relative()) p = fs::path(scenario_file).parent_path() / p;
-    if (!fs::is_regular_file(p)) f->fail(fmt::format("mig-parted file '{}' not found", p.string()));
+    if (std::error_code ec; !fs::is_regular_file(p, ec)) f->fail(fmt::format("mig-parted file '{}' not found", p.string()));
     doc = mig_parted_configs(ConfigNode::load_file(p.string()));
   } else if (auto inline_doc = m.get("mig-configs")) {
     doc = *inline_doc;
@@ -786,7 +803,7 @@ void pack_workload(Scenario& s, const Fields& workload) {
 Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   ConfigNode node = options.text ? ConfigNode::parse(*options.text, path) : ConfigNode::load_file(path);
   if (!node.is_map()) node.fail("expected a scenario: a map with name, cluster, workload, ...");
-  for (const auto& o : options.overrides) apply_override(node.yaml(), o);
+  for (const auto& o : options.overrides) apply_override(node, o);
   const Fields root(scenario_section(), node);
   // Before the other fields: a later format fails on its version, not on a field this gpusim does not know.
   if (auto v = root.get("version"); v && !(v->is_scalar() && v->as_string() == std::to_string(kScenarioVersion)))
@@ -801,6 +818,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   s.name = root.at("name").as_string();
   if (auto d = root.get("description")) d->as_string();
   s.seed = static_cast<uint64_t>(root.value("seed").as_non_negative_int());
+  s.seed_given = root.has("seed");
   if (auto h = root.get("horizon")) {
     s.horizon = Time() + h->as_duration();
     if (*s.horizon <= Time()) h->fail("expected a positive horizon");
@@ -852,6 +870,14 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto g = workload.get("generator")) s.jobs.append(generate_jobs(*g, s.seed));
   if (!workload.has("jobs") && !workload.has("traces") && !workload.has("generator"))
     workload.fail("expected at least one of jobs, traces, generator");
+  // Only inline jobs and generator classes name one (no trace has the column).
+  for (const Job& j : s.jobs.jobs)
+    if (!j.reference_gpu.empty() && !catalog->find_gpu(j.reference_gpu)) {
+      std::vector<std::string> known;
+      for (const GpuModel& g : catalog->gpus()) known.push_back(g.name);
+      throw InputError({j.origin.file, j.origin.line, j.origin.field + ".reference_gpu"},
+                       fmt::format("unknown GPU model '{}'; known: {}", j.reference_gpu, fmt::join(known, ", ")));
+    }
   s.jobs.finalize();
   if (s.packing) pack_workload(s, workload);
   if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");

@@ -1,7 +1,10 @@
 #pragma once
 // Line-by-line CSV reading shared by the trace readers: no quoting (none of the supported traces
-// quote), fields trimmed of spaces, blank lines skipped, every error with file and line.
+// quote), fields trimmed of spaces, blank lines skipped, every error with file and line. The first
+// record is the header; a file with a header and no rows, or one starting with a UTF-8 byte-order
+// mark (which would hide inside the first column's name), is refused here for every trace reader.
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -15,13 +18,19 @@ namespace gpusim::csv {
 
 class Reader {
  public:
-  explicit Reader(const std::string& path) : path_(path), in_(path) {
+  explicit Reader(const std::string& path) : path_(path) {
+    if (std::error_code ec; std::filesystem::is_directory(path, ec))
+      throw InputError({path, std::nullopt, ""}, "is a directory: expected a trace file");
+    in_.open(path);
     if (!in_) throw InputError({path, std::nullopt, ""}, "cannot open trace file");
   }
-  // Next non-blank line split into fields; false at end of file.
+  // Next non-blank line split into fields; false at end of file (refused after the header alone).
   bool next(std::vector<std::string_view>& fields) {
     while (std::getline(in_, line_)) {
       ++line_no_;
+      if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF"))
+        fail("the file starts with a byte-order mark (bytes EF BB BF, as some spreadsheet programs write): save it as "
+             "UTF-8 without a BOM");
       if (!line_.empty() && line_.back() == '\r') line_.pop_back();
       if (line_.find_first_not_of(" \t") == std::string::npos) continue;
       fields.clear();
@@ -35,8 +44,10 @@ class Reader {
         if (comma == std::string::npos) break;
         start = comma + 1;
       }
+      if (++records_ == 1) header_line_ = line_no_;
       return true;
     }
+    if (records_ == 1) throw InputError({path_, header_line_, ""}, "the file has a header and no rows");
     return false;
   }
   int line() const { return line_no_; }
@@ -65,6 +76,8 @@ class Reader {
   std::ifstream in_;
   std::string line_;
   int line_no_ = 0;
+  int records_ = 0;  // non-blank lines read, the header included
+  int header_line_ = 0;
 };
 
 }  // namespace gpusim::csv

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -355,10 +356,18 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& node) {
 
 JobSet parse_inline_jobs(const ConfigNode& list) {
   JobSet set;
+  std::map<std::string, std::optional<int>, std::less<>> lines;  // job name -> line of the job that has it
   for (const auto& item : list.items()) {
     const Fields e = job_section().read(item);
     Job j;
     j.name = e.at("name").as_string();
+    // Every name the item makes (name, or name-0 ... with count) once in the list.
+    const auto claim = [&](const std::string& name) {
+      const auto [it, fresh] = lines.emplace(name, e.at("name").where().line);
+      if (!fresh)
+        e.at("name").fail(fmt::format("two jobs are named '{}' (lines {} and {}): give each job its own name", name,
+                                      it->second.value_or(0), e.at("name").where().line.value_or(0)));
+    };
     j.arrival = Time() + e.value("arrival").as_duration();
     if (j.arrival < Time()) e.at("arrival").fail("expected an arrival time >= 0");
     std::optional<int64_t> iterations;
@@ -385,12 +394,14 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     j.origin = e.node().where();
     const int64_t count = e.value("count").as_positive_int();
     if (count == 1) {
+      claim(j.name);
       set.jobs.push_back(std::move(j));
       continue;
     }
     for (int64_t i = 0; i < count; ++i) {
       Job copy = j;
       copy.name = fmt::format("{}-{}", j.name, i);
+      claim(copy.name);
       set.jobs.push_back(std::move(copy));
     }
   }
@@ -400,9 +411,14 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
 JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
   const Fields spec = generator_section().read(node);
   JobSet set;
+  std::map<std::string, std::optional<int>, std::less<>> lines;  // class name -> its line
   for (const auto& item : spec.at("classes").items()) {
     const Fields c = class_section().read(item);
     const std::string name = c.at("name").as_string();
+    // Its random streams and its jobs' names come from the name: two classes would draw the same jobs.
+    if (const auto [it, fresh] = lines.emplace(name, c.at("name").where().line); !fresh)
+      c.at("name").fail(fmt::format("two generator classes are named '{}' (lines {} and {}): give each class its own name", name,
+                                    it->second.value_or(0), c.at("name").where().line.value_or(0)));
     const int64_t count = c.at("count").as_positive_int();
     Time start;
     double rate_per_s = 0;  // 0: every job arrives at `start`

@@ -27,11 +27,20 @@ namespace gpusim {
 
 class ConfigNode {
  public:
-  // Parses `text` read from `file` (used in messages only).
+  // Parses `text` read from `file` (used in messages only). Every key of every map must be a
+  // scalar, given once: yaml-cpp keeps both of two equal keys and finds the first, so a second
+  // `seed:` would be ignored silently; parse refuses it naming both lines.
   static ConfigNode parse(const std::string& text, const std::string& file);
   static ConfigNode load_file(const std::string& path);
+  // The check parse makes, for a tree read some other way (a --set value): throws an InputError
+  // naming `file`, the line and the field (under `path`).
+  static void check_keys(const YAML::Node& node, const std::string& file, const std::string& path);
   ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path);
   ConfigNode();  // an empty document of no file
+
+  // Records that `value` (now in this document) was put there by `--set assignment`: it and every
+  // node under it are then named by the flag in messages, not by the file and a line of their own.
+  void note_set(const YAML::Node& value, const std::string& assignment) const;
 
   const std::string& path() const { return path_; }
   const std::string& file() const { return *file_; }
@@ -82,6 +91,10 @@ class ConfigNode {
   std::shared_ptr<const YAML::Node> node_;  // a handle: copies of a ConfigNode share it
   std::shared_ptr<const std::string> file_;
   std::string path_;
+  // The document's --set values (shared by its nodes), and the assignment this node came from.
+  std::shared_ptr<std::vector<std::pair<std::shared_ptr<const YAML::Node>, std::shared_ptr<const std::string>>>> sets_;
+  std::shared_ptr<const std::string> set_;
+  ConfigNode derived(const YAML::Node& value, std::string path) const;
 };
 
 }  // namespace gpusim

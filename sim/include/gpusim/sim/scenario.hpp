@@ -33,6 +33,7 @@ struct Scenario {
   std::string file;
   std::string name;
   uint64_t seed = 0;
+  bool seed_given = false;      // false: the scenario has no seed: (nor --set seed=), and `seed` is the default
   std::optional<Time> horizon;  // when the run stops; none: run until every job that can finish has finished
   std::shared_ptr<const Catalog> catalog;
   std::vector<PoolSpec> pools;
