@@ -365,3 +365,16 @@ TEST(BadInput, SetValuesAreNamedByTheFlag) {
              "--set: model.time_slicing.bogus=1: model.time_slicing.bogus: unknown field 'bogus'");
   EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: two}"), {"seed=1"}), "scenario.yaml:line 4: cluster.pools[0].count");
 }
+
+// Text that is not UTF-8 is refused where it enters, with its line: a scenario, a --set value, a
+// trace row (a name with a Latin-1 'é' would otherwise make the run fail when it writes its JSON).
+TEST(BadInput, TextThatIsNotUtf8) {
+  EXPECT_HAS(error_of(replace(kGood, "name: ok", "name: \xFFok")), "scenario.yaml:line 1: byte 0xFF is not UTF-8 text");
+  EXPECT_HAS(error_of(replace(kGood, "{name: j,", "{name: j\xC3,")), "scenario.yaml:line 7: byte 0xC3 is not UTF-8 text");
+  EXPECT_HAS(error_of(kGood, {"name=caf\xE9"}), "--set: name=caf");
+  EXPECT_HAS(error_of(kGood, {"name=caf\xE9"}), "byte 0xE9 is not UTF-8 text");
+  const auto csv = write_file("latin1.csv", "arrival_s,duration_s,gpus,name\n0,10,1,caf\xE9\n");
+  EXPECT_HAS(
+      error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: csv, path: " + csv + "}]")),
+      "latin1.csv:line 2: byte 0xE9 at column 11 is not UTF-8 text");
+}

@@ -71,8 +71,14 @@ contains out-file-untouched "$TMP/afile" "a file"
 ln -s "$TMP/run1" "$TMP/runlink"
 check out-symlink 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/runlink" --force
 contains out-symlink-text "$TMP/err" "is a symbolic link (to '$TMP/run1'); give the directory itself"
-# A run that fails while writing (a name summary.json cannot hold) leaves no directory behind.
-check out-failed-write 1 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --set "name=$(printf 'q\377')" --out "$TMP/failed"
+# A run that fails while writing leaves no directory behind. The write fails on a file-size limit
+# (with SIGXFSZ ignored, write(2) returns EFBIG), which works as root too.
+( trap '' XFSZ; ulimit -f 1; "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --out "$TMP/failed" ) >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && echo "ok   out-failed-write" || { echo "FAIL out-failed-write"; cat "$TMP/err"; fail=1; }
+contains out-failed-write-text "$TMP/err" "cannot write file"
+# A name that is not UTF-8 is refused at load, before anything is written.
+check out-not-utf8 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --set "name=$(printf 'q\377')" --out "$TMP/failed"
+contains out-not-utf8-text "$TMP/err" "byte 0xFF is not UTF-8 text"
 [ ! -e "$TMP/failed" ] && echo "ok   failed run leaves no directory" || { echo "FAIL failed run left"; ls -la "$TMP/failed"; fail=1; }
 ls -a "$TMP" | grep -q '\.tmp-' && { echo "FAIL failed run left a temporary directory"; ls -a "$TMP"; fail=1; } || echo "ok   failed run leaves no temporary directory"
 # Two runs into one new directory: exactly one succeeds, the directory holds its complete run.

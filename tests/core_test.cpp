@@ -5,6 +5,7 @@
 #include "gpusim/core/fields.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/time.hpp"
+#include "gpusim/core/utf8.hpp"
 
 using namespace gpusim;
 
@@ -192,4 +193,17 @@ TEST(Fields, TheSchemaComesFromTheDeclaration) {
   EXPECT_EQ(basket["properties"]["ripening"]["$ref"], "#/$defs/duration");
   EXPECT_EQ(basket["properties"]["ripening"]["default"], "3d");
   EXPECT_TRUE(schema["$defs"].contains("duration"));
+}
+
+// Well-formed UTF-8 as the Unicode standard defines it (table 3-7): each case names the first bad byte.
+TEST(Utf8, FindsTheFirstByteThatIsNotWellFormed) {
+  using gpusim::first_invalid_utf8;
+  EXPECT_EQ(first_invalid_utf8("plain ascii"), std::nullopt);
+  EXPECT_EQ(first_invalid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x9A\x80"), std::nullopt);  // é, €, a rocket
+  EXPECT_EQ(first_invalid_utf8("caf\xE9"), 3u);                                              // Latin-1 é
+  EXPECT_EQ(first_invalid_utf8("ab\xC0\xAF"), 2u);                                           // overlong '/'
+  EXPECT_EQ(first_invalid_utf8("\xED\xA0\x80"), 0u);                                         // a UTF-16 surrogate
+  EXPECT_EQ(first_invalid_utf8("x\xF4\x90\x80\x80"), 1u);                                    // past U+10FFFF
+  EXPECT_EQ(first_invalid_utf8("\xE2\x82"), 0u);                                             // cut short
+  EXPECT_EQ(first_invalid_utf8(std::string_view("a\0b", 3)), std::nullopt);
 }

@@ -12,6 +12,7 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/random.hpp"
+#include "gpusim/core/utf8.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/workloads/spec.hpp"
 #include "gpusim/workloads/traces.hpp"
@@ -39,6 +40,8 @@ static void apply_override(const ConfigNode& doc, const std::string& assignment)
   if (eq == std::string::npos || eq == 0)
     throw InputError(where, "expected path=value, e.g. cluster.pools[0].count=8");
   std::string path = assignment.substr(0, eq);
+  if (const auto bad = first_invalid_utf8(assignment))
+    throw InputError(where, fmt::format("byte 0x{:02X} is not UTF-8 text", static_cast<unsigned char>(assignment[*bad])));
   YAML::Node value;
   try {
     value = YAML::Load(assignment.substr(eq + 1));

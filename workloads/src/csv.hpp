@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/utf8.hpp"
 
 namespace gpusim::csv {
 
@@ -31,6 +32,9 @@ class Reader {
       if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF"))
         fail("the file starts with a byte-order mark (bytes EF BB BF, as some spreadsheet programs write): save it as "
              "UTF-8 without a BOM");
+      if (const auto bad = first_invalid_utf8(line_))
+        fail(fmt::format("byte 0x{:02X} at column {} is not UTF-8 text: save the file as UTF-8",
+                         static_cast<unsigned char>(line_[*bad]), *bad + 1));
       if (!line_.empty() && line_.back() == '\r') line_.pop_back();
       if (line_.find_first_not_of(" \t") == std::string::npos) continue;
       fields.clear();

@@ -1,0 +1,30 @@
+#include "gpusim/core/utf8.hpp"
+
+namespace gpusim {
+
+// The well-formed byte sequences of the Unicode standard (table 3-7).
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  const auto in = [&](std::size_t k, unsigned char lo, unsigned char hi) {
+    return i + k < n && s[i + k] >= lo && s[i + k] <= hi;
+  };
+  while (i < n) {
+    const unsigned char c = s[i];
+    std::size_t len = 0;
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = in(1, 0x80, 0xBF) ? 2 : 0;
+    else if (c == 0xE0) len = in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) len = in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+    else if (c == 0xED) len = in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
+    else if (c == 0xF0) len = in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+    else if (c >= 0xF1 && c <= 0xF3) len = in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+    else if (c == 0xF4) len = in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpusim
