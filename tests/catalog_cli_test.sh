@@ -2,32 +2,7 @@
 # `gpusim catalog` and `gpusim topo` without a template: known values of the compiled-in catalog,
 # JSON that parses, filters, and exit 2 naming the valid choices on a bad name. The MIG expansions
 # printed are the ones docs/hardware.md documents.
-set -uo pipefail
-GPUSIM="$1"
-ROOT="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fail=0
-check() {  # check NAME EXPECTED_EXIT COMMAND...
-  local name="$1" want="$2"
-  shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL $name: exit $got, expected $want"; cat "$TMP/out" "$TMP/err"; fail=1
-  else
-    echo "ok   $name"
-  fi
-}
-contains() {  # contains NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; cat "$2"; fail=1; fi
-}
-lacks() {  # lacks NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then echo "FAIL $1: '$3' in $2"; cat "$2"; fail=1; else echo "ok   $1"; fi
-}
-matches() {  # matches NAME FILE REGEX
-  if grep -qE -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: /$3/ not in $2"; cat "$2"; fail=1; fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 json_ok() {  # json_ok NAME FILE PYTHON-EXPRESSION-OF-d
   if /usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert $3" "$2"; then echo "ok   $1"
   else echo "FAIL $1: $3"; fail=1; fi

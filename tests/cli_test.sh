@@ -1,25 +1,6 @@
 #!/usr/bin/env bash
 # The CLI as a user meets it: help, exit codes, --out safety, byte-identical reruns, compare.
-set -uo pipefail
-GPUSIM="$1"
-ROOT="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fail=0
-check() {  # check NAME EXPECTED_EXIT COMMAND...
-  local name="$1" want="$2"
-  shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL $name: exit $got, expected $want"; cat "$TMP/out" "$TMP/err"; fail=1
-  else
-    echo "ok   $name"
-  fi
-}
-contains() {  # contains NAME FILE TEXT
-  if grep -qF -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: '$3' not in $2"; cat "$2"; fail=1; fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 check version 0 "$GPUSIM" --version
 contains version-text "$TMP/out" "gpusim 0.1.0"

@@ -2,14 +2,7 @@
 # Where trace files are found: beside the scenario first, then in the data directory (--data, else
 # GPUSIM_DATA, else data/); a missing one names both places. And the traces data/ carries match the
 # checksums scripts/fetch-traces.sh verifies.
-set -uo pipefail
-GPUSIM="$1"
-ROOT="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fail=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; cat "$TMP/out" "$TMP/err"; fail=1; }
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 mkdir -p "$TMP/project" "$TMP/data"
 printf 'arrival_s,duration_s,gpus\n0,3600,1\n60,7200,2\n' > "$TMP/project/trace.csv"
