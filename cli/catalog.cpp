@@ -400,22 +400,16 @@ std::string catalog_text(const Catalog& catalog, const CatalogQuery& q) {
 Json catalog_json(const Catalog& catalog, const CatalogQuery& q) {
   const Selection s = select_entries(catalog, q);
   Json out = Json::object();
-  if (shows(q.view, CatalogView::gpus)) {
-    out["gpus"] = Json::array();
-    for (const GpuModel* g : s.gpus) out["gpus"].push_back(gpu_json(*g));
-  }
-  if (shows(q.view, CatalogView::nodes)) {
-    out["nodes"] = Json::array();
-    for (const NodeTemplate* n : s.nodes) out["nodes"].push_back(node_json(*n));
-  }
-  if (shows(q.view, CatalogView::prices)) {
-    out["prices"] = Json::array();
-    for (const NodeTemplate* n : s.nodes) out["prices"].push_back(price_json(*n));
-  }
-  if (shows(q.view, CatalogView::mig)) {
-    out["mig"] = Json::array();
-    for (const GpuModel* g : s.mig) out["mig"].push_back(mig_json(*g));
-  }
+  // One section per view the query shows: its entries, each as `to_json` gives it.
+  const auto section = [&](CatalogView view, const char* key, const auto& entries, const auto& to_json) {
+    if (!shows(q.view, view)) return;
+    out[key] = Json::array();
+    for (const auto* e : entries) out[key].push_back(to_json(*e));
+  };
+  section(CatalogView::gpus, "gpus", s.gpus, gpu_json);
+  section(CatalogView::nodes, "nodes", s.nodes, node_json);
+  section(CatalogView::prices, "prices", s.nodes, price_json);
+  section(CatalogView::mig, "mig", s.mig, mig_json);
   return out;
 }
 
