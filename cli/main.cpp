@@ -105,6 +105,12 @@ std::string breakdowns(const Summary& s, const std::vector<cli::Breakdown>& by) 
   return out;
 }
 
+// The policy a run uses and where its name came from (for messages): --policy, else the scenario's.
+std::pair<std::string, SourceLocation> run_policy(const Scenario& s, const std::optional<std::string>& flag) {
+  if (flag) return {*flag, {"--policy", std::nullopt, ""}};
+  return {s.policy, s.policy_where};
+}
+
 struct RunFlags {
   std::optional<std::string> policy, out, seeds;
   bool force = false, json = false, audit = false;
@@ -127,8 +133,7 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
     std::vector<std::string> sets = c.sets;
     sets.push_back(fmt::format("seed={}", seed));
     Scenario s = load_scenario(c.scenario, {sets, c.data, {}});
-    const std::string name = flags.policy.value_or(s.policy);
-    const SourceLocation where = flags.policy ? SourceLocation{"--policy", std::nullopt, ""} : s.policy_where;
+    auto [name, where] = run_policy(s, flags.policy);
     specs.push_back({name, std::move(s), name, where, flags.audit});
   }
   const auto t0 = Clock::now();
@@ -150,8 +155,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   cli::Progress progress("");
   progress.phase(fmt::format("loading {}", c.scenario));
   const Scenario s = load(c);
-  const std::string name = policy.value_or(s.policy);
-  const SourceLocation where = policy ? SourceLocation{"--policy", std::nullopt, ""} : s.policy_where;
+  const auto [name, where] = run_policy(s, policy);
   auto scheduler = Registry::global().make(name, policy_context(s), where);
   if (out) RunOutputs::check_target(*out, force);  // fail before running, not after
   if (!asked.empty() && !out)
