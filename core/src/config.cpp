@@ -150,7 +150,11 @@ void ConfigNode::allow_only(std::span<const std::string_view> allowed) const {
     const std::string key = kv.first.Scalar();  // parse() refused keys that are not scalars
     bool known = false;
     for (auto a : allowed) known = known || a == key;
-    if (!known) child(key, kv.first).fail(fmt::format("unknown field '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
+    if (known) continue;
+    // Named at its key's line; a key a --set added is named by that --set (noted on its value).
+    ConfigNode at_key = child(key, kv.first);
+    if (!at_key.set_) at_key.set_ = child(key, kv.second).set_;
+    at_key.fail(fmt::format("unknown field '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
   }
 }
 
