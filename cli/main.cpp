@@ -476,7 +476,7 @@ int main(int argc, char** argv) {
   auto* chk = app.add_subcommand("check",
                                  "Re-run every scenario x policy of a baseline file; exit 1 if a metric got worse than its tolerance");
   chk->add_option("baseline", chk_baseline, "Baseline file, e.g. results/baseline.yaml")->required();
-  chk->add_option("--data", chk_data, "Data directory for trace files (default: $GPUSIM_DATA, else data/ in the repo)");
+  add_data_option(chk, chk_data);
   chk->add_option("--jobs,-j", chk_jobs, "Runs in parallel (default 0: one per core)")->check(kJobsRange);
   chk->add_flag("--update", chk_update, "Rewrite the baseline with the figures of this run (after review)");
   chk->add_option("--junit", chk_junit, "Also write JUnit XML (one test case per run) to this file");
@@ -665,16 +665,23 @@ int main(int argc, char** argv) {
     if (chk->parsed()) return cmd_check(chk_baseline, chk_data, chk_jobs, chk_update, chk_junit, chk_markdown, chk_force);
     if (swp->parsed()) return cmd_sweep(swp_c, swp_grid, swp_policies, swp_jobs, swp_out, swp_force, swp_seeds);
     if (val->parsed()) {
+      const auto check = [](const Scenario& v) {
+        Registry::global().make(v.policy, policy_context(v), v.policy_where);
+        build_world(v);  // checks the jobs against the cluster
+      };
       const Scenario s = load(val_c);
-      Registry::global().make(s.policy, policy_context(s), s.policy_where);
-      build_world(s);  // checks the jobs against the cluster
+      check(s);
+      // Each variant as compare runs it: its overrides applied, its jobs against its cluster.
+      if (!s.variants.empty())
+        for (const auto& [name, v] : load_variants(val_c.scenario, {val_c.sets, val_c.data, {}})) check(v);
       std::size_t nodes = 0, gpus = 0;
       for (const auto& p : s.pools) {
         nodes += p.nodes.size();
         for (const auto& n : p.nodes) gpus += static_cast<std::size_t>(n.gpus);
       }
-      std::cout << fmt::format("{}: ok: scenario '{}', {} pools, {} nodes, {} GPUs, {} jobs, policy {}\n", s.file, s.name,
-                               s.pools.size(), nodes, gpus, s.jobs.jobs.size(), s.policy);
+      std::cout << fmt::format("{}: ok: scenario '{}', {} pools, {} nodes, {} GPUs, {} jobs, policy {}{}\n", s.file, s.name,
+                               s.pools.size(), nodes, gpus, s.jobs.jobs.size(), s.policy,
+                               s.variants.empty() ? "" : fmt::format(", {} variants", s.variants.size()));
       return 0;
     }
     if (mig_val->parsed()) return cmd_mig_validate(mig_file, mig_node);

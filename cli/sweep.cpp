@@ -36,13 +36,13 @@ std::vector<SweepPoint> sweep_points(const std::string& scenario, const LoadOpti
   const Scenario base = load_scenario(scenario, options);
   const bool named = !base.variants.empty();
   const std::vector<Scenario::Variant> variants = named ? base.variants : std::vector<Scenario::Variant>{{}};
-  for (const auto& [variant, variant_sets] : variants) {
+  for (const Scenario::Variant& variant : variants) {
     // Odometer over the axes, the last one fastest.
     std::vector<std::size_t> at(axes.size(), 0);
     for (bool more = true; more;) {
       SweepPoint point;
-      if (named) point.columns.emplace_back("variant", variant);
-      point.overrides = variant_sets;
+      if (named) point.columns.emplace_back("variant", variant.name);
+      point.overrides = variant.overrides;
       point.overrides.insert(point.overrides.end(), options.overrides.begin(), options.overrides.end());
       for (std::size_t a = 0; a < axes.size(); ++a) {
         point.columns.emplace_back(axes[a].path, axes[a].values[at[a]]);

@@ -834,7 +834,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto v = root.get("variants")) {
     for (const auto& item : v->items()) {
       const Fields e = variant_section().read(item);
-      Scenario::Variant variant{e.at("name").as_string(), e.string_list("set")};
+      Scenario::Variant variant{e.at("name").as_string(), e.string_list("set"), e.get("set").value_or(item).where()};
       for (const auto& other : s.variants)
         if (other.name == variant.name) e.at("name").fail(fmt::format("two variants are named '{}'", variant.name));
       s.variants.push_back(std::move(variant));
@@ -920,7 +920,17 @@ std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& p
   for (const auto& v : base.variants) {
     LoadOptions o = options;
     o.overrides.insert(o.overrides.begin(), v.overrides.begin(), v.overrides.end());
-    out.emplace_back(v.name, load_scenario(path, o));
+    try {
+      out.emplace_back(v.name, load_scenario(path, o));
+    } catch (const InputError& e) {
+      // An error the variant's own assignment caused is named by the variant, not by a --set flag.
+      const std::string& field = e.where().field;
+      const bool own = e.where().file == "--set" && std::any_of(v.overrides.begin(), v.overrides.end(), [&](const auto& s) {
+                         return field == s || field.starts_with(s + ": ");
+                       });
+      if (!own) throw;
+      throw InputError(v.where, fmt::format("variant '{}': {}: {}", v.name, field, e.reason()));
+    }
   }
   if (out.empty()) out.emplace_back("", std::move(base));
   return out;

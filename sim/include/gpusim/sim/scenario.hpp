@@ -51,6 +51,7 @@ struct Scenario {
   struct Variant {
     std::string name;
     std::vector<std::string> overrides;
+    SourceLocation where;  // its `set` field: what an error in one of the overrides names
   };
   std::vector<Variant> variants;
   ConfigNode resolved;  // the tree after overrides, written next to the results
