@@ -46,10 +46,17 @@ struct Common {
   std::optional<std::string> data;
 };
 
+// A --data that names no directory is refused even when no trace needs it: a mistyped path would
+// otherwise go unnoticed until the day a trace is looked up there.
+void add_data_option(CLI::App* cmd, std::optional<std::string>& data) {
+  cmd->add_option("--data", data, "Data directory for trace files (default: $GPUSIM_DATA, else data/ in the repo)")
+      ->check(CLI::ExistingDirectory);
+}
+
 void add_common(CLI::App* cmd, Common& c) {
   cmd->add_option("scenario", c.scenario, "Scenario file (YAML or JSON)")->required();
   cmd->add_option("--set", c.sets, "Override a scenario field, e.g. --set cluster.pools[0].count=8 (repeatable)");
-  cmd->add_option("--data", c.data, "Data directory for trace files (default: $GPUSIM_DATA, else data/ in the repo)");
+  add_data_option(cmd, c.data);
 }
 
 Scenario load(const Common& c) { return load_scenario(c.scenario, {c.sets, c.data, {}}); }

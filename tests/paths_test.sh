@@ -26,9 +26,10 @@ GPUSIM_DATA="$TMP/data" "$GPUSIM" run "$TMP/project/s.yaml" --json >"$TMP/out" 2
 grep -q '"jobs_completed": 1' "$TMP/out" && ok "trace in GPUSIM_DATA" || bad "trace in GPUSIM_DATA"
 
 # Neither: exit 2, naming both places looked in.
-"$GPUSIM" run "$TMP/project/s.yaml" --data "$TMP/nowhere" >"$TMP/out" 2>"$TMP/err"
+mkdir -p "$TMP/empty"
+"$GPUSIM" run "$TMP/project/s.yaml" --data "$TMP/empty" >"$TMP/out" 2>"$TMP/err"
 rc=$?
-if [ $rc -eq 2 ] && grep -qF "$TMP/project/trace.csv" "$TMP/err" && grep -qF "$TMP/nowhere/trace.csv" "$TMP/err" \
+if [ $rc -eq 2 ] && grep -qF "$TMP/project/trace.csv" "$TMP/err" && grep -qF "$TMP/empty/trace.csv" "$TMP/err" \
    && grep -qF "s.yaml:line 4" "$TMP/err"; then ok "missing trace names both places"; else bad "missing trace (exit $rc)"; fi
 
 # The traces data/ carries are the public files, byte for byte (offline: nothing is downloaded).

@@ -1,0 +1,500 @@
+#!/usr/bin/python3
+"""Bad input, case by case: every case runs the gpusim command on one bad input and asserts exit 2
+(bad input) and a message naming the field, column or flag at fault — never a crash, an "internal
+error" or a run that goes ahead on a default (README, "Bad input").
+
+A case is a scenario (the base one with fields replaced or removed, or a text of its own), the files
+beside it (traces, baselines, mig-parted files) and the command's arguments. Cases must differ in
+what they give gpusim: the test fails on two cases with the same input, so the count it prints is a
+count of distinct bad inputs.
+
+Usage: bad_inputs.py GPUSIM_BINARY
+"""
+import copy
+import hashlib
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+BASE = {
+    "name": "bad",
+    "seed": 1,
+    "horizon": "1d",
+    "cluster": {"pools": [{"name": "p", "node": "l4-4x", "count": 2}]},
+    "workload": {"jobs": [{"name": "j", "gpus": 1, "duration": "1h"}]},
+    "policy": "fifo+first-fit",
+}
+DELETE = object()
+CSV_HEAD = "arrival_s,duration_s,gpus\n"
+PHILLY_HEAD = "timestamp,duration,num_gpus,cluster\n"
+PODS_HEAD = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\n"
+NODES_HEAD = "sn,cpu_milli,memory_mib,gpu,model\n"
+CATALOG_GPU = {"name": "Z1", "memory_mib": 1024, "sms": 10, "bf16_tflops": 100, "fp32_tflops": 20,
+               "memory_bandwidth_gb_per_s": 300, "tdp_w": 70, "nvlink_gb_per_s": 0, "pcie_gen": 4,
+               "compute_capability": 8.9, "source": "test"}
+CATALOG_NODE = {"name": "z-1x", "gpu": "L4", "gpus": 1, "cpu_milli": 1000, "memory_mib": 1024, "source": "test"}
+COMM = {"compute_per_iteration": "100ms", "bytes_per_iteration": 1e9, "iterations": 10}
+GENERATED = {"name": "c", "count": 3, "arrival": {"rate_per_hour": 2}, "gpus": 1, "duration": "1h"}
+BASELINE = {"version": 1, "tolerances": {"jobs_completed": {"worse": "lower"}}, "runs": [{"scenario": "scenario.yaml", "metrics": {"jobs_completed": 1}}]}
+
+
+def edit(doc, path, value):
+    """Sets (or with DELETE removes) a field given as a dotted path with [i] indexes."""
+    keys = []
+    for part in path.split("."):
+        name, _, rest = part.partition("[")
+        keys.append(name)
+        keys += [int(i) for i in rest.rstrip("]").split("][")] if rest else []
+    node = doc
+    for k in keys[:-1]:
+        if isinstance(k, str) and k not in node:
+            node[k] = {}
+        node = node[k]
+    if value is DELETE:
+        del node[keys[-1]]
+    elif isinstance(node, list) and keys[-1] == len(node):
+        node.append(value)
+    else:
+        node[keys[-1]] = value
+
+
+def scenario(**fields):
+    """The base scenario with fields replaced: scenario(**{"cluster.pools[0].count": 0})."""
+    doc = copy.deepcopy(BASE)
+    for path, value in fields.items():
+        edit(doc, path, value)
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def with_trace(fmt, text, name="trace.csv", **extra):
+    """The base scenario replaying the trace file `text` instead of its one job."""
+    trace = {"format": fmt, "path": name, **extra}
+    return {"scenario.yaml": scenario(**{"workload": {"traces": [trace]}}), name: text}
+
+
+def with_nodes(text):
+    return {"scenario.yaml": scenario(**{"cluster": {"node_lists": [{"format": "openb", "path": "nodes.csv"}]},
+                                         "workload": {"jobs": [{"name": "j", "gpus": 1, "duration": "1h"}]}}),
+            "nodes.csv": text}
+
+
+CASES = []
+
+
+def case(name, files, says, args=("run", "scenario.yaml"), code=2):
+    """One bad input: `files` (a dict of file name to text, or a scenario text) and the command's
+    arguments; `says` are the strings the message must hold (the field, and its line where known)."""
+    if isinstance(files, (str, bytes)):
+        files = {"scenario.yaml": files}
+    CASES.append((name, files, list(args), code, [says] if isinstance(says, str) else says))
+
+
+def field(name, fields, says):
+    case(name, scenario(**fields), says)
+
+
+# Scenario: top-level fields and the document itself.
+field("version 2", {"version": 2}, "version: this gpusim reads scenario format version 1 only")
+field("seed negative", {"seed": -1}, "seed:")
+field("seed text", {"seed": "one"}, "seed: expected an integer")
+field("seed fractional", {"seed": 1.5}, "seed: expected an integer")
+field("horizon text", {"horizon": "a day"}, "horizon: expected a duration")
+field("horizon unit", {"horizon": "1y"}, "horizon: expected a duration")
+field("horizon list", {"horizon": [1, 2]}, "horizon: expected a duration")
+field("unknown top-level field", {"polcy": "fifo"}, "unknown field 'polcy'")
+field("policy unknown", {"policy": "fifo+nowhere"}, "policy")
+field("policy empty", {"policy": ""}, "policy")
+field("policy queue unknown", {"policy": "lifo+first-fit"}, "policy")
+field("scheduling queue", {"scheduling": {"queue": "random"}}, "scheduling.queue: expected")
+field("scheduling gang", {"scheduling": {"gang": "yes"}}, "scheduling.gang: expected true or false")
+field("scheduling unknown", {"scheduling": {"preempt": True}}, "scheduling.preempt: unknown field")
+field("outputs step text", {"outputs": {"timeseries_step": "often"}}, "outputs.timeseries_step")
+field("outputs trace", {"outputs": {"trace": "maybe"}}, "outputs.trace: expected true or false")
+field("name list", {"name": ["a"]}, "name: expected a string")
+field("description map", {"description": {"a": 1}}, "description: expected a string")
+case("empty document", "", "scenario.yaml")
+case("list document", "- a\n- b\n", "scenario.yaml")
+case("scalar document", "just text\n", "scenario.yaml")
+case("yaml syntax", "name: [a\n", "scenario.yaml")
+case("tab indentation", "name: x\ncluster:\n\tpools: []\n", "scenario.yaml")
+case("duplicate key", scenario() + "seed: 2\n", ["seed", "line"])
+case("non-scalar key", scenario() + "? [a, b]\n: 1\n", "scenario.yaml")
+case("latin-1 text", scenario().replace("name: bad", "name: caf\xe9").encode("latin-1"), "not UTF-8")
+case("json duplicate key", '{"name": "x", "name": "y"}', "name")
+case("scenario missing", {}, "scenario.yaml")
+case("scenario is a directory", {"scenario.yaml/x": "a"}, "directory")
+field("cluster missing", {"cluster": DELETE}, "cluster")
+field("workload missing", {"workload": DELETE}, "workload")
+field("pools empty", {"cluster.pools": []}, "cluster: the cluster is empty")
+field("cluster list", {"cluster": ["p"]}, "cluster: expected")
+
+# Pools.
+field("pool count negative", {"cluster.pools[0].count": -1}, "cluster.pools[0].count")
+field("pool count text", {"cluster.pools[0].count": "two"}, "cluster.pools[0].count: expected an integer")
+field("pool count float", {"cluster.pools[0].count": 2.5}, "cluster.pools[0].count: expected an integer")
+field("pool node unknown", {"cluster.pools[0].node": "l5-4x"}, "cluster.pools[0].node: unknown node template 'l5-4x'")
+field("pool node missing", {"cluster.pools[0].node": DELETE}, "cluster.pools[0]")
+field("pool name missing", {"cluster.pools[0].name": DELETE}, "cluster.pools[0]")
+field("pool unknown field", {"cluster.pools[0].nodes": 2}, "cluster.pools[0].nodes: unknown field")
+field("pool duplicate name", {"cluster.pools[1]": {"name": "p", "node": "l4-4x", "count": 1}}, "two pools are named 'p'")
+field("pool market", {"cluster.pools[0].market": "cheap"}, "cluster.pools[0].market: expected")
+field("pool runtime without sharing", {"cluster.pools[0].runtime": "mps"}, "cluster.pools[0].runtime: runtime applies to")
+field("pool runtime", {"cluster.pools[0].sharing": "fractional", "cluster.pools[0].runtime": "vgpu"},
+      "cluster.pools[0].runtime: expected")
+field("pool price negative", {"cluster.pools[0].price_per_gpu_hour_usd": -1}, "cluster.pools[0].price_per_gpu_hour_usd")
+field("pool node price text", {"cluster.pools[0].price_per_node_hour_usd": "free"},
+      "cluster.pools[0].price_per_node_hour_usd: expected a number")
+field("pool sharing unknown", {"cluster.pools[0].sharing": {"vgpu": {}}}, "cluster.pools[0].sharing")
+field("pool replicas zero", {"cluster.pools[0].sharing": {"timeSlicing": {"resources": [
+    {"name": "nvidia.com/gpu", "replicas": 0}]}}}, "cluster.pools[0].sharing")
+field("pool mig on L4", {"cluster.pools[0].mig": {"strategy": "single", "config": "all-1g.10gb"}}, "cluster.pools[0].mig")
+field("pool mig strategy", {"cluster.pools[0].node": "dgx-a100-80gb",
+                            "cluster.pools[0].mig": {"strategy": "both", "config": "all-1g.10gb"}},
+      "cluster.pools[0].mig.strategy: expected")
+field("pool mig config unknown", {"cluster.pools[0].node": "dgx-a100-80gb",
+                                  "cluster.pools[0].mig": {"strategy": "mixed", "config": "all-9g"}},
+      "cluster.pools[0].mig.config")
+field("pool network nics zero", {"cluster.pools[0].network": {"nics": 0, "gbps_per_nic": 100}},
+      "cluster.pools[0].network.nics")
+field("pool network gbps zero", {"cluster.pools[0].network": {"nics": 1, "gbps_per_nic": 0}},
+      "cluster.pools[0].network.gbps_per_nic")
+field("pool kubelet policy", {"cluster.pools[0].kubelet": {"topologyManagerPolicy": "strict"}},
+      "cluster.pools[0].kubelet.topologyManagerPolicy: expected")
+field("pool kubelet scope", {"cluster.pools[0].kubelet": {"topologyManagerScope": "node"}},
+      "cluster.pools[0].kubelet.topologyManagerScope: expected")
+field("spot on on-demand pool", {"cluster.pools[0].spot": {"interruptions_per_node_month": 1}}, "cluster.pools[0].spot")
+field("spot interruptions negative", {"cluster.pools[0].market": "spot",
+                                      "cluster.pools[0].spot": {"interruptions_per_node_month": -1}},
+      "cluster.pools[0].spot.interruptions_per_node_month")
+field("spot notice text", {"cluster.pools[0].market": "spot", "cluster.pools[0].spot": {"interruptions_per_node_month": 1, "notice": "soon"}},
+      "cluster.pools[0].spot.notice")
+field("spot frequency", {"cluster.pools[0].market": "spot", "cluster.pools[0].spot": {"aws_frequency": "often"}},
+      "cluster.pools[0].spot.aws_frequency")
+field("spot availability format", {"cluster.pools[0].market": "spot",
+                                   "cluster.pools[0].spot": {"availability": {"path": "a", "format": "aws"}}},
+      "cluster.pools[0].spot.availability.format: expected")
+field("spot two processes", {"cluster.pools[0].market": "spot", "cluster.pools[0].spot": {
+    "interruptions_per_node_month": 1, "aws_frequency": "<5%"}}, "cluster.pools[0].spot: expected exactly one")
+field("spot availability missing", {"cluster.pools[0].market": "spot",
+                                    "cluster.pools[0].spot": {"availability": {"path": "nowhere.csv"}}},
+      "nowhere.csv")
+field("autoscale max zero", {"cluster.pools[0].autoscale": {"min": 0, "max": 0}}, "cluster.pools[0].autoscale.max")
+field("autoscale min negative", {"cluster.pools[0].autoscale": {"min": -1, "max": 2}}, "cluster.pools[0].autoscale.min")
+field("autoscale min above max", {"cluster.pools[0].autoscale": {"min": 3, "max": 2}}, "cluster.pools[0].autoscale")
+field("autoscale delay", {"cluster.pools[0].autoscale": {"max": 2, "scale_up_delay": "later"}},
+      "cluster.pools[0].autoscale.scale_up_delay")
+field("provisioning delay", {"cluster.pools[0].provisioning_delay": "-"}, "cluster.pools[0].provisioning_delay")
+
+# A user's catalog.
+for name, value, says in [
+    ("gpu memory zero", {"memory_mib": 0}, "catalog.gpus[0].memory_mib"),
+    ("gpu sms zero", {"sms": 0}, "catalog.gpus[0].sms"),
+    ("gpu pcie gen 6", {"pcie_gen": 6}, "catalog.gpus[0].pcie_gen"),
+    ("gpu nvlinks zero", {"nvlinks": 0}, "catalog.gpus[0].nvlinks"),
+    ("gpu tflops negative", {"bf16_tflops": -1}, "catalog.gpus[0].bf16_tflops"),
+    ("gpu bandwidth text", {"memory_bandwidth_gb_per_s": "fast"}, "catalog.gpus[0].memory_bandwidth_gb_per_s"),
+    ("gpu unknown field", {"cores": 1}, "catalog.gpus[0].cores: unknown field"),
+    ("gpu without source", {"source": DELETE}, "catalog.gpus[0]"),
+    ("gpu name of a known model", {"name": "L4"}, "catalog.gpus[0]"),
+]:
+    gpu = {k: v for k, v in {**CATALOG_GPU, **value}.items() if v is not DELETE}
+    field(name, {"catalog": {"gpus": [gpu]}}, says)
+for name, value, says in [
+    ("node gpus 33", {"gpus": 33}, "catalog.nodes[0].gpus"),
+    ("node gpus negative", {"gpus": -1}, "catalog.nodes[0].gpus"),
+    ("node cpu zero", {"cpu_milli": 0}, "catalog.nodes[0].cpu_milli"),
+    ("node memory text", {"memory_mib": "lots"}, "catalog.nodes[0].memory_mib"),
+    ("node gpu unknown", {"gpu": "Z9000"}, "catalog.nodes[0].gpu: unknown GPU model 'Z9000'"),
+    ("node price negative", {"price_per_node_hour_usd": -2}, "catalog.nodes[0].price_per_node_hour_usd"),
+    ("node spot price text", {"spot_price_per_node_hour_usd": "low"}, "catalog.nodes[0].spot_price_per_node_hour_usd"),
+    ("node topology pcie gen", {"topology": {"pcie": ["cpu0/rc0"], "pcie_gen": 2, "source": "t"}}, "catalog.nodes[0].topology.pcie_gen"),
+    ("node topology socket zero", {"topology": {"pcie": ["cpu0/rc0"], "inter_socket_gb_per_s": 0, "source": "t"}}, "catalog.nodes[0].topology.inter_socket_gb_per_s"),
+    ("node network nics", {"network": {"nics": 0, "gbps_per_nic": 100}}, "catalog.nodes[0].network.nics"),
+    ("node unknown field", {"cpus": 8}, "catalog.nodes[0].cpus: unknown field"),
+]:
+    field(name, {"catalog": {"nodes": [{**CATALOG_NODE, **value}]}}, says)
+field("mig geometry slices zero", {"catalog": {"mig_geometries": [{"name": "g", "memory_slices": 0, "compute_slices": 7,
+                                                                 "source": "t", "classes": []}]}},
+      "catalog.mig_geometries[0].memory_slices")
+field("catalog unknown section", {"catalog": {"prices": []}}, "catalog.prices: unknown field")
+
+# Models.
+for name, path, value in [
+    ("time-slicing max contexts zero", "model.time_slicing.max_contexts", 0),
+    ("time-slicing max contexts 61", "model.time_slicing.max_contexts", 61),
+    ("time-slicing context memory negative", "model.time_slicing.context_memory_mib", -1),
+    ("time-slicing switch text", "model.time_slicing.context_switch", "fast"),
+    ("time-slicing timeslice list", "model.time_slicing.timeslice", [1]),
+    ("mps interference negative", "model.mps.bandwidth_interference", -0.5),
+    ("mps fault rate negative", "model.mps.fault_rate_per_hour", -1),
+    ("mig reconfiguration text", "model.mig.reconfiguration_delay", "slow"),
+    ("restart policy", "model.restart.policy", "retry"),
+    ("restart max negative", "model.restart.max_restarts", -1),
+    ("restart backoff", "model.restart.backoff", "x"),
+    ("preemption suspend", "model.preemption.suspend", "x"),
+    ("low-utilization threshold zero", "model.low_utilization.threshold", 0),
+    ("low-utilization threshold 1.5", "model.low_utilization.threshold", 1.5),
+    ("autoscaler delay", "model.autoscaler.scale_down_after", "never"),
+    ("model unknown section", "model.power", {}),
+    ("model unknown field", "model.mps.latency", 1),
+]:
+    field(name, {path: value}, path)
+
+# Inline jobs.
+for name, key, value, says in [
+    ("job gpus negative", "gpus", -2, "expected an integer >= 0"),
+    ("job gpus huge", "gpus", 100001, ""),
+    ("job gpus text", "gpus", "one", "expected an integer"),
+    ("job gpu_milli zero", "gpu_milli", 0, ""),
+    ("job gpu_milli 1001", "gpu_milli", 1001, ""),
+    ("job u above one", "u", 1.5, ""),
+    ("job u negative", "u", -0.1, ""),
+    ("job u text", "u", "high", "expected a number"),
+    ("job kind", "kind", "render", "expected"),
+    ("job count zero", "count", 0, ""),
+    ("job duration text", "duration", "long", "expected a duration"),
+    ("job arrival text", "arrival", "soon", "expected a duration"),
+    ("job priority text", "priority", "high", "expected an integer"),
+    ("job multi_node", "multi_node", "yes", "expected true or false"),
+    ("job mps thread percent zero", "mps_thread_percent", 0, ""),
+    ("job mps thread percent 101", "mps_thread_percent", 101, ""),
+    ("job workers zero", "workers", 0, ""),
+    ("job gpu memory negative", "gpu_memory_mib", -1, ""),
+    ("job cpu negative", "cpu_milli", -1, ""),
+    ("job memory negative", "memory_mib", -1, ""),
+    ("job memory limit zero", "gpu_memory_limit_mib", 0, ""),
+    ("job claim sms negative", "claim", {"sms": -1}, ""),
+    ("job reference gpu", "reference_gpu", "Z9000", "Z9000"),
+    ("job resource unknown", "resource", "nvidia.com/vgpu", "nvidia.com/vgpu"),
+    ("job unknown field", "gpu", 1, "unknown field 'gpu'"),
+    ("job collective", "communication", {**COMM, "collective": "broadcast"}, "collective"),
+    ("job iterations zero", "communication", {**COMM, "iterations": 0}, "iterations"),
+    ("job bytes negative", "communication", {**COMM, "bytes_per_iteration": -1}, "bytes_per_iteration"),
+    ("job compute per iteration", "communication", {**COMM, "compute_per_iteration": "x"}, "compute_per_iteration"),
+    ("job checkpoint text", "checkpoint", "often", "checkpoint"),
+]:
+    field(name, {f"workload.jobs[0].{key}": value}, [f"workload.jobs[0].{key}", says])
+field("job name missing", {"workload.jobs[0].name": DELETE}, "workload.jobs[0]")
+field("job duration missing", {"workload.jobs[0].duration": DELETE}, "workload.jobs[0]")
+field("job duplicate name", {"workload.jobs[1]": {"name": "j", "gpus": 1, "duration": "1h"}}, "workload.jobs[1]")
+field("job list as map", {"workload.jobs": {"j": 1}}, "workload.jobs: expected a list")
+field("job asks more GPUs than a node", {"workload.jobs[0].gpus": 9}, "job 'j' can never run")
+field("workload unknown field", {"workload.pods": []}, "workload.pods: unknown field")
+
+# Generator classes.
+for name, key, value in [
+    ("class count zero", "count", 0),
+    ("class rate zero", "arrival", {"rate_per_hour": 0}),
+    ("class rate text", "arrival", {"rate_per_hour": "often"}),
+    ("class start text", "arrival", {"rate_per_hour": 1, "start": "dawn"}),
+    ("class gpus text", "gpus", "some"),
+    ("class gpu weights", "gpu_weights", [1, 2, 3]),
+    ("class gpu_milli 0", "gpu_milli", 0),
+    ("class u 2", "u", 2),
+    ("class kind", "kind", "render"),
+    ("class duration distribution", "duration", {"distribution": "pareto", "min": "1h", "max": "2h"}),
+    ("class duration lognormal without sigma", "duration", {"distribution": "lognormal", "median": "1h"}),
+    ("class uniform min above max", "duration", {"distribution": "uniform", "min": "3h", "max": "2h"}),
+    ("class exponential mean text", "duration", {"distribution": "exponential", "mean": "x"}),
+    ("class unknown field", "rate", 1),
+    ("class workers zero", "workers", 0),
+]:
+    cls = {**GENERATED, key: value}
+    field(name, {"workload": {"generator": {"classes": [cls]}}}, f"workload.generator.classes[0].{key}")
+field("class duplicate name", {"workload": {"generator": {"classes": [GENERATED, GENERATED]}}},
+      "workload.generator.classes[1]")
+field("generator unknown field", {"workload": {"generator": {"seed": 1, "classes": [GENERATED]}}},
+      "workload.generator.seed: unknown field")
+
+# Packing.
+field("packing until zero", {"workload.packing": {"until": 0}}, "workload.packing.until")
+field("packing until 101", {"workload.packing": {"until": 101}}, "workload.packing.until")
+field("packing coverage 0", {"workload.packing": {"coverage": 0}}, "workload.packing.coverage")
+
+# Variants (read by compare).
+for name, variants, says in [
+    ("variant set unknown field", [{"name": "v", "set": ["cluster.pools[0].nodes=3"]}], "nodes"),
+    ("variant set not an assignment", [{"name": "v", "set": ["count"]}], "line 18: variants[0].set: variant 'v': count: expected path=value"),
+    ("variant set bad value", [{"name": "v", "set": ["seed=-1"]}], "variants[0].set: variant 'v': seed=-1: seed:"),
+    ("variant duplicate name", [{"name": "v", "set": []}, {"name": "v", "set": []}], "variants[1]"),
+    ("variant without name", [{"set": []}], "variants[0]"),
+]:
+    case(name, scenario(variants=variants), says, ["compare", "scenario.yaml"])
+case("variant checked by validate", scenario(variants=[{"name": "v", "set": ["cluster.pools[0].count=x"]}]),
+     "variants[0].set: variant 'v': cluster.pools[0].count=x", ["validate", "scenario.yaml"])
+
+# Trace files referenced by a scenario.
+field("trace format", {"workload": {"traces": [{"format": "parquet", "path": "t.csv"}]}}, "workload.traces[0].format")
+field("trace file missing", {"workload": {"traces": [{"format": "csv", "path": "missing.csv"}]}}, "missing.csv")
+field("trace limit zero", {"workload": {"traces": [{"format": "csv", "path": "t.csv", "limit": 0}]}},
+      "workload.traces[0].limit")
+case("trace u above one", with_trace("csv", CSV_HEAD + "0,10,1\n", u=2), "workload.traces[0].u")
+case("trace is a directory", {"scenario.yaml": with_trace("csv", "")["scenario.yaml"], "trace.csv/x": "a"}, "directory")
+for name, text, says in [
+    ("csv empty", "", "trace.csv"),
+    ("csv header only", CSV_HEAD, "header and no rows"),
+    ("csv missing column", "arrival_s,gpus\n0,1\n", "required column 'duration_s'"),
+    ("csv unknown column", "arrival_s,duration_s,gpus,colour\n0,1,1,red\n", "unknown column 'colour'"),
+    ("csv duplicate column", "arrival_s,duration_s,gpus,gpus\n0,1,1,1\n", "column 'gpus' appears twice"),
+    ("csv arrival text", CSV_HEAD + "soon,10,1\n", "column 'arrival_s'"),
+    ("csv duration text", CSV_HEAD + "0,long,1\n", "column 'duration_s'"),
+    ("csv arrival negative", CSV_HEAD + "-1,10,1\n", "arrival_s"),
+    ("csv duration negative", CSV_HEAD + "0,-10,1\n", "duration_s"),
+    ("csv out of order", CSV_HEAD + "10,1,1\n5,1,1\n", "arrival order"),
+    ("csv gpus negative", CSV_HEAD + "0,10,-1\n", "GPU count -1"),
+    ("csv gpus fraction", CSV_HEAD + "0,10,0.5\n", "column 'gpus'"),
+    ("csv too few fields", CSV_HEAD + "0,10\n", "expected 3 columns"),
+    ("csv too many fields", CSV_HEAD + "0,10,1,4\n", "expected 3 columns"),
+    ("csv gpu_milli 0", "arrival_s,duration_s,gpus,gpu_milli\n0,1,1,0\n", "column 'gpu_milli'"),
+    ("csv gpu_milli shared multi-gpu", "arrival_s,duration_s,gpus,gpu_milli\n0,1,2,500\n", "column 'gpu_milli'"),
+    ("csv u 2", "arrival_s,duration_s,gpus,u\n0,1,1,2\n", "column 'u'"),
+    ("csv kind", "arrival_s,duration_s,gpus,kind\n0,1,1,render\n", "column 'kind'"),
+    ("csv multi_node", "arrival_s,duration_s,gpus,multi_node\n0,1,1,yes\n", "column 'multi_node'"),
+    ("csv priority text", "arrival_s,duration_s,gpus,priority\n0,1,1,high\n", "column 'priority'"),
+    ("csv cpu negative", "arrival_s,duration_s,gpus,cpu_milli\n0,1,1,-5\n", "negative memory or CPU"),
+    ("csv bom", "\ufeff" + CSV_HEAD + "0,1,1\n", "byte-order mark"),
+    ("csv latin-1", (CSV_HEAD + "0,1,1\n").replace("gpus", "gp\xfas").encode("latin-1"), "not UTF-8"),
+]:
+    case(name, with_trace("csv", text), ["trace.csv", says])
+for name, text, says in [
+    ("philly header only", PHILLY_HEAD, "header and no rows"),
+    ("philly timestamp", PHILLY_HEAD + "2017-10-03,60,1,c1\n", "column 'timestamp'"),
+    ("philly month 13", PHILLY_HEAD + "2017-13-03 00:00:00,60,1,c1\n", "column 'timestamp'"),
+    ("philly duration negative", PHILLY_HEAD + "2017-10-03 00:00:00,-60,1,c1\n", "column 'duration'"),
+    ("philly duration fraction", PHILLY_HEAD + "2017-10-03 00:00:00,60.5,1,c1\n", "column 'duration'"),
+    ("philly zero gpus", PHILLY_HEAD + "2017-10-03 00:00:00,60,0,c1\n", "column 'num_gpus'"),
+    ("philly missing cluster column", "timestamp,duration,num_gpus\n2017-10-03 00:00:00,60,1\n", "'cluster'"),
+]:
+    case(name, with_trace("philly", text), ["trace.csv", says])
+for name, text, says in [
+    ("openb gpu_milli 1001", PODS_HEAD + "a,1000,1024,1,1001,0,10\n", "column 'gpu_milli'"),
+    ("openb multi-gpu share", PODS_HEAD + "a,1000,1024,2,500,0,10\n", "column 'gpu_milli'"),
+    ("openb zero milli", PODS_HEAD + "a,1000,1024,1,0,0,10\n", "column 'gpu_milli'"),
+    ("openb deleted before created", PODS_HEAD + "a,1000,1024,1,1000,10,5\n", "before creation_time"),
+    ("openb cpu negative", PODS_HEAD + "a,-1000,1024,1,1000,0,10\n", "negative CPU or memory"),
+    ("openb no times", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1000,1024,1,1000\n", "creation_time"),
+    ("openb num_gpu text", PODS_HEAD + "a,1000,1024,one,1000,0,10\n", "column 'num_gpu'"),
+]:
+    case(name, with_trace("openb", text), ["trace.csv", says])
+for name, text, says in [
+    ("node list gpus negative", NODES_HEAD + "n1,64000,262144,-1,V100M16\n", "node capacities"),
+    ("node list cpu zero", NODES_HEAD + "n1,0,262144,8,V100M16\n", "node capacities"),
+    ("node list no model", NODES_HEAD + "n1,64000,262144,8,\n", "GPU model"),
+    ("node list missing column", "sn,cpu_milli,memory_mib,gpu\nn1,1,1,1\n", "'model'"),
+    ("node list gpu text", NODES_HEAD + "n1,64000,262144,eight,V100M16\n", "column 'gpu'"),
+]:
+    case(name, with_nodes(text), ["nodes.csv", says])
+case("node list format", scenario(**{"cluster": {"node_lists": [{"format": "csv", "path": "n.csv"}]}}),
+     "cluster.node_lists[0].format")
+
+# Command-line flags.
+OK = {"scenario.yaml": scenario()}
+for name, args, says in [
+    ("--set without =", ["--set", "seed"], "--set: seed: expected path=value"),
+    ("--set unknown field", ["--set", "cluster.pools[0].nodes=3"], "--set: cluster.pools[0].nodes=3"),
+    ("--set index out of range", ["--set", "cluster.pools[5].count=3"], "--set: cluster.pools[5].count=3"),
+    ("--set through a scalar", ["--set", "name.sub=1"], "--set: name.sub=1"),
+    ("--set bad value", ["--set", "seed=x"], "--set: seed=x: seed: expected an integer"),
+    ("--set bad yaml", ["--set", "seed=[1"], "--set: seed=[1"),
+    ("--seeds zero range", ["--seeds", "5-1"], "--seeds"),
+    ("--seeds text", ["--seeds", "some"], "--seeds"),
+    ("--by unknown", ["--by", "colour"], "--by"),
+    ("--policy unknown", ["--policy", "fifo+nowhere"], "--policy"),
+    ("--jobs without --seeds", ["-j", "2"], "--seeds"),
+    ("--json with --by", ["--json", "--by", "pool"], "--by"),
+    ("unknown flag", ["--fast"], "--fast"),
+]:
+    case(name, OK, says, ["run", "scenario.yaml", *args])
+case("--out is a file", {**OK, "out": "x"}, "out", ["run", "scenario.yaml", "--out", "out"])
+case("--out not empty", {**OK, "out/notes.txt": "mine"}, "out", ["run", "scenario.yaml", "--out", "out"])
+case("--data missing", OK, "--data", ["run", "scenario.yaml", "--data", "nowhere"])
+case("compare unknown policy", OK, "nowhere", ["compare", "scenario.yaml", "--policies", "fifo+first-fit,fifo+nowhere"])
+case("sweep grid unknown field", OK, "nodes", ["sweep", "scenario.yaml", "--grid", "cluster.pools[0].nodes=1,2"])
+case("sweep grid empty", OK, "--grid", ["sweep", "scenario.yaml", "--grid", "seed="])
+case("validate bad scenario", scenario(seed=-5), "seed", ["validate", "scenario.yaml"])
+case("mig unknown gpu", {}, "Z9000", ["mig", "Z9000"])
+case("topo unknown template", {}, "z-9x", ["topo", "z-9x"])
+case("catalog unknown view", {}, "colours", ["catalog", "colours"])
+case("schema unknown document", {}, "recipe", ["schema", "recipe"])
+case("no subcommand argument", {}, "scenario", ["run"])
+case("packing without packing section", OK, "packing", ["packing", "scenario.yaml"])
+
+# mig-parted files.
+MIG = "version: v1\nmig-configs:\n  c:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {DEVICES}\n"
+for name, devices, says in [
+    ("mig-parted unknown profile", '{"9g.90gb": 1}', "9g.90gb"),
+    ("mig-parted too many slices", '{"1g.10gb": 8}', "mig-configs"),
+    ("mig-parted count text", '{"1g.10gb": many}', "mig-configs"),
+]:
+    case(name, {"mig.yaml": MIG.replace("{DEVICES}", devices)}, says, ["mig", "validate", "mig.yaml", "--node", "dgx-a100-80gb"])
+
+# Baselines.
+for name, doc, says in [
+    ("baseline unknown metric", {**BASELINE, "runs": [{"scenario": "scenario.yaml", "metrics": {"speed": 1}}]}, "speed"),
+    ("baseline metric text", {**BASELINE, "runs": [{"scenario": "scenario.yaml", "metrics": {"jobs_completed": "all"}}]},
+     "jobs_completed"),
+    ("baseline scenario missing", {**BASELINE, "runs": [{"scenario": "gone.yaml", "metrics": {"jobs_completed": 1}}]},
+     "gone.yaml"),
+    ("baseline version", {**BASELINE, "version": 3}, "version"),
+    ("baseline runs map", {**BASELINE, "runs": {"a": 1}}, "runs"),
+    ("baseline tolerance direction", {**BASELINE, "tolerances": {"cost_usd": {"worse": "up"}}}, "tolerances.cost_usd.worse"),
+    ("baseline tolerance negative", {**BASELINE, "tolerances": {"cost_usd": {"worse": "higher", "rel": -1}}},
+     "tolerances.cost_usd.rel"),
+    ("baseline unknown field", {**BASELINE, "owner": "me"}, "owner"),
+    ("baseline policy unknown", {**BASELINE, "runs": [{"scenario": "scenario.yaml", "policy": "fifo+nowhere",
+                                                      "metrics": {"jobs_completed": 1}}]}, "nowhere"),
+    ("baseline variant unknown", {**BASELINE, "runs": [{"scenario": "scenario.yaml", "variant": "v9",
+                                                       "metrics": {"jobs_completed": 1}}]}, "v9"),
+]:
+    case(name, {**OK, "baseline.yaml": yaml.safe_dump(doc, sort_keys=False)}, says, ["check", "baseline.yaml"])
+case("baseline duplicate metric", {**OK, "baseline.yaml": yaml.safe_dump(BASELINE, sort_keys=False).replace(
+    "jobs_completed: 1", "jobs_completed: 1\n    jobs_completed: 2")}, "jobs_completed", ["check", "baseline.yaml"])
+case("mig-parted file missing", {}, "nowhere.yaml", ["mig", "validate", "nowhere.yaml", "--node", "dgx-a100-80gb"])
+case("mig-parted unknown node", {"mig.yaml": MIG.replace("{DEVICES}", '{"1g.10gb": 7}')}, "z-9x",
+     ["mig", "validate", "mig.yaml", "--node", "z-9x"])
+
+
+def run(binary, name, files, args, code, says):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = pathlib.Path(tmp)
+        for rel, text in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        done = subprocess.run([binary, *args], cwd=root, capture_output=True, text=True, errors="replace",
+                              timeout=60)
+    problems = []
+    if done.returncode != code:
+        problems.append(f"exit {done.returncode}, expected {code}")
+    said = done.stderr + done.stdout  # a validate command reports on stdout
+    for s in says:
+        if s not in said:
+            problems.append(f"the message lacks {s!r}")
+    if "internal error" in done.stderr:
+        problems.append("an internal error")
+    return [f"{name}: {p}\n  gpusim {' '.join(args)}\n  {done.stderr.strip()}" for p in problems]
+
+
+def main():
+    binary = str(pathlib.Path(sys.argv[1]).resolve())
+    seen = {}
+    failures = []
+    for name, files, args, code, says in CASES:
+        key = hashlib.sha256(json.dumps([sorted((k, v if isinstance(v, str) else v.decode("latin-1"))
+                                                for k, v in files.items()), args]).encode()).hexdigest()
+        if key in seen:
+            failures.append(f"{name}: the same input as {seen[key]!r}")
+        seen[key] = name
+        failures += run(binary, name, files, args, code, says)
+    print(f"{len(CASES)} bad inputs, {len(seen)} distinct, {len(failures)} failures")
+    for f in failures:
+        print(f)
+    return 1 if failures or len(CASES) < 150 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
