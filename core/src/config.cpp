@@ -45,37 +45,39 @@ double check_keys_in(const YAML::Node& n, const std::string& file, const std::st
   for (const auto& [other, values] : walk.seen[place])
     if (other.is(n)) return values;
   walk.seen[place].emplace_back(n, 0.0);  // 0 while it is walked: a node inside itself adds nothing more
-  const std::size_t index = walk.seen[place].size() - 1;
   ++walk.distinct;
   double values = 1;
+  const auto counted = [&, index = walk.seen[place].size() - 1] {
+    if (values - walk.distinct > kMaxAliasedValues)
+      throw InputError({file, line_of(n), path},
+                       fmt::format("aliases (*name) repeat this block into about {:.3g} values, more than the {:.0f} a "
+                                   "document may add through aliases: write the values out, or alias fewer nested blocks",
+                                   values, kMaxAliasedValues));
+    walk.seen[place][index].second = values;
+    return values;
+  };
   if (n.IsSequence()) {
     std::size_t i = 0;
     for (const YAML::Node& item : n) values += check_keys_in(item, file, fmt::format("{}[{}]", path, i++), walk);
-  } else {
-    std::map<std::string, int> lines;  // key -> line of its first appearance
-    for (const auto& kv : n) {
-      const YAML::Node& key = kv.first;
-      if (!key.IsScalar())
-        throw InputError({file, line_of(key), path},
-                         fmt::format("expected a name as the key, got {}", key.IsSequence() ? "a list"
-                                                                           : key.IsMap()    ? "a map"
-                                                                                            : "an empty key"));
-      const std::string name = key.Scalar();
-      const std::string field = path.empty() ? name : path + "." + name;
-      const int line = line_of(key).value_or(0);
-      if (auto [first, fresh] = lines.emplace(name, line); !fresh)
-        throw InputError({file, line_of(key), field},
-                         fmt::format("the key '{}' is given twice (first at line {}): give it once", name, first->second));
-      values += 1 + check_keys_in(kv.second, file, field, walk);
-    }
+    return counted();
   }
-  if (values - walk.distinct > kMaxAliasedValues)
-    throw InputError({file, line_of(n), path},
-                     fmt::format("aliases (*name) repeat this block into about {:.3g} values, more than the {:.0f} a document "
-                                 "may add through aliases: write the values out, or alias fewer nested blocks",
-                                 values, kMaxAliasedValues));
-  walk.seen[place][index].second = values;
-  return values;
+  std::map<std::string, int> lines;  // key -> line of its first appearance
+  for (const auto& kv : n) {
+    const YAML::Node& key = kv.first;
+    if (!key.IsScalar())
+      throw InputError({file, line_of(key), path},
+                       fmt::format("expected a name as the key, got {}", key.IsSequence() ? "a list"
+                                                                         : key.IsMap()    ? "a map"
+                                                                                          : "an empty key"));
+    const std::string name = key.Scalar();
+    const std::string field = path.empty() ? name : path + "." + name;
+    const int line = line_of(key).value_or(0);
+    if (auto [first, fresh] = lines.emplace(name, line); !fresh)
+      throw InputError({file, line_of(key), field},
+                       fmt::format("the key '{}' is given twice (first at line {}): give it once", name, first->second));
+    values += 1 + check_keys_in(kv.second, file, field, walk);
+  }
+  return counted();
 }
 
 }  // namespace
