@@ -58,8 +58,9 @@ BENCHMARK(BM_SpotFleetReplay)->Unit(benchmark::kMillisecond);
 
 // The shipped spot-training batch at its harshest sweep point: about 10,000 reclaims.
 void BM_SpotTraining1000PerMonth(benchmark::State& state) {
-  const Scenario s = load_scenario(fmt::format("{}/scenarios/spot-training.yaml", GPUSIM_SOURCE_DIR),
-                                   {{"cluster.pools.0.market=spot", "cluster.pools.0.spot={interruptions_per_node_month: 1000}"}, {}, {}});
+  const Scenario s = load_scenario(
+      fmt::format("{}/scenarios/spot-training.yaml", GPUSIM_SOURCE_DIR),
+      {{"cluster.pools.0.market=spot", "cluster.pools.0.spot={interruptions_per_node_month: 1000}"}, {}, {}, {}});
   bench::replay_scenario(state, s);
 }
 BENCHMARK(BM_SpotTraining1000PerMonth)->Unit(benchmark::kMillisecond);

@@ -17,7 +17,7 @@ using namespace gpusim;
 
 std::string path(const char* rel) { return fmt::format("{}/{}", GPUSIM_SOURCE_DIR, rel); }
 
-Scenario load(const char* rel) { return load_scenario(path(rel), {{}, path("data"), {}}); }
+Scenario load(const char* rel) { return load_scenario(path(rel), {{}, path("data"), {}, {}}); }
 
 double peak_rss_mib() {
   rusage u{};

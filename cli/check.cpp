@@ -170,12 +170,12 @@ Baseline read_baseline(const std::string& path) {
 
 Json baseline_schema() { return json_schema(baseline_section(), "gpusim baseline"); }
 
-std::vector<RunSpec> baseline_specs(const Baseline& baseline, const std::optional<std::string>& data_dir) {
+std::vector<RunSpec> baseline_specs(const Baseline& baseline, const LoadOptions& options) {
   std::map<std::string, std::vector<std::pair<std::string, Scenario>>> loaded;
   std::vector<RunSpec> specs;
   for (const BaselineRun& run : baseline.runs) {
     auto [it, fresh] = loaded.try_emplace(run.path);
-    if (fresh) it->second = load_variants(run.path, {{}, data_dir, {}});
+    if (fresh) it->second = load_variants(run.path, options);
     const auto& variants = it->second;
     auto v = std::find_if(variants.begin(), variants.end(), [&](const auto& p) { return p.first == run.variant; });
     if (v == variants.end()) {

@@ -73,7 +73,7 @@ Baseline read_baseline(const std::string& path);
 // The JSON Schema (draft 2020-12) of baseline files, from the declarations read_baseline reads by.
 Json baseline_schema();
 // The runs to simulate, one per baseline run, in order (the policy resolved to the scenario's when unset).
-std::vector<RunSpec> baseline_specs(const Baseline& baseline, const std::optional<std::string>& data_dir);
+std::vector<RunSpec> baseline_specs(const Baseline& baseline, const LoadOptions& options);
 
 struct Finding {
   std::size_t run;  // index into Baseline::runs

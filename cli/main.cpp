@@ -40,26 +40,39 @@ namespace {
 using namespace gpusim;
 using Clock = std::chrono::steady_clock;
 
-struct Common {
-  std::string scenario;
-  std::vector<std::string> sets;
+// --data and --max-memory, which every command that loads scenarios takes.
+struct Sources {
   std::optional<std::string> data;
+  std::optional<std::string> max_memory;
+  // How to load a scenario with these --set overrides; a bad --max-memory fails here, naming the flag.
+  LoadOptions options(std::vector<std::string> sets) const {
+    std::optional<MemoryLimit> limit;
+    if (max_memory) limit = MemoryLimit::parse(*max_memory, {"", std::nullopt, "--max-memory"});
+    return {std::move(sets), data, {}, std::move(limit)};
+  }
 };
 
 // A --data that names no directory is refused even when no trace needs it: a mistyped path would
 // otherwise go unnoticed until the day a trace is looked up there.
-void add_data_option(CLI::App* cmd, std::optional<std::string>& data) {
-  cmd->add_option("--data", data, "Data directory for trace files (default: $GPUSIM_DATA, else data/ in the repo)")
+void add_sources(CLI::App* cmd, Sources& s) {
+  cmd->add_option("--data", s.data, "Data directory for trace files (default: $GPUSIM_DATA, else data/ in the repo)")
       ->check(CLI::ExistingDirectory);
+  cmd->add_option("--max-memory", s.max_memory,
+                  "Refuse a run whose estimated memory is over this size, e.g. 4GiB (default: half of physical memory)");
 }
+
+struct Common : Sources {
+  std::string scenario;
+  std::vector<std::string> sets;
+};
 
 void add_common(CLI::App* cmd, Common& c) {
   cmd->add_option("scenario", c.scenario, "Scenario file (YAML or JSON)")->required();
   cmd->add_option("--set", c.sets, "Override a scenario field, e.g. --set cluster.pools[0].count=8 (repeatable)");
-  add_data_option(cmd, c.data);
+  add_sources(cmd, c);
 }
 
-Scenario load(const Common& c) { return load_scenario(c.scenario, {c.sets, c.data, {}}); }
+Scenario load(const Common& c) { return load_scenario(c.scenario, c.options(c.sets)); }
 
 std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
@@ -139,7 +152,7 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
   for (uint64_t seed : seeds) {
     std::vector<std::string> sets = c.sets;
     sets.push_back(fmt::format("seed={}", seed));
-    Scenario s = load_scenario(c.scenario, {sets, c.data, {}});
+    Scenario s = load_scenario(c.scenario, c.options(sets));
     auto [name, where] = run_policy(s, flags.policy);
     specs.push_back({name, std::move(s), name, where, flags.audit});
   }
@@ -337,14 +350,14 @@ void refuse_overwrite(const std::optional<std::string>& file, const std::string&
 }
 
 // gpusim check BASELINE: 0 nothing regressed, 1 a regression, 2 bad input.
-int cmd_check(const std::string& file, const std::optional<std::string>& data, int jobs, bool update,
-              const std::optional<std::string>& junit, const std::optional<std::string>& markdown, bool force) {
+int cmd_check(const std::string& file, const Sources& sources, int jobs, bool update, const std::optional<std::string>& junit,
+              const std::optional<std::string>& markdown, bool force) {
   refuse_overwrite(junit, "--junit", force);
   refuse_overwrite(markdown, "--markdown", force);
   cli::Progress progress(file_stem(file));
   progress.phase(fmt::format("loading {}", file));
   const cli::Baseline baseline = cli::read_baseline(file);
-  const auto specs = cli::baseline_specs(baseline, data);
+  const auto specs = cli::baseline_specs(baseline, sources.options({}));
   const auto t0 = Clock::now();
   const auto outcomes = cli::run_all(specs, cli::resolve_workers(jobs), &progress);
   progress.finish();
@@ -388,7 +401,7 @@ int cmd_sweep(const Common& c, const std::vector<std::string>& grid, const std::
   }
   cli::Progress progress(file_stem(c.scenario));
   progress.phase(fmt::format("loading {}", c.scenario));
-  const LoadOptions options{c.sets, c.data, {}};
+  const LoadOptions options = c.options(c.sets);
   auto points = cli::sweep_points(c.scenario, options, axes, policies);
   const std::vector<uint64_t> each_seed = seeds ? *seeds : std::vector<uint64_t>{0};
   std::vector<cli::RunSpec> specs;
@@ -396,7 +409,7 @@ int cmd_sweep(const Common& c, const std::vector<std::string>& grid, const std::
     for (uint64_t seed : each_seed) {
       std::vector<std::string> overrides = point.overrides;
       if (seeds) overrides.push_back(fmt::format("seed={}", seed));
-      Scenario s = load_scenario(c.scenario, {overrides, c.data, {}});
+      Scenario s = load_scenario(c.scenario, c.options(overrides));
       if (point.policy.empty()) point.policy = point.columns.back().second = s.policy;
       std::string label;
       for (const auto& [name, value] : point.columns) label += (label.empty() ? "" : " ") + value;
@@ -477,13 +490,14 @@ int main(int argc, char** argv) {
       ->check(kJobsRange);
 
   std::string chk_baseline;
-  std::optional<std::string> chk_data, chk_junit, chk_markdown;
+  Sources chk_sources;
+  std::optional<std::string> chk_junit, chk_markdown;
   bool chk_update = false, chk_force = false;
   int chk_jobs = 0;
   auto* chk = app.add_subcommand("check",
                                  "Re-run every scenario x policy of a baseline file; exit 1 if a metric got worse than its tolerance");
   chk->add_option("baseline", chk_baseline, "Baseline file, e.g. results/baseline.yaml")->required();
-  add_data_option(chk, chk_data);
+  add_sources(chk, chk_sources);
   chk->add_option("--jobs,-j", chk_jobs, "Runs in parallel (default 0: one per core)")->check(kJobsRange);
   chk->add_flag("--update", chk_update, "Rewrite the baseline with the figures of this run (after review)");
   chk->add_option("--junit", chk_junit, "Also write JUnit XML (one test case per run) to this file");
@@ -599,7 +613,7 @@ int main(int argc, char** argv) {
       for (uint64_t seed : each_seed) {
         std::vector<std::string> sets = cmp_c.sets;
         if (seeds) sets.push_back(fmt::format("seed={}", seed));
-        loaded.push_back(load_variants(cmp_c.scenario, {sets, cmp_c.data, {}}));
+        loaded.push_back(load_variants(cmp_c.scenario, cmp_c.options(sets)));
       }
       if (cmp_policies.empty() && loaded.front().front().first.empty())
         throw InputError({"", std::nullopt, "--policies"}, "give --policies, or a scenario with variants");
@@ -657,7 +671,7 @@ int main(int argc, char** argv) {
       cli::Progress progress(file_stem(pk_c.scenario));
       progress.phase(fmt::format("loading {}", pk_c.scenario));
       const auto t0 = Clock::now();
-      const auto runs = cli::run_packing_grid(pk_c.scenario, {pk_c.sets, pk_c.data, {}}, pk_policies, seeds,
+      const auto runs = cli::run_packing_grid(pk_c.scenario, pk_c.options(pk_c.sets), pk_policies, seeds,
                                               cli::resolve_workers(pk_jobs), &progress);
       progress.finish();
       std::cout << cli::packing_table(runs);
@@ -669,7 +683,7 @@ int main(int argc, char** argv) {
       std::cerr << fmt::format("{} runs in {:.2f} s\n", runs.size(), std::chrono::duration<double>(Clock::now() - t0).count());
       return 0;
     }
-    if (chk->parsed()) return cmd_check(chk_baseline, chk_data, chk_jobs, chk_update, chk_junit, chk_markdown, chk_force);
+    if (chk->parsed()) return cmd_check(chk_baseline, chk_sources, chk_jobs, chk_update, chk_junit, chk_markdown, chk_force);
     if (swp->parsed()) return cmd_sweep(swp_c, swp_grid, swp_policies, swp_jobs, swp_out, swp_force, swp_seeds);
     if (val->parsed()) {
       const auto check = [](const Scenario& v) {
@@ -680,7 +694,7 @@ int main(int argc, char** argv) {
       check(s);
       // Each variant as compare runs it: its overrides applied, its jobs against its cluster.
       if (!s.variants.empty())
-        for (const auto& [name, v] : load_variants(val_c.scenario, {val_c.sets, val_c.data, {}})) check(v);
+        for (const auto& [name, v] : load_variants(val_c.scenario, val_c.options(val_c.sets))) check(v);
       std::size_t nodes = 0, gpus = 0;
       for (const auto& p : s.pools) {
         nodes += p.nodes.size();

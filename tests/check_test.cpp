@@ -62,7 +62,7 @@ TEST(Sweep, GridAxisParses) {
 // Variants outermost, then the grid with its last axis fastest, then policies.
 TEST(Sweep, PointsComeInAFixedOrder) {
   const std::string file = test::source_path("scenarios/gang-vs-greedy.yaml");
-  const auto points = sweep_points(file, {{}, test::source_path("data"), {}}, {parse_grid_axis("seed=1,2")},
+  const auto points = sweep_points(file, {{}, test::source_path("data"), {}, {}}, {parse_grid_axis("seed=1,2")},
                                    {"fifo+first-fit", "fifo+best-fit"});
   ASSERT_EQ(points.size(), 8u);
   EXPECT_EQ(points[0].columns, (std::vector<std::pair<std::string, std::string>>{

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpusim/core/config.hpp"
@@ -206,4 +207,23 @@ TEST(Utf8, FindsTheFirstByteThatIsNotWellFormed) {
   EXPECT_EQ(first_invalid_utf8("x\xF4\x90\x80\x80"), 1u);                                    // past U+10FFFF
   EXPECT_EQ(first_invalid_utf8("\xE2\x82"), 0u);                                             // cut short
   EXPECT_EQ(first_invalid_utf8(std::string_view("a\0b", 3)), std::nullopt);
+}
+
+// A YAML alias names a node again: nested aliases ("billion laughs") would make readers walk billions of
+// values, so parse counts the values through aliases (once per distinct node) and refuses a document
+// whose aliases add more than a million; a few repeated blocks are fine.
+TEST(Config, NestedAliasesAreRefusedWhenTheDocumentIsRead) {
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 12; ++i)
+    text += fmt::format("a{0}: &a{0} [*a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}, *a{1}]\n", i, i - 1);
+  try {
+    ConfigNode::parse(text, "laughs.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().file, "laughs.yaml");
+    EXPECT_EQ(e.where().field, "a5");  // 1,111,111 values: the first level over the limit
+    EXPECT_NE(std::string(e.what()).find("aliases (*name) repeat this block"), std::string::npos) << e.what();
+  }
+  const auto doc = ConfigNode::parse("base: &b {gpus: 1, duration: 1h}\njobs: [*b, *b, *b]\n", "ok.yaml");
+  EXPECT_EQ(doc.at("jobs").items().size(), 3u);
 }

@@ -204,7 +204,7 @@ TEST(Packing, EveryOpenbPodListRuns) {
   EXPECT_EQ(lists.size(), 24u);
   for (const auto& list : lists) {
     const Scenario s = load_scenario(test::source_path("scenarios/fgd-openb.yaml"),
-                                     {{"workload.traces[0].path=alibaba-gpu-v2023-openb/" + list}, dir.string(), {}});
+                                     {{"workload.traces[0].path=alibaba-gpu-v2023-openb/" + list}, dir.string(), {}, {}});
     auto sched = Registry::global().make("fifo+fgd", policy_context(s), {});
     const PackingResult r = run_packing(s, *sched);
     ASSERT_EQ(r.checkpoints.size(), 131u) << list;

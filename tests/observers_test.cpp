@@ -17,7 +17,7 @@ using test::source_path;
 namespace {
 
 Scenario variant(const std::string& file, const std::string& name) {
-  for (auto& [v, s] : load_variants(source_path(file), {{}, source_path("data"), {}}))
+  for (auto& [v, s] : load_variants(source_path(file), {{}, source_path("data"), {}, {}}))
     if (v == name) return std::move(s);
   ADD_FAILURE() << file << " has no variant " << name;
   return {};

@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "gpusim/sim/event_queue.hpp"
-#include "gpusim/sim/metrics.hpp"
 #include <fmt/format.h>
+#include "gpusim/sim/event_queue.hpp"
+#include "gpusim/sim/footprint.hpp"
+#include "gpusim/sim/metrics.hpp"
 
 #include "test_util.hpp"
 
@@ -192,4 +193,70 @@ workload:
   EXPECT_EQ(r.jobs[1].placement.nodes, (std::vector<NodeId>{NodeId{1}, NodeId{2}}));  // the two empty nodes
   EXPECT_EQ(r.jobs[2].start, Time::from_seconds(100));                 // waits for all 12 GPUs
   EXPECT_EQ(r.jobs[2].placement.nodes.size(), 3u);
+}
+
+// The estimate adds, per count the scenario gives, count x the measured cost of one object: node slots
+// (the autoscaler's maximum when larger) with their GPUs, inline and generated jobs, and time-series rows
+// (horizon / step, each with a sample per pool).
+TEST(Footprint, CountsWhatTheScenarioAsksForBeforeItIsBuilt) {
+  const auto doc = ConfigNode::parse(R"(
+horizon: 10h
+outputs: {timeseries_step: 10m}
+cluster:
+  pools:
+    - {name: a, node: dgx-a100-80gb, count: 2}
+    - {name: b, node: dgx-a100-80gb, count: 1, autoscale: {max: 10}}
+workload:
+  jobs: [{name: j, count: 5}, {name: k}]
+  generator: {classes: [{name: c, count: 7}, {name: d, count: nope}]}
+)",
+                                     "f.yaml");
+  const Footprint f = estimate_footprint(doc, Catalog::builtin(), Duration::from_seconds(3600));
+  const auto cost = [](uint64_t bytes) { return static_cast<double>(bytes); };
+  const double node = cost(FootprintCosts::node) + 8 * cost(FootprintCosts::gpu);
+  ASSERT_EQ(f.items.size(), 5u);  // k has no count (one job, nothing to estimate); d's count is its reader's to refuse
+  EXPECT_EQ(f.items[0].where.field, "cluster.pools[0].count");
+  EXPECT_DOUBLE_EQ(f.items[0].bytes, 2 * node);
+  EXPECT_EQ(f.items[1].where.field, "cluster.pools[1].autoscale.max");
+  EXPECT_DOUBLE_EQ(f.items[1].bytes, 10 * node);
+  EXPECT_EQ(f.items[2].where.field, "workload.jobs[0].count");
+  EXPECT_DOUBLE_EQ(f.items[2].bytes, 5 * cost(FootprintCosts::job));
+  EXPECT_EQ(f.items[3].where.field, "workload.generator.classes[0].count");
+  EXPECT_DOUBLE_EQ(f.items[3].bytes, 7 * cost(FootprintCosts::job));
+  EXPECT_EQ(f.items[4].where.field, "outputs.timeseries_step");
+  EXPECT_DOUBLE_EQ(f.items[4].bytes,
+                   60 * (cost(FootprintCosts::timeseries_row) + 2 * cost(FootprintCosts::timeseries_row_per_pool)));
+  EXPECT_DOUBLE_EQ(f.bytes(), f.items[0].bytes + f.items[1].bytes + f.items[2].bytes + f.items[3].bytes + f.items[4].bytes);
+
+  EXPECT_NO_THROW(check_footprint(f, {static_cast<uint64_t>(f.bytes()), "test"}));
+  try {
+    check_footprint(f, {static_cast<uint64_t>(f.bytes()) - 1, "the test's"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().field, "cluster.pools[1].autoscale.max");  // the largest part
+    EXPECT_EQ(e.where().line, 7);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("10 nodes of 8 GPUs from cluster.pools[1].autoscale.max"), std::string::npos) << what;
+    EXPECT_NE(what.find("and 2 more"), std::string::npos) << what;
+    EXPECT_NE(what.find("(the test's); ask for less at cluster.pools[1].autoscale.max, or raise the limit with --max-memory"),
+              std::string::npos)
+        << what;
+  }
+}
+
+TEST(Footprint, MemorySizesHaveUnitsAndTheDefaultIsHalfOfPhysicalMemory) {
+  const SourceLocation flag{"", std::nullopt, "--max-memory"};
+  EXPECT_EQ(MemoryLimit::parse("4GiB", flag).bytes, uint64_t{4} << 30);
+  EXPECT_EQ(MemoryLimit::parse("1.5 MiB", flag).bytes, uint64_t{3} << 19);
+  EXPECT_EQ(MemoryLimit::parse("8GB", flag).bytes, uint64_t{8'000'000'000});
+  EXPECT_EQ(MemoryLimit::parse("1000", flag).bytes, 1000u);
+  EXPECT_EQ(MemoryLimit::parse("4GiB", flag).source, "--max-memory 4GiB");
+  for (const char* bad : {"", "lots", "0", "-1GiB", "4XB", "GiB", "0.1B", "1e300GiB", "nan"})
+    EXPECT_THROW(MemoryLimit::parse(bad, flag), InputError) << bad;
+  const MemoryLimit d = MemoryLimit::machine_default();
+  EXPECT_GT(d.bytes, 0u);
+  EXPECT_EQ(d.bytes, MemoryLimit::machine_default().bytes);  // the same for every run on one machine
+  EXPECT_NE(d.source.find("half of this machine's"), std::string::npos);
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(12), "12 B");
 }

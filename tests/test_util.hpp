@@ -27,7 +27,7 @@ inline std::string write_file(const std::string& name, const std::string& conten
 }
 
 inline Scenario load(const std::string& path, std::vector<std::string> sets = {}) {
-  return load_scenario(path, {std::move(sets), source_path("data"), {}});
+  return load_scenario(path, {std::move(sets), source_path("data"), {}, {}});
 }
 
 inline Json run(const Scenario& s, const std::string& policy = "") {

@@ -22,19 +22,44 @@ std::optional<int> line_of(const YAML::Node& n) {
   return n.Mark().line + 1;
 }
 
+// What aliases may add to a document: a YAML alias names a node again, and readers walking the tree
+// see it once per alias, so nested aliases ("billion laughs": [*a, *a, ...] ten levels deep) make a
+// short text a tree of billions of values. Scenarios repeat a few blocks, far below this.
+constexpr double kMaxAliasedValues = 1'000'000;
+
 // The walk of check_keys: `seen` holds the maps and lists already checked (an alias names the same
-// node again, and may name a node it sits in), found by their position in the text.
-void check_keys_in(const YAML::Node& n, const std::string& file, const std::string& path,
-                   std::map<std::pair<int, int>, std::vector<YAML::Node>>& seen) {
-  if (!n.IsMap() && !n.IsSequence()) return;
-  auto& same_place = seen[{n.Mark().pos, static_cast<int>(n.Type())}];
-  for (const YAML::Node& other : same_place)
-    if (other.is(n)) return;
-  same_place.push_back(n);
+// node again, and may name a node it sits in), found by their position in the text, with the values
+// each holds counted through its aliases; `distinct` counts the values the text itself holds.
+struct KeyWalk {
+  std::map<std::pair<int, int>, std::vector<std::pair<YAML::Node, double>>> seen;
+  double distinct = 0;
+};
+
+// Checks `n` once and returns the values it holds, counted as readers see them (through aliases).
+double check_keys_in(const YAML::Node& n, const std::string& file, const std::string& path, KeyWalk& walk) {
+  if (!n.IsMap() && !n.IsSequence()) {
+    ++walk.distinct;
+    return 1;
+  }
+  const std::pair<int, int> place{n.Mark().pos, static_cast<int>(n.Type())};
+  for (const auto& [other, values] : walk.seen[place])
+    if (other.is(n)) return values;
+  walk.seen[place].emplace_back(n, 0.0);  // 0 while it is walked: a node inside itself adds nothing more
+  ++walk.distinct;
+  double values = 1;
+  const auto counted = [&, index = walk.seen[place].size() - 1] {
+    if (values - walk.distinct > kMaxAliasedValues)
+      throw InputError({file, line_of(n), path},
+                       fmt::format("aliases (*name) repeat this block into about {:.3g} values, more than the {:.0f} a "
+                                   "document may add through aliases: write the values out, or alias fewer nested blocks",
+                                   values, kMaxAliasedValues));
+    walk.seen[place][index].second = values;
+    return values;
+  };
   if (n.IsSequence()) {
     std::size_t i = 0;
-    for (const YAML::Node& item : n) check_keys_in(item, file, fmt::format("{}[{}]", path, i++), seen);
-    return;
+    for (const YAML::Node& item : n) values += check_keys_in(item, file, fmt::format("{}[{}]", path, i++), walk);
+    return counted();
   }
   std::map<std::string, int> lines;  // key -> line of its first appearance
   for (const auto& kv : n) {
@@ -50,15 +75,16 @@ void check_keys_in(const YAML::Node& n, const std::string& file, const std::stri
     if (auto [first, fresh] = lines.emplace(name, line); !fresh)
       throw InputError({file, line_of(key), field},
                        fmt::format("the key '{}' is given twice (first at line {}): give it once", name, first->second));
-    check_keys_in(kv.second, file, field, seen);
+    values += 1 + check_keys_in(kv.second, file, field, walk);
   }
+  return counted();
 }
 
 }  // namespace
 
 void ConfigNode::check_keys(const YAML::Node& node, const std::string& file, const std::string& path) {
-  std::map<std::pair<int, int>, std::vector<YAML::Node>> seen;
-  check_keys_in(node, file, path, seen);
+  KeyWalk walk;
+  check_keys_in(node, file, path, walk);
 }
 
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {

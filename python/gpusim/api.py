@@ -88,18 +88,24 @@ def _resolve(scenario: ScenarioLike, overrides, seed, data):
     return path, text, sets, data
 
 
+def _max_memory(max_memory: int | str | None) -> str | None:
+    """max_memory as the loader takes it: bytes (an int) or a size such as "4GiB", as --max-memory."""
+    return None if max_memory is None else str(max_memory)
+
+
 def load_scenario(scenario: ScenarioLike, overrides=None, seed=None, data: str | None = None,
-                  variant: str | None = None) -> Scenario:
+                  variant: str | None = None, max_memory: int | str | None = None) -> Scenario:
     """Load and validate a scenario (a path or a dict), or one of its variants; errors raise
-    gpusim.InputError with the CLI's message."""
+    gpusim.InputError with the CLI's message. max_memory: refuse a scenario whose estimated memory is
+    over this many bytes (an int, or a size such as "4GiB"); default, as the CLI's: half of physical memory."""
     if isinstance(scenario, Scenario):
-        if overrides is None and seed is None and data is None and variant is None:
+        if overrides is None and seed is None and data is None and variant is None and max_memory is None:
             return scenario
         variant = variant if variant is not None else scenario.variant
     path, text, sets, data = _resolve(scenario, overrides, seed, data)
     if variant is None:
-        return Scenario(_core.load_scenario(path, text, sets, data), path, text, sets, data)
-    variants = _core.load_variants(path, text, sets, data)
+        return Scenario(_core.load_scenario(path, text, sets, data, _max_memory(max_memory)), path, text, sets, data)
+    variants = _core.load_variants(path, text, sets, data, _max_memory(max_memory))
     for name, core in variants:
         if name == variant:
             return Scenario(core, path, text, sets, data, variant)
@@ -172,7 +178,8 @@ class Result:
 
 
 def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = None, data: str | None = None,
-        variant: str | None = None, outputs: Sequence[str] = (), audit: bool = False) -> Result:
+        variant: str | None = None, outputs: Sequence[str] = (), audit: bool = False,
+        max_memory: int | str | None = None) -> Result:
     """Simulate a scenario (path, dict or Scenario), or one of its variants, under its policy or `policy`.
 
     policy: None (the scenario's), "QUEUE+PLACEMENT", a gpusim.QueueOrder or gpusim.Placement
@@ -180,8 +187,8 @@ def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = 
     names or instances, or a gpusim.Scheduler instance. overrides: {path: value} or ["path=value"],
     as --set. seed: overrides the scenario's seed. outputs: on-request outputs Result.write() adds
     (e.g. ["trace"]; see gpusim.outputs()). audit: check the run's invariants after every event
-    (raises gpusim.AuditError at the first broken one)."""
-    s = load_scenario(scenario, overrides, seed, data, variant)
+    (raises gpusim.AuditError at the first broken one). max_memory: as load_scenario's."""
+    s = load_scenario(scenario, overrides, seed, data, variant, max_memory)
     return Result(s, _core.simulate(s._core, _policy_arg(s, policy), list(outputs), audit))
 
 
@@ -191,11 +198,12 @@ def outputs() -> pd.DataFrame:
 
 
 def compare(scenario: ScenarioLike, policies: Sequence | None = None, overrides=None, seed: int | None = None,
-            data: str | None = None) -> pd.DataFrame:
+            data: str | None = None, max_memory: int | str | None = None) -> pd.DataFrame:
     """Every variant of the scenario under every policy (default: the scenario's): one row each,
-    with the columns variant, policy, then every figure of the summary by dotted path."""
+    with the columns variant, policy, then every figure of the summary by dotted path. max_memory:
+    as load_scenario's."""
     path, text, sets, data = _resolve(scenario, overrides, seed, data)
-    variants = _core.load_variants(path, text, sets, data)
+    variants = _core.load_variants(path, text, sets, data, _max_memory(max_memory))
     if not policies and not variants[0][0]:
         raise _core.InputError("--policies: give policies, or a scenario with variants")
     rows = []

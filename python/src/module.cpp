@@ -417,9 +417,18 @@ std::string to_text(F&& write) {
   return out.str();
 }
 
+// `max_memory` (a size such as "4GiB", or bytes) as --max-memory takes it; none: the machine's default.
+LoadOptions load_options(std::optional<std::string> text, std::vector<std::string> overrides, std::optional<std::string> data,
+                         const std::optional<std::string>& max_memory) {
+  std::optional<MemoryLimit> limit;
+  if (max_memory) limit = MemoryLimit::parse(*max_memory, {"", std::nullopt, "max_memory"});
+  return {std::move(overrides), std::move(data), std::move(text), std::move(limit)};
+}
+
 std::shared_ptr<Scenario> load(const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides,
-                               std::optional<std::string> data) {
-  return std::make_shared<Scenario>(load_scenario(path, {std::move(overrides), std::move(data), std::move(text)}));
+                               std::optional<std::string> data, const std::optional<std::string>& max_memory) {
+  return std::make_shared<Scenario>(
+      load_scenario(path, load_options(std::move(text), std::move(overrides), std::move(data), max_memory)));
 }
 
 py::dict pool_dict(const PoolSpec& p) {
@@ -602,16 +611,19 @@ PYBIND11_MODULE(_core, m) {
                              })
       .def("job_columns", &job_columns);
   m.def("load_scenario", &load, py::arg("path"), py::arg("text") = py::none(), py::arg("overrides") = std::vector<std::string>{},
-        py::arg("data") = py::none());
+        py::arg("data") = py::none(), py::arg("max_memory") = py::none());
   m.def(
       "load_variants",
-      [](const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides, std::optional<std::string> data) {
+      [](const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides,
+         std::optional<std::string> data, const std::optional<std::string>& max_memory) {
         std::vector<std::pair<std::string, std::shared_ptr<Scenario>>> out;
-        for (auto& [name, s] : load_variants(path, {std::move(overrides), std::move(data), std::move(text)}))
+        for (auto& [name, s] :
+             load_variants(path, load_options(std::move(text), std::move(overrides), std::move(data), max_memory)))
           out.emplace_back(name, std::make_shared<Scenario>(std::move(s)));
         return out;
       },
-      py::arg("path"), py::arg("text") = py::none(), py::arg("overrides") = std::vector<std::string>{}, py::arg("data") = py::none());
+      py::arg("path"), py::arg("text") = py::none(), py::arg("overrides") = std::vector<std::string>{},
+      py::arg("data") = py::none(), py::arg("max_memory") = py::none());
 
   // --- what Python policies see and call
   py::class_<Job>(m, "Job")
@@ -742,7 +754,8 @@ PYBIND11_MODULE(_core, m) {
           axes.push_back({axis.first, std::move(axis.second)});
         }
         std::vector<py::dict> out;
-        for (auto& point : cli::sweep_points(path, {std::move(overrides), std::move(data), std::move(text)}, axes, policies)) {
+        for (auto& point :
+             cli::sweep_points(path, {std::move(overrides), std::move(data), std::move(text), {}}, axes, policies)) {
           py::dict d;
           d["columns"] = point.columns;
           d["overrides"] = point.overrides;

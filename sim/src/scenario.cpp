@@ -830,6 +830,9 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   auto catalog = std::make_shared<Catalog>(Catalog::builtin());
   if (auto c = root.get("catalog")) catalog->add_document(*c);
   s.catalog = catalog;
+  check_footprint(
+      estimate_footprint(node, *catalog, parse_duration(outputs_section().field("timeseries_step").absent.value->Scalar())),
+      options.memory_limit.value_or(MemoryLimit::machine_default()));
 
   if (auto v = root.get("variants")) {
     for (const auto& item : v->items()) {

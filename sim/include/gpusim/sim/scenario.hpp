@@ -14,6 +14,7 @@
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/footprint.hpp"
 #include "gpusim/sim/scheduler.hpp"
 #include "gpusim/workloads/job.hpp"
 
@@ -61,6 +62,7 @@ struct LoadOptions {
   std::vector<std::string> overrides;  // "path=value"
   std::optional<std::string> data_dir; // --data
   std::optional<std::string> text;     // the scenario itself (YAML or JSON); the path then only names it
+  std::optional<MemoryLimit> memory_limit;  // --max-memory; none: MemoryLimit::machine_default()
 };
 
 // The data directory: --data, else $GPUSIM_DATA, else data/ in the source tree.
