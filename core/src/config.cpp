@@ -6,8 +6,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -179,39 +177,22 @@ std::string ConfigNode::scalar(std::string_view expected) const {
 
 std::string ConfigNode::as_string() const { return scalar("a string"); }
 
-int64_t ConfigNode::as_int() const {
+int64_t ConfigNode::as_int64(const Range& range) const {
   const std::string s = scalar("an integer");
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) fail(fmt::format("expected an integer, got '{}'", s));
-  return v;
+  try {
+    return parse_integer(s, range);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
 }
 
-int64_t ConfigNode::as_positive_int() const {
-  const int64_t v = as_int();
-  if (v <= 0) fail(fmt::format("expected a positive integer, got {}", v));
-  return v;
-}
-
-int64_t ConfigNode::as_non_negative_int() const {
-  const int64_t v = as_int();
-  if (v < 0) fail(fmt::format("expected an integer >= 0, got {}", v));
-  return v;
-}
-
-double ConfigNode::as_number() const {
+double ConfigNode::as_number(const Range& range) const {
   const std::string s = scalar("a number");
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v))
-    fail(fmt::format("expected a number, got '{}'", s));
-  return v;
-}
-
-double ConfigNode::as_non_negative_number() const {
-  const double v = as_number();
-  if (v < 0) fail(fmt::format("expected a number >= 0, got {}", v));
-  return v;
+  try {
+    return parse_number(s, range);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
 }
 
 bool ConfigNode::as_bool() const {
