@@ -446,6 +446,14 @@ TEST(BadInput, CommunicationThatWouldOverflowTheClock) {
              "line 7: workload.jobs[0].communication.iterations: 9000000000000000000 iterations of 0.1 s are 9e+17 s of work; "
              "a job runs at most " +
                  kSpan);
+  // Within their bounds, collectives can still slow a job so much that its end would pass the
+  // clock's range: checked where the completion time is computed, naming the job.
+  const auto slow = write_file("slow.yaml", replace(kGood, "gpus: 1, duration: 1h}",
+                                                    "gpus: 2, communication: {compute_per_iteration: 1us, bytes_per_iteration: "
+                                                    "1e15, iterations: 1000000000000000}}"));
+  EXPECT_HAS(test::input_error([&] { test::run(test::load(slow)); }),
+             "slow.yaml:line 7: workload.jobs[0]: at 3.15e-11 of its ideal speed the job would run 3.1746e+19 s more, past the "
+             "clock's range");
   EXPECT_HAS(error_of(replace(kGood, "gpus: 1, duration: 1h}", iterations + "9e18}}")),
              "workload.jobs[0].communication.iterations: expected an integer, got '9e18'");
   EXPECT_HAS(error_of(replace(kGood, "gpus: 1, duration: 1h}", iterations + "99999999999999999999}}")),
