@@ -524,6 +524,7 @@ TEST(BadInput, PolicyParametersStayInTheClocksRange) {
   EXPECT_HAS(tiresias("tiresias_starvation: 1e300"), "policy.params.tiresias_starvation: expected a number in 0..100, got 1e300");
   EXPECT_HAS(tiresias("tiresias_queues: [1800, 1e300]"),
              "policy.params.tiresias_queues[1]: expected a number > 0 and <= 3153600000, got 1e300");
-  EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {spot_fallback_after: 1e31}}")),
-             "policy.params.spot_fallback_after: expected a duration from 0 to 100 years");
+  EXPECT_HAS(
+      error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {spot_fallback_after: 1e31}}")),
+      "policy.params.spot_fallback_after: expected a duration from 0 to 100 years");
 }
