@@ -177,22 +177,24 @@ std::string ConfigNode::scalar(std::string_view expected) const {
 
 std::string ConfigNode::as_string() const { return scalar("a string"); }
 
-int64_t ConfigNode::as_int64(const Range& range) const {
-  const std::string s = scalar("an integer");
+// The scalar read by `parse` (core/number.hpp, parse_duration), whose std::invalid_argument says
+// what it expected: failed here, naming this node.
+template <class Parse>
+std::invoke_result_t<Parse, const std::string&> ConfigNode::parsed(std::string_view expected, Parse parse) const {
+  const std::string s = scalar(expected);
   try {
-    return parse_integer(s, range);
+    return parse(s);
   } catch (const std::invalid_argument& e) {
     fail(e.what());
   }
 }
 
+int64_t ConfigNode::as_int64(const Range& range) const {
+  return parsed("an integer", [&](const std::string& s) { return parse_integer(s, range); });
+}
+
 double ConfigNode::as_number(const Range& range) const {
-  const std::string s = scalar("a number");
-  try {
-    return parse_number(s, range);
-  } catch (const std::invalid_argument& e) {
-    fail(e.what());
-  }
+  return parsed("a number", [&](const std::string& s) { return parse_number(s, range); });
 }
 
 bool ConfigNode::as_bool() const {
@@ -203,12 +205,7 @@ bool ConfigNode::as_bool() const {
 }
 
 Duration ConfigNode::as_duration() const {
-  const std::string s = scalar("a duration");
-  try {
-    return parse_duration(s);
-  } catch (const std::invalid_argument& e) {
-    fail(e.what());
-  }
+  return parsed("a duration", [](const std::string& s) { return parse_duration(s); });
 }
 
 std::vector<std::string> ConfigNode::string_list(std::string_view key) const {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -99,6 +100,8 @@ class ConfigNode {
  private:
   std::string scalar(std::string_view expected) const;
   int64_t as_int64(const Range& range) const;
+  template <class Parse>
+  std::invoke_result_t<Parse, const std::string&> parsed(std::string_view expected, Parse parse) const;
   std::shared_ptr<const YAML::Node> node_;  // a handle: copies of a ConfigNode share it
   std::shared_ptr<const std::string> file_;
   std::string path_;
