@@ -61,11 +61,13 @@ TEST(BadInput, WrongType) {
 }
 
 TEST(BadInput, ZeroCount) {
-  EXPECT_HAS(error_of(replace(kGood, "count: 2", "count: 0")), "cluster.pools[0].count: expected a positive integer, got 0");
+  EXPECT_HAS(error_of(replace(kGood, "count: 2", "count: 0")),
+             "cluster.pools[0].count: expected an integer in 1..1000000, got 0");
 }
 
 TEST(BadInput, NegativeGpus) {
-  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: -2,")), "line 7: workload.jobs[0].gpus: expected an integer >= 0, got -2");
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: -2,")),
+             "line 7: workload.jobs[0].gpus: expected an integer in 0..100000, got -2");
 }
 
 TEST(BadInput, UnknownNodeTemplate) {
@@ -139,12 +141,12 @@ TEST(BadInput, UnknownJobKind) {
 
 TEST(BadInput, ShareAboveOneGpu) {
   EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: 1, gpu_milli: 1500,")),
-             "workload.jobs[0].gpu_milli: expected at most 1000 milli-GPU per GPU, got 1500");
+             "workload.jobs[0].gpu_milli: expected an integer in 1..1000, got 1500");
 }
 
 TEST(BadInput, ComputeDemandOutOfRange) {
   EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, u: 1.5}")),
-             "workload.jobs[0].u: expected a compute demand between 0 and 1, got 1.5");
+             "workload.jobs[0].u: expected a number in 0..1, got 1.5");
 }
 
 TEST(BadInput, DuplicatePoolNames) {
@@ -168,7 +170,7 @@ TEST(BadInput, MissingScenarioFile) {
 
 TEST(BadInput, SharingConfigs) {
   EXPECT_HAS(error_of(kGood, {"cluster.pools[0].sharing={timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 1}]}}"}),
-             "expected replicas >= 2, got 1");
+             "expected an integer in 2..1000, got 1");
   EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb", "cluster.pools[0].mig={strategy: mixed, config: all-1g.10gb}",
                               "cluster.pools[0].sharing={mps: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}"}),
              "MPS is not supported on MIG-enabled GPUs");
@@ -197,7 +199,7 @@ TEST(BadInput, TopologyAndCommunication) {
   EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, kubelet: {topologyManagerPolicy: strict}}")),
              "cluster.pools[0].kubelet.topologyManagerPolicy: expected one of none, best-effort, restricted, single-numa-node, got 'strict'");
   EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, network: {nics: 0, gbps_per_nic: 100}}")),
-             "cluster.pools[0].network.nics: expected a positive integer, got 0");
+             "cluster.pools[0].network.nics: expected an integer in 1..2147483647, got 0");
   EXPECT_HAS(error_of(replace(kGood, "duration: 1h}",
                               "duration: 1h, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e8, iterations: 10}}")),
              "workload.jobs[0].duration: give duration or communication.iterations, not both");
@@ -248,7 +250,8 @@ TEST(BadInput, MarketsSpotAndAutoscaling) {
   EXPECT_HAS(error_of(kGood, {"cluster.pools.0.autoscale={min: 3, max: 4}"}),
              "cluster.pools[0].count: expected a starting count between autoscale.min 3 and autoscale.max 4");
   EXPECT_HAS(error_of(kGood, {"cluster.pools.0.autoscale={min: 5, max: 4}"}), "expected min <= max, got min 5 and max 4");
-  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.provisioning_delay=-5"}), "cluster.pools[0].provisioning_delay: expected a duration >= 0");
+  EXPECT_HAS(error_of(kGood, {"cluster.pools.0.provisioning_delay=-5"}),
+             "cluster.pools[0].provisioning_delay: expected a duration from 0 to 100 years");
   EXPECT_HAS(error_of(kGood, {spot, "cluster.pools.0.spot={interruptions_per_node_month: 1}", "scheduling={gang: false}"}),
              "scheduling.gang: gang: false (workers placed one at a time) is not modelled with spot or autoscaled pools");
 }
@@ -263,9 +266,11 @@ TEST(BadInput, CheckpointsAndPolicyParameters) {
   EXPECT_HAS(error_of(kGood, {"model.checkpoint.defaults.training={interval: 1h}"}), "model.checkpoint.defaults.training: missing required field 'cost'");
   EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {fallback: 1h}}")),
              "policy.params.fallback: unknown policy parameter 'fallback'; known: ties, tiresias_queues, tiresias_starvation, spot_fallback_after, fgd_coverage");
-  EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {spot_fallback_after: -1}}")),
-             "policy.params.spot_fallback_after: expected a duration >= 0");
-  EXPECT_HAS(error_of(kGood, {"model.low_utilization.threshold=1.5"}), "model.low_utilization.threshold: expected a utilization in (0, 1]");
+  EXPECT_HAS(
+      error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {spot_fallback_after: -1}}")),
+      "policy.params.spot_fallback_after: expected a duration from 0 to 100 years");
+  EXPECT_HAS(error_of(kGood, {"model.low_utilization.threshold=1.5"}),
+             "model.low_utilization.threshold: expected a number > 0 and <= 1, got 1.5");
 }
 
 // Issue 19, strict documents: a key given twice is refused (yaml-cpp would read the first), for
@@ -377,4 +382,149 @@ TEST(BadInput, TextThatIsNotUtf8) {
   EXPECT_HAS(
       error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: csv, path: " + csv + "}]")),
       "latin1.csv:line 2: byte 0xE9 at column 11 is not UTF-8 text");
+}
+
+// Numbers at the edge (issue 19): every number is finite, in its field's range and never wraps to
+// 32 bits; every time an input makes stays within kMaxSpan (100 years), so the clock cannot wrap.
+namespace {
+
+const std::string kSpan = "100 years (3153600000 s)";
+
+std::string trace_error(const std::string& file, const std::string& text, const std::string& format) {
+  const auto path = write_file(file, text);
+  return error_of(
+      replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: " + format + ", path: " + path + "}]"));
+}
+
+std::string generator_error(const std::string& cls) {
+  return error_of(
+      replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}\n", "generator:\n    classes:\n      - " + cls + "\n"));
+}
+
+}  // namespace
+
+TEST(BadInput, GenericCsvDurationsAndDemandsAreFiniteAndInRange) {
+  for (const char* bad : {"nan", "inf", "-inf"})
+    EXPECT_HAS(trace_error("jobs.csv", std::string("arrival_s,duration_s,gpus\n0,") + bad + ",1\n", "csv"),
+               std::string("jobs.csv:line 2: column 'duration_s': expected a number in 0..3153600000, got '") + bad + "'");
+  for (const char* big : {"1e308", "1e31", "-5"})
+    EXPECT_HAS(trace_error("jobs.csv", std::string("arrival_s,duration_s,gpus\n0,10,1\n") + big + ",10,1\n", "csv"),
+               std::string("jobs.csv:line 3: column 'arrival_s': expected a number in 0..3153600000, got ") + big);
+  EXPECT_HAS(trace_error("jobs.csv", "arrival_s,duration_s,gpus,u\n0,10,1,nan\n", "csv"),
+             "jobs.csv:line 2: column 'u': expected a number in 0..1, got 'nan'");
+  EXPECT_HAS(trace_error("jobs.csv", "arrival_s,duration_s,gpus,u\n0,10,1,1.5\n", "csv"),
+             "jobs.csv:line 2: column 'u': expected a number in 0..1, got 1.5");
+  EXPECT_HAS(trace_error("jobs.csv", "arrival_s,duration_s,gpus,priority\n0,10,1,4294967296\n", "csv"),
+             "jobs.csv:line 2: column 'priority': expected an integer in -2147483648..2147483647, got 4294967296");
+  EXPECT_HAS(trace_error("jobs.csv", "arrival_s,duration_s,gpus\n0,10,4294967297\n", "csv"),
+             "jobs.csv:line 2: column 'gpus': expected an integer in 0..100000, got 4294967297");
+}
+
+TEST(BadInput, PhillyAndOpenbTimesStayInTheClocksRange) {
+  const std::string philly = "timestamp,duration,num_gpus,cluster\n";
+  EXPECT_HAS(trace_error("philly.csv", philly + "2017-10-03 00:00:00,9300000000000,1,c\n", "philly"),
+             "philly.csv:line 2: column 'duration': expected an integer in 0..3153600000, got 9300000000000");
+  EXPECT_HAS(trace_error("philly.csv", philly + "2017-10-03 00:00:00,1e400,1,c\n", "philly"),
+             "philly.csv:line 2: column 'duration': expected a whole number, got '1e400'");
+  EXPECT_HAS(trace_error("philly.csv", philly + "0001-01-01 00:00:00,10,1,c\n9999-01-01 00:00:00,10,1,c\n", "philly"),
+             "philly.csv:line 3: column 'timestamp': 315506361600 s after the earliest row; a trace spans at most " + kSpan);
+  const std::string openb = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\n";
+  EXPECT_HAS(trace_error("pods.csv", openb + "p,1,1,1,1000,-1000000000000000,40\n", "openb"),
+             "pods.csv:line 2: column 'creation_time': expected an integer in 0..3153600000, got -1000000000000000");
+  EXPECT_HAS(trace_error("pods.csv", openb + "p,1,1,1,1000,0,1000000000000000\n", "openb"),
+             "pods.csv:line 2: column 'deletion_time': expected an integer in 0..3153600000, got 1000000000000000");
+  EXPECT_HAS(trace_error("pods.csv", openb + "p,1,1,1,1000,-1e15,40\n", "openb"),
+             "pods.csv:line 2: column 'creation_time': expected an integer, got '-1e15'");
+}
+
+TEST(BadInput, CommunicationThatWouldOverflowTheClock) {
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}",
+                              "duration: 1h, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e93}}")),
+             "line 7: workload.jobs[0].communication.bytes_per_iteration: expected a number in 0..1000000000000000, got 1e93");
+  const std::string iterations = "gpus: 1, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e8, iterations: ";
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1, duration: 1h}", iterations + "9000000000000000000}}")),
+             "line 7: workload.jobs[0].communication.iterations: 9000000000000000000 iterations of 0.1 s are 9e+17 s of work; "
+             "a job runs at most " +
+                 kSpan);
+  // Within their bounds, collectives can still slow a job so much that its end would pass the
+  // clock's range: checked where the completion time is computed, naming the job.
+  const auto slow = write_file("slow.yaml", replace(kGood, "gpus: 1, duration: 1h}",
+                                                    "gpus: 2, communication: {compute_per_iteration: 1us, bytes_per_iteration: "
+                                                    "1e15, iterations: 1000000000000000}}"));
+  EXPECT_HAS(test::input_error([&] { test::run(test::load(slow)); }),
+             "slow.yaml:line 7: workload.jobs[0]: at 3.15e-11 of its ideal speed the job would run 3.1746e+19 s more, past the "
+             "clock's range");
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1, duration: 1h}", iterations + "9e18}}")),
+             "workload.jobs[0].communication.iterations: expected an integer, got '9e18'");
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1, duration: 1h}", iterations + "99999999999999999999}}")),
+             "workload.jobs[0].communication.iterations: expected a positive integer, got 99999999999999999999");
+}
+
+TEST(BadInput, GeneratorArrivalsAndDurationsStayInTheClocksRange) {
+  EXPECT_HAS(generator_error("{name: c, count: 2, gpus: 1, duration: 1h, arrival: {start: -10h}}"),
+             "line 8: workload.generator.classes[0].arrival.start: expected a duration from 0 to " + kSpan + ", got \"-10h\"");
+  EXPECT_HAS(generator_error("{name: c, count: 2, gpus: 1, duration: 1h, arrival: {rate_per_hour: 1e-300}}"),
+             "line 8: workload.generator.classes[0].arrival.rate_per_hour: job c-0 would arrive at ");
+  EXPECT_HAS(generator_error("{name: c, count: 2, gpus: 1, duration: 1h, arrival: {rate_per_hour: 0}}"),
+             "workload.generator.classes[0].arrival.rate_per_hour: expected a number > 0, got 0");
+  EXPECT_HAS(generator_error("{name: c, count: 2, gpus: 1, duration: {distribution: lognormal, median: 1h, sigma: 1e6}}"),
+             "line 8: workload.generator.classes[0].duration.sigma: expected a number > 0 and <= 10, got 1e6");
+  EXPECT_HAS(generator_error("{name: c, count: 2, gpus: 1, duration: {distribution: exponential, mean: 9e18us}}"),
+             "workload.generator.classes[0].duration.mean: expected a duration from 0 to " + kSpan + ", got \"9e18us\"");
+  // A distribution within its bounds can still draw past the clock's range: the draw is checked.
+  EXPECT_HAS(generator_error("{name: c, count: 50, gpus: 1, duration: {distribution: lognormal, median: 30d, sigma: 10}}"),
+             "workload.generator.classes[0].duration: job c-");
+  EXPECT_HAS(generator_error("{name: c, count: 2, gpus: [1, 4294967297], duration: 1h}"),
+             "workload.generator.classes[0].gpus[1]: expected an integer in 0..100000, got 4294967297");
+}
+
+// A fault rate of 1e-300 per hour is valid: a fault drawn past kMaxSpan falls after any horizon, so
+// the run is the one without faults (before, the drawn time overflowed the clock).
+TEST(BadInput, TinyFaultRatesDoNotOverflowTheClock) {
+  const std::string mps = replace(kGood, "count: 2}",
+                                  "count: 2, sharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}}");
+  const Json faulty = test::run(
+      test::load(write_file("faulty.yaml", replace(mps, "policy:", "model: {mps: {fault_rate_per_hour: 1e-300}}\npolicy:"))));
+  const Json plain = test::run(test::load(write_file("plain.yaml", mps)));
+  EXPECT_EQ(faulty["jobs_completed"], 1);
+  EXPECT_GT(faulty["makespan_s"].get<double>(), 0);
+  EXPECT_EQ(faulty["makespan_s"], plain["makespan_s"]);
+}
+
+TEST(BadInput, CountsNeverWrapTo32Bits) {
+  const std::string gpu =
+      "  - {name: X1, memory_mib: 1024, sms: 4, bf16_tflops: 1, fp32_tflops: 1, memory_bandwidth_gb_per_s: 1, "
+      "tdp_w: 1, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n";
+  EXPECT_HAS(error_of("catalog:\n  gpus:\n" + replace(gpu, "sms: 4", "sms: 4294967296") + kGood),
+             "line 3: catalog.gpus[0].sms: expected an integer in 1..2147483647, got 4294967296");
+  EXPECT_HAS(
+      error_of("catalog:\n  nodes:\n  - {name: n, gpu: L4, gpus: 4294967297, cpu_milli: 1000, memory_mib: 1024, source: t}\n" +
+               std::string(kGood)),
+      "line 3: catalog.nodes[0].gpus: expected an integer in 0..32, got 4294967297");
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, priority: 4294967296}")),
+             "line 7: workload.jobs[0].priority: expected an integer in -2147483648..2147483647, got 4294967296");
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: 4, workers: 100000,")),
+             "line 7: workload.jobs[0].workers: 100000 workers x 4 GPUs make 400000 GPUs; a job has at most 100000");
+  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: 4294967297,")),
+             "line 7: workload.jobs[0].gpus: expected an integer in 0..100000, got 4294967297");
+  EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, autoscale: {min: 4294967297, max: 3}}")),
+             "cluster.pools[0].autoscale.min: expected an integer in 0..1000000, got 4294967297");
+  // Counts of jobs are int64: a large one is read whole (the memory estimate refuses what would not fit).
+  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, count: 99999999999999999999}")),
+             "workload.jobs[0].count: expected a positive integer, got 99999999999999999999");
+  EXPECT_HAS(
+      error_of(kGood, {"cluster.pools[0].count=4294967297"}),
+      "--set: cluster.pools[0].count=4294967297: cluster.pools[0].count: expected an integer in 1..1000000, got 4294967297");
+}
+
+TEST(BadInput, PolicyParametersStayInTheClocksRange) {
+  const auto tiresias = [&](const std::string& params) {
+    return error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: tiresias+first-fit, params: {" + params + "}}"));
+  };
+  EXPECT_HAS(tiresias("tiresias_starvation: 1e300"), "policy.params.tiresias_starvation: expected a number in 0..100, got 1e300");
+  EXPECT_HAS(tiresias("tiresias_queues: [1800, 1e300]"),
+             "policy.params.tiresias_queues[1]: expected a number > 0 and <= 3153600000, got 1e300");
+  EXPECT_HAS(
+      error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {spot_fallback_after: 1e31}}")),
+      "policy.params.spot_fallback_after: expected a duration from 0 to 100 years");
 }

@@ -4,6 +4,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/fields.hpp"
+#include "gpusim/core/number.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/utf8.hpp"
@@ -39,6 +40,81 @@ TEST(Time, RejectsWhatIsNotADurationAndSaysWhatItExpected) {
       EXPECT_NE(std::string(e.what()).find("\"30m\""), std::string::npos) << e.what();
     }
   }
+}
+
+// kMaxSpan bounds every time an input gives: three of them added stay far inside int64 microseconds.
+TEST(Time, DurationsStayWithinTheMaximumSpan) {
+  EXPECT_EQ(parse_duration("36500d"), kMaxSpan);
+  EXPECT_EQ(kMaxSpan.us(), 3'153'600'000'000'000);
+  EXPECT_LT(3 * static_cast<double>(kMaxSpan.us()), static_cast<double>(Time::max().us()) / 900);
+  for (const char* bad : {"36500.001d", "-10h", "-1us", "1e31", "9e18us"}) {
+    try {
+      parse_duration(bad);
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), fmt::format("expected a duration from 0 to 100 years (3153600000 s), got \"{}\"", bad));
+    }
+  }
+  // A wait drawn from a tiny rate is kept at kMaxSpan, past any horizon, instead of wrapping.
+  EXPECT_EQ(sampled_wait(1e300), kMaxSpan);
+  EXPECT_EQ(sampled_wait(2.0), Duration::from_seconds(7200));
+}
+
+// One reader for every number: finite, whole where it must be, inside its range, named in the message.
+TEST(Number, ParsesCheckedNumbersAndSaysTheRange) {
+  EXPECT_EQ(parse_integer("-12"), -12);
+  EXPECT_EQ(parse_integer("4294967297"), 4294967297);
+  EXPECT_EQ(parse_number("1.5e3", Range::between(0, 2000)), 1500);
+  EXPECT_EQ(parse_whole("2951.0", Range::at_least(0)), 2951);
+  const auto message = [](auto parse) {
+    try {
+      parse();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([] { parse_integer("12.0"); }), "expected an integer, got '12.0'");
+  EXPECT_EQ(message([] { parse_integer("4294967297", Range::of<int32_t>()); }),
+            "expected an integer in -2147483648..2147483647, got 4294967297");
+  EXPECT_EQ(message([] { parse_integer("99999999999999999999", Range::at_least(1)); }),
+            "expected a positive integer, got 99999999999999999999");
+  EXPECT_EQ(message([] { parse_integer("-2", Range::at_least(0)); }), "expected an integer >= 0, got -2");
+  for (const char* bad : {"nan", "inf", "-inf", "1e400", "", "1,5"})
+    EXPECT_EQ(message([&] { parse_number(bad, Range::between(0, 1)); }), fmt::format("expected a number in 0..1, got '{}'", bad));
+  EXPECT_EQ(message([] { parse_number("1e308", Range::between(0, 1)); }), "expected a number in 0..1, got 1e308");
+  EXPECT_EQ(message([] { parse_number("0", {Bound(0, true), Bound(1)}); }), "expected a number > 0 and <= 1, got 0");
+  EXPECT_EQ(message([] { parse_whole("2.5"); }), "expected a whole number, got '2.5'");
+  EXPECT_EQ(message([] { parse_whole("1e19"); }), "expected an integer, got 1e19");
+  EXPECT_FALSE(Range::between(0, 1).contains(std::nan("")));
+  EXPECT_TRUE(Range::between(0, 100).fits<int32_t>());
+  EXPECT_FALSE(Range::at_least(0).fits<int32_t>());
+  EXPECT_TRUE(Range::at_least(0).fits<int64_t>());
+}
+
+// A config value read into a narrower type needs a range inside it; the declaration gives it, so
+// the schema states what the reader checks.
+TEST(Config, NumbersAreReadInTheirDeclaredRange) {
+  const auto doc = ConfigNode::parse("sms: 4294967296\nrate: 1e-3\nbig: 9000000000\n", "x.yaml");
+  EXPECT_THROW(doc.at("sms").as_int<int32_t>(), std::logic_error);
+  EXPECT_EQ(doc.at("big").as_int(), 9'000'000'000);
+  const Section s{"t",
+                  "test",
+                  {{"sms", Type::int32().at_least(1), required, "", "SMs"},
+                   {"rate", Type::number().above(0), required, "", "A rate"},
+                   {"big", Type::integer().at_least(0), required, "", "A count"}}};
+  const Fields f = s.read(doc);
+  EXPECT_EQ(f.number("rate"), 1e-3);
+  EXPECT_EQ(f.integer("big"), 9'000'000'000);
+  try {
+    f.integer<int32_t>("sms");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "x.yaml:line 1: sms: expected an integer in 1..2147483647, got 4294967296");
+  }
+  const Json schema = json_schema(s, "t");
+  EXPECT_EQ(schema["properties"]["sms"]["maximum"], 2147483647);
+  EXPECT_EQ(schema["properties"]["rate"]["exclusiveMinimum"], 0);
 }
 
 TEST(Time, FormatsSecondsExactly) {

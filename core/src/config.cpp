@@ -6,8 +6,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -209,39 +207,24 @@ std::string ConfigNode::scalar(std::string_view expected) const {
 
 std::string ConfigNode::as_string() const { return scalar("a string"); }
 
-int64_t ConfigNode::as_int() const {
-  const std::string s = scalar("an integer");
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) fail(fmt::format("expected an integer, got '{}'", s));
-  return v;
+// The scalar read by `parse` (core/number.hpp, parse_duration), whose std::invalid_argument says
+// what it expected: failed here, naming this node.
+template <class Parse>
+std::invoke_result_t<Parse, const std::string&> ConfigNode::parsed(std::string_view expected, Parse parse) const {
+  const std::string s = scalar(expected);
+  try {
+    return parse(s);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
 }
 
-int64_t ConfigNode::as_positive_int() const {
-  const int64_t v = as_int();
-  if (v <= 0) fail(fmt::format("expected a positive integer, got {}", v));
-  return v;
+int64_t ConfigNode::as_int64(const Range& range) const {
+  return parsed("an integer", [&](const std::string& s) { return parse_integer(s, range); });
 }
 
-int64_t ConfigNode::as_non_negative_int() const {
-  const int64_t v = as_int();
-  if (v < 0) fail(fmt::format("expected an integer >= 0, got {}", v));
-  return v;
-}
-
-double ConfigNode::as_number() const {
-  const std::string s = scalar("a number");
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v))
-    fail(fmt::format("expected a number, got '{}'", s));
-  return v;
-}
-
-double ConfigNode::as_non_negative_number() const {
-  const double v = as_number();
-  if (v < 0) fail(fmt::format("expected a number >= 0, got {}", v));
-  return v;
+double ConfigNode::as_number(const Range& range) const {
+  return parsed("a number", [&](const std::string& s) { return parse_number(s, range); });
 }
 
 bool ConfigNode::as_bool() const {
@@ -252,12 +235,7 @@ bool ConfigNode::as_bool() const {
 }
 
 Duration ConfigNode::as_duration() const {
-  const std::string s = scalar("a duration");
-  try {
-    return parse_duration(s);
-  } catch (const std::invalid_argument& e) {
-    fail(e.what());
-  }
+  return parsed("a duration", [](const std::string& s) { return parse_duration(s); });
 }
 
 std::vector<std::string> ConfigNode::string_list(std::string_view key) const {

@@ -25,7 +25,7 @@ YAML::Node unmarked(const YAML::Node& n) {
 }
 
 // What parse_duration reads: a number, optionally with a unit.
-constexpr std::string_view kDurationPattern = R"(^ *-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?(us|ms|s|m|h|d|w)? *$)";
+constexpr std::string_view kDurationPattern = R"(^ *([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?(us|ms|s|m|h|d|w)? *$)";
 
 Json bound_json(double v) {
   if (v == std::trunc(v) && std::abs(v) < 9e15) return static_cast<int64_t>(v);
@@ -82,9 +82,12 @@ class SchemaWriter {
       case K::duration:
         if (!defs.contains("duration"))
           defs["duration"] = Json::object(
-              {{"description", "number of seconds or a string like 30m, 2h, 7d (units us, ms, s, m, h, d, w)"},
-               {"oneOf", Json::array({Json::object({{"type", "number"}}),
-                                      Json::object({{"type", "string"}, {"pattern", kDurationPattern}})})}});
+              {{"description", fmt::format("number of seconds or a string like 30m, 2h, 7d (units us, ms, s, m, h, d, w), "
+                                           "from 0 to {}",
+                                           kMaxSpanText)},
+               {"oneOf",
+                Json::array({Json::object({{"type", "number"}, {"minimum", 0}, {"maximum", bound_json(kMaxSpan.seconds())}}),
+                             Json::object({{"type", "string"}, {"pattern", kDurationPattern}})})}});
         out["$ref"] = "#/$defs/duration";
         break;
       case K::choice: out["enum"] = t.names; break;
@@ -144,6 +147,13 @@ class SchemaWriter {
 };
 
 }  // namespace
+
+Range Type::range() const {
+  if (minimum || maximum) return {minimum, maximum};
+  for (const Type& t : of)
+    if (const Range r = t.range(); r.minimum || r.maximum) return r;
+  return {};
+}
 
 FieldDefault::FieldDefault(const char* yaml) {
   if (*yaml == '\0') return;

@@ -40,9 +40,12 @@ Duration parse_duration(std::string_view text) {
   auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || ptr != number.data() + number.size() || !std::isfinite(value)) throw fail();
   const double us = std::round(value * scale);
-  if (us < -9.2e18 || us > 9.2e18) throw fail();
+  if (us < 0 || us > static_cast<double>(kMaxSpan.us()))
+    throw std::invalid_argument(fmt::format("expected a duration from 0 to {}, got \"{}\"", kMaxSpanText, text));
   return Duration::from_us(static_cast<int64_t>(us));
 }
+
+Duration sampled_wait(double hours) { return hours >= kMaxSpan.hours() ? kMaxSpan : Duration::from_hours(hours, Round::up); }
 
 std::string format_seconds(Duration d) {
   const int64_t us = d.us();

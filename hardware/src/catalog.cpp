@@ -35,11 +35,11 @@ const Section& mig_class_section() {
       "A class of MIG instances of a geometry: its slices and where an instance may start",
       {
           {"class", Type::string(), required, "", "The class's name, e.g. 1g, 1g.2m (two memory slices), 1g+me"},
-          {"id", Type::integer().at_least(0), "", "", "nvidia-smi's GPU-instance profile id, where known"},
-          {"compute_slices", Type::integer().at_least(1), required, "", "Compute slices one instance takes"},
-          {"memory_slices", Type::integer().at_least(1), required, "", "Contiguous memory slices one instance occupies"},
-          {"starts", Type::list(Type::integer().at_least(0)), required, "", "Memory slices an instance may start at"},
-          {"max_count", Type::integer().at_least(1), required, "", "Instances per GPU"},
+          {"id", Type::int32().at_least(0), "", "", "nvidia-smi's GPU-instance profile id, where known"},
+          {"compute_slices", Type::int32().at_least(1), required, "", "Compute slices one instance takes"},
+          {"memory_slices", Type::int32().at_least(1), required, "", "Contiguous memory slices one instance occupies"},
+          {"starts", Type::list(Type::int32().at_least(0)), required, "", "Memory slices an instance may start at"},
+          {"max_count", Type::int32().at_least(1), required, "", "Instances per GPU"},
           {"media_extensions", Type::boolean(), "false", "", "A +me class: at most one instance per GPU"},
       }};
   return s;
@@ -51,8 +51,8 @@ const Section& mig_geometry_section() {
       "How a family of GPUs is sliced for MIG",
       {
           {"name", Type::string(), required, "", "The geometry's name, e.g. seven-slice"},
-          {"memory_slices", Type::integer().at_least(1), required, "", "Memory slices of a GPU"},
-          {"compute_slices", Type::integer().at_least(1), required, "", "Compute slices of a GPU"},
+          {"memory_slices", Type::int32().at_least(1), required, "", "Memory slices of a GPU"},
+          {"compute_slices", Type::int32().at_least(1), required, "", "Compute slices of a GPU"},
           {"combine_4g_3g", Type::boolean(), "true", "", "4g and 3g instances may share a GPU (driver R510 on)"},
           source_field(required),
           {"classes", Type::list(Type::section(mig_class_section())), required, "", "The classes of instances"},
@@ -67,8 +67,8 @@ const Section& mig_profile_section() {
                              {"name", Type::string(), required, "", "The profile's name, e.g. 1g.10gb"},
                              {"class", Type::string(), required, "", "The geometry's class it instantiates, e.g. 1g"},
                              {"memory_mib", Type::integer().at_least(1), required, "MiB", "Memory of one instance"},
-                             {"sms", Type::integer().at_least(1), required, "", "Streaming multiprocessors of one instance"},
-                             {"copy_engines", Type::integer().at_least(1), required, "", "Copy engines of one instance"},
+                             {"sms", Type::int32().at_least(1), required, "", "Streaming multiprocessors of one instance"},
+                             {"copy_engines", Type::int32().at_least(1), required, "", "Copy engines of one instance"},
                              {"assumed", Type::boolean(), "false", "", "Not confirmed by a primary source"},
                          }};
   return s;
@@ -93,14 +93,14 @@ const Section& gpu_section() {
           {"name", Type::string(), required, "", "The model's name, e.g. A100-80GB-SXM"},
           {"aliases", Type::string_list(), "", "", "Other names traces use for it, e.g. V100M32"},
           {"memory_mib", Type::integer().at_least(1), required, "MiB", "Device memory"},
-          {"sms", Type::integer().at_least(1), required, "", "Streaming multiprocessors"},
+          {"sms", Type::int32().at_least(1), required, "", "Streaming multiprocessors"},
           {"bf16_tflops", Type::number().at_least(0), required, "TFLOPS", "Dense BF16 tensor peak"},
           {"fp32_tflops", Type::number().at_least(0), required, "TFLOPS", "FP32 peak"},
           {"memory_bandwidth_gb_per_s", Type::number().at_least(0), required, "GB/s", "Memory bandwidth"},
           {"tdp_w", Type::number().at_least(0), required, "W", "Thermal design power"},
           {"nvlink_gb_per_s", Type::number().at_least(0), required, "GB/s",
            "NVLink bandwidth, bidirectional total per GPU; 0: none"},
-          {"nvlinks", Type::integer().at_least(1), "", "", "NVLink links per GPU; required when nvlink_gb_per_s > 0"},
+          {"nvlinks", Type::int32().at_least(1), "", "", "NVLink links per GPU; required when nvlink_gb_per_s > 0"},
           {"pcie_gen", Type::integer().at_least(3).at_most(5), required, "", "PCIe generation of its x16 host link"},
           {"compute_capability", Type::number().at_least(0), required, "", "CUDA compute capability, e.g. 8.0"},
           {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
@@ -158,25 +158,25 @@ void Catalog::add_geometry(const ConfigNode& entry) {
   const Fields e = mig_geometry_section().read(entry);
   Geometry g;
   g.name = e.at("name").as_string();
-  g.memory_slices = static_cast<int>(e.at("memory_slices").as_positive_int());
-  g.compute_slices = static_cast<int>(e.at("compute_slices").as_positive_int());
+  g.memory_slices = e.integer<int>("memory_slices");
+  g.compute_slices = e.integer<int>("compute_slices");
   g.combine_4g_3g = e.value("combine_4g_3g").as_bool();
   e.at("source").as_string();
   for (const auto& item : e.at("classes").items()) {
     const Fields c = mig_class_section().read(item);
     MigProfile p;
     p.class_name = c.at("class").as_string();
-    if (auto id = c.get("id")) p.profile_id = static_cast<int>(id->as_non_negative_int());
-    p.compute_slices = static_cast<int>(c.at("compute_slices").as_positive_int());
-    p.memory_slices = static_cast<int>(c.at("memory_slices").as_positive_int());
+    if (auto id = c.get("id")) p.profile_id = id->as_int<int>(c.range("id"));
+    p.compute_slices = c.integer<int>("compute_slices");
+    p.memory_slices = c.integer<int>("memory_slices");
     for (const auto& s : c.at("starts").items()) {
-      const auto start = s.as_non_negative_int();
+      const auto start = s.as_int<int>(c.range("starts"));
       if (start + p.memory_slices > g.memory_slices)
         s.fail(fmt::format("start {} + {} slices exceeds the {} memory slices", start, p.memory_slices,
                            g.memory_slices));
-      p.starts.push_back(static_cast<int>(start));
+      p.starts.push_back(start);
     }
-    p.max_count = static_cast<int>(c.at("max_count").as_positive_int());
+    p.max_count = c.integer<int>("max_count");
     p.media_extensions = c.value("media_extensions").as_bool();
     g.classes.push_back(std::move(p));
   }
@@ -190,18 +190,18 @@ void Catalog::add_gpu(const ConfigNode& entry) {
   m.aliases = e.string_list("aliases");
   for (const auto& n : [&] { auto all = m.aliases; all.push_back(m.name); return all; }())
     if (find_gpu(n)) e.at("name").fail(fmt::format("GPU model '{}' is already defined", n));
-  m.memory_mib = e.at("memory_mib").as_positive_int();
-  m.sms = static_cast<int>(e.at("sms").as_positive_int());
-  m.bf16_tflops = e.at("bf16_tflops").as_non_negative_number();
-  m.fp32_tflops = e.at("fp32_tflops").as_non_negative_number();
-  m.memory_bandwidth_gb_per_s = e.at("memory_bandwidth_gb_per_s").as_non_negative_number();
-  m.tdp_w = e.at("tdp_w").as_non_negative_number();
-  m.nvlink_gb_per_s = e.at("nvlink_gb_per_s").as_non_negative_number();
-  if (m.nvlink_gb_per_s > 0) m.nvlinks = static_cast<int>(e.at("nvlinks").as_positive_int());
+  m.memory_mib = e.integer("memory_mib");
+  m.sms = e.integer<int>("sms");
+  m.bf16_tflops = e.number("bf16_tflops");
+  m.fp32_tflops = e.number("fp32_tflops");
+  m.memory_bandwidth_gb_per_s = e.number("memory_bandwidth_gb_per_s");
+  m.tdp_w = e.number("tdp_w");
+  m.nvlink_gb_per_s = e.number("nvlink_gb_per_s");
+  if (m.nvlink_gb_per_s > 0) m.nvlinks = e.integer<int>("nvlinks");
   else if (e.has("nvlinks")) e.at("nvlinks").fail("nvlinks needs nvlink_gb_per_s > 0");
-  m.pcie_gen = static_cast<int>(e.at("pcie_gen").as_positive_int());
+  m.pcie_gen = e.integer<int>("pcie_gen");
   if (pcie_x16_gb_per_s(m.pcie_gen) == 0) e.at("pcie_gen").fail(fmt::format("expected PCIe generation 3, 4 or 5, got {}", m.pcie_gen));
-  m.compute_capability = e.at("compute_capability").as_non_negative_number();
+  m.compute_capability = e.number("compute_capability");
   m.assumed = e.string_list("assumed");
   m.source = e.at("source").as_string();
   if (auto mig_node = e.get("mig")) {
@@ -220,10 +220,10 @@ void Catalog::add_gpu(const ConfigNode& entry) {
       MigProfile p = *c;
       p.name = pe.at("name").as_string();
       if (table.find(p.name)) pe.at("name").fail(fmt::format("profile '{}' listed twice", p.name));
-      p.memory_mib = pe.at("memory_mib").as_positive_int();
+      p.memory_mib = pe.integer("memory_mib");
       if (p.memory_mib > m.memory_mib) pe.at("memory_mib").fail("profile memory exceeds the GPU's memory");
-      p.sms = static_cast<int>(pe.at("sms").as_positive_int());
-      p.copy_engines = static_cast<int>(pe.at("copy_engines").as_positive_int());
+      p.sms = pe.integer<int>("sms");
+      p.copy_engines = pe.integer<int>("copy_engines");
       p.assumed = pe.value("assumed").as_bool();
       table.profiles.push_back(std::move(p));
     }
@@ -241,12 +241,12 @@ void Catalog::add_node(const ConfigNode& entry) {
   const GpuModel* gpu = find_gpu(t.gpu);
   if (!gpu) e.at("gpu").fail(fmt::format("unknown GPU model '{}'", t.gpu));
   t.gpu = gpu->name;  // canonical name even when given by alias
-  t.gpus = static_cast<int>(e.at("gpus").as_non_negative_int());
-  t.cpu_milli = e.at("cpu_milli").as_positive_int();
-  t.memory_mib = e.at("memory_mib").as_positive_int();
-  if (auto p = e.get("price_per_node_hour_usd")) t.price_per_node_hour_usd = p->as_non_negative_number();
-  if (auto p = e.get("spot_price_per_node_hour_usd")) t.spot_price_per_node_hour_usd = p->as_non_negative_number();
-  if (t.gpus > NodeTopology::kMaxGpus) e.at("gpus").fail(fmt::format("at most {} GPUs per node are supported", NodeTopology::kMaxGpus));
+  t.gpus = e.integer<int>("gpus");
+  t.cpu_milli = e.integer("cpu_milli");
+  t.memory_mib = e.integer("memory_mib");
+  if (auto p = e.get("price_per_node_hour_usd")) t.price_per_node_hour_usd = p->as_number(e.range("price_per_node_hour_usd"));
+  if (auto p = e.get("spot_price_per_node_hour_usd"))
+    t.spot_price_per_node_hour_usd = p->as_number(e.range("spot_price_per_node_hour_usd"));
   t.topology = e.has("topology") ? NodeTopology::parse(e.at("topology"), *gpu, t.gpus) : NodeTopology::single_host_bridge(*gpu, t.gpus);
   if (auto n = e.get("network")) t.network = NetworkSpec::parse(*n);
   t.source = e.at("source").as_string();

@@ -175,10 +175,10 @@ const Section& mig_device_section() {
   static const Section s{"mig_devices",
                          "How a mig-parted config sets some GPUs of a node",
                          {
-                             {"devices", Type::one_of({Type::choice({"all"}), Type::list(Type::integer().at_least(0))}), required,
+                             {"devices", Type::one_of({Type::choice({"all"}), Type::list(Type::int32().at_least(0))}), required,
                               "", "The GPUs it applies to: all, or a list of GPU indices"},
                              {"mig-enabled", Type::boolean(), required, "", "MIG on or off on those GPUs"},
-                             {"mig-devices", Type::map(Type::integer().at_least(0)), "", "",
+                             {"mig-devices", Type::map(Type::int32().at_least(0)), "", "",
                               "Instances per profile on each GPU, e.g. {1g.10gb: 7}; absent: MIG on without instances"},
                          }};
   return s;
@@ -215,9 +215,9 @@ MigNodeConfig mig_node_config(const ConfigNode& entries, const std::string& name
       std::iota(devices.begin(), devices.end(), 0);
     } else if (d.is_sequence()) {
       for (const auto& i : d.items()) {
-        const auto idx = i.as_non_negative_int();
+        const int idx = i.as_int<int>(e.range("devices"));
         if (idx >= gpus) i.fail(fmt::format("GPU index {} does not exist: the node has {} GPUs (0..{})", idx, gpus, gpus - 1));
-        devices.push_back(static_cast<int>(idx));
+        devices.push_back(idx);
       }
     } else {
       d.fail("expected 'all' or a list of GPU indices");
@@ -236,7 +236,7 @@ MigNodeConfig mig_node_config(const ConfigNode& entries, const std::string& name
             for (const auto& q : t.profiles) names.push_back(q.name);
             count.fail(fmt::format("{} has no MIG profile '{}' (it has {})", model.name, profile, fmt::join(names, ", ")));
           }
-          counts[static_cast<std::size_t>(p - t.profiles.data())] += static_cast<int>(count.as_non_negative_int());
+          counts[static_cast<std::size_t>(p - t.profiles.data())] += count.as_int<int>(e.range("mig-devices"));
         }
         layout = mig_place(t, counts);
         if (!layout) md->fail(fmt::format("does not fit a {}: {}", model.name, mig_explain(t, counts)));

@@ -27,7 +27,7 @@ const Section& network_section() {
   static const Section s{"network",
                          "A node's network: the NICs that carry the traffic of jobs spanning nodes",
                          {
-                             {"nics", Type::integer().at_least(1), required, "", "Compute NICs per node"},
+                             {"nics", Type::int32().at_least(1), required, "", "Compute NICs per node"},
                              {"gbps_per_nic", Type::number().above(0), required, "Gb/s", "Line rate of each NIC"},
                              source_field(),
                          }};
@@ -37,27 +37,25 @@ const Section& network_section() {
 NetworkSpec NetworkSpec::parse(const ConfigNode& node) {
   const Fields n = network_section().read(node);
   NetworkSpec s;
-  s.nics = static_cast<int>(n.at("nics").as_positive_int());
-  s.gbps_per_nic = n.at("gbps_per_nic").as_non_negative_number();
-  if (s.gbps_per_nic <= 0) n.at("gbps_per_nic").fail("expected a positive line rate in Gb/s");
+  s.nics = n.integer<int>("nics");
+  s.gbps_per_nic = n.number("gbps_per_nic");
   return s;
 }
 
 const Section& topology_section() {
-  static const Section s{
-      "topology",
-      "How a node template's GPUs are linked, as nvidia-smi topo -m classifies them",
-      {
-          {"pcie", Type::list(Type::string("^[^/]+(/[^/]+)+$")), required, "",
-           "Each GPU's PCIe path, outermost first: NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0"},
-          {"nvlink", Type::one_of({Type::choice({"all"}), Type::list(Type::list(Type::integer().at_least(0)))}), "", "",
-           "all (an NVSwitch fabric) or bonded [gpu, gpu, links] pairs; absent: no NVLink"},
-          {"inter_socket_gb_per_s", Type::number().above(0), "", "GB/s",
-           "GPU-to-GPU bandwidth across sockets (SYS); needed when the GPUs span NUMA nodes"},
-          {"pcie_gen", Type::integer().at_least(3).at_most(5), "", "",
-           "PCIe generation of the GPUs' host links; default: the GPU model's"},
-          source_field(required),
-      }};
+  static const Section s{"topology",
+                         "How a node template's GPUs are linked, as nvidia-smi topo -m classifies them",
+                         {
+                             {"pcie", Type::list(Type::string("^[^/]+(/[^/]+)+$")), required, "",
+                              "Each GPU's PCIe path, outermost first: NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0"},
+                             {"nvlink", Type::one_of({Type::choice({"all"}), Type::list(Type::list(Type::int32().at_least(0)))}),
+                              "", "", "all (an NVSwitch fabric) or bonded [gpu, gpu, links] pairs; absent: no NVLink"},
+                             {"inter_socket_gb_per_s", Type::number().above(0), "", "GB/s",
+                              "GPU-to-GPU bandwidth across sockets (SYS); needed when the GPUs span NUMA nodes"},
+                             {"pcie_gen", Type::integer().at_least(3).at_most(5), "", "",
+                              "PCIe generation of the GPUs' host links; default: the GPU model's"},
+                             source_field(required),
+                         }};
   return s;
 }
 
@@ -104,7 +102,7 @@ NodeTopology NodeTopology::parse(const ConfigNode& node, const GpuModel& gpu, in
   std::vector<std::vector<std::string>> paths;
   paths.reserve(items.size());
   for (const auto& i : items) paths.push_back(split_path(i));
-  const int gen = n.has("pcie_gen") ? static_cast<int>(n.at("pcie_gen").as_positive_int()) : gpu.pcie_gen;
+  const int gen = n.has("pcie_gen") ? n.integer<int>("pcie_gen") : gpu.pcie_gen;
   if (pcie_x16_gb_per_s(gen) == 0)
     (n.has("pcie_gen") ? n.at("pcie_gen") : n.node()).fail(fmt::format("expected PCIe generation 3, 4 or 5, got {}", gen));
   const double pcie = pcie_x16_gb_per_s(gen);
@@ -116,8 +114,7 @@ NodeTopology NodeTopology::parse(const ConfigNode& node, const GpuModel& gpu, in
   t.numa_nodes_ = static_cast<int>(t.numa_labels_.size());
   double inter_socket = 0;
   if (auto s = n.get("inter_socket_gb_per_s")) {
-    inter_socket = s->as_non_negative_number();
-    if (inter_socket <= 0) s->fail("expected a positive bandwidth in GB/s");
+    inter_socket = s->as_number(n.range("inter_socket_gb_per_s"));
   } else if (t.numa_nodes_ > 1) {
     n.fail("the GPUs span NUMA nodes: give inter_socket_gb_per_s, the GPU-to-GPU bandwidth across sockets (SYS)");
   }
@@ -150,14 +147,14 @@ NodeTopology NodeTopology::parse(const ConfigNode& node, const GpuModel& gpu, in
       for (const auto& e : nv->items()) {
         const auto v = e.items();
         if (v.size() != 3) e.fail("expected [gpu, gpu, links]");
-        const auto a = v[0].as_non_negative_int(), b = v[1].as_non_negative_int();
-        const auto links = v[2].as_positive_int();
+        const Range r = n.range("nvlink");
+        const int a = v[0].as_int<int>(r), b = v[1].as_int<int>(r), links = v[2].as_int<int>({Bound(1), r.maximum});
         if (a >= gpus || b >= gpus || a == b) e.fail(fmt::format("expected two different GPUs below {}", gpus));
-        used[static_cast<std::size_t>(a)] += static_cast<int>(links);
-        used[static_cast<std::size_t>(b)] += static_cast<int>(links);
+        used[static_cast<std::size_t>(a)] += links;
+        used[static_cast<std::size_t>(b)] += links;
         if (used[static_cast<std::size_t>(a)] > gpu.nvlinks || used[static_cast<std::size_t>(b)] > gpu.nvlinks)
           e.fail(fmt::format("{} has {} NVLinks per GPU; this bonds more", gpu.name, gpu.nvlinks));
-        bond(static_cast<int>(a), static_cast<int>(b), static_cast<int>(links));
+        bond(a, b, links);
       }
     }
   }

@@ -69,13 +69,15 @@ class Tiresias final : public QueueOrder {
       if (auto q = c.params->get("tiresias_queues")) {
         thresholds_s_.clear();
         for (const auto& item : q->is_sequence() ? q->items() : std::vector<ConfigNode>{*q}) {
-          const double t = item.as_number();
-          if (t <= 0 || (!thresholds_s_.empty() && t <= thresholds_s_.back()))
+          // GPU-seconds up to kMaxSpan's, and a promotion delay of at most 100 x the run: the times
+          // derived from them stay inside the clock.
+          const double t = item.as_number({Bound(0, true), kSpanSeconds.maximum});
+          if (!thresholds_s_.empty() && t <= thresholds_s_.back())
             item.fail("expected increasing positive GPU-second thresholds, e.g. [1800, 3600, 7200]");
           thresholds_s_.push_back(t);
         }
       }
-      if (auto s = c.params->get("tiresias_starvation")) starvation_ = s->as_non_negative_number();
+      if (auto s = c.params->get("tiresias_starvation")) starvation_ = s->as_number(Range::between(0, 100));
     }
   }
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }

@@ -56,10 +56,7 @@ struct SpotAware final : PlacementPolicy {
 std::unique_ptr<PlacementPolicy> make_spot_aware(const PolicyContext& context) {
   Duration fallback = kDefaultFallback;
   if (context.params)
-    if (auto f = context.params->get("spot_fallback_after")) {
-      fallback = f->as_duration();
-      if (fallback < Duration()) f->fail("expected a duration >= 0");
-    }
+    if (auto f = context.params->get("spot_fallback_after")) fallback = f->as_duration();
   return std::make_unique<SpotAware>(fallback);
 }
 

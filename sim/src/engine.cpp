@@ -207,6 +207,12 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     ++r.generation;
     if (r.rate <= 0) return;  // paused: the completion is scheduled again when it computes
     const double us = std::ceil(r.remaining.us() / r.rate);
+    // A rate the inputs make tiny (collectives far longer than the computation) must not wrap the clock.
+    if (static_cast<double>(now_.us()) + us >= static_cast<double>(Time::max().us()))
+      throw InputError(jobs_[id].origin,
+                       fmt::format("at {:g} of its ideal speed the job would run {:g} s more, past the clock's range (292,000 "
+                                   "years): check its communication (bytes_per_iteration, compute_per_iteration)",
+                                   r.rate, us / 1e6));
     events_.push(now_ + Duration::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
   }
   // The SM demand the job puts on each of its GPUs now: u while it computes, nothing while it is
@@ -493,7 +499,7 @@ void Engine::bind(JobId id, const Placement& p) {
   if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(full.gpus.front()).mig) {
     const double hours = boost::math::quantile(boost::math::exponential_distribution<>(scenario_.model.mps.fault_rate_per_hour),
                                                uniform01(fault_rng_));
-    events_.push(now_ + Duration::from_hours(hours, Round::up), EventKind::fault, id, r.attempt);
+    events_.push(now_ + sampled_wait(hours), EventKind::fault, id, r.attempt);
   }
   // Memory of time-sliced GPUs is checked once the pass has started everything (check_memory).
   for (GpuId g : full.gpus)

@@ -69,7 +69,7 @@ const Section& restart_section() {
           {"policy", Type::choice({"requeue", "fail"}), "", "", "Requeue a killed job, or let it fail"},
           {"backoff", Type::duration(), "", "", "First delay before it is queued again; doubles per restart"},
           {"backoff_max", Type::duration(), "", "", "The longest delay"},
-          {"max_restarts", Type::integer().at_least(0), "", "", "Restarts before the job fails"},
+          {"max_restarts", Type::int32().at_least(0), "", "", "Restarts before the job fails"},
       });
   return s;
 }
@@ -187,27 +187,18 @@ void ExecutionModel::apply(const ConfigNode& model) {
     const Fields t = time_slicing_section().read(*block);
     if (auto v = t.get("context_switch")) time_slicing.context_switch = v->as_duration();
     if (auto v = t.get("timeslice")) time_slicing.timeslice = positive(*v);
-    if (auto v = t.get("context_memory_mib")) time_slicing.context_memory_mib = v->as_non_negative_int();
-    if (auto v = t.get("max_contexts")) {
-      const auto n = v->as_positive_int();
-      if (n > 60) v->fail("expected at most 60 contexts per GPU");
-      time_slicing.max_contexts = static_cast<int>(n);
-    }
-    if (time_slicing.context_switch < Duration() || time_slicing.context_switch >= time_slicing.timeslice)
-      t.fail("expected 0 <= context_switch < timeslice");
+    if (auto v = t.get("context_memory_mib")) time_slicing.context_memory_mib = v->as_int(t.range("context_memory_mib"));
+    if (auto v = t.get("max_contexts")) time_slicing.max_contexts = v->as_int<int>(t.range("max_contexts"));
+    if (time_slicing.context_switch >= time_slicing.timeslice) t.fail("expected 0 <= context_switch < timeslice");
   }
   if (auto block = doc.get("mps")) {
     const Fields m = mps_section().read(*block);
-    if (auto v = m.get("bandwidth_interference")) {
-      mps.bandwidth_interference = v->as_non_negative_number();
-      if (mps.bandwidth_interference >= 1) v->fail("expected a value in [0, 1)");
-    }
-    if (auto v = m.get("fault_rate_per_hour")) mps.fault_rate_per_hour = v->as_non_negative_number();
+    if (auto v = m.get("bandwidth_interference")) mps.bandwidth_interference = v->as_number(m.range("bandwidth_interference"));
+    if (auto v = m.get("fault_rate_per_hour")) mps.fault_rate_per_hour = v->as_number(m.range("fault_rate_per_hour"));
   }
   if (auto block = doc.get("mig")) {
     const Fields m = mig_section().read(*block);
     if (auto v = m.get("reconfiguration_delay")) mig.reconfiguration_delay = v->as_duration();
-    if (mig.reconfiguration_delay < Duration()) m.at("reconfiguration_delay").fail("expected a duration >= 0");
   }
   if (auto block = doc.get("communication")) {
     const Fields c = model_communication_section().read(*block);
@@ -236,14 +227,12 @@ void ExecutionModel::apply(const ConfigNode& model) {
     const Fields p = preemption_section().read(*block);
     if (auto v = p.get("suspend")) preemption.suspend = v->as_duration();
     if (auto v = p.get("resume")) preemption.resume = v->as_duration();
-    if (preemption.suspend < Duration() || preemption.resume < Duration()) p.fail("expected durations >= 0");
   }
   if (auto block = doc.get("spot")) {
     const Fields sp = spot_section().read(*block);
     if (auto n = sp.get("notice"))
       for (const auto& [provider, value] : n->entries()) {
         const Duration t = value.as_duration();
-        if (t < Duration()) value.fail("expected a notice >= 0");
         // A named capture: clang (and so clang-tidy) before 16 cannot capture a structured binding.
         std::erase_if(spot.notice, [&name = provider](const auto& e) { return e.first == name; });
         spot.notice.emplace_back(provider, t);
@@ -254,33 +243,21 @@ void ExecutionModel::apply(const ConfigNode& model) {
     }
     if (auto f = sp.get("aws_frequency"))
       for (const auto& [bucket, value] : f->entries()) {
-        const double p = value.as_number();
-        if (!(p >= 0 && p < 1)) value.fail("expected a monthly interruption probability in [0, 1)");
+        const double p = value.as_number(sp.range("aws_frequency"));
         std::erase_if(spot.aws_frequency, [&name = bucket](const auto& e) { return e.first == name; });
         spot.aws_frequency.emplace_back(bucket, p);
       }
   }
   if (auto block = doc.get("autoscaler")) {
     const Fields a = autoscaler_section().read(*block);
-    auto non_negative = [](const ConfigNode& n) {
-      const Duration t = n.as_duration();
-      if (t < Duration()) n.fail("expected a duration >= 0");
-      return t;
-    };
-    if (auto v = a.get("scale_up_delay")) autoscaler.scale_up_delay = non_negative(*v);
-    if (auto v = a.get("scale_down_after")) autoscaler.scale_down_after = non_negative(*v);
-    if (auto v = a.get("provisioning_delay")) autoscaler.provisioning_delay = non_negative(*v);
+    if (auto v = a.get("scale_up_delay")) autoscaler.scale_up_delay = v->as_duration();
+    if (auto v = a.get("scale_down_after")) autoscaler.scale_down_after = v->as_duration();
+    if (auto v = a.get("provisioning_delay")) autoscaler.provisioning_delay = v->as_duration();
   }
   if (auto block = doc.get("low_utilization")) {
     const Fields l = low_utilization_section().read(*block);
-    if (auto v = l.get("threshold")) {
-      low_utilization.threshold = v->as_number();
-      if (!(low_utilization.threshold > 0 && low_utilization.threshold <= 1)) v->fail("expected a utilization in (0, 1]");
-    }
-    if (auto v = l.get("min_duration")) {
-      low_utilization.min_duration = v->as_duration();
-      if (low_utilization.min_duration < Duration()) v->fail("expected a duration >= 0");
-    }
+    if (auto v = l.get("threshold")) low_utilization.threshold = v->as_number(l.range("threshold"));
+    if (auto v = l.get("min_duration")) low_utilization.min_duration = v->as_duration();
   }
   if (auto block = doc.get("restart")) {
     const Fields r = restart_section().read(*block);
@@ -291,8 +268,8 @@ void ExecutionModel::apply(const ConfigNode& model) {
     }
     if (auto v = r.get("backoff")) restart.backoff = v->as_duration();
     if (auto v = r.get("backoff_max")) restart.backoff_max = v->as_duration();
-    if (auto v = r.get("max_restarts")) restart.max_restarts = static_cast<int>(v->as_non_negative_int());
-    if (restart.backoff < Duration() || restart.backoff_max < restart.backoff) r.fail("expected 0 <= backoff <= backoff_max");
+    if (auto v = r.get("max_restarts")) restart.max_restarts = v->as_int<int>(r.range("max_restarts"));
+    if (restart.backoff_max < restart.backoff) r.fail("expected 0 <= backoff <= backoff_max");
   }
 }
 

@@ -112,7 +112,7 @@ void NodeLifecycle::busy_changed(NodeId n) {
   if (busy && cluster_.pool(p).spot.process == SpotConfig::Process::poisson && pools_[p].hazard_per_node_hour > 0) {
     const double hours = boost::math::quantile(boost::math::exponential_distribution<>(pools_[p].hazard_per_node_hour),
                                                uniform01(pools_[p].rng));
-    events_.push(now_ + Duration::from_hours(std::min(hours, 1e9), Round::up), EventKind::reclaim, n, nodes_[n].stamp);
+    events_.push(now_ + sampled_wait(hours), EventKind::reclaim, n, nodes_[n].stamp);
   }
 }
 

@@ -199,17 +199,15 @@ SharingConfig read_device_plugin_sharing(const ConfigNode& node, const GpuModel*
     r.at("name").fail(fmt::format("expected nvidia.com/gpu (sharing MIG devices is not modelled), got '{}'", r.at("name").as_string()));
   if (auto d = r.get("devices"); d && !(d->is_scalar() && d->as_string() == "all"))
     d->fail("expected devices: all (one sharing config applies to every GPU of a node)");
-  const auto replicas = r.at("replicas").as_int();
-  if (replicas < 2) r.at("replicas").fail(fmt::format("expected replicas >= 2, got {}", replicas));
+  const int replicas = r.integer<int>("replicas");
   if (mps) {
     const int limit = gpu && gpu->compute_capability >= 7.5 ? 48 : 16;
     if (replicas > limit)
-      r.at("replicas").fail(fmt::format("MPS allows at most {} clients on {} (compute capability {}); got {}", limit,
-                                        gpu ? gpu->name : "this GPU", gpu ? gpu->compute_capability : 0.0, replicas));
-  } else if (replicas > 1000) {
-    r.at("replicas").fail("expected at most 1000 replicas");
+      r.at("replicas")
+          .fail(fmt::format("MPS allows at most {} clients on {} (compute capability {}); got {}", limit,
+                            gpu ? gpu->name : "this GPU", gpu ? gpu->compute_capability : 0.0, replicas));
   }
-  c.replicas = static_cast<int>(replicas);
+  c.replicas = replicas;
   return c;
 }
 
@@ -221,10 +219,10 @@ void read_price(const Fields& e, PoolSpec& pool, int gpus_per_node, const NodeTe
   if (per_gpu && per_node) e.fail("give price_per_gpu_hour_usd or price_per_node_hour_usd, not both");
   if (per_gpu) {
     if (gpus_per_node == 0) per_gpu->fail("a pool without GPUs cannot be priced per GPU-hour");
-    pool.price_per_node_hour_usd = per_gpu->as_non_negative_number() * gpus_per_node;
+    pool.price_per_node_hour_usd = per_gpu->as_number(e.range("price_per_gpu_hour_usd")) * gpus_per_node;
     pool.price_source = fmt::format("scenario ({} USD per GPU-hour)", per_gpu->as_number());
   } else if (per_node) {
-    pool.price_per_node_hour_usd = per_node->as_non_negative_number();
+    pool.price_per_node_hour_usd = per_node->as_number(e.range("price_per_node_hour_usd"));
     pool.price_source = "scenario";
   } else if (pool.market == Market::spot && tmpl && tmpl->spot_price_per_node_hour_usd) {
     pool.price_per_node_hour_usd = *tmpl->spot_price_per_node_hour_usd;
@@ -273,7 +271,7 @@ SpotConfig read_spot(const ConfigNode& node, const ExecutionModel& model, const 
            "Instance Advisor bucket such as \"10-15%\") or availability (a recorded trace)");
   if (auto r = n.get("interruptions_per_node_month")) {
     c.process = SpotConfig::Process::poisson;
-    c.hazard_per_node_hour = hazard_from_monthly_rate(r->as_non_negative_number());
+    c.hazard_per_node_hour = hazard_from_monthly_rate(r->as_number(n.range("interruptions_per_node_month")));
   } else if (auto f = n.get("aws_frequency")) {
     const auto p = model.spot.aws_bucket(f->as_string());
     if (!p) {
@@ -289,10 +287,7 @@ SpotConfig read_spot(const ConfigNode& node, const ExecutionModel& model, const 
       format.fail(fmt::format("expected format skypilot, got '{}'", format.as_string()));
     c.process = SpotConfig::Process::trace;
     c.availability = std::make_shared<const AvailabilitySeries>(read_skypilot_series(data_path(a.at("path"), data_dir)));
-    const ConfigNode scale = a.value("scale");
-    const auto v = scale.as_positive_int();
-    if (v > 10000) scale.fail("expected at most 10000 nodes per available instance");
-    c.scale = static_cast<int32_t>(v);
+    c.scale = a.integer<int32_t>("scale");
     const ConfigNode prices = a.value("prices");
     c.trace_prices = prices.as_bool();
     if (c.trace_prices && c.availability->price_per_node_hour_usd.empty())
@@ -310,7 +305,6 @@ SpotConfig read_spot(const ConfigNode& node, const ExecutionModel& model, const 
   c.notice = model.spot.notice_of(c.provider).value_or(Duration());
   if (auto t = n.get("notice")) {
     c.notice = t->as_duration();
-    if (c.notice < Duration()) t->fail("expected a notice >= 0");
   }
   return c;
 }
@@ -320,7 +314,7 @@ const Section& autoscale_section() {
       "autoscale",
       "The cluster autoscaler on a pool: nodes come and go with the pending pods",
       {
-          {"min", Type::integer().at_least(0), "0", "", "The fewest nodes"},
+          {"min", Type::integer().at_least(0).at_most(1'000'000), "0", "", "The fewest nodes"},
           {"max", Type::integer().at_least(1).at_most(1'000'000), required, "", "The most nodes"},
           {"scale_up_delay", Type::duration(), "", "",
            "A pod unschedulable this long asks for a node; default: model.autoscaler's"},
@@ -333,17 +327,14 @@ AutoscaleConfig read_autoscale(const ConfigNode& node, const ExecutionModel& mod
   const Fields n = autoscale_section().read(node);
   AutoscaleConfig a;
   a.enabled = true;
-  a.min_nodes = static_cast<uint32_t>(n.value("min").as_non_negative_int());
-  const auto max = n.at("max").as_positive_int();
-  if (max > 1'000'000) n.at("max").fail("more than 1,000,000 nodes in one pool");
-  a.max_nodes = static_cast<uint32_t>(max);
+  a.min_nodes = n.integer<uint32_t>("min");
+  a.max_nodes = n.at("max").as_int<uint32_t>(n.range("max"));
   if (a.min_nodes > a.max_nodes) n.fail(fmt::format("expected min <= max, got min {} and max {}", a.min_nodes, a.max_nodes));
   a.scale_up_delay = model.autoscaler.scale_up_delay;
   a.scale_down_after = model.autoscaler.scale_down_after;
   for (auto [key, field] : {std::pair{"scale_up_delay", &a.scale_up_delay}, {"scale_down_after", &a.scale_down_after}})
     if (auto v = n.get(key)) {
       *field = v->as_duration();
-      if (*field < Duration()) v->fail("expected a duration >= 0");
     }
   return a;
 }
@@ -495,8 +486,9 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   }
   int64_t count = pool.autoscale.min_nodes;
   if (auto c = e.get("count")) {
-    count = pool.autoscale.enabled ? c->as_non_negative_int() : c->as_positive_int();
-    if (count > 1'000'000) c->fail("more than 1,000,000 nodes in one pool");
+    // Without an autoscaler a pool has at least one node.
+    const Range declared = e.range("count");
+    count = c->as_int(pool.autoscale.enabled ? declared : Range{Bound(1), declared.maximum});
     if (pool.autoscale.enabled && (count < pool.autoscale.min_nodes || count > pool.autoscale.max_nodes))
       c->fail(fmt::format("expected a starting count between autoscale.min {} and autoscale.max {}", pool.autoscale.min_nodes,
                           pool.autoscale.max_nodes));
@@ -513,7 +505,6 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   pool.provisioning_delay = s.model.autoscaler.provisioning_delay;
   if (auto d = e.get("provisioning_delay")) {
     pool.provisioning_delay = d->as_duration();
-    if (pool.provisioning_delay < Duration()) d->fail("expected a duration >= 0");
   }
   if (auto m = e.get("mig")) {
     if (auto sh = e.get("sharing"); sh && !(sh->is_scalar() && parse_enum<Sharing>(sh->as_string()) == Sharing::exclusive))
@@ -634,12 +625,9 @@ const Section& trace_section() {
 TraceOptions read_trace_options(const Fields& e) {
   TraceOptions o;
   if (auto k = e.get("kind")) o.kind = k->as_enum<JobKind>();
-  if (auto u = e.get("u")) {
-    o.u = u->as_number();
-    if (*o.u < 0 || *o.u > 1) u->fail("expected a compute demand between 0 and 1");
-  }
+  if (auto u = e.get("u")) o.u = u->as_number(e.range("u"));
   if (auto m = e.get("multi_node")) o.multi_node = m->as_bool();
-  if (auto l = e.get("limit")) o.limit = l->as_positive_int();
+  if (auto l = e.get("limit")) o.limit = l->as_int(e.range("limit"));
   return o;
 }
 
@@ -864,11 +852,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto packing = workload.get("packing")) {
     const Fields p = packing_section().read(*packing);
     s.packing.emplace();
-    const ConfigNode until = p.value("until"), coverage = p.value("coverage");
-    s.packing->until = until.as_number();
-    if (s.packing->until <= 0 || s.packing->until > 100) until.fail("expected a multiple of cluster GPU capacity in (0, 100]");
-    s.packing->coverage = coverage.as_number();
-    if (s.packing->coverage <= 0 || s.packing->coverage > 1) coverage.fail("expected a share of the pods in (0, 1]");
+    s.packing->until = p.number("until");
+    s.packing->coverage = p.number("coverage");
   }
   if (auto jobs = workload.get("jobs")) s.jobs.append(parse_inline_jobs(*jobs));
   if (auto traces = workload.get("traces"))

@@ -64,6 +64,22 @@ def test_errors_are_the_cli_messages(root, cli, tmp_path):
         gpusim.load_scenario({"name": "x"})
 
 
+def test_numbers_in_dicts_are_checked_as_in_files():
+    # A dict reaches the same number reader as a file (issue 19): NaN, a count past 32 bits and a
+    # negative time are refused with the field and its range, never wrapped.
+    def job(**fields):
+        return {"name": "x", "cluster": {"pools": [{"name": "p", "node": "l4-4x", "count": 1}]},
+                "workload": {"jobs": [{"name": "j", "gpus": 1, "duration": "1h", **fields}]}}
+    cases = [({"u": float("nan")}, "workload.jobs[0].u: expected a number in 0..1, got 'NaN'"),
+             ({"gpus": 2**32 + 1}, "workload.jobs[0].gpus: expected an integer in 0..100000, got 4294967297"),
+             ({"priority": 2**32}, "workload.jobs[0].priority: expected an integer in -2147483648..2147483647"),
+             ({"arrival": -5}, "workload.jobs[0].arrival: expected a duration from 0 to 100 years")]
+    for fields, message in cases:
+        with pytest.raises(gpusim.InputError) as e:
+            gpusim.load_scenario(job(**fields))
+        assert message in str(e.value)
+
+
 def test_compare_one_row_per_variant_and_policy(root, cli):
     df = gpusim.compare(root / "scenarios" / "sharing-strategies.yaml", policies=["fifo+first-fit", "fifo+best-fit"])
     assert list(df.variant) == ["whole-gpus"] * 2 + ["mig"] * 2 + ["time-slicing"] * 2 + ["mps"] * 2

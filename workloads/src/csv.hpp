@@ -3,16 +3,19 @@
 // quote), fields trimmed of spaces, blank lines skipped, every error with file and line. The first
 // record is the header; a file with a header and no rows, or one starting with a UTF-8 byte-order
 // mark (which would hide inside the first column's name), is refused here for every trace reader.
-#include <charconv>
+#include <concepts>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/number.hpp"
 #include "gpusim/core/utf8.hpp"
 
 namespace gpusim::csv {
@@ -59,23 +62,29 @@ class Reader {
   SourceLocation origin() const { return {path_, line_no_, ""}; }
   [[noreturn]] void fail(const std::string& what) const { throw InputError({path_, line_no_, ""}, what); }
 
-  template <typename T>
-  T number(std::string_view field, std::string_view column) const {
-    T v{};
-    auto [p, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
-    if (ec != std::errc() || p != field.data() + field.size())
-      fail(fmt::format("column '{}': expected a number, got '{}'", column, field));
-    return v;
+  // A column's number in `range` (core/number.hpp); the message names the column.
+  template <std::integral T = int64_t>
+  T integer(std::string_view field, std::string_view column, const Range& range = {}) const {
+    if (!range.fits<T>()) throw std::logic_error(fmt::format("column '{}': its range is not inside the type read", column));
+    return static_cast<T>(checked(column, [&] { return parse_integer(field, range); }));
+  }
+  double number(std::string_view field, std::string_view column, const Range& range = {}) const {
+    return checked(column, [&] { return parse_number(field, range); });
   }
   // Whole numbers written as floats ("2951.0") are accepted where the column is an integer count.
-  int64_t whole(std::string_view field, std::string_view column) const {
-    const double v = number<double>(field, column);
-    if (v != static_cast<double>(static_cast<int64_t>(v)))
-      fail(fmt::format("column '{}': expected a whole number, got '{}'", column, field));
-    return static_cast<int64_t>(v);
+  int64_t whole(std::string_view field, std::string_view column, const Range& range = {}) const {
+    return checked(column, [&] { return parse_whole(field, range); });
   }
 
  private:
+  template <typename Parse>
+  std::invoke_result_t<Parse> checked(std::string_view column, Parse parse) const {
+    try {
+      return parse();
+    } catch (const std::invalid_argument& e) {
+      fail(fmt::format("column '{}': {}", column, e.what()));
+    }
+  }
   std::string path_;
   std::ifstream in_;
   std::string line_;

@@ -21,7 +21,7 @@ const Section& claim_section() {
                          {
                              {"gpu_memory_mib", Type::integer().at_least(0), "", "MiB",
                               "GPU memory the device needs; absent: the job's gpu_memory_mib"},
-                             {"sms", Type::integer().at_least(0), "0", "", "Streaming multiprocessors the device needs"},
+                             {"sms", Type::int32().at_least(0), "0", "", "Streaming multiprocessors the device needs"},
                          }};
   return s;
 }
@@ -70,7 +70,7 @@ std::vector<Field> job_fields() {
        "0.05, "
        "batch 0.95"},
       {"tenant", Type::string(), "default", "", "The team it belongs to"},
-      {"priority", Type::integer(), "0", "", "Larger runs first under the priority queue order"},
+      {"priority", Type::integer().in(kPriorityRange), "0", "", "Larger runs first under the priority queue order"},
       {"multi_node", Type::boolean(), "false", "", "A multi-GPU job may be split across nodes"},
       {"resource", Type::string(R"(^nvidia\.com/(gpu|gpu\.shared|mig-.+)$)"), "nvidia.com/gpu", "",
        "The device-plugin resource it asks for: nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>"},
@@ -80,8 +80,8 @@ std::vector<Field> job_fields() {
       {"mps_thread_percent", Type::integer().at_least(1).at_most(100), "", "%",
        "MPS active thread percentage; absent: the device plugin's 100 / replicas"},
       {"reference_gpu", Type::string(), "", "", "The GPU model its duration was measured on; absent: any (no hardware factor)"},
-      {"workers", Type::integer().at_least(1).at_most(100000), "1", "",
-       "Worker pods, each with `gpus` whole GPUs on one node; more than one may span nodes"},
+      {"workers", Type::integer().at_least(1).at_most(kJobGpuRange.maximum->value), "1", "",
+       "Worker pods, each with `gpus` whole GPUs on one node (workers x gpus at most 100000); more than one may span nodes"},
   };
 }
 
@@ -94,20 +94,20 @@ Field checkpoint_field() {
 const Section& job_section() {
   static const Section s{
       "job", "An inline job",
-      join_fields({{
-                       {"name", Type::string(), required, "", "The job's name; with count, NAME-0, NAME-1, ..."},
-                       {"count", Type::integer().at_least(1), "1", "", "Copies of this entry"},
-                       {"arrival", Type::duration(), "0", "", "When it arrives"},
-                       {"duration", Type::duration(), "", "",
-                        "How long it runs alone on its request; required unless communication.iterations"},
-                       {"gpus", Type::integer().at_least(0).at_most(100000), required, "",
-                        "GPUs it asks for (of each worker, with workers)"},
-                   },
-                   request_fields(),
-                   job_fields(),
-                   {{"communication", Type::section(job_communication_section()), "", "",
-                     "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
-                    checkpoint_field()}})};
+      join_fields(
+          {{
+               {"name", Type::string(), required, "", "The job's name; with count, NAME-0, NAME-1, ..."},
+               {"count", Type::integer().at_least(1), "1", "", "Copies of this entry"},
+               {"arrival", Type::duration(), "0", "", "When it arrives"},
+               {"duration", Type::duration(), "", "",
+                "How long it runs alone on its request; required unless communication.iterations"},
+               {"gpus", Type::integer().in(kJobGpuRange), required, "", "GPUs it asks for (of each worker, with workers)"},
+           },
+           request_fields(),
+           job_fields(),
+           {{"communication", Type::section(job_communication_section()), "", "",
+             "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
+            checkpoint_field()}})};
   return s;
 }
 
@@ -122,12 +122,6 @@ const Section& arrival_section() {
                               "Poisson arrivals at this rate; absent: every job at start"},
                          }};
   return s;
-}
-
-int32_t read_gpu_count(const ConfigNode& n) {
-  const auto v = n.as_non_negative_int();
-  if (v > 100000) n.fail(fmt::format("GPU count {} is out of range", v));
-  return static_cast<int32_t>(v);
 }
 
 struct Distribution {
@@ -164,7 +158,8 @@ const std::array<Section, enum_count<Distribution::Kind>>& distribution_sections
         Section("lognormal_duration", "Log-normally distributed durations",
                 {kind(K::lognormal),
                  {"median", Type::duration(), required, "", "Their median (positive)"},
-                 {"sigma", Type::number().above(0), required, "", "Standard deviation of their logarithm"}}),
+                 {"sigma", Type::number().above(0).at_most(10), required, "",
+                  "Standard deviation of their logarithm (more than 10 puts most draws at 1 us or past 100 years)"}}),
         Section("uniform_duration", "Uniformly distributed durations",
                 {kind(K::uniform),
                  {"min", Type::duration(), required, "", "The shortest"},
@@ -187,14 +182,10 @@ Distribution read_distribution(const ConfigNode& node) {
   switch (kind) {
     case Distribution::Kind::constant: return {kind, d.at("value").as_duration().seconds(), 0};
     case Distribution::Kind::exponential: return {kind, positive(d.at("mean")), 0};
-    case Distribution::Kind::lognormal: {
-      const double sigma = d.at("sigma").as_number();
-      if (sigma <= 0) d.at("sigma").fail("expected sigma > 0");
-      return {kind, positive(d.at("median")), sigma};
-    }
+    case Distribution::Kind::lognormal: return {kind, positive(d.at("median")), d.number("sigma")};
     case Distribution::Kind::uniform: {
       const Distribution out{kind, d.at("min").as_duration().seconds(), d.at("max").as_duration().seconds()};
-      if (out.a < 0 || out.b < out.a) d.fail("expected 0 <= min <= max");
+      if (out.b < out.a) d.fail("expected min <= max");
       return out;
     }
   }
@@ -216,8 +207,8 @@ const Section& class_section() {
                 "The class's name: its jobs are NAME-0, NAME-1, ...; it draws from its own random streams"},
                {"count", Type::integer().at_least(1), required, "", "Jobs it generates"},
                {"arrival", Type::section(arrival_section()), "", "", "When they arrive; absent: all at 0"},
-               {"gpus", Type::one_of({Type::integer().at_least(0), Type::list(Type::integer().at_least(0))}), required, "",
-                "GPUs per job, or GPU counts to draw from"},
+               {"gpus", Type::one_of({Type::integer().in(kJobGpuRange), Type::list(Type::integer().in(kJobGpuRange))}), required,
+                "", "GPUs per job, or GPU counts to draw from"},
                {"gpu_weights", Type::list(Type::number().at_least(0)), "", "",
                 "Weights of the GPU counts, one each; absent: equal"},
            },
@@ -234,23 +225,18 @@ JobKind read_kind(const Fields& e) { return e.value("kind").as_enum<JobKind>(); 
 
 double read_u(const Fields& e, JobKind kind) {
   auto u = e.get("u");
-  if (!u) return default_compute_demand(kind);
-  const double v = u->as_number();
-  if (v < 0 || v > 1) u->fail(fmt::format("expected a compute demand between 0 and 1, got {}", v));
-  return v;
+  return u ? u->as_number(e.range("u")) : default_compute_demand(kind);
 }
 
 // The request fields shared by inline jobs and generator classes (gpus read by the caller).
 void read_request_fields(const Fields& e, Request& q) {
   if (auto m = e.get("gpu_milli")) {
-    const auto v = m->as_positive_int();
-    if (v > 1000) m->fail(fmt::format("expected at most 1000 milli-GPU per GPU, got {}", v));
-    if (v < 1000 && q.gpus != 1) m->fail("a GPU share below 1000 milli needs gpus: 1");
-    q.milli_per_gpu = Milli{static_cast<int32_t>(v)};
+    q.milli_per_gpu = Milli{m->as_int<int32_t>(e.range("gpu_milli"))};
+    if (q.milli_per_gpu < kWholeGpu && q.gpus != 1) m->fail("a GPU share below 1000 milli needs gpus: 1");
   }
-  q.gpu_memory_mib = e.value("gpu_memory_mib").as_non_negative_int();
-  q.cpu_milli = e.value("cpu_milli").as_non_negative_int();
-  q.memory_mib = e.value("memory_mib").as_non_negative_int();
+  q.gpu_memory_mib = e.integer("gpu_memory_mib");
+  q.cpu_milli = e.integer("cpu_milli");
+  q.memory_mib = e.integer("memory_mib");
   q.models = e.string_list("models");
   if (auto r = e.get("resource")) {
     q.resource = r->as_string();
@@ -264,15 +250,11 @@ void read_request_fields(const Fields& e, Request& q) {
     const Fields c = claim_section().read(*node);
     if (e.has("resource")) c.fail("give either a resource or a capacity claim, not both");
     q.claim = true;
-    if (auto m = c.get("gpu_memory_mib")) q.gpu_memory_mib = m->as_non_negative_int();
-    q.min_sms = static_cast<int32_t>(c.value("sms").as_non_negative_int());
+    if (auto m = c.get("gpu_memory_mib")) q.gpu_memory_mib = m->as_int(c.range("gpu_memory_mib"));
+    q.min_sms = c.integer<int32_t>("sms");
   }
-  if (auto m = e.get("gpu_memory_limit_mib")) q.gpu_memory_limit_mib = m->as_positive_int();
-  if (auto m = e.get("mps_thread_percent")) {
-    const auto v = m->as_positive_int();
-    if (v > 100) m->fail(fmt::format("expected a percentage in 1..100, got {}", v));
-    q.thread_percent = static_cast<int32_t>(v);
-  }
+  if (auto m = e.get("gpu_memory_limit_mib")) q.gpu_memory_limit_mib = m->as_int(e.range("gpu_memory_limit_mib"));
+  if (auto m = e.get("mps_thread_percent")) q.thread_percent = m->as_int<int32_t>(e.range("mps_thread_percent"));
 }
 
 // The fields both read the same way once the request is known.
@@ -280,7 +262,7 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   j.kind = read_kind(e);
   j.u = read_u(e, j.kind);
   if (auto t = e.get("tenant")) j.tenant = set.tenant(t->as_string());
-  j.priority = static_cast<int32_t>(e.value("priority").as_int());
+  j.priority = e.integer<int32_t>("priority");
   j.multi_node = e.value("multi_node").as_bool();
   if (auto r = e.get("reference_gpu")) j.reference_gpu = r->as_string();
   if (auto c = e.get("checkpoint")) j.checkpoint = parse_checkpoint_policy(*c);
@@ -290,12 +272,15 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
 void read_workers(const Fields& e, Job& j) {
   auto w = e.get("workers");
   if (!w) return;
-  const auto workers = w->as_positive_int();
-  if (workers > 100000) w->fail("too many workers");
+  const auto workers = w->as_int<int32_t>(e.range("workers"));
   if (workers == 1) return;
   if (j.request.gpus == 0 || j.request.fractional()) w->fail("workers need whole GPUs (gpus >= 1, no gpu_milli)");
+  const int64_t gpus = int64_t{workers} * j.request.gpus;
+  if (!kJobGpuRange.contains(static_cast<double>(gpus)))
+    w->fail(fmt::format("{} workers x {} GPUs make {} GPUs; a job has at most {}", workers, j.request.gpus, gpus,
+                        kJobGpuRange.maximum->value));
   j.request.worker_gpus = j.request.gpus;
-  j.request.gpus *= static_cast<int32_t>(workers);
+  j.request.gpus = static_cast<int32_t>(gpus);
   j.multi_node = true;
 }
 
@@ -307,7 +292,8 @@ const Section& communication_section() {
       "How a multi-GPU job communicates: per iteration it computes, then runs one collective",
       {
           {"compute_per_iteration", Type::duration(), required, "", "Computing time per iteration, alone on its reference GPU"},
-          {"bytes_per_iteration", Type::number().at_least(0), required, "bytes", "Bytes the collective carries per iteration"},
+          {"bytes_per_iteration", Type::number().at_least(0).at_most(1e15), required, "bytes",
+           "Bytes the collective carries per iteration (at most 1e15, a petabyte)"},
           {"collective", Type::enumeration<Collective>(), "all-reduce", "", "The collective (nccl-tests names)"},
       }};
   return s;
@@ -328,7 +314,7 @@ CommProfile parse_comm_profile(const Fields& c) {
   CommProfile p;
   p.compute_per_iteration_s = c.at("compute_per_iteration").as_duration().seconds();
   if (p.compute_per_iteration_s <= 0) c.at("compute_per_iteration").fail("expected a positive time per iteration");
-  p.bytes_per_iteration = c.at("bytes_per_iteration").as_non_negative_number();
+  p.bytes_per_iteration = c.at("bytes_per_iteration").as_number(c.range("bytes_per_iteration"));
   p.collective = c.value("collective").as_enum<Collective>();
   return p;
 }
@@ -347,10 +333,8 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& node) {
     if (p.interval <= Duration()) interval.fail("expected a positive interval, or auto (Young/Daly)");
   }
   p.cost = c.at("cost").as_duration();
-  if (p.cost < Duration()) c.at("cost").fail("expected a duration >= 0");
   if (p.auto_interval && p.cost <= Duration()) c.at("cost").fail("interval: auto needs a positive checkpoint cost");
   p.restore = c.value("restore").as_duration();
-  if (p.restore < Duration()) c.at("restore").fail("expected a duration >= 0");
   return p;
 }
 
@@ -369,30 +353,28 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
                                       it->second.value_or(0), e.at("name").where().line.value_or(0)));
     };
     j.arrival = Time() + e.value("arrival").as_duration();
-    if (j.arrival < Time()) e.at("arrival").fail("expected an arrival time >= 0");
-    std::optional<int64_t> iterations;
     if (auto node = e.get("communication")) {
       const Fields c = job_communication_section().read(*node);
       j.communication = parse_comm_profile(c);
       if (auto i = c.get("iterations")) {
-        iterations = i->as_positive_int();
+        if (e.has("duration")) e.at("duration").fail("give duration or communication.iterations, not both");
+        const int64_t n = i->as_int(c.range("iterations"));
+        const double work_s = static_cast<double>(n) * j.communication.compute_per_iteration_s;
+        if (!kSpanSeconds.contains(work_s))
+          i->fail(fmt::format("{} iterations of {} s are {:g} s of work; a job runs at most {}", n,
+                              j.communication.compute_per_iteration_s, work_s, kMaxSpanText));
+        j.work = Duration::from_seconds(work_s, Round::nearest);
         j.communication.work_is_compute = true;
       }
     }
-    if (iterations) {
-      if (e.has("duration")) e.at("duration").fail("give duration or communication.iterations, not both");
-      j.work = Duration::from_seconds(static_cast<double>(*iterations) * j.communication.compute_per_iteration_s, Round::nearest);
-    } else {
-      j.work = e.at("duration").as_duration();
-      if (j.work < Duration()) e.at("duration").fail("expected a duration >= 0");
-    }
-    j.request.gpus = read_gpu_count(e.at("gpus"));
+    if (!j.communication.work_is_compute) j.work = e.at("duration").as_duration();
+    j.request.gpus = e.at("gpus").as_int<int32_t>(e.range("gpus"));
     read_request_fields(e, j.request);
     read_job_fields(e, set, j);
     read_workers(e, j);
     j.strict = true;
     j.origin = e.node().where();
-    const int64_t count = e.value("count").as_positive_int();
+    const int64_t count = e.integer("count");
     if (count == 1) {
       claim(j.name);
       set.jobs.push_back(std::move(j));
@@ -419,29 +401,27 @@ JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
     if (const auto [it, fresh] = lines.emplace(name, c.at("name").where().line); !fresh)
       c.at("name").fail(fmt::format("two generator classes are named '{}' (lines {} and {}): give each class its own name", name,
                                     it->second.value_or(0), c.at("name").where().line.value_or(0)));
-    const int64_t count = c.at("count").as_positive_int();
+    const int64_t count = c.integer("count");
     Time start;
     double rate_per_s = 0;  // 0: every job arrives at `start`
+    std::optional<ConfigNode> rate;
     if (auto arrival = c.get("arrival")) {
       const Fields a = arrival_section().read(*arrival);
       start = Time() + a.value("start").as_duration();
-      if (auto r = a.get("rate_per_hour")) {
-        rate_per_s = r->as_number() / kSecondsPerHour;
-        if (rate_per_s <= 0) r->fail("expected a positive arrival rate");
-      }
+      if ((rate = a.get("rate_per_hour"))) rate_per_s = rate->as_number(a.range("rate_per_hour")) / kSecondsPerHour;
     }
     std::vector<int32_t> gpu_choices;
     const ConfigNode gpus = c.at("gpus");
-    if (gpus.is_scalar()) gpu_choices.push_back(read_gpu_count(gpus));
+    if (gpus.is_scalar()) gpu_choices.push_back(gpus.as_int<int32_t>(c.range("gpus")));
     else
-      for (const auto& g : gpus.items()) gpu_choices.push_back(read_gpu_count(g));
+      for (const auto& g : gpus.items()) gpu_choices.push_back(g.as_int<int32_t>(c.range("gpus")));
     if (gpu_choices.empty()) gpus.fail("expected at least one GPU count");
     std::vector<double> weights(gpu_choices.size(), 1.0);
     if (auto w = c.get("gpu_weights")) {
       const auto items = w->items();
       if (items.size() != gpu_choices.size())
         w->fail(fmt::format("expected {} weights, one per GPU count, got {}", gpu_choices.size(), items.size()));
-      for (std::size_t i = 0; i < items.size(); ++i) weights[i] = items[i].as_non_negative_number();
+      for (std::size_t i = 0; i < items.size(); ++i) weights[i] = items[i].as_number(c.range("gpu_weights"));
     }
     const double total_weight = std::accumulate(weights.begin(), weights.end(), 0.0);
     if (total_weight <= 0) c.fail("gpu_weights must not all be zero");
@@ -464,13 +444,21 @@ JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
     for (int64_t i = 0; i < count; ++i) {
       Job j = proto;
       if (rate_per_s > 0) t_s += boost::math::quantile(gap, uniform01(arrivals));
+      // Draws are checked where they become times: a tiny rate or a wide distribution must not
+      // wrap the clock or make jobs of no work.
+      if (!kSpanSeconds.contains(t_s))
+        rate->fail(fmt::format("job {}-{} would arrive at {:g} s, past {}: expected a rate that brings its {} jobs within it",
+                               name, i, t_s, kMaxSpanText, count));
       j.arrival = Time() + Duration::from_seconds(t_s, Round::nearest);
       double pick = uniform01(sizes) * total_weight;
       std::size_t k = 0;
       while (k + 1 < gpu_choices.size() && pick >= weights[k]) pick -= weights[k++];
       j.request.gpus = gpu_choices[k];
       read_workers(c, j);
-      j.work = std::max(Duration::from_us(1), Duration::from_seconds(duration.sample_seconds(durations), Round::nearest));
+      const double work_s = duration.sample_seconds(durations);
+      if (!kSpanSeconds.contains(work_s))
+        c.at("duration").fail(fmt::format("job {}-{} draws a duration of {:g} s, past {}", name, i, work_s, kMaxSpanText));
+      j.work = std::max(Duration::from_us(1), Duration::from_seconds(work_s, Round::nearest));
       j.name = fmt::format("{}-{}", name, i);
       set.jobs.push_back(std::move(j));
     }

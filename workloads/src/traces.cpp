@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -53,10 +54,9 @@ std::vector<std::string> split_models(std::string_view field) {
   return models;
 }
 
-Request whole_gpus(const csv::Reader& r, int64_t gpus) {
-  if (gpus < 0 || gpus > 100000) r.fail(fmt::format("GPU count {} is out of range", gpus));
+Request whole_gpus(int64_t gpus) {
   Request q;
-  q.gpus = static_cast<int32_t>(gpus);
+  q.gpus = static_cast<int32_t>(gpus);  // read in kJobGpuRange
   return q;
 }
 
@@ -105,20 +105,18 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
     check_width(r, f, width);
     Job j;
     j.name = std::string(f[c_name]);
-    j.request = whole_gpus(r, r.number<int64_t>(f[c_ngpu], "num_gpu"));
-    const auto milli = r.number<int32_t>(f[c_milli], "gpu_milli");
-    if (milli < 0 || milli > 1000) r.fail(fmt::format("column 'gpu_milli': expected 0..1000, got {}", milli));
+    j.request = whole_gpus(r.integer(f[c_ngpu], "num_gpu", kJobGpuRange));
+    const auto milli = r.integer<int32_t>(f[c_milli], "gpu_milli", Range::between(0, 1000));
     if (j.request.gpus > 1 && milli != 1000)
       r.fail(fmt::format("column 'gpu_milli': a pod with {} GPUs must ask 1000 per GPU, got {}", j.request.gpus, milli));
     if (j.request.gpus == 1 && milli == 0) r.fail("column 'gpu_milli': a GPU pod asks 0 milli-GPU");
     j.request.milli_per_gpu = Milli{j.request.gpus == 0 ? 0 : milli};
-    j.request.cpu_milli = r.number<int64_t>(f[c_cpu], "cpu_milli");
-    j.request.memory_mib = r.number<int64_t>(f[c_mem], "memory_mib");
-    if (j.request.cpu_milli < 0 || j.request.memory_mib < 0) r.fail("negative CPU or memory request");
+    j.request.cpu_milli = r.integer(f[c_cpu], "cpu_milli", Range::at_least(0));
+    j.request.memory_mib = r.integer(f[c_mem], "memory_mib", Range::at_least(0));
     if (has_spec) j.request.models = split_models(f[c_spec]);
     if (timed) {
-      const auto created = r.number<int64_t>(f[c_ct], "creation_time");
-      const auto deleted = r.number<int64_t>(f[c_dt], "deletion_time");
+      const auto created = r.integer(f[c_ct], "creation_time", kSpanSeconds);
+      const auto deleted = r.integer(f[c_dt], "deletion_time", kSpanSeconds);
       if (deleted < created)
         r.fail(fmt::format("deletion_time {} is before creation_time {}", deleted, created));
       j.arrival = Time::from_seconds(created);
@@ -146,11 +144,10 @@ std::vector<OpenbNode> read_openb_nodes(const std::string& path) {
     check_width(r, f, width);
     OpenbNode n;
     n.name = std::string(f[col.at("sn")]);
-    n.cpu_milli = r.number<int64_t>(f[col.at("cpu_milli")], "cpu_milli");
-    n.memory_mib = r.number<int64_t>(f[col.at("memory_mib")], "memory_mib");
-    n.gpus = r.number<int>(f[col.at("gpu")], "gpu");
+    n.cpu_milli = r.integer(f[col.at("cpu_milli")], "cpu_milli", Range::at_least(1));
+    n.memory_mib = r.integer(f[col.at("memory_mib")], "memory_mib", Range::at_least(1));
+    n.gpus = r.integer<int>(f[col.at("gpu")], "gpu", kJobGpuRange);
     n.model = std::string(f[col.at("model")]);
-    if (n.cpu_milli <= 0 || n.memory_mib <= 0 || n.gpus < 0) r.fail("node capacities must be positive");
     if (n.gpus > 0 && n.model.empty()) r.fail("a node with GPUs must name its GPU model");
     n.line = r.line();
     nodes.push_back(std::move(n));
@@ -172,11 +169,9 @@ JobSet read_philly_jobs(const std::string& path, const TraceOptions& o) {
     check_width(r, f, width);
     const auto ts = parse_timestamp(f[col.at("timestamp")]);
     if (!ts) r.fail(fmt::format("column 'timestamp': expected YYYY-MM-DD HH:MM:SS, got '{}'", f[col.at("timestamp")]));
-    const int64_t duration = r.whole(f[col.at("duration")], "duration");
-    if (duration < 0) r.fail(fmt::format("column 'duration': negative ({})", duration));
+    const int64_t duration = r.whole(f[col.at("duration")], "duration", kSpanSeconds);
     Job j;
-    j.request = whole_gpus(r, r.whole(f[col.at("num_gpus")], "num_gpus"));
-    if (j.request.gpus == 0) r.fail("column 'num_gpus': a Philly job has at least one GPU");
+    j.request = whole_gpus(r.whole(f[col.at("num_gpus")], "num_gpus", Range::between(1, kJobGpuRange.maximum->value)));
     j.work = Duration::from_seconds(duration);
     j.kind = kind;
     j.u = o.u.value_or(default_compute_demand(kind));
@@ -189,6 +184,10 @@ JobSet read_philly_jobs(const std::string& path, const TraceOptions& o) {
   if (!stamps.empty()) {
     const int64_t first = *std::min_element(stamps.begin(), stamps.end());
     for (std::size_t i = 0; i < stamps.size(); ++i) {
+      if (!kSpanSeconds.contains(static_cast<double>(stamps[i] - first)))
+        throw InputError(set.jobs[i].origin,
+                         fmt::format("column 'timestamp': {} s after the earliest row; a trace spans at most {}",
+                                     stamps[i] - first, kMaxSpanText));
       set.jobs[i].arrival = Time::from_seconds(stamps[i] - first);
       set.jobs[i].name = fmt::format("philly-{:05d}", i + 2);  // data rows start at line 2
     }
@@ -219,27 +218,23 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
   while (r.next(f)) {
     check_width(r, f, width);
     Job j;
-    const double arrival = r.number<double>(f[col.at("arrival_s")], "arrival_s");
-    const double duration = r.number<double>(f[col.at("duration_s")], "duration_s");
-    if (arrival < 0) r.fail("column 'arrival_s': negative arrival time");
-    if (duration < 0) r.fail("column 'duration_s': negative duration");
+    const double arrival = r.number(f[col.at("arrival_s")], "arrival_s", kSpanSeconds);
+    const double duration = r.number(f[col.at("duration_s")], "duration_s", kSpanSeconds);
     j.arrival = Time() + Duration::from_seconds(arrival, Round::nearest);
     j.work = Duration::from_seconds(duration, Round::nearest);
     if (j.arrival < last_arrival)
       r.fail(fmt::format("arrival_s {} is earlier than the row before it: rows must be in arrival order", arrival));
     last_arrival = j.arrival;
-    j.request = whole_gpus(r, r.number<int64_t>(f[col.at("gpus")], "gpus"));
+    j.request = whole_gpus(r.integer(f[col.at("gpus")], "gpus", kJobGpuRange));
     if (auto c = opt("gpu_milli"); c && !f[*c].empty()) {
-      const auto m = r.number<int32_t>(f[*c], "gpu_milli");
-      if (m <= 0 || m > 1000 || (m < 1000 && j.request.gpus != 1))
-        r.fail(fmt::format("column 'gpu_milli': expected 1..1000, and below 1000 only with gpus = 1; got {}", m));
+      const auto m = r.integer<int32_t>(f[*c], "gpu_milli", Range::between(1, 1000));
+      if (m < 1000 && j.request.gpus != 1)
+        r.fail(fmt::format("column 'gpu_milli': below 1000 only with gpus = 1; got {} with gpus = {}", m, j.request.gpus));
       j.request.milli_per_gpu = Milli{m};
     }
-    if (auto c = opt("gpu_memory_mib"); c && !f[*c].empty()) j.request.gpu_memory_mib = r.number<int64_t>(f[*c], "gpu_memory_mib");
-    if (auto c = opt("cpu_milli"); c && !f[*c].empty()) j.request.cpu_milli = r.number<int64_t>(f[*c], "cpu_milli");
-    if (auto c = opt("memory_mib"); c && !f[*c].empty()) j.request.memory_mib = r.number<int64_t>(f[*c], "memory_mib");
-    if (j.request.gpu_memory_mib < 0 || j.request.cpu_milli < 0 || j.request.memory_mib < 0)
-      r.fail("negative memory or CPU request");
+    for (auto [column, field] : {std::pair{"gpu_memory_mib", &Request::gpu_memory_mib},
+                                 std::pair{"cpu_milli", &Request::cpu_milli}, std::pair{"memory_mib", &Request::memory_mib}})
+      if (auto c = opt(column); c && !f[*c].empty()) j.request.*field = r.integer(f[*c], column, Range::at_least(0));
     if (auto c = opt("models")) j.request.models = split_models(f[*c]);
     j.kind = o.kind.value_or(JobKind::batch);
     if (auto c = opt("kind"); c && !f[*c].empty()) {
@@ -249,11 +244,10 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
     }
     j.u = o.u.value_or(default_compute_demand(j.kind));
     if (auto c = opt("u"); c && !f[*c].empty()) {
-      j.u = r.number<double>(f[*c], "u");
-      if (j.u < 0 || j.u > 1) r.fail(fmt::format("column 'u': expected 0..1, got {}", j.u));
+      j.u = r.number(f[*c], "u", Range::between(0, 1));
     }
     if (auto c = opt("tenant"); c && !f[*c].empty()) j.tenant = set.tenant(f[*c]);
-    if (auto c = opt("priority"); c && !f[*c].empty()) j.priority = r.number<int32_t>(f[*c], "priority");
+    if (auto c = opt("priority"); c && !f[*c].empty()) j.priority = r.integer<int32_t>(f[*c], "priority", kPriorityRange);
     j.multi_node = o.multi_node.value_or(false);
     if (auto c = opt("multi_node"); c && !f[*c].empty()) {
       if (f[*c] != "true" && f[*c] != "false") r.fail("column 'multi_node': expected true or false");

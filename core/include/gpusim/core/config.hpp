@@ -3,18 +3,22 @@
 // the field path, and objects reject fields they do not know (after mig-parted's spec).
 #include <fmt/format.h>
 
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/number.hpp"
 #include "gpusim/core/time.hpp"
 
 // yaml-cpp stays behind this reader: headers that read configs do not pull it in (only the .cpp
@@ -68,13 +72,20 @@ class ConfigNode {
   std::vector<ConfigNode> items() const;  // a sequence
 
   std::string as_string() const;
-  int64_t as_int() const;
-  int64_t as_positive_int() const;      // > 0
-  int64_t as_non_negative_int() const;  // >= 0
-  double as_number() const;
-  double as_non_negative_number() const;
+  // An integer in `range` (parse_integer), read into T: a T narrower than int64 needs a range
+  // inside it (std::logic_error otherwise, a reader's bug), so no value is truncated.
+  template <std::integral T = int64_t>
+  T as_int(const Range& range = {}) const {
+    if (!range.fits<T>())
+      throw std::logic_error(fmt::format("{}: the range read into a narrower integer type is not inside it", path_));
+    return static_cast<T>(as_int64(range));
+  }
+  int64_t as_positive_int() const { return as_int(Range::at_least(1)); }
+  int64_t as_non_negative_int() const { return as_int(Range::at_least(0)); }
+  double as_number(const Range& range = {}) const;  // finite, in `range` (parse_number)
+  double as_non_negative_number() const { return as_number(Range::at_least(0)); }
   bool as_bool() const;
-  Duration as_duration() const;  // number of seconds, or "30m", "2h", ...
+  Duration as_duration() const;  // number of seconds, or "30m", "2h", ..., from 0 to kMaxSpan
   // The value of E the scalar names, else fails listing the choices: "expected one of a, b, c", or
   // with last = " or ", "expected a, b or c".
   template <NamedEnum E>
@@ -88,6 +99,9 @@ class ConfigNode {
 
  private:
   std::string scalar(std::string_view expected) const;
+  int64_t as_int64(const Range& range) const;
+  template <class Parse>
+  std::invoke_result_t<Parse, const std::string&> parsed(std::string_view expected, Parse parse) const;
   std::shared_ptr<const YAML::Node> node_;  // a handle: copies of a ConfigNode share it
   std::shared_ptr<const std::string> file_;
   std::string path_;

@@ -31,10 +31,6 @@ class Section;
 // The type of a field's value: what its reader accepts, as the schema states it.
 struct Type {
   enum class Kind : uint8_t { any, string, integer, number, boolean, duration, choice, section, list, map, one_of };
-  struct Bound {
-    double value;
-    bool exclusive;
-  };
   Kind kind = Kind::any;
   std::optional<Bound> minimum, maximum;  // integer, number
   std::string_view pattern;               // string: a regular expression the value matches
@@ -50,6 +46,8 @@ struct Type {
     return t;
   }
   static Type integer() { return Type(Kind::integer); }
+  // An integer read into an int32 (ConfigNode::as_int<int32_t> needs the range stated).
+  static Type int32() { return integer().in(Range::of<int32_t>()); }
   static Type number() { return Type(Kind::number); }
   static Type boolean() { return Type(Kind::boolean); }
   // A number of seconds or a string such as "30m", "2h", "7d" (parse_duration).
@@ -95,11 +93,19 @@ struct Type {
     return t;
   }
 
-  // The range of an integer or a number.
+  // The range of an integer or a number (of a list's items; of a one_of's first bounded alternative):
+  // what the schema states and the reader checks (Fields::range).
+  Range range() const;
   Type at_least(double v) const { return bounded(&Type::minimum, {v, false}); }
   Type above(double v) const { return bounded(&Type::minimum, {v, true}); }
   Type at_most(double v) const { return bounded(&Type::maximum, {v, false}); }
   Type below(double v) const { return bounded(&Type::maximum, {v, true}); }
+  Type in(const Range& r) const {
+    Type t = *this;
+    t.minimum = r.minimum;
+    t.maximum = r.maximum;
+    return t;
+  }
 
  private:
   Type bounded(std::optional<Bound> Type::*end, Bound b) const {
@@ -178,6 +184,15 @@ class Fields {
   // The field, else its declared default (std::logic_error when it declares none).
   ConfigNode value(std::string_view name) const;
   std::vector<std::string> string_list(std::string_view name) const;  // scalar or sequence; absent = {}
+  // The declared range of a field's numbers, for reading it (or its items) with ConfigNode::as_int
+  // or as_number: the schema states the same range, so reader and schema cannot drift.
+  Range range(std::string_view name) const { return section_->field(name).type.range(); }
+  // The field (else its default) read in its declared range.
+  template <std::integral T = int64_t>
+  T integer(std::string_view name) const {
+    return value(name).as_int<T>(range(name));
+  }
+  double number(std::string_view name) const { return value(name).as_number(range(name)); }
 
  private:
   const Section* section_;

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "gpusim/core/number.hpp"
+
 namespace gpusim {
 
 // For rates and figures that are per hour while their arithmetic is in seconds.
@@ -106,12 +108,25 @@ class TimeIntegral {
   double us_ = 0;
 };
 
+// The longest duration and the latest instant an input may give (a horizon, an arrival, a job's
+// duration, a delay): 100 years of 365 days, 3.15e15 us. A model time adds a few of them (arrival +
+// duration + waits, against a horizon), so it stays far inside the clock's int64 microseconds
+// (292,000 years) and never wraps.
+inline constexpr Duration kMaxSpan = Duration::from_seconds(int64_t{100} * 365 * 86400);
+inline constexpr std::string_view kMaxSpanText = "100 years (3153600000 s)";
+// Times in seconds a trace gives (an arrival, a duration): 0 to kMaxSpan.
+inline constexpr Range kSpanSeconds = Range::between(0, static_cast<double>(kMaxSpan.us()) / 1e6);
+
+// A wait drawn from a rate (a fault, a reclaim) in hours, as a Duration: one past kMaxSpan falls
+// after any horizon and is kept there, so that a tiny rate cannot overflow the clock.
+Duration sampled_wait(double hours);
+
 using GpuTime = TimeIntegral<struct GpuTimeTag>;    // GPUs x time
 using NodeTime = TimeIntegral<struct NodeTimeTag>;  // nodes x time
 using Work = TimeIntegral<struct WorkTag>;          // a job's progress: time at its ideal speed (rate 1)
 
-// Parses "90" or "90s" (seconds), "250ms", "30m", "2h", "30d", "1.5h". Throws std::invalid_argument
-// whose message says what was expected.
+// Parses "90" or "90s" (seconds), "250ms", "30m", "2h", "30d", "1.5h", from 0 to kMaxSpan. Throws
+// std::invalid_argument whose message says what was expected.
 Duration parse_duration(std::string_view text);
 
 // Seconds with up to six decimals and no trailing zeros: "12.5", "3600"; an instant in seconds since

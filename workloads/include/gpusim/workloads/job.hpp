@@ -25,6 +25,11 @@ constexpr auto enum_table(JobKind) {
       {{K::training, "training"}, {K::inference, "inference"}, {K::notebook, "notebook"}, {K::batch, "batch"}});
 }
 
+// The ranges of a job's numbers, shared by the scenario's fields and the trace columns: GPUs of one
+// job (or of one of its workers), and a priority (an int32, as a Kubernetes PriorityClass value).
+inline constexpr Range kJobGpuRange = Range::between(0, 100000);
+inline constexpr Range kPriorityRange = Range::of<int32_t>();
+
 // Default compute demand per kind (assumed, docs/hardware.md#modelling-defaults: training 95%,
 // inference 15%, notebooks 5%). Batch is assumed compute-bound like training.
 double default_compute_demand(JobKind kind);
