@@ -246,7 +246,7 @@ for name, path, value in [
 
 # Inline jobs.
 for name, key, value, says in [
-    ("job gpus negative", "gpus", -2, "expected an integer >= 0"),
+    ("job gpus negative", "gpus", -2, "expected an integer in 0..100000, got -2"),
     ("job gpus huge", "gpus", 100001, ""),
     ("job gpus text", "gpus", "one", "expected an integer"),
     ("job gpu_milli zero", "gpu_milli", 0, ""),
@@ -277,7 +277,9 @@ for name, key, value, says in [
     ("job compute per iteration", "communication", {**COMM, "compute_per_iteration": "x"}, "compute_per_iteration"),
     ("job checkpoint text", "checkpoint", "often", "checkpoint"),
 ]:
-    field(name, {f"workload.jobs[0].{key}": value}, [f"workload.jobs[0].{key}", says])
+    # A job whose time comes from its iterations gives no duration.
+    fields = {"workload.jobs[0].duration": DELETE} if key == "communication" else {}
+    field(name, {**fields, f"workload.jobs[0].{key}": value}, [f"workload.jobs[0].{key}", says])
 field("job name missing", {"workload.jobs[0].name": DELETE}, "workload.jobs[0]")
 field("job duration missing", {"workload.jobs[0].duration": DELETE}, "workload.jobs[0]")
 field("job duplicate name", {"workload.jobs[1]": {"name": "j", "gpus": 1, "duration": "1h"}}, "workload.jobs[1]")
@@ -345,7 +347,7 @@ for name, text, says in [
     ("csv arrival negative", CSV_HEAD + "-1,10,1\n", "arrival_s"),
     ("csv duration negative", CSV_HEAD + "0,-10,1\n", "duration_s"),
     ("csv out of order", CSV_HEAD + "10,1,1\n5,1,1\n", "arrival order"),
-    ("csv gpus negative", CSV_HEAD + "0,10,-1\n", "GPU count -1"),
+    ("csv gpus negative", CSV_HEAD + "0,10,-1\n", "column 'gpus': expected an integer in 0..100000, got -1"),
     ("csv gpus fraction", CSV_HEAD + "0,10,0.5\n", "column 'gpus'"),
     ("csv too few fields", CSV_HEAD + "0,10\n", "expected 3 columns"),
     ("csv too many fields", CSV_HEAD + "0,10,1,4\n", "expected 3 columns"),
@@ -355,7 +357,7 @@ for name, text, says in [
     ("csv kind", "arrival_s,duration_s,gpus,kind\n0,1,1,render\n", "column 'kind'"),
     ("csv multi_node", "arrival_s,duration_s,gpus,multi_node\n0,1,1,yes\n", "column 'multi_node'"),
     ("csv priority text", "arrival_s,duration_s,gpus,priority\n0,1,1,high\n", "column 'priority'"),
-    ("csv cpu negative", "arrival_s,duration_s,gpus,cpu_milli\n0,1,1,-5\n", "negative memory or CPU"),
+    ("csv cpu negative", "arrival_s,duration_s,gpus,cpu_milli\n0,1,1,-5\n", "column 'cpu_milli': expected an integer >= 0, got -5"),
     ("csv bom", "\ufeff" + CSV_HEAD + "0,1,1\n", "byte-order mark"),
     ("csv latin-1", (CSV_HEAD + "0,1,1\n").replace("gpus", "gp\xfas").encode("latin-1"), "not UTF-8"),
 ]:
@@ -375,14 +377,14 @@ for name, text, says in [
     ("openb multi-gpu share", PODS_HEAD + "a,1000,1024,2,500,0,10\n", "column 'gpu_milli'"),
     ("openb zero milli", PODS_HEAD + "a,1000,1024,1,0,0,10\n", "column 'gpu_milli'"),
     ("openb deleted before created", PODS_HEAD + "a,1000,1024,1,1000,10,5\n", "before creation_time"),
-    ("openb cpu negative", PODS_HEAD + "a,-1000,1024,1,1000,0,10\n", "negative CPU or memory"),
+    ("openb cpu negative", PODS_HEAD + "a,-1000,1024,1,1000,0,10\n", "column 'cpu_milli': expected an integer >= 0, got -1000"),
     ("openb no times", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1000,1024,1,1000\n", "creation_time"),
     ("openb num_gpu text", PODS_HEAD + "a,1000,1024,one,1000,0,10\n", "column 'num_gpu'"),
 ]:
     case(name, with_trace("openb", text), ["trace.csv", says])
 for name, text, says in [
-    ("node list gpus negative", NODES_HEAD + "n1,64000,262144,-1,V100M16\n", "node capacities"),
-    ("node list cpu zero", NODES_HEAD + "n1,0,262144,8,V100M16\n", "node capacities"),
+    ("node list gpus negative", NODES_HEAD + "n1,64000,262144,-1,V100M16\n", "column 'gpu'"),
+    ("node list cpu zero", NODES_HEAD + "n1,0,262144,8,V100M16\n", "column 'cpu_milli'"),
     ("node list no model", NODES_HEAD + "n1,64000,262144,8,\n", "GPU model"),
     ("node list missing column", "sn,cpu_milli,memory_mib,gpu\nn1,1,1,1\n", "'model'"),
     ("node list gpu text", NODES_HEAD + "n1,64000,262144,eight,V100M16\n", "column 'gpu'"),
@@ -456,6 +458,69 @@ case("baseline duplicate metric", {**OK, "baseline.yaml": yaml.safe_dump(BASELIN
 case("mig-parted file missing", {}, "nowhere.yaml", ["mig", "validate", "nowhere.yaml", "--node", "dgx-a100-80gb"])
 case("mig-parted unknown node", {"mig.yaml": MIG.replace("{DEVICES}", '{"1g.10gb": 7}')}, "z-9x",
      ["mig", "validate", "mig.yaml", "--node", "z-9x"])
+
+
+# Numbers at the edge (issue 19): not finite, past the clock's 100 years, or past 32 bits.
+for name, text, says in [
+    ("csv duration nan", CSV_HEAD + "0,nan,1\n", "column 'duration_s'"),
+    ("csv duration inf", CSV_HEAD + "0,inf,1\n", "column 'duration_s'"),
+    ("csv duration 1e308", CSV_HEAD + "0,1e308,1\n", "column 'duration_s'"),
+    ("csv duration 1e31", CSV_HEAD + "0,1e31,1\n", "column 'duration_s'"),
+    ("csv arrival 1e18", CSV_HEAD + "1e18,1,1\n", "column 'arrival_s'"),
+    ("csv u nan", "arrival_s,duration_s,gpus,u\n0,1,1,nan\n", "column 'u'"),
+    ("csv u inf", "arrival_s,duration_s,gpus,u\n0,1,1,inf\n", "column 'u'"),
+    ("csv priority 2^32", "arrival_s,duration_s,gpus,priority\n0,1,1,4294967296\n", "column 'priority'"),
+]:
+    case(name, with_trace("csv", text), ["trace.csv", says])
+case("philly duration 9.3e12", with_trace("philly", PHILLY_HEAD + "2017-10-03 00:00:00,9300000000000,1,c1\n"),
+     ["trace.csv", "column 'duration'"])
+case("openb time -1e15", with_trace("openb", PODS_HEAD + "a,1000,1024,1,1000,-1000000000000000,10\n"),
+     ["trace.csv", "creation_time"])
+for name, fields, says in [
+    ("bytes per iteration 1e93", {"workload.jobs[0].duration": DELETE,
+                                  "workload.jobs[0].communication": {**COMM, "bytes_per_iteration": 1e93}},
+     "workload.jobs[0].communication.bytes_per_iteration"),
+    ("iterations 9e18", {"workload.jobs[0].duration": DELETE,
+                         "workload.jobs[0].communication": {**COMM, "iterations": 9000000000000000000}},
+     "workload.jobs[0].communication"),
+    ("horizon 1e8 days", {"horizon": "100000000d"}, "horizon"),
+    ("job duration 1e9 hours", {"workload.jobs[0].duration": "1000000000h"}, "workload.jobs[0].duration"),
+    ("job duration nan", {"workload.jobs[0].duration": ".nan"}, "workload.jobs[0].duration"),
+    ("job u nan", {"workload.jobs[0].u": ".nan"}, "workload.jobs[0].u"),
+    ("job priority 2^32", {"workload.jobs[0].priority": 4294967296}, "workload.jobs[0].priority"),
+    ("job gpus x workers", {"workload.jobs[0].gpus": 100000, "workload.jobs[0].workers": 100000}, "workload.jobs[0]"),
+    ("seed 2^64", {"seed": 18446744073709551616}, "seed"),
+    ("catalog gpus 2^32+1", {"catalog": {"nodes": [{**CATALOG_NODE, "gpus": 4294967297}]}}, "catalog.nodes[0].gpus"),
+    ("catalog sms 2^32", {"catalog": {"gpus": [{**CATALOG_GPU, "sms": 4294967296}]}}, "catalog.gpus[0].sms"),
+    ("price inf", {"cluster.pools[0].price_per_gpu_hour_usd": ".inf"}, "cluster.pools[0].price_per_gpu_hour_usd"),
+]:
+    field(name, fields, says)
+for name, arrival, duration, says in [
+    ("generator start negative", {"rate_per_hour": 2, "start": "-10h"}, "1h", "arrival.start"),
+    ("generator rate 1e-300", {"rate_per_hour": 1e-300}, "1h", "arrival.rate_per_hour"),
+    ("generator lognormal sigma 1e6", {"rate_per_hour": 2}, {"distribution": "lognormal", "median": "1h", "sigma": 1e6},
+     "duration.sigma"),
+    ("generator exponential mean 9e18us", {"rate_per_hour": 2}, {"distribution": "exponential", "mean": "9e18us"},
+     "duration.mean"),
+]:
+    cls = {**GENERATED, "arrival": arrival, "duration": duration}
+    field(name, {"workload": {"generator": {"classes": [cls]}}}, f"workload.generator.classes[0].{says}")
+
+# Bounded memory (issue 19): refused from an estimate, before anything big is allocated.
+for name, fields, says in [
+    ("inline count 1e9", {"workload.jobs[0].count": 1000000000}, "workload.jobs[0].count"),
+    ("generator count 1e15", {"workload": {"generator": {"classes": [{**GENERATED, "count": 10**15}]}}},
+     "workload.generator.classes[0].count"),
+    ("time series step 1us", {"horizon": "100d", "outputs": {"timeseries_step": "1us"}}, "outputs.timeseries_step"),
+    ("64 pools of 1M nodes", {"cluster.pools": [{"name": f"p{i}", "node": "l4-4x", "count": 1000000} for i in range(64)]},
+     "cluster.pools"),
+]:
+    field(name, fields, says)
+case("--max-memory text", OK, "--max-memory", ["run", "scenario.yaml", "--max-memory", "lots"])
+case("--max-memory below the run", OK, "--max-memory", ["run", "scenario.yaml", "--max-memory", "1KiB"])
+LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(9))
+case("billion laughs", LAUGHS, "scenario.yaml")
 
 
 def run(binary, name, files, args, code, says):
