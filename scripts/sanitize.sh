@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Part of scripts/test.sh (README, "Fuzzing and sanitizers"): the clang build with ASan + UBSan
+# (build-asan), its C++ tests through CTest (the GoogleTest binaries, the CLI tests and every shipped
+# scenario run under --audit by golden_outputs), then each fuzz harness over its seed corpus and
+# regressions, and FUZZ_SECONDS (default 20) of fuzzing each. Skipped, saying so, without clang 14.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+if ! command -v clang++-14 >/dev/null; then
+  echo "gpusim: clang++-14 not found: the sanitizer build and the fuzz harnesses are skipped (scripts/setup.sh installs clang-14)" >&2
+  exit 0
+fi
+build_sanitized
+# Any sanitizer report fails the test that provoked it (-fno-sanitize-recover=all exits on UBSan too).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
+# readme_test runs the installed commands and Python: the GCC build's tests cover it.
+ctest --test-dir "$SANITIZE_BUILD" --output-on-failure --parallel "$(nproc)" -E '^readme_test$'
+
+targets=(fuzz_scenario fuzz_trace fuzz_parsers)
+for t in "${targets[@]}"; do
+  mapfile -t inputs < <(find "$ROOT/fuzz/corpus/$t" "$ROOT/fuzz/regressions/$t" -type f ! -name README.md 2>/dev/null | sort)
+  "$SANITIZE_BUILD/bin/$t" -timeout="$FUZZ_TIMEOUT_S" -rss_limit_mb="$FUZZ_RSS_MB" "${inputs[@]}" >"$SANITIZE_BUILD/$t.replay.log" 2>&1 ||
+    { tail -n 60 "$SANITIZE_BUILD/$t.replay.log" >&2; echo "$t: an input of fuzz/corpus/$t or fuzz/regressions/$t failed" >&2; exit 1; }
+  echo "$t: ${#inputs[@]} corpus and regression inputs pass"
+done
+for t in "${targets[@]}"; do
+  scratch="$(mktemp -d)"
+  mkdir -p "$SANITIZE_BUILD/fuzz-artifacts"
+  fuzz_target "$t" "${FUZZ_SECONDS:-20}" "$SANITIZE_BUILD/fuzz-artifacts/$t-" "$scratch"
+  rm -rf "$scratch"
+done
