@@ -63,9 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   try {
     switch (data[0] % 7) {
-      case 0:
-        try {
-          (void)gpusim::parse_duration(text);
+      case 0: try { (void)gpusim::parse_duration(text);
         } catch (const std::invalid_argument&) {
         }
         break;

@@ -32,8 +32,8 @@ constexpr std::size_t kMaxSimulatedNodes = 64;
 constexpr auto kMaxHorizon = gpusim::Duration::from_seconds(30 * 86400);
 
 bool sizes_field(std::string_view key) {
-  static constexpr std::string_view kKeys[] = {"count", "gpus", "replicas", "limit", "max", "max_count",
-                                               "min", "until", "workers", "nics", "iterations"};
+  static constexpr std::string_view kKeys[] = {"count", "gpus",  "replicas", "limit", "max",       "max_count",
+                                               "min",   "until", "workers",  "nics",  "iterations"};
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 

@@ -15,8 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const int reader = data[0] % 5;
   const int flags = data[0] / 5;
-  const std::string path =
-      gpusim::fuzz::write_scratch("trace.csv", std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
+  const std::string path = gpusim::fuzz::write_scratch("trace.csv",
+                                                       std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
   gpusim::TraceOptions options;
   options.untimed = (flags & 1) != 0;
   if (flags & 2) options.limit = flags >> 2;
