@@ -10,6 +10,10 @@ if [ $# -ne 2 ]; then
   exit 2
 fi
 target="$1" minutes="$2"
+if ! [[ "$minutes" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: MINUTES must be a whole number of minutes, at least 1; got '$minutes'" >&2
+  exit 2
+fi
 if [ ! -d "$ROOT/fuzz/corpus/$target" ]; then
   echo "fuzz.sh: unknown target '$target': expected fuzz_scenario, fuzz_trace or fuzz_parsers" >&2
   exit 2
