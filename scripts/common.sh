@@ -5,7 +5,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GPUSIM_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           libboost-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy
+          libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy clang-14 libclang-rt-14-dev
           pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest python3-yaml python3-jsonschema
           python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel python3-distributed)
 
@@ -35,4 +35,47 @@ install_gpusim() {
 build() {
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$BUILD" --parallel "$(nproc)"
+}
+
+# The sanitizer build (README, "Fuzzing and sanitizers"): clang 14, ASan + UBSan on every target
+# and the fuzz/ harnesses, in its own directory (no Python module, no benchmarks). ccache keeps a
+# rebuild short.
+SANITIZE_BUILD="${GPUSIM_SANITIZE_BUILD_DIR:-$ROOT/build-asan}"
+build_sanitized() {
+  cmake -S "$ROOT" -B "$SANITIZE_BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only" -DGPUSIM_SANITIZE=ON -DGPUSIM_FUZZ=ON \
+    -DGPUSIM_BUILD_PYTHON=OFF -DGPUSIM_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$SANITIZE_BUILD" --parallel "$(nproc)" "$@"
+}
+
+# Limits for one input (README, "Fuzzing and sanitizers"): slower than FUZZ_TIMEOUT_S seconds or
+# larger than FUZZ_RSS_MB is a finding, like a crash or a sanitizer report.
+FUZZ_TIMEOUT_S=10
+FUZZ_RSS_MB=2048
+# fuzz_target TARGET SECONDS ARTIFACT_PREFIX NEW_CORPUS_DIR [REGRESSIONS_DIR]: fuzzes the built harness
+# for SECONDS from its seed corpus and regressions (fuzz/regressions/TARGET unless given), writing new
+# inputs to NEW_CORPUS_DIR and a failing one to ARTIFACT_PREFIX; prints "TARGET: N executions in
+# SECONDS s"; fails if an input did.
+fuzz_target() {
+  local target="$1" seconds="$2" artifacts="$3" corpus="$4" regressions="${5:-$ROOT/fuzz/regressions/$1}" log
+  log="$(mktemp)"
+  local status=0
+  "$SANITIZE_BUILD/bin/$target" -max_total_time="$seconds" -timeout="$FUZZ_TIMEOUT_S" -rss_limit_mb="$FUZZ_RSS_MB" \
+    -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" "$ROOT/fuzz/corpus/$target" \
+    "$regressions" >"$log" 2>&1 || status=$?
+  if [ "$status" -ne 0 ]; then
+    tail -n 60 "$log" >&2
+    echo "$target: FAILED (exit $status); the input is in $artifacts" >&2
+  else
+    echo "$target: $(sed -n 's/^stat::number_of_executed_units: *//p' "$log") executions in ${seconds} s"
+  fi
+  rm -f "$log"
+  return "$status"
+}
+
+# Paths of fuzz/known_failures.txt (regression inputs whose fix has not landed), one per line.
+known_failures() { grep -v '^#' "$ROOT/fuzz/known_failures.txt" | sed "s|^|$ROOT/fuzz/|" || true; }
+# regression_seeds TARGET DIR: copies fuzz/regressions/TARGET but its known failures into DIR.
+regression_seeds() {
+  find "$ROOT/fuzz/regressions/$1" -type f | grep -vxF "$(known_failures)" | xargs -r cp -t "$2" || true
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: install dependencies, check the formatting of the changed lines, build, run every
-# test (GoogleTest, the CLI, pytest and the notebooks, all through CTest), then the regression check
-# against results/baseline.yaml.
+# test (GoogleTest, the CLI, pytest and the notebooks, all through CTest), the regression check
+# against results/baseline.yaml, then the sanitizer build's tests and the fuzz harnesses
+# (scripts/sanitize.sh; skipped, saying so, without clang 14).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 install_dependencies
 # Fails (exit 1) with the diff when a line changed since .clang-format was added is not formatted.
@@ -10,3 +11,6 @@ build
 ctest --test-dir "$BUILD" --output-on-failure --parallel "$(nproc)"
 # Fails (exit 1) if a change made a recorded utilization, cost or latency figure worse (issue 6).
 "$BUILD/bin/gpusim" check "$ROOT/results/baseline.yaml" --data "$ROOT/data" --markdown "$BUILD/check.md" --force
+# ASan + UBSan over the C++ tests and every shipped scenario; each fuzz harness over its corpus and
+# regressions, then 20 s of fuzzing each (README, "Fuzzing and sanitizers").
+"$ROOT/scripts/sanitize.sh"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Part of scripts/test.sh (README, "Fuzzing and sanitizers"): the clang build with ASan + UBSan
+# (build-asan), its C++ tests through CTest (the GoogleTest binaries, the CLI tests and every shipped
+# scenario run under --audit by golden_outputs), then each fuzz harness over its seed corpus and
+# regressions, and FUZZ_SECONDS (default 20) of fuzzing each. Skipped, saying so, without clang 14.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+if ! command -v clang++-14 >/dev/null; then
+  echo "gpusim: clang++-14 not found: the sanitizer build and the fuzz harnesses are skipped (scripts/setup.sh installs clang-14)" >&2
+  exit 0
+fi
+build_sanitized
+# Any sanitizer report fails the test that provoked it (-fno-sanitize-recover=all exits on UBSan too).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
+# readme_test runs the installed commands and Python, and golden_outputs' packing table digest holds
+# the width of a wall-clock column (a sanitized packing run takes over 10 s): the GCC build runs both.
+ctest --test-dir "$SANITIZE_BUILD" --output-on-failure --parallel "$(nproc)" -E '^(readme_test|golden_outputs)$'
+# Every shipped scenario under --audit, writing its outputs, and the FGD packing experiment.
+runs="$(mktemp -d)"
+find "$ROOT/scenarios" -name '*.yaml' | sort | xargs -P "$(nproc)" -I{} sh -c \
+  'out="$4/$(basename "$2" .yaml)"; "$1/bin/gpusim" run "$2" --data "$3" --audit --out "$out" >/dev/null 2>"$out.log" ||
+     { cat "$out.log" >&2; echo "$2: gpusim run failed under the sanitizers" >&2; exit 255; }' \
+  sh "$SANITIZE_BUILD" {} "$ROOT/data" "$runs"
+"$SANITIZE_BUILD/bin/gpusim" packing "$ROOT/scenarios/fgd-openb.yaml" --seeds 42 --data "$ROOT/data" >/dev/null
+rm -rf "$runs"
+echo "sanitizers: every shipped scenario runs clean"
+
+targets=(fuzz_scenario fuzz_trace fuzz_parsers)
+known="$(mktemp)"
+known_failures >"$known"
+while read -r k; do echo "sanitize.sh: $k is a known failure (fuzz/known_failures.txt): not replayed" >&2; done <"$known"
+for t in "${targets[@]}"; do
+  mapfile -t inputs < <(find "$ROOT/fuzz/corpus/$t" "$ROOT/fuzz/regressions/$t" -type f 2>/dev/null | sort | grep -vxFf "$known")
+  "$SANITIZE_BUILD/bin/$t" -timeout="$FUZZ_TIMEOUT_S" -rss_limit_mb="$FUZZ_RSS_MB" "${inputs[@]}" >"$SANITIZE_BUILD/$t.replay.log" 2>&1 ||
+    { tail -n 60 "$SANITIZE_BUILD/$t.replay.log" >&2; echo "$t: an input of fuzz/corpus/$t or fuzz/regressions/$t failed" >&2; exit 1; }
+  echo "$t: ${#inputs[@]} corpus and regression inputs pass"
+done
+for t in "${targets[@]}"; do
+  scratch="$(mktemp -d)" seeds="$(mktemp -d)"
+  mkdir -p "$SANITIZE_BUILD/fuzz-artifacts"
+  regression_seeds "$t" "$seeds"
+  fuzz_target "$t" "${FUZZ_SECONDS:-20}" "$SANITIZE_BUILD/fuzz-artifacts/$t-" "$scratch" "$seeds"
+  rm -rf "$scratch" "$seeds"
+done
+rm -f "$known"
