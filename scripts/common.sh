@@ -52,17 +52,17 @@ build_sanitized() {
 # larger than FUZZ_RSS_MB is a finding, like a crash or a sanitizer report.
 FUZZ_TIMEOUT_S=10
 FUZZ_RSS_MB=2048
-# fuzz_target TARGET SECONDS ARTIFACT_PREFIX NEW_CORPUS_DIR [REGRESSIONS_DIR]: fuzzes the built harness
-# for SECONDS from its seed corpus and regressions (fuzz/regressions/TARGET unless given), writing new
+# fuzz_target TARGET SECONDS ARTIFACT_PREFIX NEW_CORPUS_DIR: fuzzes the built harness for SECONDS from
+# its seed corpus and regressions (fuzz/regressions/TARGET), writing new
 # inputs to NEW_CORPUS_DIR and a failing one to ARTIFACT_PREFIX; prints "TARGET: N executions in
 # SECONDS s"; fails if an input did.
 fuzz_target() {
-  local target="$1" seconds="$2" artifacts="$3" corpus="$4" regressions="${5:-$ROOT/fuzz/regressions/$1}" log
+  local target="$1" seconds="$2" artifacts="$3" corpus="$4" log
   log="$(mktemp)"
   local status=0
   "$SANITIZE_BUILD/bin/$target" -max_total_time="$seconds" -timeout="$FUZZ_TIMEOUT_S" -rss_limit_mb="$FUZZ_RSS_MB" \
     -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" "$ROOT/fuzz/corpus/$target" \
-    "$regressions" >"$log" 2>&1 || status=$?
+    "$ROOT/fuzz/regressions/$target" >"$log" 2>&1 || status=$?
   if [ "$status" -ne 0 ]; then
     tail -n 60 "$log" >&2
     echo "$target: FAILED (exit $status); the input is in $artifacts" >&2
@@ -71,11 +71,4 @@ fuzz_target() {
   fi
   rm -f "$log"
   return "$status"
-}
-
-# Paths of fuzz/known_failures.txt (regression inputs whose fix has not landed), one per line.
-known_failures() { grep -v '^#' "$ROOT/fuzz/known_failures.txt" | sed "s|^|$ROOT/fuzz/|" || true; }
-# regression_seeds TARGET DIR: copies fuzz/regressions/TARGET but its known failures into DIR.
-regression_seeds() {
-  find "$ROOT/fuzz/regressions/$1" -type f | grep -vxF "$(known_failures)" | xargs -r cp -t "$2" || true
 }

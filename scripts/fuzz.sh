@@ -20,8 +20,4 @@ if [ ! -d "$ROOT/fuzz/corpus/$target" ]; then
 fi
 build_sanitized --target "$target" >/dev/null
 mkdir -p "$SANITIZE_BUILD/fuzz-corpus/$target" "$ROOT/fuzz/regressions/$target"
-# The regressions but the known failures (fuzz/known_failures.txt), which would stop it at once.
-seeds="$(mktemp -d)"
-trap 'rm -rf "$seeds"' EXIT
-regression_seeds "$target" "$seeds"
-fuzz_target "$target" "$((minutes * 60))" "$ROOT/fuzz/regressions/$target/" "$SANITIZE_BUILD/fuzz-corpus/$target" "$seeds"
+fuzz_target "$target" "$((minutes * 60))" "$ROOT/fuzz/regressions/$target/" "$SANITIZE_BUILD/fuzz-corpus/$target"
