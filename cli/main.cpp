@@ -734,14 +734,12 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;
-  } catch (const PolicyError& e) {
-    std::cerr << "error: " << e.what() << '\n';
-    return 1;
-  } catch (const AuditError& e) {
-    std::cerr << "error: " << e.what() << '\n';
-    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << '\n';
+    // A policy's impossible request, a broken invariant or an output the disk refused: the run
+    // failed, its input was good. Anything else is gpusim's own fault.
+    const bool run_failed = dynamic_cast<const PolicyError*>(&e) || dynamic_cast<const AuditError*>(&e) ||
+                            dynamic_cast<const OutputError*>(&e);
+    std::cerr << (run_failed ? "error: " : "internal error: ") << e.what() << '\n';
     return 1;
   }
   return 0;

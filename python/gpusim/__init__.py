@@ -8,7 +8,7 @@
 Same scenario and seed, byte-identical results: the figures come from the same C++ engine and
 writers as the `gpusim` command.
 """
-from ._core import AuditError, InputError, PolicyError, __version__
+from ._core import AuditError, InputError, OutputError, PolicyError, __version__
 from . import plot
 from .api import Catalog, Result, Scenario, catalog, compare, load_scenario, mig, outputs, run
 from .policy import Placement, QueueOrder, Scheduler
@@ -18,5 +18,5 @@ __all__ = [
     "run", "compare", "sweep", "load_scenario", "catalog", "mig", "outputs",
     "Result", "Scenario", "Catalog",
     "QueueOrder", "Placement", "Scheduler",
-    "InputError", "PolicyError", "AuditError", "__version__", "plot",
+    "InputError", "PolicyError", "AuditError", "OutputError", "__version__", "plot",
 ]

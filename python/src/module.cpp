@@ -505,6 +505,7 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
   py::register_exception<PolicyError>(m, "PolicyError", PyExc_RuntimeError);
   py::register_exception<AuditError>(m, "AuditError", PyExc_RuntimeError);
+  py::register_exception<OutputError>(m, "OutputError", PyExc_OSError);
 
   // --- hardware catalog and MIG geometry
   py::class_<MigProfile>(m, "MigProfile")

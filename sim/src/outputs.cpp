@@ -182,10 +182,10 @@ void RunOutputs::write(const std::string& dir, bool force, const Scenario& s, co
   for (const auto& [spec, writer] : writers_) {
     const fs::path shown = fs::path(dir) / spec->file;
     std::ofstream f(tmp / spec->file, std::ios::binary);
-    if (!f) throw InputError({shown.string(), std::nullopt, ""}, "cannot write file");
+    if (!f) throw OutputError(shown.string(), "cannot write file");
     writer->write(f, s, r, summary);
     f.close();
-    if (!f) throw InputError({shown.string(), std::nullopt, ""}, "cannot write file (disk full?)");
+    if (!f) throw OutputError(shown.string(), "cannot write file (disk full?)");
   }
   // Every file is complete: rename the directory into place. rename(2) replaces only a missing or
   // empty directory, so of two runs into one new directory the second fails here.
@@ -252,13 +252,13 @@ void write_output_file(const std::string& path, const std::string& text) {
     if (n < 0) {
       const std::string why = errno_text();
       ::close(fd);
-      throw InputError(where, fmt::format("cannot write the file: {}", why));
+      throw OutputError(path, fmt::format("cannot write the file: {}", why));
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0) throw InputError(where, fmt::format("cannot write the file: {}", errno_text()));
+  if (::close(fd) != 0) throw OutputError(path, fmt::format("cannot write the file: {}", errno_text()));
   // rename(2) replaces the entry at `path`: a symlink there is replaced, its target left alone.
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw InputError(where, fmt::format("cannot write the file: {}", errno_text()));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw OutputError(path, fmt::format("cannot write the file: {}", errno_text()));
   cleanup.path.clear();
 }
 

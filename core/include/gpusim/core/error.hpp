@@ -25,6 +25,13 @@ class InputError : public std::runtime_error {
   std::string reason_;
 };
 
+// An output that was being written could not be stored (a full disk, an I/O error): the run failed
+// (exit 1) though its input was good. A path the user gave that cannot be written is an InputError.
+class OutputError : public std::runtime_error {
+ public:
+  OutputError(const std::string& path, const std::string& what) : std::runtime_error(path + ": " + what) {}
+};
+
 // A scheduling policy asked the engine for something impossible; the run stops loudly.
 class PolicyError : public std::runtime_error {
   using std::runtime_error::runtime_error;
