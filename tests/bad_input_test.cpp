@@ -512,9 +512,10 @@ TEST(BadInput, CountsNeverWrapTo32Bits) {
   // Counts of jobs are int64: a large one is read whole (the memory estimate refuses what would not fit).
   EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, count: 99999999999999999999}")),
              "workload.jobs[0].count: expected a positive integer, got 99999999999999999999");
-  EXPECT_HAS(
-      error_of(kGood, {"cluster.pools[0].count=4294967297"}),
-      "--set: cluster.pools[0].count=4294967297: cluster.pools[0].count: expected an integer in 1..1000000, got 4294967297");
+  // A node count is estimated before the pool is read: 4294967297 nodes, not 1, are refused.
+  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].count=4294967297"}),
+             "--set: cluster.pools[0].count=4294967297: cluster.pools[0].count: the run would hold about 6.3 TiB "
+             "(4294967297 nodes of 4 GPUs");
 }
 
 TEST(BadInput, PolicyParametersStayInTheClocksRange) {

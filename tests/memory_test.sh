@@ -28,9 +28,14 @@ contains "inline count 1e9: the estimate" "$TMP/err" "1000000000 jobs"
 scenario generator.yaml "$ONE_POOL" '  generator: {classes: [{name: c, count: 1000000000000000, gpus: 1, duration: 1h}]}'
 refused "generator count 1e15" generator.yaml "workload.generator.classes[0].count"
 
+# A horizon past the clock's 100 years is refused by its field's range; one inside it, by the rows
+# its time series would hold.
 scenario horizon.yaml "$ONE_POOL" "$ONE_JOB" 'horizon: 100000000d'
-refused "horizon of 1e8 days" horizon.yaml "horizon"
-contains "horizon of 1e8 days: the rows" "$TMP/err" "time-series rows"
+check "horizon of 1e8 days" 2 "$GPUSIM" run "$TMP/horizon.yaml"
+contains "horizon of 1e8 days: the range" "$TMP/err" "horizon: expected a duration"
+scenario century.yaml "$ONE_POOL" "$ONE_JOB" $'horizon: 36500d\noutputs: {timeseries_step: 1s}'
+refused "a century of 1-second rows" century.yaml "outputs.timeseries_step"
+contains "a century of 1-second rows: the rows" "$TMP/err" "time-series rows"
 
 scenario step.yaml "$ONE_POOL" "$ONE_JOB" $'horizon: 1d\noutputs: {timeseries_step: 1us}'
 refused "timeseries_step 1us over a day" step.yaml "outputs.timeseries_step"

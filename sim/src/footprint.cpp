@@ -38,12 +38,12 @@ std::vector<ConfigNode> items(const std::optional<ConfigNode>& n) {
   return n->items();
 }
 
-// A count as the scenario gives it; one that is not a number is left to the field's reader, which
-// names what it expected.
+// A count as the scenario gives it; one that is not an integer (or is past int64) is left to the
+// field's reader, which names what it expected.
 std::optional<double> count_of(const std::optional<ConfigNode>& n) {
   if (!n || !n->is_scalar()) return std::nullopt;
   try {
-    return std::max(0.0, n->as_number());
+    return std::max(0.0, static_cast<double>(n->as_int()));
   } catch (const InputError&) {
     return std::nullopt;
   }
