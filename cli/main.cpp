@@ -695,10 +695,10 @@ int main(int argc, char** argv) {
       // Each variant as compare runs it: its overrides applied, its jobs against its cluster.
       if (!s.variants.empty())
         for (const auto& [name, v] : load_variants(val_c.scenario, val_c.options(val_c.sets))) check(v);
-      std::size_t nodes = 0, gpus = 0;
+      uint64_t nodes = 0, gpus = 0;
       for (const auto& p : s.pools) {
-        nodes += p.nodes.size();
-        for (const auto& n : p.nodes) gpus += static_cast<std::size_t>(n.gpus);
+        nodes += p.node_count;
+        gpus += p.gpu_slots();
       }
       std::cout << fmt::format("{}: ok: scenario '{}', {} pools, {} nodes, {} GPUs, {} jobs, policy {}{}\n", s.file, s.name,
                                s.pools.size(), nodes, gpus, s.jobs.jobs.size(), s.policy,

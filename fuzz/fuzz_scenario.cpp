@@ -69,7 +69,7 @@ void run(const std::string& text) {
 
   gpusim::Scenario& s = variants.front().second;
   std::size_t nodes = 0;
-  for (const auto& pool : s.pools) nodes += pool.nodes.size();
+  for (const auto& pool : s.pools) nodes += pool.node_count;
   if (s.packing || s.jobs.jobs.size() > kMaxSimulatedJobs || nodes > kMaxSimulatedNodes) return;
   if (!s.horizon || *s.horizon - gpusim::Time() > kMaxHorizon) s.horizon = gpusim::Time() + kMaxHorizon;
   auto scheduler = gpusim::Registry::global().make(s.policy, gpusim::policy_context(s), s.policy_where);

@@ -5,6 +5,7 @@
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/fields.hpp"
 #include "gpusim/core/number.hpp"
+#include "gpusim/core/paged_vector.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/utf8.hpp"
@@ -302,4 +303,27 @@ TEST(Config, NestedAliasesAreRefusedWhenTheDocumentIsRead) {
   }
   const auto doc = ConfigNode::parse("base: &b {gpus: 1, duration: 1h}\njobs: [*b, *b, *b]\n", "ok.yaml");
   EXPECT_EQ(doc.at("jobs").items().size(), 3u);
+}
+
+// Reads of elements never written are the fill value and allocate nothing; a write allocates the
+// one page that holds it, and written elements stay where they are as it grows.
+TEST(PagedVector, AllocatesOnlyThePagesWrittenTo) {
+  PagedVector<int64_t> v(1'000'000, -1);
+  const auto& read = v;
+  EXPECT_EQ(v.size(), 1'000'000u);
+  EXPECT_EQ(read[999'999], -1);
+  EXPECT_EQ(v.pages_allocated(), 0u);
+  v[5] = 7;
+  int64_t& kept = v[999'999];
+  kept = 9;
+  EXPECT_EQ(v.pages_allocated(), 2u);
+  EXPECT_EQ(read[6], -1);  // the rest of a written page is filled
+  v.resize(2'000'000);
+  EXPECT_EQ(&v[999'999], &kept);
+  EXPECT_EQ(read[1'500'000], -1);
+  const PagedVector<int64_t> copy = v;
+  v[5] = 8;
+  EXPECT_EQ(copy[5], 7);
+  EXPECT_EQ(copy[999'999], 9);
+  EXPECT_EQ(copy.pages_allocated(), 2u);
 }

@@ -474,6 +474,45 @@ TEST(ShippedScenarios, SpotTrace) {
   EXPECT_LE(mixed["pools"][0]["gpus_peak"].get<int>(), 16);
 }
 
+// An autoscaled pool builds a node slot when it first provisions it (issue 19): with a maximum of a
+// million nodes the burst runs exactly as with a maximum of eight, the pool holds the five nodes it
+// had, and the pool after it keeps the ids it always had (they are reserved past the maximum).
+TEST(Autoscaler, BuildsOnlyTheSlotsItProvisions) {
+  const std::string text = R"(name: lazy
+seed: 1
+horizon: 6h
+cluster:
+  pools:
+    - {name: a, node: dgx-a100-80gb, count: 1, autoscale: {min: 1, max: 1000000}}
+    - {name: b, node: l4-4x, count: 1}
+workload:
+  jobs:
+    - {name: small, count: 4, gpus: 1, gpu_memory_mib: 20000, duration: 3h, arrival: 0}
+    - {name: burst, count: 40, gpus: 1, gpu_memory_mib: 40000, duration: 2h, arrival: 1h}
+policy: fifo+best-fit
+)";
+  Outcome big = run_text(text), eight = run_text(text, {"cluster.pools.0.autoscale.max=8"});
+  const Cluster& c = big.result.cluster;
+  EXPECT_EQ(big.summary["pools"][0]["autoscale"]["nodes_requested"], 4);
+  EXPECT_EQ(c.pool(PoolId{0}).built, 5u);
+  EXPECT_EQ(c.pool(PoolId{0}).gpus_built, 40u);
+  EXPECT_EQ(c.node_count(), 1000001u);
+  EXPECT_EQ(c.pool(PoolId{1}).first_gpu, 8000000u);
+  EXPECT_TRUE(c.has_node(NodeId{4}));
+  EXPECT_FALSE(c.has_node(NodeId{5}));
+  EXPECT_EQ(c.slot_node(NodeId{999999}).name, "a-999999");
+  EXPECT_EQ(c.slot_node(NodeId{999999}).state, NodeState::off);
+  EXPECT_EQ(c.slot_gpu(GpuId{7999999}).node, 999999u);
+  EXPECT_EQ(c.node(NodeId{1000000}).name, "b-0");
+  // The same run: only the slot counts (nodes, GPUs, the maximum) differ.
+  for (Json* s : {&big.summary, &eight.summary}) {
+    s->erase("gpus");
+    for (const char* key : {"nodes", "gpus"}) (*s)["pools"][0].erase(key);
+    (*s)["pools"][0]["autoscale"].erase("max");
+  }
+  EXPECT_EQ(big.summary.dump(), eight.summary.dump());
+}
+
 // The burst waits the scale-up delay plus the provisioning delay; the added nodes are removed an
 // idle period after the burst, and the pool is back to its minimum. Cost: node 0 for 12 h plus six
 // nodes from their request (1 h + 10 s) until 10 min after the burst ends (1:05:10 + 2 h).

@@ -68,6 +68,13 @@ for value in lots 0 -1GiB 4XB 1e300GiB; do
   contains "--max-memory $value: names the flag" "$TMP/err" "--max-memory"
 done
 
+# An autoscaled pool builds a node when it provisions it: a maximum of a million 8-GPU nodes (2.6 GiB
+# if all were provisioned, the estimate's worst case, which --max-memory lets through) runs one job
+# inside the 1 GiB limit, with the one node it had (it reserved every slot up front, 2.4 GB, before).
+scenario autoscaled.yaml '  pools: [{name: p, node: dgx-a100-80gb, count: 1, autoscale: {min: 1, max: 1000000}}]' "$ONE_JOB"
+check "autoscale max 1e6 runs in 1 GiB" 0 small "$GPUSIM" run "$TMP/autoscaled.yaml" --max-memory 4GiB --out "$TMP/autoscaled"
+check "autoscale max 1e6: gpus.csv lists the built node's GPUs" 0 test "$(wc -l <"$TMP/autoscaled/gpus.csv")" -eq 9
+
 # Nested aliases ("billion laughs"): refused when the document is read, before any reader walks it.
 {
   printf 'name: laughs\nlol0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n'

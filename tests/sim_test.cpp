@@ -43,9 +43,10 @@ TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
   p.name = "p";
   p.gpu = Catalog::builtin().find_gpu("T4");
   p.sharing.mode = Sharing::fractional;
+  p.node_count = 100;
+  p.nodes.push_back({"p-0", 8000, 8192, 4, std::make_shared<const NodeTopology>(NodeTopology::single_host_bridge(*p.gpu, 4))});
   const PoolId id = c.add_pool(p);
-  const auto topology = std::make_shared<const NodeTopology>(NodeTopology::single_host_bridge(*p.gpu, 4));
-  for (int i = 0; i < 100; ++i) c.add_node(id, fmt::format("n{}", i), 8000, 8192, 4, topology);
+  for (int i = 0; i < 100; ++i) c.build_node(id, NodeState::ready);
   ASSERT_EQ(c.live_buckets().size(), 1u);  // 100 idle nodes, one state
   EXPECT_EQ(c.bucket(c.live_buckets()[0]).nodes.size(), 100u);
   const GpuClaim share{Milli{300}, 0, 0, std::nullopt};

@@ -55,8 +55,9 @@ struct MigAware final : PlacementPolicy {
       });
       if (demand.empty()) continue;
       const MigTable& t = *pool.gpu->mig;
-      for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count && !demand.empty(); ++n) {
+      for (NodeId n = pool.first_node; n < pool.first_node + pool.built && !demand.empty(); ++n) {
         const Node& node = c.node(n);
+        if (!node.ready()) continue;  // a node that is off, provisioning or draining is not there to repartition
         for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count && !demand.empty(); ++g) {
           const Gpu& gpu = c.gpu(g);
           if (!gpu.mig || gpu.reconfiguring || !gpu.residents.empty()) continue;

@@ -142,23 +142,24 @@ class ComposedScheduler final : public Scheduler {
     const Request& q = view.job(head).request;
     const int32_t need = view.gpus_to_place(head), unit = std::max(1, q.worker_gpus);
     int64_t spread_total = 0;
-    for (NodeId n{0}; n < c.nodes().size(); ++n) {
-      const Node& node = c.node(n);
-      if (node.gpu_count == 0 || !view.pool_allowed(head, node.pool)) continue;
-      int32_t free = 0;
-      for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
-        if (extra && std::find(extra->gpus.begin(), extra->gpus.end(), g) != extra->gpus.end()) continue;
-        const Gpu& gpu = c.gpu(g);
-        bool released = !gpu.residents.empty();
-        for (JobId r : gpu.residents) {
-          const auto e = end_of_.find(r);
-          released = released && e != end_of_.end() && e->second <= t;
+    for (const Pool& pool : c.pools())
+      for (NodeId n = pool.first_node; n < pool.first_node + pool.built; ++n) {
+        const Node& node = c.node(n);
+        if (node.gpu_count == 0 || !view.pool_allowed(head, node.pool)) continue;
+        int32_t free = 0;
+        for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+          if (extra && std::find(extra->gpus.begin(), extra->gpus.end(), g) != extra->gpus.end()) continue;
+          const Gpu& gpu = c.gpu(g);
+          bool released = !gpu.residents.empty();
+          for (JobId r : gpu.residents) {
+            const auto e = end_of_.find(r);
+            released = released && e != end_of_.end() && e->second <= t;
+          }
+          free += view.gpu_fits(head, g) || released;
         }
-        free += view.gpu_fits(head, g) || released;
+        if (free >= need) return true;
+        spread_total += static_cast<int64_t>(free / unit * unit);
       }
-      if (free >= need) return true;
-      spread_total += static_cast<int64_t>(free / unit * unit);
-    }
     return view.job(head).multi_node && spread_total >= need;
   }
 

@@ -109,7 +109,7 @@ std::size_t id_count(const ClusterView& v, IdKind kind) {
       if (!run) throw std::logic_error("a ClusterView that is not a run's state");
       return run->scenario().jobs.jobs.size();
     }
-    case IdKind::node: return v.cluster().nodes().size();
+    case IdKind::node: return v.cluster().node_count();
     case IdKind::gpu: return v.cluster().gpu_count();
     case IdKind::pool: return v.cluster().pools().size();
   }
@@ -436,9 +436,9 @@ py::dict pool_dict(const PoolSpec& p) {
   d["name"] = p.name;
   d["node_template"] = p.node_template;
   d["gpu_model"] = p.gpu ? py::object(py::str(p.gpu->name)) : py::object(py::none());
-  d["nodes"] = p.nodes.size();
+  d["nodes"] = p.node_count;
   d["initial_nodes"] = p.initial_nodes;
-  d["gpus_per_node"] = p.nodes.empty() ? 0 : p.nodes.front().gpus;
+  d["gpus_per_node"] = p.nodes.front().gpus;
   d["sharing"] = std::string(to_string(p.sharing.mode));
   d["replicas"] = p.sharing.replicas;
   d["market"] = std::string(to_string(p.market));
@@ -475,9 +475,18 @@ py::dict job_columns(const Scenario& s) {
   return d;
 }
 
-// View methods Python has that the C++ view has not (each id checked by checked()).
-const Node* view_node(const ClusterView& v, NodeId n) { return &v.cluster().node(n); }
-const Gpu* view_gpu(const ClusterView& v, GpuId g) { return &v.cluster().gpu(g); }
+// View methods Python has that the C++ view has not (each id checked by checked()). A slot an
+// autoscaled pool has not built yet is an off node: a copy describes it (node_admits and
+// fits_on_node say no, fitting_gpus is empty, gpu_fits false).
+py::object view_node(const ClusterView& v, NodeId n) {
+  if (v.cluster().has_node(n)) return py::cast(&v.cluster().node(n), py::return_value_policy::reference);
+  return py::cast(v.cluster().slot_node(n));
+}
+py::object view_gpu(const ClusterView& v, GpuId g) {
+  if (v.cluster().has_gpu(g)) return py::cast(&v.cluster().gpu(g), py::return_value_policy::reference);
+  return py::cast(v.cluster().slot_gpu(g));
+}
+bool gpu_fits(const ClusterView& v, JobId job, GpuId g) { return v.cluster().has_gpu(g) && v.gpu_fits(job, g); }
 const Pool* view_pool(const ClusterView& v, PoolId p) { return &v.cluster().pool(p); }
 std::vector<GpuId> fitting_gpus(const ClusterView& v, JobId job, NodeId node) {
   std::vector<GpuId> out;
@@ -490,7 +499,7 @@ std::pair<int64_t, int64_t> gpu_demand(const ClusterView& v, JobId job, PoolId p
 }
 
 std::vector<GpuId> node_gpus(const ClusterView& v, NodeId n) {
-  const Node& node = v.cluster().node(n);
+  const Node node = v.cluster().slot_node(n);
   std::vector<GpuId> out;
   for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) out.push_back(g);
   return out;
@@ -671,11 +680,11 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("price_per_node_hour_usd", &Pool::price_per_node_hour_usd);
   py::class_<ClusterView>(m, "ClusterView", "The cluster as a policy sees it at a decision point (read-only)")
       .def_property_readonly("now_s", [](const ClusterView& v) { return v.now().seconds(); })
-      .def_property_readonly("node_count", [](const ClusterView& v) { return v.cluster().nodes().size(); })
+      .def_property_readonly("node_count", [](const ClusterView& v) { return v.cluster().node_count(); })
       .def_property_readonly("gpu_count", [](const ClusterView& v) { return v.cluster().gpu_count(); })
       .def("job", checked(&ClusterView::job), py::return_value_policy::reference)
-      .def("node", checked(&view_node), py::return_value_policy::reference)
-      .def("gpu", checked(&view_gpu), py::return_value_policy::reference)
+      .def("node", checked(&view_node))
+      .def("gpu", checked(&view_gpu))
       .def("pool", checked(&view_pool), py::return_value_policy::reference)
       .def("node_gpus", checked(&node_gpus))
       .def(
@@ -709,7 +718,7 @@ PYBIND11_MODULE(_core, m) {
           "One ready node per group of nodes in identical states (the lowest id)")
       .def("fits_on_node", checked(&ClusterView::fits_on_node))
       .def("node_admits", checked(&ClusterView::node_admits))
-      .def("gpu_fits", checked(&ClusterView::gpu_fits))
+      .def("gpu_fits", checked(&gpu_fits))
       .def("gpus_to_place", checked(&ClusterView::gpus_to_place))
       .def("fitting_gpus", checked(&fitting_gpus))
       .def("gpu_demand", checked(&gpu_demand));

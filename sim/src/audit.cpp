@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpusim/core/paged_vector.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/metrics.hpp"
 
@@ -16,9 +17,9 @@ class Audit final : public Observer {
  public:
   void started(const RunState& run) override {
     const Cluster& c = run.cluster();
-    used_milli_.assign(c.gpu_count(), 0);
+    used_milli_ = PagedVector<int64_t>(c.gpu_count());
     pool_used_milli_.assign(c.pools().size(), 0);
-    for (NodeId n{0}; n < c.nodes().size(); ++n) check_node(run, n, "start", 0);
+    c.for_each_node([&](NodeId n) { check_node(run, n, "start", 0); });
     (void)c.take_changed();
     last_ = run.now();
   }
@@ -108,7 +109,7 @@ class Audit final : public Observer {
   }
 
   Time last_;
-  std::vector<int64_t> used_milli_;       // per GPU, at its last check
+  PagedVector<int64_t> used_milli_;       // per GPU, at its last check
   std::vector<int64_t> pool_used_milli_;  // per pool: the sum of its GPUs' used_milli_
 };
 

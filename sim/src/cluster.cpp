@@ -1,6 +1,7 @@
 #include "gpusim/sim/cluster.hpp"
 
 #include <boost/container_hash/hash.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cassert>
@@ -9,52 +10,91 @@
 
 namespace gpusim {
 
+uint64_t PoolSpec::gpu_slots() const {
+  uint64_t n = 0;
+  for_each_shape([&](const NodeSpec& s, uint32_t slots) { n += uint64_t{slots} * static_cast<uint64_t>(s.gpus); });
+  return n;
+}
+
+std::string PoolSpec::template_node_name(std::string_view pool, uint32_t i) { return fmt::format("{}-{}", pool, i); }
+
 PoolId Cluster::add_pool(Pool pool) {
   // PoolId is 16-bit: loops `for (PoolId p{0}; p < pools().size(); ++p)` need the count below 65535.
   if (pools_.size() >= 65535) throw std::length_error("more than 65535 pools");
+  const uint64_t gpus = pool.gpu_slots();
+  // The scenario reader refuses clusters past these (kNoNode and kNoGpu stay free).
+  if (nodes_.size() + pool.node_count >= kNoNode || gpus_.size() + gpus >= kNoGpu)
+    throw std::length_error("more than 4294967294 node or GPU slots");
   pool.first_node = static_cast<NodeId>(nodes_.size());
-  pool.node_count = 0;
-  pool.gpu_count = 0;
+  pool.first_gpu = static_cast<GpuId>(gpus_.size());
+  pool.gpu_count = static_cast<uint32_t>(gpus);
+  pool.built = 0;
+  pool.gpus_built = 0;
+  nodes_.resize(nodes_.size() + pool.node_count);
+  gpus_.resize(gpus_.size() + gpus);
   pools_.push_back(std::move(pool));
   return static_cast<PoolId>(pools_.size() - 1);
 }
 
-NodeId Cluster::add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
-                         const std::shared_ptr<const NodeTopology>& topology, NodeState state) {
-  assert(pool + 1u == pools_.size() && "nodes are added pool by pool");
-  assert((gpus == 0 || (topology && topology->gpus() == gpus)) && "a GPU node has a topology of its size");
-  Node n;
-  if (topology) {
-    if (topologies_.empty() || topologies_.back() != topology) topologies_.push_back(topology);
-    n.topology = topology.get();
-  }
-  n.name = std::move(name);
-  n.pool = pool;
-  n.gpu_count = static_cast<uint16_t>(gpus);
-  n.first_gpu = static_cast<GpuId>(gpus_.size());
-  n.cpu_milli = n.free_cpu_milli = cpu_milli;
-  n.memory_mib = n.free_memory_mib = memory_mib;
+NodeId Cluster::build_node(PoolId pool, NodeState state) {
+  Pool& p = pools_[pool];
+  assert(p.built < p.node_count && "a slot left to build");
+  const NodeId id{p.first_node + p.built};
+  Node& n = nodes_[id] = make_node(pool, p.built, static_cast<GpuId>(p.first_gpu + p.gpus_built));
   n.state = state;
-  const NodeId id = static_cast<NodeId>(nodes_.size());
-  const Pool& p = pools_[pool];
-  for (int i = 0; i < gpus; ++i) {
-    Gpu g;
-    g.node = id;
-    g.free_memory_mib = p.gpu ? p.gpu->memory_mib : 0;
-    const auto& cfg = p.sharing;
-    if (cfg.mode == Sharing::time_slicing || cfg.mode == Sharing::mps) g.slots = cfg.replicas;
-    if (cfg.mode == Sharing::fractional) g.slots = kWholeGpu.value;  // shares limit it, not slots
-    if (cfg.mode == Sharing::mig && static_cast<std::size_t>(i) < cfg.mig_layouts.size() && cfg.mig_layouts[i]) {
-      g.mig = true;
-      for (const MigInstance& in : *cfg.mig_layouts[i]) g.instances.push_back({in, kNoJob});
-    }
-    gpus_.push_back(std::move(g));
-  }
-  nodes_.push_back(std::move(n));
-  pools_[pool].node_count++;
-  pools_[pool].gpu_count += static_cast<uint32_t>(gpus);
-  if (nodes_[id].ready()) place_in_bucket(id);
+  for (uint16_t i = 0; i < n.gpu_count; ++i) gpus_[n.first_gpu + i] = make_gpu(p, i, id);
+  ++p.built;
+  p.gpus_built += n.gpu_count;
+  if (n.ready()) place_in_bucket(id);
   return id;
+}
+
+Node Cluster::make_node(PoolId pool, uint32_t slot, GpuId first_gpu) const {
+  const PoolSpec::NodeSpec spec = pools_[pool].node(slot);
+  assert((spec.gpus == 0 || (spec.topology && spec.topology->gpus() == spec.gpus)) && "a GPU node has a topology of its size");
+  Node n;
+  n.name = spec.name;
+  n.pool = pool;
+  n.topology = spec.topology.get();
+  n.gpu_count = static_cast<uint16_t>(spec.gpus);
+  n.first_gpu = first_gpu;
+  n.cpu_milli = n.free_cpu_milli = spec.cpu_milli;
+  n.memory_mib = n.free_memory_mib = spec.memory_mib;
+  return n;
+}
+
+Gpu Cluster::make_gpu(const Pool& p, uint16_t index, NodeId node) {
+  Gpu g;
+  g.node = node;
+  g.free_memory_mib = p.gpu ? p.gpu->memory_mib : 0;
+  const SharingConfig& cfg = p.sharing;
+  if (cfg.mode == Sharing::time_slicing || cfg.mode == Sharing::mps) g.slots = cfg.replicas;
+  if (cfg.mode == Sharing::fractional) g.slots = kWholeGpu.value;  // shares limit it, not slots
+  if (cfg.mode == Sharing::mig && index < cfg.mig_layouts.size() && cfg.mig_layouts[index]) {
+    g.mig = true;
+    for (const MigInstance& in : *cfg.mig_layouts[index]) g.instances.push_back({in, kNoJob});
+  }
+  return g;
+}
+
+// Slots not built are all in template pools (node lists are built whole), so they share one shape.
+Node Cluster::slot_node(NodeId n) const {
+  if (has_node(n)) return nodes_[n];
+  const auto pool = static_cast<PoolId>(
+      std::upper_bound(pools_.begin(), pools_.end(), n, [](NodeId id, const Pool& p) { return id < p.first_node; }) -
+      pools_.begin() - 1);
+  const Pool& p = pools_[pool];
+  const uint32_t slot = n - p.first_node;
+  return make_node(pool, slot, static_cast<GpuId>(p.first_gpu + slot * p.gpus_per_node));
+}
+
+Gpu Cluster::slot_gpu(GpuId g) const {
+  if (has_gpu(g)) return gpus_[g];
+  const Pool& p = *(std::upper_bound(pools_.begin(), pools_.end(), g, [](GpuId id, const Pool& q) { return id < q.first_gpu; }) -
+                    1);
+  const uint32_t offset = g - p.first_gpu;
+  return make_gpu(p, static_cast<uint16_t>(offset % p.gpus_per_node),
+                  static_cast<NodeId>(p.first_node + offset / p.gpus_per_node));
 }
 
 std::size_t Cluster::SignatureHash::operator()(const Signature& s) const {

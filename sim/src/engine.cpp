@@ -267,7 +267,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   JobLifecycle life_;
   std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
   NetworkSharing network_;
-  std::vector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
+  PagedVector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   std::set<Time> rechecks_;      // decision points asked for, not yet reached
   Metrics metrics_;
   CostLedger ledger_;
@@ -404,7 +404,8 @@ void Engine::bind(JobId id, const Placement& p) {
   if (j.request.gpus == 0 && p.nodes.size() != 1) reject(id, "a job without GPUs runs on exactly one node");
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
     const NodeId n = p.nodes[i];
-    if (n >= cluster_.nodes().size()) reject(id, fmt::format("unknown node id {}", n));
+    if (n >= cluster_.node_count()) reject(id, fmt::format("unknown node id {}", n));
+    if (!cluster_.has_node(n)) reject(id, fmt::format("node {} is off, not ready", cluster_.slot_node(n).name));
     for (std::size_t k = 0; k < i; ++k)
       if (p.nodes[k] == n) reject(id, fmt::format("node {} listed twice", cluster_.node(n).name));
     if (!pool_allowed(id, cluster_.node(n).pool))
@@ -431,9 +432,11 @@ void Engine::bind(JobId id, const Placement& p) {
     if (g >= cluster_.gpu_count()) reject(id, fmt::format("unknown GPU id {}", g));
     for (std::size_t k = 0; k < i; ++k)
       if (p.gpus[k] == g) reject(id, fmt::format("GPU {} listed twice", g));
-    const std::string& node = cluster_.node(cluster_.gpu(g).node).name;
-    if (std::find(p.nodes.begin(), p.nodes.end(), cluster_.gpu(g).node) == p.nodes.end())
-      reject(id, fmt::format("GPU {} is on node {}, which the placement does not list", g, node));
+    // The listed nodes are built: a GPU of a slot never built is on none of them.
+    const NodeId on = cluster_.slot_gpu(g).node;
+    if (std::find(p.nodes.begin(), p.nodes.end(), on) == p.nodes.end())
+      reject(id, fmt::format("GPU {} is on node {}, which the placement does not list", g, cluster_.slot_node(on).name));
+    const std::string& node = cluster_.node(on).name;
     const std::optional<MigSlotIndex> instance = p.instances.empty() ? std::nullopt : p.instances[i];
     if (cluster_.gpu(g).mig && !instance)
       reject(id, fmt::format("GPU {} of node {} has MIG on; the placement names no instance", g, node));
@@ -521,7 +524,7 @@ void Engine::check_memory() {
 }
 
 void Engine::reconfigure(GpuId g, const MigLayout& layout) {
-  if (g >= cluster_.gpu_count()) throw PolicyError(fmt::format("policy {} reconfigured unknown GPU {}", scheduler_.name(), g));
+  if (!cluster_.has_gpu(g)) throw PolicyError(fmt::format("policy {} reconfigured unknown GPU {}", scheduler_.name(), g));
   const Gpu& gpu = cluster_.gpu(g);
   const Pool& pool = cluster_.pool_of(gpu.node);
   const auto fail = [&](const std::string& why) {
@@ -914,7 +917,7 @@ void Engine::scale_up() {
                   static_cast<uint32_t>(std::max<int64_t>(0, limit - rt.alive)), metrics_.price_per_gpu_hour_usd(p));
     std::vector<int32_t> milli;
     std::vector<int64_t> memory;
-    for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
+    for (NodeId n = pool.first_node; n < pool.first_node + pool.built; ++n) {
       const Node& node = cluster_.node(n);
       if (!node.ready()) continue;
       milli.clear();

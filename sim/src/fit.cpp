@@ -133,13 +133,15 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
   int32_t largest = 0;
   int64_t gpus_total = 0;
   bool resources_fit = false;
-  for (NodeId n{0}; n < c.nodes().size(); ++n) {
-    const Node& node = c.node(n);
-    if (!(s.pool_mask >> node.pool & 1)) continue;
-    if (!pods_fit(per_pod(q), 1, {node.cpu_milli, node.memory_mib})) continue;
-    resources_fit = true;
-    largest = std::max<int32_t>(largest, node.gpu_count);
-    gpus_total += node.gpu_count;
+  // Every slot counts, built or not: an autoscaled pool may provision it.
+  for (PoolId p{0}; p < c.pools().size(); ++p) {
+    if (!(s.pool_mask >> p & 1)) continue;
+    c.pool(p).for_each_shape([&](const PoolSpec::NodeSpec& node, uint32_t slots) {
+      if (slots == 0 || !pods_fit(per_pod(q), 1, {node.cpu_milli, node.memory_mib})) return;
+      resources_fit = true;
+      largest = std::max<int32_t>(largest, node.gpus);
+      gpus_total += int64_t{slots} * node.gpus;
+    });
   }
   if (!resources_fit)
     s.never_fits = fmt::format("asks {} milli-CPU and {} MiB of memory; no allowed node is that large", q.cpu_milli,

@@ -17,7 +17,8 @@ namespace gpusim {
 //   run keeps: the scenario's Job (sizeof 232 plus its name), the engine's job state, records, jobs.csv;
 // - node and gpu: 605 B per a10-1x node (1 GPU) and 2,510 B per dgx-a100-80gb node (8 GPUs), `count:
 //   10000` vs `100000`, one job: 333 B a node and 272 B a GPU (sizeof Gpu is 216 with its inline MIG
-//   slots; the rest is per-GPU metrics and rates); an autoscaled pool's node slots cost the same;
+//   slots; the rest is per-GPU metrics and rates); an autoscaled pool's slots cost this once
+//   provisioned (none before), so its maximum is counted as what the run holds if it scales that far;
 // - timeseries_row: horizon 1d, `timeseries_step: 10s` vs `1s`: 126 B a row with one pool, 154 B with two.
 const uint64_t FootprintCosts::job = 1200;
 const uint64_t FootprintCosts::node = 400;

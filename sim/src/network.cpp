@@ -25,7 +25,7 @@ Link ring_link(const Cluster& c, const Placement& p, bool best) {
 void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, std::vector<JobId>& changed) {
   // The NICs of every node a multi-node job touches are the links, numbered as first met; each job is
   // a flow over its nodes.
-  if (link_of_node_.size() < c.nodes().size()) link_of_node_.resize(c.nodes().size(), kNoLink);
+  if (link_of_node_.size() < c.node_count()) link_of_node_.resize(c.node_count());
   std::vector<NodeId> links;
   std::vector<std::vector<uint32_t>> paths(jobs_.size());
   std::vector<double> caps;

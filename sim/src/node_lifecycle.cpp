@@ -13,7 +13,7 @@ NodeLifecycle::NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, 
       events_(events),
       now_(now),
       host_(host),
-      nodes_(cluster.nodes().size()),
+      nodes_(cluster.node_count()),
       pools_(cluster.pools().size()),
       activity_(cluster.pools().size()) {
   for (PoolId p{0}; p < pools_.size(); ++p) {
@@ -84,14 +84,17 @@ void NodeLifecycle::set_state(NodeId n, NodeState to) {
 
 bool NodeLifecycle::request_node(PoolId p) {
   const Pool& pool = cluster_.pool(p);
-  for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
-    if (cluster_.node(n).state != NodeState::off) continue;
-    set_state(n, NodeState::provisioning);
-    ++activity_[p].nodes_requested;
-    events_.push(now_ + cluster_.pool(p).provisioning_delay, EventKind::node_ready, n, nodes_[n].stamp);
-    return true;
+  // The lowest free slot: a built node that is off, else the next slot, built now.
+  NodeId n = pool.first_node;
+  while (n < pool.first_node + pool.built && cluster_.node(n).state != NodeState::off) ++n;
+  if (n == pool.first_node + pool.built) {
+    if (pool.built == pool.node_count) return false;
+    cluster_.build_node(p, NodeState::off);
   }
-  return false;
+  set_state(n, NodeState::provisioning);
+  ++activity_[p].nodes_requested;
+  events_.push(now_ + pool.provisioning_delay, EventKind::node_ready, n, nodes_[n].stamp);
+  return true;
 }
 
 void NodeLifecycle::node_ready(NodeId n) {
@@ -160,14 +163,14 @@ void NodeLifecycle::market_tick(PoolId p) {
   if (ps.spot.trace_prices) set_price(p, series.price_per_node_hour_usd[tick]);
   // The market has fewer instances for us: requests still provisioning fail first, then running
   // nodes are reclaimed, drawn at random.
-  for (NodeId n{pool.first_node + pool.node_count}; rt.alive > rt.cap && rt.provisioning > 0 && n-- > pool.first_node;)
+  for (NodeId n{pool.first_node + pool.built}; rt.alive > rt.cap && rt.provisioning > 0 && n-- > pool.first_node;)
     if (cluster_.node(n).state == NodeState::provisioning) {
       ++activity_[p].cancelled;
       set_state(n, NodeState::off);
     }
   while (rt.alive > rt.cap) {
     std::vector<NodeId> ready;
-    for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n)
+    for (NodeId n = pool.first_node; n < pool.first_node + pool.built; ++n)
       if (cluster_.node(n).ready()) ready.push_back(n);
     const auto pick = static_cast<std::size_t>(uniform01(rt.rng) * static_cast<double>(ready.size()));
     reclaim(ready[std::min(pick, ready.size() - 1)]);
@@ -193,7 +196,7 @@ void NodeLifecycle::start() {
     const int64_t available = ps.spot.process == SpotConfig::Process::trace
                                   ? static_cast<int64_t>(ps.spot.availability->available.front()) * ps.spot.scale
                                   : std::numeric_limits<int64_t>::max();
-    for (NodeId n = pool.first_node; n < pool.first_node + pool.node_count; ++n) {
+    for (NodeId n = pool.first_node; n < pool.first_node + pool.built; ++n) {
       if (!cluster_.node(n).ready()) continue;
       // Initial nodes the spot market does not have at time 0 were never obtained.
       if (pools_[p].alive >= available) {

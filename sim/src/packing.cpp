@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/paged_vector.hpp"
 #include "gpusim/sim/fragmentation.hpp"
 
 namespace gpusim {
@@ -29,10 +30,11 @@ class FragmentationLedger {
   // The state before the first arrival.
   void start(const ClusterView& view) {
     const Cluster& c = view.cluster();
-    node_frag_.assign(c.nodes().size(), 0.0);
-    node_idle_.assign(c.nodes().size(), 0);
-    for (NodeId n{0}; n < c.nodes().size(); ++n)
+    node_frag_ = PagedVector<double>(c.node_count());
+    node_idle_ = PagedVector<int64_t>(c.node_count());
+    c.for_each_node([&](NodeId n) {
       if (c.node(n).ready() && c.node(n).gpu_count > 0) node_changed(view, n);
+    });
   }
 
   double frag_milli() const { return frag_total_; }
@@ -40,8 +42,8 @@ class FragmentationLedger {
 
  private:
   TaskMix mix_;
-  std::vector<double> node_frag_;
-  std::vector<int64_t> node_idle_;
+  PagedVector<double> node_frag_;
+  PagedVector<int64_t> node_idle_;
   double frag_total_ = 0;
   int64_t idle_total_ = 0;
 };

@@ -183,8 +183,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["sharing"] = sharing_text(pool.sharing);
     if (pool.sharing.mode == Sharing::mig) {
       std::size_t instances = 0;
-      for (GpuId g = c.node(pool.first_node).first_gpu; g < c.node(pool.first_node).first_gpu + pool.gpu_count; ++g)
-        instances += c.gpu(g).instances.size();
+      for (GpuId g = pool.first_gpu; g < pool.first_gpu + pool.gpus_built; ++g) instances += c.gpu(g).instances.size();
       pj["mig_instances"] = instances;
     }
     pj["market"] = to_string(pool.market);
@@ -518,16 +517,19 @@ void write_gpus_csv(std::ostream& out, const RunResult& r) {
   const Cluster& c = r.cluster;
   const double seconds = r.end.seconds();
   out << "gpu,node,pool,index,mig_layout,busy_hours,effective_utilization\n";
-  for (GpuId g{0}; g < c.gpu_count(); ++g) {
-    const Gpu& gpu = c.gpu(g);
-    const Node& n = c.node(gpu.node);
-    std::string layout;
-    for (const MigSlot& m : gpu.instances)
-      layout += fmt::format("{}{}@{}", layout.empty() ? "" : "+", c.pool(n.pool).gpu->mig->profiles[m.instance.profile].name, m.instance.start);
-    const GpuTime busy = r.metrics.gpu_busy(g, r.end);
-    fmt::print(out, "{},{},{},{},{},{},{}\n", g, n.name, c.pool(n.pool).name, g - n.first_gpu, layout, round_to(busy.hours(), 6),
-               round_to(ratio(busy.seconds(), seconds), 6));
-  }
+  // The GPUs of the nodes the run built (slots an autoscaled pool never provisioned have none).
+  for (const Pool& pool : c.pools())
+    for (GpuId g = pool.first_gpu; g < pool.first_gpu + pool.gpus_built; ++g) {
+      const Gpu& gpu = c.gpu(g);
+      const Node& n = c.node(gpu.node);
+      std::string layout;
+      for (const MigSlot& m : gpu.instances)
+        layout += fmt::format("{}{}@{}", layout.empty() ? "" : "+", c.pool(n.pool).gpu->mig->profiles[m.instance.profile].name,
+                              m.instance.start);
+      const GpuTime busy = r.metrics.gpu_busy(g, r.end);
+      fmt::print(out, "{},{},{},{},{},{},{}\n", g, n.name, c.pool(n.pool).name, g - n.first_gpu, layout,
+                 round_to(busy.hours(), 6), round_to(ratio(busy.seconds(), seconds), 6));
+    }
 }
 
 void write_timeseries_csv(std::ostream& out, const RunResult& r) {

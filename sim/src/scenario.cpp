@@ -534,9 +534,8 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   if (auto k = e.get("kubelet")) pool.topology_manager = read_kubelet(*k);
   const auto topology = t->gpus > 0 ? std::make_shared<const NodeTopology>(t->topology) : nullptr;
   pool.initial_nodes = static_cast<uint32_t>(count);
-  const int64_t slots = std::max<int64_t>(count, pool.autoscale.max_nodes);
-  for (int64_t i = 0; i < slots; ++i)
-    pool.nodes.push_back({fmt::format("{}-{}", pool.name, i), t->cpu_milli, t->memory_mib, t->gpus, topology});
+  pool.node_count = static_cast<uint32_t>(std::max<int64_t>(count, pool.autoscale.max_nodes));
+  pool.nodes.push_back({PoolSpec::template_node_name(pool.name, 0), t->cpu_milli, t->memory_mib, t->gpus, topology});
   s.pools.push_back(std::move(pool));
 }
 
@@ -600,7 +599,7 @@ void read_node_list(const ConfigNode& node, const Catalog& catalog, Scenario& s)
       }
       pool.nodes.push_back({n.name, n.cpu_milli, n.memory_mib, n.gpus, topology});
     }
-    pool.initial_nodes = static_cast<uint32_t>(pool.nodes.size());
+    pool.initial_nodes = pool.node_count = static_cast<uint32_t>(pool.nodes.size());
     s.pools.push_back(std::move(pool));
   }
 }
@@ -758,8 +757,8 @@ const Section& scenario_section() {
 void pack_workload(Scenario& s, const Fields& workload) {
   PackingSpec& spec = *s.packing;
   for (const auto& p : s.pools)
-    for (std::size_t i = 0; i < p.initial_nodes && i < p.nodes.size(); ++i)
-      spec.capacity_milli += static_cast<uint64_t>(p.nodes[i].gpus) * static_cast<uint64_t>(kWholeGpu.value);
+    for (uint32_t i = 0; i < p.initial_nodes; ++i)
+      spec.capacity_milli += static_cast<uint64_t>(p.shape(i).gpus) * static_cast<uint64_t>(kWholeGpu.value);
   if (spec.capacity_milli == 0) workload.at("packing").fail("the cluster has no GPUs to pack");
   if (std::none_of(s.jobs.jobs.begin(), s.jobs.jobs.end(), [](const Job& j) { return j.request.gpus > 0; }))
     workload.at("packing").fail("the workload asks for no GPU: nothing to pack");
@@ -839,13 +838,19 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     for (const auto& e : pools->items()) read_pool(e, *catalog, s);
   if (auto lists = cluster.get("node_lists"))
     for (const auto& e : lists->items()) read_node_list(e, *catalog, s);
-  std::size_t node_total = 0;
+  uint64_t node_total = 0, gpu_total = 0;
   for (std::size_t i = 0; i < s.pools.size(); ++i) {
-    node_total += s.pools[i].nodes.size();
+    node_total += s.pools[i].node_count;
+    gpu_total += s.pools[i].gpu_slots();
     for (std::size_t k = 0; k < i; ++k)
       if (s.pools[k].name == s.pools[i].name) cluster.fail(fmt::format("two pools are named '{}'", s.pools[i].name));
   }
   if (node_total == 0) cluster.fail("the cluster is empty: give at least one pool with count >= 1, or a node list");
+  // Node and GPU ids are 32-bit, reserved up to each pool's count or autoscaling maximum.
+  if (std::max(node_total, gpu_total) >= kNoGpu)
+    cluster.fail(fmt::format("the pools' node slots (count or autoscale.max) add up to {} nodes with {} GPUs; at most {} of each "
+                             "are supported",
+                             node_total, gpu_total, kNoGpu - 1));
   if (s.pools.size() > 64) cluster.fail("at most 64 pools are supported");
 
   const Fields workload = workload_section().read(root.at("workload"));

@@ -8,8 +8,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "gpusim/core/paged_vector.hpp"
 #include "gpusim/sim/outputs.hpp"
 
 namespace gpusim {
@@ -23,9 +25,8 @@ class TraceWriter final : public OutputWriter {
   void started(const RunState& run) override {
     const Cluster& c = run.cluster();
     event(fmt::format(R"({{"ph":"M","name":"process_name","pid":0,"args":{{"name":"cluster"}}}})"));
-    for (NodeId n{0}; n < c.nodes().size(); ++n)
-      event(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}})", pid(n),
-                        json_string(fmt::format("{} ({})", c.node(n).name, c.pool_of(n).name))));
+    named_.resize(c.node_count());
+    c.for_each_node([&](NodeId n) { name_node(c, n); });
     lanes_.resize(c.gpu_count());
     counters(run);
   }
@@ -68,6 +69,7 @@ class TraceWriter final : public OutputWriter {
   void job_preempted(const RunState& run, JobId id) override { instant(run, id, "preempted"); }
 
   void node_state(const RunState& run, NodeId n, NodeState from) override {
+    name_node(run.cluster(), n);  // an autoscaled pool's slot built since the start
     const NodeState to = run.cluster().node(n).state;
     const char* what = to == NodeState::draining                             ? "spot reclaim notice"
                        : to == NodeState::off && from == NodeState::draining ? "node reclaimed"
@@ -110,6 +112,12 @@ class TraceWriter final : public OutputWriter {
   };
 
   static uint32_t pid(NodeId n) { return n + 1; }  // 0 is the cluster's counters
+  // Names node n's process, once.
+  void name_node(const Cluster& c, NodeId n) {
+    if (std::exchange(named_[n], true)) return;
+    event(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":{}}}}})", pid(n),
+                      json_string(fmt::format("{} ({})", c.node(n).name, c.pool_of(n).name))));
+  }
 
   void event(const std::string& e) {
     if (!events_.empty()) events_ += ",\n";
@@ -184,7 +192,8 @@ class TraceWriter final : public OutputWriter {
   std::string events_;
   std::map<JobId, Residency> open_;
   std::map<std::pair<NodeId, std::string>, uint32_t> tids_;
-  std::vector<std::vector<std::optional<JobId>>> lanes_;      // per GPU: the resident on each replica lane, if any
+  PagedVector<bool> named_;                                   // per node: its process named
+  PagedVector<std::vector<std::optional<JobId>>> lanes_;      // per GPU: the resident on each replica lane, if any
   std::vector<std::string> names_;                            // pools, quoted
   std::vector<std::pair<double, double>> pending_, written_;  // per pool: allocated, busy
   Time pending_at_;

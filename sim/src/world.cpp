@@ -24,13 +24,10 @@ Cluster build_cluster(const Scenario& s) {
   Cluster c;
   for (const PoolSpec& p : s.pools) {
     Pool pool{p};
-    pool.gpus_per_node = p.nodes.empty() ? 0 : static_cast<uint16_t>(p.nodes.front().gpus);
+    pool.gpus_per_node = static_cast<uint16_t>(p.nodes.front().gpus);
     const PoolId id = c.add_pool(std::move(pool));
-    for (std::size_t i = 0; i < p.nodes.size(); ++i) {
-      const auto& n = p.nodes[i];
-      c.add_node(id, n.name, n.cpu_milli, n.memory_mib, n.gpus, n.topology,
-                 i < p.initial_nodes ? NodeState::ready : NodeState::off);
-    }
+    // The other slots are built when the pool first provisions them.
+    for (uint32_t i = 0; i < p.initial_nodes; ++i) c.build_node(id, NodeState::ready);
   }
   return c;
 }

@@ -115,6 +115,28 @@ def test_view_ids_in_range_still_work(quick):
     assert seen["node"] and seen["gpu"] and seen["gpus"]
 
 
+def test_slots_an_autoscaled_pool_has_not_provisioned_read_as_off_nodes(root):
+    """An autoscaled pool reserves ids up to its maximum but builds a node only when it provisions
+    one: every id below node_count is still valid, and a slot not built is an off node."""
+    seen = {}
+
+    def probe(view, job):
+        if not seen:
+            last = view.node_count - 1  # autoscale.yaml: one pool of up to 8 nodes, one at the start
+            node = view.node(last)
+            seen["node"] = (node.name, node.ready, node.gpu_count, node.first_gpu)
+            seen["gpus"] = view.node_gpus(last)
+            seen["gpu"] = view.gpu(view.gpu_count - 1).node
+            seen["fits"] = (view.fits_on_node(job, last), view.node_admits(job, last), view.fitting_gpus(job, last),
+                            view.gpu_fits(job, view.gpu_count - 1))
+
+    gpusim.run(root / "scenarios" / "autoscale.yaml", policy=("fifo", probe_placement(probe)))
+    assert seen["node"] == ("a100-7", False, 8, 56)
+    assert seen["gpus"] == list(range(56, 64))
+    assert seen["gpu"] == 7
+    assert seen["fits"] == (False, False, [], False)
+
+
 # --- what policy methods return
 
 def policy_error(run, *parts):

@@ -9,11 +9,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "gpusim/core/id.hpp"
+#include "gpusim/core/paged_vector.hpp"
 #include "gpusim/core/units.hpp"
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/market.hpp"
@@ -61,27 +63,56 @@ struct PoolSpec {
   AutoscaleConfig autoscale;
   Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes
   uint32_t initial_nodes = 0;   // ready at time 0; the slots after them start off
-  std::vector<NodeSpec> nodes;  // every slot the pool can ever fill
+  uint32_t node_count = 0;      // node slots: the most nodes it can ever have
+  // A node list: every slot, named. A template pool: its one shape, which every slot takes, named
+  // <pool>-<i> (an autoscaled pool's million slots cost nothing until they are provisioned).
+  std::vector<NodeSpec> nodes;
+
+  // Slot i as a node: its name and shape.
+  NodeSpec node(uint32_t i) const {
+    if (nodes.size() == node_count) return nodes[i];
+    NodeSpec n = nodes.front();
+    n.name = template_node_name(name, i);
+    return n;
+  }
+  const NodeSpec& shape(uint32_t i) const { return nodes.size() == node_count ? nodes[i] : nodes.front(); }
+  // Calls f(spec, slots) for each entry of `nodes` with the number of slots that take its shape.
+  template <class F>
+  void for_each_shape(F&& f) const {
+    if (nodes.size() == node_count)
+      for (const NodeSpec& n : nodes) f(n, uint32_t{1});
+    else f(nodes.front(), node_count);
+  }
+  uint64_t gpu_slots() const;  // GPUs of all its slots
+  static std::string template_node_name(std::string_view pool, uint32_t i);
 };
 
-// A pool of the built cluster: its spec, and where its node slots and GPUs are.
+// A pool of the built cluster: its spec, and where its node and GPU ids are. Ids are reserved for
+// every slot, but only slots that have held a node are built: the first `built` ones (a pool
+// provisions its lowest free slot), so an unused autoscaling maximum costs no memory.
 struct Pool : PoolSpec {
   NodeId first_node{0};
-  uint32_t node_count = 0;     // node slots: the most nodes it can ever have
+  GpuId first_gpu{0};
   uint32_t gpu_count = 0;      // GPUs of all its slots
   uint16_t gpus_per_node = 0;  // of its template (trace node lists may differ per node)
+  uint32_t built = 0;          // slots built: first_node .. first_node + built - 1
+  uint32_t gpus_built = 0;     // their GPUs: first_gpu .. first_gpu + gpus_built - 1
 };
+
+inline constexpr PoolId kNoPool{0xFFFFu};
+inline constexpr NodeId kNoNode{0xFFFFFFFFu};
+inline constexpr GpuId kNoGpu{0xFFFFFFFFu};
 
 struct Node {
   std::string name;
-  PoolId pool{0};
+  PoolId pool = kNoPool;  // kNoPool: a slot not built
   uint16_t gpu_count = 0;
   GpuId first_gpu{0};
   int64_t cpu_milli = 0, memory_mib = 0;            // capacity
   int64_t free_cpu_milli = 0, free_memory_mib = 0;
-  const NodeTopology* topology = nullptr;  // links between its GPUs (owned by the cluster)
+  const NodeTopology* topology = nullptr;  // links between its GPUs (owned by its pool's spec)
   std::optional<BucketId> bucket;          // none unless ready (decisions scan buckets, not Nodes: 8 bytes more is fine)
-  NodeState state = NodeState::ready;
+  NodeState state = NodeState::off;
   bool ready() const { return state == NodeState::ready; }
 };
 
@@ -102,7 +133,7 @@ struct GpuClaim {
 };
 
 struct Gpu {
-  NodeId node{0};
+  NodeId node = kNoNode;        // kNoNode: a slot not built
   Milli free = kWholeGpu;       // share not yet claimed
   int64_t free_memory_mib = 0;  // memory not reserved
   int64_t used_memory_mib = 0;  // time-slicing: the sum of the residents' footprints
@@ -133,19 +164,31 @@ class Cluster {
       if (g < gpus_.size() && gpus_[g].node == node) mask |= 1u << (g - nodes_[node].first_gpu);
     return mask;
   }
+  // Reserves node and GPU ids for every slot of the pool, after those of the pools before it.
   PoolId add_pool(Pool pool);
-  // Nodes must be added pool by pool, in pool order.
-  NodeId add_node(PoolId pool, std::string name, int64_t cpu_milli, int64_t memory_mib, int gpus,
-                  const std::shared_ptr<const NodeTopology>& topology, NodeState state = NodeState::ready);
+  // Builds the pool's next slot (its node and GPUs) in `state`.
+  NodeId build_node(PoolId pool, NodeState state);
 
   const std::vector<Pool>& pools() const { return pools_; }
-  const std::vector<Node>& nodes() const { return nodes_; }
-  const std::vector<Gpu>& gpus() const { return gpus_; }
   const Pool& pool(PoolId p) const { return pools_[p]; }
-  const Node& node(NodeId n) const { return nodes_[n]; }
+  const Node& node(NodeId n) const { return nodes_[n]; }  // built slots only: see has_node
   const Gpu& gpu(GpuId g) const { return gpus_[g]; }
   const Pool& pool_of(NodeId n) const { return pools_[nodes_[n].pool]; }
+  // Ids run 0..count-1 over every slot; only built ones name a node or GPU.
+  uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
   uint32_t gpu_count() const { return static_cast<uint32_t>(gpus_.size()); }
+  bool has_node(NodeId n) const { return n < nodes_.size() && nodes_[n].pool != kNoPool; }
+  bool has_gpu(GpuId g) const { return g < gpus_.size() && gpus_[g].node != kNoNode; }
+  // Any slot, built or not: one never built reads as the off node it would be (for Python policies,
+  // which may walk every id; the engine and the C++ policies walk built nodes only).
+  Node slot_node(NodeId n) const;
+  Gpu slot_gpu(GpuId g) const;
+  // Calls f(NodeId) for every built node, in id order.
+  template <class F>
+  void for_each_node(F&& f) const {
+    for (const Pool& p : pools_)
+      for (NodeId n = p.first_node; n < p.first_node + p.built; ++n) f(n);
+  }
 
   // Non-empty buckets of ready nodes, in a deterministic order; read bucket(b).nodes.
   const std::vector<BucketId>& live_buckets() const { return live_; }
@@ -176,13 +219,14 @@ class Cluster {
     std::size_t operator()(const Signature& s) const;
   };
   Signature signature(NodeId id) const;
+  Node make_node(PoolId pool, uint32_t slot, GpuId first_gpu) const;
+  static Gpu make_gpu(const Pool& p, uint16_t index, NodeId node);
   void place_in_bucket(NodeId id);
   void leave_bucket(NodeId id);
 
   std::vector<Pool> pools_;
-  std::vector<Node> nodes_;
-  std::vector<std::shared_ptr<const NodeTopology>> topologies_;  // distinct ones the nodes point to
-  std::vector<Gpu> gpus_;
+  PagedVector<Node> nodes_;
+  PagedVector<Gpu> gpus_;
   std::vector<NodeBucket> buckets_;
   std::vector<Signature> bucket_signature_;
   std::vector<uint32_t> live_position_;  // bucket -> index in live_

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpusim/core/paged_vector.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
@@ -125,7 +126,7 @@ class Metrics {
     Time since;          // of the last change
     GpuTime integral;    // up to `since`
   };
-  std::vector<GpuBusy> gpu_busy_;
+  PagedVector<GpuBusy> gpu_busy_;  // GPUs of slots never built read as never busy
 };
 
 }  // namespace gpusim

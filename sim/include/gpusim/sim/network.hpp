@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "gpusim/core/paged_vector.hpp"
 #include "gpusim/hardware/topology.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/job_state.hpp"
@@ -28,8 +29,8 @@ class NetworkSharing {
 
  private:
   static constexpr uint32_t kNoLink = std::numeric_limits<uint32_t>::max();
-  std::vector<JobId> jobs_;             // ascending
-  std::vector<uint32_t> link_of_node_;  // share's scratch: a node's link index, else kNoLink
+  std::vector<JobId> jobs_;                         // ascending
+  PagedVector<uint32_t> link_of_node_{0, kNoLink};  // share's scratch: a node's link index, else kNoLink
 };
 
 }  // namespace gpusim

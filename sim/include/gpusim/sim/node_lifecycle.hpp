@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "gpusim/core/paged_vector.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
@@ -87,7 +88,7 @@ class NodeLifecycle {
     uint32_t stamp = 0;  // bumps on every state change and busy/idle change: stale node events are dropped
     boost::container::small_vector<JobId, 4> jobs;  // jobs (or worker pods) placed on it
   };
-  std::vector<NodeRuntime> nodes_;
+  PagedVector<NodeRuntime> nodes_;  // written only for built slots
   std::vector<PoolState> pools_;
   std::vector<PoolActivity> activity_;
   bool autoscaled_ = false;
