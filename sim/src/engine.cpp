@@ -433,7 +433,7 @@ void Engine::bind(JobId id, const Placement& p) {
     for (std::size_t k = 0; k < i; ++k)
       if (p.gpus[k] == g) reject(id, fmt::format("GPU {} listed twice", g));
     // The listed nodes are built: a GPU of a slot never built is on none of them.
-    const NodeId on = cluster_.slot_gpu(g).node;
+    const NodeId on = cluster_.has_gpu(g) ? cluster_.gpu(g).node : cluster_.slot_gpu(g).node;
     if (std::find(p.nodes.begin(), p.nodes.end(), on) == p.nodes.end())
       reject(id, fmt::format("GPU {} is on node {}, which the placement does not list", g, cluster_.slot_node(on).name));
     const std::string& node = cluster_.node(on).name;

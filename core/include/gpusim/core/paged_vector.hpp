@@ -21,45 +21,48 @@ class PagedVector {
   explicit PagedVector(std::size_t size, T fill = T{}) : fill_(std::move(fill)) { resize(size); }
   PagedVector(PagedVector&&) noexcept = default;
   PagedVector& operator=(PagedVector&&) noexcept = default;
-  PagedVector(const PagedVector& o) : size_(o.size_), fill_(o.fill_), pages_(o.pages_.size()) {
+  PagedVector(const PagedVector& o) : fill_(o.fill_) {
+    resize(o.size_);
     for (std::size_t p = 0; p < pages_.size(); ++p)
-      if (o.pages_[p]) std::copy_n(o.pages_[p].get(), kPage, allocate(pages_[p]));
+      if (o.pages_[p] != o.fill_page_.get()) std::copy_n(o.pages_[p], kPage, own(p));
   }
   PagedVector& operator=(const PagedVector& o) { return *this = PagedVector(o); }
 
   std::size_t size() const { return size_; }
-  // Grows (or shrinks) the index range; no page is allocated.
+  // Grows the index range; no page is allocated.
   void resize(std::size_t size) {
+    if (!fill_page_) {
+      fill_page_ = std::make_unique<T[]>(kPage);
+      std::fill_n(fill_page_.get(), kPage, fill_);
+    }
     size_ = size;
-    pages_.resize((size + kPage - 1) >> PageBits);
+    pages_.resize((size + kPage - 1) >> PageBits, fill_page_.get());
   }
 
-  const T& operator[](std::size_t i) const {
-    const T* page = pages_[i >> PageBits].get();
-    return page ? page[i & (kPage - 1)] : fill_;
-  }
-  // Allocates the element's page (filled) on first use.
+  // Reads cost one load more than a vector's, and no branch: pages never written point at one
+  // shared page of fill values.
+  const T& operator[](std::size_t i) const { return pages_[i >> PageBits][i & (kPage - 1)]; }
+  // Allocates the element's page (filled) on first write.
   T& operator[](std::size_t i) {
-    std::unique_ptr<T[]>& page = pages_[i >> PageBits];
-    if (!page) std::fill_n(allocate(page), kPage, fill_);
+    T*& page = pages_[i >> PageBits];
+    if (page == fill_page_.get()) [[unlikely]]
+      std::copy_n(fill_page_.get(), kPage, own(i >> PageBits));  // sets `page`
     return page[i & (kPage - 1)];
   }
 
-  // Pages holding elements: what it costs (the fill value reads cost none).
-  std::size_t pages_allocated() const {
-    std::size_t n = 0;
-    for (const auto& p : pages_) n += p != nullptr;
-    return n;
-  }
+  // Pages holding written elements: what it costs beyond its one page of fill values.
+  std::size_t pages_allocated() const { return owned_.size(); }
 
  private:
-  static T* allocate(std::unique_ptr<T[]>& page) {
-    page = std::make_unique<T[]>(kPage);
-    return page.get();
+  T* own(std::size_t p) {
+    owned_.push_back(std::make_unique<T[]>(kPage));
+    return pages_[p] = owned_.back().get();
   }
   std::size_t size_ = 0;
   T fill_{};
-  std::vector<std::unique_ptr<T[]>> pages_;
+  std::unique_ptr<T[]> fill_page_;
+  std::vector<T*> pages_;                    // each an owned page or the fill page
+  std::vector<std::unique_ptr<T[]>> owned_;  // in the order they were written
 };
 
 }  // namespace gpusim
