@@ -22,7 +22,8 @@ PoolId Cluster::add_pool(Pool pool) {
   // PoolId is 16-bit: loops `for (PoolId p{0}; p < pools().size(); ++p)` need the count below 65535.
   if (pools_.size() >= 65535) throw std::length_error("more than 65535 pools");
   const uint64_t gpus = pool.gpu_slots();
-  // The scenario reader refuses clusters past these (kNoNode and kNoGpu stay free).
+  // Ids are 32-bit with kNoNode and kNoGpu kept free; the fields' ranges stay far below (64 pools
+  // of at most 1,000,000 nodes of at most 32 GPUs), so only a node list of billions could reach it.
   if (nodes_.size() + pool.node_count >= kNoNode || gpus_.size() + gpus >= kNoGpu)
     throw std::length_error("more than 4294967294 node or GPU slots");
   pool.first_node = static_cast<NodeId>(nodes_.size());

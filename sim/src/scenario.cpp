@@ -838,19 +838,13 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     for (const auto& e : pools->items()) read_pool(e, *catalog, s);
   if (auto lists = cluster.get("node_lists"))
     for (const auto& e : lists->items()) read_node_list(e, *catalog, s);
-  uint64_t node_total = 0, gpu_total = 0;
+  uint64_t node_total = 0;
   for (std::size_t i = 0; i < s.pools.size(); ++i) {
     node_total += s.pools[i].node_count;
-    gpu_total += s.pools[i].gpu_slots();
     for (std::size_t k = 0; k < i; ++k)
       if (s.pools[k].name == s.pools[i].name) cluster.fail(fmt::format("two pools are named '{}'", s.pools[i].name));
   }
   if (node_total == 0) cluster.fail("the cluster is empty: give at least one pool with count >= 1, or a node list");
-  // Node and GPU ids are 32-bit, reserved up to each pool's count or autoscaling maximum.
-  if (std::max(node_total, gpu_total) >= kNoGpu)
-    cluster.fail(fmt::format("the pools' node slots (count or autoscale.max) add up to {} nodes with {} GPUs; at most {} of each "
-                             "are supported",
-                             node_total, gpu_total, kNoGpu - 1));
   if (s.pools.size() > 64) cluster.fail("at most 64 pools are supported");
 
   const Fields workload = workload_section().read(root.at("workload"));
