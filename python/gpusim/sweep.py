@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from . import _core
-from .api import _resolve, load_scenario
+from .api import _max_memory, _resolve, load_scenario
 
 
 def _value_text(v: Any) -> str:
@@ -25,7 +25,8 @@ def _one(task: dict) -> dict:
     from . import api  # a fresh process imports the package
 
     scenario = task["text_dict"] if task["text_dict"] is not None else task["path"]
-    result = api.run(scenario, policy=task["policy"] or None, overrides=task["overrides"], data=task["data"])
+    result = api.run(scenario, policy=task["policy"] or None, overrides=task["overrides"], data=task["data"],
+                     max_memory=task["max_memory"])
     row = dict(task["columns"])
     if not task["policy"]:
         row["policy"] = result.summary["policy"]
@@ -34,19 +35,21 @@ def _one(task: dict) -> dict:
 
 
 def sweep(scenario, grid: Mapping[str, Sequence[Any]], policies: Sequence[str] | None = None, overrides=None,
-          data: str | None = None, client=None, workers: int | None = None) -> pd.DataFrame:
+          data: str | None = None, client=None, workers: int | None = None,
+          max_memory: int | str | None = None) -> pd.DataFrame:
     """Run every combination of `grid` ({path: [values]}) x the scenario's variants x `policies`.
 
     client: a dask.distributed.Client to run on its cluster; None runs on a local process pool of
     `workers` processes (default: one per core). Policies are names here (Python policy objects do
-    not travel to other processes). Returns one row per run in a fixed order."""
-    load_scenario(scenario, overrides, None, data)  # fail early, with the loader's message
+    not travel to other processes). Returns one row per run in a fixed order. max_memory: as
+    load_scenario's, for the scenario and for each point as it runs."""
+    load_scenario(scenario, overrides, None, data, max_memory=max_memory)  # fail early, with the loader's message
     path, text, sets, data = _resolve(scenario, overrides, None, data)
     axes = [(p, [_value_text(v) for v in values]) for p, values in grid.items()]
-    points = _core.sweep_points(path, text, sets, data, axes, list(policies or []))
+    points = _core.sweep_points(path, text, sets, data, axes, list(policies or []), _max_memory(max_memory))
     text_dict = json.loads(text) if text is not None else None
     tasks = [{"path": path, "text_dict": text_dict, "columns": p["columns"], "overrides": p["overrides"],
-              "policy": p["policy"], "data": data} for p in points]
+              "policy": p["policy"], "data": data, "max_memory": max_memory} for p in points]
     if client is not None:
         futures = client.map(_one, tasks, pure=False)
         rows = client.gather(futures)

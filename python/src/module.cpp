@@ -757,15 +757,15 @@ PYBIND11_MODULE(_core, m) {
       "sweep_points",
       [](const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides,
          std::optional<std::string> data, std::vector<std::pair<std::string, std::vector<std::string>>> grid,
-         const std::vector<std::string>& policies) {
+         const std::vector<std::string>& policies, const std::optional<std::string>& max_memory) {
         std::vector<cli::GridAxis> axes;
         for (auto& axis : grid) {
           if (axis.second.empty()) throw InputError({"grid", std::nullopt, axis.first}, "expected at least one value");
           axes.push_back({axis.first, std::move(axis.second)});
         }
         std::vector<py::dict> out;
-        for (auto& point :
-             cli::sweep_points(path, {std::move(overrides), std::move(data), std::move(text), {}}, axes, policies)) {
+        for (auto& point : cli::sweep_points(
+                 path, load_options(std::move(text), std::move(overrides), std::move(data), max_memory), axes, policies)) {
           py::dict d;
           d["columns"] = point.columns;
           d["overrides"] = point.overrides;
@@ -774,5 +774,6 @@ PYBIND11_MODULE(_core, m) {
         }
         return out;
       },
-      py::arg("path"), py::arg("text"), py::arg("overrides"), py::arg("data"), py::arg("grid"), py::arg("policies"));
+      py::arg("path"), py::arg("text"), py::arg("overrides"), py::arg("data"), py::arg("grid"), py::arg("policies"),
+      py::arg("max_memory") = py::none());
 }

@@ -32,6 +32,11 @@ def test_max_memory_lowers_the_limit_in_bytes_or_with_units():
             gpusim.load_scenario(scenario(), max_memory=limit)
     with pytest.raises(gpusim.InputError, match=r"workload\.jobs\[0\]\.count"):
         gpusim.compare(scenario(), ["fifo+first-fit"], max_memory="64KiB")
+    with pytest.raises(gpusim.InputError, match=r"workload\.jobs\[0\]\.count"):
+        gpusim.sweep(scenario(), {"seed": [1, 2]}, max_memory="64KiB", workers=1)
+    # A point the grid makes larger is refused by its own run.
+    with pytest.raises(gpusim.InputError, match=r"workload\.jobs\[0\]\.count.*max_memory 1MiB"):
+        gpusim.sweep(scenario(), {"workload.jobs.0.count": [10, 100000]}, max_memory="1MiB", workers=1)
     with pytest.raises(gpusim.InputError, match="max_memory: expected a memory size"):
         gpusim.run(scenario(), max_memory="lots")
 
