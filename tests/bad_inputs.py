@@ -195,6 +195,8 @@ for name, value, says in [
     ("gpu sms zero", {"sms": 0}, "catalog.gpus[0].sms"),
     ("gpu pcie gen 6", {"pcie_gen": 6}, "catalog.gpus[0].pcie_gen"),
     ("gpu nvlinks zero", {"nvlinks": 0}, "catalog.gpus[0].nvlinks"),
+    # nvlinks is optional but needed with NVLink bandwidth: an input error, not an internal one (fuzzing)
+    ("gpu nvlink bandwidth without nvlinks", {"nvlink_gb_per_s": 1, "nvlinks": DELETE}, "nvlinks"),
     ("gpu tflops negative", {"bf16_tflops": -1}, "catalog.gpus[0].bf16_tflops"),
     ("gpu bandwidth text", {"memory_bandwidth_gb_per_s": "fast"}, "catalog.gpus[0].memory_bandwidth_gb_per_s"),
     ("gpu unknown field", {"cores": 1}, "catalog.gpus[0].cores: unknown field"),

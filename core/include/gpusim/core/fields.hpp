@@ -181,8 +181,8 @@ class Fields {
   bool has(std::string_view name) const;
   std::optional<ConfigNode> get(std::string_view name) const;
   ConfigNode at(std::string_view name) const;  // required
-  // The field, else its declared default; an input error when it is required, std::logic_error when
-  // it is optional and declares no default.
+  // The field, else its declared default; an input error naming it when it has none (required, or
+  // optional without a default and needed by what the other fields say).
   ConfigNode value(std::string_view name) const;
   std::vector<std::string> string_list(std::string_view name) const;  // scalar or sequence; absent = {}
   // The declared range of a field's numbers, for reading it (or its items) with ConfigNode::as_int
