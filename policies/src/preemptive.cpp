@@ -43,8 +43,9 @@ class PreemptiveScheduler final : public Scheduler {
 
     // GPU share (milli) of the ready nodes; what running jobs hold, and what jobs on their way out hold.
     int64_t capacity = 0, held = 0, leaving = 0;
-    view.cluster().for_each_node([&](NodeId n) {
-      if (view.cluster().node(n).ready()) capacity += static_cast<int64_t>(view.cluster().node(n).gpu_count) * kWholeGpu.value;
+    view.cluster().for_each_node([&](NodeId id) {
+      const Node& n = view.cluster().node(id);
+      if (n.ready()) capacity += static_cast<int64_t>(n.gpu_count) * kWholeGpu.value;
     });
     running_.clear();
     view.for_each_running([&](JobId id, Time) {

@@ -70,16 +70,17 @@ struct PoolSpec {
 
   // Slot i as a node: its name and shape.
   NodeSpec node(uint32_t i) const {
-    if (nodes.size() == node_count) return nodes[i];
-    NodeSpec n = nodes.front();
-    n.name = template_node_name(name, i);
+    NodeSpec n = shape(i);
+    if (!one_per_slot()) n.name = template_node_name(name, i);
     return n;
   }
-  const NodeSpec& shape(uint32_t i) const { return nodes.size() == node_count ? nodes[i] : nodes.front(); }
+  const NodeSpec& shape(uint32_t i) const { return one_per_slot() ? nodes[i] : nodes.front(); }
+  // `nodes` has an entry per slot (a node list, or a template pool of one slot, named alike).
+  bool one_per_slot() const { return nodes.size() == node_count; }
   // Calls f(spec, slots) for each entry of `nodes` with the number of slots that take its shape.
   template <class F>
   void for_each_shape(F&& f) const {
-    if (nodes.size() == node_count)
+    if (one_per_slot())
       for (const NodeSpec& n : nodes) f(n, uint32_t{1});
     else f(nodes.front(), node_count);
   }
