@@ -28,6 +28,7 @@
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "k8s_import.hpp"
 #include "packing.hpp"
 #include "progress.hpp"
 #include "runs.hpp"
@@ -576,6 +577,22 @@ int main(int argc, char** argv) {
   auto* sch = app.add_subcommand("schema", "Print the JSON Schema of scenario files (or baselines), for editors and validators");
   sch->add_option("format", schema_format, "scenario (default) or baseline")->check(CLI::IsMember({"scenario", "baseline"}));
 
+  cli::K8sImportOptions k8s;
+  std::string k8s_duration = "1h", k8s_horizon = "24h";
+  std::optional<std::string> k8s_out;
+  bool k8s_force = false;
+  auto* imp = app.add_subcommand("import", "Write a scenario from another tool's files");
+  imp->require_subcommand(1);
+  auto* imp_k8s = imp->add_subcommand(
+      "k8s", "Kubernetes objects (Nodes, Pods, Deployments, Jobs, PyTorchJobs, device-plugin and MIG ConfigMaps) or a snapshot");
+  imp_k8s->add_option("paths", k8s.paths, "Files (YAML, JSON, multi-document, kind: List) or directories (*.yaml, *.yml, *.json)")
+      ->required();
+  imp_k8s->add_option("--out", k8s_out, "Write the scenario to this file (default: stdout)");
+  imp_k8s->add_flag("--force", k8s_force, "Overwrite an existing --out file");
+  imp_k8s->add_option("--name", k8s.name, "The scenario's name (default k8s-import)");
+  imp_k8s->add_option("--duration", k8s_duration, "Run time of a pod without a gpusim.io/duration annotation (default 1h)");
+  imp_k8s->add_option("--horizon", k8s_horizon, "The run's length when serving replicas run throughout (default 24h)");
+
   // An unknown first word is a subcommand the user meant, not a missing one: name it and the valid ones.
   if (argc >= 2 && argv[1][0] != '-') {
     std::vector<std::string> names;
@@ -716,6 +733,23 @@ int main(int argc, char** argv) {
     if (mig->parsed()) {
       if (mig_model.empty()) throw InputError({"", std::nullopt, "GPU_MODEL"}, "expected a GPU model, e.g. gpusim mig A100-80GB-SXM");
       return cmd_mig(mig_model, mig_layouts, mig_maximal, mig_json);
+    }
+    if (imp_k8s->parsed()) {
+      const auto duration_flag = [](const std::string& flag, const std::string& text) {
+        try {
+          return parse_duration(text);
+        } catch (const std::exception& e) {
+          throw InputError({"", std::nullopt, flag}, e.what());
+        }
+      };
+      k8s.duration = duration_flag("--duration", k8s_duration);
+      k8s.horizon = duration_flag("--horizon", k8s_horizon);
+      if (k8s_out) check_output_file(*k8s_out, "--out", k8s_force);
+      const cli::K8sImport imported = cli::import_k8s(k8s, Catalog::builtin());
+      for (const std::string& i : imported.ignored) std::cerr << "ignored: " << i << '\n';
+      if (k8s_out) write_output_file(*k8s_out, imported.scenario_yaml);
+      else std::cout << imported.scenario_yaml;
+      return 0;
     }
     if (sch->parsed()) {
       const Json schema = schema_format == "baseline" ? cli::baseline_schema()

@@ -55,6 +55,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       observers_.push_back(audit_.get());
       cluster_.track_changes(true);
     }
+    bound_jobs_ = w.bound_jobs;
     for (Observer* o : observers_)
       if (o->wants_every_event()) every_event_.push_back(o);
   }
@@ -66,6 +67,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   bool arrive_due();
   void apply(const Event& e);
   void decision_point(bool arrived);
+  // Starts the pending jobs bound to a node that fit there now, on its first fitting GPUs (and
+  // smallest fitting MIG instances), before the scheduler's pass: a pod with spec.nodeName is never
+  // the scheduler's, its node's kubelet admits it.
+  void start_bound_jobs();
   RunResult finish();
   // Hands observers that audit the run each event applied.
   void applied(std::string_view what, uint32_t target) {
@@ -137,8 +142,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   bool node_admits(JobId id, NodeId n) const override {
     const Node& node = cluster_.node(n);
     const Request& q = jobs_[id].request;
-    return node.ready() && pool_allowed(id, node.pool) && pods_fit(per_pod(q), 1, free_resources(node));
+    return node.ready() && pool_allowed(id, node.pool) && node_allowed(id, n) && pods_fit(per_pod(q), 1, free_resources(node));
   }
+  // A job bound to a node (spec.nodeName) may use that node only.
+  bool node_allowed(JobId id, NodeId n) const { return resolved_[id].node == kNoNode || resolved_[id].node == n; }
 
   GpuTime attained_gpu(JobId id) const override {
     const JobRecord& r = records_[id];
@@ -284,12 +291,13 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   uint64_t event_count_ = 0;
   uint64_t decision_points_ = 0;
   uint64_t oom_events_ = 0, mps_faults_ = 0, reconfigurations_ = 0, rate_changes_ = 0;
+  bool bound_jobs_ = false;  // does any job name its node (ResolvedJob::node)?
 };
 
 std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, std::optional<MigSlotIndex> instance) const {
   const Gpu& gpu = cluster_.gpu(g);
   const Node& node = cluster_.node(gpu.node);
-  if (gpu.reconfiguring || !node.ready() || !pool_allowed(id, node.pool)) return std::nullopt;
+  if (gpu.reconfiguring || !node.ready() || !pool_allowed(id, node.pool) || !node_allowed(id, gpu.node)) return std::nullopt;
   return claim_on(jobs_[id].request, cluster_.pool(node.pool), gpu, instance, scenario_.model.time_slicing);
 }
 
@@ -700,6 +708,7 @@ void Engine::decision_point(bool arrived) {
     std::sort(arrivals.begin(), arrivals.end(),
               [&](JobId a, JobId b) { return std::pair(life_.key(a), a) < std::pair(life_.key(b), b); });
     ++decision_points_;
+    if (bound_jobs_) start_bound_jobs();
     scheduler_.decide(*this, *this);
     life_.end_pass();
     check_memory();
@@ -715,6 +724,32 @@ void Engine::decision_point(bool arrived) {
     events_.push(now_, EventKind::decide, 0, 0);
   }
   capacity_grew_ = false;
+}
+
+void Engine::start_bound_jobs() {
+  std::vector<JobId> bound;
+  life_.for_each_pending([&](JobId id) {
+    if (resolved_[id].node != kNoNode) bound.push_back(id);
+    return true;
+  });
+  std::vector<GpuId> fitting;
+  std::vector<MigSlotIndex> instances;
+  for (JobId id : bound) {
+    const NodeId n = resolved_[id].node;
+    if (!fits_on_node(id, n)) continue;
+    Placement p;
+    p.nodes.push_back(n);
+    const int32_t need = gpus_to_place(id);
+    aligned_gpus(id, n, need, fitting);
+    p.gpus.assign(fitting.begin(), fitting.begin() + need);
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+      if (!cluster_.gpu(p.gpus[i]).mig) continue;
+      p.instances.resize(p.gpus.size());
+      fitting_instances(id, p.gpus[i], instances);
+      p.instances[i] = instances.front();
+    }
+    bind(id, p);
+  }
 }
 
 RunResult Engine::finish() {

@@ -26,6 +26,7 @@ struct ShapeKey {
   int64_t limit_mib;
   int32_t thread_percent;
   int32_t worker_gpus;
+  std::string node;  // a job bound to a node fits where another of its request may not
   bool operator==(const ShapeKey&) const = default;
 };
 struct ShapeKeyHash {
@@ -44,6 +45,7 @@ struct ShapeKeyHash {
     boost::hash_combine(h, k.limit_mib);
     boost::hash_combine(h, k.thread_percent);
     boost::hash_combine(h, k.worker_gpus);
+    boost::hash_combine(h, k.node);
     return h;
   }
 };
@@ -170,7 +172,8 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
                  q.min_sms,
                  q.gpu_memory_limit_mib,
                  q.thread_percent,
-                 q.worker_gpus};
+                 q.worker_gpus,
+                 j.node};
     auto [it, added] = index.try_emplace(std::move(key), static_cast<uint32_t>(shapes_.size()));
     if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
     of_job_[j.id] = it->second;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <unordered_set>
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/random.hpp"
@@ -445,6 +446,8 @@ const Section& pool_section() {
           {"node", Type::string(), required, "", "Its node template (built in, or from catalog.nodes)"},
           {"count", Type::integer().at_least(0).at_most(1'000'000), "", "",
            "Nodes at the start: at least 1; with autoscale between its min and max, default its min"},
+          {"node_names", Type::string_list(), "", "",
+           "Its nodes' names, one per node (count: their number), instead of <pool>-<i>; not with autoscale or spot"},
           {"sharing", sharing_type(), "exclusive", "",
            "How pods share a GPU: exclusive, fractional (milli-GPU shares), or the device plugin's timeSlicing or mps block"},
           {"runtime", Type::enumeration({Sharing::mps, Sharing::time_slicing}), "mps", "",
@@ -492,8 +495,17 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
     if (pool.autoscale.enabled && (count < pool.autoscale.min_nodes || count > pool.autoscale.max_nodes))
       c->fail(fmt::format("expected a starting count between autoscale.min {} and autoscale.max {}", pool.autoscale.min_nodes,
                           pool.autoscale.max_nodes));
-  } else if (!pool.autoscale.enabled) {
+  } else if (!pool.autoscale.enabled && !e.has("node_names")) {
     e.at("count");  // required: fails naming the field
+  }
+  const std::vector<std::string> names = e.string_list("node_names");
+  if (auto n = e.get("node_names")) {
+    // Named nodes are fixed ones (a cluster snapshot's): no slot appears or is replaced later.
+    if (pool.autoscale.enabled || pool.market == Market::spot) n->fail("named nodes are fixed: not with autoscale or market: spot");
+    if (names.empty()) n->fail("expected at least one node name");
+    if (e.has("count") && count != static_cast<int64_t>(names.size()))
+      n->fail(fmt::format("{} names for count {}; give one name per node", names.size(), count));
+    count = static_cast<int64_t>(names.size());
   }
   if (auto sp = e.get("spot")) {
     if (pool.market != Market::spot) sp->fail("spot: applies to pools with market: spot");
@@ -535,7 +547,8 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   const auto topology = t->gpus > 0 ? std::make_shared<const NodeTopology>(t->topology) : nullptr;
   pool.initial_nodes = static_cast<uint32_t>(count);
   pool.node_count = static_cast<uint32_t>(std::max<int64_t>(count, pool.autoscale.max_nodes));
-  pool.nodes.push_back({PoolSpec::template_node_name(pool.name, 0), t->cpu_milli, t->memory_mib, t->gpus, topology});
+  if (names.empty()) pool.nodes.push_back({PoolSpec::template_node_name(pool.name, 0), t->cpu_milli, t->memory_mib, t->gpus, topology});
+  for (const std::string& name : names) pool.nodes.push_back({name, t->cpu_milli, t->memory_mib, t->gpus, topology});
   s.pools.push_back(std::move(pool));
 }
 
@@ -844,6 +857,12 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     for (std::size_t k = 0; k < i; ++k)
       if (s.pools[k].name == s.pools[i].name) cluster.fail(fmt::format("two pools are named '{}'", s.pools[i].name));
   }
+  // A job's `node:` names one of them: listed names are unique in the cluster.
+  std::unordered_set<std::string_view> listed;
+  for (const PoolSpec& p : s.pools)
+    if (p.one_per_slot())
+      for (const PoolSpec::NodeSpec& n : p.nodes)
+        if (!listed.insert(n.name).second) cluster.fail(fmt::format("two nodes are named '{}'", n.name));
   if (node_total == 0) cluster.fail("the cluster is empty: give at least one pool with count >= 1, or a node list");
   if (s.pools.size() > 64) cluster.fail("at most 64 pools are supported");
 

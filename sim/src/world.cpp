@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "gpusim/core/error.hpp"
 
@@ -45,6 +47,32 @@ std::vector<ResolvedJob> resolve(const Scenario& s) {
   return out;
 }
 
+// Resolves each job's `node:` to a node ready at time 0 that could hold it (Kubernetes spec.nodeName:
+// only that node is considered).
+bool bind_nodes(const Scenario& s, const Cluster& c, std::vector<ResolvedJob>& out) {
+  std::unordered_map<std::string_view, NodeId> by_name;
+  for (const Job& j : s.jobs.jobs) {
+    if (j.node.empty()) continue;
+    if (by_name.empty()) c.for_each_node([&](NodeId n) { by_name.emplace(c.node(n).name, n); });
+    const SourceLocation where{j.origin.file, j.origin.line, j.origin.field + ".node"};
+    const auto it = by_name.find(j.node);
+    if (it == by_name.end())
+      throw InputError(where, fmt::format("job '{}': no node named '{}' at time 0 (pools name their nodes <pool>-<i>, or "
+                                          "node_names)",
+                                          j.name, j.node));
+    const Node& node = c.node(it->second);
+    const Pool& pool = c.pool(node.pool);
+    if (auto why = pool_refuses(j.request, pool, *s.catalog))
+      throw InputError(where, fmt::format("job '{}' can never run on node {}: it {}", j.name, j.node, *why));
+    if (j.request.gpus > node.gpu_count || !pods_fit(per_pod(j.request), 1, {node.cpu_milli, node.memory_mib}))
+      throw InputError(where, fmt::format("job '{}' asks {} GPUs, {} milli-CPU and {} MiB; node {} has {}, {} and {}", j.name,
+                                          j.request.gpus, j.request.cpu_milli, j.request.memory_mib, j.node, node.gpu_count,
+                                          node.cpu_milli, node.memory_mib));
+    out[j.id].node = it->second;
+  }
+  return !by_name.empty();
+}
+
 }  // namespace
 
 World build_world(const Scenario& s) {
@@ -55,7 +83,9 @@ World build_world(const Scenario& s) {
     if (const auto& why = shapes.of_job(j.id).never_fits; j.strict && why)
       throw InputError({j.origin.file, j.origin.line, "workload.jobs"},
                        fmt::format("job '{}' can never run: it {}", j.name, *why));
-  return World{s, std::move(cluster), std::move(shapes), resolve(s)};
+  std::vector<ResolvedJob> jobs = resolve(s);
+  const bool bound = bind_nodes(s, cluster, jobs);
+  return World{s, std::move(cluster), std::move(shapes), std::move(jobs), bound};
 }
 
 }  // namespace gpusim

@@ -102,6 +102,9 @@ const Section& job_section() {
                {"duration", Type::duration(), "", "",
                 "How long it runs alone on its request; required unless communication.iterations"},
                {"gpus", Type::integer().in(kJobGpuRange), required, "", "GPUs it asks for (of each worker, with workers)"},
+               {"node", Type::string(), "", "",
+                "The node it runs on, as a pod's spec.nodeName: the scheduler never places it, the node admits it when "
+                "it fits there (a node of the cluster at time 0); absent: the scheduler places it"},
            },
            request_fields(),
            job_fields(),
@@ -372,6 +375,10 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     read_request_fields(e, j.request);
     read_job_fields(e, set, j);
     read_workers(e, j);
+    if (auto n = e.get("node")) {
+      if (j.multi_node) n->fail("a job bound to one node has one pod: no workers, no multi_node");
+      j.node = n->as_string();
+    }
     j.strict = true;
     j.origin = e.node().where();
     const int64_t count = e.integer("count");

@@ -15,6 +15,7 @@ struct ResolvedJob {
   const CheckpointPolicy* checkpoint = nullptr;  // its own policy, else its kind's default
   const CommProfile* comm = nullptr;             // jobs of 2+ GPUs: its profile, else its kind's default; none: null
   const GpuModel* reference = nullptr;           // the model its work was measured on; null: any
+  NodeId node = kNoNode;                         // the node it is bound to (Job::node); kNoNode: the scheduler places it
 };
 
 struct World {
@@ -22,6 +23,7 @@ struct World {
   Cluster cluster;
   Shapes shapes;
   std::vector<ResolvedJob> jobs;  // indexed by JobId
+  bool bound_jobs = false;        // does any job name its node?
 };
 
 // Builds the world and checks what can be checked before running: jobs written in the scenario

@@ -104,6 +104,8 @@ struct Job {
   CommProfile communication;       // multi-GPU jobs; none given: the engine uses the kind's default
   std::optional<CheckpointPolicy> checkpoint;  // none given: the kind's default (model.checkpoint)
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
+  // Kubernetes `spec.nodeName`: the node it runs on, bypassing the scheduler ("": the scheduler places it).
+  std::string node;
   SourceLocation origin;           // where it was written (file and line), for messages
 };
 
