@@ -519,6 +519,42 @@ for name, fields, says in [
     field(name, fields, says)
 case("--max-memory text", OK, "--max-memory", ["run", "scenario.yaml", "--max-memory", "lots"])
 case("--max-memory below the run", OK, "--max-memory", ["run", "scenario.yaml", "--max-memory", "1KiB"])
+
+# gpusim import k8s: the file, the object and the field at fault, and what was expected.
+K8S_NODE = ("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n"
+            "    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3\n    nvidia.com/gpu.count: \"8\"\n")
+
+
+def k8s_pod(limits, node=""):
+    bound = f"  nodeName: {node}\n" if node else ""
+    return ("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ml\nspec:\n" + bound +
+            "  containers:\n    - name: c\n      resources:\n        limits:\n" + limits)
+
+
+def k8s(name, text, says):
+    case(name, {"k8s.yaml": text}, says, ["import", "k8s", "k8s.yaml"])
+
+
+k8s("k8s malformed YAML", K8S_NODE + k8s_pod("          nvidia.com/gpu: [1\n"), ["k8s.yaml:", "malformed YAML"])
+k8s("k8s GPU product not in the catalog", K8S_NODE.replace("NVIDIA-H100-80GB-HBM3", "NVIDIA-X9000") +
+    k8s_pod("          nvidia.com/gpu: 1\n"), ["k8s.yaml:line 6", "Node n1", "nvidia.com/gpu.product", "NVIDIA-X9000"])
+k8s("k8s no node template of that count", K8S_NODE.replace('"8"', '"3"') + k8s_pod("          nvidia.com/gpu: 1\n"),
+    ["Node n1", "nvidia.com/gpu.count", "3 x H100-80GB-SXM"])
+k8s("k8s negative GPU request", K8S_NODE + k8s_pod("          nvidia.com/gpu: -1\n"),
+    ["Pod ml/p", "spec.containers[0].resources.limits.nvidia.com/gpu", "expected a whole number"])
+k8s("k8s running on an unknown node", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n", "n7"),
+    ["Pod ml/p", "spec.nodeName", "'n7'"])
+k8s("k8s bad duration annotation", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n").replace(
+    "  namespace: ml\n", "  namespace: ml\n  annotations: {gpusim.io/duration: soon}\n"),
+    ["Pod ml/p", "metadata.annotations.gpusim.io/duration"])
+k8s("k8s no nodes", k8s_pod("          nvidia.com/gpu: 1\n"), ["no GPU Node objects"])
+case("k8s --duration text", {"k8s.yaml": K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")}, "--duration",
+     ["import", "k8s", "k8s.yaml", "--duration", "a while"])
+field("job node unknown", {"workload.jobs[0].node": "p-7"}, ["workload.jobs[0].node", "no node named 'p-7'"])
+field("job node with workers", {"workload.jobs[0].node": "p-0", "workload.jobs[0].workers": 2}, "workload.jobs[0].node")
+field("pool node_names count", {"cluster.pools[0].node_names": ["a"]}, "cluster.pools[0].node_names")
+field("pool node_names twice", {"cluster.pools[0].count": 2, "cluster.pools[0].node_names": ["a", "a"]},
+      "two nodes are named 'a'")
 LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(9))
 case("billion laughs", LAUGHS, "scenario.yaml")

@@ -4,6 +4,7 @@
 #include "gpusim/sim/event_queue.hpp"
 #include "gpusim/sim/footprint.hpp"
 #include "gpusim/sim/metrics.hpp"
+#include "gpusim/sim/world.hpp"
 
 #include "test_util.hpp"
 
@@ -260,4 +261,49 @@ TEST(Footprint, MemorySizesHaveUnitsAndTheDefaultIsHalfOfPhysicalMemory) {
   EXPECT_NE(d.source.find("half of this machine's"), std::string::npos);
   EXPECT_EQ(format_bytes(1536), "1.5 KiB");
   EXPECT_EQ(format_bytes(12), "12 B");
+}
+
+// A job with `node:` (a pod's spec.nodeName) runs on that node only, started before the scheduler's
+// pass; a job of the same request without one is not held back by it.
+TEST(BoundJobs, RunOnTheirNodeOnly) {
+  const std::string path = write_file("bound.yaml", R"(name: bound
+cluster:
+  pools: [{name: h100, node: hgx-h100, node_names: [n1, n2]}]
+workload:
+  jobs:
+    - {name: a, gpus: 8, duration: 1h, node: n2}
+    - {name: b, gpus: 8, duration: 1h, node: n2}
+    - {name: free, gpus: 8, duration: 1h}
+)");
+  const Scenario s = test::load(path);
+  auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  const RunResult r = simulate(s, *scheduler);
+  const auto node_of = [&](uint32_t j) { return r.cluster.node(r.jobs[j].placement.nodes.at(0)).name; };
+  // first-fit alone would put a on n1: a on n2 at 0, b on n2 after a (1h), free on n1 at 0.
+  EXPECT_EQ(node_of(0), "n2");
+  EXPECT_EQ(node_of(1), "n2");
+  EXPECT_EQ(node_of(2), "n1");
+  EXPECT_EQ(r.jobs[0].start.seconds(), 0);
+  EXPECT_EQ(r.jobs[1].start.seconds(), 3600);
+  EXPECT_EQ(r.jobs[2].start.seconds(), 0);
+}
+
+TEST(BoundJobs, UnknownNodeIsAnInputErrorNamingTheField) {
+  const std::string path = write_file("unknown.yaml", R"(name: bound
+cluster:
+  pools: [{name: h100, node: hgx-h100, count: 2}]
+workload:
+  jobs: [{name: a, gpus: 8, duration: 1h, node: n9}]
+)");
+  const std::string e = test::input_error([&] { (void)build_world(test::load(path)); });
+  EXPECT_NE(e.find("workload.jobs[0].node"), std::string::npos) << e;
+  EXPECT_NE(e.find("no node named 'n9'"), std::string::npos) << e;
+  // Template pools name their nodes <pool>-<i>.
+  const std::string ok = write_file("template.yaml", R"(name: bound
+cluster:
+  pools: [{name: h100, node: hgx-h100, count: 2}]
+workload:
+  jobs: [{name: a, gpus: 8, duration: 1h, node: h100-1}]
+)");
+  EXPECT_NO_THROW((void)build_world(test::load(ok)));
 }
