@@ -316,6 +316,7 @@ bool read_config_map(const Object& o, Configs& configs) {
 struct PoolOut {
   std::string key;  // what groups its nodes
   std::string name, node_template, instance_type, product, mig_config, plugin_config;
+  bool plugin_fallback = false;  // no label chose plugin_config
   std::vector<std::string> nodes;
 };
 
@@ -323,7 +324,9 @@ std::string pool_block(const PoolOut& p, const Configs& configs, const Object& f
   std::string s = fmt::format("    # nodes labelled nvidia.com/gpu.product={}", p.product);
   if (!p.instance_type.empty()) s += fmt::format(", node.kubernetes.io/instance-type={}", p.instance_type);
   if (!p.mig_config.empty()) s += fmt::format(", nvidia.com/mig.config={}", p.mig_config);
-  if (!p.plugin_config.empty()) s += fmt::format(", nvidia.com/device-plugin.config={}", p.plugin_config);
+  if (!p.plugin_config.empty())
+    s += p.plugin_fallback ? fmt::format("; no nvidia.com/device-plugin.config label: the plugin's fallback config {}", p.plugin_config)
+                           : fmt::format(", nvidia.com/device-plugin.config={}", p.plugin_config);
   s += fmt::format("\n    - name: {}\n      node: {}\n      node_names: [{}]\n", yaml_quoted(p.name), p.node_template,
                    fmt::join(p.nodes, ", "));
   YAML::Node plugin;
@@ -421,6 +424,13 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
     p.product = product;
     p.mig_config = label(*n, "nvidia.com/mig.config");
     p.plugin_config = label(*n, "nvidia.com/device-plugin.config");
+    // No label: the plugin's fallbacks (its helm chart's config.fallbackStrategies, "named" then
+    // "single"): a config named default, else the only config there is.
+    if (p.plugin_config.empty() && !configs.device_plugin.empty()) {
+      if (configs.device_plugin.count("default")) p.plugin_config = "default";
+      else if (configs.device_plugin.size() == 1) p.plugin_config = configs.device_plugin.begin()->first;
+      p.plugin_fallback = !p.plugin_config.empty();
+    }
     p.key = fmt::format("{}|{}|{}|{}", p.instance_type, t->name, p.mig_config, p.plugin_config);
     if (!node_names.insert(n->name).second) n->fail(at(n->node, {"metadata", "name"}), "metadata.name", "two Nodes have this name");
     auto it = std::find_if(pools.begin(), pools.end(), [&](const PoolOut& q) { return q.key == p.key; });
