@@ -104,18 +104,18 @@ std::vector<Object> read_objects(const std::vector<std::string>& paths) {
 // rounded up; nullopt if it is not one.
 std::optional<double> quantity(const std::string& text) {
   static const std::array<std::pair<std::string_view, double>, 13> suffixes{{{"Ki", 1024.0},
-                                                                              {"Mi", 1048576.0},
-                                                                              {"Gi", 1073741824.0},
-                                                                              {"Ti", 1099511627776.0},
-                                                                              {"Pi", 1125899906842624.0},
-                                                                              {"m", 1e-3},
-                                                                              {"k", 1e3},
-                                                                              {"M", 1e6},
-                                                                              {"G", 1e9},
-                                                                              {"T", 1e12},
-                                                                              {"P", 1e15},
-                                                                              {"E", 1e18},
-                                                                              {"Ei", 1152921504606846976.0}}};
+                                                                             {"Mi", 1048576.0},
+                                                                             {"Gi", 1073741824.0},
+                                                                             {"Ti", 1099511627776.0},
+                                                                             {"Pi", 1125899906842624.0},
+                                                                             {"m", 1e-3},
+                                                                             {"k", 1e3},
+                                                                             {"M", 1e6},
+                                                                             {"G", 1e9},
+                                                                             {"T", 1e12},
+                                                                             {"P", 1e15},
+                                                                             {"E", 1e18},
+                                                                             {"Ei", 1152921504606846976.0}}};
   std::string_view t = text;
   double scale = 1;
   for (const auto& [s, f] : suffixes)
@@ -171,7 +171,8 @@ PodRequest read_pod_spec(const Object& o, const YAML::Node& spec, const std::str
           if (std::string_view(part) == "requests" && at(res, {"limits", key})) continue;
           const auto q = quantity(scalar(kv.second));
           if (!q || *q < 0 || *q != std::floor(*q) || *q > 100000)
-            o.fail(kv.second, where, fmt::format("expected a whole number of devices from 0 to 100000, got '{}'", scalar(kv.second)));
+            o.fail(kv.second, where,
+                   fmt::format("expected a whole number of devices from 0 to 100000, got '{}'", scalar(kv.second)));
           if (*q == 0) continue;
           if (key != "nvidia.com/gpu" && key != "nvidia.com/gpu.shared" && !key.starts_with("nvidia.com/mig-"))
             o.fail(kv.second, where, "expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>");
@@ -234,10 +235,12 @@ std::string emit_job(const JobOut& j) {
   if (j.count > 1) s += fmt::format(", count: {}", j.count);
   if (j.workers > 1) s += fmt::format(", workers: {}", j.workers);
   s += fmt::format(", gpus: {}", j.request.gpus);
-  if (!j.request.resource.empty() && j.request.resource != "nvidia.com/gpu") s += fmt::format(", resource: {}", j.request.resource);
+  if (!j.request.resource.empty() && j.request.resource != "nvidia.com/gpu")
+    s += fmt::format(", resource: {}", j.request.resource);
   if (j.request.cpu_milli > 0) s += fmt::format(", cpu_milli: {}", j.request.cpu_milli);
   if (j.request.memory_mib > 0) s += fmt::format(", memory_mib: {}", j.request.memory_mib);
-  s += fmt::format(", kind: {}, duration: {}, arrival: {}, tenant: {}", j.kind, yaml_quoted(j.duration), yaml_quoted(j.arrival), yaml_quoted(j.tenant));
+  s += fmt::format(", kind: {}, duration: {}, arrival: {}, tenant: {}", j.kind, yaml_quoted(j.duration), yaml_quoted(j.arrival),
+                   yaml_quoted(j.tenant));
   if (!j.node.empty()) s += fmt::format(", node: {}", yaml_quoted(j.node));
   return s + fmt::format("}}   # {}\n", j.comment);
 }
@@ -325,8 +328,9 @@ std::string pool_block(const PoolOut& p, const Configs& configs, const Object& f
   if (!p.instance_type.empty()) s += fmt::format(", node.kubernetes.io/instance-type={}", p.instance_type);
   if (!p.mig_config.empty()) s += fmt::format(", nvidia.com/mig.config={}", p.mig_config);
   if (!p.plugin_config.empty())
-    s += p.plugin_fallback ? fmt::format("; no nvidia.com/device-plugin.config label: the plugin's fallback config {}", p.plugin_config)
-                           : fmt::format(", nvidia.com/device-plugin.config={}", p.plugin_config);
+    s += p.plugin_fallback
+             ? fmt::format("; no nvidia.com/device-plugin.config label: the plugin's fallback config {}", p.plugin_config)
+             : fmt::format(", nvidia.com/device-plugin.config={}", p.plugin_config);
   s += fmt::format("\n    - name: {}\n      node: {}\n      node_names: [{}]\n", yaml_quoted(p.name), p.node_template,
                    fmt::join(p.nodes, ", "));
   YAML::Node plugin;
@@ -384,7 +388,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
   for (const Object& o : objects) {
     if (o.kind == "Node") nodes.push_back(&o);
     else if (o.kind == "ConfigMap") {
-      if (!read_config_map(o, configs)) out.ignored.push_back(o.id() + ": neither the device plugin's nor the MIG manager's config");
+      if (!read_config_map(o, configs))
+        out.ignored.push_back(o.id() + ": neither the device plugin's nor the MIG manager's config");
     } else if (o.kind == "Pod" || o.kind == "Deployment" || o.kind == "StatefulSet" || o.kind == "Job" || o.kind == "PyTorchJob")
       workloads.push_back(&o);
     else out.ignored.push_back(o.id() + ": kind not modelled");
@@ -416,8 +421,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
                                 [&](const NodeTemplate& c) { return c.gpu == gpu->name && c.gpus == count; });
     if (t == catalog.nodes().end())
       n->fail(at(labels, {"nvidia.com/gpu.count"}), "metadata.labels.nvidia.com/gpu.count",
-              fmt::format("no catalog node template has {} x {} (gpusim catalog --view nodes; add one under catalog.nodes)", count,
-                          gpu->name));
+              fmt::format("no catalog node template has {} x {} (gpusim catalog --view nodes; add one under catalog.nodes)",
+                          count, gpu->name));
     PoolOut p;
     p.node_template = t->name;
     p.instance_type = label(*n, "node.kubernetes.io/instance-type");
@@ -432,7 +437,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       p.plugin_fallback = !p.plugin_config.empty();
     }
     p.key = fmt::format("{}|{}|{}|{}", p.instance_type, t->name, p.mig_config, p.plugin_config);
-    if (!node_names.insert(n->name).second) n->fail(at(n->node, {"metadata", "name"}), "metadata.name", "two Nodes have this name");
+    if (!node_names.insert(n->name).second)
+      n->fail(at(n->node, {"metadata", "name"}), "metadata.name", "two Nodes have this name");
     auto it = std::find_if(pools.begin(), pools.end(), [&](const PoolOut& q) { return q.key == p.key; });
     if (it == pools.end()) {
       std::string base = p.instance_type.empty() ? t->name : p.instance_type;
@@ -475,8 +481,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
         continue;
       }
       const YAML::Node owners = at(o.node, {"metadata", "ownerReferences"});
-      const YAML::Node owner =
-          owners && owners.IsSequence() && owners.size() > 0 ? owners[0] : YAML::Node(YAML::NodeType::Undefined);
+      const YAML::Node owner = owners && owners.IsSequence() && owners.size() > 0 ? owners[0]
+                                                                                  : YAML::Node(YAML::NodeType::Undefined);
       j.kind = kind_for_owner(scalar(at(owner, {"kind"})));
       serving = j.kind == "inference";
       j.node = scalar(at(spec, {"nodeName"}));
@@ -508,8 +514,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
         const YAML::Node r = at(specs, {role});
         if (!r) continue;
         const int64_t n = count_field(o, at(r, {"replicas"}), fmt::format("spec.pytorchReplicaSpecs.{}.replicas", role), 1);
-        const PodRequest q =
-            read_pod_spec(o, at(r, {"template", "spec"}), fmt::format("spec.pytorchReplicaSpecs.{}.template.spec", role));
+        const PodRequest q = read_pod_spec(o, at(r, {"template", "spec"}),
+                                           fmt::format("spec.pytorchReplicaSpecs.{}.template.spec", role));
         if (per_pod && (q.gpus != per_pod->gpus || q.resource != per_pod->resource))
           o.fail(r, fmt::format("spec.pytorchReplicaSpecs.{}", role),
                  fmt::format("its pods ask {} x {}, the Master's {} x {}; gpusim's workers are alike", q.gpus, q.resource,
@@ -523,8 +529,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       j.request = *per_pod;
       j.comment = fmt::format("{}: {}, gang-scheduled", o.id(), fmt::join(parts, " + "));
     }
-    if (o.kind != "PyTorchJob")
-      j.request = read_pod_spec(o, at(tmpl, {"spec"}), o.kind == "Pod" ? "spec" : "spec.template.spec");
+    if (o.kind != "PyTorchJob") j.request = read_pod_spec(o, at(tmpl, {"spec"}), o.kind == "Pod" ? "spec" : "spec.template.spec");
     if (j.count == 0 || j.workers == 0) {
       out.ignored.push_back(o.id() + ": no replicas");
       continue;

@@ -13,8 +13,8 @@
 namespace gpusim::cli {
 
 struct K8sImportOptions {
-  std::vector<std::string> paths;       // files (multi-document YAML, JSON, `kind: List`) or directories
-  std::string name = "k8s-import";      // the scenario's name
+  std::vector<std::string> paths;                    // files (multi-document YAML, JSON, `kind: List`) or directories
+  std::string name = "k8s-import";                   // the scenario's name
   Duration duration = Duration::from_seconds(3600);  // a pod's run time without a gpusim.io/duration annotation
   Duration horizon = Duration::from_seconds(86400);  // the run's length when long-running replicas exist
 };

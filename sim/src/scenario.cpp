@@ -501,7 +501,8 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   const std::vector<std::string> names = e.string_list("node_names");
   if (auto n = e.get("node_names")) {
     // Named nodes are fixed ones (a cluster snapshot's): no slot appears or is replaced later.
-    if (pool.autoscale.enabled || pool.market == Market::spot) n->fail("named nodes are fixed: not with autoscale or market: spot");
+    if (pool.autoscale.enabled || pool.market == Market::spot)
+      n->fail("named nodes are fixed: not with autoscale or market: spot");
     if (names.empty()) n->fail("expected at least one node name");
     if (e.has("count") && count != static_cast<int64_t>(names.size()))
       n->fail(fmt::format("{} names for count {}; give one name per node", names.size(), count));
@@ -547,7 +548,8 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   const auto topology = t->gpus > 0 ? std::make_shared<const NodeTopology>(t->topology) : nullptr;
   pool.initial_nodes = static_cast<uint32_t>(count);
   pool.node_count = static_cast<uint32_t>(std::max<int64_t>(count, pool.autoscale.max_nodes));
-  if (names.empty()) pool.nodes.push_back({PoolSpec::template_node_name(pool.name, 0), t->cpu_milli, t->memory_mib, t->gpus, topology});
+  if (names.empty())
+    pool.nodes.push_back({PoolSpec::template_node_name(pool.name, 0), t->cpu_milli, t->memory_mib, t->gpus, topology});
   for (const std::string& name : names) pool.nodes.push_back({name, t->cpu_milli, t->memory_mib, t->gpus, topology});
   s.pools.push_back(std::move(pool));
 }

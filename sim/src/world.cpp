@@ -65,9 +65,9 @@ bool bind_nodes(const Scenario& s, const Cluster& c, std::vector<ResolvedJob>& o
     if (auto why = pool_refuses(j.request, pool, *s.catalog))
       throw InputError(where, fmt::format("job '{}' can never run on node {}: it {}", j.name, j.node, *why));
     if (j.request.gpus > node.gpu_count || !pods_fit(per_pod(j.request), 1, {node.cpu_milli, node.memory_mib}))
-      throw InputError(where, fmt::format("job '{}' asks {} GPUs, {} milli-CPU and {} MiB; node {} has {}, {} and {}", j.name,
-                                          j.request.gpus, j.request.cpu_milli, j.request.memory_mib, j.node, node.gpu_count,
-                                          node.cpu_milli, node.memory_mib));
+      throw InputError(
+          where, fmt::format("job '{}' asks {} GPUs, {} milli-CPU and {} MiB; node {} has {}, {} and {}", j.name, j.request.gpus,
+                             j.request.cpu_milli, j.request.memory_mib, j.node, node.gpu_count, node.cpu_milli, node.memory_mib));
     out[j.id].node = it->second;
   }
   return !by_name.empty();

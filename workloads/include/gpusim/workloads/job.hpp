@@ -106,7 +106,7 @@ struct Job {
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
   // Kubernetes `spec.nodeName`: the node it runs on, bypassing the scheduler ("": the scheduler places it).
   std::string node;
-  SourceLocation origin;           // where it was written (file and line), for messages
+  SourceLocation origin;  // where it was written (file and line), for messages
 };
 
 struct JobSet {
