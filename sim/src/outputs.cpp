@@ -19,7 +19,8 @@
 
 namespace gpusim {
 
-std::unique_ptr<OutputWriter> make_trace_writer();  // trace_writer.cpp
+std::unique_ptr<OutputWriter> make_trace_writer();    // trace_writer.cpp
+std::unique_ptr<OutputWriter> make_metrics_writer();  // metrics_writer.cpp
 
 namespace {
 
@@ -62,6 +63,8 @@ const std::vector<OutputSpec>& output_table() {
       {"scenario", "scenario.yaml", "the scenario as run, after overrides", true, &ResultWriter<scenario_yaml>::make},
       {"trace", "trace.json", "a Perfetto/Chrome timeline: a track per GPU or MIG slice, reclaims, preemptions", false,
        &make_trace_writer},
+      {"metrics", "metrics.om", "the GPUs' DCGM-exporter series and gpusim's own, OpenMetrics text for promtool backfill", false,
+       &make_metrics_writer},
   };
   return table;
 }
