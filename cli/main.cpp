@@ -214,9 +214,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   }
   if (metrics) {
     progress.phase(fmt::format("writing {}", *metrics_file));
-    std::ostringstream text;
-    metrics->write(text, s, r, summary);
-    write_output_file(*metrics_file, text.str());
+    write_output_file(*metrics_file, [&](std::ostream& text) { metrics->write(text, s, r, summary); });
   }
   progress.finish();
   if (json) {

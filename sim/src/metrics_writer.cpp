@@ -23,11 +23,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "gpusim/core/error.hpp"
 #include "gpusim/core/paged_vector.hpp"
+#include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/metrics.hpp"
 #include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/outputs.hpp"
@@ -113,7 +117,15 @@ class MetricsWriter final : public OutputWriter {
       const FamilySpec& spec = kSpecs[f];
       out << "# TYPE " << spec.name << ' ' << spec.type << '\n';
       if (!spec.unit.empty()) out << "# UNIT " << spec.name << ' ' << spec.unit << '\n';
-      out << "# HELP " << spec.name << ' ' << spec.help << '\n' << bodies_[f];
+      out << "# HELP " << spec.name << ' ' << spec.help << '\n';
+      if (std::FILE* spilled = bodies_[f].spilled.get()) {
+        std::rewind(spilled);
+        std::vector<char> chunk(1 << 20);
+        while (const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), spilled))
+          out.write(chunk.data(), static_cast<std::streamsize>(n));
+        if (std::ferror(spilled)) throw OutputError("metrics.om", "cannot read back its temporary file");
+      }
+      out << bodies_[f].text;
     }
     out << "# EOF\n";
   }
@@ -141,12 +153,13 @@ class MetricsWriter final : public OutputWriter {
       const GpuModel& model = *c.pool_of(gpu.node).gpu;
       const MigProfile& profile = model.mig->profiles[gpu.instances[*slot].instance.profile];
       const bool computing = !stopping && r.status == JobStatus::running && r.phase == JobPhase::computing;
-      // The engine counts u x sharing rate of the whole GPU busy; of the instance that is this over its SM share.
+      // As the engine: a computing job keeps u x its MIG rate of the whole GPU busy (execution.hpp,
+      // mig_rate; its co-residents never change it), so of its instance that over the instance's SM share.
       const double share = static_cast<double>(profile.sms) / model.sms;
       InstanceBusy& b = instances_[{g, *slot}];
       b.integral_us = b.at(run.now());
       b.since = run.now();
-      b.busy = computing && share > 0 ? std::clamp(job.u * r.sharing_rate / share, 0.0, 1.0) : 0.0;
+      b.busy = computing && share > 0 ? std::clamp(job.u * mig_rate(share, job.u) / share, 0.0, 1.0) : 0.0;
     }
   }
 
@@ -229,18 +242,32 @@ class MetricsWriter final : public OutputWriter {
 
   static Duration step_of(const RunState& run) { return run.scenario().timeseries_step; }
 
+  // A family's samples so far: the last ones in memory, the rest in an anonymous temporary file (a
+  // large fleet's file runs to gigabytes; the format wants each family's samples together, so they
+  // cannot go out as they come).
+  struct Body {
+    std::string text;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> spilled{nullptr, &std::fclose};
+  };
+  static constexpr std::size_t kSpillBytes = std::size_t{1} << 22;
+
   template <class V>
   void add(Family f, const std::string& labels, const V& value, const std::string& ts) {
-    std::string& body = bodies_[f];
-    body += kSpecs[f].name;
-    if (kSpecs[f].type == "counter") body += "_total";
-    if (!labels.empty()) body += fmt::format("{{{}}}", labels);
-    body += fmt::format(" {} {}\n", value, ts);
+    Body& body = bodies_[f];
+    body.text += kSpecs[f].name;
+    if (kSpecs[f].type == "counter") body.text += "_total";
+    if (!labels.empty()) body.text += fmt::format("{{{}}}", labels);
+    body.text += fmt::format(" {} {}\n", value, ts);
+    if (body.text.size() < kSpillBytes) return;
+    if (!body.spilled) body.spilled.reset(std::tmpfile());
+    if (!body.spilled || std::fwrite(body.text.data(), 1, body.text.size(), body.spilled.get()) != body.text.size())
+      throw OutputError("metrics.om", "cannot write its temporary file (disk full?)");
+    body.text.clear();
   }
 
   int64_t start_s_ = 0;
   double idle_fraction_ = 0;
-  std::array<std::string, kFamilies> bodies_;
+  std::array<Body, kFamilies> bodies_;
   PagedVector<double> busy_before_;  // per GPU: its busy integral (fraction x us) at the last sample
   std::map<std::pair<GpuId, MigSlotIndex>, InstanceBusy> instances_;
   std::vector<double> cost_written_;  // per pool: the counter's last value

@@ -239,6 +239,10 @@ void check_output_file(const std::string& path, const std::string& flag, bool fo
 }
 
 void write_output_file(const std::string& path, const std::string& text) {
+  write_output_file(path, [&](std::ostream& out) { out << text; });
+}
+
+void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const SourceLocation where{path, std::nullopt, ""};
   fs::path tmp;
   int fd = -1;
@@ -248,18 +252,13 @@ void write_output_file(const std::string& path, const std::string& text) {
     if (fd < 0 && (errno != EEXIST || tries == 100))
       throw InputError(where, fmt::format("cannot write the file: {}", errno_text()));
   }
+  ::close(fd);  // the name is this write's alone now; a stream writes it
   RemoveOnExit cleanup{tmp};
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string why = errno_text();
-      ::close(fd);
-      throw OutputError(path, fmt::format("cannot write the file: {}", why));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) throw OutputError(path, fmt::format("cannot write the file: {}", errno_text()));
+  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+  if (!f) throw OutputError(path, "cannot write the file");
+  write(f);
+  f.close();
+  if (!f) throw OutputError(path, "cannot write the file (disk full?)");
   // rename(2) replaces the entry at `path`: a symlink there is replaced, its target left alone.
   if (::rename(tmp.c_str(), path.c_str()) != 0) throw OutputError(path, fmt::format("cannot write the file: {}", errno_text()));
   cleanup.path.clear();
