@@ -25,6 +25,7 @@
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
@@ -136,8 +137,9 @@ struct RunFlags {
   std::optional<std::string> policy, out, seeds;
   bool force = false, json = false, audit = false;
   int jobs = 0;
-  std::vector<std::string> outputs;  // on-request outputs asked by flag (--trace)
-  std::vector<std::string> by;       // --by breakdowns
+  std::vector<std::string> outputs;                        // on-request outputs asked by flag (--trace)
+  std::vector<std::string> by;                             // --by breakdowns
+  std::optional<std::string> metrics_file, metrics_start;  // --metrics FILE, --metrics-start DATE
 };
 
 // gpusim run --seeds: the scenario once per seed, one table of means and confidence intervals.
@@ -146,6 +148,7 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
     throw InputError({"", std::nullopt, "--out"}, "writes one run's files; with --seeds, run a seed at a time (--set seed=N)");
   if (!flags.outputs.empty())
     throw InputError({"", std::nullopt, "--" + flags.outputs.front()}, "writes one run's files; not with --seeds");
+  if (flags.metrics_file) throw InputError({"", std::nullopt, "--metrics"}, "writes one run's series; not with --seeds");
   const auto by = parse_breakdowns(flags.by);
   cli::Progress progress(file_stem(c.scenario));
   progress.phase(fmt::format("loading {} x {} seeds", c.scenario, seeds.size()));
@@ -170,32 +173,49 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
 
 int cmd_run(const Common& c, const RunFlags& flags) {
   if (const auto seeds = seeds_option(flags.seeds, c.sets)) return cmd_run_seeds(c, flags, *seeds);
-  const auto& [policy, out, seeds_text, force, json, audit, jobs, asked, by_names] = flags;
+  const auto& [policy, out, seeds_text, force, json, audit, jobs, asked, by_names, metrics_file, metrics_start] = flags;
   const auto by = parse_breakdowns(by_names);
+  // --metrics-start is the scenario's outputs.metrics_start, so scenario.yaml records it.
+  Common common = c;
+  if (metrics_start) {
+    if (!parse_utc_date(*metrics_start))
+      throw InputError(
+          {"", std::nullopt, "--metrics-start"},
+          fmt::format("expected a UTC date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (year 1970 or later), got '{}'", *metrics_start));
+    common.sets.push_back("outputs.metrics_start=" + *metrics_start);
+  }
   // Shown from the start: a million-job scenario loads for seconds before its run begins.
   cli::Progress progress("");
   progress.phase(fmt::format("loading {}", c.scenario));
-  const Scenario s = load(c);
+  const Scenario s = load(common);
   const auto [name, where] = run_policy(s, policy);
   auto scheduler = Registry::global().make(name, policy_context(s), where);
   if (out) RunOutputs::check_target(*out, force);  // fail before running, not after
+  if (metrics_file) check_output_file(*metrics_file, "--metrics", force);
   if (!asked.empty() && !out)
     throw InputError({"", std::nullopt, "--" + asked.front()}, "writes a file into the run directory; give --out DIR too");
   std::vector<std::string> requested = s.outputs;
   requested.insert(requested.end(), asked.begin(), asked.end());
   const RunOutputs outputs(requested);
+  std::vector<Observer*> observers = out ? outputs.observers() : std::vector<Observer*>{};
+  // --metrics FILE: the metrics writer on its own, into FILE.
+  const std::unique_ptr<OutputWriter> metrics = metrics_file ? find_output("metrics")->make() : nullptr;
+  if (metrics) observers.push_back(metrics.get());
   // Timed for stderr only, never written into the outputs.
   const auto t0 = Clock::now();
   progress.phase(fmt::format("{} {}: starting", s.name, scheduler->name()));
   const RunResult r = simulate(s, *scheduler,
-                               {progress.fraction_callback(fmt::format("{} {}", s.name, scheduler->name())),
-                                out ? outputs.observers() : std::vector<Observer*>{}, audit});
+                               {progress.fraction_callback(fmt::format("{} {}", s.name, scheduler->name())), observers, audit});
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   progress.phase("summarizing");
   const Json summary = summarize(s, r);
   if (out) {
     progress.phase(fmt::format("writing {}", *out));
     outputs.write(*out, force, s, r, summary);
+  }
+  if (metrics) {
+    progress.phase(fmt::format("writing {}", *metrics_file));
+    write_output_file(*metrics_file, [&](std::ostream& text) { metrics->write(text, s, r, summary); });
   }
   progress.finish();
   if (json) {
@@ -204,6 +224,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
     std::cout << cli::run_table(summary) << breakdowns(summary, by);
     std::cout << (out ? fmt::format("\n  wrote {}/{}\n", *out, outputs.files())
                       : fmt::format("\n  (add --out DIR to write {})\n", default_output_files()));
+    if (metrics_file) std::cout << fmt::format("  wrote {}\n", *metrics_file);
   }
   std::cerr << fmt::format("simulated {} events in {:.3f} s\n", r.events, wall);
   return 0;
@@ -452,10 +473,20 @@ int main(int argc, char** argv) {
   run->add_option("--out", run_f.out, fmt::format("Write {} into this directory", default_output_files()));
   // One flag per output written on request (the output table), e.g. --trace.
   for (const OutputSpec& o : output_table())
-    if (!o.by_default)
+    if (!o.by_default && o.name != "metrics")
       run->add_flag_callback(
           fmt::format("--{}", o.name), [&run_f, name = std::string(o.name)] { run_f.outputs.push_back(name); },
           fmt::format("Also write {} into the --out directory: {}", o.file, o.description));
+  // --metrics alone is an output of the --out directory as --trace is; with a value, a file of its own.
+  auto* run_metrics = run->add_option("--metrics", run_f.metrics_file,
+                                      fmt::format("Also write {}: {}. Alone, into the --out directory; --metrics=FILE (or "
+                                                  "--metrics FILE after the scenario) writes FILE, no --out needed",
+                                                  find_output("metrics")->file, find_output("metrics")->description))
+                          ->expected(0, 1);
+  run->add_option("--metrics-start", run_f.metrics_start,
+                  fmt::format("The UTC date simulated time 0 is in metrics.om, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (default: the "
+                              "scenario's outputs.metrics_start, else {})",
+                              kDefaultMetricsStart));
   run->add_flag("--force", run_f.force,
                 "Replace a non-empty --out directory of an earlier run (its files are removed once the new run is written)");
   auto* run_json = run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
@@ -618,7 +649,13 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (run->parsed()) return cmd_run(run_c, run_f);
+    if (run->parsed()) {
+      if (run_metrics->count() > 0 && run_f.metrics_file && run_f.metrics_file->empty()) {
+        run_f.metrics_file.reset();
+        run_f.outputs.emplace_back("metrics");
+      }
+      return cmd_run(run_c, run_f);
+    }
     if (cmp->parsed()) {
       const auto seeds = seeds_option(cmp_seeds, cmp_c.sets);
       const auto by = parse_breakdowns(cmp_by);

@@ -241,7 +241,8 @@ for name, path, value in [
     ("low-utilization threshold zero", "model.low_utilization.threshold", 0),
     ("low-utilization threshold 1.5", "model.low_utilization.threshold", 1.5),
     ("autoscaler delay", "model.autoscaler.scale_down_after", "never"),
-    ("model unknown section", "model.power", {}),
+    ("model unknown section", "model.thermal", {}),
+    ("power idle fraction 1.5", "model.power.idle_fraction", 1.5),
     ("model unknown field", "model.mps.latency", 1),
 ]:
     field(name, {path: value}, path)
@@ -555,6 +556,18 @@ field("job node with workers", {"workload.jobs[0].node": "p-0", "workload.jobs[0
 field("pool node_names count", {"cluster.pools[0].node_names": ["a"]}, "cluster.pools[0].node_names")
 field("pool node_names twice", {"cluster.pools[0].count": 2, "cluster.pools[0].node_names": ["a", "a"]},
       "two nodes are named 'a'")
+
+# metrics.om (issue 21): the start date, and an existing --metrics file.
+field("metrics start not a date", {"outputs": {"metrics_start": "2026-02-30"}}, "outputs.metrics_start")
+field("metrics start with an offset", {"outputs": {"metrics_start": "2026-01-01T00:00:00+01:00"}}, "outputs.metrics_start")
+case("--metrics-start text", OK, "--metrics-start", ["run", "scenario.yaml", "--metrics-start", "new year"])
+case("--metrics-start before 1970", OK, "--metrics-start", ["run", "scenario.yaml", "--metrics-start", "1969-12-31"])
+case("--metrics FILE exists", {**OK, "m.om": "old"}, ["m.om", "--force"],
+     ["run", "scenario.yaml", "--metrics=m.om"])
+case("--metrics FILE a directory", {**OK, "m.om/keep": ""}, ["m.om", "directory"],
+     ["run", "scenario.yaml", "--metrics=m.om"])
+case("--metrics FILE with --seeds", OK, "--metrics", ["run", "scenario.yaml", "--metrics=m.om", "--seeds", "1-2"])
+case("--metrics without --out", OK, ["--metrics", "--out"], ["run", "scenario.yaml", "--metrics"])
 LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(9))
 case("billion laughs", LAUGHS, "scenario.yaml")

@@ -80,6 +80,13 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void notify(F&& call) {
     for (Observer* o : observers_) call(*o);
   }
+  // Integrates the metrics up to t (before anything happens at t) and shows observers the samples taken.
+  void advance_metrics(Time t) {
+    const std::size_t before = metrics_.samples().size();
+    metrics_.advance(t, life_.running_count(), life_.pending_count());
+    for (std::size_t i = before; i < metrics_.samples().size(); ++i)
+      notify([&](Observer& o) { o.sampled(*this, metrics_.samples()[i]); });
+  }
 
   // RunState
   const Scenario& scenario() const override { return scenario_; }
@@ -620,7 +627,7 @@ RunResult Engine::run() {
   nodes_.start();
   notify([&](Observer& o) { o.started(*this); });
   while (const std::optional<Time> t = next_time()) {
-    metrics_.advance(*t, life_.running_count(), life_.pending_count());
+    advance_metrics(*t);
     now_ = *t;
     const bool arrived = arrive_due();
     while (!events_.empty() && events_.top().time == now_) {
@@ -754,7 +761,7 @@ void Engine::start_bound_jobs() {
 
 RunResult Engine::finish() {
   const Time end = scenario_.horizon ? horizon_ : now_;
-  metrics_.advance(end, life_.running_count(), life_.pending_count());
+  advance_metrics(end);
   metrics_.finish(end);
   now_ = end;
   finish_costs();

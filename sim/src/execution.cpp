@@ -147,6 +147,15 @@ const Section& low_utilization_section() {
   return s;
 }
 
+const Section& power_section() {
+  static const Section s = model_subsection(
+      "power", "The power model of metrics.om (DCGM_FI_DEV_POWER_USAGE)",
+      {
+          {"idle_fraction", Type::number().at_least(0).at_most(1), "", "", "An idle GPU's draw as a share of its TDP"},
+      });
+  return s;
+}
+
 }  // namespace
 
 const Section& model_section() {
@@ -163,6 +172,7 @@ const Section& model_section() {
                              {"spot", Type::section(spot_section()), "", "", "Spot reclaims"},
                              {"autoscaler", Type::section(autoscaler_section()), "", "", "The cluster autoscaler"},
                              {"low_utilization", Type::section(low_utilization_section()), "", "", "The low-utilization alert"},
+                             {"power", Type::section(power_section()), "", "", "The power model of metrics.om"},
                          }};
   return s;
 }
@@ -258,6 +268,10 @@ void ExecutionModel::apply(const ConfigNode& model) {
     const Fields l = low_utilization_section().read(*block);
     if (auto v = l.get("threshold")) low_utilization.threshold = v->as_number(l.range("threshold"));
     if (auto v = l.get("min_duration")) low_utilization.min_duration = v->as_duration();
+  }
+  if (auto block = doc.get("power")) {
+    const Fields p = power_section().read(*block);
+    if (auto v = p.get("idle_fraction")) power.idle_fraction = v->as_number(p.range("idle_fraction"));
   }
   if (auto block = doc.get("restart")) {
     const Fields r = restart_section().read(*block);

@@ -19,7 +19,8 @@
 
 namespace gpusim {
 
-std::unique_ptr<OutputWriter> make_trace_writer();  // trace_writer.cpp
+std::unique_ptr<OutputWriter> make_trace_writer();    // trace_writer.cpp
+std::unique_ptr<OutputWriter> make_metrics_writer();  // metrics_writer.cpp
 
 namespace {
 
@@ -62,6 +63,8 @@ const std::vector<OutputSpec>& output_table() {
       {"scenario", "scenario.yaml", "the scenario as run, after overrides", true, &ResultWriter<scenario_yaml>::make},
       {"trace", "trace.json", "a Perfetto/Chrome timeline: a track per GPU or MIG slice, reclaims, preemptions", false,
        &make_trace_writer},
+      {"metrics", "metrics.om", "the GPUs' DCGM-exporter series and gpusim's own, OpenMetrics text for promtool backfill", false,
+       &make_metrics_writer},
   };
   return table;
 }
@@ -236,6 +239,10 @@ void check_output_file(const std::string& path, const std::string& flag, bool fo
 }
 
 void write_output_file(const std::string& path, const std::string& text) {
+  write_output_file(path, [&](std::ostream& out) { out << text; });
+}
+
+void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const SourceLocation where{path, std::nullopt, ""};
   fs::path tmp;
   int fd = -1;
@@ -245,18 +252,13 @@ void write_output_file(const std::string& path, const std::string& text) {
     if (fd < 0 && (errno != EEXIST || tries == 100))
       throw InputError(where, fmt::format("cannot write the file: {}", errno_text()));
   }
+  ::close(fd);  // the name is this write's alone now; a stream writes it
   RemoveOnExit cleanup{tmp};
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string why = errno_text();
-      ::close(fd);
-      throw OutputError(path, fmt::format("cannot write the file: {}", why));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) throw OutputError(path, fmt::format("cannot write the file: {}", errno_text()));
+  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+  if (!f) throw OutputError(path, "cannot write the file");
+  write(f);
+  f.close();
+  if (!f) throw OutputError(path, "cannot write the file (disk full?)");
   // rename(2) replaces the entry at `path`: a symlink there is replaced, its target left alone.
   if (::rename(tmp.c_str(), path.c_str()) != 0) throw OutputError(path, fmt::format("cannot write the file: {}", errno_text()));
   cleanup.path.clear();

@@ -14,6 +14,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/utf8.hpp"
+#include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/workloads/spec.hpp"
 #include "gpusim/workloads/traces.hpp"
@@ -722,7 +723,10 @@ const Section& scheduling_section() {
 // timeseries_step, and `NAME: true` for each output written on request (the output table).
 const Section& outputs_section() {
   static const Section s = [] {
-    std::vector<Field> fields{{"timeseries_step", Type::duration(), "1h", "", "Time between rows of timeseries.csv"}};
+    std::vector<Field> fields{
+        {"timeseries_step", Type::duration(), "1h", "", "Time between rows of timeseries.csv (and samples of metrics.om)"},
+        {"metrics_start", Type::string(), kDefaultMetricsStart.data(), "",
+         "The date simulated time 0 is in metrics.om: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC)"}};
     for (const OutputSpec& o : output_table())
       if (!o.by_default)
         fields.push_back(
@@ -910,6 +914,12 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   const ConfigNode step = out.value("timeseries_step");
   s.timeseries_step = step.as_duration();
   if (s.timeseries_step <= Duration()) step.fail("expected a positive step");
+  const ConfigNode start = out.value("metrics_start");
+  const auto start_s = parse_utc_date(start.as_string());
+  if (!start_s)
+    start.fail(
+        fmt::format("expected a UTC date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (year 1970 or later), got '{}'", start.as_string()));
+  s.metrics_start_unix_s = *start_s;
   for (const OutputSpec& o : output_table())
     if (!o.by_default && out.value(o.name).as_bool()) s.outputs.emplace_back(o.name);
   return s;

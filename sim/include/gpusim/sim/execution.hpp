@@ -76,6 +76,10 @@ struct LowUtilizationAlert {
   Duration min_duration;   // shorter dips are not reported
 };
 
+struct PowerModel {
+  double idle_fraction = 0;  // an idle GPU's draw over its TDP (open_metrics.hpp, power_w)
+};
+
 // The fields of a `model:` map, model.yaml's shape.
 const Section& model_section();
 
@@ -90,6 +94,7 @@ struct ExecutionModel {
   SpotModel spot;
   AutoscalerModel autoscaler;
   LowUtilizationAlert low_utilization;
+  PowerModel power;
   // The compiled-in defaults (sim/data/model.yaml).
   static const ExecutionModel& builtin();
   // Applies a `model:` map (same shape as model.yaml, every field optional).

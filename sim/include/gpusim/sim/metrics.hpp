@@ -61,6 +61,7 @@ class Metrics {
   // The pool's price from now on; per GPU-hour is what one GPU's share of a node costs.
   void set_price(PoolId pool, double per_node_hour_usd, double per_gpu_hour_usd);
   double price_per_gpu_hour_usd(PoolId pool) const { return pools_[pool].per_gpu_hour_usd; }  // now
+  double price_per_node_hour_usd(PoolId pool) const { return pools_[pool].per_node_hour_usd; }  // now
   // Busy GPU time of one GPU up to `now` (>= the GPU's last change).
   GpuTime gpu_busy(GpuId gpu, Time now) const;
   // What one whole GPU of `pool` has cost from time 0 to `now` (USD); a job holding a share s from

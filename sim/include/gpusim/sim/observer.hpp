@@ -14,6 +14,7 @@
 namespace gpusim {
 
 class Metrics;
+struct Sample;
 struct Scenario;
 
 // The run as observers see it: what the scheduler sees, plus every job's record and the metrics.
@@ -60,6 +61,10 @@ class Observer {
   // observers that ask for it: per-event calls cost time.
   virtual bool wants_every_event() const { return false; }
   virtual void event_applied(const RunState&, std::string_view /*what*/, uint32_t /*target*/) {}
+  // At each time-series sample (every outputs.timeseries_step, metrics().samples()), once the run has
+  // moved past its time: the cluster and the records still show the state that held then (now() is
+  // the last event before it), and metrics().gpu_busy(g, sample.time) is exact.
+  virtual void sampled(const RunState&, const Sample&) {}
   // At the end: now() is the end of the run; jobs still running are still placed.
   virtual void finished(const RunState&) {}
 };

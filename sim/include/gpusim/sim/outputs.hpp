@@ -4,6 +4,7 @@
 // Python API and the README's list all read it. A writer is an observer of one run, so an output
 // that needs the run's history (the Perfetto trace) sees every state change; the others write from
 // the result at the end. Adding an output is one writer file plus one line of the table.
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -66,5 +67,7 @@ class RunOutputs {
 // there is replaced by the file, never written through; a failed write leaves `path` as it was.
 void check_output_file(const std::string& path, const std::string& flag, bool force);
 void write_output_file(const std::string& path, const std::string& text);
+// The same, the file's text written by `write` (a big file never held in memory whole).
+void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace gpusim

@@ -30,6 +30,9 @@ struct PackingSpec {
   uint64_t capacity_milli = 0;  // the cluster's GPU capacity the demand is measured against
 };
 
+// outputs.metrics_start when a scenario gives none.
+inline constexpr std::string_view kDefaultMetricsStart = "2026-01-01T00:00:00Z";
+
 struct Scenario {
   std::string file;
   std::string name;
@@ -47,6 +50,7 @@ struct Scenario {
   SchedulingOptions scheduling;
   Duration timeseries_step;
   std::vector<std::string> outputs;  // outputs written on request (`outputs: {trace: true}`)
+  int64_t metrics_start_unix_s = 0;  // outputs.metrics_start: the date time 0 is in metrics.om
   std::string data_dir;
   // Named sets of overrides `gpusim compare` runs side by side (e.g. sharing strategies).
   struct Variant {

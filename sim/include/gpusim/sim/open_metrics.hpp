@@ -1,0 +1,42 @@
+#pragma once
+// The pure pieces of metrics.om (README, "Prometheus and Grafana"): the OpenMetrics text format's
+// escaping and timestamps, the start date, and the power model. The writer (sim/src/metrics_writer.cpp)
+// is an observer that samples the run with them.
+//
+// Format: OpenMetrics 1.0 text exposition (github.com/OpenObservability/OpenMetrics,
+// specification/OpenMetrics.md): one `# TYPE`/`# HELP` (and `# UNIT`) block per metric family, a
+// family's samples together, label values escaped (\\, \", \n), timestamps in seconds, `# EOF` last.
+// Prometheus' `promtool tsdb create-blocks-from openmetrics` (prometheus.io/docs/prometheus/latest/
+// storage/#backfilling-from-openmetrics-format) reads that and needs a timestamp on every sample and
+// each series' samples in increasing time.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpusim/core/time.hpp"
+
+namespace gpusim {
+
+// `s` as an OpenMetrics label value between its quotes: backslash, double quote and line feed escaped.
+std::string om_escape(std::string_view s);
+
+// Seconds since 1970-01-01T00:00:00Z of "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM:SSZ" (UTC,
+// a trailing Z required), years 1970-9999; none for anything else (a bad field, day 31 of April).
+std::optional<int64_t> parse_utc_date(std::string_view text);
+
+// A sample timestamp in seconds: the start date plus the simulated time, with microseconds only
+// where the time has them ("1767225600", "1767225600.5").
+std::string om_timestamp(int64_t start_unix_s, Time t);
+
+// Power drawn by a GPU busy a fraction `util` of the time (0..1), in watts: a linear model from
+// idle to its TDP, idle_w + (tdp_w - idle_w) x util with idle_w = idle_fraction x tdp_w
+// (sim/data/model.yaml `power`, an assumption). Example: an A100-SXM4 (400 W) at util 0.5 with
+// idle_fraction 0.15 draws 60 + 340 x 0.5 = 230 W.
+double power_w(double tdp_w, double idle_fraction, double util);
+
+// The mean busy fraction over a step from a GPU's busy-time integral at its two ends (us x fraction),
+// clamped to 0..1 against rounding: DCGM's utilization is the share of the sample period the GPU was busy.
+double step_average(double busy_us_before, double busy_us_after, Duration step);
+
+}  // namespace gpusim

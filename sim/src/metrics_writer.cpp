@@ -1,0 +1,280 @@
+// metrics.om: the run's time series in the OpenMetrics text format under the names and labels of
+// NVIDIA's DCGM exporter (github.com/NVIDIA/dcgm-exporter, etc/default-counters.csv and its Kubernetes
+// pod mapping), plus gpusim's own series, timestamped in simulated time from outputs.metrics_start, so
+// that `promtool tsdb create-blocks-from openmetrics` can backfill a simulated month into Prometheus
+// (README, "Prometheus and Grafana"). Sampled every outputs.timeseries_step, as timeseries.csv.
+//
+// Per GPU of every node that is up (ready or draining: a node's exporter runs only there), at each
+// sample time t > 0, over the step that ends at t:
+//   DCGM_FI_DEV_GPU_UTIL           %, the GPU's mean busy fraction (the engine's, Metrics::gpu_busy), rounded
+//                                  to an integer as DCGM's field is; not on MIG GPUs (DCGM reports none there)
+//   DCGM_FI_PROF_GR_ENGINE_ACTIVE  ratio, the same mean; per MIG instance, its job's busy share of the
+//                                  instance's SMs, averaged over the step
+//   DCGM_FI_DEV_FB_USED/FB_FREE    MiB at t, per GPU or MIG instance: each resident's stated GPU memory, or,
+//                                  when its job states none, all of the memory its share or instance holds
+//                                  (frameworks reserve what they see); capped at the GPU's (instance's) memory
+//   DCGM_FI_DEV_POWER_USAGE        W, the power model (open_metrics.hpp, model.yaml `power`) at the step's mean
+// Labels as the exporter sets them: gpu, UUID (made up, stable: the GPU's id), device, modelName
+// ("NVIDIA " + the catalog name), Hostname (the node) and, for MIG, GPU_I_PROFILE and GPU_I_ID (the
+// instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod (the
+// job's name) and container ("main") of each pod on the GPU, one series per pod as the exporter does
+// for shared GPUs. `instance` is what a Prometheus scrape of the exporter's port 9400 would add.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/core/paged_vector.hpp"
+#include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/metrics.hpp"
+#include "gpusim/sim/open_metrics.hpp"
+#include "gpusim/sim/outputs.hpp"
+
+namespace gpusim {
+
+namespace {
+
+enum Family : std::size_t {
+  gpu_util,
+  gr_engine_active,
+  fb_used,
+  fb_free,
+  power_usage,
+  pending_pods,
+  running_pods,
+  ready_gpus,
+  allocated_gpus,
+  billed_nodes,
+  cost,
+  kFamilies
+};
+
+struct FamilySpec {
+  std::string_view name, type, unit, help;
+};
+
+// HELP texts of the DCGM fields follow the exporter's default-counters.csv.
+constexpr std::array<FamilySpec, kFamilies> kSpecs{{
+    {"DCGM_FI_DEV_GPU_UTIL", "gauge", "", "GPU utilization (in %)."},
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "", "Ratio of time the graphics engine is active."},
+    {"DCGM_FI_DEV_FB_USED", "gauge", "", "Framebuffer memory used (in MiB)."},
+    {"DCGM_FI_DEV_FB_FREE", "gauge", "", "Framebuffer memory free (in MiB)."},
+    {"DCGM_FI_DEV_POWER_USAGE", "gauge", "", "Power draw (in W), gpusim's power model."},
+    {"gpusim_pending_pods", "gauge", "", "Jobs waiting in the queue."},
+    {"gpusim_running_pods", "gauge", "", "Jobs running."},
+    {"gpusim_ready_gpus", "gauge", "", "GPUs on ready nodes, per pool."},
+    {"gpusim_allocated_gpus", "gauge", "", "GPUs allocated to jobs (shares count their fraction), per pool."},
+    {"gpusim_billed_nodes", "gauge", "", "Nodes paid for (requested, ready or draining), per pool."},
+    {"gpusim_cost_usd", "counter", "usd", "What the pool's nodes cost since the start of the run."},
+}};
+
+class MetricsWriter final : public OutputWriter {
+ public:
+  void started(const RunState& run) override {
+    start_s_ = run.scenario().metrics_start_unix_s;
+    idle_fraction_ = run.scenario().model.power.idle_fraction;
+    busy_before_.resize(run.cluster().gpu_count());
+    cost_written_.assign(run.cluster().pools().size(), 0.0);
+  }
+
+  void job_started(const RunState& run, JobId id) override { set_instance_busy(run, id, false); }
+  void job_phase(const RunState& run, JobId id, JobPhase) override { set_instance_busy(run, id, false); }
+  void job_stopping(const RunState& run, JobId id, StopCause) override { set_instance_busy(run, id, true); }
+  void mig_reconfigured(const RunState&, GpuId g) override {
+    instances_.erase(instances_.lower_bound({g, 0}), instances_.upper_bound({g, 0xFF}));
+  }
+
+  void sampled(const RunState& run, const Sample& sample) override {
+    const Time at = sample.time;
+    const std::string ts = om_timestamp(start_s_, at);
+    const Cluster& c = run.cluster();
+    add(pending_pods, "", sample.pending, ts);
+    add(running_pods, "", sample.running, ts);
+    const double hours_after = (run.metrics().last() - at).hours();
+    for (PoolId p{0}; p < c.pools().size(); ++p) {
+      const std::string label = fmt::format("pool=\"{}\"", om_escape(c.pool(p).name));
+      const PoolSample& ps = sample.pools[p];
+      add(ready_gpus, label, ps.gpus_ready, ts);
+      add(allocated_gpus, label, fmt::format("{:.3f}", ps.gpus_allocated), ts);
+      add(billed_nodes, label, ps.nodes_billed, ts);
+      // The cost integral reaches the metrics' last time; what held since the sample was constant. A
+      // counter never goes back, so rounding cannot make it look like a reset.
+      const double usd = run.metrics().cost_usd(p) - ps.nodes_billed * run.metrics().price_per_node_hour_usd(p) * hours_after;
+      cost_written_[p] = std::max(cost_written_[p], usd);
+      add(cost, label, fmt::format("{:.4f}", cost_written_[p]), ts);
+    }
+    c.for_each_node([&](NodeId n) { sample_node(run, n, at, ts); });
+  }
+
+  void write(std::ostream& out, const Scenario&, const RunResult&, const Json&) const override {
+    for (std::size_t f = 0; f < kFamilies; ++f) {
+      const FamilySpec& spec = kSpecs[f];
+      out << "# TYPE " << spec.name << ' ' << spec.type << '\n';
+      if (!spec.unit.empty()) out << "# UNIT " << spec.name << ' ' << spec.unit << '\n';
+      out << "# HELP " << spec.name << ' ' << spec.help << '\n';
+      if (std::FILE* spilled = bodies_[f].spilled.get()) {
+        std::rewind(spilled);
+        std::vector<char> chunk(1 << 20);
+        while (const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), spilled))
+          out.write(chunk.data(), static_cast<std::streamsize>(n));
+        if (std::ferror(spilled)) throw OutputError("metrics.om", "cannot read back its temporary file");
+      }
+      out << bodies_[f].text;
+    }
+    out << "# EOF\n";
+  }
+
+ private:
+  // A MIG instance's busy share of its SMs, integrated from job changes (the engine's per-GPU integral
+  // covers whole GPUs only): `busy` since `since`, `integral_us` (fraction x us) up to `since`.
+  struct InstanceBusy {
+    double busy = 0;
+    Time since;
+    double integral_us = 0, sampled_us = 0;
+    double at(Time t) const { return integral_us + busy * static_cast<double>((t - since).us()); }
+  };
+
+  // The job's MIG instances take its busy share (0 when it stops or pauses) from now on.
+  void set_instance_busy(const RunState& run, JobId id, bool stopping) {
+    const JobRecord& r = run.record(id);
+    const Job& job = run.job(id);
+    const Cluster& c = run.cluster();
+    for (std::size_t i = 0; i < r.placement.gpus.size() && i < r.claims.size(); ++i) {
+      const std::optional<MigSlotIndex> slot = r.claims[i].instance;
+      if (!slot) continue;
+      const GpuId g = r.placement.gpus[i];
+      const Gpu& gpu = c.gpu(g);
+      const GpuModel& model = *c.pool_of(gpu.node).gpu;
+      const MigProfile& profile = model.mig->profiles[gpu.instances[*slot].instance.profile];
+      const bool computing = !stopping && r.status == JobStatus::running && r.phase == JobPhase::computing;
+      // As the engine: a computing job keeps u x its MIG rate of the whole GPU busy (execution.hpp,
+      // mig_rate; its co-residents never change it), so of its instance that over the instance's SM share.
+      const double share = static_cast<double>(profile.sms) / model.sms;
+      InstanceBusy& b = instances_[{g, *slot}];
+      b.integral_us = b.at(run.now());
+      b.since = run.now();
+      b.busy = computing && share > 0 ? std::clamp(job.u * mig_rate(share, job.u) / share, 0.0, 1.0) : 0.0;
+    }
+  }
+
+  void sample_node(const RunState& run, NodeId n, Time at, const std::string& ts) {
+    const Cluster& c = run.cluster();
+    const Node& node = c.node(n);
+    const Pool& pool = c.pool_of(n);
+    const bool up = node.state == NodeState::ready || node.state == NodeState::draining;
+    for (uint16_t i = 0; i < node.gpu_count; ++i) {
+      const GpuId g{static_cast<uint32_t>(node.first_gpu + i)};
+      const double busy_us = run.metrics().gpu_busy(g, at).us();
+      const double util = step_average(busy_before_[g], busy_us, step_of(run));
+      busy_before_[g] = busy_us;
+      if (!up || at == Time()) continue;  // the first sample has no step before it
+      const Gpu& gpu = c.gpu(g);
+      const std::string device = fmt::format(
+          "gpu=\"{}\",UUID=\"GPU-00000000-0000-4000-8000-{:012x}\",device=\"nvidia{}\",modelName=\"NVIDIA {}\",Hostname=\"{}\","
+          "instance=\"{}:9400\"",
+          i, static_cast<uint64_t>(g), i, om_escape(pool.gpu->name), om_escape(node.name), om_escape(node.name));
+      add(power_usage, device, fmt::format("{:.1f}", power_w(pool.gpu->tdp_w, idle_fraction_, util)), ts);
+      if (gpu.mig) {
+        for (std::size_t s = 0; s < gpu.instances.size(); ++s)
+          sample_instance(run, g, static_cast<MigSlotIndex>(s), device, at, ts);
+        continue;
+      }
+      const int64_t total = pool.gpu->memory_mib;
+      // One series per pod on the GPU (in job order), or one without pod labels when it is idle.
+      std::vector<JobId> residents(gpu.residents.begin(), gpu.residents.end());
+      std::sort(residents.begin(), residents.end());
+      int64_t used = 0;
+      for (JobId j : residents) used += memory_used(run, j, g, total);
+      used = std::min(used, total);
+      std::vector<std::string> series;
+      for (JobId j : residents) series.push_back(device + pod_labels(run, j));
+      if (series.empty()) series.push_back(device);
+      for (const std::string& labels : series) {
+        add(gpu_util, labels, static_cast<int>(util * 100.0 + 0.5), ts);
+        add(gr_engine_active, labels, fmt::format("{:.4f}", util), ts);
+        add(fb_used, labels, used, ts);
+        add(fb_free, labels, total - used, ts);
+      }
+    }
+  }
+
+  void sample_instance(const RunState& run, GpuId g, MigSlotIndex s, const std::string& device, Time at, const std::string& ts) {
+    const Cluster& c = run.cluster();
+    const Gpu& gpu = c.gpu(g);
+    const MigProfile& profile = c.pool_of(gpu.node).gpu->mig->profiles[gpu.instances[s].instance.profile];
+    InstanceBusy& b = instances_[{g, s}];
+    const double now_us = b.at(at);
+    const double util = step_average(b.sampled_us, now_us, step_of(run));
+    b.sampled_us = now_us;
+    const JobId j = gpu.instances[s].job;
+    std::string labels = fmt::format("{},GPU_I_PROFILE=\"{}\",GPU_I_ID=\"{}\"", device, om_escape(profile.name), s);
+    int64_t used = 0;
+    if (j != kNoJob) {
+      used = memory_used(run, j, g, profile.memory_mib);
+      labels += pod_labels(run, j);
+    }
+    add(gr_engine_active, labels, fmt::format("{:.4f}", util), ts);
+    add(fb_used, labels, used, ts);
+    add(fb_free, labels, profile.memory_mib - used, ts);
+  }
+
+  // What job j uses of `total` MiB on GPU g: its stated memory, else what its claim holds.
+  static int64_t memory_used(const RunState& run, JobId j, GpuId g, int64_t total) {
+    const Job& job = run.job(j);
+    const JobRecord& r = run.record(j);
+    if (job.request.gpu_memory_mib > 0) return std::min(job.request.gpu_memory_mib, total);
+    for (std::size_t i = 0; i < r.placement.gpus.size() && i < r.claims.size(); ++i)
+      if (r.placement.gpus[i] == g && !r.claims[i].instance) return total * r.claims[i].milli.value / kWholeGpu.value;
+    return total;
+  }
+
+  static std::string pod_labels(const RunState& run, JobId j) {
+    const Job& job = run.job(j);
+    return fmt::format(",namespace=\"{}\",pod=\"{}\",container=\"main\"", om_escape(run.scenario().jobs.tenants[job.tenant]),
+                       om_escape(job.name));
+  }
+
+  static Duration step_of(const RunState& run) { return run.scenario().timeseries_step; }
+
+  // A family's samples so far: the last ones in memory, the rest in an anonymous temporary file (a
+  // large fleet's file runs to gigabytes; the format wants each family's samples together, so they
+  // cannot go out as they come).
+  struct Body {
+    std::string text;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> spilled{nullptr, &std::fclose};
+  };
+  static constexpr std::size_t kSpillBytes = std::size_t{1} << 22;
+
+  template <class V>
+  void add(Family f, const std::string& labels, const V& value, const std::string& ts) {
+    Body& body = bodies_[f];
+    body.text += kSpecs[f].name;
+    if (kSpecs[f].type == "counter") body.text += "_total";
+    if (!labels.empty()) body.text += fmt::format("{{{}}}", labels);
+    body.text += fmt::format(" {} {}\n", value, ts);
+    if (body.text.size() < kSpillBytes) return;
+    if (!body.spilled) body.spilled.reset(std::tmpfile());
+    if (!body.spilled || std::fwrite(body.text.data(), 1, body.text.size(), body.spilled.get()) != body.text.size())
+      throw OutputError("metrics.om", "cannot write its temporary file (disk full?)");
+    body.text.clear();
+  }
+
+  int64_t start_s_ = 0;
+  double idle_fraction_ = 0;
+  std::array<Body, kFamilies> bodies_;
+  PagedVector<double> busy_before_;  // per GPU: its busy integral (fraction x us) at the last sample
+  std::map<std::pair<GpuId, MigSlotIndex>, InstanceBusy> instances_;
+  std::vector<double> cost_written_;  // per pool: the counter's last value
+};
+
+}  // namespace
+
+std::unique_ptr<OutputWriter> make_metrics_writer() { return std::make_unique<MetricsWriter>(); }
+
+}  // namespace gpusim

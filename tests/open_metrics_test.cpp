@@ -1,0 +1,133 @@
+// metrics.om (sim/open_metrics.hpp, sim/src/metrics_writer.cpp): the pure pieces, and the series of a
+// tiny run worked out by hand.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "gpusim/sim/open_metrics.hpp"
+#include "gpusim/sim/outputs.hpp"
+#include "test_util.hpp"
+
+using namespace gpusim;
+
+TEST(OpenMetrics, EscapesLabelValues) {
+  EXPECT_EQ(om_escape("team-a"), "team-a");
+  EXPECT_EQ(om_escape(R"(a"b\c)"), R"(a\"b\\c)");
+  EXPECT_EQ(om_escape("two\nlines"), "two\\nlines");
+}
+
+TEST(OpenMetrics, ParsesUtcDates) {
+  // 2026-01-01: 56 years after 1970 with 14 leap days (1972 .. 2024) = 20454 days = 1767225600 s.
+  EXPECT_EQ(parse_utc_date("2026-01-01"), 1767225600);
+  EXPECT_EQ(parse_utc_date("2026-01-01T00:00:00Z"), 1767225600);
+  EXPECT_EQ(parse_utc_date("2026-01-01T01:02:03Z"), 1767225600 + 3723);
+  EXPECT_EQ(parse_utc_date("1970-01-01"), 0);
+  EXPECT_EQ(parse_utc_date("2024-02-29"), 1709164800);  // a leap day
+  for (const char* bad : {"2025-02-29", "2026-04-31", "2026-13-01", "2026-1-01", "1969-12-31", "2026-01-01T24:00:00Z",
+                          "2026-01-01T00:00:00", "2026-01-01T00:00:00+01:00", "yesterday", ""})
+    EXPECT_FALSE(parse_utc_date(bad)) << bad;
+}
+
+TEST(OpenMetrics, TimestampsInSeconds) {
+  EXPECT_EQ(om_timestamp(1767225600, Time::from_seconds(3600)), "1767229200");
+  EXPECT_EQ(om_timestamp(1767225600, Time::from_us(1'500'000)), "1767225601.5");
+  EXPECT_EQ(om_timestamp(0, Time::from_us(7)), "0.000007");
+}
+
+TEST(OpenMetrics, PowerModel) {
+  // A100-SXM4, 400 W, idle at 15%: 60 W idle, 60 + 340 x 0.5 = 230 W at half load, 400 W busy.
+  EXPECT_DOUBLE_EQ(power_w(400, 0.15, 0.0), 60.0);
+  EXPECT_DOUBLE_EQ(power_w(400, 0.15, 0.5), 230.0);
+  EXPECT_DOUBLE_EQ(power_w(400, 0.15, 1.0), 400.0);
+  EXPECT_DOUBLE_EQ(power_w(70, 0.15, 2.0), 70.0);  // clamped to the TDP
+}
+
+TEST(OpenMetrics, StepAverage) {
+  // Busy 0.5 for 30 of 60 minutes, then idle: 0.5 x 1800 s over 3600 s = 0.25.
+  const Duration hour = Duration::from_seconds(3600);
+  EXPECT_DOUBLE_EQ(step_average(1e9, 1e9 + 0.5 * 1800e6, hour), 0.25);
+  EXPECT_DOUBLE_EQ(step_average(0, 3600e6 * 1.0000001, hour), 1.0);  // rounding never exceeds 1
+  EXPECT_DOUBLE_EQ(step_average(5, 5, Duration()), 0.0);
+}
+
+namespace {
+
+// One exclusive A100-80GB (400 W, 81,920 MiB, $2 an hour) and one split into 7 x 1g.10gb (14 of 108 SMs,
+// 9,728 MiB each); a training job at u 0.5 for 90 minutes and an inference job at u 0.1 for the whole run.
+constexpr const char* kTiny = R"(
+name: tiny-metrics
+seed: 1
+horizon: 3h
+catalog:
+  nodes:
+    - {name: one-a100, gpu: A100-80GB-SXM, gpus: 1, cpu_milli: 16000, memory_mib: 131072, source: "test"}
+cluster:
+  pools:
+    - {name: whole, node: one-a100, count: 1, sharing: exclusive, price_per_gpu_hour_usd: 2}
+    - {name: mig, node: one-a100, count: 1, mig: {strategy: mixed, config: all-1g.10gb}, price_per_gpu_hour_usd: 1}
+workload:
+  jobs:
+    - {name: train, gpus: 1, kind: training, u: 0.5, duration: 90m, gpu_memory_mib: 10000, tenant: "team \"a\""}
+    - {name: infer, gpus: 1, resource: nvidia.com/mig-1g.10gb, kind: inference, u: 0.1, duration: 30d, tenant: serving}
+policy: fifo+first-fit
+outputs: {timeseries_step: 1h, metrics_start: "2026-01-01"}
+)";
+
+std::string run_metrics(const Scenario& s) {
+  auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  const std::unique_ptr<OutputWriter> writer = find_output("metrics")->make();
+  const RunResult r = simulate(s, *scheduler, {{}, {writer.get()}, true});
+  std::ostringstream out;
+  writer->write(out, s, r, summarize(s, r));
+  return out.str();
+}
+
+bool has_line(const std::string& text, const std::string& line) { return text.find(line + "\n") != std::string::npos; }
+
+}  // namespace
+
+TEST(OpenMetrics, TinyRunByHand) {
+  const Scenario s = test::load(test::write_file("tiny.yaml", kTiny));
+  const std::string om = run_metrics(s);
+  const std::string whole = R"(gpu="0",UUID="GPU-00000000-0000-4000-8000-000000000000",device="nvidia0",)"
+                            R"(modelName="NVIDIA A100-80GB-SXM",Hostname="whole-0",instance="whole-0:9400")";
+  const std::string pod = R"(,namespace="team \"a\"",pod="train",container="main")";
+  // 0-1h: busy 0.5 all the time: 50%, 60 + 340 x 0.5 = 230 W, its 10,000 MiB used.
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_GPU_UTIL{" + whole + pod + "} 50 1767229200")) << om;
+  EXPECT_TRUE(has_line(om, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + whole + pod + "} 0.5000 1767229200"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_USED{" + whole + pod + "} 10000 1767229200"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_FREE{" + whole + pod + "} 71920 1767229200"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + whole + "} 230.0 1767229200"));
+  // 1-2h: busy 0.5 for 30 minutes: 25%, 60 + 340 x 0.25 = 145 W; the job is gone at 2h.
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_GPU_UTIL{" + whole + "} 25 1767232800"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_USED{" + whole + "} 0 1767232800"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + whole + "} 145.0 1767232800"));
+  // The MIG instance: u 0.1 of the GPU is 0.1 x 108 / 14 = 0.7714 of its 14 SMs; its job states no
+  // memory, so it is taken to fill the instance's 9,728 MiB.
+  // The GPU itself draws 60 + 340 x 0.1 = 94 W and has no DCGM_FI_DEV_GPU_UTIL.
+  const std::string mig = R"(gpu="0",UUID="GPU-00000000-0000-4000-8000-000000000001",device="nvidia0",)"
+                          R"(modelName="NVIDIA A100-80GB-SXM",Hostname="mig-0",instance="mig-0:9400")";
+  const std::string slice = R"(,GPU_I_PROFILE="1g.10gb",GPU_I_ID="0",namespace="serving",pod="infer",container="main")";
+  EXPECT_TRUE(has_line(om, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + mig + slice + "} 0.7714 1767229200"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_USED{" + mig + slice + "} 9728 1767229200"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + mig + "} 94.0 1767229200"));
+  EXPECT_EQ(om.find("DCGM_FI_DEV_GPU_UTIL{" + mig), std::string::npos);
+  // An empty instance: nothing used, all free, idle.
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_FREE{" + mig + R"(,GPU_I_PROFILE="1g.10gb",GPU_I_ID="6"} 9728 1767232800)"));
+  // gpusim's own: cost at $2 and $1 an hour from time 0, jobs running.
+  EXPECT_TRUE(has_line(om, R"(gpusim_cost_usd_total{pool="whole"} 0.0000 1767225600)"));
+  EXPECT_TRUE(has_line(om, R"(gpusim_cost_usd_total{pool="whole"} 4.0000 1767232800)"));
+  EXPECT_TRUE(has_line(om, R"(gpusim_cost_usd_total{pool="mig"} 2.0000 1767232800)"));
+  EXPECT_TRUE(has_line(om, "gpusim_running_pods 2 1767229200"));
+  EXPECT_TRUE(has_line(om, "gpusim_running_pods 1 1767232800"));
+  EXPECT_TRUE(om.ends_with("# EOF\n"));
+  // Same scenario, same bytes.
+  EXPECT_EQ(om, run_metrics(s));
+}
+
+TEST(OpenMetrics, BadStartDate) {
+  const std::string path = test::write_file("tiny.yaml", kTiny);
+  const std::string msg = test::input_error([&] { test::load(path, {"outputs.metrics_start=2026-02-30"}); });
+  EXPECT_NE(msg.find("outputs.metrics_start"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("YYYY-MM-DD"), std::string::npos) << msg;
+}
