@@ -132,7 +132,7 @@ std::pair<std::string, SourceLocation> run_policy(const Scenario& s, const std::
 }
 
 struct RunFlags {
-  std::optional<std::string> policy, out, seeds;
+  std::optional<std::string> policy, out, seeds, report;
   bool force = false, json = false, audit = false;
   int jobs = 0;
   std::vector<std::string> outputs;  // on-request outputs asked by flag (--trace)
@@ -145,6 +145,7 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
     throw InputError({"", std::nullopt, "--out"}, "writes one run's files; with --seeds, run a seed at a time (--set seed=N)");
   if (!flags.outputs.empty())
     throw InputError({"", std::nullopt, "--" + flags.outputs.front()}, "writes one run's files; not with --seeds");
+  if (flags.report) throw InputError({"", std::nullopt, "--report"}, "reports one run; with --seeds, run a seed at a time (--set seed=N)");
   const auto by = parse_breakdowns(flags.by);
   cli::Progress progress(file_stem(c.scenario));
   progress.phase(fmt::format("loading {} x {} seeds", c.scenario, seeds.size()));
@@ -169,7 +170,7 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
 
 int cmd_run(const Common& c, const RunFlags& flags) {
   if (const auto seeds = seeds_option(flags.seeds, c.sets)) return cmd_run_seeds(c, flags, *seeds);
-  const auto& [policy, out, seeds_text, force, json, audit, jobs, asked, by_names] = flags;
+  const auto& [policy, out, seeds_text, report, force, json, audit, jobs, asked, by_names] = flags;
   const auto by = parse_breakdowns(by_names);
   // Shown from the start: a million-job scenario loads for seconds before its run begins.
   cli::Progress progress("");
@@ -178,23 +179,31 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   const auto [name, where] = run_policy(s, policy);
   auto scheduler = Registry::global().make(name, policy_context(s), where);
   if (out) RunOutputs::check_target(*out, force);  // fail before running, not after
+  if (report) check_output_file(*report, "--report", force);
   if (!asked.empty() && !out)
     throw InputError({"", std::nullopt, "--" + asked.front()}, "writes a file into the run directory; give --out DIR too");
   std::vector<std::string> requested = s.outputs;
   requested.insert(requested.end(), asked.begin(), asked.end());
+  if (report) requested.emplace_back("occupancy");  // the report's heat map and node events
   const RunOutputs outputs(requested);
   // Timed for stderr only, never written into the outputs.
   const auto t0 = Clock::now();
   progress.phase(fmt::format("{} {}: starting", s.name, scheduler->name()));
   const RunResult r = simulate(s, *scheduler,
                                {progress.fraction_callback(fmt::format("{} {}", s.name, scheduler->name())),
-                                out ? outputs.observers() : std::vector<Observer*>{}, audit});
+                                out || report ? outputs.observers() : std::vector<Observer*>{}, audit});
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   progress.phase("summarizing");
   const Json summary = summarize(s, r);
   if (out) {
     progress.phase(fmt::format("writing {}", *out));
     outputs.write(*out, force, s, r, summary);
+  }
+  if (report) {
+    progress.phase(fmt::format("writing {}", *report));
+    cli::RunFiles files;
+    for (auto& [file, text] : outputs.texts(s, r, summary)) files[file] = std::move(text);
+    write_output_file(*report, cli::html_report(files, out ? *out : "run"));
   }
   progress.finish();
   if (json) {
@@ -203,6 +212,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
     std::cout << cli::run_table(summary) << breakdowns(summary, by);
     std::cout << (out ? fmt::format("\n  wrote {}/{}\n", *out, outputs.files())
                       : fmt::format("\n  (add --out DIR to write {})\n", default_output_files()));
+    if (report) std::cout << fmt::format("  wrote {}\n", *report);
   }
   std::cerr << fmt::format("simulated {} events in {:.3f} s\n", r.events, wall);
   return 0;
@@ -455,8 +465,10 @@ int main(int argc, char** argv) {
       run->add_flag_callback(
           fmt::format("--{}", o.name), [&run_f, name = std::string(o.name)] { run_f.outputs.push_back(name); },
           fmt::format("Also write {} into the --out directory: {}", o.file, o.description));
+  run->add_option("--report", run_f.report, "Also write the run's HTML report (self-contained, plots inline) to this file");
   run->add_flag("--force", run_f.force,
-                "Replace a non-empty --out directory of an earlier run (its files are removed once the new run is written)");
+                "Replace a non-empty --out directory of an earlier run (its files are removed once the new run is written), "
+                "and an existing --report file");
   auto* run_json = run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
   run->add_flag("--audit", run_f.audit, "Check the run's invariants after every event; stop at the first broken one (slower)");
   auto* run_seeds = run->add_option(
@@ -485,6 +497,10 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->excludes(cmp_json_flag);
 
+  std::optional<std::string> cmp_report;
+  bool cmp_force = false;
+  cmp->add_option("--report", cmp_report, "Also write an HTML report of the runs side by side to this file");
+  cmp->add_flag("--force", cmp_force, "Overwrite an existing --report file (a symlink is replaced, not written through)");
   int cmp_jobs = 1;
   cmp->add_option("--jobs,-j", cmp_jobs, "Runs in parallel (0: one per core); the table is the same whatever the number")
       ->check(kJobsRange);
@@ -536,6 +552,13 @@ int main(int argc, char** argv) {
   pk->add_option("--jobs,-j", pk_jobs, "Runs in parallel (default 0: one per core)")->check(kJobsRange);
   pk->add_option("--csv", pk_csv, "Also write every run's checkpoints (each 1% of arrived demand) to this CSV file");
   pk->add_flag("--force", pk_force, "Overwrite an existing --csv file (a symlink is replaced, not written through)");
+
+  std::string rep_dir, rep_out = "report.html";
+  bool rep_force = false;
+  auto* rep = app.add_subcommand("report", "Write the HTML report of a run directory (gpusim run --out DIR; --occupancy adds the heat map)");
+  rep->add_option("run_dir", rep_dir, "Run directory written by gpusim run --out DIR")->required();
+  rep->add_option("--out", rep_out, "The HTML file to write (default report.html)");
+  rep->add_flag("--force", rep_force, "Overwrite an existing --out file (a symlink is replaced, not written through)");
 
   auto* val = app.add_subcommand("validate", "Check a scenario (fields, traces, policy) without running it");
   add_common(val, val_c);
@@ -605,6 +628,8 @@ int main(int argc, char** argv) {
     if (cmp->parsed()) {
       const auto seeds = seeds_option(cmp_seeds, cmp_c.sets);
       const auto by = parse_breakdowns(cmp_by);
+      if (cmp_report && seeds) throw InputError({"", std::nullopt, "--report"}, "reports one run per column; not with --seeds");
+      if (cmp_report) check_output_file(*cmp_report, "--report", cmp_force);
       cli::Progress progress(file_stem(cmp_c.scenario));
       progress.phase(fmt::format("loading {}", cmp_c.scenario));
       // One load of the variants per seed (the seed set last, so it wins over a variant's).
@@ -629,7 +654,8 @@ int main(int argc, char** argv) {
             specs.push_back({variant.empty()       ? p
                              : policies.size() > 1 ? fmt::format("{} {}", variant, p)
                                                    : variant,
-                             s, p, cmp_policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, p}});
+                             s, p, cmp_policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, p}, false,
+                             cmp_report.has_value()});
           }
       }
       const auto outcomes = cli::run_all(specs, cli::resolve_workers(cmp_jobs), &progress);
@@ -657,12 +683,24 @@ int main(int argc, char** argv) {
         std::cerr << fmt::format("{}: {:.3f} s\n", o.summary["label"].get<std::string>(), o.seconds);
         summaries.push_back(o.summary);
       }
+      if (cmp_report) {
+        std::vector<std::pair<std::string, cli::RunFiles>> runs;
+        for (const auto& o : outcomes) runs.emplace_back(o.summary["label"].get<std::string>(), o.files);
+        write_output_file(*cmp_report, cli::html_compare_report(runs, fmt::format("gpusim compare: {}", file_stem(cmp_c.scenario))));
+        std::cerr << fmt::format("wrote {}\n", *cmp_report);
+      }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';
       else {
         std::cout << cli::compare_table(summaries);
         for (const auto& s : summaries)
           if (!by.empty()) std::cout << fmt::format("\n{}:\n", s["label"].get<std::string>()) << breakdowns(s, by);
       }
+      return 0;
+    }
+    if (rep->parsed()) {
+      check_output_file(rep_out, "--out", rep_force);
+      write_output_file(rep_out, cli::html_report(cli::read_run_dir(rep_dir), rep_dir));
+      std::cout << fmt::format("wrote {}\n", rep_out);
       return 0;
     }
     if (pk->parsed()) {

@@ -14,12 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "gpusim/core/error.hpp"
 
 namespace gpusim {
 
-std::unique_ptr<OutputWriter> make_trace_writer();  // trace_writer.cpp
+std::unique_ptr<OutputWriter> make_trace_writer();      // trace_writer.cpp
+std::unique_ptr<OutputWriter> make_occupancy_writer();  // occupancy_writer.cpp
 
 namespace {
 
@@ -62,6 +64,8 @@ const std::vector<OutputSpec>& output_table() {
       {"scenario", "scenario.yaml", "the scenario as run, after overrides", true, &ResultWriter<scenario_yaml>::make},
       {"trace", "trace.json", "a Perfetto/Chrome timeline: a track per GPU or MIG slice, reclaims, preemptions", false,
        &make_trace_writer},
+      {"occupancy", "occupancy.json", "GPU occupancy of node groups over time and node events per pool (for the HTML report)",
+       false, &make_occupancy_writer},
   };
   return table;
 }
@@ -90,6 +94,16 @@ RunOutputs::RunOutputs(const std::vector<std::string>& requested) {
 std::string RunOutputs::files() const {
   std::string out;
   for (const auto& [spec, writer] : writers_) out += fmt::format("{}{}", out.empty() ? "" : ", ", spec->file);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> RunOutputs::texts(const Scenario& s, const RunResult& r, const Json& summary) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [spec, writer] : writers_) {
+    std::ostringstream text;
+    writer->write(text, s, r, summary);
+    out.emplace_back(std::string(spec->file), std::move(text).str());
+  }
   return out;
 }
 
