@@ -185,3 +185,21 @@ def test_plots_draw(root):
     assert len(gpusim.plot.queue_delay_cdf(r, ax=axes[1, 0]).lines) == 1
     assert len(gpusim.plot.occupancy(r, ax=axes[1, 1]).collections) > 100
     plt.close(fig)
+
+
+def test_report_one_renderer(root, cli, tmp_path):
+    """gpusim.report(run_dir), Result.report() and `gpusim run --report` write the same page."""
+    r = gpusim.run(root / "scenarios/first-scenario.yaml", outputs=["occupancy"])
+    r.write(tmp_path / "run")
+    gpusim.report(tmp_path / "run", tmp_path / "a.html")
+    r.report(tmp_path / "b.html")
+    subprocess.run([cli, "run", str(root / "scenarios/first-scenario.yaml"), "--report", str(tmp_path / "c.html")], check=True,
+                   capture_output=True)
+    page = (tmp_path / "a.html").read_bytes()
+    assert b'<svg class="plot"' in page and b"<script" not in page
+    assert page == (tmp_path / "b.html").read_bytes() == (tmp_path / "c.html").read_bytes()
+    with pytest.raises(ValueError, match="--force|force"):
+        gpusim.report(tmp_path / "run", tmp_path / "a.html")
+    gpusim.report(tmp_path / "run", tmp_path / "a.html", force=True)
+    with pytest.raises(gpusim.InputError, match="summary.json"):
+        gpusim.report(tmp_path, tmp_path / "d.html")
