@@ -578,6 +578,7 @@ td:first-child,th:first-child{text-align:left}tr.diff td{background:#fff8e0}td.b
 svg{display:block;margin:8px 0}svg text{font-size:11px;fill:#222}svg .t{font-size:13px;font-weight:bold}
 svg .xl{text-anchor:middle}svg .yl{text-anchor:end}svg .in{text-anchor:middle;font-size:11px}
 svg .g{stroke:#e4e4e4}svg .ax{fill:none;stroke:#555}
+.cols{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
 </style>
 )";
 
@@ -589,10 +590,18 @@ std::string page_start(const std::string& title) {
 
 // The run's headline figures (the run table's rows), then pending and unschedulable with reasons.
 std::string headline(const Json& summary) {
-  std::string s = "<table class=\"figures\"><tr><th>figure</th><th>value</th></tr>\n";
+  // Side by side in three tables: the page stays short.
+  std::vector<std::string> rows;
   for (const MetricRow& m : metric_rows())
-    if (const auto v = figure(summary, m.pointer)) s += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(m.label), esc(format_figure(v, m.format)));
-  s += "</table>\n";
+    if (const auto v = figure(summary, m.pointer)) rows.push_back(fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(m.label), esc(format_figure(v, m.format))));
+  std::string s = "<div class=\"cols\">";
+  const std::size_t per = std::max<std::size_t>(1, (rows.size() + 2) / 3);
+  for (std::size_t i = 0; i < rows.size(); i += per) {
+    s += "<table class=\"figures\"><tr><th>figure</th><th>value</th></tr>\n";
+    for (std::size_t k = i; k < std::min(rows.size(), i + per); ++k) s += rows[k];
+    s += "</table>";
+  }
+  s += "</div>\n";
   if (summary.contains("unschedulable_reasons") && !summary["unschedulable_reasons"].empty()) {
     s += "<p>Unschedulable jobs, by reason:</p><table><tr><th>reason</th><th>jobs</th></tr>\n";
     for (const Json& r : summary["unschedulable_reasons"])
