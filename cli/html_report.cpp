@@ -90,7 +90,8 @@ MigGeometry mig_geometry(const std::string& gpu_model, const std::string& layout
     // An instance's GPCs sit under its first memory slice, pushed left when they would run past the
     // last GPC (NVIDIA's MIG user guide draws 3g@4 on GPCs 4-6 of an A100: the seventh memory slice
     // has no GPC of its own).
-    g.boxes.push_back({p->name, start, p->memory_slices, std::min(start, t.compute_slices - p->compute_slices), p->compute_slices});
+    g.boxes.push_back(
+        {p->name, start, p->memory_slices, std::min(start, t.compute_slices - p->compute_slices), p->compute_slices});
   }
   return g;
 }
@@ -103,7 +104,8 @@ using namespace report_detail;
 namespace fs = std::filesystem;
 
 // Colours that stay apart for the common kinds of colour blindness (Okabe and Ito's palette).
-constexpr std::array<const char*, 8> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
+constexpr std::array<const char*, 8> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00",
+                                              "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
 const char* colour(std::size_t i) { return kPalette[i % kPalette.size()]; }
 
 std::string esc(std::string_view s) {
@@ -283,8 +285,8 @@ std::vector<CostRow> cost_rows(const RunFiles& run, const std::string& where, st
                     unused = csv.column("unused_allocated_cost_usd"), idle = csv.column("idle_cost_usd");
   csv.each([&](const std::vector<std::string_view>& f, int line) {
     if (f[sc] != scope) return;
-    out.push_back({std::string(f[name]), csv.number(f[busy], line, busy).value_or(0), csv.number(f[unused], line, unused).value_or(0),
-                   csv.number(f[idle], line, idle).value_or(0)});
+    out.push_back({std::string(f[name]), csv.number(f[busy], line, busy).value_or(0),
+                   csv.number(f[unused], line, unused).value_or(0), csv.number(f[idle], line, idle).value_or(0)});
   });
   return out;
 }
@@ -315,8 +317,9 @@ class Frame {
     } else x_label_ = x_label;
     xt_ = nice_ticks(x_lo / unit_.seconds, x_hi / unit_.seconds, 8);
     yt_ = nice_ticks(y_lo, y_hi, 6);
-    svg_ = fmt::format(R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img">)",
-                       kWidth, kHeight, kWidth, kHeight);
+    svg_ = fmt::format(
+        R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img">)", kWidth,
+        kHeight, kWidth, kHeight);
     svg_ += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", esc(title), kLeft, esc(title));
     for (double v : yt_.values) {
       const double y = py(v);
@@ -327,7 +330,8 @@ class Frame {
     for (double v : xt_.values) {
       const double x = px(v * unit_.seconds);
       svg_ += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" class="g"/>)", x, kTop, x, kHeight - kBottom);
-      svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", x, kHeight - kBottom + 16, tick_label(v, xt_.step));
+      svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", x, kHeight - kBottom + 16,
+                          tick_label(v, xt_.step));
     }
     svg_ += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="ax"/>)", kLeft, kTop, kWidth - kLeft - kRight,
                         kHeight - kTop - kBottom);
@@ -336,9 +340,7 @@ class Frame {
     svg_ += fmt::format(R"svg(<text transform="translate(14,{:.1f}) rotate(-90)" class="xl">{}</text>)svg",
                         kTop + (kHeight - kTop - kBottom) / 2, esc(y_label));
   }
-  double px(double x_s) const {
-    return kLeft + (x_s / unit_.seconds - xt_.lo) / (xt_.hi - xt_.lo) * (kWidth - kLeft - kRight);
-  }
+  double px(double x_s) const { return kLeft + (x_s / unit_.seconds - xt_.lo) / (xt_.hi - xt_.lo) * (kWidth - kLeft - kRight); }
   double py(double y) const { return kHeight - kBottom - (y - yt_.lo) / (yt_.hi - yt_.lo) * (kHeight - kTop - kBottom); }
   void legend(const std::string& name, const char* c, bool box = false) {
     const double y = kTop + 8 + 16 * static_cast<double>(legends_++);
@@ -385,11 +387,13 @@ std::string time_chart(const std::string& title, const std::string& y_label, con
   if (x_lo == x_hi) {  // one instant (a packing experiment): its values, not a plot
     std::string values;
     for (const Series& s : series)
-      if (!s.points.empty()) values += fmt::format("{}{} {}", values.empty() ? "" : ", ", s.name, with_commas(s.points.back().second, 1));
+      if (!s.points.empty())
+        values += fmt::format("{}{} {}", values.empty() ? "" : ", ", s.name, with_commas(s.points.back().second, 1));
     return note(fmt::format("{}: one sample, at {}: {}.", title, human_seconds(x_lo), values));
   }
   Frame f(title, "time", y_label, x_lo, x_hi, 0, y_hi, true);
-  for (std::size_t i = 0; i < series.size(); ++i) f.line({series[i].name, downsample(series[i].points, max_points)}, colour(i), steps);
+  for (std::size_t i = 0; i < series.size(); ++i)
+    f.line({series[i].name, downsample(series[i].points, max_points)}, colour(i), steps);
   return f.done();
 }
 
@@ -401,7 +405,8 @@ std::string cdf_chart(const std::string& title, const std::vector<std::pair<std:
   for (const auto& [name, values] : samples) {
     if (values.empty()) continue;
     if (*std::min_element(values.begin(), values.end()) == *std::max_element(values.begin(), values.end())) {
-      same += note(fmt::format("{}: all {} jobs took {}.", title, with_commas(static_cast<double>(values.size()), 0) + (samples.size() > 1 ? " of " + name : ""),
+      same += note(fmt::format("{}: all {} jobs took {}.", title,
+                               with_commas(static_cast<double>(values.size()), 0) + (samples.size() > 1 ? " of " + name : ""),
                                human_seconds(values.front())));
       continue;
     }
@@ -427,8 +432,9 @@ std::string cost_bars(const std::string& title, const std::vector<CostRow>& rows
   const double height = top + static_cast<double>(rows.size()) * (bar + gap) + 34;
   const Ticks t = nice_ticks(0, hi, 6);
   const auto px = [&](double v) { return left + v / t.hi * (width - left - right); };
-  std::string s = fmt::format(R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{:.0f}" viewBox="0 0 {} {:.0f}" role="img">)",
-                              width, height, width, height);
+  std::string s = fmt::format(
+      R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{:.0f}" viewBox="0 0 {} {:.0f}" role="img">)",
+      width, height, width, height);
   s += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", esc(title), left, esc(title));
   const double axis_y = height - 34;
   for (double v : t.values) {
@@ -477,10 +483,12 @@ std::string heat_map(const Json& occ) {
   const double left = 170, top = 30, right = 110, cell_h = std::clamp(320.0 / static_cast<double>(rows.size()), 3.0, 40.0);
   const double width = kWidth + 60, plot_w = width - left - right, cell_w = plot_w / static_cast<double>(columns);
   const double height = top + cell_h * static_cast<double>(rows.size()) + 44;
-  std::string s = fmt::format(R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" role="img">)",
-                              width, height, width, height);
+  std::string s = fmt::format(
+      R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" role="img">)",
+      width, height, width, height);
   s += R"(<title>GPU occupancy</title><text x="170" y="18" class="t">Allocated share of up GPUs, per node group and time</text>)";
-  s += R"(<defs><pattern id="off" width="4" height="4" patternUnits="userSpaceOnUse"><rect width="4" height="4" fill="#eeeeee"/><path d="M0,4 L4,0" stroke="#bbbbbb" stroke-width="0.8"/></pattern></defs>)";
+  s +=
+      R"(<defs><pattern id="off" width="4" height="4" patternUnits="userSpaceOnUse"><rect width="4" height="4" fill="#eeeeee"/><path d="M0,4 L4,0" stroke="#bbbbbb" stroke-width="0.8"/></pattern></defs>)";
   std::string last_pool;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const Json& row = rows[r];
@@ -507,7 +515,8 @@ std::string heat_map(const Json& occ) {
       s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="yl">{}</text>)", left - 6, y + std::min(cell_h, 10.0),
                        esc(first == last ? first : fmt::format("{} .. {}", first, last)));
       if (pool != last_pool && r > 0)
-        s += fmt::format(R"(<line x1="{:.1f}" y1="{:.2f}" x2="{:.1f}" y2="{:.2f}" stroke="#333" stroke-width="1"/>)", left, y, left + plot_w, y);
+        s += fmt::format(R"(<line x1="{:.1f}" y1="{:.2f}" x2="{:.1f}" y2="{:.2f}" stroke="#333" stroke-width="1"/>)", left, y,
+                         left + plot_w, y);
       last_pool = pool;
     }
   }
@@ -521,16 +530,17 @@ std::string heat_map(const Json& occ) {
     s += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#333"/>)", x, axis_y, x, axis_y + 4);
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", x, axis_y + 16, tick_label(v, t.step));
   }
-  s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">time ({}); a column is {}</text>)", left + plot_w / 2, height - 6, unit.name,
-                   human_seconds(column_s));
+  s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">time ({}); a column is {}</text>)", left + plot_w / 2, height - 6,
+                   unit.name, human_seconds(column_s));
   for (int k = 0; k <= 10; k += 2) {
     const double y = top + 14.0 * (k / 2);
-    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="{}" stroke="#999" stroke-width="0.5"/>)", width - right + 10, y,
-                     heat_colour(k / 10.0));
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="{}" stroke="#999" stroke-width="0.5"/>)",
+                     width - right + 10, y, heat_colour(k / 10.0));
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="lg">{} %</text>)", width - right + 28, y + 9, k * 10);
   }
-  s += fmt::format(R"svg(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="url(#off)"/><text x="{:.1f}" y="{:.1f}" class="lg">no node up</text>)svg",
-                   width - right + 10, top + 14.0 * 6, width - right + 28, top + 14.0 * 6 + 9);
+  s += fmt::format(
+      R"svg(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="url(#off)"/><text x="{:.1f}" y="{:.1f}" class="lg">no node up</text>)svg",
+      width - right + 10, top + 14.0 * 6, width - right + 28, top + 14.0 * 6 + 9);
   return s + "</svg>\n";
 }
 
@@ -541,27 +551,33 @@ std::string mig_drawing(const std::string& model, const std::string& layout, std
   if (g.memory_slices == 0 || g.boxes.empty()) return note(fmt::format("{}: {} ({} GPUs)", model, layout, gpus));
   const double left = 110, slot = 56, band = 34, top = 26, width = left + slot * g.memory_slices + 20;
   const double height = top + 2 * band + 26;
-  std::string s = fmt::format(R"(<svg class="plot mig" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" role="img">)",
-                              width, height, width, height);
-  s += fmt::format(R"(<title>{}</title><text x="4" y="16" class="t">{} x {}: {}</text>)", esc(layout), gpus, esc(model), esc(layout));
-  s += fmt::format(R"(<text x="{}" y="{:.1f}" class="yl">memory slices</text><text x="{}" y="{:.1f}" class="yl">compute slices</text>)",
-                   left - 6, top + band / 2 + 4, left - 6, top + band + 8 + band / 2 + 4);
+  std::string s = fmt::format(
+      R"(<svg class="plot mig" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" role="img">)",
+      width, height, width, height);
+  s += fmt::format(R"(<title>{}</title><text x="4" y="16" class="t">{} x {}: {}</text>)", esc(layout), gpus, esc(model),
+                   esc(layout));
+  s += fmt::format(
+      R"(<text x="{}" y="{:.1f}" class="yl">memory slices</text><text x="{}" y="{:.1f}" class="yl">compute slices</text>)",
+      left - 6, top + band / 2 + 4, left - 6, top + band + 8 + band / 2 + 4);
   const double compute_slot = slot * g.memory_slices / g.compute_slices;
   for (int i = 0; i < g.memory_slices; ++i)
-    s += fmt::format(R"(<rect x="{:.1f}" y="{}" width="{}" height="{}" fill="none" stroke="#999" stroke-dasharray="3,2"/>)", left + slot * i,
-                     top, slot, band);
+    s += fmt::format(R"(<rect x="{:.1f}" y="{}" width="{}" height="{}" fill="none" stroke="#999" stroke-dasharray="3,2"/>)",
+                     left + slot * i, top, slot, band);
   for (int i = 0; i < g.compute_slices; ++i)
-    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="none" stroke="#999" stroke-dasharray="3,2"/>)",
-                     left + compute_slot * i, top + band + 8, compute_slot, band);
+    s += fmt::format(
+        R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="none" stroke="#999" stroke-dasharray="3,2"/>)",
+        left + compute_slot * i, top + band + 8, compute_slot, band);
   for (std::size_t i = 0; i < g.boxes.size(); ++i) {
     const MigBox& b = g.boxes[i];
     const char* c = colour(i);
-    s += fmt::format(R"(<rect class="mark" x="{:.1f}" y="{}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.75" stroke="#222"/>)",
-                     left + slot * b.memory_start + 2, top + 2, slot * b.memory_slices - 4, band - 4, c);
-    s += fmt::format(R"(<rect class="mark" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.75" stroke="#222"/>)",
-                     left + compute_slot * b.compute_start + 2, top + band + 10, compute_slot * b.compute_slices - 4, band - 4, c);
-    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="in">{}</text>)", left + slot * (b.memory_start + b.memory_slices / 2.0),
-                     top + band / 2 + 4, esc(b.profile));
+    s += fmt::format(
+        R"(<rect class="mark" x="{:.1f}" y="{}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.75" stroke="#222"/>)",
+        left + slot * b.memory_start + 2, top + 2, slot * b.memory_slices - 4, band - 4, c);
+    s += fmt::format(
+        R"(<rect class="mark" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.75" stroke="#222"/>)",
+        left + compute_slot * b.compute_start + 2, top + band + 10, compute_slot * b.compute_slices - 4, band - 4, c);
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="in">{}</text>)",
+                     left + slot * (b.memory_start + b.memory_slices / 2.0), top + band / 2 + 4, esc(b.profile));
   }
   s += fmt::format(R"(<text x="{}" y="{:.1f}" class="lg">slice</text>)", left, height - 6);
   for (int i = 0; i < g.memory_slices; ++i)
@@ -593,7 +609,8 @@ std::string headline(const Json& summary) {
   // Side by side in three tables: the page stays short.
   std::vector<std::string> rows;
   for (const MetricRow& m : metric_rows())
-    if (const auto v = figure(summary, m.pointer)) rows.push_back(fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(m.label), esc(format_figure(v, m.format))));
+    if (const auto v = figure(summary, m.pointer))
+      rows.push_back(fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(m.label), esc(format_figure(v, m.format))));
   std::string s = "<div class=\"cols\">";
   const std::size_t per = std::max<std::size_t>(1, (rows.size() + 2) / 3);
   for (std::size_t i = 0; i < rows.size(); i += per) {
@@ -612,12 +629,13 @@ std::string headline(const Json& summary) {
 }
 
 std::string notes(const Json& summary) {
-  std::string s = fmt::format("<p>Scenario <b>{}</b>, policy <b>{}</b>, seed {}, gpusim {}.</p>\n", esc(text_of(summary, "scenario")),
-                              esc(text_of(summary, "policy")), summary.contains("seed") ? summary["seed"].dump() : "-",
-                              esc(text_of(summary, "gpusim_version")));
+  std::string s = fmt::format("<p>Scenario <b>{}</b>, policy <b>{}</b>, seed {}, gpusim {}.</p>\n",
+                              esc(text_of(summary, "scenario")), esc(text_of(summary, "policy")),
+                              summary.contains("seed") ? summary["seed"].dump() : "-", esc(text_of(summary, "gpusim_version")));
   if (summary.contains("model_notes")) {
     s += "<details><summary>Model notes</summary><ul>\n";
-    for (const Json& n : summary["model_notes"]) s += fmt::format("<li>{}</li>\n", esc(n.is_string() ? n.get<std::string>() : n.dump()));
+    for (const Json& n : summary["model_notes"])
+      s += fmt::format("<li>{}</li>\n", esc(n.is_string() ? n.get<std::string>() : n.dump()));
     s += "</ul></details>\n";
   }
   return s;
@@ -636,9 +654,11 @@ std::string mig_section(const RunFiles& run, const std::string& where, const Jso
   std::map<std::string, std::string> models;
   if (summary.contains("pools"))
     for (const Json& p : summary["pools"]) models[text_of(p, "name")] = text_of(p, "gpu_model");
-  std::string s = "<h2>MIG layouts in use</h2>\n" + note("Each GPU's layout at the end of the run (gpus.csv): an instance takes the memory "
-                                                          "slices and compute slices drawn in its colour.");
-  for (const auto& [key, gpus] : layouts) s += fmt::format("<h3>pool {}</h3>\n", esc(key.first)) + mig_drawing(models[key.first], key.second, gpus);
+  std::string s = "<h2>MIG layouts in use</h2>\n" +
+                  note("Each GPU's layout at the end of the run (gpus.csv): an instance takes the memory "
+                       "slices and compute slices drawn in its colour.");
+  for (const auto& [key, gpus] : layouts)
+    s += fmt::format("<h3>pool {}</h3>\n", esc(key.first)) + mig_drawing(models[key.first], key.second, gpus);
   return s;
 }
 
@@ -667,7 +687,8 @@ std::string events_section(const Json& occ, const std::vector<PoolSeries>& pools
   if (!nodes_vary && events == 0) return s + note("No spot reclaims and no node added or removed in this run.");
   s += time_chart("Nodes billed per pool", "nodes", nodes, true);
   if (occ.is_object())
-    s += time_chart(fmt::format("Spot reclaim notices per {} per pool", human_seconds(occ["column_s"].get<double>())), "reclaims", reclaims, false);
+    s += time_chart(fmt::format("Spot reclaim notices per {} per pool", human_seconds(occ["column_s"].get<double>())), "reclaims",
+                    reclaims, false);
   return s;
 }
 
@@ -677,10 +698,10 @@ std::string tenants_section(const Json& summary, const RunFiles& run, const std:
                   "<th>cost allocated (USD)</th><th>of it unused (USD)</th><th>JCT mean</th></tr>\n";
   for (const Json& t : summary["tenants"]) {
     const auto jct = figure(t, "/jct_s/mean");
-    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(text_of(t, "name")),
-                     t.value("jobs", 0), t.value("jobs_completed", 0), with_commas(t.value("gpu_hours_allocated", 0.0), 1),
-                     with_commas(t.value("cost_allocated_usd", 0.0), 2), with_commas(t.value("cost_unused_usd", 0.0), 2),
-                     jct ? human_seconds(*jct) : "-");
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                     esc(text_of(t, "name")), t.value("jobs", 0), t.value("jobs_completed", 0),
+                     with_commas(t.value("gpu_hours_allocated", 0.0), 1), with_commas(t.value("cost_allocated_usd", 0.0), 2),
+                     with_commas(t.value("cost_unused_usd", 0.0), 2), jct ? human_seconds(*jct) : "-");
   }
   s += "</table>\n";
   return s + cost_bars("Cost by tenant (USD)", cost_rows(run, where, "tenant"));
@@ -691,13 +712,14 @@ std::string tenants_section(const Json& summary, const RunFiles& run, const std:
 RunFiles read_run_dir(const std::string& dir) {
   const SourceLocation arg{dir, std::nullopt, "RUN_DIR"};
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(arg, "expected a run directory (written by gpusim run --out DIR); no such directory");
+  if (!fs::is_directory(dir, ec))
+    throw InputError(arg, "expected a run directory (written by gpusim run --out DIR); no such directory");
   if (!fs::is_regular_file(fs::path(dir) / "summary.json", ec))
     throw InputError({(fs::path(dir) / "summary.json").string(), std::nullopt, ""},
                      "missing: expected a run directory written by gpusim run --out DIR");
   RunFiles out;
-  for (const char* file : {"summary.json", "timeseries.csv", "pool_timeseries.csv", "jobs.csv", "gpus.csv", "cost.csv", "occupancy.json",
-                           "scenario.yaml"}) {
+  for (const char* file : {"summary.json", "timeseries.csv", "pool_timeseries.csv", "jobs.csv", "gpus.csv", "cost.csv",
+                           "occupancy.json", "scenario.yaml"}) {
     const fs::path p = fs::path(dir) / file;
     if (!fs::exists(p, ec)) continue;
     std::ifstream f(p, std::ios::binary);
@@ -711,10 +733,12 @@ RunFiles read_run_dir(const std::string& dir) {
 
 std::string html_report(const RunFiles& run, const std::string& where) {
   const Json summary = parse_json(run, where, "summary.json");
-  if (!summary.is_object()) throw InputError({(fs::path(where) / "summary.json").string(), std::nullopt, ""}, "missing: the report needs it");
+  if (!summary.is_object())
+    throw InputError({(fs::path(where) / "summary.json").string(), std::nullopt, ""}, "missing: the report needs it");
   const Json occ = parse_json(run, where, "occupancy.json");
   if (occ.is_object() && !(occ.contains("rows") && occ.contains("events") && occ.contains("columns") && occ.contains("column_s")))
-    throw InputError({(fs::path(where) / "occupancy.json").string(), std::nullopt, ""}, "expected rows, events, columns and column_s");
+    throw InputError({(fs::path(where) / "occupancy.json").string(), std::nullopt, ""},
+                     "expected rows, events, columns and column_s");
   std::string s = page_start(fmt::format("gpusim report: {} ({})", text_of(summary, "scenario"), text_of(summary, "policy")));
   s += notes(summary);
   s += "<h2>Headline figures</h2>\n" + headline(summary);
@@ -724,8 +748,9 @@ std::string html_report(const RunFiles& run, const std::string& where) {
   for (const PoolSeries& p : pools) s += time_chart(fmt::format("Pool {}", p.pool), "GPUs", {p.ready, p.allocated, p.busy}, true);
   if (pools.empty()) s += note("pool_timeseries.csv is missing.");
 
-  s += "<h2>Cost and waste</h2>\n" + note("Busy: the share of held GPUs' SMs that jobs kept busy; held unused: allocated but idle SMs; "
-                                          "idle: capacity nobody held. Waste is the last two.");
+  s += "<h2>Cost and waste</h2>\n" +
+       note("Busy: the share of held GPUs' SMs that jobs kept busy; held unused: allocated but idle SMs; "
+            "idle: capacity nobody held. Waste is the last two.");
   for (const auto& [scope, title] : std::vector<std::pair<const char*, const char*>>{
            {"pool", "Cost by pool (USD)"}, {"kind", "Cost by job kind (USD)"}, {"gpu_model", "Cost by GPU model (USD)"}})
     s += cost_bars(title, cost_rows(run, where, scope));
@@ -736,7 +761,8 @@ std::string html_report(const RunFiles& run, const std::string& where) {
   s += cdf_chart("Queueing delay to first start (CDF)", {{"queue delay", queue}});
 
   s += "<h2>GPU occupancy (nodes x time)</h2>\n";
-  s += occ.is_object() ? heat_map(occ) : note("occupancy.json is missing: run with --occupancy (or --report) to draw the heat map.");
+  s += occ.is_object() ? heat_map(occ)
+                       : note("occupancy.json is missing: run with --occupancy (or --report) to draw the heat map.");
   s += mig_section(run, where, summary);
   s += events_section(occ, pools);
   s += tenants_section(summary, run, where);
@@ -767,7 +793,8 @@ std::string html_compare_report(const std::vector<std::pair<std::string, RunFile
     const bool differ = std::any_of(printed.begin(), printed.end(), [&](const std::string& p) { return p != printed.front(); });
     const std::vector<bool> best = best_marks(values, printed, m.better);
     s += fmt::format("<tr{}><td>{}</td>", differ ? " class=\"diff\"" : "", esc(m.label));
-    for (std::size_t i = 0; i < printed.size(); ++i) s += fmt::format("<td{}>{}</td>", best[i] ? " class=\"best\"" : "", esc(printed[i]));
+    for (std::size_t i = 0; i < printed.size(); ++i)
+      s += fmt::format("<td{}>{}</td>", best[i] ? " class=\"best\"" : "", esc(printed[i]));
     s += "</tr>\n";
   }
   s += "</table>\n";
@@ -793,7 +820,8 @@ std::string html_compare_report(const std::vector<std::pair<std::string, RunFile
        cdf_chart("Queueing delay to first start (CDF)", queue);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Json occ = parse_json(runs[i].second, runs[i].first, "occupancy.json");
-    if (occ.is_object() && occ.contains("rows")) s += fmt::format("<h2>GPU occupancy: {}</h2>\n", esc(runs[i].first)) + heat_map(occ);
+    if (occ.is_object() && occ.contains("rows"))
+      s += fmt::format("<h2>GPU occupancy: {}</h2>\n", esc(runs[i].first)) + heat_map(occ);
   }
   return s + "</body></html>\n";
 }

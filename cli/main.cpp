@@ -145,7 +145,8 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
     throw InputError({"", std::nullopt, "--out"}, "writes one run's files; with --seeds, run a seed at a time (--set seed=N)");
   if (!flags.outputs.empty())
     throw InputError({"", std::nullopt, "--" + flags.outputs.front()}, "writes one run's files; not with --seeds");
-  if (flags.report) throw InputError({"", std::nullopt, "--report"}, "reports one run; with --seeds, run a seed at a time (--set seed=N)");
+  if (flags.report)
+    throw InputError({"", std::nullopt, "--report"}, "reports one run; with --seeds, run a seed at a time (--set seed=N)");
   const auto by = parse_breakdowns(flags.by);
   cli::Progress progress(file_stem(c.scenario));
   progress.phase(fmt::format("loading {} x {} seeds", c.scenario, seeds.size()));
@@ -555,7 +556,8 @@ int main(int argc, char** argv) {
 
   std::string rep_dir, rep_out = "report.html";
   bool rep_force = false;
-  auto* rep = app.add_subcommand("report", "Write the HTML report of a run directory (gpusim run --out DIR; --occupancy adds the heat map)");
+  auto* rep = app.add_subcommand(
+      "report", "Write the HTML report of a run directory (gpusim run --out DIR; --occupancy adds the heat map)");
   rep->add_option("run_dir", rep_dir, "Run directory written by gpusim run --out DIR")->required();
   rep->add_option("--out", rep_out, "The HTML file to write (default report.html)");
   rep->add_flag("--force", rep_force, "Overwrite an existing --out file (a symlink is replaced, not written through)");
@@ -686,7 +688,8 @@ int main(int argc, char** argv) {
       if (cmp_report) {
         std::vector<std::pair<std::string, cli::RunFiles>> runs;
         for (const auto& o : outcomes) runs.emplace_back(o.summary["label"].get<std::string>(), o.files);
-        write_output_file(*cmp_report, cli::html_compare_report(runs, fmt::format("gpusim compare: {}", file_stem(cmp_c.scenario))));
+        write_output_file(*cmp_report,
+                          cli::html_compare_report(runs, fmt::format("gpusim compare: {}", file_stem(cmp_c.scenario))));
         std::cerr << fmt::format("wrote {}\n", *cmp_report);
       }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';

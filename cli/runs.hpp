@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gpusim/sim/report.hpp"
-#include "html_report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "html_report.hpp"
 #include "progress.hpp"
 
 namespace gpusim::cli {

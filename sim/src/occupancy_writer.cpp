@@ -88,7 +88,8 @@ class OccupancyWriter final : public OutputWriter {
     const auto shares = [&](const std::vector<double>& milli_us, uint64_t gpus) {
       Json a = Json::array();
       for (std::size_t col = 0; col < columns; ++col) {
-        const double v = col < milli_us.size() && gpus ? milli_us[col] / (1000.0 * static_cast<double>(gpus) * span_us(col)) : 0.0;
+        const double v = col < milli_us.size() && gpus ? milli_us[col] / (1000.0 * static_cast<double>(gpus) * span_us(col))
+                                                       : 0.0;
         a.push_back(std::round(v * 1000.0) / 1000.0);
       }
       return a;

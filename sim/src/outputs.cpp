@@ -97,7 +97,8 @@ std::string RunOutputs::files() const {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> RunOutputs::texts(const Scenario& s, const RunResult& r, const Json& summary) const {
+std::vector<std::pair<std::string, std::string>> RunOutputs::texts(const Scenario& s, const RunResult& r,
+                                                                   const Json& summary) const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [spec, writer] : writers_) {
     std::ostringstream text;
