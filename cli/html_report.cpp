@@ -731,7 +731,9 @@ RunFiles read_run_dir(const std::string& dir) {
   return out;
 }
 
-std::string html_report(const RunFiles& run, const std::string& where) {
+namespace {
+
+std::string render_report(const RunFiles& run, const std::string& where) {
   const Json summary = parse_json(run, where, "summary.json");
   if (!summary.is_object())
     throw InputError({(fs::path(where) / "summary.json").string(), std::nullopt, ""}, "missing: the report needs it");
@@ -771,7 +773,7 @@ std::string html_report(const RunFiles& run, const std::string& where) {
   return s + "</body></html>\n";
 }
 
-std::string html_compare_report(const std::vector<std::pair<std::string, RunFiles>>& runs, const std::string& title) {
+std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& runs, const std::string& title) {
   std::vector<Json> summaries;
   for (const auto& [label, files] : runs) {
     summaries.push_back(parse_json(files, label, "summary.json"));
@@ -824,6 +826,27 @@ std::string html_compare_report(const std::vector<std::pair<std::string, RunFile
       s += fmt::format("<h2>GPU occupancy: {}</h2>\n", esc(runs[i].first)) + heat_map(occ);
   }
   return s + "</body></html>\n";
+}
+
+// A field of the wrong type in summary.json or occupancy.json (edited, or from another version).
+template <class F>
+std::string json_checked(const std::string& where, F&& render) {
+  try {
+    return render();
+  } catch (const Json::exception& e) {
+    throw InputError({where, std::nullopt, ""},
+                     fmt::format("summary.json or occupancy.json is not as gpusim writes it: {}", e.what()));
+  }
+}
+
+}  // namespace
+
+std::string html_report(const RunFiles& run, const std::string& where) {
+  return json_checked(where, [&] { return render_report(run, where); });
+}
+
+std::string html_compare_report(const std::vector<std::pair<std::string, RunFiles>>& runs, const std::string& title) {
+  return json_checked(title, [&] { return render_compare(runs, title); });
 }
 
 }  // namespace gpusim::cli

@@ -103,7 +103,8 @@ def main():
     driver_path = shutil.which("chromedriver")
     if not browser or not driver_path:
         missing("chromium or chromedriver not found")
-    shots.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(shots, ignore_errors=True)  # this test's own directory: the last run's pages and screenshots
+    shots.mkdir(parents=True)
     t0 = time.monotonic()
     written = list(reports(binary, root, shots))
     t1 = time.monotonic()

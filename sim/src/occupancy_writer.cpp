@@ -31,7 +31,7 @@ class OccupancyWriter final : public OutputWriter {
     for (PoolId pi{0}; pi < c.pools().size(); ++pi) {
       const Pool& p = c.pool(pi);
       if (p.node_count == 0) continue;
-      const auto share = static_cast<uint32_t>(kMaxRows * p.node_count / std::max<uint64_t>(slots_total, 1));
+      const auto share = static_cast<uint32_t>(uint64_t{kMaxRows} * p.node_count / std::max<uint64_t>(slots_total, 1));
       const uint32_t rows = std::clamp<uint32_t>(share, 1, p.node_count);
       PoolRows pr{pi, static_cast<uint32_t>(rows_.size()), (p.node_count + rows - 1) / rows};
       for (uint32_t first = 0; first < p.node_count; first += pr.group) {
