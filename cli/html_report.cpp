@@ -533,7 +533,7 @@ std::string heat_map(const Json& occ) {
   s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">time ({}); a column is {}</text>)", left + plot_w / 2, height - 6,
                    unit.name, human_seconds(column_s));
   for (int k = 0; k <= 10; k += 2) {
-    const double y = top + 14.0 * (k / 2);
+    const double y = top + 7.0 * k;  // k = 0, 2, ..., 10: a row every 14 px
     s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="{}" stroke="#999" stroke-width="0.5"/>)",
                      width - right + 10, y, heat_colour(k / 10.0));
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="lg">{} %</text>)", width - right + 28, y + 9, k * 10);

@@ -687,6 +687,7 @@ int main(int argc, char** argv) {
       }
       if (cmp_report) {
         std::vector<std::pair<std::string, cli::RunFiles>> runs;
+        runs.reserve(outcomes.size());
         for (const auto& o : outcomes) runs.emplace_back(o.summary["label"].get<std::string>(), o.files);
         write_output_file(*cmp_report,
                           cli::html_compare_report(runs, fmt::format("gpusim compare: {}", file_stem(cmp_c.scenario))));
