@@ -549,13 +549,15 @@ std::string heat_map(const Json& occ) {
 std::string mig_drawing(const std::string& model, const std::string& layout, std::size_t gpus) {
   const MigGeometry g = mig_geometry(model, layout);
   if (g.memory_slices == 0 || g.boxes.empty()) return note(fmt::format("{}: {} ({} GPUs)", model, layout, gpus));
-  const double left = 110, slot = 56, band = 34, top = 26, width = left + slot * g.memory_slices + 20;
+  const std::string title = fmt::format("{} x {}: {}", gpus, model, layout);
+  // Wide enough for its title (at most about 8 px a character at 13 px bold).
+  const double left = 110, slot = 56, band = 34, top = 26,
+               width = std::max(left + slot * g.memory_slices + 20, 8.0 * static_cast<double>(title.size()) + 10);
   const double height = top + 2 * band + 26;
   std::string s = fmt::format(
       R"(<svg class="plot mig" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" role="img">)",
       width, height, width, height);
-  s += fmt::format(R"(<title>{}</title><text x="4" y="16" class="t">{} x {}: {}</text>)", esc(layout), gpus, esc(model),
-                   esc(layout));
+  s += fmt::format(R"(<title>{}</title><text x="4" y="16" class="t">{}</text>)", esc(layout), esc(title));
   s += fmt::format(
       R"(<text x="{}" y="{:.1f}" class="yl">memory slices</text><text x="{}" y="{:.1f}" class="yl">compute slices</text>)",
       left - 6, top + band / 2 + 4, left - 6, top + band + 8 + band / 2 + 4);
@@ -579,7 +581,7 @@ std::string mig_drawing(const std::string& model, const std::string& layout, std
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="in">{}</text>)",
                      left + slot * (b.memory_start + b.memory_slices / 2.0), top + band / 2 + 4, esc(b.profile));
   }
-  s += fmt::format(R"(<text x="{}" y="{:.1f}" class="lg">slice</text>)", left, height - 6);
+  s += fmt::format(R"(<text x="{}" y="{:.1f}" class="yl">memory slice</text>)", left - 6, height - 6);
   for (int i = 0; i < g.memory_slices; ++i)
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", left + slot * (i + 0.5), height - 6, i);
   return s + "</svg>\n";
@@ -657,8 +659,11 @@ std::string mig_section(const RunFiles& run, const std::string& where, const Jso
   std::string s = "<h2>MIG layouts in use</h2>\n" +
                   note("Each GPU's layout at the end of the run (gpus.csv): an instance takes the memory "
                        "slices and compute slices drawn in its colour.");
-  for (const auto& [key, gpus] : layouts)
-    s += fmt::format("<h3>pool {}</h3>\n", esc(key.first)) + mig_drawing(models[key.first], key.second, gpus);
+  std::string shown;
+  for (const auto& [key, gpus] : layouts) {
+    if (std::exchange(shown, key.first) != key.first) s += fmt::format("<h3>pool {}</h3>\n", esc(key.first));
+    s += mig_drawing(models[key.first], key.second, gpus);
+  }
   return s;
 }
 
