@@ -134,7 +134,7 @@ std::pair<std::string, SourceLocation> run_policy(const Scenario& s, const std::
 }
 
 struct RunFlags {
-  std::optional<std::string> policy, out, seeds;
+  std::optional<std::string> policy, out, seeds, report;
   bool force = false, json = false, audit = false;
   int jobs = 0;
   std::vector<std::string> outputs;                        // on-request outputs asked by flag (--trace)
@@ -149,6 +149,8 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
   if (!flags.outputs.empty())
     throw InputError({"", std::nullopt, "--" + flags.outputs.front()}, "writes one run's files; not with --seeds");
   if (flags.metrics_file) throw InputError({"", std::nullopt, "--metrics"}, "writes one run's series; not with --seeds");
+  if (flags.report)
+    throw InputError({"", std::nullopt, "--report"}, "reports one run; with --seeds, run a seed at a time (--set seed=N)");
   const auto by = parse_breakdowns(flags.by);
   cli::Progress progress(file_stem(c.scenario));
   progress.phase(fmt::format("loading {} x {} seeds", c.scenario, seeds.size()));
@@ -173,7 +175,7 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
 
 int cmd_run(const Common& c, const RunFlags& flags) {
   if (const auto seeds = seeds_option(flags.seeds, c.sets)) return cmd_run_seeds(c, flags, *seeds);
-  const auto& [policy, out, seeds_text, force, json, audit, jobs, asked, by_names, metrics_file, metrics_start] = flags;
+  const auto& [policy, out, seeds_text, report, force, json, audit, jobs, asked, by_names, metrics_file, metrics_start] = flags;
   const auto by = parse_breakdowns(by_names);
   // --metrics-start is the scenario's outputs.metrics_start, so scenario.yaml records it.
   Common common = c;
@@ -192,12 +194,14 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   auto scheduler = Registry::global().make(name, policy_context(s), where);
   if (out) RunOutputs::check_target(*out, force);  // fail before running, not after
   if (metrics_file) check_output_file(*metrics_file, "--metrics", force);
+  if (report) check_output_file(*report, "--report", force);
   if (!asked.empty() && !out)
     throw InputError({"", std::nullopt, "--" + asked.front()}, "writes a file into the run directory; give --out DIR too");
   std::vector<std::string> requested = s.outputs;
   requested.insert(requested.end(), asked.begin(), asked.end());
+  if (report) requested.emplace_back("occupancy");  // the report's heat map and node events
   const RunOutputs outputs(requested);
-  std::vector<Observer*> observers = out ? outputs.observers() : std::vector<Observer*>{};
+  std::vector<Observer*> observers = out || report ? outputs.observers() : std::vector<Observer*>{};
   // --metrics FILE: the metrics writer on its own, into FILE.
   const std::unique_ptr<OutputWriter> metrics = metrics_file ? find_output("metrics")->make() : nullptr;
   if (metrics) observers.push_back(metrics.get());
@@ -217,6 +221,12 @@ int cmd_run(const Common& c, const RunFlags& flags) {
     progress.phase(fmt::format("writing {}", *metrics_file));
     write_output_file(*metrics_file, [&](std::ostream& text) { metrics->write(text, s, r, summary); });
   }
+  if (report) {
+    progress.phase(fmt::format("writing {}", *report));
+    cli::RunFiles files;
+    for (auto& [file, text] : outputs.texts(s, r, summary)) files[file] = std::move(text);
+    write_output_file(*report, cli::html_report(files, out ? *out : "run"));
+  }
   progress.finish();
   if (json) {
     std::cout << summary.dump(2) << '\n';
@@ -225,6 +235,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
     std::cout << (out ? fmt::format("\n  wrote {}/{}\n", *out, outputs.files())
                       : fmt::format("\n  (add --out DIR to write {})\n", default_output_files()));
     if (metrics_file) std::cout << fmt::format("  wrote {}\n", *metrics_file);
+    if (report) std::cout << fmt::format("  wrote {}\n", *report);
   }
   std::cerr << fmt::format("simulated {} events in {:.3f} s\n", r.events, wall);
   return 0;
@@ -487,8 +498,10 @@ int main(int argc, char** argv) {
                   fmt::format("The UTC date simulated time 0 is in metrics.om, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (default: the "
                               "scenario's outputs.metrics_start, else {})",
                               kDefaultMetricsStart));
+  run->add_option("--report", run_f.report, "Also write the run's HTML report (self-contained, plots inline) to this file");
   run->add_flag("--force", run_f.force,
-                "Replace a non-empty --out directory of an earlier run (its files are removed once the new run is written)");
+                "Replace a non-empty --out directory of an earlier run (its files are removed once the new run is written), "
+                "and an existing --report file");
   auto* run_json = run->add_flag("--json", run_f.json, "Print summary.json to stdout instead of the table");
   run->add_flag("--audit", run_f.audit, "Check the run's invariants after every event; stop at the first broken one (slower)");
   auto* run_seeds = run->add_option(
@@ -517,6 +530,10 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->excludes(cmp_json_flag);
 
+  std::optional<std::string> cmp_report;
+  bool cmp_force = false;
+  cmp->add_option("--report", cmp_report, "Also write an HTML report of the runs side by side to this file");
+  cmp->add_flag("--force", cmp_force, "Overwrite an existing --report file (a symlink is replaced, not written through)");
   int cmp_jobs = 1;
   cmp->add_option("--jobs,-j", cmp_jobs, "Runs in parallel (0: one per core); the table is the same whatever the number")
       ->check(kJobsRange);
@@ -568,6 +585,14 @@ int main(int argc, char** argv) {
   pk->add_option("--jobs,-j", pk_jobs, "Runs in parallel (default 0: one per core)")->check(kJobsRange);
   pk->add_option("--csv", pk_csv, "Also write every run's checkpoints (each 1% of arrived demand) to this CSV file");
   pk->add_flag("--force", pk_force, "Overwrite an existing --csv file (a symlink is replaced, not written through)");
+
+  std::string rep_dir, rep_out = "report.html";
+  bool rep_force = false;
+  auto* rep = app.add_subcommand(
+      "report", "Write the HTML report of a run directory (gpusim run --out DIR; --occupancy adds the heat map)");
+  rep->add_option("run_dir", rep_dir, "Run directory written by gpusim run --out DIR")->required();
+  rep->add_option("--out", rep_out, "The HTML file to write (default report.html)");
+  rep->add_flag("--force", rep_force, "Overwrite an existing --out file (a symlink is replaced, not written through)");
 
   auto* val = app.add_subcommand("validate", "Check a scenario (fields, traces, policy) without running it");
   add_common(val, val_c);
@@ -659,6 +684,8 @@ int main(int argc, char** argv) {
     if (cmp->parsed()) {
       const auto seeds = seeds_option(cmp_seeds, cmp_c.sets);
       const auto by = parse_breakdowns(cmp_by);
+      if (cmp_report && seeds) throw InputError({"", std::nullopt, "--report"}, "reports one run per column; not with --seeds");
+      if (cmp_report) check_output_file(*cmp_report, "--report", cmp_force);
       cli::Progress progress(file_stem(cmp_c.scenario));
       progress.phase(fmt::format("loading {}", cmp_c.scenario));
       // One load of the variants per seed (the seed set last, so it wins over a variant's).
@@ -683,7 +710,8 @@ int main(int argc, char** argv) {
             specs.push_back({variant.empty()       ? p
                              : policies.size() > 1 ? fmt::format("{} {}", variant, p)
                                                    : variant,
-                             s, p, cmp_policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, p}});
+                             s, p, cmp_policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, p}, false,
+                             cmp_report.has_value()});
           }
       }
       const auto outcomes = cli::run_all(specs, cli::resolve_workers(cmp_jobs), &progress);
@@ -711,12 +739,26 @@ int main(int argc, char** argv) {
         std::cerr << fmt::format("{}: {:.3f} s\n", o.summary["label"].get<std::string>(), o.seconds);
         summaries.push_back(o.summary);
       }
+      if (cmp_report) {
+        std::vector<std::pair<std::string, cli::RunFiles>> runs;
+        runs.reserve(outcomes.size());
+        for (const auto& o : outcomes) runs.emplace_back(o.summary["label"].get<std::string>(), o.files);
+        write_output_file(*cmp_report,
+                          cli::html_compare_report(runs, fmt::format("gpusim compare: {}", file_stem(cmp_c.scenario))));
+        std::cerr << fmt::format("wrote {}\n", *cmp_report);
+      }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';
       else {
         std::cout << cli::compare_table(summaries);
         for (const auto& s : summaries)
           if (!by.empty()) std::cout << fmt::format("\n{}:\n", s["label"].get<std::string>()) << breakdowns(s, by);
       }
+      return 0;
+    }
+    if (rep->parsed()) {
+      check_output_file(rep_out, "--out", rep_force);
+      write_output_file(rep_out, cli::html_report(cli::read_run_dir(rep_dir), rep_dir));
+      std::cout << fmt::format("wrote {}\n", rep_out);
       return 0;
     }
     if (pk->parsed()) {

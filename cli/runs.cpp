@@ -8,6 +8,7 @@
 
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/outputs.hpp"
 
 namespace gpusim::cli {
 
@@ -44,9 +45,13 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, 
     const RunSpec& spec = specs[i];
     auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
     const auto t0 = std::chrono::steady_clock::now();
-    const RunResult r = simulate(spec.scenario, *scheduler, {{}, {}, spec.audit});
+    const RunOutputs outputs(spec.keep_files ? std::vector<std::string>{"occupancy"} : std::vector<std::string>{});
+    const RunResult r = simulate(spec.scenario, *scheduler,
+                                 {{}, spec.keep_files ? outputs.observers() : std::vector<Observer*>{}, spec.audit});
     out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out[i].summary = summarize(spec.scenario, r);
+    if (spec.keep_files)
+      for (auto& [file, text] : outputs.texts(spec.scenario, r, out[i].summary)) out[i].files[file] = std::move(text);
     out[i].summary["label"] = spec.label;
     if (progress) progress->run_done();
   });

@@ -8,6 +8,7 @@
 
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "html_report.hpp"
 #include "progress.hpp"
 
 namespace gpusim::cli {
@@ -18,11 +19,13 @@ struct RunSpec {
   std::string policy;  // QUEUE+PLACEMENT; the scenario's params apply
   SourceLocation policy_where{"--policies", std::nullopt, ""};  // named by an error about the policy
   bool audit = false;                                           // check invariants after every event
+  bool keep_files = false;  // keep the run directory's texts, occupancy.json included (compare --report)
 };
 
 struct RunOutcome {
   Json summary;    // with "label" added
   double seconds;  // wall time of the run (never written into outputs that must reproduce)
+  RunFiles files;  // with keep_files: what --out would write, by file name
 };
 
 // Runs every spec on `workers` threads (at least 1). A bad policy name or a failed run rethrows the

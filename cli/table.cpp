@@ -316,6 +316,8 @@ std::string breakdown_impl(const std::vector<std::string>& rows, const Column& c
 
 }  // namespace
 
+std::string format_figure(std::optional<double> v, Format f) { return render(v, f); }
+
 std::span<const MetricRow> metric_rows() { return kRows; }
 
 std::vector<bool> best_marks(std::span<const std::optional<double>> values, std::span<const std::string> printed, Better better) {

@@ -31,6 +31,9 @@ std::span<const MetricRow> metric_rows();
 // every run that prints what the best value prints, so ties in print are all marked.
 std::vector<bool> best_marks(std::span<const std::optional<double>> values, std::span<const std::string> printed, Better better);
 
+// A figure as the tables print it ("-" when absent).
+std::string format_figure(std::optional<double> v, Format f);
+
 std::string run_table(const Json& summary);
 // Policies side by side; the best value of each row with a direction is marked with '*'.
 std::string compare_table(const std::vector<Json>& summaries);

@@ -14,8 +14,10 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 # readme_test runs the installed commands and Python, golden_outputs repeats the scenario loop below,
 # and memory_test runs gpusim under a 1 GiB address-space limit, where ASan cannot map its shadow
-# memory (bad_inputs_test holds the same cases without the limit): the GCC build runs all three.
-ctest --test-dir "$SANITIZE_BUILD" --output-on-failure --parallel "$(nproc)" -E '^(readme_test|golden_outputs|memory_test)$'
+# memory (bad_inputs_test holds the same cases without the limit); report_browser_test tests the
+# page in a browser, and report_cli_test already runs the report's renderer here: the GCC build runs all four.
+ctest --test-dir "$SANITIZE_BUILD" --output-on-failure --parallel "$(nproc)" \
+  -E '^(readme_test|golden_outputs|memory_test|report_browser_test)$'
 # Every shipped scenario under --audit, writing its outputs, and the FGD packing experiment.
 runs="$(mktemp -d)"
 find "$ROOT/scenarios" -name '*.yaml' | sort | xargs -P "$(nproc)" -I{} sh -c \

@@ -10,12 +10,12 @@ writers as the `gpusim` command.
 """
 from ._core import AuditError, InputError, OutputError, PolicyError, __version__
 from . import plot
-from .api import Catalog, Result, Scenario, catalog, compare, load_scenario, mig, outputs, run
+from .api import Catalog, Result, Scenario, catalog, compare, load_scenario, mig, outputs, report, run
 from .policy import Placement, QueueOrder, Scheduler
 from .sweep import sweep
 
 __all__ = [
-    "run", "compare", "sweep", "load_scenario", "catalog", "mig", "outputs",
+    "run", "compare", "sweep", "load_scenario", "catalog", "mig", "outputs", "report",
     "Result", "Scenario", "Catalog",
     "QueueOrder", "Placement", "Scheduler",
     "InputError", "PolicyError", "AuditError", "OutputError", "__version__", "plot",

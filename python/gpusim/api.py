@@ -171,6 +171,12 @@ class Result:
         directory; a file, a symlink or a directory with other files is refused (ValueError)."""
         self._run.write(os.fspath(directory), force)
 
+    def report(self, path: str, force: bool = False) -> None:
+        """Write the run's HTML report (as `gpusim run --report`): one self-contained file, plots as
+        inline SVG. Its heat map and node events need run(..., outputs=["occupancy"]); without it the
+        page says so. An existing file is refused (ValueError) unless `force`."""
+        self._run.report(os.fspath(path), force)
+
     def __repr__(self) -> str:
         s = self.summary
         return (f"<gpusim.Result {s['scenario']} {s['policy']}: cost {s['cost_usd']:,.2f} USD, "
@@ -190,6 +196,13 @@ def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = 
     (raises gpusim.AuditError at the first broken one). max_memory: as load_scenario's."""
     s = load_scenario(scenario, overrides, seed, data, variant, max_memory)
     return Result(s, _core.simulate(s._core, _policy_arg(s, policy), list(outputs), audit))
+
+
+def report(run_dir: str, path: str, force: bool = False) -> None:
+    """Write the HTML report of a run directory (gpusim run --out DIR, or Result.write) to `path`,
+    as `gpusim report RUN_DIR --out PATH` does: the same renderer, the same page. An existing file is
+    refused (ValueError) unless `force`; a missing or malformed run directory raises InputError."""
+    _core.report(os.fspath(run_dir), os.fspath(path), force)
 
 
 def outputs() -> pd.DataFrame:

@@ -24,6 +24,7 @@
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "html_report.hpp"
 #include "sweep.hpp"
 
 namespace py = pybind11;
@@ -743,7 +744,24 @@ PYBIND11_MODULE(_core, m) {
           [](const Run& r, const std::string& dir, bool force) {
             r.outputs->write(dir, force, *r.scenario, r.result, r.summary);
           },
-          py::arg("dir"), py::arg("force") = false);
+          py::arg("dir"), py::arg("force") = false)
+      .def(
+          "report",
+          [](const Run& r, const std::string& path, bool force) {
+            check_output_file(path, "path", force);
+            cli::RunFiles files;
+            for (auto& [file, text] : r.outputs->texts(*r.scenario, r.result, r.summary)) files[file] = std::move(text);
+            write_output_file(path, cli::html_report(files, "run"));
+          },
+          py::arg("path"), py::arg("force") = false);
+  // The HTML report of a run directory: the renderer `gpusim report` uses.
+  m.def(
+      "report",
+      [](const std::string& run_dir, const std::string& path, bool force) {
+        check_output_file(path, "path", force);
+        write_output_file(path, cli::html_report(cli::read_run_dir(run_dir), run_dir));
+      },
+      py::arg("run_dir"), py::arg("path"), py::arg("force") = false);
   m.def("simulate", &simulate_py, py::arg("scenario"), py::arg("policy") = py::none(),
         py::arg("outputs") = std::vector<std::string>{}, py::arg("audit") = false);
   m.def("outputs", [] {

@@ -14,13 +14,15 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "gpusim/core/error.hpp"
 
 namespace gpusim {
 
-std::unique_ptr<OutputWriter> make_trace_writer();    // trace_writer.cpp
-std::unique_ptr<OutputWriter> make_metrics_writer();  // metrics_writer.cpp
+std::unique_ptr<OutputWriter> make_trace_writer();      // trace_writer.cpp
+std::unique_ptr<OutputWriter> make_metrics_writer();    // metrics_writer.cpp
+std::unique_ptr<OutputWriter> make_occupancy_writer();  // occupancy_writer.cpp
 
 namespace {
 
@@ -65,6 +67,8 @@ const std::vector<OutputSpec>& output_table() {
        &make_trace_writer},
       {"metrics", "metrics.om", "the GPUs' DCGM-exporter series and gpusim's own, OpenMetrics text for promtool backfill", false,
        &make_metrics_writer},
+      {"occupancy", "occupancy.json", "GPU occupancy of node groups over time and node events per pool (for the HTML report)",
+       false, &make_occupancy_writer},
   };
   return table;
 }
@@ -93,6 +97,17 @@ RunOutputs::RunOutputs(const std::vector<std::string>& requested) {
 std::string RunOutputs::files() const {
   std::string out;
   for (const auto& [spec, writer] : writers_) out += fmt::format("{}{}", out.empty() ? "" : ", ", spec->file);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> RunOutputs::texts(const Scenario& s, const RunResult& r,
+                                                                   const Json& summary) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [spec, writer] : writers_) {
+    std::ostringstream text;
+    writer->write(text, s, r, summary);
+    out.emplace_back(std::string(spec->file), std::move(text).str());
+  }
   return out;
 }
 

@@ -185,3 +185,38 @@ def test_plots_draw(root):
     assert len(gpusim.plot.queue_delay_cdf(r, ax=axes[1, 0]).lines) == 1
     assert len(gpusim.plot.occupancy(r, ax=axes[1, 1]).collections) > 100
     plt.close(fig)
+
+
+def test_report_one_renderer(root, cli, tmp_path):
+    """gpusim.report(run_dir), Result.report() and `gpusim run --report` write the same page."""
+    r = gpusim.run(root / "scenarios/first-scenario.yaml", outputs=["occupancy"])
+    r.write(tmp_path / "run")
+    gpusim.report(tmp_path / "run", tmp_path / "a.html")
+    r.report(tmp_path / "b.html")
+    subprocess.run([cli, "run", str(root / "scenarios/first-scenario.yaml"), "--report", str(tmp_path / "c.html")], check=True,
+                   capture_output=True)
+    page = (tmp_path / "a.html").read_bytes()
+    assert b'<svg class="plot"' in page and b"<script" not in page
+    assert page == (tmp_path / "b.html").read_bytes() == (tmp_path / "c.html").read_bytes()
+    with pytest.raises(ValueError, match="--force|force"):
+        gpusim.report(tmp_path / "run", tmp_path / "a.html")
+    gpusim.report(tmp_path / "run", tmp_path / "a.html", force=True)
+    with pytest.raises(gpusim.InputError, match="summary.json"):
+        gpusim.report(tmp_path, tmp_path / "d.html")
+
+
+def test_occupancy_adds_up_to_the_allocated_gpu_hours(root, tmp_path):
+    """occupancy.json (the report's heat map): each cell's allocated share x the row's GPUs x the
+    column's length, summed, is the run's allocated GPU-hours (to the cells' 3 decimals)."""
+    for scenario in ("first-scenario.yaml", "spot-trace.yaml"):
+        r = gpusim.run(root / "scenarios" / scenario, outputs=["occupancy"], data=str(root / "data"))
+        r.write(tmp_path / scenario)
+        occ = json.loads((tmp_path / scenario / "occupancy.json").read_text())
+        assert occ["columns"] <= 200 and len(occ["rows"]) <= 128 + len(r.summary["pools"])
+        spans = [min(occ["column_s"], occ["end_s"] - c * occ["column_s"]) for c in range(occ["columns"])]
+        hours = sum(a * row["gpus"] * s / 3600 for row in occ["rows"] for a, s in zip(row["allocated"], spans))
+        capacity = sum(u * row["gpus"] * s / 3600 for row in occ["rows"] for u, s in zip(row["up"], spans))
+        gpus = sum(row["gpus"] for row in occ["rows"])
+        slack = 0.0005 * gpus * occ["end_s"] / 3600  # half the last decimal, on every cell
+        assert abs(hours - r.summary["gpu_hours_allocated"]) <= slack, scenario
+        assert abs(capacity - r.summary["gpu_hours_capacity"]) <= slack, scenario

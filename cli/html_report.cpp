@@ -1,0 +1,857 @@
+#include "html_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/core/json.hpp"
+#include "gpusim/hardware/catalog.hpp"
+#include "table.hpp"
+#include "text.hpp"
+
+namespace gpusim::cli {
+
+namespace report_detail {
+
+Ticks nice_ticks(double lo, double hi, int max_ticks) {
+  if (!(hi > lo)) hi = lo + (lo == 0 ? 1 : std::abs(lo));
+  const double raw = (hi - lo) / std::max(1, max_ticks - 1);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  Ticks t;
+  t.step = step;
+  t.lo = std::floor(lo / step + 1e-9) * step;
+  t.hi = std::ceil(hi / step - 1e-9) * step;
+  for (int i = 0; t.lo + i * step <= t.hi + step * 1e-9; ++i) t.values.push_back(t.lo + i * step);
+  return t;
+}
+
+Points downsample(const Points& points, std::size_t max_points) {
+  if (points.size() <= max_points || max_points == 0) return points;
+  const std::size_t group = (points.size() + max_points - 1) / max_points;
+  Points out;
+  for (std::size_t i = 0; i < points.size(); i += group) {
+    const std::size_t end = std::min(points.size(), i + group);
+    double sum = 0;
+    for (std::size_t k = i; k < end; ++k) sum += points[k].second;
+    out.emplace_back(points[i].first, sum / static_cast<double>(end - i));
+  }
+  return out;
+}
+
+Points cdf_points(std::vector<double> values, std::size_t max_points) {
+  Points out;
+  if (values.empty() || max_points == 0) return out;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  const std::size_t k = std::min(n, max_points);
+  // The k-th point is the last value of the k-th of k equal shares of the sorted values.
+  for (std::size_t i = 1; i <= k; ++i) {
+    const std::size_t idx = (i * n + k - 1) / k - 1;
+    out.emplace_back(values[idx], static_cast<double>(idx + 1) / static_cast<double>(n));
+  }
+  return out;
+}
+
+MigGeometry mig_geometry(const std::string& gpu_model, const std::string& layout) {
+  MigGeometry g;
+  const GpuModel* model = Catalog::builtin().find_gpu(gpu_model);
+  if (!model || !model->mig) return g;
+  const MigTable& t = *model->mig;
+  g.memory_slices = t.memory_slices;
+  g.compute_slices = t.compute_slices;
+  std::size_t pos = 0;
+  while (pos < layout.size()) {
+    const std::size_t end = std::min(layout.find('+', pos), layout.size());
+    const std::string item = layout.substr(pos, end - pos);
+    pos = end + 1;
+    const std::size_t at = item.rfind('@');
+    if (at == std::string::npos) continue;
+    const MigProfile* p = t.find(item.substr(0, at));
+    int start = 0;
+    const auto [ptr, ec] = std::from_chars(item.data() + at + 1, item.data() + item.size(), start);
+    if (!p || ec != std::errc() || ptr != item.data() + item.size()) continue;
+    // An instance's GPCs sit under its first memory slice, pushed left when they would run past the
+    // last GPC (NVIDIA's MIG user guide draws 3g@4 on GPCs 4-6 of an A100: the seventh memory slice
+    // has no GPC of its own).
+    g.boxes.push_back(
+        {p->name, start, p->memory_slices, std::min(start, t.compute_slices - p->compute_slices), p->compute_slices});
+  }
+  return g;
+}
+
+}  // namespace report_detail
+
+namespace {
+
+using namespace report_detail;
+namespace fs = std::filesystem;
+
+// Colours that stay apart for the common kinds of colour blindness (Okabe and Ito's palette).
+constexpr std::array<const char*, 8> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00",
+                                              "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
+const char* colour(std::size_t i) { return kPalette[i % kPalette.size()]; }
+
+std::string esc(std::string_view s) {
+  std::string out;
+  for (char c : s) switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  return out;
+}
+
+// A number as a tick label: no trailing zeros, thousands separated.
+std::string tick_label(double v, double step) {
+  const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
+  return with_commas(std::abs(v) < step * 1e-6 ? 0.0 : v, decimals);
+}
+
+// ---------------------------------------------------------------- reading a run's files
+
+// A CSV file of a run (no quoting: gpusim writes none) read one line at a time.
+class Csv {
+ public:
+  Csv(const RunFiles& run, const std::string& where, std::string file) : file_(std::move(file)), where_(where) {
+    const auto it = run.find(file_);
+    if (it == run.end()) return;
+    text_ = it->second;
+    const std::size_t nl = text_.find('\n');
+    split(text_.substr(0, nl), header_);
+    body_ = nl == std::string_view::npos ? std::string_view() : text_.substr(nl + 1);
+  }
+  bool present() const { return !header_.empty(); }
+  std::size_t column(std::string_view name) const {
+    const auto it = std::find(header_.begin(), header_.end(), name);
+    if (it == header_.end()) throw error(1, fmt::format("expected a column '{}' in the header", name));
+    return static_cast<std::size_t>(it - header_.begin());
+  }
+  // f(fields, line) for each line after the header.
+  template <class F>
+  void each(F&& f) const {
+    std::vector<std::string_view> fields;
+    std::size_t pos = 0;
+    int line = 1;
+    while (pos < body_.size()) {
+      const std::size_t nl = std::min(body_.find('\n', pos), body_.size());
+      ++line;
+      split(body_.substr(pos, nl - pos), fields);
+      pos = nl + 1;
+      if (fields.size() == 1 && fields[0].empty()) continue;
+      if (fields.size() != header_.size())
+        throw error(line, fmt::format("expected {} fields as in the header, found {}", header_.size(), fields.size()));
+      f(fields, line);
+    }
+  }
+  // A field as a number; empty is nullopt.
+  std::optional<double> number(std::string_view field, int line, std::size_t col) const {
+    if (field.empty()) return std::nullopt;
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+    if (ec != std::errc() || ptr != field.data() + field.size())
+      throw error(line, fmt::format("column '{}': expected a number, found '{}'", header_[col], field));
+    return v;
+  }
+  InputError error(int line, const std::string& what) const { return InputError({path(), line, ""}, what); }
+
+ private:
+  static void split(std::string_view s, std::vector<std::string_view>& out) {
+    out.clear();
+    if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+    std::size_t pos = 0;
+    for (;;) {
+      const std::size_t c = s.find(',', pos);
+      out.push_back(s.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
+      if (c == std::string_view::npos) break;
+      pos = c + 1;
+    }
+  }
+  std::string path() const { return (fs::path(where_) / file_).string(); }
+
+  std::string file_, where_;
+  std::string_view text_, body_;
+  std::vector<std::string_view> header_;
+};
+
+Json parse_json(const RunFiles& run, const std::string& where, const std::string& file) {
+  const auto it = run.find(file);
+  if (it == run.end()) return Json();
+  Json j = Json::parse(it->second, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw InputError({(fs::path(where) / file).string(), std::nullopt, ""}, "expected a JSON object as gpusim writes it");
+  return j;
+}
+
+// A figure of summary.json by JSON pointer, when it is a number.
+std::optional<double> figure(const Json& summary, const char* pointer) {
+  const Json::json_pointer p(pointer);
+  if (!summary.contains(p) || !summary.at(p).is_number()) return std::nullopt;
+  return summary.at(p).get<double>();
+}
+
+std::string text_of(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+struct Series {
+  std::string name;
+  Points points;
+};
+
+// Per pool, in first-seen order: ready, allocated and busy GPUs and billed nodes over time.
+struct PoolSeries {
+  std::string pool;
+  Series ready{"ready", {}}, allocated{"allocated", {}}, busy{"busy", {}}, nodes{"nodes billed", {}};
+};
+
+std::vector<PoolSeries> pool_series(const RunFiles& run, const std::string& where) {
+  std::vector<PoolSeries> out;
+  const Csv csv(run, where, "pool_timeseries.csv");
+  if (!csv.present()) return out;
+  const std::size_t t = csv.column("time_s"), p = csv.column("pool"), ready = csv.column("gpus_ready"),
+                    alloc = csv.column("gpus_allocated"), busy = csv.column("gpus_busy"), nodes = csv.column("nodes_billed");
+  csv.each([&](const std::vector<std::string_view>& f, int line) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const PoolSeries& s) { return s.pool == f[p]; });
+    if (it == out.end()) {
+      out.push_back({std::string(f[p])});
+      it = out.end() - 1;
+    }
+    const double x = csv.number(f[t], line, t).value_or(0);
+    it->ready.points.emplace_back(x, csv.number(f[ready], line, ready).value_or(0));
+    it->allocated.points.emplace_back(x, csv.number(f[alloc], line, alloc).value_or(0));
+    it->busy.points.emplace_back(x, csv.number(f[busy], line, busy).value_or(0));
+    it->nodes.points.emplace_back(x, csv.number(f[nodes], line, nodes).value_or(0));
+  });
+  return out;
+}
+
+// The cluster's allocated and busy GPUs over time (timeseries.csv).
+std::pair<Series, Series> cluster_series(const RunFiles& run, const std::string& where) {
+  std::pair<Series, Series> out{{"allocated", {}}, {"busy", {}}};
+  const Csv csv(run, where, "timeseries.csv");
+  if (!csv.present()) return out;
+  const std::size_t t = csv.column("time_s"), alloc = csv.column("gpus_allocated"), busy = csv.column("gpus_busy");
+  csv.each([&](const std::vector<std::string_view>& f, int line) {
+    const double x = csv.number(f[t], line, t).value_or(0);
+    out.first.points.emplace_back(x, csv.number(f[alloc], line, alloc).value_or(0));
+    out.second.points.emplace_back(x, csv.number(f[busy], line, busy).value_or(0));
+  });
+  return out;
+}
+
+// Completed jobs' JCTs and started jobs' queue delays (jobs.csv), in seconds.
+std::pair<std::vector<double>, std::vector<double>> job_times(const RunFiles& run, const std::string& where) {
+  std::pair<std::vector<double>, std::vector<double>> out;
+  const Csv csv(run, where, "jobs.csv");
+  if (!csv.present()) return out;
+  const std::size_t jct = csv.column("jct_s"), queue = csv.column("queue_delay_s");
+  csv.each([&](const std::vector<std::string_view>& f, int line) {
+    if (const auto v = csv.number(f[jct], line, jct)) out.first.push_back(*v);
+    if (const auto v = csv.number(f[queue], line, queue)) out.second.push_back(*v);
+  });
+  return out;
+}
+
+struct CostRow {
+  std::string name;
+  double busy = 0, unused = 0, idle = 0;  // USD: what jobs' SMs used, what jobs held unused, what nobody held
+};
+
+// cost.csv's rows of one scope (pool, tenant, kind, gpu_model).
+std::vector<CostRow> cost_rows(const RunFiles& run, const std::string& where, std::string_view scope) {
+  std::vector<CostRow> out;
+  const Csv csv(run, where, "cost.csv");
+  if (!csv.present()) return out;
+  const std::size_t sc = csv.column("scope"), name = csv.column("name"), busy = csv.column("busy_cost_usd"),
+                    unused = csv.column("unused_allocated_cost_usd"), idle = csv.column("idle_cost_usd");
+  csv.each([&](const std::vector<std::string_view>& f, int line) {
+    if (f[sc] != scope) return;
+    out.push_back({std::string(f[name]), csv.number(f[busy], line, busy).value_or(0),
+                   csv.number(f[unused], line, unused).value_or(0), csv.number(f[idle], line, idle).value_or(0)});
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------- drawing
+
+// Seconds shown in a unit that suits the span.
+struct TimeUnit {
+  double seconds;
+  const char* name;
+};
+TimeUnit time_unit(double span_s) {
+  if (span_s <= 2 * 3600.0) return {60.0, "min"};
+  if (span_s <= 3 * 86400.0) return {3600.0, "h"};
+  return {86400.0, "days"};
+}
+
+constexpr double kWidth = 720, kHeight = 260, kLeft = 64, kRight = 150, kTop = 30, kBottom = 42;
+
+// A chart frame: title, axes with ticks and grid, legend. `x_time`: x values are seconds.
+class Frame {
+ public:
+  Frame(const std::string& title, const std::string& x_label, const std::string& y_label, double x_lo, double x_hi, double y_lo,
+        double y_hi, bool x_time, bool y_percent = false) {
+    if (x_time) {
+      unit_ = time_unit(x_hi - x_lo);
+      x_label_ = fmt::format("{} ({})", x_label, unit_.name);
+    } else x_label_ = x_label;
+    xt_ = nice_ticks(x_lo / unit_.seconds, x_hi / unit_.seconds, 8);
+    yt_ = nice_ticks(y_lo, y_hi, 6);
+    svg_ = fmt::format(
+        R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img">)", kWidth,
+        kHeight, kWidth, kHeight);
+    svg_ += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", esc(title), kLeft, esc(title));
+    for (double v : yt_.values) {
+      const double y = py(v);
+      svg_ += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" class="g"/>)", kLeft, y, kWidth - kRight, y);
+      svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="yl">{}</text>)", kLeft - 6, y + 4,
+                          y_percent ? fmt::format("{:g} %", v * 100) : tick_label(v, yt_.step));
+    }
+    for (double v : xt_.values) {
+      const double x = px(v * unit_.seconds);
+      svg_ += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" class="g"/>)", x, kTop, x, kHeight - kBottom);
+      svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", x, kHeight - kBottom + 16,
+                          tick_label(v, xt_.step));
+    }
+    svg_ += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="ax"/>)", kLeft, kTop, kWidth - kLeft - kRight,
+                        kHeight - kTop - kBottom);
+    svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", kLeft + (kWidth - kLeft - kRight) / 2, kHeight - 6,
+                        esc(x_label_));
+    svg_ += fmt::format(R"svg(<text transform="translate(14,{:.1f}) rotate(-90)" class="xl">{}</text>)svg",
+                        kTop + (kHeight - kTop - kBottom) / 2, esc(y_label));
+  }
+  double px(double x_s) const { return kLeft + (x_s / unit_.seconds - xt_.lo) / (xt_.hi - xt_.lo) * (kWidth - kLeft - kRight); }
+  double py(double y) const { return kHeight - kBottom - (y - yt_.lo) / (yt_.hi - yt_.lo) * (kHeight - kTop - kBottom); }
+  void legend(const std::string& name, const char* c, bool box = false) {
+    const double y = kTop + 8 + 16 * static_cast<double>(legends_++);
+    const double x = kWidth - kRight + 10;
+    svg_ += box ? fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="{}"/>)", x, y - 8, c)
+                : fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"/>)", x, y - 3,
+                              x + 14, y - 3, c);
+    svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="lg">{}</text>)", x + 18, y + 1, esc(name));
+  }
+  // A series as a polyline; `steps`: held until the next point (samples of a state).
+  void line(const Series& s, const char* c, bool steps) {
+    std::string pts;
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      const auto [x, y] = s.points[i];
+      if (steps && i > 0) pts += fmt::format("{:.1f},{:.1f} ", px(x), py(s.points[i - 1].second));
+      pts += fmt::format("{:.1f},{:.1f} ", px(x), py(y));
+    }
+    svg_ += fmt::format(R"(<polyline class="mark" fill="none" stroke="{}" stroke-width="1.6" points="{}"/>)", c, pts);
+    legend(s.name, c);
+  }
+  std::string done() { return svg_ + "</svg>\n"; }
+  std::string svg_;
+
+ private:
+  TimeUnit unit_{1.0, "s"};
+  std::string x_label_;
+  Ticks xt_, yt_;
+  int legends_ = 0;
+};
+
+std::string note(const std::string& text) { return fmt::format("<p class=\"note\">{}</p>\n", esc(text)); }
+
+// Line series over time on one chart (a note instead when there is nothing to draw).
+std::string time_chart(const std::string& title, const std::string& y_label, const std::vector<Series>& series, bool steps,
+                       std::size_t max_points = 400) {
+  double x_lo = std::numeric_limits<double>::max(), x_hi = std::numeric_limits<double>::lowest(), y_hi = 0;
+  for (const Series& s : series)
+    for (const auto& [x, y] : s.points) {
+      x_lo = std::min(x_lo, x);
+      x_hi = std::max(x_hi, x);
+      y_hi = std::max(y_hi, y);
+    }
+  if (x_lo > x_hi) return note(title + ": no samples.");
+  if (x_lo == x_hi) {  // one instant (a packing experiment): its values, not a plot
+    std::string values;
+    for (const Series& s : series)
+      if (!s.points.empty())
+        values += fmt::format("{}{} {}", values.empty() ? "" : ", ", s.name, with_commas(s.points.back().second, 1));
+    return note(fmt::format("{}: one sample, at {}: {}.", title, human_seconds(x_lo), values));
+  }
+  Frame f(title, "time", y_label, x_lo, x_hi, 0, y_hi, true);
+  for (std::size_t i = 0; i < series.size(); ++i)
+    f.line({series[i].name, downsample(series[i].points, max_points)}, colour(i), steps);
+  return f.done();
+}
+
+// CDFs of durations (seconds) on one chart.
+std::string cdf_chart(const std::string& title, const std::vector<std::pair<std::string, std::vector<double>>>& samples) {
+  std::vector<Series> series;
+  double hi = 0;
+  std::string same;  // runs whose every value is one number: a vertical line is no plot, a sentence says it
+  for (const auto& [name, values] : samples) {
+    if (values.empty()) continue;
+    if (*std::min_element(values.begin(), values.end()) == *std::max_element(values.begin(), values.end())) {
+      same += note(fmt::format("{}: all {} jobs took {}.", title,
+                               with_commas(static_cast<double>(values.size()), 0) + (samples.size() > 1 ? " of " + name : ""),
+                               human_seconds(values.front())));
+      continue;
+    }
+    series.push_back({fmt::format("{} ({})", name, with_commas(static_cast<double>(values.size()), 0)), cdf_points(values, 200)});
+    hi = std::max(hi, series.back().points.back().first);
+  }
+  if (series.empty()) return same.empty() ? note(title + ": no jobs to show.") : same;
+  Frame f(title, "duration", "share of jobs", 0, std::max(hi, 1.0), 0, 1, true, true);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    Series s = series[i];
+    s.points.insert(s.points.begin(), {s.points.front().first, 0.0});  // from 0 up at the smallest value
+    f.line(s, colour(i), true);
+  }
+  return f.done() + same;
+}
+
+// Horizontal stacked bars: each row's parts (busy, held unused, idle) in USD.
+std::string cost_bars(const std::string& title, const std::vector<CostRow>& rows) {
+  double hi = 0;
+  for (const CostRow& r : rows) hi = std::max(hi, r.busy + r.unused + r.idle);
+  if (rows.empty() || hi <= 0) return note(title + ": no cost (no priced pool).");
+  const double bar = 18, gap = 8, top = 48, left = 150, right = 150, width = kWidth;
+  const double height = top + static_cast<double>(rows.size()) * (bar + gap) + 34;
+  const Ticks t = nice_ticks(0, hi, 6);
+  const auto px = [&](double v) { return left + v / t.hi * (width - left - right); };
+  std::string s = fmt::format(
+      R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{:.0f}" viewBox="0 0 {} {:.0f}" role="img">)",
+      width, height, width, height);
+  s += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", esc(title), left, esc(title));
+  const double axis_y = height - 34;
+  for (double v : t.values) {
+    s += fmt::format(R"(<line x1="{:.1f}" y1="{}" x2="{:.1f}" y2="{:.1f}" class="g"/>)", px(v), top - 4, px(v), axis_y);
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", px(v), axis_y + 14, tick_label(v, t.step));
+  }
+  s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">USD</text>)", left + (width - left - right) / 2, height - 4);
+  static constexpr std::array<const char*, 3> kParts{"#009E73", "#E69F00", "#BBBBBB"};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const CostRow& r = rows[i];
+    const double y = top + static_cast<double>(i) * (bar + gap);
+    s += fmt::format(R"(<text x="{}" y="{:.1f}" class="yl">{}</text>)", left - 6, y + 13, esc(r.name));
+    double x = 0;
+    const std::array<double, 3> parts{r.busy, r.unused, r.idle};
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (parts[k] <= 0) continue;
+      s += fmt::format(R"(<rect class="mark" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}"/>)", px(x), y,
+                       std::max(px(x + parts[k]) - px(x), 0.5), bar, kParts[k]);
+      x += parts[k];
+    }
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="lg">{} (waste {})</text>)", px(x) + 4, y + 13, with_commas(x, 0),
+                     with_commas(r.unused + r.idle, 0));
+  }
+  const std::array<const char*, 3> names{"busy (SMs used)", "held, SMs unused", "idle (nobody held)"};
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const double x = left + 150 * static_cast<double>(k);
+    s += fmt::format(R"(<rect x="{:.1f}" y="26" width="14" height="10" fill="{}"/>)", x, kParts[k]);
+    s += fmt::format(R"(<text x="{:.1f}" y="35" class="lg">{}</text>)", x + 18, names[k]);
+  }
+  return s + "</svg>\n";
+}
+
+// A colour from white through blue for a share in [0, 1], in 10 steps (equal neighbours merge).
+std::string heat_colour(double share) {
+  const int level = std::clamp(static_cast<int>(std::lround(share * 10)), 0, 10);
+  const auto mix = [&](int from, int to) { return from + (to - from) * level / 10; };
+  return fmt::format("#{:02x}{:02x}{:02x}", mix(0xf7, 0x08), mix(0xfb, 0x30), mix(0xff, 0x6b));
+}
+
+// occupancy.json as a heat map: a row per node group, a column per time bucket; a cell's colour is
+// the share of its up GPUs allocated, hatched grey where none of its nodes was up.
+std::string heat_map(const Json& occ) {
+  const Json& rows = occ["rows"];
+  const auto columns = occ["columns"].get<std::size_t>();
+  if (rows.empty() || columns == 0) return note("No nodes to draw.");
+  const double left = 170, top = 30, right = 110, cell_h = std::clamp(320.0 / static_cast<double>(rows.size()), 3.0, 40.0);
+  const double width = kWidth + 60, plot_w = width - left - right, cell_w = plot_w / static_cast<double>(columns);
+  const double height = top + cell_h * static_cast<double>(rows.size()) + 44;
+  std::string s = fmt::format(
+      R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" role="img">)",
+      width, height, width, height);
+  s += R"(<title>GPU occupancy</title><text x="170" y="18" class="t">Allocated share of up GPUs, per node group and time</text>)";
+  s +=
+      R"(<defs><pattern id="off" width="4" height="4" patternUnits="userSpaceOnUse"><rect width="4" height="4" fill="#eeeeee"/><path d="M0,4 L4,0" stroke="#bbbbbb" stroke-width="0.8"/></pattern></defs>)";
+  std::string last_pool;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const Json& row = rows[r];
+    const double y = top + cell_h * static_cast<double>(r);
+    const auto& up = row["up"];
+    const auto& alloc = row["allocated"];
+    // Runs of equal colour as one rectangle: a steady node group is one element, not 200.
+    std::size_t c = 0;
+    while (c < columns) {
+      const auto fill_of = [&](std::size_t k) {
+        const double u = up[k].get<double>();
+        return u <= 0 ? std::string("url(#off)") : heat_colour(alloc[k].get<double>() / u);
+      };
+      const std::string fill = fill_of(c);
+      std::size_t e = c + 1;
+      while (e < columns && fill_of(e) == fill) ++e;
+      s += fmt::format(R"(<rect class="mark" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}" fill="{}"/>)",
+                       left + cell_w * static_cast<double>(c), y, cell_w * static_cast<double>(e - c), cell_h, fill);
+      c = e;
+    }
+    const std::string pool = row["pool"].get<std::string>();
+    if (pool != last_pool || cell_h >= 10) {
+      const std::string first = row["first_node"].get<std::string>(), last = row["last_node"].get<std::string>();
+      s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="yl">{}</text>)", left - 6, y + std::min(cell_h, 10.0),
+                       esc(first == last ? first : fmt::format("{} .. {}", first, last)));
+      if (pool != last_pool && r > 0)
+        s += fmt::format(R"(<line x1="{:.1f}" y1="{:.2f}" x2="{:.1f}" y2="{:.2f}" stroke="#333" stroke-width="1"/>)", left, y,
+                         left + plot_w, y);
+      last_pool = pool;
+    }
+  }
+  const double end_s = occ["end_s"].get<double>(), column_s = occ["column_s"].get<double>();
+  const TimeUnit unit = time_unit(end_s);
+  const Ticks t = nice_ticks(0, static_cast<double>(columns) * column_s / unit.seconds, 8);
+  const double axis_y = top + cell_h * static_cast<double>(rows.size());
+  for (double v : t.values) {
+    const double x = left + v * unit.seconds / column_s * cell_w;
+    if (x > left + plot_w + 0.5) break;
+    s += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#333"/>)", x, axis_y, x, axis_y + 4);
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", x, axis_y + 16, tick_label(v, t.step));
+  }
+  s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">time ({}); a column is {}</text>)", left + plot_w / 2, height - 6,
+                   unit.name, human_seconds(column_s));
+  for (int k = 0; k <= 10; k += 2) {
+    const double y = top + 7.0 * k;  // k = 0, 2, ..., 10: a row every 14 px
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="{}" stroke="#999" stroke-width="0.5"/>)",
+                     width - right + 10, y, heat_colour(k / 10.0));
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="lg">{} %</text>)", width - right + 28, y + 9, k * 10);
+  }
+  s += fmt::format(
+      R"svg(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="url(#off)"/><text x="{:.1f}" y="{:.1f}" class="lg">no node up</text>)svg",
+      width - right + 10, top + 14.0 * 6, width - right + 28, top + 14.0 * 6 + 9);
+  return s + "</svg>\n";
+}
+
+// One MIG layout on its GPU: memory slices above, compute slices (GPCs) below, an instance's two
+// boxes in one colour.
+std::string mig_drawing(const std::string& model, const std::string& layout, std::size_t gpus) {
+  const MigGeometry g = mig_geometry(model, layout);
+  if (g.memory_slices == 0 || g.boxes.empty()) return note(fmt::format("{}: {} ({} GPUs)", model, layout, gpus));
+  const std::string title = fmt::format("{} x {}: {}", gpus, model, layout);
+  // Wide enough for its title (at most about 8 px a character at 13 px bold).
+  const double left = 110, slot = 56, band = 34, top = 26,
+               width = std::max(left + slot * g.memory_slices + 20, 8.0 * static_cast<double>(title.size()) + 10);
+  const double height = top + 2 * band + 26;
+  std::string s = fmt::format(
+      R"(<svg class="plot mig" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" role="img">)",
+      width, height, width, height);
+  s += fmt::format(R"(<title>{}</title><text x="4" y="16" class="t">{}</text>)", esc(layout), esc(title));
+  s += fmt::format(
+      R"(<text x="{}" y="{:.1f}" class="yl">memory slices</text><text x="{}" y="{:.1f}" class="yl">compute slices</text>)",
+      left - 6, top + band / 2 + 4, left - 6, top + band + 8 + band / 2 + 4);
+  const double compute_slot = slot * g.memory_slices / g.compute_slices;
+  for (int i = 0; i < g.memory_slices; ++i)
+    s += fmt::format(R"(<rect x="{:.1f}" y="{}" width="{}" height="{}" fill="none" stroke="#999" stroke-dasharray="3,2"/>)",
+                     left + slot * i, top, slot, band);
+  for (int i = 0; i < g.compute_slices; ++i)
+    s += fmt::format(
+        R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="none" stroke="#999" stroke-dasharray="3,2"/>)",
+        left + compute_slot * i, top + band + 8, compute_slot, band);
+  for (std::size_t i = 0; i < g.boxes.size(); ++i) {
+    const MigBox& b = g.boxes[i];
+    const char* c = colour(i);
+    s += fmt::format(
+        R"(<rect class="mark" x="{:.1f}" y="{}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.75" stroke="#222"/>)",
+        left + slot * b.memory_start + 2, top + 2, slot * b.memory_slices - 4, band - 4, c);
+    s += fmt::format(
+        R"(<rect class="mark" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.75" stroke="#222"/>)",
+        left + compute_slot * b.compute_start + 2, top + band + 10, compute_slot * b.compute_slices - 4, band - 4, c);
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="in">{}</text>)",
+                     left + slot * (b.memory_start + b.memory_slices / 2.0), top + band / 2 + 4, esc(b.profile));
+  }
+  s += fmt::format(R"(<text x="{}" y="{:.1f}" class="yl">memory slice</text>)", left - 6, height - 6);
+  for (int i = 0; i < g.memory_slices; ++i)
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", left + slot * (i + 0.5), height - 6, i);
+  return s + "</svg>\n";
+}
+
+constexpr const char* kStyle = R"(<style>
+body{font-family:sans-serif;margin:24px;color:#222;max-width:1000px}
+h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}
+td:first-child,th:first-child{text-align:left}tr.diff td{background:#fff8e0}td.best{background:#d8f3dc;font-weight:bold}
+.note{color:#555;font-size:13px}pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;max-height:400px}
+svg{display:block;margin:8px 0}svg text{font-size:11px;fill:#222}svg .t{font-size:13px;font-weight:bold}
+svg .xl{text-anchor:middle}svg .yl{text-anchor:end}svg .in{text-anchor:middle;font-size:11px}
+svg .g{stroke:#e4e4e4}svg .ax{fill:none;stroke:#555}
+.cols{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+</style>
+)";
+
+std::string page_start(const std::string& title) {
+  return fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\">"
+                     "<title>{}</title>\n{}</head><body>\n<h1>{}</h1>\n",
+                     esc(title), kStyle, esc(title));
+}
+
+// The run's headline figures (the run table's rows), then pending and unschedulable with reasons.
+std::string headline(const Json& summary) {
+  // Side by side in three tables: the page stays short.
+  std::vector<std::string> rows;
+  for (const MetricRow& m : metric_rows())
+    if (const auto v = figure(summary, m.pointer))
+      rows.push_back(fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(m.label), esc(format_figure(v, m.format))));
+  std::string s = "<div class=\"cols\">";
+  const std::size_t per = std::max<std::size_t>(1, (rows.size() + 2) / 3);
+  for (std::size_t i = 0; i < rows.size(); i += per) {
+    s += "<table class=\"figures\"><tr><th>figure</th><th>value</th></tr>\n";
+    for (std::size_t k = i; k < std::min(rows.size(), i + per); ++k) s += rows[k];
+    s += "</table>";
+  }
+  s += "</div>\n";
+  if (summary.contains("unschedulable_reasons") && !summary["unschedulable_reasons"].empty()) {
+    s += "<p>Unschedulable jobs, by reason:</p><table><tr><th>reason</th><th>jobs</th></tr>\n";
+    for (const Json& r : summary["unschedulable_reasons"])
+      s += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(text_of(r, "reason")), r.value("jobs", 0));
+    s += "</table>\n";
+  }
+  return s;
+}
+
+std::string notes(const Json& summary) {
+  std::string s = fmt::format("<p>Scenario <b>{}</b>, policy <b>{}</b>, seed {}, gpusim {}.</p>\n",
+                              esc(text_of(summary, "scenario")), esc(text_of(summary, "policy")),
+                              summary.contains("seed") ? summary["seed"].dump() : "-", esc(text_of(summary, "gpusim_version")));
+  if (summary.contains("model_notes")) {
+    s += "<details><summary>Model notes</summary><ul>\n";
+    for (const Json& n : summary["model_notes"])
+      s += fmt::format("<li>{}</li>\n", esc(n.is_string() ? n.get<std::string>() : n.dump()));
+    s += "</ul></details>\n";
+  }
+  return s;
+}
+
+// The MIG layouts in use at the end (gpus.csv), each with the number of GPUs in it.
+std::string mig_section(const RunFiles& run, const std::string& where, const Json& summary) {
+  const Csv csv(run, where, "gpus.csv");
+  if (!csv.present()) return "";
+  const std::size_t pool = csv.column("pool"), layout = csv.column("mig_layout");
+  std::map<std::pair<std::string, std::string>, std::size_t> layouts;  // (pool, layout) -> GPUs
+  csv.each([&](const std::vector<std::string_view>& f, int) {
+    if (!f[layout].empty()) ++layouts[{std::string(f[pool]), std::string(f[layout])}];
+  });
+  if (layouts.empty()) return "";
+  std::map<std::string, std::string> models;
+  if (summary.contains("pools"))
+    for (const Json& p : summary["pools"]) models[text_of(p, "name")] = text_of(p, "gpu_model");
+  std::string s = "<h2>MIG layouts in use</h2>\n" +
+                  note("Each GPU's layout at the end of the run (gpus.csv): an instance takes the memory "
+                       "slices and compute slices drawn in its colour.");
+  std::string shown;
+  for (const auto& [key, gpus] : layouts) {
+    if (std::exchange(shown, key.first) != key.first) s += fmt::format("<h3>pool {}</h3>\n", esc(key.first));
+    s += mig_drawing(models[key.first], key.second, gpus);
+  }
+  return s;
+}
+
+std::string events_section(const Json& occ, const std::vector<PoolSeries>& pools) {
+  std::string s = "<h2>Spot reclaims and autoscaling</h2>\n";
+  bool nodes_vary = false;
+  std::vector<Series> nodes;
+  for (const PoolSeries& p : pools) {
+    for (const auto& pt : p.nodes.points) nodes_vary |= pt.second != p.nodes.points.front().second;
+    nodes.push_back({p.pool, p.nodes.points});
+  }
+  std::vector<Series> reclaims;
+  double events = 0;
+  if (occ.is_object()) {
+    const double column_s = occ["column_s"].get<double>();
+    for (const Json& e : occ["events"]) {
+      Series r{e["pool"].get<std::string>(), {}};
+      for (std::size_t c = 0; c < e["reclaims"].size(); ++c) {
+        const double n = e["reclaims"][c].get<double>();
+        events += n + e["nodes_ready"][c].get<double>() + e["nodes_gone"][c].get<double>();
+        r.points.emplace_back(static_cast<double>(c) * column_s, n);
+      }
+      reclaims.push_back(std::move(r));
+    }
+  }
+  if (!nodes_vary && events == 0) return s + note("No spot reclaims and no node added or removed in this run.");
+  s += time_chart("Nodes billed per pool", "nodes", nodes, true);
+  if (occ.is_object())
+    s += time_chart(fmt::format("Spot reclaim notices per {} per pool", human_seconds(occ["column_s"].get<double>())), "reclaims",
+                    reclaims, false);
+  return s;
+}
+
+std::string tenants_section(const Json& summary, const RunFiles& run, const std::string& where) {
+  if (!summary.contains("tenants") || summary["tenants"].size() < 2) return "";
+  std::string s = "<h2>Tenants</h2>\n<table><tr><th>tenant</th><th>jobs</th><th>completed</th><th>GPU-hours allocated</th>"
+                  "<th>cost allocated (USD)</th><th>of it unused (USD)</th><th>JCT mean</th></tr>\n";
+  for (const Json& t : summary["tenants"]) {
+    const auto jct = figure(t, "/jct_s/mean");
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                     esc(text_of(t, "name")), t.value("jobs", 0), t.value("jobs_completed", 0),
+                     with_commas(t.value("gpu_hours_allocated", 0.0), 1), with_commas(t.value("cost_allocated_usd", 0.0), 2),
+                     with_commas(t.value("cost_unused_usd", 0.0), 2), jct ? human_seconds(*jct) : "-");
+  }
+  s += "</table>\n";
+  return s + cost_bars("Cost by tenant (USD)", cost_rows(run, where, "tenant"));
+}
+
+}  // namespace
+
+RunFiles read_run_dir(const std::string& dir) {
+  const SourceLocation arg{dir, std::nullopt, "RUN_DIR"};
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError(arg, "expected a run directory (written by gpusim run --out DIR); no such directory");
+  if (!fs::is_regular_file(fs::path(dir) / "summary.json", ec))
+    throw InputError({(fs::path(dir) / "summary.json").string(), std::nullopt, ""},
+                     "missing: expected a run directory written by gpusim run --out DIR");
+  RunFiles out;
+  for (const char* file : {"summary.json", "timeseries.csv", "pool_timeseries.csv", "jobs.csv", "gpus.csv", "cost.csv",
+                           "occupancy.json", "scenario.yaml"}) {
+    const fs::path p = fs::path(dir) / file;
+    if (!fs::exists(p, ec)) continue;
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream text;
+    text << f.rdbuf();
+    if (!f) throw InputError({p.string(), std::nullopt, ""}, "cannot read the file");
+    out[file] = std::move(text).str();
+  }
+  return out;
+}
+
+namespace {
+
+std::string render_report(const RunFiles& run, const std::string& where) {
+  const Json summary = parse_json(run, where, "summary.json");
+  if (!summary.is_object())
+    throw InputError({(fs::path(where) / "summary.json").string(), std::nullopt, ""}, "missing: the report needs it");
+  const Json occ = parse_json(run, where, "occupancy.json");
+  if (occ.is_object() && !(occ.contains("rows") && occ.contains("events") && occ.contains("columns") && occ.contains("column_s")))
+    throw InputError({(fs::path(where) / "occupancy.json").string(), std::nullopt, ""},
+                     "expected rows, events, columns and column_s");
+  std::string s = page_start(fmt::format("gpusim report: {} ({})", text_of(summary, "scenario"), text_of(summary, "policy")));
+  s += notes(summary);
+  s += "<h2>Headline figures</h2>\n" + headline(summary);
+
+  s += "<h2>Allocated and busy GPUs over time</h2>\n";
+  const std::vector<PoolSeries> pools = pool_series(run, where);
+  for (const PoolSeries& p : pools) s += time_chart(fmt::format("Pool {}", p.pool), "GPUs", {p.ready, p.allocated, p.busy}, true);
+  if (pools.empty()) s += note("pool_timeseries.csv is missing.");
+
+  s += "<h2>Cost and waste</h2>\n" +
+       note("Busy: the share of held GPUs' SMs that jobs kept busy; held unused: allocated but idle SMs; "
+            "idle: capacity nobody held. Waste is the last two.");
+  for (const auto& [scope, title] : std::vector<std::pair<const char*, const char*>>{
+           {"pool", "Cost by pool (USD)"}, {"kind", "Cost by job kind (USD)"}, {"gpu_model", "Cost by GPU model (USD)"}})
+    s += cost_bars(title, cost_rows(run, where, scope));
+
+  s += "<h2>Job completion time and queueing delay</h2>\n";
+  const auto [jct, queue] = job_times(run, where);
+  s += cdf_chart("JCT of completed jobs (CDF)", {{"JCT", jct}});
+  s += cdf_chart("Queueing delay to first start (CDF)", {{"queue delay", queue}});
+
+  s += "<h2>GPU occupancy (nodes x time)</h2>\n";
+  s += occ.is_object() ? heat_map(occ)
+                       : note("occupancy.json is missing: run with --occupancy (or --report) to draw the heat map.");
+  s += mig_section(run, where, summary);
+  s += events_section(occ, pools);
+  s += tenants_section(summary, run, where);
+  if (const auto it = run.find("scenario.yaml"); it != run.end())
+    s += "<h2>Scenario as run</h2>\n<details><summary>scenario.yaml</summary><pre>" + esc(it->second) + "</pre></details>\n";
+  return s + "</body></html>\n";
+}
+
+std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& runs, const std::string& title) {
+  std::vector<Json> summaries;
+  for (const auto& [label, files] : runs) {
+    summaries.push_back(parse_json(files, label, "summary.json"));
+    if (!summaries.back().is_object()) throw InputError({label, std::nullopt, ""}, "summary.json missing: the report needs it");
+  }
+  std::string s = page_start(title);
+  s += note("Runs side by side. A shaded row differs between runs; the best value of a row that has a direction is in green.");
+  s += "<h2>Headline figures</h2>\n<table class=\"figures\"><tr><th>figure</th>";
+  for (const auto& [label, files] : runs) s += fmt::format("<th>{}</th>", esc(label));
+  s += "</tr>\n";
+  for (const MetricRow& m : metric_rows()) {
+    std::vector<std::optional<double>> values;
+    std::vector<std::string> printed;
+    for (const Json& j : summaries) {
+      values.push_back(figure(j, m.pointer));
+      printed.push_back(format_figure(values.back(), m.format));
+    }
+    if (std::all_of(values.begin(), values.end(), [](const auto& v) { return !v; })) continue;
+    const bool differ = std::any_of(printed.begin(), printed.end(), [&](const std::string& p) { return p != printed.front(); });
+    const std::vector<bool> best = best_marks(values, printed, m.better);
+    s += fmt::format("<tr{}><td>{}</td>", differ ? " class=\"diff\"" : "", esc(m.label));
+    for (std::size_t i = 0; i < printed.size(); ++i)
+      s += fmt::format("<td{}>{}</td>", best[i] ? " class=\"best\"" : "", esc(printed[i]));
+    s += "</tr>\n";
+  }
+  s += "</table>\n";
+  std::vector<Series> allocated, busy;
+  std::vector<std::pair<std::string, std::vector<double>>> jct, queue;
+  std::vector<CostRow> cost;
+  for (const auto& [label, files] : runs) {
+    auto [a, b] = cluster_series(files, label);
+    allocated.push_back({label, std::move(a.points)});
+    busy.push_back({label, std::move(b.points)});
+    auto [j, q] = job_times(files, label);
+    jct.emplace_back(label, std::move(j));
+    queue.emplace_back(label, std::move(q));
+    for (CostRow r : cost_rows(files, label, "total")) {
+      r.name = label;
+      cost.push_back(r);
+    }
+  }
+  s += "<h2>Allocated and busy GPUs over time</h2>\n" + time_chart("Allocated GPUs", "GPUs", allocated, true) +
+       time_chart("Busy GPUs", "GPUs", busy, true);
+  s += "<h2>Cost and waste</h2>\n" + cost_bars("Cost per run (USD)", cost);
+  s += "<h2>Job completion time and queueing delay</h2>\n" + cdf_chart("JCT of completed jobs (CDF)", jct) +
+       cdf_chart("Queueing delay to first start (CDF)", queue);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Json occ = parse_json(runs[i].second, runs[i].first, "occupancy.json");
+    if (occ.is_object() && occ.contains("rows"))
+      s += fmt::format("<h2>GPU occupancy: {}</h2>\n", esc(runs[i].first)) + heat_map(occ);
+  }
+  return s + "</body></html>\n";
+}
+
+// A field of the wrong type in summary.json or occupancy.json (edited, or from another version).
+template <class F>
+std::string json_checked(const std::string& where, F&& render) {
+  try {
+    return render();
+  } catch (const Json::exception& e) {
+    throw InputError({where, std::nullopt, ""},
+                     fmt::format("summary.json or occupancy.json is not as gpusim writes it: {}", e.what()));
+  }
+}
+
+}  // namespace
+
+std::string html_report(const RunFiles& run, const std::string& where) {
+  return json_checked(where, [&] { return render_report(run, where); });
+}
+
+std::string html_compare_report(const std::vector<std::pair<std::string, RunFiles>>& runs, const std::string& title) {
+  return json_checked(title, [&] { return render_compare(runs, title); });
+}
+
+}  // namespace gpusim::cli
