@@ -714,6 +714,12 @@ std::string tenants_section(const Json& summary, const RunFiles& run, const std:
 
 }  // namespace
 
+const std::vector<std::string_view>& report_files() {
+  static const std::vector<std::string_view> files{"summary.json", "timeseries.csv", "pool_timeseries.csv", "jobs.csv",
+                                                   "gpus.csv",     "cost.csv",       "occupancy.json",      "scenario.yaml"};
+  return files;
+}
+
 RunFiles read_run_dir(const std::string& dir) {
   const SourceLocation arg{dir, std::nullopt, "RUN_DIR"};
   std::error_code ec;
@@ -723,16 +729,21 @@ RunFiles read_run_dir(const std::string& dir) {
     throw InputError({(fs::path(dir) / "summary.json").string(), std::nullopt, ""},
                      "missing: expected a run directory written by gpusim run --out DIR");
   RunFiles out;
-  for (const char* file : {"summary.json", "timeseries.csv", "pool_timeseries.csv", "jobs.csv", "gpus.csv", "cost.csv",
-                           "occupancy.json", "scenario.yaml"}) {
+  for (std::string_view file : report_files()) {
     const fs::path p = fs::path(dir) / file;
     if (!fs::exists(p, ec)) continue;
     std::ifstream f(p, std::ios::binary);
     std::ostringstream text;
     text << f.rdbuf();
     if (!f) throw InputError({p.string(), std::nullopt, ""}, "cannot read the file");
-    out[file] = std::move(text).str();
+    out[std::string(file)] = std::move(text).str();
   }
+  return out;
+}
+
+RunFiles run_files(const RunOutputs& outputs, const Scenario& s, const RunResult& r, const Json& summary) {
+  RunFiles out;
+  for (auto& [file, text] : outputs.texts(s, r, summary, report_files())) out[file] = std::move(text);
   return out;
 }
 

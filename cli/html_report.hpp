@@ -9,14 +9,19 @@
 #include <utility>
 #include <vector>
 
+#include "gpusim/sim/outputs.hpp"
+
 namespace gpusim::cli {
 
 // A run's files by name: summary.json, timeseries.csv, ... and occupancy.json when it was asked for.
 using RunFiles = std::map<std::string, std::string>;
 
-// The files of a run directory that the report reads (summary.json required; the others shown when
-// present). InputError naming the path when `dir` is missing or not a run directory.
+// The files the report reads (summary.json required; the others shown when present).
+const std::vector<std::string_view>& report_files();
+// Those files of a run directory. InputError naming the path when `dir` is missing or not a run directory.
 RunFiles read_run_dir(const std::string& dir);
+// Those files of a run in memory, as `outputs` would write them (ask it for "occupancy" for the heat map).
+RunFiles run_files(const RunOutputs& outputs, const Scenario& s, const RunResult& r, const Json& summary);
 
 // `where` names the run's files in error messages (its directory, or "run" for one in memory).
 std::string html_report(const RunFiles& run, const std::string& where);

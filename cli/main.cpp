@@ -223,9 +223,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   }
   if (report) {
     progress.phase(fmt::format("writing {}", *report));
-    cli::RunFiles files;
-    for (auto& [file, text] : outputs.texts(s, r, summary)) files[file] = std::move(text);
-    write_output_file(*report, cli::html_report(files, out ? *out : "run"));
+    write_output_file(*report, cli::html_report(cli::run_files(outputs, s, r, summary), out ? *out : "run"));
   }
   progress.finish();
   if (json) {

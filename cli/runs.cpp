@@ -50,8 +50,7 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, 
                                  {{}, spec.keep_files ? outputs.observers() : std::vector<Observer*>{}, spec.audit});
     out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out[i].summary = summarize(spec.scenario, r);
-    if (spec.keep_files)
-      for (auto& [file, text] : outputs.texts(spec.scenario, r, out[i].summary)) out[i].files[file] = std::move(text);
+    if (spec.keep_files) out[i].files = run_files(outputs, spec.scenario, r, out[i].summary);
     out[i].summary["label"] = spec.label;
     if (progress) progress->run_done();
   });

@@ -25,7 +25,7 @@ struct RunSpec {
 struct RunOutcome {
   Json summary;    // with "label" added
   double seconds;  // wall time of the run (never written into outputs that must reproduce)
-  RunFiles files;  // with keep_files: what --out would write, by file name
+  RunFiles files;  // with keep_files: the files the report reads, as --out would write them
 };
 
 // Runs every spec on `workers` threads (at least 1). A bad policy name or a failed run rethrows the

@@ -749,9 +749,7 @@ PYBIND11_MODULE(_core, m) {
           "report",
           [](const Run& r, const std::string& path, bool force) {
             check_output_file(path, "path", force);
-            cli::RunFiles files;
-            for (auto& [file, text] : r.outputs->texts(*r.scenario, r.result, r.summary)) files[file] = std::move(text);
-            write_output_file(path, cli::html_report(files, "run"));
+            write_output_file(path, cli::html_report(cli::run_files(*r.outputs, *r.scenario, r.result, r.summary), "run"));
           },
           py::arg("path"), py::arg("force") = false);
   // The HTML report of a run directory: the renderer `gpusim report` uses.

@@ -100,10 +100,11 @@ std::string RunOutputs::files() const {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> RunOutputs::texts(const Scenario& s, const RunResult& r,
-                                                                   const Json& summary) const {
+std::vector<std::pair<std::string, std::string>> RunOutputs::texts(const Scenario& s, const RunResult& r, const Json& summary,
+                                                                   const std::vector<std::string_view>& files) const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [spec, writer] : writers_) {
+    if (std::find(files.begin(), files.end(), spec->file) == files.end()) continue;
     std::ostringstream text;
     writer->write(text, s, r, summary);
     out.emplace_back(std::string(spec->file), std::move(text).str());

@@ -55,9 +55,10 @@ class RunOutputs {
   static void check_target(const std::string& dir, bool force);
   // The files written, comma-separated.
   std::string files() const;
-  // Each file's name and text, in the table's order: what write() puts on disk, kept in memory
-  // (`run --report` without --out, `compare --report`).
-  std::vector<std::pair<std::string, std::string>> texts(const Scenario& s, const RunResult& r, const Json& summary) const;
+  // The name and text of each of this run's files named in `files`, in the table's order: what
+  // write() puts on disk, kept in memory (the HTML report's inputs, cli/html_report.hpp).
+  std::vector<std::pair<std::string, std::string>> texts(const Scenario& s, const RunResult& r, const Json& summary,
+                                                         const std::vector<std::string_view>& files) const;
 
  private:
   std::vector<std::pair<const OutputSpec*, std::unique_ptr<OutputWriter>>> writers_;
