@@ -12,6 +12,7 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
+#include "text.hpp"
 
 namespace gpusim::cli {
 
@@ -110,20 +111,6 @@ std::string change(const Finding& f) {
 }
 
 bool moved(const Finding& f) { return f.verdict != Verdict::same; }
-
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string now_text(const Finding& f) { return f.now ? fmt::format("{:g}", *f.now) : "-"; }
 

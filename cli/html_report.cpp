@@ -108,17 +108,6 @@ constexpr std::array<const char*, 8> kPalette{"#0072B2", "#E69F00", "#009E73", "
                                               "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
 const char* colour(std::size_t i) { return kPalette[i % kPalette.size()]; }
 
-std::string esc(std::string_view s) {
-  std::string out;
-  for (char c : s) switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  return out;
-}
 
 // A number as a tick label: no trailing zeros, thousands separated.
 std::string tick_label(double v, double step) {
@@ -320,7 +309,7 @@ class Frame {
     svg_ = fmt::format(
         R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img">)", kWidth,
         kHeight, kWidth, kHeight);
-    svg_ += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", esc(title), kLeft, esc(title));
+    svg_ += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", xml_escape(title), kLeft, xml_escape(title));
     for (double v : yt_.values) {
       const double y = py(v);
       svg_ += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" class="g"/>)", kLeft, y, kWidth - kRight, y);
@@ -336,9 +325,9 @@ class Frame {
     svg_ += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="ax"/>)", kLeft, kTop, kWidth - kLeft - kRight,
                         kHeight - kTop - kBottom);
     svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="xl">{}</text>)", kLeft + (kWidth - kLeft - kRight) / 2, kHeight - 6,
-                        esc(x_label_));
+                        xml_escape(x_label_));
     svg_ += fmt::format(R"svg(<text transform="translate(14,{:.1f}) rotate(-90)" class="xl">{}</text>)svg",
-                        kTop + (kHeight - kTop - kBottom) / 2, esc(y_label));
+                        kTop + (kHeight - kTop - kBottom) / 2, xml_escape(y_label));
   }
   double px(double x_s) const { return kLeft + (x_s / unit_.seconds - xt_.lo) / (xt_.hi - xt_.lo) * (kWidth - kLeft - kRight); }
   double py(double y) const { return kHeight - kBottom - (y - yt_.lo) / (yt_.hi - yt_.lo) * (kHeight - kTop - kBottom); }
@@ -348,7 +337,7 @@ class Frame {
     svg_ += box ? fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="14" height="10" fill="{}"/>)", x, y - 8, c)
                 : fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"/>)", x, y - 3,
                               x + 14, y - 3, c);
-    svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="lg">{}</text>)", x + 18, y + 1, esc(name));
+    svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="lg">{}</text>)", x + 18, y + 1, xml_escape(name));
   }
   // A series as a polyline; `steps`: held until the next point (samples of a state).
   void line(const Series& s, const char* c, bool steps) {
@@ -371,7 +360,7 @@ class Frame {
   int legends_ = 0;
 };
 
-std::string note(const std::string& text) { return fmt::format("<p class=\"note\">{}</p>\n", esc(text)); }
+std::string note(const std::string& text) { return fmt::format("<p class=\"note\">{}</p>\n", xml_escape(text)); }
 
 // Line series over time on one chart (a note instead when there is nothing to draw).
 std::string time_chart(const std::string& title, const std::string& y_label, const std::vector<Series>& series, bool steps,
@@ -435,7 +424,7 @@ std::string cost_bars(const std::string& title, const std::vector<CostRow>& rows
   std::string s = fmt::format(
       R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{:.0f}" viewBox="0 0 {} {:.0f}" role="img">)",
       width, height, width, height);
-  s += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", esc(title), left, esc(title));
+  s += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", xml_escape(title), left, xml_escape(title));
   const double axis_y = height - 34;
   for (double v : t.values) {
     s += fmt::format(R"(<line x1="{:.1f}" y1="{}" x2="{:.1f}" y2="{:.1f}" class="g"/>)", px(v), top - 4, px(v), axis_y);
@@ -446,7 +435,7 @@ std::string cost_bars(const std::string& title, const std::vector<CostRow>& rows
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const CostRow& r = rows[i];
     const double y = top + static_cast<double>(i) * (bar + gap);
-    s += fmt::format(R"(<text x="{}" y="{:.1f}" class="yl">{}</text>)", left - 6, y + 13, esc(r.name));
+    s += fmt::format(R"(<text x="{}" y="{:.1f}" class="yl">{}</text>)", left - 6, y + 13, xml_escape(r.name));
     double x = 0;
     const std::array<double, 3> parts{r.busy, r.unused, r.idle};
     for (std::size_t k = 0; k < parts.size(); ++k) {
@@ -513,7 +502,7 @@ std::string heat_map(const Json& occ) {
     if (pool != last_pool || cell_h >= 10) {
       const std::string first = row["first_node"].get<std::string>(), last = row["last_node"].get<std::string>();
       s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="yl">{}</text>)", left - 6, y + std::min(cell_h, 10.0),
-                       esc(first == last ? first : fmt::format("{} .. {}", first, last)));
+                       xml_escape(first == last ? first : fmt::format("{} .. {}", first, last)));
       if (pool != last_pool && r > 0)
         s += fmt::format(R"(<line x1="{:.1f}" y1="{:.2f}" x2="{:.1f}" y2="{:.2f}" stroke="#333" stroke-width="1"/>)", left, y,
                          left + plot_w, y);
@@ -557,7 +546,7 @@ std::string mig_drawing(const std::string& model, const std::string& layout, std
   std::string s = fmt::format(
       R"(<svg class="plot mig" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" role="img">)",
       width, height, width, height);
-  s += fmt::format(R"(<title>{}</title><text x="4" y="16" class="t">{}</text>)", esc(layout), esc(title));
+  s += fmt::format(R"(<title>{}</title><text x="4" y="16" class="t">{}</text>)", xml_escape(layout), xml_escape(title));
   s += fmt::format(
       R"(<text x="{}" y="{:.1f}" class="yl">memory slices</text><text x="{}" y="{:.1f}" class="yl">compute slices</text>)",
       left - 6, top + band / 2 + 4, left - 6, top + band + 8 + band / 2 + 4);
@@ -579,7 +568,7 @@ std::string mig_drawing(const std::string& model, const std::string& layout, std
         R"(<rect class="mark" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}" fill-opacity="0.75" stroke="#222"/>)",
         left + compute_slot * b.compute_start + 2, top + band + 10, compute_slot * b.compute_slices - 4, band - 4, c);
     s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="in">{}</text>)",
-                     left + slot * (b.memory_start + b.memory_slices / 2.0), top + band / 2 + 4, esc(b.profile));
+                     left + slot * (b.memory_start + b.memory_slices / 2.0), top + band / 2 + 4, xml_escape(b.profile));
   }
   s += fmt::format(R"(<text x="{}" y="{:.1f}" class="yl">memory slice</text>)", left - 6, height - 6);
   for (int i = 0; i < g.memory_slices; ++i)
@@ -603,7 +592,7 @@ svg .g{stroke:#e4e4e4}svg .ax{fill:none;stroke:#555}
 std::string page_start(const std::string& title) {
   return fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\">"
                      "<title>{}</title>\n{}</head><body>\n<h1>{}</h1>\n",
-                     esc(title), kStyle, esc(title));
+                     xml_escape(title), kStyle, xml_escape(title));
 }
 
 // The run's headline figures (the run table's rows), then pending and unschedulable with reasons.
@@ -612,7 +601,7 @@ std::string headline(const Json& summary) {
   std::vector<std::string> rows;
   for (const MetricRow& m : metric_rows())
     if (const auto v = figure(summary, m.pointer))
-      rows.push_back(fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(m.label), esc(format_figure(v, m.format))));
+      rows.push_back(fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(m.label), xml_escape(format_figure(v, m.format))));
   std::string s = "<div class=\"cols\">";
   const std::size_t per = std::max<std::size_t>(1, (rows.size() + 2) / 3);
   for (std::size_t i = 0; i < rows.size(); i += per) {
@@ -624,7 +613,7 @@ std::string headline(const Json& summary) {
   if (summary.contains("unschedulable_reasons") && !summary["unschedulable_reasons"].empty()) {
     s += "<p>Unschedulable jobs, by reason:</p><table><tr><th>reason</th><th>jobs</th></tr>\n";
     for (const Json& r : summary["unschedulable_reasons"])
-      s += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(text_of(r, "reason")), r.value("jobs", 0));
+      s += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(text_of(r, "reason")), r.value("jobs", 0));
     s += "</table>\n";
   }
   return s;
@@ -632,12 +621,12 @@ std::string headline(const Json& summary) {
 
 std::string notes(const Json& summary) {
   std::string s = fmt::format("<p>Scenario <b>{}</b>, policy <b>{}</b>, seed {}, gpusim {}.</p>\n",
-                              esc(text_of(summary, "scenario")), esc(text_of(summary, "policy")),
-                              summary.contains("seed") ? summary["seed"].dump() : "-", esc(text_of(summary, "gpusim_version")));
+                              xml_escape(text_of(summary, "scenario")), xml_escape(text_of(summary, "policy")),
+                              summary.contains("seed") ? summary["seed"].dump() : "-", xml_escape(text_of(summary, "gpusim_version")));
   if (summary.contains("model_notes")) {
     s += "<details><summary>Model notes</summary><ul>\n";
     for (const Json& n : summary["model_notes"])
-      s += fmt::format("<li>{}</li>\n", esc(n.is_string() ? n.get<std::string>() : n.dump()));
+      s += fmt::format("<li>{}</li>\n", xml_escape(n.is_string() ? n.get<std::string>() : n.dump()));
     s += "</ul></details>\n";
   }
   return s;
@@ -661,7 +650,7 @@ std::string mig_section(const RunFiles& run, const std::string& where, const Jso
                        "slices and compute slices drawn in its colour.");
   std::string shown;
   for (const auto& [key, gpus] : layouts) {
-    if (std::exchange(shown, key.first) != key.first) s += fmt::format("<h3>pool {}</h3>\n", esc(key.first));
+    if (std::exchange(shown, key.first) != key.first) s += fmt::format("<h3>pool {}</h3>\n", xml_escape(key.first));
     s += mig_drawing(models[key.first], key.second, gpus);
   }
   return s;
@@ -704,7 +693,7 @@ std::string tenants_section(const Json& summary, const RunFiles& run, const std:
   for (const Json& t : summary["tenants"]) {
     const auto jct = figure(t, "/jct_s/mean");
     s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                     esc(text_of(t, "name")), t.value("jobs", 0), t.value("jobs_completed", 0),
+                     xml_escape(text_of(t, "name")), t.value("jobs", 0), t.value("jobs_completed", 0),
                      with_commas(t.value("gpu_hours_allocated", 0.0), 1), with_commas(t.value("cost_allocated_usd", 0.0), 2),
                      with_commas(t.value("cost_unused_usd", 0.0), 2), jct ? human_seconds(*jct) : "-");
   }
@@ -785,7 +774,7 @@ std::string render_report(const RunFiles& run, const std::string& where) {
   s += events_section(occ, pools);
   s += tenants_section(summary, run, where);
   if (const auto it = run.find("scenario.yaml"); it != run.end())
-    s += "<h2>Scenario as run</h2>\n<details><summary>scenario.yaml</summary><pre>" + esc(it->second) + "</pre></details>\n";
+    s += "<h2>Scenario as run</h2>\n<details><summary>scenario.yaml</summary><pre>" + xml_escape(it->second) + "</pre></details>\n";
   return s + "</body></html>\n";
 }
 
@@ -798,7 +787,7 @@ std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& 
   std::string s = page_start(title);
   s += note("Runs side by side. A shaded row differs between runs; the best value of a row that has a direction is in green.");
   s += "<h2>Headline figures</h2>\n<table class=\"figures\"><tr><th>figure</th>";
-  for (const auto& [label, files] : runs) s += fmt::format("<th>{}</th>", esc(label));
+  for (const auto& [label, files] : runs) s += fmt::format("<th>{}</th>", xml_escape(label));
   s += "</tr>\n";
   for (const MetricRow& m : metric_rows()) {
     std::vector<std::optional<double>> values;
@@ -810,9 +799,9 @@ std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& 
     if (std::all_of(values.begin(), values.end(), [](const auto& v) { return !v; })) continue;
     const bool differ = std::any_of(printed.begin(), printed.end(), [&](const std::string& p) { return p != printed.front(); });
     const std::vector<bool> best = best_marks(values, printed, m.better);
-    s += fmt::format("<tr{}><td>{}</td>", differ ? " class=\"diff\"" : "", esc(m.label));
+    s += fmt::format("<tr{}><td>{}</td>", differ ? " class=\"diff\"" : "", xml_escape(m.label));
     for (std::size_t i = 0; i < printed.size(); ++i)
-      s += fmt::format("<td{}>{}</td>", best[i] ? " class=\"best\"" : "", esc(printed[i]));
+      s += fmt::format("<td{}>{}</td>", best[i] ? " class=\"best\"" : "", xml_escape(printed[i]));
     s += "</tr>\n";
   }
   s += "</table>\n";
@@ -839,7 +828,7 @@ std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& 
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Json occ = parse_json(runs[i].second, runs[i].first, "occupancy.json");
     if (occ.is_object() && occ.contains("rows"))
-      s += fmt::format("<h2>GPU occupancy: {}</h2>\n", esc(runs[i].first)) + heat_map(occ);
+      s += fmt::format("<h2>GPU occupancy: {}</h2>\n", xml_escape(runs[i].first)) + heat_map(occ);
   }
   return s + "</body></html>\n";
 }

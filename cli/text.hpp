@@ -3,6 +3,7 @@
 // aligned tables. One implementation for the run, compare, breakdown and catalog tables.
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,9 @@ std::string with_commas(double v, int decimals);
 std::pair<double, const char*> seconds_unit(double s);
 // 5400 -> "90.0 min"
 std::string human_seconds(double s);
+
+// `s` inside XML or HTML text and double-quoted attributes: & < > " escaped (JUnit files, the report).
+std::string xml_escape(std::string_view s);
 
 // Columns a text takes on a terminal ("±" and "…" are several bytes and one column).
 std::size_t shown_width(const std::string& text);
