@@ -108,7 +108,6 @@ constexpr std::array<const char*, 8> kPalette{"#0072B2", "#E69F00", "#009E73", "
                                               "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
 const char* colour(std::size_t i) { return kPalette[i % kPalette.size()]; }
 
-
 // A number as a tick label: no trailing zeros, thousands separated.
 std::string tick_label(double v, double step) {
   const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
@@ -309,7 +308,8 @@ class Frame {
     svg_ = fmt::format(
         R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img">)", kWidth,
         kHeight, kWidth, kHeight);
-    svg_ += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", xml_escape(title), kLeft, xml_escape(title));
+    svg_ += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", xml_escape(title), kLeft,
+                        xml_escape(title));
     for (double v : yt_.values) {
       const double y = py(v);
       svg_ += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" class="g"/>)", kLeft, y, kWidth - kRight, y);
@@ -601,7 +601,8 @@ std::string headline(const Json& summary) {
   std::vector<std::string> rows;
   for (const MetricRow& m : metric_rows())
     if (const auto v = figure(summary, m.pointer))
-      rows.push_back(fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(m.label), xml_escape(format_figure(v, m.format))));
+      rows.push_back(
+          fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(m.label), xml_escape(format_figure(v, m.format))));
   std::string s = "<div class=\"cols\">";
   const std::size_t per = std::max<std::size_t>(1, (rows.size() + 2) / 3);
   for (std::size_t i = 0; i < rows.size(); i += per) {
@@ -622,7 +623,8 @@ std::string headline(const Json& summary) {
 std::string notes(const Json& summary) {
   std::string s = fmt::format("<p>Scenario <b>{}</b>, policy <b>{}</b>, seed {}, gpusim {}.</p>\n",
                               xml_escape(text_of(summary, "scenario")), xml_escape(text_of(summary, "policy")),
-                              summary.contains("seed") ? summary["seed"].dump() : "-", xml_escape(text_of(summary, "gpusim_version")));
+                              summary.contains("seed") ? summary["seed"].dump() : "-",
+                              xml_escape(text_of(summary, "gpusim_version")));
   if (summary.contains("model_notes")) {
     s += "<details><summary>Model notes</summary><ul>\n";
     for (const Json& n : summary["model_notes"])
@@ -774,7 +776,8 @@ std::string render_report(const RunFiles& run, const std::string& where) {
   s += events_section(occ, pools);
   s += tenants_section(summary, run, where);
   if (const auto it = run.find("scenario.yaml"); it != run.end())
-    s += "<h2>Scenario as run</h2>\n<details><summary>scenario.yaml</summary><pre>" + xml_escape(it->second) + "</pre></details>\n";
+    s += "<h2>Scenario as run</h2>\n<details><summary>scenario.yaml</summary><pre>" + xml_escape(it->second) +
+         "</pre></details>\n";
   return s + "</body></html>\n";
 }
 
