@@ -18,13 +18,18 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 # page in a browser, and report_cli_test already runs the report's renderer here: the GCC build runs all four.
 ctest --test-dir "$SANITIZE_BUILD" --output-on-failure --parallel "$(nproc)" \
   -E '^(readme_test|golden_outputs|memory_test|report_browser_test)$'
-# Every shipped scenario under --audit, writing its outputs, and the FGD packing experiment.
+# Every shipped scenario (scenarios/*.yaml) under --audit, writing its outputs, and the FGD packing experiment.
 runs="$(mktemp -d)"
-find "$ROOT/scenarios" -name '*.yaml' | sort | xargs -P "$(nproc)" -I{} sh -c \
+find "$ROOT/scenarios" -maxdepth 1 -name '*.yaml' | sort | xargs -P "$(nproc)" -I{} sh -c \
   'out="$4/$(basename "$2" .yaml)"; "$1/bin/gpusim" run "$2" --data "$3" --audit --out "$out" >/dev/null 2>"$out.log" ||
      { cat "$out.log" >&2; echo "$2: gpusim run failed under the sanitizers" >&2; exit 255; }' \
   sh "$SANITIZE_BUILD" {} "$ROOT/data" "$runs"
 "$SANITIZE_BUILD/bin/gpusim" packing "$ROOT/scenarios/fgd-openb.yaml" --seeds 42 --data "$ROOT/data" >/dev/null
+# scenarios/k8s holds Kubernetes objects, not scenarios: the scenarios imported from them run too.
+"$SANITIZE_BUILD/bin/gpusim" import k8s "$ROOT/scenarios/k8s/manifests" --out "$runs/k8s-manifests.yaml" 2>/dev/null
+"$SANITIZE_BUILD/bin/gpusim" import k8s "$ROOT/scenarios/k8s/snapshot.json" "$ROOT/scenarios/k8s/manifests/configmaps.yaml" \
+  --horizon 8h --out "$runs/k8s-snapshot.yaml" 2>/dev/null
+for s in k8s-manifests k8s-snapshot; do "$SANITIZE_BUILD/bin/gpusim" run "$runs/$s.yaml" --audit --out "$runs/$s" >/dev/null; done
 rm -rf "$runs"
 echo "sanitizers: every shipped scenario runs clean"
 
