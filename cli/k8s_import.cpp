@@ -257,30 +257,16 @@ std::string flow(const YAML::Node& n) {
 
 // nvidia.com/gpu.product is nvidia-smi's name with spaces as dashes; with the single MIG strategy
 // it ends in -MIG-<profile>, with sharing in -SHARED (gpu-feature-discovery README, "Generated Labels").
-std::string catalog_model(std::string product) {
+// The catalog's product_names are nvidia-smi's names.
+const GpuModel* catalog_model(const Catalog& catalog, std::string product) {
   if (const auto mig = product.find("-MIG-"); mig != std::string::npos) product.resize(mig);
   if (product.ends_with("-SHARED")) product.resize(product.size() - 7);
-  static const std::map<std::string, std::string, std::less<>> names{
-      {"Tesla-T4", "T4"},
-      {"Tesla-V100-SXM2-16GB", "V100-16GB"},
-      {"Tesla-V100-SXM2-32GB", "V100-32GB"},
-      {"Tesla-P100-PCIE-16GB", "P100-16GB"},
-      {"NVIDIA-A10", "A10"},
-      {"NVIDIA-A10G", "A10"},
-      {"NVIDIA-L4", "L4"},
-      {"NVIDIA-L40S", "L40S"},
-      {"NVIDIA-A30", "A30-24GB"},
-      {"NVIDIA-A100-SXM4-40GB", "A100-40GB-SXM"},
-      {"NVIDIA-A100-SXM4-80GB", "A100-80GB-SXM"},
-      {"NVIDIA-A100-80GB-PCIe", "A100-80GB-PCIe"},
-      {"NVIDIA-H100-80GB-HBM3", "H100-80GB-SXM"},
-      {"NVIDIA-H100-PCIe", "H100-80GB-PCIe"},
-      {"NVIDIA-H100-NVL", "H100-94GB"},
-      {"NVIDIA-H200", "H200-141GB"},
-      {"NVIDIA-B200", "B200"},
-  };
-  const auto it = names.find(product);
-  return it == names.end() ? std::string() : it->second;
+  for (const GpuModel& g : catalog.gpus())
+    for (std::string name : g.product_names) {
+      std::replace(name.begin(), name.end(), ' ', '-');
+      if (name == product) return &g;
+    }
+  return nullptr;
 }
 
 // --- ConfigMaps -------------------------------------------------------------------------------
@@ -406,8 +392,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       continue;
     }
     const YAML::Node labels = at(n->node, {"metadata", "labels"});
-    const std::string model = catalog_model(product);
-    const GpuModel* gpu = model.empty() ? nullptr : catalog.find_gpu(model);
+    const GpuModel* gpu = catalog_model(catalog, product);
     if (!gpu)
       n->fail(at(labels, {"nvidia.com/gpu.product"}), "metadata.labels.nvidia.com/gpu.product",
               fmt::format("GPU product '{}' is not in gpusim's catalog (gpusim catalog lists the models)", product));

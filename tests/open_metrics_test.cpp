@@ -90,7 +90,7 @@ TEST(OpenMetrics, TinyRunByHand) {
   const Scenario s = test::load(test::write_file("tiny.yaml", kTiny));
   const std::string om = run_metrics(s);
   const std::string whole = R"(gpu="0",UUID="GPU-00000000-0000-4000-8000-000000000000",device="nvidia0",)"
-                            R"(modelName="NVIDIA A100-80GB-SXM",Hostname="whole-0",instance="whole-0:9400")";
+                            R"(modelName="NVIDIA A100-SXM4-80GB",Hostname="whole-0",instance="whole-0:9400")";
   const std::string pod = R"(,namespace="team \"a\"",pod="train",container="main")";
   // 0-1h: busy 0.5 all the time: 50%, 60 + 340 x 0.5 = 230 W, its 10,000 MiB used.
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_GPU_UTIL{" + whole + pod + "} 50 1767229200")) << om;
@@ -106,7 +106,7 @@ TEST(OpenMetrics, TinyRunByHand) {
   // memory, so it is taken to fill the instance's 9,728 MiB.
   // The GPU itself draws 60 + 340 x 0.1 = 94 W and has no DCGM_FI_DEV_GPU_UTIL.
   const std::string mig = R"(gpu="0",UUID="GPU-00000000-0000-4000-8000-000000000001",device="nvidia0",)"
-                          R"(modelName="NVIDIA A100-80GB-SXM",Hostname="mig-0",instance="mig-0:9400")";
+                          R"(modelName="NVIDIA A100-SXM4-80GB",Hostname="mig-0",instance="mig-0:9400")";
   const std::string slice = R"(,GPU_I_PROFILE="1g.10gb",GPU_I_ID="0",namespace="serving",pod="infer",container="main")";
   EXPECT_TRUE(has_line(om, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + mig + slice + "} 0.7714 1767229200"));
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_USED{" + mig + slice + "} 9728 1767229200"));

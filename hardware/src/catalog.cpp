@@ -92,6 +92,9 @@ const Section& gpu_section() {
       {
           {"name", Type::string(), required, "", "The model's name, e.g. A100-80GB-SXM"},
           {"aliases", Type::string_list(), "", "", "Other names traces use for it, e.g. V100M32"},
+          {"product_names", Type::string_list(), "", "",
+           "Names NVML reports for it (nvidia-smi, DCGM's modelName; nvidia.com/gpu.product with spaces as dashes), "
+           "the first used in outputs, e.g. NVIDIA A100-SXM4-80GB"},
           {"memory_mib", Type::integer().at_least(1), required, "MiB", "Device memory"},
           {"sms", Type::int32().at_least(1), required, "", "Streaming multiprocessors"},
           {"bf16_tflops", Type::number().at_least(0), required, "TFLOPS", "Dense BF16 tensor peak"},
@@ -188,6 +191,7 @@ void Catalog::add_gpu(const ConfigNode& entry) {
   GpuModel m;
   m.name = e.at("name").as_string();
   m.aliases = e.string_list("aliases");
+  m.product_names = e.string_list("product_names");
   for (const auto& n : [&] { auto all = m.aliases; all.push_back(m.name); return all; }())
     if (find_gpu(n)) e.at("name").fail(fmt::format("GPU model '{}' is already defined", n));
   m.memory_mib = e.integer("memory_mib");

@@ -41,6 +41,10 @@ struct MigTable {
 struct GpuModel {
   std::string name;
   std::vector<std::string> aliases;  // names traces use, e.g. "V100M32"
+  // The names NVML gives it ("NVIDIA A100-SXM4-80GB"), as nvidia-smi, DCGM's modelName label and, with
+  // spaces as dashes, GPU feature discovery's nvidia.com/gpu.product label show them; the first is
+  // the one outputs use. None: outputs use `name`.
+  std::vector<std::string> product_names;
   int64_t memory_mib = 0;
   int sms = 0;
   double bf16_tflops = 0;
