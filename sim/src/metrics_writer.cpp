@@ -15,10 +15,10 @@
 //                                  (frameworks reserve what they see); capped at the GPU's (instance's) memory
 //   DCGM_FI_DEV_POWER_USAGE        W, the power model (open_metrics.hpp, model.yaml `power`) at the step's mean
 // Labels as the exporter sets them: gpu, UUID (made up, stable: the GPU's id), device, modelName
-// (the catalog's first product name: nvidia-smi's, else its name), Hostname (the node) and, for MIG, GPU_I_PROFILE and GPU_I_ID (the
-// instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod (the
-// job's name) and container ("main") of each pod on the GPU, one series per pod as the exporter does
-// for shared GPUs. `instance` is what a Prometheus scrape of the exporter's port 9400 would add.
+// (the catalog's first product name: nvidia-smi's, else its name), Hostname (the node) and, for MIG, GPU_I_PROFILE and GPU_I_ID
+// (the instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod (the job's name) and
+// container ("main") of each pod on the GPU, one series per pod as the exporter does for shared GPUs. `instance` is what a
+// Prometheus scrape of the exporter's port 9400 would add.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -179,7 +179,8 @@ class MetricsWriter final : public OutputWriter {
           "gpu=\"{}\",UUID=\"GPU-00000000-0000-4000-8000-{:012x}\",device=\"nvidia{}\",modelName=\"{}\",Hostname=\"{}\","
           "instance=\"{}:9400\"",
           i, static_cast<uint64_t>(g), i,
-          om_escape(pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front()), om_escape(node.name), om_escape(node.name));
+          om_escape(pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front()), om_escape(node.name),
+          om_escape(node.name));
       add(power_usage, device, fmt::format("{:.1f}", power_w(pool.gpu->tdp_w, idle_fraction_, util)), ts);
       if (gpu.mig) {
         for (std::size_t s = 0; s < gpu.instances.size(); ++s)
