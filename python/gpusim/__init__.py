@@ -9,7 +9,6 @@ Same scenario and seed, byte-identical results: the figures come from the same C
 writers as the `gpusim` command.
 """
 from ._core import AuditError, InputError, OutputError, PolicyError, __version__
-from . import plot
 from .api import Catalog, Result, Scenario, catalog, compare, load_scenario, mig, outputs, report, run
 from .policy import Placement, QueueOrder, Scheduler
 from .sweep import sweep
@@ -20,3 +19,12 @@ __all__ = [
     "QueueOrder", "Placement", "Scheduler",
     "InputError", "PolicyError", "AuditError", "OutputError", "__version__", "plot",
 ]
+
+
+def __getattr__(name: str):
+    # gpusim.plot (matplotlib, numpy) loads on first use, as pandas does: `import gpusim` stays fast.
+    if name == "plot":
+        import importlib
+
+        return importlib.import_module(".plot", __name__)
+    raise AttributeError(f"module 'gpusim' has no attribute {name!r}")

@@ -4,12 +4,21 @@ from __future__ import annotations
 import io
 import json
 import os
-from typing import Any, Iterable, Mapping, Sequence, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
 
 from . import _core
 from .policy import Placement, QueueOrder
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _pandas():
+    """pandas, imported on first use: `import gpusim` does not pay for it (README, Python)."""
+    import pandas
+
+    return pandas
+
 
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
 
@@ -66,12 +75,12 @@ class Scenario:
 
     @property
     def pools(self) -> pd.DataFrame:
-        return pd.DataFrame(self._core.pools)
+        return _pandas().DataFrame(self._core.pools)
 
     @property
     def jobs(self) -> pd.DataFrame:
         """Every job of the workload (traces, inline jobs, generators), in arrival order."""
-        return pd.DataFrame(self._core.job_columns())
+        return _pandas().DataFrame(self._core.job_columns())
 
     def __repr__(self) -> str:
         pools = self._core.pools
@@ -135,7 +144,7 @@ def _policy_label(policy) -> str:
 
 
 def _csv(text: str) -> pd.DataFrame:
-    return pd.read_csv(io.StringIO(text))
+    return _pandas().read_csv(io.StringIO(text))
 
 
 class Result:
@@ -207,7 +216,7 @@ def report(run_dir: str, path: str, force: bool = False) -> None:
 
 def outputs() -> pd.DataFrame:
     """The files a run directory can hold: name, file, description, and whether every write() has it."""
-    return pd.DataFrame(_core.outputs(), columns=["name", "file", "description", "by_default"])
+    return _pandas().DataFrame(_core.outputs(), columns=["name", "file", "description", "by_default"])
 
 
 def compare(scenario: ScenarioLike, policies: Sequence | None = None, overrides=None, seed: int | None = None,
@@ -227,7 +236,7 @@ def compare(scenario: ScenarioLike, policies: Sequence | None = None, overrides=
             row = {"variant": variant, "policy": result.summary["policy"] if p is None else _policy_label(_policy_arg(s, p))}
             row.update(result.figures())
             rows.append(row)
-    frame = pd.DataFrame(rows)
+    frame = _pandas().DataFrame(rows)
     if not variants[0][0]:
         frame = frame.drop(columns="variant")
     return frame
@@ -259,13 +268,13 @@ class Catalog:
     def gpu_frame(self) -> pd.DataFrame:
         fields = ["name", "memory_mib", "sms", "bf16_tflops", "fp32_tflops", "memory_bandwidth_gb_per_s", "tdp_w",
                   "nvlink_gb_per_s", "pcie_gen", "compute_capability"]
-        return pd.DataFrame([{**{f: getattr(g, f) for f in fields}, "mig": g.mig is not None, "source": g.source}
+        return _pandas().DataFrame([{**{f: getattr(g, f) for f in fields}, "mig": g.mig is not None, "source": g.source}
                              for g in self.gpus])
 
     def node_frame(self) -> pd.DataFrame:
         fields = ["name", "gpu", "gpus", "cpu_milli", "memory_mib", "price_per_node_hour_usd",
                   "spot_price_per_node_hour_usd", "source"]
-        return pd.DataFrame([{f: getattr(n, f) for f in fields} for n in self.nodes])
+        return _pandas().DataFrame([{f: getattr(n, f) for f in fields} for n in self.nodes])
 
     def table(self, view: str = "all", filter: str | None = None, gpu: str | None = None) -> str:
         """The text `gpusim catalog VIEW [--filter F] [--gpu G]` prints; view: all, gpus, nodes, prices or mig."""
@@ -297,7 +306,7 @@ class Mig:
     def profiles(self) -> pd.DataFrame:
         fields = ["name", "profile_id", "memory_mib", "sms", "compute_slices", "memory_slices", "starts", "max_count",
                   "media_extensions"]
-        return pd.DataFrame([{f: getattr(p, f) for f in fields} for p in self.table.profiles])
+        return _pandas().DataFrame([{f: getattr(p, f) for f in fields} for p in self.table.profiles])
 
     def layouts(self, maximal: bool = False) -> pd.DataFrame:
         """One row per valid layout: its description, whether it is maximal, and its instances (profile@start)."""
@@ -305,7 +314,7 @@ class Mig:
         rows = [{"layout": self.table.describe(o.counts), "maximal": o.maximal,
                  "instances": " ".join(f"{names[p]}@{s}" for p, s in o.instances)}
                 for o in self.table.layouts() if o.maximal or not maximal]
-        return pd.DataFrame(rows)
+        return _pandas().DataFrame(rows)
 
     def __repr__(self) -> str:
         return f"<gpusim.Mig {self.model.name}: {len(self.table.profiles)} profiles>"

@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from . import _core
-from .api import _max_memory, _resolve, load_scenario
+from .api import _max_memory, _pandas, _resolve, load_scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _value_text(v: Any) -> str:
@@ -56,4 +57,4 @@ def sweep(scenario, grid: Mapping[str, Sequence[Any]], policies: Sequence[str] |
     else:
         with ProcessPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
             rows = list(pool.map(_one, tasks))
-    return pd.DataFrame(rows)
+    return _pandas().DataFrame(rows)

@@ -1,6 +1,7 @@
 """The Python API against the CLI: same figures, same errors, DataFrames with the CSV columns."""
 import json
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -12,6 +13,15 @@ from policies_for_tests import BestFit, Fifo, FirstFit, GreedyScheduler
 def cli_json(cli, *args):
     out = subprocess.run([cli, *args, "--json"], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+def test_import_loads_no_pandas_numpy_or_matplotlib():
+    # A fresh interpreter (this one has them from conftest): they load on first use, so that
+    # `import gpusim` stays fast; gpusim.plot and a result's frames still work.
+    code = ("import sys, gpusim; heavy = [m for m in ('pandas', 'numpy', 'matplotlib') if m in sys.modules]; "
+            "assert not heavy, heavy; gpusim.plot.jct_cdf; assert 'numpy' in sys.modules; "
+            "assert type(gpusim.outputs()).__name__ == 'DataFrame'")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_run_matches_the_cli(root, cli):
