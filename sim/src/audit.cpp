@@ -56,7 +56,7 @@ class Audit final : public Observer {
         node.free_memory_mib > node.memory_mib)
       bad(fmt::format("free CPU {} milli / memory {} MiB outside [0, capacity {} / {}]", node.free_cpu_milli,
                       node.free_memory_mib, node.cpu_milli, node.memory_mib));
-    const bool up = node.state == NodeState::ready || node.state == NodeState::draining;
+    const bool up = has_capacity(node.state);
     if (!up && (node.free_cpu_milli != node.cpu_milli || node.free_memory_mib != node.memory_mib))
       bad(fmt::format("is {} but pods still hold its CPU or memory", to_string(node.state)));
     const Pool& pool = c.pool(node.pool);

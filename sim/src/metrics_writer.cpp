@@ -167,7 +167,7 @@ class MetricsWriter final : public OutputWriter {
     const Cluster& c = run.cluster();
     const Node& node = c.node(n);
     const Pool& pool = c.pool_of(n);
-    const bool up = node.state == NodeState::ready || node.state == NodeState::draining;
+    const bool up = has_capacity(node.state);
     for (uint16_t i = 0; i < node.gpu_count; ++i) {
       const GpuId g{static_cast<uint32_t>(node.first_gpu + i)};
       const double busy_us = run.metrics().gpu_busy(g, at).us();

@@ -70,7 +70,7 @@ void NodeLifecycle::set_state(NodeId n, NodeState to) {
   const Node& node = cluster_.node(n);
   const NodeState from = node.state;
   const auto billed = [](NodeState s) { return s != NodeState::off ? 1 : 0; };
-  const auto capacity = [](NodeState s) { return s == NodeState::ready || s == NodeState::draining ? 1 : 0; };
+  const auto capacity = [](NodeState s) { return has_capacity(s) ? 1 : 0; };
   const auto alive = [](NodeState s) { return s == NodeState::provisioning || s == NodeState::ready ? 1 : 0; };
   const auto provisioning = [](NodeState s) { return s == NodeState::provisioning ? 1 : 0; };
   metrics_.add_capacity(node.pool, (capacity(to) - capacity(from)) * node.gpu_count, billed(to) - billed(from));

@@ -49,7 +49,7 @@ class OccupancyWriter final : public OutputWriter {
     }
     events_.assign(c.pools().size(), {});
     c.for_each_node([&](NodeId n) {
-      if (up(c.node(n).state)) row(c, n).up_gpus += c.node(n).gpu_count;
+      if (has_capacity(c.node(n).state)) row(c, n).up_gpus += c.node(n).gpu_count;
     });
   }
 
@@ -59,10 +59,10 @@ class OccupancyWriter final : public OutputWriter {
   void node_state(const RunState& run, NodeId n, NodeState from) override {
     const Cluster& c = run.cluster();
     const Node& node = c.node(n);
-    if (up(from) != up(node.state)) {
+    if (has_capacity(from) != has_capacity(node.state)) {
       Row& r = row(c, n);
       advance(r, run.now());
-      r.up_gpus += up(node.state) ? node.gpu_count : -static_cast<int64_t>(node.gpu_count);
+      r.up_gpus += has_capacity(node.state) ? node.gpu_count : -static_cast<int64_t>(node.gpu_count);
     }
     const std::size_t col = column(run.now());
     PoolEvents& e = events_[node.pool];
@@ -143,8 +143,6 @@ class OccupancyWriter final : public OutputWriter {
   struct PoolEvents {
     std::vector<uint32_t> reclaims, ready, gone;  // per column
   };
-
-  static bool up(NodeState s) { return s == NodeState::ready || s == NodeState::draining; }
 
   Row& row(const Cluster& c, NodeId n) {
     const PoolId p = c.node(n).pool;

@@ -40,6 +40,9 @@ constexpr auto enum_table(NodeState) {
   return std::to_array<EnumName<S>>(
       {{S::off, "off"}, {S::provisioning, "provisioning"}, {S::ready, "ready"}, {S::draining, "draining"}});
 }
+// Its GPUs count as capacity (and as up, for DCGM and the report): ready, or draining while its
+// jobs finish after a reclaim notice.
+constexpr bool has_capacity(NodeState s) { return s == NodeState::ready || s == NodeState::draining; }
 
 // A pool as the scenario wrote it (`cluster.pools[i]`).
 struct PoolSpec {
