@@ -142,6 +142,11 @@ struct RunFlags {
   std::optional<std::string> metrics_file, metrics_start;  // --metrics FILE, --metrics-start DATE
 };
 
+// Refuses to overwrite a file (or a symlink) the user has unless --force (checked before any run).
+void refuse_overwrite(const std::optional<std::string>& file, const std::string& flag, bool force) {
+  if (file) check_output_file(*file, flag, force);
+}
+
 // gpusim run --seeds: the scenario once per seed, one table of means and confidence intervals.
 int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint64_t>& seeds) {
   if (flags.out)
@@ -181,9 +186,8 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   Common common = c;
   if (metrics_start) {
     if (!parse_utc_date(*metrics_start))
-      throw InputError(
-          {"", std::nullopt, "--metrics-start"},
-          fmt::format("expected a UTC date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (year 1970 or later), got '{}'", *metrics_start));
+      throw InputError({"", std::nullopt, "--metrics-start"},
+                       fmt::format("expected {}, got '{}'", kUtcDateExpected, *metrics_start));
     common.sets.push_back("outputs.metrics_start=" + *metrics_start);
   }
   // Shown from the start: a million-job scenario loads for seconds before its run begins.
@@ -193,8 +197,8 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   const auto [name, where] = run_policy(s, policy);
   auto scheduler = Registry::global().make(name, policy_context(s), where);
   if (out) RunOutputs::check_target(*out, force);  // fail before running, not after
-  if (metrics_file) check_output_file(*metrics_file, "--metrics", force);
-  if (report) check_output_file(*report, "--report", force);
+  refuse_overwrite(metrics_file, "--metrics", force);
+  refuse_overwrite(report, "--report", force);
   if (!asked.empty() && !out)
     throw InputError({"", std::nullopt, "--" + asked.front()}, "writes a file into the run directory; give --out DIR too");
   std::vector<std::string> requested = s.outputs;
@@ -373,11 +377,6 @@ int cmd_topo(const std::string& name, const std::optional<std::string>& scenario
     out += "Network: not described (give the pool a network: to run jobs across nodes with it)\n";
   std::cout << out;
   return 0;
-}
-
-// Refuses to overwrite a file (or a symlink) the user has unless --force (checked before any run).
-void refuse_overwrite(const std::optional<std::string>& file, const std::string& flag, bool force) {
-  if (file) check_output_file(*file, flag, force);
 }
 
 // gpusim check BASELINE: 0 nothing regressed, 1 a regression, 2 bad input.
@@ -683,7 +682,7 @@ int main(int argc, char** argv) {
       const auto seeds = seeds_option(cmp_seeds, cmp_c.sets);
       const auto by = parse_breakdowns(cmp_by);
       if (cmp_report && seeds) throw InputError({"", std::nullopt, "--report"}, "reports one run per column; not with --seeds");
-      if (cmp_report) check_output_file(*cmp_report, "--report", cmp_force);
+      refuse_overwrite(cmp_report, "--report", cmp_force);
       cli::Progress progress(file_stem(cmp_c.scenario));
       progress.phase(fmt::format("loading {}", cmp_c.scenario));
       // One load of the variants per seed (the seed set last, so it wins over a variant's).
@@ -821,7 +820,7 @@ int main(int argc, char** argv) {
       };
       k8s.duration = duration_flag("--duration", k8s_duration);
       k8s.horizon = duration_flag("--horizon", k8s_horizon);
-      if (k8s_out) check_output_file(*k8s_out, "--out", k8s_force);
+      refuse_overwrite(k8s_out, "--out", k8s_force);
       const cli::K8sImport imported = cli::import_k8s(k8s, Catalog::builtin());
       for (const std::string& i : imported.ignored) std::cerr << "ignored: " << i << '\n';
       if (k8s_out) write_output_file(*k8s_out, imported.scenario_yaml);

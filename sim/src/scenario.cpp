@@ -916,9 +916,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (s.timeseries_step <= Duration()) step.fail("expected a positive step");
   const ConfigNode start = out.value("metrics_start");
   const auto start_s = parse_utc_date(start.as_string());
-  if (!start_s)
-    start.fail(
-        fmt::format("expected a UTC date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (year 1970 or later), got '{}'", start.as_string()));
+  if (!start_s) start.fail(fmt::format("expected {}, got '{}'", kUtcDateExpected, start.as_string()));
   s.metrics_start_unix_s = *start_s;
   for (const OutputSpec& o : output_table())
     if (!o.by_default && out.value(o.name).as_bool()) s.outputs.emplace_back(o.name);

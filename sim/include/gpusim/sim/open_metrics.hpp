@@ -24,6 +24,8 @@ std::string om_escape(std::string_view s);
 // Seconds since 1970-01-01T00:00:00Z of "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM:SSZ" (UTC,
 // a trailing Z required), years 1970-9999; none for anything else (a bad field, day 31 of April).
 std::optional<int64_t> parse_utc_date(std::string_view text);
+// What a start date must be, for the messages of --metrics-start and outputs.metrics_start.
+inline constexpr std::string_view kUtcDateExpected = "a UTC date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (year 1970 or later)";
 
 // A sample timestamp in seconds: the start date plus the simulated time, with microseconds only
 // where the time has them ("1767225600", "1767225600.5").
