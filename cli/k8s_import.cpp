@@ -100,8 +100,8 @@ std::vector<Object> read_objects(const std::vector<std::string>& paths) {
 
 // --- quantities ---------------------------------------------------------------------------------
 
-// A Kubernetes quantity (resource.Quantity) in units of `unit` (1 for counts, 1e-3 for milli-CPU),
-// rounded up; nullopt if it is not one.
+// A Kubernetes quantity (resource.Quantity: a number with an optional binary or decimal suffix,
+// "500m", "16Gi") as a plain number; nullopt if it is not one.
 std::optional<double> quantity(const std::string& text) {
   static const std::array<std::pair<std::string_view, double>, 13> suffixes{{{"Ki", 1024.0},
                                                                              {"Mi", 1048576.0},
