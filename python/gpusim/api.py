@@ -1,7 +1,6 @@
 """run, compare, load_scenario, catalog and mig: the Python face of the engine."""
 from __future__ import annotations
 
-import io
 import json
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
@@ -143,10 +142,6 @@ def _policy_label(policy) -> str:
     return policy.name
 
 
-def _csv(text: str) -> pd.DataFrame:
-    return _pandas().read_csv(io.StringIO(text))
-
-
 class Result:
     """One run: .summary (summary.json as a dict), .jobs, .timeseries, .pool_timeseries, .gpus and .cost (DataFrames)."""
 
@@ -158,7 +153,13 @@ class Result:
 
     def _frame(self, name: str) -> pd.DataFrame:
         if name not in self._frames:
-            self._frames[name] = _csv(getattr(self._run, f"{name}_csv")())
+            # Columns filled in C++, typed as read_csv types the run directory's CSV file.
+            pd = _pandas()
+            # copy=False: the arrays are the frame's alone; pandas need not copy them into blocks.
+            frame = pd.DataFrame(getattr(self._run, f"{name}_columns")(), copy=False)
+            if frame.empty:  # read_csv of a header alone has an object index
+                frame.index = pd.Index([], dtype=object)
+            self._frames[name] = frame
         return self._frames[name]
 
     jobs = property(lambda self: self._frame("jobs"), doc="One row per job (jobs.csv)")

@@ -3,16 +3,20 @@
 // Python policies are adapters over the same QueueOrder / PlacementPolicy / Scheduler interfaces,
 // so the engine validates their decisions exactly as it validates the built-ins'.
 #include <fmt/format.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
-#include <sstream>
+#include <optional>
+#include <unordered_map>
 
 #include "catalog.hpp"
 #include "gpusim/core/error.hpp"
@@ -411,11 +415,165 @@ std::shared_ptr<Run> simulate_py(std::shared_ptr<const Scenario> s, const py::ob
   return std::make_shared<Run>(Run{std::move(s), std::move(result), std::move(summary), seconds, std::move(writers)});
 }
 
-template <typename F>
-std::string to_text(F&& write) {
-  std::ostringstream out;
-  write(out);
-  return out.str();
+// A result table as DataFrame columns, typed as pandas.read_csv types the table's CSV text, so a
+// frame is the same whether read from a run directory or taken from a Run: an empty field (or a
+// text read_csv takes for NaN) is NaN; a column of integer fields is int64, one with NaN or a
+// fraction float64, one with no value at all float64; texts are str in an object column, unless
+// every one reads as a number (then the column is numeric, as read_csv makes it).
+class ColumnSink final : public TableSink {
+ public:
+  void header(std::initializer_list<std::string_view> names) override {
+    for (std::string_view n : names) columns_.emplace_back().name = n;
+  }
+  void reserve(std::size_t rows) override {
+    for (Column& c : columns_) c.numbers.reserve(rows);  // texts grow as they come: few columns hold them
+  }
+  void cell(int64_t v) override { next().number(static_cast<double>(v), true); }
+  // "{}" prints an integral double without a fraction (up to 1e16, then with an exponent).
+  void cell(double v) override { next().number(v, v == std::trunc(v) && std::fabs(v) < 1e16); }
+  void cell(Duration v) override { next().number(v.seconds(), v.us() % 1'000'000 == 0); }
+  void cell(std::string_view v) override { next().text(v); }
+  void empty() override { next().empty(); }
+  void end_row() override {
+    if (at_ != columns_.size()) throw std::logic_error("ColumnSink: a row shorter than the header");
+    at_ = 0;
+    ++rows_;
+  }
+  using TableSink::cell;
+
+  py::dict frame_columns() const {
+    py::dict out;
+    for (const Column& c : columns_) out[py::str(c.name)] = c.to_numpy(rows_);
+    return out;
+  }
+
+ private:
+  static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+  // A column holds numbers or texts (the first field that is not empty decides; the tables never mix).
+  struct Column {
+    enum class Kind : uint8_t { unknown, number, text };
+    static constexpr uint32_t kMissing = 1u << 31;  // in `ends`: an empty text field
+
+    std::string name;
+    Kind kind = Kind::unknown;
+    std::size_t leading_empty = 0;  // empty fields before the kind is known
+    bool integral = true;           // every field an integer, none empty
+    std::vector<double> numbers;    // Kind::number: NaN when empty
+    std::vector<uint32_t> ends;     // Kind::text: where each text ends in `chars` (it begins where the last ended)
+    std::string chars;
+
+    void become(Kind k) {
+      if (kind == k) return;
+      if (kind != Kind::unknown) throw std::logic_error("ColumnSink: a column of numbers and texts");
+      kind = k;
+      if (k == Kind::number) numbers.assign(leading_empty, kNaN);
+      else ends.assign(leading_empty, kMissing);
+    }
+    void number(double v, bool is_integer) {
+      become(Kind::number);
+      numbers.push_back(v);
+      integral = integral && is_integer;
+    }
+    void text(std::string_view v) {
+      if (v.empty() || is_na(v)) return empty();
+      become(Kind::text);
+      chars += v;
+      if (chars.size() >= kMissing) throw std::length_error("ColumnSink: over 2 GiB of text in one column");
+      ends.push_back(static_cast<uint32_t>(chars.size()));
+    }
+    void empty() {
+      integral = false;
+      switch (kind) {
+        case Kind::unknown: ++leading_empty; break;
+        case Kind::number: numbers.push_back(kNaN); break;
+        case Kind::text: ends.push_back(static_cast<uint32_t>(chars.size()) | kMissing); break;
+      }
+    }
+    static bool is_na(std::string_view v) {  // read_csv's default na_values
+      static constexpr std::string_view kNa[] = {"#N/A", "#N/A N/A", "#NA",     "-1.#IND", "-1.#QNAN", "-NaN",
+                                                 "-nan", "1.#IND",   "1.#QNAN", "<NA>",    "N/A",      "NA",
+                                                 "NULL", "NaN",      "None",    "n/a",     "nan",      "null"};
+      return std::find(std::begin(kNa), std::end(kNa), v) != std::end(kNa);
+    }
+    std::string_view text_at(std::size_t i) const {
+      const uint32_t begin = i ? ends[i - 1] & ~kMissing : 0;
+      return {chars.data() + begin, (ends[i] & ~kMissing) - begin};
+    }
+
+    static py::object numeric(const std::vector<double>& values, bool integers) {
+      if (!integers) return py::array_t<double>(static_cast<py::ssize_t>(values.size()), values.data());
+      py::array_t<int64_t> a(static_cast<py::ssize_t>(values.size()));
+      std::transform(values.begin(), values.end(), a.mutable_data(), [](double v) { return static_cast<int64_t>(v); });
+      return a;
+    }
+
+    // read_csv makes a column of texts that all read as numbers a numeric one.
+    std::optional<std::vector<double>> texts_as_numbers(bool& integers) const {
+      std::vector<double> out(ends.size(), kNaN);
+      integers = integral;
+      for (std::size_t i = 0; i < ends.size(); ++i) {
+        if (ends[i] & kMissing) continue;
+        const std::string_view v = text_at(i);
+        const char* end = v.data() + v.size();
+        int64_t whole = 0;
+        if (auto [p, e] = std::from_chars(v.data(), end, whole); e == std::errc() && p == end) {
+          out[i] = static_cast<double>(whole);
+          continue;
+        }
+        integers = false;
+        if (auto [p, e] = std::from_chars(v.data(), end, out[i]); e != std::errc() || p != end) return std::nullopt;
+      }
+      return out;
+    }
+
+    py::object to_numpy(std::size_t rows) const {
+      if (rows == 0) return py::array(py::dtype("O"), 0);  // read_csv of a header alone: object columns
+      if (kind == Kind::unknown) return numeric(std::vector<double>(rows, kNaN), false);
+      if (kind == Kind::number) return numeric(numbers, integral);
+      bool integers = false;
+      if (auto as_numbers = texts_as_numbers(integers)) return numeric(*as_numbers, integers);
+      // One str per distinct text, shared by the fields that hold it (kinds, statuses, pools); a
+      // column of mostly distinct texts (names, placements) stops looking after 4096 of them.
+      py::array a(py::dtype("O"), static_cast<py::ssize_t>(rows));
+      auto** cells = static_cast<PyObject**>(a.mutable_data());
+      const py::object nan = py::module_::import("numpy").attr("nan");  // read_csv's NaN, the one object
+      std::unordered_map<std::string_view, py::str> seen;
+      for (std::size_t i = 0; i < rows; ++i) {
+        py::object v = nan;
+        if (!(ends[i] & kMissing)) {
+          const std::string_view s = text_at(i);
+          auto it = seen.size() < 4096 ? seen.find(s) : seen.end();
+          if (it != seen.end()) {
+            v = it->second;
+          } else {
+            py::str str(s.data(), s.size());
+            if (seen.size() < 4096) seen.emplace(s, str);
+            v = std::move(str);
+          }
+        }
+        Py_XDECREF(cells[i]);  // the None numpy filled the array with
+        cells[i] = v.release().ptr();
+      }
+      return a;
+    }
+  };
+
+  Column& next() {
+    if (at_ >= columns_.size()) throw std::logic_error("ColumnSink: a row longer than the header");
+    return columns_[at_++];
+  }
+
+  std::vector<Column> columns_;
+  std::size_t at_ = 0;
+  std::size_t rows_ = 0;
+};
+
+template <typename Table>
+py::dict frame_columns(Table&& table) {
+  ColumnSink sink;
+  table(sink);
+  return sink.frame_columns();
 }
 
 // `max_memory` (a size such as "4GiB", or bytes) as --max-memory takes it; none: the machine's default.
@@ -733,12 +891,14 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("seconds", &Run::seconds)
       .def_property_readonly("events", [](const Run& r) { return r.result.events; })
       .def("summary_json", [](const Run& r) { return r.summary.dump(); })
-      .def("jobs_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_jobs_csv(o, *r.scenario, r.result); }); })
-      .def("timeseries_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_timeseries_csv(o, r.result); }); })
-      .def("pool_timeseries_csv",
-           [](const Run& r) { return to_text([&](std::ostream& o) { write_pool_timeseries_csv(o, r.result); }); })
-      .def("gpus_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_gpus_csv(o, r.result); }); })
-      .def("cost_csv", [](const Run& r) { return to_text([&](std::ostream& o) { write_cost_csv(o, *r.scenario, r.result); }); })
+      .def("jobs_columns",
+           [](const Run& r) { return frame_columns([&](TableSink& t) { jobs_table(t, *r.scenario, r.result); }); })
+      .def("timeseries_columns", [](const Run& r) { return frame_columns([&](TableSink& t) { timeseries_table(t, r.result); }); })
+      .def("pool_timeseries_columns",
+           [](const Run& r) { return frame_columns([&](TableSink& t) { pool_timeseries_table(t, r.result); }); })
+      .def("gpus_columns", [](const Run& r) { return frame_columns([&](TableSink& t) { gpus_table(t, r.result); }); })
+      .def("cost_columns",
+           [](const Run& r) { return frame_columns([&](TableSink& t) { cost_table(t, *r.scenario, r.result); }); })
       .def(
           "write",
           [](const Run& r, const std::string& dir, bool force) {

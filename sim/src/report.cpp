@@ -83,27 +83,28 @@ CostRollup roll_up_costs(const Scenario& s, const RunResult& r) {
   return out;
 }
 
-// node:gpu+gpu|node:gpu; a MIG instance adds /profile@start.
-std::string placement_text(const Cluster& c, const JobRecord& r) {
+// node:gpu+gpu|node:gpu; a MIG instance adds /profile@start. Into `out`, which it clears: one
+// buffer serves every row of jobs.csv.
+void placement_text(std::string& out, const Cluster& c, const JobRecord& r) {
   const Placement& p = r.placement;
-  std::string out;
+  out.clear();
   std::size_t mig = 0;
   for (NodeId n : p.nodes) {
     if (!out.empty()) out += '|';
     out += c.node(n).name;
-    std::string gpus;
+    char separator = ':';
     for (std::size_t i = 0; i < p.gpus.size(); ++i) {
       const GpuId g = p.gpus[i];
       if (c.gpu(g).node != n) continue;
-      gpus += fmt::format("{}{}", gpus.empty() ? "" : "+", g - c.node(n).first_gpu);
+      out += separator;
+      separator = '+';
+      fmt::format_to(std::back_inserter(out), "{}", g - c.node(n).first_gpu);
       if (i < p.instances.size() && p.instances[i] && mig < r.mig.size()) {
         const MigInstance in = r.mig[mig++];
-        gpus += fmt::format("/{}@{}", c.pool_of(n).gpu->mig->profiles[in.profile].name, in.start);
+        fmt::format_to(std::back_inserter(out), "/{}@{}", c.pool_of(n).gpu->mig->profiles[in.profile].name, in.start);
       }
     }
-    if (!gpus.empty()) out += ":" + gpus;
   }
-  return out;
 }
 
 std::string sharing_text(const SharingConfig& c) {
@@ -430,38 +431,149 @@ Json summarize(const Scenario& s, const RunResult& r) {
   return out;
 }
 
-void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
-  out << "id,name,tenant,kind,arrival_s,start_s,end_s,queue_delay_s,jct_s,gpus,gpu_milli,u,status,pool,placement,slowdown,"
-         "kills,lost_work_s,link,link_gb_per_s,attempts,evictions,preemptions,checkpoints,lost_gpu_hours,cost_usd,unused_cost_usd\n";
+void CsvSink::header(std::initializer_list<std::string_view> columns) {
+  for (std::string_view c : columns) {
+    separate();
+    buffer_ += c;
+  }
+  end_row();
+}
+void CsvSink::separate() {
+  if (!first_) buffer_ += ',';
+  first_ = false;
+}
+void CsvSink::cell(int64_t v) {
+  separate();
+  fmt::format_to(std::back_inserter(buffer_), "{}", v);
+}
+void CsvSink::cell(double v) {
+  separate();
+  fmt::format_to(std::back_inserter(buffer_), "{}", v);
+}
+void CsvSink::cell(Duration v) {
+  separate();
+  buffer_ += format_seconds(v);
+}
+void CsvSink::cell(std::string_view v) {
+  separate();
+  buffer_ += v;
+}
+void CsvSink::empty() { separate(); }
+void CsvSink::end_row() {
+  buffer_ += '\n';
+  first_ = true;
+  if (buffer_.size() >= 1 << 16) flush();
+}
+void CsvSink::flush() {
+  out_ << buffer_;
+  buffer_.clear();
+}
+
+void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
+  sink.header({"id",
+               "name",
+               "tenant",
+               "kind",
+               "arrival_s",
+               "start_s",
+               "end_s",
+               "queue_delay_s",
+               "jct_s",
+               "gpus",
+               "gpu_milli",
+               "u",
+               "status",
+               "pool",
+               "placement",
+               "slowdown",
+               "kills",
+               "lost_work_s",
+               "link",
+               "link_gb_per_s",
+               "attempts",
+               "evictions",
+               "preemptions",
+               "checkpoints",
+               "lost_gpu_hours",
+               "cost_usd",
+               "unused_cost_usd"});
+  // A field that applies to the row, or an empty one.
+  const auto cell_if = [&](bool applies, auto v) { applies ? sink.cell(v) : sink.empty(); };
+  sink.reserve(s.jobs.jobs.size());
+  std::string placement;
   for (const Job& j : s.jobs.jobs) {
     const JobRecord& rec = r.jobs[j.id];
     const bool started = rec.attempt > 0;
     const bool placed = rec.status == JobStatus::running || rec.status == JobStatus::completed;
     const bool done = rec.status == JobStatus::completed;
     const bool linked = placed && j.request.gpus >= 2;
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.name,
-               s.jobs.tenants[j.tenant], to_string(j.kind), format_seconds(j.arrival),
-               started ? format_seconds(rec.first_start) : "", done ? format_seconds(rec.end) : "",
-               started ? format_seconds(rec.first_start - j.arrival) : "", done ? format_seconds(rec.end - j.arrival) : "",
-               j.request.gpus, j.request.gpus ? j.request.milli_per_gpu.value : 0, j.u, to_string(rec.status),
-               placed ? r.cluster.pool_of(rec.placement.nodes.front()).name : "", placed ? placement_text(r.cluster, rec) : "",
-               done ? fmt::format("{}", round_to(rec.slowdown(), 6)) : "", rec.kills, round_to(rec.lost_work.seconds(), 6),
-               linked ? link_code(rec.link) : "", linked ? fmt::format("{}", round_to(rec.link.gb_per_s, 6)) : "", rec.attempt,
-               rec.evictions, rec.preemptions, rec.checkpoints, round_to(rec.lost_gpu.hours(), 6), round_to(rec.cost_usd, 4),
-               round_to(rec.cost_usd - rec.busy_cost_usd, 4));
+    sink.cell(static_cast<int64_t>(j.id));
+    sink.cell(j.name);
+    sink.cell(s.jobs.tenants[j.tenant]);
+    sink.cell(to_string(j.kind));
+    sink.cell(j.arrival);
+    cell_if(started, rec.first_start);
+    cell_if(done, rec.end);
+    cell_if(started, rec.first_start - j.arrival);
+    cell_if(done, rec.end - j.arrival);
+    sink.cell(static_cast<int64_t>(j.request.gpus));
+    sink.cell(static_cast<int64_t>(j.request.gpus ? j.request.milli_per_gpu.value : 0));
+    sink.cell(j.u);
+    sink.cell(to_string(rec.status));
+    if (placed) {
+      sink.cell(r.cluster.pool_of(rec.placement.nodes.front()).name);
+      placement_text(placement, r.cluster, rec);
+      sink.cell(placement);
+    } else {
+      sink.empty();
+      sink.empty();
+    }
+    cell_if(done, done ? round_to(rec.slowdown(), 6) : 0.0);
+    sink.cell(static_cast<int64_t>(rec.kills));
+    sink.cell(round_to(rec.lost_work.seconds(), 6));
+    if (linked) {
+      sink.cell(link_code(rec.link));
+      sink.cell(round_to(rec.link.gb_per_s, 6));
+    } else {
+      sink.empty();
+      sink.empty();
+    }
+    sink.cell(static_cast<int64_t>(rec.attempt));
+    sink.cell(static_cast<int64_t>(rec.evictions));
+    sink.cell(static_cast<int64_t>(rec.preemptions));
+    sink.cell(static_cast<int64_t>(rec.checkpoints));
+    sink.cell(round_to(rec.lost_gpu.hours(), 6));
+    sink.cell(round_to(rec.cost_usd, 4));
+    sink.cell(round_to(rec.cost_usd - rec.busy_cost_usd, 4));
+    sink.end_row();
   }
 }
 
-void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
+void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
+  CsvSink sink(out);
+  jobs_table(sink, s, r);
+}
+
+void cost_table(TableSink& sink, const Scenario& s, const RunResult& r) {
   const Cluster& c = r.cluster;
-  out << "scope,name,market,cost_usd,allocated_cost_usd,busy_cost_usd,idle_cost_usd,unused_allocated_cost_usd,waste_usd,"
-         "gpu_hours_capacity,gpu_hours_allocated,gpu_hours_busy\n";
+  sink.header({"scope", "name", "market", "cost_usd", "allocated_cost_usd", "busy_cost_usd", "idle_cost_usd",
+               "unused_allocated_cost_usd", "waste_usd", "gpu_hours_capacity", "gpu_hours_allocated", "gpu_hours_busy"});
   const auto row = [&](std::string_view scope, std::string_view name, std::string_view market, double cost, double allocated,
                        double busy, std::optional<double> capacity_h, double allocated_h, std::optional<double> busy_h) {
-    const auto opt = [](std::optional<double> v, int digits) { return v ? fmt::format("{}", round_to(*v, digits)) : std::string(); };
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{}\n", scope, name, market, round_to(cost, 2), round_to(allocated, 2),
-               round_to(busy, 2), capacity_h ? fmt::format("{}", round_to(cost - allocated, 2)) : "", round_to(allocated - busy, 2),
-               round_to(cost - busy, 2), opt(capacity_h, 6), round_to(allocated_h, 6), opt(busy_h, 6));
+    const auto opt = [&](std::optional<double> v) { v ? sink.cell(round_to(*v, 6)) : sink.empty(); };
+    sink.cell(scope);
+    sink.cell(name);
+    sink.cell(market);
+    sink.cell(round_to(cost, 2));
+    sink.cell(round_to(allocated, 2));
+    sink.cell(round_to(busy, 2));
+    capacity_h ? sink.cell(round_to(cost - allocated, 2)) : sink.empty();
+    sink.cell(round_to(allocated - busy, 2));
+    sink.cell(round_to(cost - busy, 2));
+    opt(capacity_h);
+    sink.cell(round_to(allocated_h, 6));
+    opt(busy_h);
+    sink.end_row();
   };
   // Pools, then markets, then the total: billed cost, split into what jobs held and used.
   struct Sum {
@@ -505,6 +617,11 @@ void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   for (const auto& [m, x] : shares.models) share_row("gpu_model", m, x, x.allocated_gpu.hours());
 }
 
+void write_cost_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
+  CsvSink sink(out);
+  cost_table(sink, s, r);
+}
+
 void write_low_utilization_csv(std::ostream& out, const RunResult& r) {
   out << "pool,start_s,end_s,duration_s,effective_utilization,cost_usd\n";
   for (const LowUtilizationWindow& w : r.metrics.low_utilization())
@@ -513,10 +630,10 @@ void write_low_utilization_csv(std::ostream& out, const RunResult& r) {
                round_to(w.cost_usd, 2));
 }
 
-void write_gpus_csv(std::ostream& out, const RunResult& r) {
+void gpus_table(TableSink& sink, const RunResult& r) {
   const Cluster& c = r.cluster;
   const double seconds = r.end.seconds();
-  out << "gpu,node,pool,index,mig_layout,busy_hours,effective_utilization\n";
+  sink.header({"gpu", "node", "pool", "index", "mig_layout", "busy_hours", "effective_utilization"});
   // The GPUs of the nodes the run built (slots an autoscaled pool never provisioned have none).
   for (const Pool& pool : c.pools())
     for (GpuId g = pool.first_gpu; g < pool.first_gpu + pool.gpus_built; ++g) {
@@ -527,29 +644,66 @@ void write_gpus_csv(std::ostream& out, const RunResult& r) {
         layout += fmt::format("{}{}@{}", layout.empty() ? "" : "+", c.pool(n.pool).gpu->mig->profiles[m.instance.profile].name,
                               m.instance.start);
       const GpuTime busy = r.metrics.gpu_busy(g, r.end);
-      fmt::print(out, "{},{},{},{},{},{},{}\n", g, n.name, c.pool(n.pool).name, g - n.first_gpu, layout,
-                 round_to(busy.hours(), 6), round_to(ratio(busy.seconds(), seconds), 6));
+      sink.cell(static_cast<int64_t>(g.value()));
+      sink.cell(n.name);
+      sink.cell(c.pool(n.pool).name);
+      sink.cell(static_cast<int64_t>(g - n.first_gpu));
+      sink.cell(layout);
+      sink.cell(round_to(busy.hours(), 6));
+      sink.cell(round_to(ratio(busy.seconds(), seconds), 6));
+      sink.end_row();
     }
+}
+
+void write_gpus_csv(std::ostream& out, const RunResult& r) {
+  CsvSink sink(out);
+  gpus_table(sink, r);
+}
+
+void timeseries_table(TableSink& sink, const RunResult& r) {
+  sink.header({"time_s", "running", "pending", "gpus_allocated", "gpus_busy", "allocation_ratio", "effective_utilization",
+               "gpus_ready", "nodes_billed", "cost_per_hour_usd"});
+  for (const Sample& x : r.metrics.samples()) {
+    sink.cell(x.time);
+    sink.cell(x.running);
+    sink.cell(x.pending);
+    sink.cell(round_to(x.gpus_allocated, 6));
+    sink.cell(round_to(x.gpus_busy, 6));
+    sink.cell(round_to(ratio(x.gpus_allocated, x.gpus_ready), 6));
+    sink.cell(round_to(ratio(x.gpus_busy, x.gpus_ready), 6));
+    sink.cell(x.gpus_ready);
+    sink.cell(x.nodes_billed);
+    sink.cell(round_to(x.cost_per_hour_usd, 4));
+    sink.end_row();
+  }
 }
 
 void write_timeseries_csv(std::ostream& out, const RunResult& r) {
-  out << "time_s,running,pending,gpus_allocated,gpus_busy,allocation_ratio,effective_utilization,gpus_ready,nodes_billed,"
-         "cost_per_hour_usd\n";
-  for (const Sample& x : r.metrics.samples())
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{}\n", format_seconds(x.time), x.running, x.pending, round_to(x.gpus_allocated, 6),
-               round_to(x.gpus_busy, 6), round_to(ratio(x.gpus_allocated, x.gpus_ready), 6),
-               round_to(ratio(x.gpus_busy, x.gpus_ready), 6), x.gpus_ready, x.nodes_billed, round_to(x.cost_per_hour_usd, 4));
+  CsvSink sink(out);
+  timeseries_table(sink, r);
 }
 
-void write_pool_timeseries_csv(std::ostream& out, const RunResult& r) {
-  out << "time_s,pool,gpus_ready,gpus_allocated,gpus_busy,allocation_ratio,effective_utilization,nodes_billed\n";
+void pool_timeseries_table(TableSink& sink, const RunResult& r) {
+  sink.header({"time_s", "pool", "gpus_ready", "gpus_allocated", "gpus_busy", "allocation_ratio", "effective_utilization",
+               "nodes_billed"});
   for (const Sample& x : r.metrics.samples())
     for (std::size_t i = 0; i < x.pools.size(); ++i) {
       const PoolSample& p = x.pools[i];
-      fmt::print(out, "{},{},{},{},{},{},{},{}\n", format_seconds(x.time), r.cluster.pools()[i].name, p.gpus_ready,
-                 round_to(p.gpus_allocated, 6), round_to(p.gpus_busy, 6), round_to(ratio(p.gpus_allocated, p.gpus_ready), 6),
-                 round_to(ratio(p.gpus_busy, p.gpus_ready), 6), p.nodes_billed);
+      sink.cell(x.time);
+      sink.cell(r.cluster.pools()[i].name);
+      sink.cell(p.gpus_ready);
+      sink.cell(round_to(p.gpus_allocated, 6));
+      sink.cell(round_to(p.gpus_busy, 6));
+      sink.cell(round_to(ratio(p.gpus_allocated, p.gpus_ready), 6));
+      sink.cell(round_to(ratio(p.gpus_busy, p.gpus_ready), 6));
+      sink.cell(p.nodes_billed);
+      sink.end_row();
     }
+}
+
+void write_pool_timeseries_csv(std::ostream& out, const RunResult& r) {
+  CsvSink sink(out);
+  pool_timeseries_table(sink, r);
 }
 
 }  // namespace gpusim

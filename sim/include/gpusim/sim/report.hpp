@@ -1,8 +1,10 @@
 #pragma once
 // What a run writes (README, "Outputs"): summary.json (every figure, units in the key names), jobs.csv (one
 // row per job), timeseries.csv, and the resolved scenario. All of it is deterministic text.
+#include <initializer_list>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "gpusim/core/json.hpp"
 #include "gpusim/sim/engine.hpp"
@@ -23,6 +25,57 @@ Json summarize(const Scenario& scenario, const RunResult& result);
 // are arrays, unless `arrays_by_name`: then an array's objects are keyed by their "name"
 // ("pools.a100.cost_usd"), as the figures over seeds are.
 std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary, bool arrays_by_name = false);
+
+// The result tables (jobs.csv, timeseries.csv, ...) cell by cell: the CSV writers print them and the
+// Python module fills DataFrame columns from them, without text in between.
+class TableSink {
+ public:
+  virtual ~TableSink() = default;
+  virtual void header(std::initializer_list<std::string_view> columns) = 0;
+  virtual void reserve(std::size_t /*rows*/) {}  // the rows to come, when known
+  virtual void cell(int64_t v) = 0;
+  virtual void cell(double v) = 0;    // printed shortest round-trip ("4", "0.25")
+  virtual void cell(Duration v) = 0;  // seconds, printed by format_seconds
+  virtual void cell(std::string_view v) = 0;
+  virtual void empty() = 0;  // a field that does not apply to the row
+  virtual void end_row() = 0;
+  void cell(uint32_t v) { cell(static_cast<int64_t>(v)); }
+  void cell(int32_t v) { cell(static_cast<int64_t>(v)); }
+  void cell(Time t) { cell(t - Time()); }
+  void cell(const std::string& v) { cell(std::string_view(v)); }
+  void cell(const char* v) { cell(std::string_view(v)); }
+};
+
+// Prints a table as CSV (fields unquoted, as the tables' texts never hold commas).
+class CsvSink final : public TableSink {
+ public:
+  explicit CsvSink(std::ostream& out) : out_(out) {}
+  ~CsvSink() override { flush(); }
+  CsvSink(const CsvSink&) = delete;
+  CsvSink& operator=(const CsvSink&) = delete;
+  void header(std::initializer_list<std::string_view> columns) override;
+  void cell(int64_t v) override;
+  void cell(double v) override;
+  void cell(Duration v) override;
+  void cell(std::string_view v) override;
+  void empty() override;
+  void end_row() override;
+  using TableSink::cell;
+
+ private:
+  void separate();
+  void flush();
+  std::ostream& out_;
+  std::string buffer_;
+  bool first_ = true;  // no comma before the row's first field
+};
+
+void jobs_table(TableSink& sink, const Scenario& scenario, const RunResult& result);
+void timeseries_table(TableSink& sink, const RunResult& result);
+void pool_timeseries_table(TableSink& sink, const RunResult& result);
+void gpus_table(TableSink& sink, const RunResult& result);
+void cost_table(TableSink& sink, const Scenario& scenario, const RunResult& result);
+
 void write_jobs_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 void write_timeseries_csv(std::ostream& out, const RunResult& result);
 // The same samples per pool, one row per (time, pool): what per-pool plots draw.
