@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <numeric>
 #include <thread>
 
 #include "gpusim/policies/registry.hpp"
@@ -17,11 +18,12 @@ int resolve_workers(int jobs) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& work) {
+void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& work, const std::vector<std::size_t>& order) {
   std::vector<std::exception_ptr> errors(n);
   std::atomic<std::size_t> next{0};
   auto loop = [&] {
-    for (std::size_t i = next++; i < n; i = next++) {
+    for (std::size_t k = next++; k < n; k = next++) {
+      const std::size_t i = order.empty() ? k : order[k];
       try {
         work(i);
       } catch (...) {
@@ -41,7 +43,16 @@ void parallel_for(std::size_t n, int workers, const std::function<void(std::size
 std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, Progress* progress) {
   std::vector<RunOutcome> out(specs.size());
   if (progress) progress->start_runs(specs.size());
-  parallel_for(specs.size(), workers, [&](std::size_t i) {
+  // Longest first (by jobs, a run's cost to first order), so a long run does not start last and
+  // leave the other workers idle; results still go to their spec's place.
+  std::vector<std::size_t> order(specs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return specs[a].scenario.jobs.jobs.size() > specs[b].scenario.jobs.jobs.size();
+  });
+  parallel_for(
+      specs.size(), workers,
+      [&](std::size_t i) {
     const RunSpec& spec = specs[i];
     auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
     const auto t0 = std::chrono::steady_clock::now();
@@ -53,7 +64,8 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, 
     if (spec.keep_files) out[i].files = run_files(outputs, spec.scenario, r, out[i].summary);
     out[i].summary["label"] = spec.label;
     if (progress) progress->run_done();
-  });
+      },
+      order);
   return out;
 }
 

@@ -35,8 +35,9 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, 
 // --jobs: 0 means one worker per core.
 int resolve_workers(int jobs);
 
-// Calls work(i) for i in [0, n) on `workers` threads; the first exception (by index) is rethrown
-// after all have stopped.
-void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& work);
+// Calls work(i) for i in [0, n) on `workers` threads, starting them in `order` (a permutation of
+// [0, n); empty: 0, 1, ...); the first exception (by index) is rethrown after all have stopped.
+void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& work,
+                  const std::vector<std::size_t>& order = {});
 
 }  // namespace gpusim::cli

@@ -12,9 +12,9 @@ using namespace gpusim;
 using test::write_file;
 
 TEST(EventQueue, ComparatorOrdersByTimeThenSequence) {
-  const Event a{Time::from_us(5), 2, 0, 0, EventKind::completion};
-  const Event b{Time::from_us(5), 3, 0, 0, EventKind::completion};
-  const Event c{Time::from_us(4), 9, 0, 0, EventKind::completion};
+  const Event a{Time::from_us(5), 2, EventKind::completion, 0, 0};
+  const Event b{Time::from_us(5), 3, EventKind::completion, 0, 0};
+  const Event c{Time::from_us(4), 9, EventKind::completion, 0, 0};
   EXPECT_TRUE(event_before(a, b));
   EXPECT_FALSE(event_before(b, a));
   EXPECT_TRUE(event_before(c, a));
