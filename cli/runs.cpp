@@ -18,7 +18,8 @@ int resolve_workers(int jobs) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& work, const std::vector<std::size_t>& order) {
+void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& work,
+                  const std::vector<std::size_t>& order) {
   std::vector<std::exception_ptr> errors(n);
   std::atomic<std::size_t> next{0};
   auto loop = [&] {
@@ -53,17 +54,17 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, 
   parallel_for(
       specs.size(), workers,
       [&](std::size_t i) {
-    const RunSpec& spec = specs[i];
-    auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
-    const auto t0 = std::chrono::steady_clock::now();
-    const RunOutputs outputs(spec.keep_files ? std::vector<std::string>{"occupancy"} : std::vector<std::string>{});
-    const RunResult r = simulate(spec.scenario, *scheduler,
-                                 {{}, spec.keep_files ? outputs.observers() : std::vector<Observer*>{}, spec.audit});
-    out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    out[i].summary = summarize(spec.scenario, r);
-    if (spec.keep_files) out[i].files = run_files(outputs, spec.scenario, r, out[i].summary);
-    out[i].summary["label"] = spec.label;
-    if (progress) progress->run_done();
+        const RunSpec& spec = specs[i];
+        auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
+        const auto t0 = std::chrono::steady_clock::now();
+        const RunOutputs outputs(spec.keep_files ? std::vector<std::string>{"occupancy"} : std::vector<std::string>{});
+        const RunResult r = simulate(spec.scenario, *scheduler,
+                                     {{}, spec.keep_files ? outputs.observers() : std::vector<Observer*>{}, spec.audit});
+        out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        out[i].summary = summarize(spec.scenario, r);
+        if (spec.keep_files) out[i].files = run_files(outputs, spec.scenario, r, out[i].summary);
+        out[i].summary["label"] = spec.label;
+        if (progress) progress->run_done();
       },
       order);
   return out;
