@@ -39,9 +39,9 @@ SourceLocation JobSet::where(const Job& j) const {
 }
 
 void JobSet::append(JobSet&& other) {
-  // Its tables' indices in this set.
-  std::vector<uint16_t> tenant_of(other.tenants.size());
-  for (std::size_t t = 0; t < other.tenants.size(); ++t) tenant_of[t] = tenant(other.tenants[t]);
+  // Its tenants are interned in the order its jobs first name them (tenant ids order outputs), once each.
+  constexpr uint32_t kUnseen = 0xFFFFFFFFu;
+  std::vector<uint32_t> tenant_of(other.tenants.size(), kUnseen);
   std::vector<uint32_t> source_of(other.sources.size());
   for (std::size_t s = 0; s < other.sources.size(); ++s) source_of[s] = source(other.sources[s]);
   // The other tables are appended whole: their indices move by this set's sizes.
@@ -49,7 +49,8 @@ void JobSet::append(JobSet&& other) {
     if (index != Job::kNone) index += static_cast<uint32_t>(by);
   };
   for (Job& j : other.jobs) {
-    j.tenant = tenant_of[j.tenant];
+    if (tenant_of[j.tenant] == kUnseen) tenant_of[j.tenant] = tenant(other.tenants[j.tenant]);
+    j.tenant = static_cast<uint16_t>(tenant_of[j.tenant]);
     if (j.origin.source < source_of.size()) j.origin.source = source_of[j.origin.source];
     offset(j.reference_gpu, texts.size());
     offset(j.node, texts.size());
