@@ -11,6 +11,16 @@
 using namespace gpusim;
 using test::write_file;
 
+// A million-job run holds a Job and a JobRecord per job (README, "Performance"; FootprintCosts::job):
+// a field that makes either bigger should be a decision, not an accident. Sizes of a 64-bit libstdc++.
+TEST(JobStorage, SizesArePinned) {
+  if constexpr (sizeof(void*) == 8) {
+    EXPECT_LE(sizeof(Job), 208u);
+    EXPECT_LE(sizeof(JobRecord), 424u);
+    EXPECT_LE(sizeof(ResolvedJob), 32u);
+  }
+}
+
 TEST(EventQueue, ComparatorOrdersByTimeThenSequence) {
   const Event a{Time::from_us(5), 2, EventKind::completion, 0, 0};
   const Event b{Time::from_us(5), 3, EventKind::completion, 0, 0};

@@ -223,7 +223,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     const double us = std::ceil(r.remaining.us() / r.rate);
     // A rate the inputs make tiny (collectives far longer than the computation) must not wrap the clock.
     if (static_cast<double>(now_.us()) + us >= static_cast<double>(Time::max().us()))
-      throw InputError(jobs_[id].origin,
+      throw InputError(scenario_.jobs.where(jobs_[id]),
                        fmt::format("at {:g} of its ideal speed the job would run {:g} s more, past the clock's range (292,000 "
                                    "years): check its communication (bytes_per_iteration, compute_per_iteration)",
                                    r.rate, us / 1e6));
@@ -482,7 +482,11 @@ void Engine::bind(JobId id, const Placement& p) {
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
     r.claims.push_back(claims[i]);
     r.placement.gpus.push_back(p.gpus[i]);
-    r.placement.instances.push_back(claims[i].instance);
+    // Instances are listed once one GPU is MIG (as placements give them: empty when none is).
+    if (claims[i].instance || !r.placement.instances.empty()) {
+      r.placement.instances.resize(r.placement.gpus.size() - 1);
+      r.placement.instances.push_back(claims[i].instance);
+    }
     if (claims[i].instance) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[*claims[i].instance].instance);
   }
   for (NodeId n : p.nodes) {
@@ -586,7 +590,7 @@ void Engine::stop(JobId id, StopCause cause) {
     cluster_.reindex(n);
     nodes_.job_left(n, id);
   }
-  r.claims.clear();
+  r.claims = {};   // its memory too: a million finished jobs hold none
   ++r.generation;  // drops its pending completion
   ++r.phase_generation;  // and its checkpoint or phase event
   r.phase = JobPhase::computing;

@@ -173,7 +173,7 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
                  q.gpu_memory_limit_mib,
                  q.thread_percent,
                  q.worker_gpus,
-                 j.node};
+                 std::string(jobs.node(j))};
     auto [it, added] = index.try_emplace(std::move(key), static_cast<uint32_t>(shapes_.size()));
     if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
     of_job_[j.id] = it->second;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <numeric>
 #include <unordered_set>
+#include <utility>
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/random.hpp"
@@ -785,25 +786,24 @@ void pack_workload(Scenario& s, const Fields& workload) {
   // Work long enough never to end within the run (ten years), so pods only arrive.
   const Duration forever = Duration::from_seconds(int64_t{10} * 365 * 86400);
   Rng rng = make_stream(s.seed, "workload/packing");
-  JobSet packed;
-  packed.tenants = s.jobs.tenants;
-  std::vector<std::size_t> order(s.jobs.jobs.size());
+  // The copies keep indexing the set's tables.
+  const std::vector<Job> pods = std::exchange(s.jobs.jobs, {});
+  std::vector<std::size_t> order(pods.size());
   double demand = 0;
   while (demand < target) {
     std::iota(order.begin(), order.end(), 0);
     for (std::size_t i = order.size(); i > 1; --i)  // Fisher-Yates
       std::swap(order[i - 1], order[static_cast<std::size_t>(uniform01(rng) * static_cast<double>(i))]);
     for (std::size_t k = 0; k < order.size() && demand < target; ++k) {
-      Job j = s.jobs.jobs[order[k]];
-      j.arrival = Time::from_us(static_cast<int64_t>(packed.jobs.size()));
+      Job j = pods[order[k]];
+      j.arrival = Time::from_us(static_cast<int64_t>(s.jobs.jobs.size()));
       j.work = forever;
       j.strict = false;
       demand += static_cast<double>(j.request.gpus) * j.request.milli_per_gpu.value;
-      packed.jobs.push_back(std::move(j));
+      s.jobs.jobs.push_back(std::move(j));
     }
   }
-  packed.finalize();
-  s.jobs = std::move(packed);
+  s.jobs.finalize();
   s.horizon = Time::from_us(static_cast<int64_t>(s.jobs.jobs.size()));
 }
 
@@ -887,11 +887,12 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     workload.fail("expected at least one of jobs, traces, generator");
   // Only inline jobs and generator classes name one (no trace has the column).
   for (const Job& j : s.jobs.jobs)
-    if (!j.reference_gpu.empty() && !catalog->find_gpu(j.reference_gpu)) {
+    if (const std::string gpu(s.jobs.reference_gpu(j)); !gpu.empty() && !catalog->find_gpu(gpu)) {
       std::vector<std::string> known;
       for (const GpuModel& g : catalog->gpus()) known.push_back(g.name);
-      throw InputError({j.origin.file, j.origin.line, j.origin.field + ".reference_gpu"},
-                       fmt::format("unknown GPU model '{}'; known: {}", j.reference_gpu, fmt::join(known, ", ")));
+      SourceLocation where = s.jobs.where(j);
+      where.field += ".reference_gpu";
+      throw InputError(where, fmt::format("unknown GPU model '{}'; known: {}", gpu, fmt::join(known, ", ")));
     }
   s.jobs.finalize();
   if (s.packing) pack_workload(s, workload);

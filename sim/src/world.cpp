@@ -39,10 +39,12 @@ std::vector<ResolvedJob> resolve(const Scenario& s) {
   for (const Job& j : s.jobs.jobs) {
     ResolvedJob& r = out[j.id];
     const auto kind = static_cast<std::size_t>(j.kind);
-    r.checkpoint = j.checkpoint ? &*j.checkpoint : &s.model.checkpoint.defaults[kind];
-    if (!j.reference_gpu.empty()) r.reference = s.catalog->find_gpu(j.reference_gpu);
+    const CheckpointPolicy* own = s.jobs.checkpoint(j);
+    r.checkpoint = own ? own : &s.model.checkpoint.defaults[kind];
+    if (const std::string_view gpu = s.jobs.reference_gpu(j); !gpu.empty()) r.reference = s.catalog->find_gpu(gpu);
     const CommProfile& fallback = s.model.communication.defaults[kind];
-    if (j.request.gpus >= 2) r.comm = j.communication.given() ? &j.communication : fallback.given() ? &fallback : nullptr;
+    if (const CommProfile* given = s.jobs.communication(j); j.request.gpus >= 2)
+      r.comm = given ? given : fallback.given() ? &fallback : nullptr;
   }
   return out;
 }
@@ -52,22 +54,24 @@ std::vector<ResolvedJob> resolve(const Scenario& s) {
 bool bind_nodes(const Scenario& s, const Cluster& c, std::vector<ResolvedJob>& out) {
   std::unordered_map<std::string_view, NodeId> by_name;
   for (const Job& j : s.jobs.jobs) {
-    if (j.node.empty()) continue;
+    const std::string_view name = s.jobs.node(j);
+    if (name.empty()) continue;
     if (by_name.empty()) c.for_each_node([&](NodeId n) { by_name.emplace(c.node(n).name, n); });
-    const SourceLocation where{j.origin.file, j.origin.line, j.origin.field + ".node"};
-    const auto it = by_name.find(j.node);
+    SourceLocation where = s.jobs.where(j);
+    where.field += ".node";
+    const auto it = by_name.find(name);
     if (it == by_name.end())
       throw InputError(where, fmt::format("job '{}': no node named '{}' at time 0 (pools name their nodes <pool>-<i>, or "
                                           "node_names)",
-                                          j.name, j.node));
+                                          j.name, name));
     const Node& node = c.node(it->second);
     const Pool& pool = c.pool(node.pool);
     if (auto why = pool_refuses(j.request, pool, *s.catalog))
-      throw InputError(where, fmt::format("job '{}' can never run on node {}: it {}", j.name, j.node, *why));
+      throw InputError(where, fmt::format("job '{}' can never run on node {}: it {}", j.name, name, *why));
     if (j.request.gpus > node.gpu_count || !pods_fit(per_pod(j.request), 1, {node.cpu_milli, node.memory_mib}))
       throw InputError(
           where, fmt::format("job '{}' asks {} GPUs, {} milli-CPU and {} MiB; node {} has {}, {} and {}", j.name, j.request.gpus,
-                             j.request.cpu_milli, j.request.memory_mib, j.node, node.gpu_count, node.cpu_milli, node.memory_mib));
+                             j.request.cpu_milli, j.request.memory_mib, name, node.gpu_count, node.cpu_milli, node.memory_mib));
     out[j.id].node = it->second;
   }
   return !by_name.empty();
@@ -81,7 +85,7 @@ World build_world(const Scenario& s) {
   Shapes shapes(s.jobs, cluster, *s.catalog);
   for (const Job& j : s.jobs.jobs)
     if (const auto& why = shapes.of_job(j.id).never_fits; j.strict && why)
-      throw InputError({j.origin.file, j.origin.line, "workload.jobs"},
+      throw InputError({s.jobs.where(j).file, s.jobs.where(j).line, "workload.jobs"},
                        fmt::format("job '{}' can never run: it {}", j.name, *why));
   std::vector<ResolvedJob> jobs = resolve(s);
   const bool bound = bind_nodes(s, cluster, jobs);

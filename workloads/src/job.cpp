@@ -1,7 +1,9 @@
 #include "gpusim/workloads/job.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
+#include <utility>
 
 namespace gpusim {
 
@@ -23,16 +25,76 @@ uint16_t JobSet::tenant(std::string_view name) {
   return static_cast<uint16_t>(tenants.size() - 1);
 }
 
+uint32_t JobSet::source(const SourceLocation& where) {
+  for (std::size_t i = sources.size(); i-- > 0;)  // the latest first: jobs come in runs from one source
+    if (sources[i].file == where.file && sources[i].field == where.field) return static_cast<uint32_t>(i);
+  sources.push_back({where.file, std::nullopt, where.field});
+  return static_cast<uint32_t>(sources.size() - 1);
+}
+
+SourceLocation JobSet::where(const Job& j) const {
+  if (j.origin.source >= sources.size()) return {"", std::nullopt, ""};
+  const SourceLocation& s = sources[j.origin.source];
+  return {s.file, j.origin.line > 0 ? std::optional(j.origin.line) : std::nullopt, s.field};
+}
+
 void JobSet::append(JobSet&& other) {
-  jobs.reserve(jobs.size() + other.jobs.size());
+  // Its tenants are interned in the order its jobs first name them (tenant ids order outputs), once each.
+  constexpr uint32_t kUnseen = 0xFFFFFFFFu;
+  std::vector<uint32_t> tenant_of(other.tenants.size(), kUnseen);
+  std::vector<uint32_t> source_of(other.sources.size());
+  for (std::size_t s = 0; s < other.sources.size(); ++s) source_of[s] = source(other.sources[s]);
+  // The other tables are appended whole: their indices move by this set's sizes.
+  const auto offset = [](uint32_t& index, std::size_t by) {
+    if (index != Job::kNone) index += static_cast<uint32_t>(by);
+  };
   for (Job& j : other.jobs) {
-    j.tenant = tenant(other.tenants[j.tenant]);
-    jobs.push_back(std::move(j));
+    if (tenant_of[j.tenant] == kUnseen) tenant_of[j.tenant] = tenant(other.tenants[j.tenant]);
+    j.tenant = static_cast<uint16_t>(tenant_of[j.tenant]);
+    if (j.origin.source < source_of.size()) j.origin.source = source_of[j.origin.source];
+    offset(j.reference_gpu, texts.size());
+    offset(j.node, texts.size());
+    offset(j.communication, profiles.size());
+    offset(j.checkpoint, checkpoints.size());
   }
+  const auto take = [](auto& to, auto& from) { std::move(from.begin(), from.end(), std::back_inserter(to)); };
+  take(texts, other.texts);
+  take(profiles, other.profiles);
+  take(checkpoints, other.checkpoints);
+  // The first set's jobs are taken whole: a million jobs are not moved one by one into a second vector.
+  if (jobs.empty()) {
+    jobs = std::move(other.jobs);
+    return;
+  }
+  jobs.reserve(jobs.size() + other.jobs.size());
+  std::move(other.jobs.begin(), other.jobs.end(), std::back_inserter(jobs));
+  other.jobs = {};
 }
 
 void JobSet::finalize() {
-  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.arrival < b.arrival; });
+  // Sorts positions, then moves each job once into its place: a stable sort of the jobs themselves
+  // would move them (320 bytes each) log n times.
+  std::vector<std::pair<Time, uint32_t>> keyed(jobs.size());  // ties keep source order by position
+  for (std::size_t i = 0; i < jobs.size(); ++i) keyed[i] = {jobs[i].arrival, static_cast<uint32_t>(i)};
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<uint32_t> order(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) order[i] = keyed[i].second;
+  keyed = {};
+  // In place, one cycle of the permutation at a time (order[i]: the job that goes to position i;
+  // a position done points at itself), so no second copy of the jobs is held.
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) continue;
+    Job held = std::move(jobs[start]);
+    std::size_t to = start;
+    while (order[to] != start) {
+      const std::size_t from = order[to];
+      jobs[to] = std::move(jobs[from]);
+      order[to] = static_cast<uint32_t>(to);
+      to = from;
+    }
+    jobs[to] = std::move(held);
+    order[to] = static_cast<uint32_t>(to);
+  }
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<JobId>(i);
 }
 

@@ -267,21 +267,29 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   if (auto t = e.get("tenant")) j.tenant = set.tenant(t->as_string());
   j.priority = e.integer<int32_t>("priority");
   j.multi_node = e.value("multi_node").as_bool();
-  if (auto r = e.get("reference_gpu")) j.reference_gpu = r->as_string();
-  if (auto c = e.get("checkpoint")) j.checkpoint = parse_checkpoint_policy(*c);
+  if (auto r = e.get("reference_gpu")) j.reference_gpu = JobSet::add(set.texts, r->as_string());
+  if (auto c = e.get("checkpoint")) j.checkpoint = JobSet::add(set.checkpoints, parse_checkpoint_policy(*c));
+}
+
+// `workers: N` (1 when not given) and where it was given, read once for all the jobs of an entry.
+struct Workers {
+  int32_t count = 1;
+  std::optional<ConfigNode> node;
+};
+Workers read_workers(const Fields& e) {
+  auto w = e.get("workers");
+  if (!w) return {};
+  return {w->as_int<int32_t>(e.range("workers")), w};
 }
 
 // `workers: N` makes `gpus` the GPUs of each of N worker pods (which may sit on different nodes).
-void read_workers(const Fields& e, Job& j) {
-  auto w = e.get("workers");
-  if (!w) return;
-  const auto workers = w->as_int<int32_t>(e.range("workers"));
-  if (workers == 1) return;
-  if (j.request.gpus == 0 || j.request.fractional()) w->fail("workers need whole GPUs (gpus >= 1, no gpu_milli)");
-  const int64_t gpus = int64_t{workers} * j.request.gpus;
+void apply_workers(const Workers& w, Job& j) {
+  if (w.count == 1) return;
+  if (j.request.gpus == 0 || j.request.fractional()) w.node->fail("workers need whole GPUs (gpus >= 1, no gpu_milli)");
+  const int64_t gpus = int64_t{w.count} * j.request.gpus;
   if (!kJobGpuRange.contains(static_cast<double>(gpus)))
-    w->fail(fmt::format("{} workers x {} GPUs make {} GPUs; a job has at most {}", workers, j.request.gpus, gpus,
-                        kJobGpuRange.maximum->value));
+    w.node->fail(fmt::format("{} workers x {} GPUs make {} GPUs; a job has at most {}", w.count, j.request.gpus, gpus,
+                             kJobGpuRange.maximum->value));
   j.request.worker_gpus = j.request.gpus;
   j.request.gpus = static_cast<int32_t>(gpus);
   j.multi_node = true;
@@ -356,31 +364,33 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
                                       it->second.value_or(0), e.at("name").where().line.value_or(0)));
     };
     j.arrival = Time() + e.value("arrival").as_duration();
+    CommProfile comm;
     if (auto node = e.get("communication")) {
       const Fields c = job_communication_section().read(*node);
-      j.communication = parse_comm_profile(c);
+      comm = parse_comm_profile(c);
       if (auto i = c.get("iterations")) {
         if (e.has("duration")) e.at("duration").fail("give duration or communication.iterations, not both");
         const int64_t n = i->as_int(c.range("iterations"));
-        const double work_s = static_cast<double>(n) * j.communication.compute_per_iteration_s;
+        const double work_s = static_cast<double>(n) * comm.compute_per_iteration_s;
         if (!kSpanSeconds.contains(work_s))
-          i->fail(fmt::format("{} iterations of {} s are {:g} s of work; a job runs at most {}", n,
-                              j.communication.compute_per_iteration_s, work_s, kMaxSpanText));
+          i->fail(fmt::format("{} iterations of {} s are {:g} s of work; a job runs at most {}", n, comm.compute_per_iteration_s,
+                              work_s, kMaxSpanText));
         j.work = Duration::from_seconds(work_s, Round::nearest);
-        j.communication.work_is_compute = true;
+        comm.work_is_compute = true;
       }
+      j.communication = JobSet::add(set.profiles, comm);
     }
-    if (!j.communication.work_is_compute) j.work = e.at("duration").as_duration();
+    if (!comm.work_is_compute) j.work = e.at("duration").as_duration();
     j.request.gpus = e.at("gpus").as_int<int32_t>(e.range("gpus"));
     read_request_fields(e, j.request);
     read_job_fields(e, set, j);
-    read_workers(e, j);
+    apply_workers(read_workers(e), j);
     if (auto n = e.get("node")) {
       if (j.multi_node) n->fail("a job bound to one node has one pod: no workers, no multi_node");
-      j.node = n->as_string();
+      j.node = JobSet::add(set.texts, n->as_string());
     }
     j.strict = true;
-    j.origin = e.node().where();
+    j.origin = set.origin(e.node().where());
     const int64_t count = e.integer("count");
     if (count == 1) {
       claim(j.name);
@@ -439,8 +449,10 @@ JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
     if (proto.request.fractional() && gpu_choices.size() > 1)
       c.at("gpu_milli").fail("a GPU share below 1000 milli needs gpus: 1");
     read_job_fields(c, set, proto);
-    if (auto m = c.get("communication")) proto.communication = parse_comm_profile(communication_section().read(*m));
-    proto.origin = c.node().where();
+    if (auto m = c.get("communication"))
+      proto.communication = JobSet::add(set.profiles, parse_comm_profile(communication_section().read(*m)));
+    proto.origin = set.origin(c.node().where());
+    const Workers workers = read_workers(c);
 
     Rng arrivals = make_stream(seed, "generator/" + name + "/arrivals");
     Rng sizes = make_stream(seed, "generator/" + name + "/gpus");
@@ -461,7 +473,7 @@ JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
       std::size_t k = 0;
       while (k + 1 < gpu_choices.size() && pick >= weights[k]) pick -= weights[k++];
       j.request.gpus = gpu_choices[k];
-      read_workers(c, j);
+      apply_workers(workers, j);
       const double work_s = duration.sample_seconds(durations);
       if (!kSpanSeconds.contains(work_s))
         c.at("duration").fail(fmt::format("job {}-{} draws a duration of {:g} s, past {}", name, i, work_s, kMaxSpanText));

@@ -125,7 +125,7 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
     j.kind = kind;
     j.u = o.u.value_or(j.request.gpus == 0 ? 0.0 : j.request.milli_per_gpu.gpus());
     j.multi_node = o.multi_node.value_or(false);
-    j.origin = r.origin();
+    j.origin = {set.source(r.origin()), r.line()};
     set.jobs.push_back(std::move(j));
   }
   apply_options(set, o);
@@ -177,7 +177,7 @@ JobSet read_philly_jobs(const std::string& path, const TraceOptions& o) {
     j.u = o.u.value_or(default_compute_demand(kind));
     j.tenant = set.tenant(f[col.at("cluster")]);
     j.multi_node = o.multi_node.value_or(true);
-    j.origin = r.origin();
+    j.origin = {set.source(r.origin()), r.line()};
     set.jobs.push_back(std::move(j));
     stamps.push_back(*ts);
   }
@@ -185,7 +185,7 @@ JobSet read_philly_jobs(const std::string& path, const TraceOptions& o) {
     const int64_t first = *std::min_element(stamps.begin(), stamps.end());
     for (std::size_t i = 0; i < stamps.size(); ++i) {
       if (!kSpanSeconds.contains(static_cast<double>(stamps[i] - first)))
-        throw InputError(set.jobs[i].origin,
+        throw InputError(set.where(set.jobs[i]),
                          fmt::format("column 'timestamp': {} s after the earliest row; a trace spans at most {}",
                                      stamps[i] - first, kMaxSpanText));
       set.jobs[i].arrival = Time::from_seconds(stamps[i] - first);
@@ -255,7 +255,7 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
     }
     if (auto c = opt("name"); c && !f[*c].empty()) j.name = std::string(f[*c]);
     else j.name = fmt::format("job-line-{}", r.line());
-    j.origin = r.origin();
+    j.origin = {set.source(r.origin()), r.line()};
     set.jobs.push_back(std::move(j));
   }
   apply_options(set, o);

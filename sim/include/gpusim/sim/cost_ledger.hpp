@@ -7,6 +7,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include <cstddef>
+#include <unordered_map>
 #include <vector>
 
 #include "gpusim/core/time.hpp"
@@ -19,7 +20,7 @@ namespace gpusim {
 class CostLedger {
  public:
   CostLedger(std::size_t jobs, const Cluster& cluster, const Metrics& metrics)
-      : cluster_(cluster), metrics_(metrics), claim_marks_(jobs), busy_mark_usd_(jobs) {}
+      : cluster_(cluster), metrics_(metrics), busy_mark_usd_(jobs) {}
 
   // Job `id` claimed a share of GPU `g` now (its claims in order, as JobRecord::claims).
   void claimed(JobId id, GpuId g, Time now) { claim_marks_[id].push_back({price(g, now), now}); }
@@ -27,13 +28,15 @@ class CostLedger {
   // share of the price since it was taken, and adds its share x time to the job's allocated GPU
   // time (so that cost.csv can roll allocated GPU-hours up by job kind and GPU model as it does cost).
   void released(JobId id, JobRecord& r, Time now) {
-    auto& marks = claim_marks_[id];
+    const auto it = claim_marks_.find(id);
+    if (it == claim_marks_.end()) return;  // it holds nothing
+    const auto& marks = it->second;
     for (std::size_t i = 0; i < r.claims.size(); ++i) {
       const double share = r.claims[i].milli.gpus();
       r.cost_usd += share * (price(r.placement.gpus[i], now) - marks[i].price_usd);
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
-    marks.clear();
+    claim_marks_.erase(it);
   }
   // The job starts computing on its placement: its busy charges start now.
   void start_busy(JobId id, const JobRecord& r, Time now) { busy_mark_usd_[id] = price_sum(r, now); }
@@ -59,7 +62,8 @@ class CostLedger {
     double price_usd;  // one whole GPU's cost up to when the claim was taken
     Time since;        // when it was taken
   };
-  std::vector<boost::container::small_vector<ClaimMark, 4>> claim_marks_;  // per job, parallel to its claims
+  // Per job holding claims, parallel to them: only the jobs holding GPUs pay for an entry, not every job.
+  std::unordered_map<JobId, boost::container::small_vector<ClaimMark, 4>> claim_marks_;
   std::vector<double> busy_mark_usd_;  // per job: sum over its GPUs of their pool's price integral at `since`
 };
 

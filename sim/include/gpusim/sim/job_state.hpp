@@ -1,8 +1,6 @@
 #pragma once
 // A job's state during a run: its status, the phase of a running job, and everything the engine
 // keeps about it (one record per job, indexed by JobId).
-#include <boost/container/small_vector.hpp>
-
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -35,17 +33,26 @@ constexpr auto enum_table(JobPhase) {
 }
 
 struct JobRecord {
+  // The small fields first, together, so that no padding sits between them (a record per job).
   JobStatus status = JobStatus::not_arrived;
+  JobPhase phase = JobPhase::computing;
+  bool evicting = false;  // its node is being reclaimed: leave once the checkpoint is written (issue 5)
+  // Preemption by the scheduler (issue 7): whether the write under way ends in a suspension (else,
+  // when `evicting`, in a spot eviction), and times suspended.
+  bool suspending = false;
+  uint32_t preemptions = 0;
+  uint32_t generation = 0;        // bumps when the job's completion event moves
+  uint32_t attempt = 0;           // starts so far
+  uint32_t kills = 0;             // times it was killed (out of memory, MPS fault)
+  uint32_t phase_generation = 0;  // bumps when a phase or checkpoint event of the job goes stale
+  uint32_t checkpoints = 0, evictions = 0;
   Time start;        // of the latest attempt
   Time first_start;  // of the first attempt
   Time queued_at;    // when it last entered the queue (arrival, requeue, eviction)
   Time end;
   Placement placement;
-  uint32_t generation = 0;  // bumps when the job's completion event moves
-  uint32_t attempt = 0;     // starts so far
-  uint32_t kills = 0;       // times it was killed (out of memory, MPS fault)
-  Work remaining;           // work left at `since`
-  Work attempt_work;        // work left when the latest attempt started
+  Work remaining;     // work left at `since`
+  Work attempt_work;  // work left when the latest attempt started
   Time since;
   double rate = 0;          // current speed: hardware x sharing x communication, 0 while paused
   double compute_rate = 0;  // the speed it has (or will have again) while computing
@@ -59,24 +66,16 @@ struct JobRecord {
   Link reference{LinkClass::self, 0, 0};
   // What it holds on each GPU of its placement (parallel to placement.gpus), also while its
   // workers are placed one at a time.
-  boost::container::small_vector<GpuClaim, 1> claims;
+  std::vector<GpuClaim> claims;
   Work lost_work;                // progress thrown away by kills and evictions
   GpuTime lost_gpu;              // the same times the GPUs the job held: GPU time to redo
   std::vector<MigInstance> mig;  // the MIG instances it holds, parallel to the MIG GPUs of its placement
   // Checkpointing (issue 5).
-  JobPhase phase = JobPhase::computing;
-  uint32_t phase_generation = 0;  // bumps when a phase or checkpoint event of the job goes stale
-  Time phase_end;                 // when the current checkpoint or restore finishes
-  bool evicting = false;          // its node is being reclaimed: leave once the checkpoint is written
-  Work saved_remaining;           // work left at its last durable checkpoint (all of it without one)
-  Work writing_remaining;         // work left when the checkpoint being written was taken
-  uint32_t checkpoints = 0, evictions = 0;
-  // Preemption by the scheduler (issue 7): times suspended, whether the write under way ends in a
-  // suspension (else, when `evicting`, in a spot eviction), and GPU time held over closed attempts.
-  uint32_t preemptions = 0;
-  bool suspending = false;
-  Time phase_start;  // of the current checkpoint or restore
-  GpuTime attained_gpu;
+  Time phase_end;                       // when the current checkpoint or restore finishes
+  Work saved_remaining;                 // work left at its last durable checkpoint (all of it without one)
+  Work writing_remaining;               // work left when the checkpoint being written was taken
+  Time phase_start;                     // of the current checkpoint or restore
+  GpuTime attained_gpu;                 // GPU time held over closed attempts (preemptive orders rank by it)
   GpuTime checkpoint_gpu, restore_gpu;  // GPU time spent writing and restoring
   // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
   double cost_usd = 0, busy_cost_usd = 0;

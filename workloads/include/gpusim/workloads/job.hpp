@@ -89,31 +89,72 @@ struct Request {
   int32_t pods_on_node(int32_t gpus_there) const { return worker_gpus > 0 ? std::max(1, gpus_there / worker_gpus) : 1; }
 };
 
+// Where a job was written: one of its JobSet's sources (the file and the field of its list, trace
+// or generator class, shared by every job from there) and the line; no string of its own.
+struct JobOrigin {
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  uint32_t source = kNone;  // index into JobSet::sources; kNone: not known
+  int32_t line = 0;         // 1-based; 0: none
+};
+
+// A job's settings that few jobs have are kept once in its JobSet, for all the jobs of one entry,
+// trace or generator class, and the job holds their indices (kNone: not given); its fields are
+// ordered by size, so that no padding sits between them. A million jobs stay compact.
 struct Job {
-  JobId id{0};  // index in its JobSet, in arrival order
-  std::string name;
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  JobId id{0};          // index in its JobSet, in arrival order
+  uint16_t tenant = 0;  // index into JobSet::tenants
+  JobKind kind = JobKind::batch;
+  bool multi_node = false;  // may a multi-GPU job be split across nodes
   Time arrival;
   Duration work;
-  Request request;
-  JobKind kind = JobKind::batch;
   double u = 0.95;
-  uint16_t tenant = 0;             // index into JobSet::tenants
   int32_t priority = 0;            // larger runs first under the priority order
-  bool multi_node = false;         // may a multi-GPU job be split across nodes
-  std::string reference_gpu;        // the GPU model `work` was measured on; "" = any (hardware factor 1)
-  CommProfile communication;       // multi-GPU jobs; none given: the engine uses the kind's default
-  std::optional<CheckpointPolicy> checkpoint;  // none given: the kind's default (model.checkpoint)
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
-  // Kubernetes `spec.nodeName`: the node it runs on, bypassing the scheduler ("": the scheduler places it).
-  std::string node;
-  SourceLocation origin;  // where it was written (file and line), for messages
+  JobOrigin origin;                // where it was written (file, field and line), for messages: JobSet::where
+  // The GPU model `work` was measured on (JobSet::texts); none: any (hardware factor 1).
+  uint32_t reference_gpu = kNone;
+  // Kubernetes `spec.nodeName` (JobSet::texts): the node it runs on, bypassing the scheduler; none: the
+  // scheduler places it.
+  uint32_t node = kNone;
+  uint32_t communication = kNone;  // JobSet::profiles; multi-GPU jobs without one use the kind's default
+  uint32_t checkpoint = kNone;     // JobSet::checkpoints; none given: the kind's default (model.checkpoint)
+  std::string name;
+  Request request;
 };
 
 struct JobSet {
   std::vector<Job> jobs;
   std::vector<std::string> tenants{"default"};
+  // What Job::reference_gpu, node, communication and checkpoint index.
+  std::vector<std::string> texts;
+  std::vector<CommProfile> profiles;
+  std::vector<CheckpointPolicy> checkpoints;
+  // Where jobs come from, without their lines; JobOrigin::source indexes it.
+  std::vector<SourceLocation> sources;
   uint16_t tenant(std::string_view name);
-  // Appends `other`, re-interning its tenants.
+  // Index of a new entry of `table` holding `value`.
+  template <class T>
+  static uint32_t add(std::vector<T>& table, T value) {
+    table.push_back(std::move(value));
+    return static_cast<uint32_t>(table.size() - 1);
+  }
+  // "" when not given.
+  std::string_view reference_gpu(const Job& j) const { return j.reference_gpu == Job::kNone ? "" : texts[j.reference_gpu]; }
+  std::string_view node(const Job& j) const { return j.node == Job::kNone ? "" : texts[j.node]; }
+  // Null when not given.
+  const CommProfile* communication(const Job& j) const {
+    return j.communication == Job::kNone ? nullptr : &profiles[j.communication];
+  }
+  const CheckpointPolicy* checkpoint(const Job& j) const {
+    return j.checkpoint == Job::kNone ? nullptr : &checkpoints[j.checkpoint];
+  }
+  // The source index of `where` (its file and field; the line goes into the JobOrigin).
+  uint32_t source(const SourceLocation& where);
+  JobOrigin origin(const SourceLocation& where) { return {source(where), where.line.value_or(0)}; }
+  // Where job `j` was written, for messages.
+  SourceLocation where(const Job& j) const;
+  // Appends `other`, re-indexing its tables.
   void append(JobSet&& other);
   // Stable sort by arrival (ties keep source order), then ids = positions.
   void finalize();
