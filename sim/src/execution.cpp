@@ -375,15 +375,25 @@ double collective_stall_fraction(double compute_rate, const CommProfile& p, doub
 
 void max_min_fair_flows(std::span<const double> capacities, const std::vector<std::vector<uint32_t>>& paths,
                         std::span<const double> caps, std::span<double> rates) {
-  std::vector<double> left(capacities.begin(), capacities.end());
+  FlowPaths flat;
+  for (const auto& path : paths) flat.add(path);
+  MaxMinScratch scratch;
+  max_min_fair_flows(capacities, flat, caps, rates, scratch);
+}
+
+void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& paths, std::span<const double> caps,
+                        std::span<double> rates, MaxMinScratch& scratch) {
+  std::vector<double>& left = scratch.left;
+  std::vector<uint32_t>& users = scratch.users;
+  std::vector<uint32_t>& active = scratch.active;  // the flows still growing, in index order
+  left.assign(capacities.begin(), capacities.end());
+  users.assign(left.size(), 0u);
+  active.resize(paths.size());
   std::fill(rates.begin(), rates.end(), 0.0);
-  std::vector<uint32_t> users(left.size(), 0u);
-  std::vector<uint32_t> active(paths.size());  // the flows still growing, in index order
   std::iota(active.begin(), active.end(), 0u);
-  for (const auto& path : paths)
-    for (uint32_t l : path) ++users[l];
+  for (uint32_t l : paths.links) ++users[l];
   while (!active.empty()) {
-    // The largest equal increment every active flow can take.
+    // The largest equal increment every active flow can take (a minimum: the same in any order).
     double step = std::numeric_limits<double>::infinity();
     for (std::size_t l = 0; l < left.size(); ++l)
       if (users[l] > 0) step = std::min(step, left[l] / users[l]);
@@ -391,15 +401,16 @@ void max_min_fair_flows(std::span<const double> capacities, const std::vector<st
     if (!std::isfinite(step)) step = 0;  // flows crossing no link and uncapped: nothing bounds them
     for (uint32_t f : active) {
       rates[f] += step;
-      for (uint32_t l : paths[f]) left[l] -= step;
+      for (uint32_t l : paths.of(f)) left[l] -= step;
     }
     // Freeze flows that reached their cap or cross a saturated link; they leave their links' users.
     std::size_t kept = 0;
     for (uint32_t f : active) {
-      bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || paths[f].empty();
-      for (uint32_t l : paths[f]) frozen = frozen || left[l] <= capacities[l] * 1e-12;
+      const std::span<const uint32_t> path = paths.of(f);
+      bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || path.empty();
+      for (uint32_t l : path) frozen = frozen || left[l] <= capacities[l] * 1e-12;
       if (frozen) {
-        for (uint32_t l : paths[f]) --users[l];
+        for (uint32_t l : path) --users[l];
       } else {
         active[kept++] = f;
       }
