@@ -206,7 +206,7 @@ class PreemptiveScheduler final : public Scheduler {
     uint64_t seen_pass = 0;  // the last pass that saw it running and preemptible
     bool ranked = false;     // in running_
   };
-  std::vector<Run> runs_;  // by job id
+  std::vector<Run> runs_;               // by job id
   std::vector<JobId> arrived_running_;  // running and preemptible this pass, not in running_
   uint64_t pass_ = 0;
   std::vector<JobId> granted_;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 
-
 namespace gpusim {
 
 Link ring_link(const Cluster& c, const Placement& p, bool best) {

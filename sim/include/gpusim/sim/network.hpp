@@ -30,7 +30,7 @@ class NetworkSharing {
 
  private:
   static constexpr uint32_t kNoLink = std::numeric_limits<uint32_t>::max();
-  std::vector<JobId> jobs_;                         // ascending
+  std::vector<JobId> jobs_;  // ascending
   // share's scratch, kept so that sharing allocates nothing once grown
   PagedVector<uint32_t> link_of_node_{0, kNoLink};  // a node's link index, else kNoLink
   std::vector<NodeId> links_;
