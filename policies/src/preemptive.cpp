@@ -47,12 +47,18 @@ class PreemptiveScheduler final : public Scheduler {
       const Node& n = view.cluster().node(id);
       if (n.ready()) capacity += static_cast<int64_t>(n.gpu_count) * kWholeGpu.value;
     });
-    running_.clear();
+    ++pass_;
+    arrived_running_.clear();
     view.for_each_running([&](JobId id, Time) {
       const int64_t d = demand(view, id);
       held += d;
-      if (view.preemptible(id)) running_.push_back({{}, id});
-      else leaving += d;
+      if (!view.preemptible(id)) {
+        leaving += d;
+        return;
+      }
+      if (id >= runs_.size()) runs_.resize(id + 1);
+      if (!runs_[id].ranked) arrived_running_.push_back(id);
+      runs_[id].seen_pass = pass_;
     });
     granted_.clear();
     // Room for every pending job beside the running ones: no one need be preempted, and priorities
@@ -63,8 +69,7 @@ class PreemptiveScheduler final : public Scheduler {
       return;
     }
 
-    for (Ranked& r : running_) r.priority = order_->priority(view, r.job);
-    std::sort(running_.begin(), running_.end());
+    rank_running(view);
     int64_t budget = capacity - leaving;
     auto next_pending = pending_.begin();
     std::size_t next_running = 0;
@@ -121,6 +126,45 @@ class PreemptiveScheduler final : public Scheduler {
   }
   int64_t smallest_ask() const { return asks_.begin()->first; }
 
+  // Ranks the preemptible running jobs (those seen this pass) by their priorities now. The order
+  // of the previous ranking is kept and repaired: priorities move little between decision points.
+  void rank_running(const ClusterView& view) {
+    std::size_t kept = 0;
+    for (const Ranked& r : running_) {
+      if (runs_[r.job].seen_pass == pass_) running_[kept++] = r;
+      else runs_[r.job].ranked = false;
+    }
+    running_.resize(kept);
+    for (JobId id : arrived_running_) {
+      running_.push_back({{}, id});
+      runs_[id].ranked = true;
+    }
+    for (Ranked& r : running_) r.priority = order_->priority(view, r.job);
+    // (priority, id) is a total order, so any sort gives the one ranking: the newcomers are sorted
+    // and merged in; the kept ones, nearly in order, are repaired by insertion, or sorted afresh when
+    // that would move too much.
+    const auto mid = running_.begin() + static_cast<std::ptrdiff_t>(kept);
+    if (!insertion_sort(running_.begin(), mid, 8 * kept)) std::sort(running_.begin(), mid);
+    std::sort(mid, running_.end());
+    std::inplace_merge(running_.begin(), mid, running_.end());
+  }
+  // Sorts [first, last) by insertion unless that takes more than `budget` moves (then false, the range
+  // permuted but not sorted).
+  static bool insertion_sort(std::vector<Ranked>::iterator first, std::vector<Ranked>::iterator last, std::size_t budget) {
+    for (auto i = first; i != last; ++i) {
+      const Ranked x = *i;
+      auto j = i;
+      for (; j != first && x < *(j - 1); --j) {
+        if (budget-- == 0) {
+          *j = x;
+          return false;
+        }
+        *j = *(j - 1);
+      }
+      *j = x;
+    }
+    return true;
+  }
   // (Re)ranks a pending job by its priority now.
   void enqueue(const ClusterView& view, JobId id) {
     if (id >= entries_.size()) entries_.resize(id + 1);
@@ -157,7 +201,14 @@ class PreemptiveScheduler final : public Scheduler {
   int64_t asked_ = 0;  // milli-GPU the pending jobs ask for
   std::map<int64_t, uint32_t> asks_;  // pending jobs by what they ask
   std::priority_queue<Change, std::vector<Change>, std::greater<>> changes_;  // pending jobs' next_change
-  std::vector<Ranked> running_;
+  std::vector<Ranked> running_;  // preemptible running jobs, in the order of their last ranking
+  struct Run {
+    uint64_t seen_pass = 0;  // the last pass that saw it running and preemptible
+    bool ranked = false;     // in running_
+  };
+  std::vector<Run> runs_;               // by job id
+  std::vector<JobId> arrived_running_;  // running and preemptible this pass, not in running_
+  uint64_t pass_ = 0;
   std::vector<JobId> granted_;
 };
 

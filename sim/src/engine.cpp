@@ -288,6 +288,9 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   EventQueue events_;
   Rng fault_rng_;
   std::vector<JobId> touched_;
+  // refresh_rates' scratch, kept so that it allocates nothing once grown
+  std::vector<double> rate_u_, rate_caps_;
+  std::vector<GpuId> busy_changed_;
   std::vector<GpuId> memory_check_;
   bool capacity_grew_ = false;
   Time now_;
@@ -329,7 +332,8 @@ double Engine::job_sharing_rate(JobId id) const {
 }
 
 void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
-  std::vector<double> u, caps;
+  std::vector<double>& u = rate_u_;
+  std::vector<double>& caps = rate_caps_;
   touched_.clear();
   if (network) network_.share(cluster_, records_, touched_);
   for (GpuId g : changed) {
@@ -362,7 +366,8 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   }
   std::sort(touched_.begin(), touched_.end());
   touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-  std::vector<GpuId> busy_changed = changed;
+  std::vector<GpuId>& busy_changed = busy_changed_;
+  busy_changed.assign(changed.begin(), changed.end());
   for (JobId j : touched_) {
     JobRecord& r = records_[j];
     if (r.status != JobStatus::running) continue;

@@ -375,36 +375,61 @@ double collective_stall_fraction(double compute_rate, const CommProfile& p, doub
 
 void max_min_fair_flows(std::span<const double> capacities, const std::vector<std::vector<uint32_t>>& paths,
                         std::span<const double> caps, std::span<double> rates) {
-  std::vector<double> left(capacities.begin(), capacities.end());
+  FlowPaths flat;
+  for (const auto& path : paths) flat.add(path);
+  MaxMinScratch scratch;
+  max_min_fair_flows(capacities, flat, caps, rates, scratch);
+}
+
+void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& paths, std::span<const double> caps,
+                        std::span<double> rates, MaxMinScratch& scratch) {
+  std::vector<double>& left = scratch.left;
+  std::vector<uint32_t>& users = scratch.users;
+  std::vector<uint32_t>& live = scratch.live;      // the links some active flow crosses
+  std::vector<uint32_t>& active = scratch.active;  // the flows still growing, in index order
+  std::vector<char>& saturated = scratch.saturated;
+  left.assign(capacities.begin(), capacities.end());
+  users.assign(left.size(), 0u);
+  saturated.assign(left.size(), 0);
+  active.resize(paths.size());
   std::fill(rates.begin(), rates.end(), 0.0);
-  std::vector<uint32_t> users(left.size(), 0u);
-  std::vector<uint32_t> active(paths.size());  // the flows still growing, in index order
   std::iota(active.begin(), active.end(), 0u);
-  for (const auto& path : paths)
-    for (uint32_t l : path) ++users[l];
+  for (uint32_t l : paths.links) ++users[l];
+  live.clear();
+  for (uint32_t l = 0; l < users.size(); ++l)
+    if (users[l] > 0) live.push_back(l);
   while (!active.empty()) {
-    // The largest equal increment every active flow can take.
-    double step = std::numeric_limits<double>::infinity();
-    for (std::size_t l = 0; l < left.size(); ++l)
-      if (users[l] > 0) step = std::min(step, left[l] / users[l]);
+    // The largest equal increment every active flow can take: a minimum, exact in any order, so
+    // taken over the live links only and in two interleaved chains.
+    double step = std::numeric_limits<double>::infinity(), step2 = step;
+    std::size_t k = 0;
+    for (; k + 1 < live.size(); k += 2) {
+      step = std::min(step, left[live[k]] / users[live[k]]);
+      step2 = std::min(step2, left[live[k + 1]] / users[live[k + 1]]);
+    }
+    if (k < live.size()) step = std::min(step, left[live[k]] / users[live[k]]);
+    step = std::min(step, step2);
     for (uint32_t f : active) step = std::min(step, caps[f] - rates[f]);
     if (!std::isfinite(step)) step = 0;  // flows crossing no link and uncapped: nothing bounds them
     for (uint32_t f : active) {
       rates[f] += step;
-      for (uint32_t l : paths[f]) left[l] -= step;
+      for (uint32_t l : paths.of(f)) left[l] -= step;
     }
     // Freeze flows that reached their cap or cross a saturated link; they leave their links' users.
+    for (uint32_t l : live) saturated[l] = left[l] <= capacities[l] * 1e-12;
     std::size_t kept = 0;
     for (uint32_t f : active) {
-      bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || paths[f].empty();
-      for (uint32_t l : paths[f]) frozen = frozen || left[l] <= capacities[l] * 1e-12;
+      const std::span<const uint32_t> path = paths.of(f);
+      bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || path.empty();
+      for (uint32_t l : path) frozen = frozen || saturated[l];
       if (frozen) {
-        for (uint32_t l : paths[f]) --users[l];
+        for (uint32_t l : path) --users[l];
       } else {
         active[kept++] = f;
       }
     }
     active.resize(kept);
+    std::erase_if(live, [&](uint32_t l) { return users[l] == 0; });
   }
 }
 

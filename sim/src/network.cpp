@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <bit>
 
-#include "gpusim/sim/execution.hpp"
-
 namespace gpusim {
 
 Link ring_link(const Cluster& c, const Placement& p, bool best) {
@@ -26,29 +24,31 @@ void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, st
   // The NICs of every node a multi-node job touches are the links, numbered as first met; each job is
   // a flow over its nodes.
   if (link_of_node_.size() < c.node_count()) link_of_node_.resize(c.node_count());
-  std::vector<NodeId> links;
-  std::vector<std::vector<uint32_t>> paths(jobs_.size());
-  std::vector<double> caps;
-  for (std::size_t i = 0; i < jobs_.size(); ++i) {
-    const JobRecord& r = records[jobs_[i]];
+  links_.clear();
+  paths_.clear();
+  caps_.clear();
+  for (JobId id : jobs_) {
+    const JobRecord& r = records[id];
     for (NodeId n : r.placement.nodes) {
       if (link_of_node_[n] == kNoLink) {
-        link_of_node_[n] = static_cast<uint32_t>(links.size());
-        links.push_back(n);
+        link_of_node_[n] = static_cast<uint32_t>(links_.size());
+        links_.push_back(n);
       }
-      paths[i].push_back(link_of_node_[n]);
+      paths_.links.push_back(link_of_node_[n]);
     }
-    caps.push_back(r.intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
+    paths_.start.push_back(static_cast<uint32_t>(paths_.links.size()));
+    caps_.push_back(r.intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
   }
-  std::vector<double> capacity(links.size()), shares(jobs_.size());
-  for (std::size_t l = 0; l < links.size(); ++l) {
-    capacity[l] = c.pool_of(links[l]).network.gb_per_s();
-    link_of_node_[links[l]] = kNoLink;
+  capacity_.resize(links_.size());
+  shares_.resize(jobs_.size());
+  for (std::size_t l = 0; l < links_.size(); ++l) {
+    capacity_[l] = c.pool_of(links_[l]).network.gb_per_s();
+    link_of_node_[links_[l]] = kNoLink;
   }
-  max_min_fair_flows(capacity, paths, caps, shares);
+  max_min_fair_flows(capacity_, paths_, caps_, shares_, scratch_);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     JobRecord& r = records[jobs_[i]];
-    const Link link = shares[i] < r.intra.gb_per_s ? Link{LinkClass::network, 0, shares[i]} : r.intra;
+    const Link link = shares_[i] < r.intra.gb_per_s ? Link{LinkClass::network, 0, shares_[i]} : r.intra;
     if (link.cls != r.link.cls || link.gb_per_s != r.link.gb_per_s) {
       r.link = link;
       changed.push_back(jobs_[i]);

@@ -148,6 +148,30 @@ double collective_stall_fraction(double compute_rate, const CommProfile& p, doub
 // `paths[f]` and wants at most `caps[f]`; each link carries at most its capacity.
 void max_min_fair_flows(std::span<const double> capacities, const std::vector<std::vector<uint32_t>>& paths,
                         std::span<const double> caps, std::span<double> rates);
+// The flows' paths end to end in one array (flow f's links are links[start[f], start[f + 1])).
+struct FlowPaths {
+  std::vector<uint32_t> start{0};
+  std::vector<uint32_t> links;
+  std::size_t size() const { return start.size() - 1; }
+  std::span<const uint32_t> of(std::size_t f) const { return {links.data() + start[f], links.data() + start[f + 1]}; }
+  void clear() {
+    start.assign(1, 0);
+    links.clear();
+  }
+  void add(std::span<const uint32_t> path) {
+    links.insert(links.end(), path.begin(), path.end());
+    start.push_back(static_cast<uint32_t>(links.size()));
+  }
+};
+// What max_min_fair_flows works in, kept by a caller that shares often so that it allocates nothing.
+struct MaxMinScratch {
+  std::vector<double> left;
+  std::vector<uint32_t> users, live, active;
+  std::vector<char> saturated;
+};
+// The same, the same arithmetic in the same order, over flat paths.
+void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& paths, std::span<const double> caps,
+                        std::span<double> rates, MaxMinScratch& scratch);
 
 // MPS: SMs shared max-min fairly over min(u_i, cap_i) (cap = active thread fraction), then each rate
 // is reduced by bandwidth_interference x (SM share of the other clients).

@@ -9,6 +9,7 @@
 #include "gpusim/core/paged_vector.hpp"
 #include "gpusim/hardware/topology.hpp"
 #include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/job_state.hpp"
 
 namespace gpusim {
@@ -29,8 +30,13 @@ class NetworkSharing {
 
  private:
   static constexpr uint32_t kNoLink = std::numeric_limits<uint32_t>::max();
-  std::vector<JobId> jobs_;                         // ascending
-  PagedVector<uint32_t> link_of_node_{0, kNoLink};  // share's scratch: a node's link index, else kNoLink
+  std::vector<JobId> jobs_;  // ascending
+  // share's scratch, kept so that sharing allocates nothing once grown
+  PagedVector<uint32_t> link_of_node_{0, kNoLink};  // a node's link index, else kNoLink
+  std::vector<NodeId> links_;
+  FlowPaths paths_;
+  std::vector<double> caps_, capacity_, shares_;
+  MaxMinScratch scratch_;
 };
 
 }  // namespace gpusim
