@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/engine.hpp"
@@ -17,7 +20,9 @@ using namespace gpusim;
 
 std::string path(const char* rel) { return fmt::format("{}/{}", GPUSIM_SOURCE_DIR, rel); }
 
-Scenario load(const char* rel) { return load_scenario(path(rel), {{}, path("data"), {}, {}}); }
+Scenario load(const char* rel, std::vector<std::string> overrides = {}) {
+  return load_scenario(path(rel), {std::move(overrides), path("data"), {}, {}});
+}
 
 double peak_rss_mib() {
   rusage u{};
@@ -25,8 +30,7 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
-void replay(benchmark::State& state, const char* scenario, const char* policy) {
-  const Scenario s = load(scenario);
+void replay(benchmark::State& state, const Scenario& s, const char* policy) {
   uint64_t events = 0;
   for (auto _ : state) {
     auto scheduler = Registry::global().make(policy, policy_context(s), {});
@@ -38,6 +42,7 @@ void replay(benchmark::State& state, const char* scenario, const char* policy) {
   state.counters["events"] = static_cast<double>(events);
   state.counters["peak_rss_mib"] = peak_rss_mib();
 }
+void replay(benchmark::State& state, const char* scenario, const char* policy) { replay(state, load(scenario), policy); }
 
 void BM_OpenbDefaultBestFit(benchmark::State& s) { replay(s, "scenarios/openb-default.yaml", "fifo+best-fit"); }
 void BM_OpenbDefaultFirstFit(benchmark::State& s) { replay(s, "scenarios/openb-default.yaml", "fifo+first-fit"); }
@@ -45,6 +50,27 @@ void BM_Synthetic1MBestFit(benchmark::State& s) { replay(s, "scenarios/synthetic
 BENCHMARK(BM_OpenbDefaultBestFit)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OpenbDefaultFirstFit)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Synthetic1MBestFit)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The contended scale scenario (scenarios/scale/contended-10m.yaml: 10 M jobs on 100,000 GPUs, the queue
+// non-empty most of the time) at 1/20 with overrides: 500,000 jobs on 5,000 GPUs, the same load per GPU.
+// tests/contended_scale_test.py scales it the same way to 1/100.
+void BM_Contended(benchmark::State& state, const char* policy) {
+  constexpr int kScale = 20;
+  struct Class {
+    int64_t count;
+    double rate_per_hour;
+  };
+  std::vector<Class> classes{{5280000, 40000}, {3664000, 27760}};
+  classes.resize(13, {96000, 19200});  // the eleven bursts
+  std::vector<std::string> sets{fmt::format("cluster.pools[0].count={}", 12500 / kScale)};
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    sets.push_back(fmt::format("workload.generator.classes[{}].count={}", i, classes[i].count / kScale));
+    sets.push_back(fmt::format("workload.generator.classes[{}].arrival.rate_per_hour={}", i, classes[i].rate_per_hour / kScale));
+  }
+  replay(state, load("scenarios/scale/contended-10m.yaml", std::move(sets)), policy);
+}
+BENCHMARK_CAPTURE(BM_Contended, best_fit, "fifo+best-fit")->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Contended, fgd, "fifo+fgd")->Unit(benchmark::kSecond)->Iterations(1);
 
 // Philly (82,247 jobs on 744 GPUs) under each queue order of the README's table. The preemptive
 // orders replay for seconds (every suspension rebinds multi-node jobs and re-shares the network),

@@ -1,6 +1,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "gpusim/core/chunked_set.hpp"
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/fields.hpp"
@@ -327,4 +330,28 @@ TEST(PagedVector, AllocatesOnlyThePagesWrittenTo) {
   EXPECT_EQ(copy[5], 7);
   EXPECT_EQ(copy[999'999], 9);
   EXPECT_EQ(copy.pages_allocated(), 2u);
+}
+
+// The same contents, order, smallest and k-th elements as a sorted set, through splits and merges
+// of its chunks (random inserts and erases, the set growing past many chunks and shrinking to none).
+TEST(ChunkedSet, BehavesAsASortedSet) {
+  ChunkedSet<uint32_t, 8> s;
+  std::set<uint32_t> ref;
+  Rng rng = make_stream(1, "chunked-set");
+  for (int step = 0; step < 20'000; ++step) {
+    const auto v = static_cast<uint32_t>(uniform01(rng) * 300);
+    const bool grow = step < 10'000 ? uniform01(rng) < 0.7 : uniform01(rng) < 0.3;
+    if (grow) ASSERT_EQ(s.insert(v), ref.insert(v).second);
+    else ASSERT_EQ(s.erase(v), ref.erase(v) == 1);
+    ASSERT_EQ(s.size(), ref.size());
+    if (step % 97 != 0) continue;
+    ASSERT_TRUE(std::equal(s.begin(), s.end(), ref.begin(), ref.end()));
+    if (ref.empty()) continue;
+    EXPECT_EQ(s.front(), *ref.begin());
+    const auto k = static_cast<std::size_t>(uniform01(rng) * static_cast<double>(ref.size()));
+    EXPECT_EQ(s.nth(k), *std::next(ref.begin(), static_cast<std::ptrdiff_t>(k)));
+  }
+  for (uint32_t v = 0; v < 300; ++v) s.erase(v);
+  EXPECT_TRUE(s.empty());
+  EXPECT_EQ(s.begin(), s.end());
 }

@@ -64,3 +64,28 @@ TEST(JobLifecycle, AWrongTransitionIsAnEngineBug) {
   life.arrive(JobId{0}, {}, Time());
   EXPECT_THROW(life.complete(JobId{0}), std::logic_error);  // not running
 }
+
+// The walk by shape gives the queue order, skips jobs started in the pass, and a dropped shape's
+// later jobs are not visited while the other shape's still are.
+TEST(JobLifecycle, WalkByShapeDropsAShapeAndKeepsQueueOrder) {
+  Fixture f(6);  // even ids one GPU, odd ids two
+  JobLifecycle life(6, *f.shapes);
+  for (int i = 0; i < 6; ++i) life.arrive(JobId{static_cast<uint32_t>(i)}, {5 - i, 0}, Time());  // queue order 5, 4, ..., 0
+  life.start(JobId{4});
+  std::vector<JobId> seen;
+  life.for_each_pending_by_shape([&](JobId id) {
+    seen.push_back(id);
+    return id == JobId{5} ? PendingVisit::drop_shape : PendingVisit::next;
+  });
+  EXPECT_EQ(seen, (std::vector<JobId>{JobId{5}, JobId{2}, JobId{0}}));
+  seen.clear();
+  life.for_each_pending_by_shape(
+      [&](JobId id) { return seen.push_back(id), id == JobId{2} ? PendingVisit::stop : PendingVisit::next; });
+  EXPECT_EQ(seen, (std::vector<JobId>{JobId{5}, JobId{3}, JobId{2}}));
+  life.end_pass();
+  for (uint32_t i : {5u, 3u, 1u}) life.start(JobId{i});
+  life.end_pass();
+  seen.clear();
+  life.for_each_pending_by_shape([&](JobId id) { return seen.push_back(id), PendingVisit::next; });
+  EXPECT_EQ(seen, (std::vector<JobId>{JobId{2}, JobId{0}}));
+}

@@ -58,8 +58,7 @@ std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, std::vec
   for (const Candidate& c : candidates) {
     if (pick < c.weight) {
       if (c.weight == 1) return c.node;
-      const auto& nodes = cluster.bucket(*cluster.node(c.node).bucket).nodes;
-      return *(nodes.begin() + static_cast<std::ptrdiff_t>(pick));
+      return cluster.bucket(*cluster.node(c.node).bucket).nodes.nth(pick);
     }
     pick -= c.weight;
   }
@@ -102,13 +101,13 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   std::vector<GpuId> fitting;
   int64_t total = 0;
   for (BucketId b : c.live_buckets()) {
-    const auto& nodes = c.bucket(b).nodes;
-    if (!admits_pool(view, job, c.node(*nodes.begin()).pool) || !view.node_admits(job, *nodes.begin())) continue;
-    view.fitting_gpus(job, *nodes.begin(), fitting);
-    const int32_t free = usable(*nodes.begin(), fitting.size());
+    const NodeId rep = c.bucket(b).representative();
+    if (!admits_pool(view, job, c.node(rep).pool) || !view.node_admits(job, rep)) continue;
+    view.fitting_gpus(job, rep, fitting);
+    const int32_t free = usable(rep, fitting.size());
     if (free == 0) continue;
-    candidates.push_back({b, free, score(view, job, *nodes.begin()), *nodes.begin()});
-    total += static_cast<int64_t>(free) * static_cast<int64_t>(nodes.size());
+    candidates.push_back({b, free, score(view, job, rep), rep});
+    total += static_cast<int64_t>(free) * static_cast<int64_t>(c.bucket(b).nodes.size());
   }
   if (total < count) return std::nullopt;
   // Fewest nodes first: the nodes with most free GPUs, then the placement's preference.

@@ -27,7 +27,7 @@ class RandomPlacement final : public PlacementPolicy {
     auto pick = static_cast<std::size_t>(uniform01(rng_) * static_cast<double>(total));
     for (BucketId b : candidates_) {
       const auto& nodes = c.bucket(b).nodes;
-      if (pick < nodes.size()) return place_on_node(view, job, *(nodes.begin() + static_cast<std::ptrdiff_t>(pick)));
+      if (pick < nodes.size()) return place_on_node(view, job, nodes.nth(pick));
       pick -= nodes.size();
     }
     return std::nullopt;  // unreachable: pick < total

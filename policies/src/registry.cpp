@@ -46,22 +46,27 @@ class ComposedScheduler final : public Scheduler {
     ++pass_;
     uint32_t failed = 0;
     auto consider = [&](JobId id) {
-      if (!view.is_pending(id)) return true;
+      if (!view.is_pending(id)) return PendingVisit::next;
       const std::size_t key = static_cast<std::size_t>(view.shape(id)) * variants + placement_->variant(view, id);
-      if (failed_in_pass_[key] == pass_) return true;
-      if (auto p = placement_->place(view, id)) {
+      if (failed_in_pass_[key] == pass_) return PendingVisit::next;
+      auto p = placement_->place(view, id);
+      if (p) {
         binder.bind(id, *p);
       } else {
         failed_in_pass_[key] = pass_;
         ++failed;
         unplaced_.push_back(id);
       }
-      // Once every pending shape has failed nothing else fits (when shapes are not split further).
-      return variants > 1 || failed < view.pending_shapes();
+      if (variants > 1) return PendingVisit::next;
+      // Once every pending shape has failed nothing else fits (when shapes are not split further);
+      // the rest of a shape that failed would fail too.
+      if (failed >= view.pending_shapes()) return PendingVisit::stop;
+      return p ? PendingVisit::next : PendingVisit::drop_shape;
     };
-    if (view.capacity_grew()) view.for_each_pending(consider);
-    else
+    if (!view.capacity_grew())
       for (JobId id : view.new_arrivals()) consider(id);
+    else if (variants == 1) view.for_each_pending_by_shape(consider);
+    else view.for_each_pending([&](JobId id) { return consider(id) != PendingVisit::stop; });
   }
 
   std::vector<JobId> pending_in_order(const ClusterView& view) const {

@@ -113,6 +113,9 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     }
   }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override { life_.for_each_pending(visit); }
+  void for_each_pending_by_shape(const std::function<PendingVisit(JobId)>& visit) const override {
+    life_.for_each_pending_by_shape(visit);
+  }
   const std::vector<JobId>& new_arrivals() const override { return life_.arrivals(); }
   bool is_pending(JobId id) const override { return records_[id].status == JobStatus::pending; }
   const Placement& placement(JobId id) const override {

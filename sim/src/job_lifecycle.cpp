@@ -7,7 +7,13 @@
 namespace gpusim {
 
 JobLifecycle::JobLifecycle(std::size_t jobs, const Shapes& shapes)
-    : shapes_(shapes), records_(jobs), keys_(jobs), pending_by_shape_(shapes.count(), 0), unfinished_(jobs) {}
+    : shapes_(shapes),
+      records_(jobs),
+      keys_(jobs),
+      queue_by_shape_(shapes.count()),
+      queued_shape_position_(shapes.count(), 0),
+      pending_by_shape_(shapes.count(), 0),
+      unfinished_(jobs) {}
 
 void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
   JobRecord& r = records_[id];
@@ -35,6 +41,13 @@ void JobLifecycle::enqueue(JobId id, Time now) {
   set(id, r.status == JobStatus::running ? JobStatus::running : JobStatus::not_arrived, JobStatus::pending);
   r.queued_at = now;
   queue_.emplace(keys_[id], id);
+  const uint32_t shape = shapes_.of(id);
+  Queue& mine = queue_by_shape_[shape];
+  if (mine.empty()) {
+    queued_shape_position_[shape] = static_cast<uint32_t>(queued_shapes_.size());
+    queued_shapes_.push_back(shape);
+  }
+  mine.emplace(keys_[id], id);
   arrivals_.push_back(id);
 }
 
@@ -48,8 +61,37 @@ void JobLifecycle::fail(JobId id) { set(id, JobStatus::running, JobStatus::faile
 void JobLifecycle::back_off(JobId id) { set(id, JobStatus::running, JobStatus::not_arrived); }
 
 void JobLifecycle::end_pass() {
-  for (JobId id : started_) queue_.erase({keys_[id], id});
+  for (JobId id : started_) {
+    queue_.erase({keys_[id], id});
+    const uint32_t shape = shapes_.of(id);
+    Queue& mine = queue_by_shape_[shape];
+    mine.erase({keys_[id], id});
+    if (mine.empty()) {  // swap-remove it from the shapes with a queue
+      const uint32_t at = queued_shape_position_[shape];
+      queued_shapes_[at] = queued_shapes_.back();
+      queued_shape_position_[queued_shapes_[at]] = at;
+      queued_shapes_.pop_back();
+    }
+  }
   started_.clear();
+}
+
+void JobLifecycle::for_each_pending_by_shape(const std::function<PendingVisit(JobId)>& visit) const {
+  // A min-heap of one cursor per shape, by the queue entry it points at: the entries come out in
+  // queue order, as for_each_pending's, and dropping a shape removes its cursor.
+  merge_.clear();
+  for (uint32_t shape : queued_shapes_) merge_.push_back({queue_by_shape_[shape].begin(), queue_by_shape_[shape].end()});
+  const std::greater<> later;
+  std::make_heap(merge_.begin(), merge_.end(), later);
+  while (!merge_.empty()) {
+    std::pop_heap(merge_.begin(), merge_.end(), later);
+    Cursor& c = merge_.back();
+    const JobId id = c.at->second;
+    const PendingVisit next = records_[id].status == JobStatus::pending ? visit(id) : PendingVisit::next;
+    if (next == PendingVisit::stop) return;
+    if (next == PendingVisit::drop_shape || ++c.at == c.end) merge_.pop_back();
+    else std::push_heap(merge_.begin(), merge_.end(), later);
+  }
 }
 
 }  // namespace gpusim

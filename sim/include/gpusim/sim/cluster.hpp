@@ -2,7 +2,6 @@
 // Cluster state: pools -> nodes -> GPUs, plus an index that groups nodes in identical states, so a
 // placement decision costs the number of distinct node states, not the number of nodes (README, "Performance").
 // Policies see it through `const Cluster&`; only the engine changes it.
-#include <boost/container/flat_set.hpp>
 #include <boost/container/small_vector.hpp>
 
 #include <cstdint>
@@ -14,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusim/core/chunked_set.hpp"
 #include "gpusim/core/id.hpp"
 #include "gpusim/core/paged_vector.hpp"
 #include "gpusim/core/units.hpp"
@@ -152,11 +152,11 @@ struct Gpu {
 
 // Nodes of one pool whose free capacities are identical (as multisets over their GPUs).
 struct NodeBucket {
-  boost::container::flat_set<NodeId> nodes;  // ascending
+  ChunkedSet<NodeId> nodes;  // ascending
   // Bumps when the bucket id is reused for another state: (id, epoch) names one node state for as
   // long as it lives, so a policy may cache what it computed for it.
   uint32_t epoch = 0;
-  NodeId representative() const { return *nodes.begin(); }  // the lowest id
+  NodeId representative() const { return nodes.front(); }  // the lowest id
 };
 
 class Cluster {

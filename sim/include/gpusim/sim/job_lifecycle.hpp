@@ -7,14 +7,14 @@
 //        |                    ^  ^                |  |--fail--> failed
 //        +--> unschedulable   |  +----enqueue-----+  (evicted, suspended: back in the queue)
 //                             +--enqueue-- not_arrived <--back_off-- running (killed, restarts)
-#include <boost/container/flat_set.hpp>
-
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "gpusim/core/chunked_set.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/fit.hpp"
 #include "gpusim/sim/job_state.hpp"
@@ -48,12 +48,14 @@ class JobLifecycle {
   std::size_t unfinished() const { return unfinished_; }
   uint32_t pending_shapes() const { return distinct_pending_shapes_; }
   const QueueKey& key(JobId id) const { return keys_[id]; }
-  const boost::container::flat_set<JobId>& running() const { return running_; }  // ascending
+  const ChunkedSet<JobId>& running() const { return running_; }  // ascending
   // Pending jobs in queue order; `visit` returns false to stop early.
   void for_each_pending(const std::function<bool(JobId)>& visit) const {
     for (const auto& [key, id] : queue_)
       if (records_[id].status == JobStatus::pending && !visit(id)) return;
   }
+  // ClusterView::for_each_pending_by_shape: a merge of the shapes' queues, a shape leaving it when dropped.
+  void for_each_pending_by_shape(const std::function<PendingVisit(JobId)>& visit) const;
   // Jobs queued since the kernel last cleared them (arrivals, requeues), in the order they came.
   std::vector<JobId>& arrivals() { return arrivals_; }
   const std::vector<JobId>& arrivals() const { return arrivals_; }
@@ -64,12 +66,20 @@ class JobLifecycle {
   const Shapes& shapes_;
   std::vector<JobRecord> records_;
   std::vector<QueueKey> keys_;
-  std::set<std::pair<QueueKey, JobId>> queue_;
-  std::vector<JobId> started_;  // in the current pass
+  using Queue = std::set<std::pair<QueueKey, JobId>>;
+  Queue queue_;
+  std::vector<Queue> queue_by_shape_;                            // the same entries, by shape
+  std::vector<uint32_t> queued_shapes_, queued_shape_position_;  // shapes whose queue is not empty; where each is in it
+  struct Cursor {
+    Queue::const_iterator at, end;
+    bool operator>(const Cursor& o) const { return *at > *o.at; }
+  };
+  mutable std::vector<Cursor> merge_;  // the walk's heap (a member: no allocation per decision)
+  std::vector<JobId> started_;         // in the current pass
   std::vector<JobId> arrivals_;
   std::vector<uint32_t> pending_by_shape_;
   uint32_t distinct_pending_shapes_ = 0;
-  boost::container::flat_set<JobId> running_;
+  ChunkedSet<JobId> running_;
   std::size_t unfinished_;
 };
 

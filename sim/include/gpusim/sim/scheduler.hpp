@@ -53,6 +53,9 @@ struct SchedulingOptions {
   QueueMode queue = QueueMode::kubernetes;
 };
 
+// What a walk of the pending jobs does after a visit.
+enum class PendingVisit : uint8_t { next, drop_shape, stop };
+
 class ClusterView {
  public:
   virtual ~ClusterView() = default;
@@ -61,6 +64,10 @@ class ClusterView {
   virtual const Job& job(JobId id) const = 0;
   // Pending jobs in queue order; `visit` returns false to stop early.
   virtual void for_each_pending(const std::function<bool(JobId)>& visit) const = 0;
+  // The same walk, where `visit` may also drop the rest of a job's request shape (shape()): the jobs
+  // of dropped shapes are not visited, and cost nothing to pass over (a long queue of jobs too big
+  // to fit is not walked at every decision).
+  virtual void for_each_pending_by_shape(const std::function<PendingVisit(JobId)>& visit) const = 0;
   // Jobs that arrived since the previous decision point, in queue order (some may be bound already).
   virtual const std::vector<JobId>& new_arrivals() const = 0;
   virtual bool is_pending(JobId id) const = 0;
