@@ -128,11 +128,21 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   bool pool_allowed(JobId id, PoolId pool) const override { return shapes_.get(shapes_.of(id)).pool_mask >> pool & 1; }
   GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(jobs_[id].request, cluster_.pool(pool)); }
   bool gpu_fits(JobId id, GpuId g) const override {
-    const Gpu& gpu = cluster_.gpu(g);
-    if (!gpu.mig) return claim_for(id, g, std::nullopt).has_value();
-    for (std::size_t i = 0; i < gpu.instances.size(); ++i)
-      if (claim_for(id, g, static_cast<MigSlotIndex>(i))) return true;
-    return false;
+    const Node& node = cluster_.node(cluster_.gpu(g).node);
+    return node.ready() && pool_allowed(id, node.pool) && node_allowed(id, cluster_.gpu(g).node) &&
+           takes(jobs_[id].request, cluster_.pool(node.pool), cluster_.gpu(g));
+  }
+  // Policies ask this for every node bucket of every decision: the node's checks and the job's
+  // request are looked up once, not once per GPU.
+  int32_t count_fitting_gpus(JobId id, NodeId n, int32_t limit) const override {
+    const Node& node = cluster_.node(n);
+    if (!node.ready() || !pool_allowed(id, node.pool) || !node_allowed(id, n)) return 0;
+    const Request& q = jobs_[id].request;
+    const Pool& pool = cluster_.pool(node.pool);
+    int32_t found = 0;
+    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count && found < limit; ++g)
+      found += takes(q, pool, cluster_.gpu(g)) ? 1 : 0;
+    return found;
   }
   void fitting_instances(JobId id, GpuId g, std::vector<MigSlotIndex>& out) const override {
     out.clear();
@@ -180,6 +190,15 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   [[noreturn]] void reject(JobId id, const std::string& why) const {
     throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: job {} ({}): {}", scheduler_.name(),
                                   format_seconds(now_), jobs_[id].name, id, why));
+  }
+  // Can the request take the GPU (any one of its MIG slots), on a node the caller has checked?
+  bool takes(const Request& q, const Pool& pool, const Gpu& gpu) const {
+    if (gpu.reconfiguring) return false;
+    const TimeSlicingModel& ts = scenario_.model.time_slicing;
+    if (!gpu.mig) return fits_on(q, pool, gpu, std::nullopt, ts);
+    for (std::size_t i = 0; i < gpu.instances.size(); ++i)
+      if (fits_on(q, pool, gpu, static_cast<MigSlotIndex>(i), ts)) return true;
+    return false;
   }
   int32_t gpus_on(const Placement& p, NodeId n) const { return std::popcount(cluster_.gpu_mask(n, p.gpus)); }
   // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
