@@ -77,7 +77,7 @@ std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId j
   candidates_.clear();
   for (BucketId b : c.live_buckets()) {
     const NodeId rep = c.bucket(b).representative();
-    if (!admits_pool(view, job, c.node(rep).pool) || !view.fits_on_node(job, rep)) continue;
+    if (!view.fits_in_bucket(job, b) || !admits_pool(view, job, c.node(rep).pool)) continue;
     candidates_.push_back({rep, static_cast<uint32_t>(c.bucket(b).nodes.size()), score(view, job, rep)});
   }
   if (auto best = best_of(view, candidates_)) return place_on_node(view, job, *best);

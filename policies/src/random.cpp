@@ -17,7 +17,7 @@ class RandomPlacement final : public PlacementPolicy {
     std::size_t total = 0;
     for (BucketId b : c.live_buckets()) {
       const NodeBucket& bucket = c.bucket(b);
-      if (!view.fits_on_node(job, bucket.representative())) continue;
+      if (!view.fits_in_bucket(job, b)) continue;
       candidates_.push_back({bucket.representative(), b});
       total += bucket.nodes.size();
     }

@@ -109,6 +109,10 @@ class ClusterView {
   void aligned_gpus(JobId id, NodeId node, int32_t count, std::vector<GpuId>& out) const;
   // Can the whole job run on this one node?
   bool fits_on_node(JobId id, NodeId node) const;
+  // Can it run on the representative of live bucket `b` (so on any of its nodes, unless the job is
+  // bound to one)? Policies ask this for every bucket of every decision; the engine remembers the
+  // answer per request shape and bucket state.
+  virtual bool fits_in_bucket(JobId id, BucketId b) const { return fits_on_node(id, cluster().bucket(b).representative()); }
 };
 
 class Binder {
