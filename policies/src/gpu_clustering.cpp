@@ -38,7 +38,7 @@ struct GpuClustering final : PlacementPolicy {
     const Cluster& c = view.cluster();
     scored_.clear();
     for (BucketId b : c.live_buckets()) {
-      if (!view.fits_on_node(job, c.bucket(b).representative())) continue;
+      if (!view.fits_in_bucket(job, b)) continue;
       for (NodeId n : c.bucket(b).nodes) scored_.push_back({n, 1, score(view, job, n)});
     }
     if (auto best = best_of(view, scored_)) return place_on_node(view, job, *best);

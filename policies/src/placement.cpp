@@ -47,10 +47,16 @@ std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, std::vec
   if (candidates.empty()) return std::nullopt;
   double best = candidates.front().score;
   for (const Candidate& c : candidates) best = std::min(best, c.score);
+  if (!tie_rng_) {  // the lowest node id among the best, in one pass rather than a sort
+    NodeId first = kNoNode;
+    for (const Candidate& c : candidates)
+      if (c.score == best) first = std::min(first, c.node);
+    return first;
+  }
   std::erase_if(candidates, [&](const Candidate& c) { return c.score != best; });
   // In node-id order, so neither rule depends on the index's internal order.
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
-  if (!tie_rng_ || candidates.size() == 1) return candidates.front().node;
+  if (candidates.size() == 1) return candidates.front().node;
   uint64_t total = 0;
   for (const Candidate& c : candidates) total += c.weight;
   auto pick = static_cast<uint64_t>(uniform01(*tie_rng_) * static_cast<double>(total));
@@ -70,7 +76,7 @@ std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId j
   candidates_.clear();
   for (BucketId b : c.live_buckets()) {
     const NodeId rep = c.bucket(b).representative();
-    if (!admits_pool(view, job, c.node(rep).pool) || !view.fits_on_node(job, rep)) continue;
+    if (!view.fits_in_bucket(job, b) || !admits_pool(view, job, c.node(rep).pool)) continue;
     candidates_.push_back({rep, static_cast<uint32_t>(c.bucket(b).nodes.size()), score(view, job, rep)});
   }
   if (auto best = best_of(view, candidates_)) return place_on_node(view, job, *best);

@@ -16,21 +16,29 @@ class RandomPlacement final : public PlacementPolicy {
     candidates_.clear();
     std::size_t total = 0;
     for (BucketId b : c.live_buckets()) {
-      if (!view.fits_on_node(job, c.bucket(b).representative())) continue;
-      candidates_.push_back(b);
-      total += c.bucket(b).nodes.size();
+      const NodeBucket& bucket = c.bucket(b);
+      if (!view.fits_in_bucket(job, b)) continue;
+      candidates_.push_back({bucket.representative(), b});
+      total += bucket.nodes.size();
     }
     if (total == 0) return place_across_nodes(view, job);
-    // Buckets in node-id order so the draw does not depend on the index's internal order.
-    std::sort(candidates_.begin(), candidates_.end(),
-              [&](BucketId a, BucketId b) { return c.bucket(a).representative() < c.bucket(b).representative(); });
+    // The pick-th node with buckets in node-id order, so the draw does not depend on the index's
+    // internal order: a weighted selection narrows to its bucket without sorting them all.
     auto pick = static_cast<std::size_t>(uniform01(rng_) * static_cast<double>(total));
-    for (BucketId b : candidates_) {
-      const auto& nodes = c.bucket(b).nodes;
-      if (pick < nodes.size()) return place_on_node(view, job, nodes.nth(pick));
-      pick -= nodes.size();
+    auto first = candidates_.begin(), last = candidates_.end();
+    while (last - first > 1) {
+      const auto mid = first + (last - first) / 2;
+      std::nth_element(first, mid, last);
+      std::size_t before = 0;
+      for (auto it = first; it != mid; ++it) before += c.bucket(it->second).nodes.size();
+      if (pick < before) {
+        last = mid;
+      } else {
+        pick -= before;
+        first = mid;
+      }
     }
-    return std::nullopt;  // unreachable: pick < total
+    return place_on_node(view, job, c.bucket(first->second).nodes.nth(pick));
   }
 
   void choose_gpus(const ClusterView&, JobId, const std::vector<GpuId>& fitting, int32_t count,
@@ -45,7 +53,7 @@ class RandomPlacement final : public PlacementPolicy {
 
  private:
   mutable Rng rng_;
-  std::vector<BucketId> candidates_;
+  std::vector<std::pair<NodeId, BucketId>> candidates_;  // representative, bucket
 };
 }  // namespace
 

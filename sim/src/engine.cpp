@@ -56,6 +56,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       cluster_.track_changes(true);
     }
     bound_jobs_ = w.bound_jobs;
+    fit_cache_.resize(shapes_.count());
+    fit_cache_usable_ = std::all_of(cluster_.pools().begin(), cluster_.pools().end(), [](const Pool& p) {
+      return p.sharing.mode != Sharing::mig && p.topology_manager == TopologyPolicy::none;
+    });
     for (Observer* o : observers_)
       if (o->wants_every_event()) every_event_.push_back(o);
   }
@@ -131,11 +135,36 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   bool pool_allowed(JobId id, PoolId pool) const override { return shapes_.get(shapes_.of(id)).pool_mask >> pool & 1; }
   GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(jobs_[id].request, cluster_.pool(pool)); }
   bool gpu_fits(JobId id, GpuId g) const override {
-    const Gpu& gpu = cluster_.gpu(g);
-    if (!gpu.mig) return claim_for(id, g, std::nullopt).has_value();
-    for (std::size_t i = 0; i < gpu.instances.size(); ++i)
-      if (claim_for(id, g, static_cast<MigSlotIndex>(i))) return true;
-    return false;
+    const Node& node = cluster_.node(cluster_.gpu(g).node);
+    return node.ready() && pool_allowed(id, node.pool) && node_allowed(id, cluster_.gpu(g).node) &&
+           takes(jobs_[id].request, cluster_.pool(node.pool), cluster_.gpu(g));
+  }
+  bool fits_in_bucket(JobId id, BucketId b) const override {
+    const NodeBucket& bucket = cluster_.bucket(b);
+    // A bucket's id and epoch name one state of free capacities (Cluster::signature), which is all
+    // the fit of an unbound, not partly placed job depends on, except on MIG and topology-aligned
+    // pools, whose fit also reads what the signature leaves out (reconfiguration, GPU positions).
+    if (!fit_cache_usable_ || resolved_[id].node != kNoNode || gpus_to_place(id) != jobs_[id].request.gpus ||
+        bucket.epoch >= (uint32_t{1} << 31) - 1)
+      return fits_on_node(id, bucket.representative());
+    std::vector<uint32_t>& known = fit_cache_[shapes_.of(id)];
+    if (known.size() <= b) known.resize(b + 1u, 0);
+    // (epoch + 1) * 2 + fits; 0: never asked
+    const uint32_t stamp = (bucket.epoch + 1) * 2;
+    if ((known[b] & ~1u) != stamp) known[b] = stamp | (fits_on_node(id, bucket.representative()) ? 1 : 0);
+    return known[b] & 1;
+  }
+  // Policies ask this for every node bucket of every decision: the node's checks and the job's
+  // request are looked up once, not once per GPU.
+  int32_t count_fitting_gpus(JobId id, NodeId n, int32_t limit) const override {
+    const Node& node = cluster_.node(n);
+    if (!node.ready() || !pool_allowed(id, node.pool) || !node_allowed(id, n)) return 0;
+    const Request& q = jobs_[id].request;
+    const Pool& pool = cluster_.pool(node.pool);
+    int32_t found = 0;
+    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count && found < limit; ++g)
+      found += takes(q, pool, cluster_.gpu(g)) ? 1 : 0;
+    return found;
   }
   void fitting_instances(JobId id, GpuId g, std::vector<MigSlotIndex>& out) const override {
     out.clear();
@@ -183,6 +212,15 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   [[noreturn]] void reject(JobId id, const std::string& why) const {
     throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: job {} ({}): {}", scheduler_.name(),
                                   format_seconds(now_), jobs_[id].name, id, why));
+  }
+  // Can the request take the GPU (any one of its MIG slots), on a node the caller has checked?
+  bool takes(const Request& q, const Pool& pool, const Gpu& gpu) const {
+    if (gpu.reconfiguring) return false;
+    const TimeSlicingModel& ts = scenario_.model.time_slicing;
+    if (!gpu.mig) return fits_on(q, pool, gpu, std::nullopt, ts);
+    for (std::size_t i = 0; i < gpu.instances.size(); ++i)
+      if (fits_on(q, pool, gpu, static_cast<MigSlotIndex>(i), ts)) return true;
+    return false;
   }
   int32_t gpus_on(const Placement& p, NodeId n) const { return std::popcount(cluster_.gpu_mask(n, p.gpus)); }
   // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
@@ -304,7 +342,9 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   uint64_t event_count_ = 0;
   uint64_t decision_points_ = 0;
   uint64_t oom_events_ = 0, mps_faults_ = 0, reconfigurations_ = 0, rate_changes_ = 0;
-  bool bound_jobs_ = false;  // does any job name its node (ResolvedJob::node)?
+  bool bound_jobs_ = false;                               // does any job name its node (ResolvedJob::node)?
+  mutable std::vector<std::vector<uint32_t>> fit_cache_;  // by shape, then bucket: see fits_in_bucket
+  bool fit_cache_usable_ = false;
 };
 
 std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, std::optional<MigSlotIndex> instance) const {

@@ -2,6 +2,13 @@
 
 namespace gpusim {
 
+int32_t ClusterView::count_fitting_gpus(JobId id, NodeId node, int32_t limit) const {
+  const Node& n = cluster().node(node);
+  int32_t found = 0;
+  for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && found < limit; ++g) found += gpu_fits(id, g) ? 1 : 0;
+  return found;
+}
+
 void ClusterView::fitting_gpus(JobId id, NodeId node, std::vector<GpuId>& out) const {
   out.clear();
   const Node& n = cluster().node(node);
@@ -37,9 +44,7 @@ bool ClusterView::fits_on_node(JobId id, NodeId node) const {
   const int32_t pods = q.pods_on_node(count);
   if (pods > 1 && !pods_fit(per_pod(q), pods, free_resources(n))) return false;
   if (cluster().pool(n.pool).topology_manager == TopologyPolicy::none) {
-    int32_t found = 0;
-    for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && found < count; ++g) found += gpu_fits(id, g) ? 1 : 0;
-    return found >= count;
+    return count_fitting_gpus(id, node, count) >= count;
   }
   std::vector<GpuId> gpus;
   aligned_gpus(id, node, count, gpus);

@@ -94,42 +94,52 @@ inline GpuDemand demand_on(const Request& q, const Pool& pool) {
   return {kWholeGpu, memory};
 }
 
-// What the request would hold on `gpu` of `pool` (on slot `instance` of a MIG GPU, none otherwise),
-// or nullopt if it does not fit there now. Whether the node is ready and the pool allowed is the
-// caller's to check.
-inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, std::optional<MigSlotIndex> instance,
-                                        const TimeSlicingModel& ts) {
+// Does the request fit `gpu` of `pool` now (on slot `instance` of a MIG GPU, none otherwise)? The
+// rule claim_on builds on, apart so that fit checks build no claim. Whether the node is ready, the
+// pool allowed and the GPU not reconfiguring is the caller's to check.
+inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::optional<MigSlotIndex> instance,
+                    const TimeSlicingModel& ts) {
   const SharingConfig& c = pool.sharing;
   if (gpu.mig) {
-    if (!instance || *instance >= gpu.instances.size()) return std::nullopt;
+    if (!instance || *instance >= gpu.instances.size()) return false;
     const MigSlot& slot = gpu.instances[*instance];
-    const MigProfile& p = pool.gpu->mig->profiles[slot.instance.profile];
-    if (slot.job != kNoJob || !profile_serves(q, c, p)) return std::nullopt;
-    return GpuClaim{instance_milli(*pool.gpu->mig, p), 0, 0, instance};
+    return slot.job == kNoJob && profile_serves(q, c, pool.gpu->mig->profiles[slot.instance.profile]);
   }
-  if (instance) return std::nullopt;
+  if (instance) return false;
   switch (c.mode) {
     case Sharing::exclusive:
     case Sharing::mig:  // a GPU with MIG off is a whole GPU
-      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource.empty())) return std::nullopt;
-      if (q.claim && pool.gpu->sms < q.min_sms) return std::nullopt;
-      return GpuClaim{kWholeGpu, 0, 0, std::nullopt};
-    case Sharing::fractional:
-      if (gpu.free < q.milli_per_gpu || gpu.free_memory_mib < q.gpu_memory_mib) return std::nullopt;
-      return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, std::nullopt};
+      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource.empty())) return false;
+      return !(q.claim && pool.gpu->sms < q.min_sms);
+    case Sharing::fractional: return !(gpu.free < q.milli_per_gpu) && gpu.free_memory_mib >= q.gpu_memory_mib;
+    case Sharing::time_slicing: return std::min(c.replicas, ts.max_contexts) > static_cast<int>(gpu.residents.size());
+    case Sharing::mps: return gpu.free_slots() > 0 && gpu.free_memory_mib >= mps_memory_limit_mib(q, pool);
+  }
+  return false;
+}
+
+// What the request would hold on `gpu` of `pool` (on slot `instance` of a MIG GPU, none otherwise),
+// or nullopt if it does not fit there now (fits_on).
+inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, std::optional<MigSlotIndex> instance,
+                                        const TimeSlicingModel& ts) {
+  if (!fits_on(q, pool, gpu, instance, ts)) return std::nullopt;
+  const SharingConfig& c = pool.sharing;
+  if (gpu.mig) {
+    const MigProfile& p = pool.gpu->mig->profiles[gpu.instances[*instance].instance.profile];
+    return GpuClaim{instance_milli(*pool.gpu->mig, p), 0, 0, instance};
+  }
+  switch (c.mode) {
+    case Sharing::exclusive:
+    case Sharing::mig: return GpuClaim{kWholeGpu, 0, 0, std::nullopt};
+    case Sharing::fractional: return GpuClaim{q.milli_per_gpu, q.gpu_memory_mib, 0, std::nullopt};
     case Sharing::time_slicing: {
-      if (std::min(c.replicas, ts.max_contexts) <= static_cast<int>(gpu.residents.size())) return std::nullopt;
       // No memory isolation: nothing is reserved; what the job uses counts toward the GPU's total,
       // capped by the pod's own limit, which then covers its CUDA context too.
       const int64_t use = q.gpu_memory_mib + ts.context_memory_mib;
       return GpuClaim{Milli{1000 / c.replicas}, 0, q.gpu_memory_limit_mib > 0 ? std::min(use, q.gpu_memory_limit_mib) : use,
                       std::nullopt};
     }
-    case Sharing::mps: {
-      const int64_t limit = mps_memory_limit_mib(q, pool);
-      if (gpu.free_slots() <= 0 || gpu.free_memory_mib < limit) return std::nullopt;
-      return GpuClaim{Milli{1000 / c.replicas}, limit, 0, std::nullopt};
-    }
+    case Sharing::mps: return GpuClaim{Milli{1000 / c.replicas}, mps_memory_limit_mib(q, pool), 0, std::nullopt};
   }
   return std::nullopt;
 }

@@ -107,6 +107,8 @@ class ClusterView {
   virtual void for_each_running(const std::function<void(JobId, Time)>& visit) const = 0;
   // Does the job's CPU/memory fit the node, is the node ready, and is it in a pool the job may use?
   virtual bool node_admits(JobId id, NodeId node) const = 0;
+  // How many GPUs of `node` can take one of the job's GPUs, counted up to `limit`.
+  virtual int32_t count_fitting_gpus(JobId id, NodeId node, int32_t limit) const;
   // GPUs of `node` that can take one of the job's GPUs, in index order.
   void fitting_gpus(JobId id, NodeId node, std::vector<GpuId>& out) const;
   // The fitting GPUs the node's kubelet lets the job take `count` of under its pool's Topology
@@ -114,6 +116,10 @@ class ClusterView {
   void aligned_gpus(JobId id, NodeId node, int32_t count, std::vector<GpuId>& out) const;
   // Can the whole job run on this one node?
   bool fits_on_node(JobId id, NodeId node) const;
+  // Can it run on the representative of live bucket `b` (so on any of its nodes, unless the job is
+  // bound to one)? Policies ask this for every bucket of every decision; the engine remembers the
+  // answer per request shape and bucket state.
+  virtual bool fits_in_bucket(JobId id, BucketId b) const { return fits_on_node(id, cluster().bucket(b).representative()); }
 };
 
 class Binder {
