@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <boost/container/small_vector.hpp>
 #include <boost/math/distributions/exponential.hpp>
@@ -91,6 +92,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // RunState
   const Scenario& scenario() const override { return scenario_; }
   const JobRecord& record(JobId id) const override { return records_[id]; }
+  const std::vector<GpuClaim>& claims(JobId id) const override { return flights_[records_[id]].claims; }
   const Metrics& metrics() const override { return metrics_; }
   // ClusterView
   Time now() const override { return now_; }
@@ -100,7 +102,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const SchedulingOptions& scheduling() const override { return scenario_.scheduling; }
   int32_t gpus_to_place(JobId id) const override {
     const Request& q = jobs_[id].request;
-    const int32_t left = q.gpus - static_cast<int32_t>(records_[id].claims.size());
+    const int32_t left = q.gpus - static_cast<int32_t>(flights_[records_[id]].claims.size());
     return !scenario_.scheduling.gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
   }
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override {
@@ -208,14 +210,14 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     JobRecord& r = records_[id];
     if (flights_[r].rate > 0) {  // goodput's integrals, over the same stretch at the same rate
       double held = 0;
-      for (const GpuClaim& c : r.claims) held += c.milli.gpus();
+      for (const GpuClaim& c : flights_[r].claims) held += c.milli.gpus();
       const GpuTime computing = GpuTime::of(now_ - r.since, held);
       r.computing_gpu += computing;
       r.comm_stall_gpu += computing * flights_[r].stall_fraction;
     }
     r.remaining = remaining_now(r);
     r.since = now_;
-    ledger_.settle_busy(id, r, active_u(id) * flights_[r].sharing_rate, now_);
+    ledger_.settle_busy(r, flights_[r].busy_mark_usd, active_u(id) * flights_[r].sharing_rate, now_);
   }
   // The goodput the job has so far: computing, less collectives and work already thrown away.
   static GpuTime kept_gpu(const JobRecord& r) { return goodput({r.computing_gpu, r.comm_stall_gpu, r.rerun_gpu}); }
@@ -423,7 +425,8 @@ void Engine::bind(JobId id, const Placement& p) {
                    : fmt::format("placement has {} GPUs; the job's next worker takes {}", p.gpus.size(), gpus_to_place(id)));
   if (!p.instances.empty() && p.instances.size() != p.gpus.size())
     reject(id, fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size()));
-  if ((p.nodes.size() > 1 || !records_[id].claims.empty()) && !j.multi_node && p.nodes != records_[id].placement.nodes)
+  if ((p.nodes.size() > 1 || !std::as_const(flights_)[records_[id]].claims.empty()) && !j.multi_node &&
+      p.nodes != records_[id].placement.nodes)
     reject(id, "placement spans nodes but the job may not (multi_node is off)");
   if (j.request.gpus == 0 && p.nodes.size() != 1) reject(id, "a job without GPUs runs on exactly one node");
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
@@ -470,7 +473,7 @@ void Engine::bind(JobId id, const Placement& p) {
                           : fmt::format("GPU {} of node {} does not have room", g, node));
     claims.push_back(*c);
   }
-  const bool partial = static_cast<int32_t>(records_[id].claims.size() + p.gpus.size()) < j.request.gpus;
+  const bool partial = static_cast<int32_t>(std::as_const(flights_)[records_[id]].claims.size() + p.gpus.size()) < j.request.gpus;
   for (NodeId n : p.nodes)
     if (const Sharing mode = cluster_.pool_of(n).sharing.mode; partial && mode != Sharing::exclusive && mode != Sharing::mig)
       reject(id, "workers placed one at a time (gang scheduling off) are modelled on whole GPUs and MIG instances only");
@@ -480,17 +483,17 @@ void Engine::bind(JobId id, const Placement& p) {
     cluster_.allocate(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
     nodes_.job_placed(n, id);
   }
-  if (r.claims.empty()) {
+  if (r.flight == kNoFlight) flights_.acquire(r).saved_remaining = Work::of(j.work, 1.0);  // its first placement
+  if (flights_[r].claims.empty()) {
     r.placement = {};
     r.mig.clear();
   }
-  if (r.flight == kNoFlight) flights_.acquire(r).saved_remaining = Work::of(j.work, 1.0);  // its first placement
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
     ledger_.claimed(id, p.gpus[i], now_);
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
-    r.claims.push_back(claims[i]);
+    flights_[r].claims.push_back(claims[i]);
     r.placement.gpus.push_back(p.gpus[i]);
     // Instances are listed once one GPU is MIG (as placements give them: empty when none is).
     if (claims[i].instance || !r.placement.instances.empty()) {
@@ -509,7 +512,7 @@ void Engine::bind(JobId id, const Placement& p) {
   r.start = now_;
   if (r.attempt == 0) r.first_start = now_;
   r.since = now_;
-  ledger_.start_busy(id, r, now_);
+  ledger_.start_busy(r, flights_[r].busy_mark_usd, now_);
   const Placement full = r.placement;  // refresh_rates reads the record's placement
   flights_[r].rate = 0;
   ++r.attempt;
@@ -587,10 +590,10 @@ void Engine::stop(JobId id, StopCause cause) {
   settle(id);
   notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
   r.attained_gpu += GpuTime::of(now_ - r.start, static_cast<double>(r.placement.gpus.size()));
-  ledger_.released(id, r, now_);
+  ledger_.released(id, r, flights_[r].claims, now_);
   for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
     const GpuId g = r.placement.gpus[i];
-    const GpuClaim& held = r.claims[i];
+    const GpuClaim& held = flights_[r].claims[i];
     cluster_.detach(g, id, held);
     metrics_.add_allocation(cluster_.node(cluster_.gpu(g).node).pool, j.tenant, -held.milli.value);
   }
@@ -600,7 +603,7 @@ void Engine::stop(JobId id, StopCause cause) {
     cluster_.reindex(n);
     nodes_.job_left(n, id);
   }
-  r.claims = {};   // its memory too: a million finished jobs hold none
+  flights_[r].claims = {};  // its memory too: a million finished jobs hold none
   ++r.generation;  // drops its pending completion
   ++r.phase_generation;  // and its checkpoint or phase event
   r.phase = JobPhase::computing;
@@ -807,9 +810,9 @@ void Engine::finish_costs() {
   // Jobs still holding GPUs at the end: their busy cost and held share up to the end.
   for (JobId id{0}; id < records_.size(); ++id) {
     JobRecord& r = records_[id];
-    if (r.claims.empty()) continue;
+    if (std::as_const(flights_)[r].claims.empty()) continue;
     if (r.status == JobStatus::running) settle(id);
-    ledger_.released(id, r, now_);
+    ledger_.released(id, r, flights_[r].claims, now_);
   }
 }
 

@@ -51,6 +51,10 @@ struct JobFlight {
   // Goodput (issue 20): the goodput it had at its last durable checkpoint and at the one being
   // written, so that a rollback knows how much of it to take back.
   GpuTime saved_kept_gpu, writing_kept_gpu;
+  double busy_mark_usd = 0;  // CostLedger: sum over its GPUs of their pool's price integral at `since`
+  // What it holds on each GPU of its placement (parallel to placement.gpus), also while its
+  // workers are placed one at a time; none between attempts.
+  std::vector<GpuClaim> claims;
 };
 
 inline constexpr uint32_t kNoFlight = 0xFFFFFFFFu;
@@ -81,9 +85,6 @@ struct JobRecord {
   // The slowest link its collectives cross (the best ring over its GPUs on each node; across nodes,
   // its max-min share of the NICs when that is slower); self for one GPU.
   Link link{LinkClass::self, 0, 0};
-  // What it holds on each GPU of its placement (parallel to placement.gpus), also while its
-  // workers are placed one at a time.
-  std::vector<GpuClaim> claims;
   Work lost_work;                       // progress thrown away by kills and evictions
   GpuTime lost_gpu;                     // the same times the GPUs the job held: GPU time to redo
   std::vector<MigInstance> mig;         // the MIG instances it holds, parallel to the MIG GPUs of its placement
