@@ -16,7 +16,8 @@ using test::write_file;
 TEST(JobStorage, SizesArePinned) {
   if constexpr (sizeof(void*) == 8) {
     EXPECT_LE(sizeof(Job), 208u);
-    EXPECT_LE(sizeof(JobRecord), 424u);
+    EXPECT_LE(sizeof(JobRecord), 296u);
+    EXPECT_LE(sizeof(JobFlight), 144u);
     EXPECT_LE(sizeof(ResolvedJob), 32u);
   }
 }

@@ -71,9 +71,9 @@ class Audit final : public Observer {
         if (r.status != JobStatus::running && r.status != JobStatus::pending)
           gpu_bad(fmt::format("holds job {}, which is {}", j, to_string(r.status)));
         const auto at = std::find(r.placement.gpus.begin(), r.placement.gpus.end(), g);
-        if (at == r.placement.gpus.end() || static_cast<std::size_t>(at - r.placement.gpus.begin()) >= r.claims.size())
+        if (at == r.placement.gpus.end() || static_cast<std::size_t>(at - r.placement.gpus.begin()) >= run.claims(j).size())
           gpu_bad(fmt::format("holds job {}, whose placement does not list it", j));
-        const GpuClaim& claim = r.claims[static_cast<std::size_t>(at - r.placement.gpus.begin())];
+        const GpuClaim& claim = run.claims(j)[static_cast<std::size_t>(at - r.placement.gpus.begin())];
         milli += claim.milli.value;
         reserve += claim.reserve_mib;
         footprint += claim.footprint_mib;

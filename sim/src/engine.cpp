@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <boost/container/small_vector.hpp>
 #include <boost/math/distributions/exponential.hpp>
@@ -95,6 +96,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // RunState
   const Scenario& scenario() const override { return scenario_; }
   const JobRecord& record(JobId id) const override { return records_[id]; }
+  const std::vector<GpuClaim>& claims(JobId id) const override { return flights_[records_[id]].claims; }
   const Metrics& metrics() const override { return metrics_; }
   // ClusterView
   Time now() const override { return now_; }
@@ -104,15 +106,15 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const SchedulingOptions& scheduling() const override { return scenario_.scheduling; }
   int32_t gpus_to_place(JobId id) const override {
     const Request& q = jobs_[id].request;
-    const int32_t left = q.gpus - static_cast<int32_t>(records_[id].claims.size());
+    const int32_t left = q.gpus - static_cast<int32_t>(flights_[records_[id]].claims.size());
     return !scenario_.scheduling.gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
   }
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override {
     for (JobId id : life_.running()) {
       const JobRecord& r = records_[id];
       // A job paused for a checkpoint or restore goes on at its computing rate once the pause ends.
-      const double rate = r.rate > 0 ? r.rate : r.compute_rate;
-      const Time from = r.rate > 0 ? now_ : std::max(now_, r.phase_end);
+      const double rate = flights_[r].rate > 0 ? flights_[r].rate : flights_[r].compute_rate;
+      const Time from = flights_[r].rate > 0 ? now_ : std::max(now_, flights_[r].phase_end);
       visit(id, rate > 0 ? from + Duration::from_us(static_cast<int64_t>(std::ceil(remaining_now(r).us() / rate))) : Time::max());
     }
   }
@@ -239,35 +241,35 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   double job_sharing_rate(JobId id) const;
   // Work left now, at the rate the job has run since `since`.
   Work remaining_now(const JobRecord& r) const {
-    return Work::from_us(std::max(0.0, r.remaining.us() - static_cast<double>((now_ - r.since).us()) * r.rate));
+    return Work::from_us(std::max(0.0, r.remaining.us() - static_cast<double>((now_ - r.since).us()) * flights_[r].rate));
   }
   // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
   void settle(JobId id) {
     JobRecord& r = records_[id];
-    if (r.rate > 0) {  // goodput's integrals, over the same stretch at the same rate
+    if (flights_[r].rate > 0) {  // goodput's integrals, over the same stretch at the same rate
       double held = 0;
-      for (const GpuClaim& c : r.claims) held += c.milli.gpus();
+      for (const GpuClaim& c : flights_[r].claims) held += c.milli.gpus();
       const GpuTime computing = GpuTime::of(now_ - r.since, held);
       r.computing_gpu += computing;
-      r.comm_stall_gpu += computing * r.stall_fraction;
+      r.comm_stall_gpu += computing * flights_[r].stall_fraction;
     }
     r.remaining = remaining_now(r);
     r.since = now_;
-    ledger_.settle_busy(id, r, active_u(id) * r.sharing_rate, now_);
+    ledger_.settle_busy(r, flights_[r].busy_mark_usd, active_u(id) * flights_[r].sharing_rate, now_);
   }
   // The goodput the job has so far: computing, less collectives and work already thrown away.
   static GpuTime kept_gpu(const JobRecord& r) { return goodput({r.computing_gpu, r.comm_stall_gpu, r.rerun_gpu}); }
   void schedule_completion(JobId id) {
     JobRecord& r = records_[id];
     ++r.generation;
-    if (r.rate <= 0) return;  // paused: the completion is scheduled again when it computes
-    const double us = std::ceil(r.remaining.us() / r.rate);
+    if (flights_[r].rate <= 0) return;  // paused: the completion is scheduled again when it computes
+    const double us = std::ceil(r.remaining.us() / flights_[r].rate);
     // A rate the inputs make tiny (collectives far longer than the computation) must not wrap the clock.
     if (static_cast<double>(now_.us()) + us >= static_cast<double>(Time::max().us()))
       throw InputError(scenario_.jobs.where(jobs_[id]),
                        fmt::format("at {:g} of its ideal speed the job would run {:g} s more, past the clock's range (292,000 "
                                    "years): check its communication (bytes_per_iteration, compute_per_iteration)",
-                                   r.rate, us / 1e6));
+                                   flights_[r].rate, us / 1e6));
     events_.push(now_ + Duration::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
   }
   // The SM demand the job puts on each of its GPUs now: u while it computes, nothing while it is
@@ -321,6 +323,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const Shapes& shapes_;
   JobLifecycle life_;
   std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
+  JobFlights flights_;               // of the jobs between their first placement and their end
   NetworkSharing network_;
   PagedVector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   std::set<Time> rechecks_;      // decision points asked for, not yet reached
@@ -360,7 +363,7 @@ void Engine::arrive(JobId id) {
     life_.unschedulable(id);
     return;
   }
-  records_[id].remaining = records_[id].saved_remaining = Work::of(jobs_[id].work, 1.0);
+  records_[id].remaining = Work::of(jobs_[id].work, 1.0);
   life_.arrive(id, scheduler_.queue_key(jobs_[id]), now_);
 }
 
@@ -378,7 +381,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   std::vector<double>& u = rate_u_;
   std::vector<double>& caps = rate_caps_;
   touched_.clear();
-  if (network) network_.share(cluster_, records_, touched_);
+  if (network) network_.share(cluster_, records_, flights_, touched_);
   for (GpuId g : changed) {
     const Gpu& gpu = cluster_.gpu(g);
     const Pool& pool = cluster_.pool_of(gpu.node);
@@ -423,18 +426,18 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
       const double collective_s = collective_time_s(*c, ranks, r.link.gb_per_s);
       stall = collective_stall_fraction(rate, *c, collective_s);
       rate = communication_rate(rate, *c, collective_s,
-                                c->work_is_compute ? 0.0 : collective_time_s(*c, ranks, r.reference.gb_per_s));
+                                c->work_is_compute ? 0.0 : collective_time_s(*c, ranks, flights_[r].reference.gb_per_s));
     }
-    r.compute_rate = rate;
+    flights_[r].compute_rate = rate;
     if (r.phase != JobPhase::computing) rate = 0;
     // The stall fraction changes with the rate; when the rate stays (to the last bit) the fraction
     // it had is kept, so that goodput's integrals need no settle the rate itself does not need.
-    if (rate == r.rate && sharing == r.sharing_rate) continue;
-    const bool started = r.rate > 0;
+    if (rate == flights_[r].rate && sharing == flights_[r].sharing_rate) continue;
+    const bool started = flights_[r].rate > 0;
     settle(j);
-    r.rate = rate;
-    r.sharing_rate = sharing;
-    r.stall_fraction = stall;
+    flights_[r].rate = rate;
+    flights_[r].sharing_rate = sharing;
+    flights_[r].stall_fraction = stall;
     if (started) ++rate_changes_;
     schedule_completion(j);
     busy_changed.insert(busy_changed.end(), r.placement.gpus.begin(), r.placement.gpus.end());
@@ -444,7 +447,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   for (GpuId g : busy_changed) {
     const Gpu& gpu = cluster_.gpu(g);
     double busy = 0;
-    for (JobId j : gpu.residents) busy += active_u(j) * records_[j].sharing_rate;
+    for (JobId j : gpu.residents) busy += active_u(j) * flights_[records_[j]].sharing_rate;
     busy = std::clamp(busy, 0.0, 1.0);
     metrics_.add_busy(cluster_.node(gpu.node).pool, g, busy - gpu.busy, now_);
     cluster_.set_busy(g, busy);
@@ -462,7 +465,8 @@ void Engine::bind(JobId id, const Placement& p) {
                    : fmt::format("placement has {} GPUs; the job's next worker takes {}", p.gpus.size(), gpus_to_place(id)));
   if (!p.instances.empty() && p.instances.size() != p.gpus.size())
     reject(id, fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size()));
-  if ((p.nodes.size() > 1 || !records_[id].claims.empty()) && !j.multi_node && p.nodes != records_[id].placement.nodes)
+  if ((p.nodes.size() > 1 || !std::as_const(flights_)[records_[id]].claims.empty()) && !j.multi_node &&
+      p.nodes != records_[id].placement.nodes)
     reject(id, "placement spans nodes but the job may not (multi_node is off)");
   if (j.request.gpus == 0 && p.nodes.size() != 1) reject(id, "a job without GPUs runs on exactly one node");
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
@@ -509,7 +513,7 @@ void Engine::bind(JobId id, const Placement& p) {
                           : fmt::format("GPU {} of node {} does not have room", g, node));
     claims.push_back(*c);
   }
-  const bool partial = static_cast<int32_t>(records_[id].claims.size() + p.gpus.size()) < j.request.gpus;
+  const bool partial = static_cast<int32_t>(std::as_const(flights_)[records_[id]].claims.size() + p.gpus.size()) < j.request.gpus;
   for (NodeId n : p.nodes)
     if (const Sharing mode = cluster_.pool_of(n).sharing.mode; partial && mode != Sharing::exclusive && mode != Sharing::mig)
       reject(id, "workers placed one at a time (gang scheduling off) are modelled on whole GPUs and MIG instances only");
@@ -519,7 +523,8 @@ void Engine::bind(JobId id, const Placement& p) {
     cluster_.allocate(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
     nodes_.job_placed(n, id);
   }
-  if (r.claims.empty()) {
+  if (r.flight == kNoFlight) flights_.acquire(r).saved_remaining = Work::of(j.work, 1.0);  // its first placement
+  if (flights_[r].claims.empty()) {
     r.placement = {};
     r.mig.clear();
   }
@@ -528,7 +533,7 @@ void Engine::bind(JobId id, const Placement& p) {
     ledger_.claimed(id, p.gpus[i], now_);
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
-    r.claims.push_back(claims[i]);
+    flights_[r].claims.push_back(claims[i]);
     r.placement.gpus.push_back(p.gpus[i]);
     // Instances are listed once one GPU is MIG (as placements give them: empty when none is).
     if (claims[i].instance || !r.placement.instances.empty()) {
@@ -547,20 +552,20 @@ void Engine::bind(JobId id, const Placement& p) {
   r.start = now_;
   if (r.attempt == 0) r.first_start = now_;
   r.since = now_;
-  ledger_.start_busy(id, r, now_);
+  ledger_.start_busy(r, flights_[r].busy_mark_usd, now_);
   const Placement full = r.placement;  // refresh_rates reads the record's placement
-  r.rate = 0;
+  flights_[r].rate = 0;
   ++r.attempt;
   begin_attempt(id);
   notify([&](Observer& o) { o.job_started(*this, id); });
   if (p.gpus.empty()) {
-    r.compute_rate = r.sharing_rate = 1.0;
-    r.rate = r.phase == JobPhase::computing ? 1.0 : 0.0;
+    flights_[r].compute_rate = flights_[r].sharing_rate = 1.0;
+    flights_[r].rate = r.phase == JobPhase::computing ? 1.0 : 0.0;
     schedule_completion(id);
     return;
   }
-  r.intra = r.link = ring_link(cluster_, full);
-  r.reference = ring_link(cluster_, full, true);
+  flights_[r].intra = r.link = ring_link(cluster_, full);
+  flights_[r].reference = ring_link(cluster_, full, true);
   const bool spans = full.nodes.size() > 1 && resolved_[id].comm;
   if (spans) network_.join(id);
   refresh_rates(full.gpus, spans);
@@ -625,10 +630,10 @@ void Engine::stop(JobId id, StopCause cause) {
   settle(id);
   notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
   r.attained_gpu += GpuTime::of(now_ - r.start, static_cast<double>(r.placement.gpus.size()));
-  ledger_.released(id, r, now_);
+  ledger_.released(id, r, flights_[r].claims, now_);
   for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
     const GpuId g = r.placement.gpus[i];
-    const GpuClaim& held = r.claims[i];
+    const GpuClaim& held = flights_[r].claims[i];
     cluster_.detach(g, id, held);
     metrics_.add_allocation(cluster_.node(cluster_.gpu(g).node).pool, j.tenant, -held.milli.value);
   }
@@ -638,7 +643,7 @@ void Engine::stop(JobId id, StopCause cause) {
     cluster_.reindex(n);
     nodes_.job_left(n, id);
   }
-  r.claims = {};   // its memory too: a million finished jobs hold none
+  flights_[r].claims = {};  // its memory too: a million finished jobs hold none
   ++r.generation;  // drops its pending completion
   ++r.phase_generation;  // and its checkpoint or phase event
   r.phase = JobPhase::computing;
@@ -654,6 +659,7 @@ void Engine::complete(JobId id) {
   ++event_count_;
   stop(id, StopCause::completed);
   life_.complete(id);
+  flights_.release(records_[id]);
 }
 
 void Engine::kill_all(GpuId g) {
@@ -666,6 +672,7 @@ void Engine::kill_all(GpuId g) {
     rollback(id);  // to its last checkpoint, or the beginning
     if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
       life_.fail(id);
+      flights_.release(r);
       continue;
     }
     life_.back_off(id);  // waiting out its back-off
@@ -843,9 +850,9 @@ void Engine::finish_costs() {
   // Jobs still holding GPUs at the end: their busy cost and held share up to the end.
   for (JobId id{0}; id < records_.size(); ++id) {
     JobRecord& r = records_[id];
-    if (r.claims.empty()) continue;
+    if (std::as_const(flights_)[r].claims.empty()) continue;
     if (r.status == JobStatus::running) settle(id);
-    ledger_.released(id, r, now_);
+    ledger_.released(id, r, flights_[r].claims, now_);
   }
 }
 
@@ -859,11 +866,11 @@ void Engine::begin_attempt(JobId id) {
   r.evicting = false;
   // Resuming from a checkpoint (its own, or the state a preemption saved) costs a restore first.
   const Duration restore = policy.enabled ? policy.restore : r.preemptions > 0 ? scenario_.model.preemption.resume : Duration();
-  if (restore > Duration() && r.saved_remaining < Work::of(jobs_[id].work, 1.0)) {
+  if (restore > Duration() && flights_[r].saved_remaining < Work::of(jobs_[id].work, 1.0)) {
     r.phase = JobPhase::restoring;
-    r.phase_start = now_;
-    r.phase_end = now_ + restore;
-    events_.push(r.phase_end, EventKind::phase_end, id, ++r.phase_generation);
+    flights_[r].phase_start = now_;
+    flights_[r].phase_end = now_ + restore;
+    events_.push(flights_[r].phase_end, EventKind::phase_end, id, ++r.phase_generation);
     return;
   }
   schedule_checkpoint(id);
@@ -896,19 +903,19 @@ void Engine::change_phase(JobId id, JobPhase phase) {
 void Engine::start_checkpoint(JobId id, Duration cost) {
   JobRecord& r = records_[id];
   change_phase(id, JobPhase::checkpointing);
-  r.writing_remaining = r.remaining;  // the state it writes: its progress now
-  r.writing_kept_gpu = kept_gpu(r);
-  r.phase_start = now_;
-  r.phase_end = now_ + cost;
-  events_.push(r.phase_end, EventKind::phase_end, id, ++r.phase_generation);
+  flights_[r].writing_remaining = r.remaining;  // the state it writes: its progress now
+  flights_[r].writing_kept_gpu = kept_gpu(r);
+  flights_[r].phase_start = now_;
+  flights_[r].phase_end = now_ + cost;
+  events_.push(flights_[r].phase_end, EventKind::phase_end, id, ++r.phase_generation);
 }
 
 void Engine::end_phase(JobId id) {
   JobRecord& r = records_[id];
-  const GpuTime held = GpuTime::of(r.phase_end - r.phase_start, static_cast<double>(r.placement.gpus.size()));
+  const GpuTime held = GpuTime::of(flights_[r].phase_end - flights_[r].phase_start, static_cast<double>(r.placement.gpus.size()));
   if (r.phase == JobPhase::checkpointing) {
-    r.saved_remaining = r.writing_remaining;
-    r.saved_kept_gpu = r.writing_kept_gpu;
+    flights_[r].saved_remaining = flights_[r].writing_remaining;
+    flights_[r].saved_kept_gpu = flights_[r].writing_kept_gpu;
     ++r.checkpoints;
     r.checkpoint_gpu += held;
     if (r.suspending) {
@@ -928,12 +935,12 @@ void Engine::end_phase(JobId id) {
 
 void Engine::rollback(JobId id) {
   JobRecord& r = records_[id];
-  const Work lost = std::max(Work(), r.saved_remaining - r.remaining);
+  const Work lost = std::max(Work(), flights_[r].saved_remaining - r.remaining);
   r.lost_work += lost;
   r.lost_gpu += GpuTime::from_us(lost.us() * std::max<double>(1.0, jobs_[id].request.gpus));
-  r.remaining = r.saved_remaining;
+  r.remaining = flights_[r].saved_remaining;
   // Goodput: the computing since that checkpoint was for nothing (stop() settled it up to now).
-  r.rerun_gpu += std::max(GpuTime(), kept_gpu(r) - r.saved_kept_gpu);
+  r.rerun_gpu += std::max(GpuTime(), kept_gpu(r) - flights_[r].saved_kept_gpu);
 }
 
 void Engine::evict(JobId id) {
@@ -963,8 +970,8 @@ void Engine::preempt(JobId id) {
         start_checkpoint(id, cost);
       } else {
         settle(id);
-        r.saved_remaining = r.remaining;
-        r.saved_kept_gpu = kept_gpu(r);
+        flights_[r].saved_remaining = r.remaining;
+        flights_[r].saved_kept_gpu = kept_gpu(r);
         suspended(id);
       }
       break;
@@ -987,7 +994,7 @@ void Engine::notice(JobId id, Time gone) {
       evict(id);  // nothing new to save; it leaves now
       break;
     case JobPhase::checkpointing:
-      if (r.phase_end <= gone) r.evicting = true;  // the checkpoint under way finishes in time
+      if (flights_[r].phase_end <= gone) r.evicting = true;  // the checkpoint under way finishes in time
       break;
     case JobPhase::computing:
       if (policy.enabled && now_ + policy.cost <= gone) {

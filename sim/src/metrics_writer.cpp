@@ -143,10 +143,11 @@ class MetricsWriter final : public OutputWriter {
   // The job's MIG instances take its busy share (0 when it stops or pauses) from now on.
   void set_instance_busy(const RunState& run, JobId id, bool stopping) {
     const JobRecord& r = run.record(id);
+    const std::vector<GpuClaim>& claims = run.claims(id);
     const Job& job = run.job(id);
     const Cluster& c = run.cluster();
-    for (std::size_t i = 0; i < r.placement.gpus.size() && i < r.claims.size(); ++i) {
-      const std::optional<MigSlotIndex> slot = r.claims[i].instance;
+    for (std::size_t i = 0; i < r.placement.gpus.size() && i < claims.size(); ++i) {
+      const std::optional<MigSlotIndex> slot = claims[i].instance;
       if (!slot) continue;
       const GpuId g = r.placement.gpus[i];
       const Gpu& gpu = c.gpu(g);
@@ -230,9 +231,10 @@ class MetricsWriter final : public OutputWriter {
   static int64_t memory_used(const RunState& run, JobId j, GpuId g, int64_t total) {
     const Job& job = run.job(j);
     const JobRecord& r = run.record(j);
+    const std::vector<GpuClaim>& claims = run.claims(j);
     if (job.request.gpu_memory_mib > 0) return std::min(job.request.gpu_memory_mib, total);
-    for (std::size_t i = 0; i < r.placement.gpus.size() && i < r.claims.size(); ++i)
-      if (r.placement.gpus[i] == g && !r.claims[i].instance) return total * r.claims[i].milli.value / kWholeGpu.value;
+    for (std::size_t i = 0; i < r.placement.gpus.size() && i < claims.size(); ++i)
+      if (r.placement.gpus[i] == g && !claims[i].instance) return total * claims[i].milli.value / kWholeGpu.value;
     return total;
   }
 

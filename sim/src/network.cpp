@@ -20,7 +20,8 @@ Link ring_link(const Cluster& c, const Placement& p, bool best) {
   return worst;
 }
 
-void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, std::vector<JobId>& changed) {
+void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, const JobFlights& flights,
+                           std::vector<JobId>& changed) {
   // The NICs of every node a multi-node job touches are the links, numbered as first met; each job is
   // a flow over its nodes.
   if (link_of_node_.size() < c.node_count()) link_of_node_.resize(c.node_count());
@@ -37,7 +38,7 @@ void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, st
       paths_.links.push_back(link_of_node_[n]);
     }
     paths_.start.push_back(static_cast<uint32_t>(paths_.links.size()));
-    caps_.push_back(r.intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
+    caps_.push_back(flights[r].intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
   }
   capacity_.resize(links_.size());
   shares_.resize(jobs_.size());
@@ -48,7 +49,7 @@ void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, st
   max_min_fair_flows(capacity_, paths_, caps_, shares_, scratch_);
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     JobRecord& r = records[jobs_[i]];
-    const Link link = shares_[i] < r.intra.gb_per_s ? Link{LinkClass::network, 0, shares_[i]} : r.intra;
+    const Link link = shares_[i] < flights[r].intra.gb_per_s ? Link{LinkClass::network, 0, shares_[i]} : flights[r].intra;
     if (link.cls != r.link.cls || link.gb_per_s != r.link.gb_per_s) {
       r.link = link;
       changed.push_back(jobs_[i]);

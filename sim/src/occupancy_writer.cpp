@@ -198,7 +198,7 @@ class OccupancyWriter final : public OutputWriter {
     for (std::size_t i = 0; i < rec.placement.gpus.size(); ++i) {
       Row& r = row(c, c.gpu(rec.placement.gpus[i]).node);
       advance(r, run.now());
-      r.allocated_milli += int64_t{sign} * rec.claims[i].milli.value;
+      r.allocated_milli += int64_t{sign} * run.claims(id)[i].milli.value;
     }
   }
 

@@ -45,10 +45,10 @@ class TraceWriter final : public OutputWriter {
       const Gpu& gpu = c.gpu(g);
       const uint32_t local = g - c.node(gpu.node).first_gpu;
       std::string name = fmt::format("GPU {}", local);
-      if (const std::optional<MigSlotIndex> slot = r.claims[i].instance) {
+      if (const std::optional<MigSlotIndex> slot = run.claims(id)[i].instance) {
         const MigInstance in = gpu.instances[*slot].instance;
         name += fmt::format(" {}@{}", c.pool_of(gpu.node).gpu->mig->profiles[in.profile].name, in.start);
-      } else if (gpu.slots > 1 || r.claims[i].milli < kWholeGpu) {
+      } else if (gpu.slots > 1 || run.claims(id)[i].milli < kWholeGpu) {
         // A shared GPU: each resident on its own lane, the lowest one free.
         auto& lanes = lanes_[g];
         std::size_t lane = 0;

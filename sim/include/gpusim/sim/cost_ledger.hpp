@@ -19,32 +19,31 @@ namespace gpusim {
 
 class CostLedger {
  public:
-  CostLedger(std::size_t jobs, const Cluster& cluster, const Metrics& metrics)
-      : cluster_(cluster), metrics_(metrics), busy_mark_usd_(jobs) {}
+  CostLedger(std::size_t jobs, const Cluster& cluster, const Metrics& metrics) : cluster_(cluster), metrics_(metrics) {}
 
-  // Job `id` claimed a share of GPU `g` now (its claims in order, as JobRecord::claims).
+  // Job `id` claimed a share of GPU `g` now (its claims in order, as JobFlight::claims).
   void claimed(JobId id, GpuId g, Time now) { claim_marks_[id].push_back({price(g, now), now}); }
   // The job gives back every claim now (or the run ends while it holds them): each charges its
   // share of the price since it was taken, and adds its share x time to the job's allocated GPU
   // time (so that cost.csv can roll allocated GPU-hours up by job kind and GPU model as it does cost).
-  void released(JobId id, JobRecord& r, Time now) {
+  void released(JobId id, JobRecord& r, const std::vector<GpuClaim>& claims, Time now) {
     const auto it = claim_marks_.find(id);
     if (it == claim_marks_.end()) return;  // it holds nothing
     const auto& marks = it->second;
-    for (std::size_t i = 0; i < r.claims.size(); ++i) {
-      const double share = r.claims[i].milli.gpus();
+    for (std::size_t i = 0; i < claims.size(); ++i) {
+      const double share = claims[i].milli.gpus();
       r.cost_usd += share * (price(r.placement.gpus[i], now) - marks[i].price_usd);
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
     claim_marks_.erase(it);
   }
-  // The job starts computing on its placement: its busy charges start now.
-  void start_busy(JobId id, const JobRecord& r, Time now) { busy_mark_usd_[id] = price_sum(r, now); }
+  // The job starts computing on its placement: its busy charges start now (its mark: JobFlight::busy_mark_usd).
+  void start_busy(const JobRecord& r, double& mark_usd, Time now) const { mark_usd = price_sum(r, now); }
   // Charges the busy share `busy` (SM demand x sharing rate) the job has had since its last mark.
-  void settle_busy(JobId id, JobRecord& r, double busy, Time now) {
+  void settle_busy(JobRecord& r, double& mark_usd, double busy, Time now) const {
     const double mark = price_sum(r, now);
-    r.busy_cost_usd += busy * (mark - busy_mark_usd_[id]);
-    busy_mark_usd_[id] = mark;
+    r.busy_cost_usd += busy * (mark - mark_usd);
+    mark_usd = mark;
   }
 
  private:
@@ -64,7 +63,6 @@ class CostLedger {
   };
   // Per job holding claims, parallel to them: only the jobs holding GPUs pay for an entry, not every job.
   std::unordered_map<JobId, boost::container::small_vector<ClaimMark, 4>> claim_marks_;
-  std::vector<double> busy_mark_usd_;  // per job: sum over its GPUs of their pool's price integral at `since`
 };
 
 }  // namespace gpusim

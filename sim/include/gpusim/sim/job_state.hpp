@@ -32,6 +32,33 @@ constexpr auto enum_table(JobPhase) {
       {{JobPhase::computing, "computing"}, {JobPhase::checkpointing, "checkpointing"}, {JobPhase::restoring, "restoring"}});
 }
 
+// What only a job between its first placement and its end needs: its rates, links and checkpoint
+// phase. Finished jobs (most of a long run's) hold none: JobFlights keeps one per job in flight.
+struct JobFlight {
+  double rate = 0;                    // current speed: hardware x sharing x communication, 0 while paused
+  double compute_rate = 0;            // the speed it has (or will have again) while computing
+  double sharing_rate = 0;            // the sharing factor alone (min over its GPUs)
+  double stall_fraction = 0;          // of its computing time spent in collectives, at its current rate
+  Link intra{LinkClass::self, 0, 0};  // the slowest within-node ring alone
+  // The link its work was measured over: the best ring of as many GPUs on each of its nodes, and
+  // the NICs unshared (unused when the work counts computation only).
+  Link reference{LinkClass::self, 0, 0};
+  // Checkpointing (issue 5).
+  Time phase_end;          // when the current checkpoint or restore finishes
+  Time phase_start;        // of the current checkpoint or restore
+  Work saved_remaining;    // work left at its last durable checkpoint (all of it without one)
+  Work writing_remaining;  // work left when the checkpoint being written was taken
+  // Goodput (issue 20): the goodput it had at its last durable checkpoint and at the one being
+  // written, so that a rollback knows how much of it to take back.
+  GpuTime saved_kept_gpu, writing_kept_gpu;
+  double busy_mark_usd = 0;  // CostLedger: sum over its GPUs of their pool's price integral at `since`
+  // What it holds on each GPU of its placement (parallel to placement.gpus), also while its
+  // workers are placed one at a time; none between attempts.
+  std::vector<GpuClaim> claims;
+};
+
+inline constexpr uint32_t kNoFlight = 0xFFFFFFFFu;
+
 struct JobRecord {
   // The small fields first, together, so that no padding sits between them (a record per job).
   JobStatus status = JobStatus::not_arrived;
@@ -46,35 +73,21 @@ struct JobRecord {
   uint32_t kills = 0;             // times it was killed (out of memory, MPS fault)
   uint32_t phase_generation = 0;  // bumps when a phase or checkpoint event of the job goes stale
   uint32_t checkpoints = 0, evictions = 0;
-  Time start;        // of the latest attempt
-  Time first_start;  // of the first attempt
-  Time queued_at;    // when it last entered the queue (arrival, requeue, eviction)
+  uint32_t flight = kNoFlight;  // its JobFlights slot while in flight
+  Time start;                   // of the latest attempt
+  Time first_start;             // of the first attempt
+  Time queued_at;               // when it last entered the queue (arrival, requeue, eviction)
   Time end;
   Placement placement;
   Work remaining;     // work left at `since`
   Work attempt_work;  // work left when the latest attempt started
   Time since;
-  double rate = 0;          // current speed: hardware x sharing x communication, 0 while paused
-  double compute_rate = 0;  // the speed it has (or will have again) while computing
-  double sharing_rate = 0;  // the sharing factor alone (min over its GPUs)
   // The slowest link its collectives cross (the best ring over its GPUs on each node; across nodes,
   // its max-min share of the NICs when that is slower); self for one GPU.
   Link link{LinkClass::self, 0, 0};
-  Link intra{LinkClass::self, 0, 0};  // the slowest within-node ring alone
-  // The link its work was measured over: the best ring of as many GPUs on each of its nodes, and
-  // the NICs unshared (unused when the work counts computation only).
-  Link reference{LinkClass::self, 0, 0};
-  // What it holds on each GPU of its placement (parallel to placement.gpus), also while its
-  // workers are placed one at a time.
-  std::vector<GpuClaim> claims;
-  Work lost_work;                // progress thrown away by kills and evictions
-  GpuTime lost_gpu;              // the same times the GPUs the job held: GPU time to redo
-  std::vector<MigInstance> mig;  // the MIG instances it holds, parallel to the MIG GPUs of its placement
-  // Checkpointing (issue 5).
-  Time phase_end;                       // when the current checkpoint or restore finishes
-  Work saved_remaining;                 // work left at its last durable checkpoint (all of it without one)
-  Work writing_remaining;               // work left when the checkpoint being written was taken
-  Time phase_start;                     // of the current checkpoint or restore
+  Work lost_work;                       // progress thrown away by kills and evictions
+  GpuTime lost_gpu;                     // the same times the GPUs the job held: GPU time to redo
+  std::vector<MigInstance> mig;         // the MIG instances it holds, parallel to the MIG GPUs of its placement
   GpuTime attained_gpu;                 // GPU time held over closed attempts (preemptive orders rank by it)
   GpuTime checkpoint_gpu, restore_gpu;  // GPU time spent writing and restoring
   // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
@@ -82,15 +95,40 @@ struct JobRecord {
   GpuTime allocated_gpu;  // the share of GPUs it held x time, as Metrics counts allocation
   // Goodput (issue 20; goodput.hpp), share-weighted as allocation: GPU time held while computing
   // (rate > 0), the part of it spent waiting in collectives, and the rest of it whose progress a
-  // rollback threw away. `kept` marks the goodput it had at its last durable checkpoint and at the
-  // one being written, so that a rollback knows how much of it to take back.
+  // rollback threw away (JobFlight keeps the marks a rollback needs).
   GpuTime computing_gpu, comm_stall_gpu, rerun_gpu;
-  GpuTime saved_kept_gpu, writing_kept_gpu;
-  double stall_fraction = 0;  // of its computing time spent in collectives, at its current rate
   // Run time of the latest attempt over the work that attempt had to do (its run time alone on a
   // full GPU of its reference); summary.json's slowdown also counts running jobs, by the work they
   // got through so far.
   double slowdown() const { return attempt_work > Work() ? static_cast<double>((end - start).us()) / attempt_work.us() : 1.0; }
+};
+
+// The in-flight blocks, a slot per job in flight: a finished job's slot serves the next job.
+class JobFlights {
+ public:
+  // Gives the job a fresh block (references to other blocks may not survive it).
+  JobFlight& acquire(JobRecord& r) {
+    if (free_.empty()) {
+      r.flight = static_cast<uint32_t>(slots_.size());
+      return slots_.emplace_back();
+    }
+    r.flight = free_.back();
+    free_.pop_back();
+    return slots_[r.flight] = JobFlight{};
+  }
+  void release(JobRecord& r) {
+    if (r.flight == kNoFlight) return;
+    free_.push_back(r.flight);
+    r.flight = kNoFlight;
+  }
+  JobFlight& operator[](const JobRecord& r) { return slots_[r.flight]; }
+  // A job not in flight reads as one that never ran (rates 0).
+  const JobFlight& operator[](const JobRecord& r) const { return r.flight == kNoFlight ? idle_ : slots_[r.flight]; }
+
+ private:
+  std::vector<JobFlight> slots_;
+  std::vector<uint32_t> free_;
+  JobFlight idle_;
 };
 
 }  // namespace gpusim

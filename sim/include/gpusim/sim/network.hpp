@@ -26,7 +26,7 @@ class NetworkSharing {
   bool leave(JobId id);
   // Max-min fair NIC shares of the jobs in; sets each one's record.link and appends those whose
   // link changed to `changed`.
-  void share(const Cluster& c, std::vector<JobRecord>& records, std::vector<JobId>& changed);
+  void share(const Cluster& c, std::vector<JobRecord>& records, const JobFlights& flights, std::vector<JobId>& changed);
 
  private:
   static constexpr uint32_t kNoLink = std::numeric_limits<uint32_t>::max();

@@ -22,6 +22,8 @@ class RunState : public ClusterView {
  public:
   virtual const Scenario& scenario() const = 0;
   virtual const JobRecord& record(JobId id) const = 0;
+  // What the job holds on each GPU of its placement (JobFlight::claims); none when it holds nothing.
+  virtual const std::vector<GpuClaim>& claims(JobId id) const = 0;
   virtual const Metrics& metrics() const = 0;
 };
 
