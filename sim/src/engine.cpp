@@ -46,7 +46,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
         gpu_rates_(cluster_.gpu_count()),
         metrics_(cluster_.pools().size(), scenario_.jobs.tenants.size(), cluster_.gpu_count(), scenario_.timeseries_step,
                  scenario_.model.low_utilization),
-        ledger_(jobs_.size(), cluster_, metrics_),
+        ledger_(cluster_, metrics_),
         fault_rng_(make_stream(scenario_.seed, "mps-faults")),
         horizon_(scenario_.horizon.value_or(Time::max())),
         nodes_(scenario_.seed, cluster_, metrics_, events_, now_, *this) {

@@ -19,7 +19,7 @@ namespace gpusim {
 
 class CostLedger {
  public:
-  CostLedger(std::size_t jobs, const Cluster& cluster, const Metrics& metrics) : cluster_(cluster), metrics_(metrics) {}
+  CostLedger(const Cluster& cluster, const Metrics& metrics) : cluster_(cluster), metrics_(metrics) {}
 
   // Job `id` claimed a share of GPU `g` now (its claims in order, as JobFlight::claims).
   void claimed(JobId id, GpuId g, Time now) { claim_marks_[id].push_back({price(g, now), now}); }

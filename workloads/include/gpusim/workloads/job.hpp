@@ -140,8 +140,10 @@ struct JobSet {
     return static_cast<uint32_t>(table.size() - 1);
   }
   // "" when not given.
-  std::string_view reference_gpu(const Job& j) const { return j.reference_gpu == Job::kNone ? "" : texts[j.reference_gpu]; }
-  std::string_view node(const Job& j) const { return j.node == Job::kNone ? "" : texts[j.node]; }
+  std::string_view reference_gpu(const Job& j) const { return text(j.reference_gpu); }
+  std::string_view node(const Job& j) const { return text(j.node); }
+  // A view of texts[i] (not of a temporary std::string, which `? "" : texts[i]` would make).
+  std::string_view text(uint32_t i) const { return i == Job::kNone ? std::string_view{} : std::string_view{texts[i]}; }
   // Null when not given.
   const CommProfile* communication(const Job& j) const {
     return j.communication == Job::kNone ? nullptr : &profiles[j.communication];
