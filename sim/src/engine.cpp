@@ -112,9 +112,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override {
     for (JobId id : life_.running()) {
       const JobRecord& r = records_[id];
+      const JobFlight& f = flights_[r];
       // A job paused for a checkpoint or restore goes on at its computing rate once the pause ends.
-      const double rate = flights_[r].rate > 0 ? flights_[r].rate : flights_[r].compute_rate;
-      const Time from = flights_[r].rate > 0 ? now_ : std::max(now_, flights_[r].phase_end);
+      const double rate = f.rate > 0 ? f.rate : f.compute_rate;
+      const Time from = f.rate > 0 ? now_ : std::max(now_, f.phase_end);
       visit(id, rate > 0 ? from + Duration::from_us(static_cast<int64_t>(std::ceil(remaining_now(r).us() / rate))) : Time::max());
     }
   }
@@ -246,30 +247,32 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
   void settle(JobId id) {
     JobRecord& r = records_[id];
-    if (flights_[r].rate > 0) {  // goodput's integrals, over the same stretch at the same rate
+    JobFlight& f = flights_[r];
+    if (f.rate > 0) {  // goodput's integrals, over the same stretch at the same rate
       double held = 0;
-      for (const GpuClaim& c : flights_[r].claims) held += c.milli.gpus();
+      for (const GpuClaim& c : f.claims) held += c.milli.gpus();
       const GpuTime computing = GpuTime::of(now_ - r.since, held);
       r.computing_gpu += computing;
-      r.comm_stall_gpu += computing * flights_[r].stall_fraction;
+      r.comm_stall_gpu += computing * f.stall_fraction;
     }
     r.remaining = remaining_now(r);
     r.since = now_;
-    ledger_.settle_busy(r, flights_[r].busy_mark_usd, active_u(id) * flights_[r].sharing_rate, now_);
+    ledger_.settle_busy(r, f.busy_mark_usd, active_u(id) * f.sharing_rate, now_);
   }
   // The goodput the job has so far: computing, less collectives and work already thrown away.
   static GpuTime kept_gpu(const JobRecord& r) { return goodput({r.computing_gpu, r.comm_stall_gpu, r.rerun_gpu}); }
   void schedule_completion(JobId id) {
     JobRecord& r = records_[id];
+    const JobFlight& f = flights_[r];
     ++r.generation;
-    if (flights_[r].rate <= 0) return;  // paused: the completion is scheduled again when it computes
-    const double us = std::ceil(r.remaining.us() / flights_[r].rate);
+    if (f.rate <= 0) return;  // paused: the completion is scheduled again when it computes
+    const double us = std::ceil(r.remaining.us() / f.rate);
     // A rate the inputs make tiny (collectives far longer than the computation) must not wrap the clock.
     if (static_cast<double>(now_.us()) + us >= static_cast<double>(Time::max().us()))
       throw InputError(scenario_.jobs.where(jobs_[id]),
                        fmt::format("at {:g} of its ideal speed the job would run {:g} s more, past the clock's range (292,000 "
                                    "years): check its communication (bytes_per_iteration, compute_per_iteration)",
-                                   flights_[r].rate, us / 1e6));
+                                   f.rate, us / 1e6));
     events_.push(now_ + Duration::from_us(static_cast<int64_t>(us)), EventKind::completion, id, r.generation);
   }
   // The SM demand the job puts on each of its GPUs now: u while it computes, nothing while it is
@@ -418,6 +421,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     JobRecord& r = records_[j];
     if (r.status != JobStatus::running) continue;
     const double sharing = job_sharing_rate(j);
+    JobFlight& f = flights_[r];
     const GpuModel* model = cluster_.pool_of(cluster_.gpu(r.placement.gpus.front()).node).gpu;
     double rate = sharing * hardware_factor(*model, resolved_[j].reference);
     double stall = 0;
@@ -426,18 +430,18 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
       const double collective_s = collective_time_s(*c, ranks, r.link.gb_per_s);
       stall = collective_stall_fraction(rate, *c, collective_s);
       rate = communication_rate(rate, *c, collective_s,
-                                c->work_is_compute ? 0.0 : collective_time_s(*c, ranks, flights_[r].reference.gb_per_s));
+                                c->work_is_compute ? 0.0 : collective_time_s(*c, ranks, f.reference.gb_per_s));
     }
-    flights_[r].compute_rate = rate;
+    f.compute_rate = rate;
     if (r.phase != JobPhase::computing) rate = 0;
     // The stall fraction changes with the rate; when the rate stays (to the last bit) the fraction
     // it had is kept, so that goodput's integrals need no settle the rate itself does not need.
-    if (rate == flights_[r].rate && sharing == flights_[r].sharing_rate) continue;
-    const bool started = flights_[r].rate > 0;
+    if (rate == f.rate && sharing == f.sharing_rate) continue;
+    const bool started = f.rate > 0;
     settle(j);
-    flights_[r].rate = rate;
-    flights_[r].sharing_rate = sharing;
-    flights_[r].stall_fraction = stall;
+    f.rate = rate;
+    f.sharing_rate = sharing;
+    f.stall_fraction = stall;
     if (started) ++rate_changes_;
     schedule_completion(j);
     busy_changed.insert(busy_changed.end(), r.placement.gpus.begin(), r.placement.gpus.end());
@@ -524,7 +528,8 @@ void Engine::bind(JobId id, const Placement& p) {
     nodes_.job_placed(n, id);
   }
   if (r.flight == kNoFlight) flights_.acquire(r).saved_remaining = Work::of(j.work, 1.0);  // its first placement
-  if (flights_[r].claims.empty()) {
+  JobFlight& f = flights_[r];
+  if (f.claims.empty()) {
     r.placement = {};
     r.mig.clear();
   }
@@ -533,7 +538,7 @@ void Engine::bind(JobId id, const Placement& p) {
     ledger_.claimed(id, p.gpus[i], now_);
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
-    flights_[r].claims.push_back(claims[i]);
+    f.claims.push_back(claims[i]);
     r.placement.gpus.push_back(p.gpus[i]);
     // Instances are listed once one GPU is MIG (as placements give them: empty when none is).
     if (claims[i].instance || !r.placement.instances.empty()) {
@@ -552,20 +557,20 @@ void Engine::bind(JobId id, const Placement& p) {
   r.start = now_;
   if (r.attempt == 0) r.first_start = now_;
   r.since = now_;
-  ledger_.start_busy(r, flights_[r].busy_mark_usd, now_);
+  ledger_.start_busy(r, f.busy_mark_usd, now_);
   const Placement full = r.placement;  // refresh_rates reads the record's placement
-  flights_[r].rate = 0;
+  f.rate = 0;
   ++r.attempt;
   begin_attempt(id);
   notify([&](Observer& o) { o.job_started(*this, id); });
   if (p.gpus.empty()) {
-    flights_[r].compute_rate = flights_[r].sharing_rate = 1.0;
-    flights_[r].rate = r.phase == JobPhase::computing ? 1.0 : 0.0;
+    f.compute_rate = f.sharing_rate = 1.0;
+    f.rate = r.phase == JobPhase::computing ? 1.0 : 0.0;
     schedule_completion(id);
     return;
   }
-  flights_[r].intra = r.link = ring_link(cluster_, full);
-  flights_[r].reference = ring_link(cluster_, full, true);
+  f.intra = r.link = ring_link(cluster_, full);
+  f.reference = ring_link(cluster_, full, true);
   const bool spans = full.nodes.size() > 1 && resolved_[id].comm;
   if (spans) network_.join(id);
   refresh_rates(full.gpus, spans);
@@ -860,17 +865,18 @@ void Engine::finish_costs() {
 
 void Engine::begin_attempt(JobId id) {
   JobRecord& r = records_[id];
+  JobFlight& f = flights_[r];
   const CheckpointPolicy& policy = *resolved_[id].checkpoint;
   r.attempt_work = r.remaining;
   r.phase = JobPhase::computing;
   r.evicting = false;
   // Resuming from a checkpoint (its own, or the state a preemption saved) costs a restore first.
   const Duration restore = policy.enabled ? policy.restore : r.preemptions > 0 ? scenario_.model.preemption.resume : Duration();
-  if (restore > Duration() && flights_[r].saved_remaining < Work::of(jobs_[id].work, 1.0)) {
+  if (restore > Duration() && f.saved_remaining < Work::of(jobs_[id].work, 1.0)) {
     r.phase = JobPhase::restoring;
-    flights_[r].phase_start = now_;
-    flights_[r].phase_end = now_ + restore;
-    events_.push(flights_[r].phase_end, EventKind::phase_end, id, ++r.phase_generation);
+    f.phase_start = now_;
+    f.phase_end = now_ + restore;
+    events_.push(f.phase_end, EventKind::phase_end, id, ++r.phase_generation);
     return;
   }
   schedule_checkpoint(id);
@@ -902,20 +908,22 @@ void Engine::change_phase(JobId id, JobPhase phase) {
 
 void Engine::start_checkpoint(JobId id, Duration cost) {
   JobRecord& r = records_[id];
+  JobFlight& f = flights_[r];
   change_phase(id, JobPhase::checkpointing);
-  flights_[r].writing_remaining = r.remaining;  // the state it writes: its progress now
-  flights_[r].writing_kept_gpu = kept_gpu(r);
-  flights_[r].phase_start = now_;
-  flights_[r].phase_end = now_ + cost;
-  events_.push(flights_[r].phase_end, EventKind::phase_end, id, ++r.phase_generation);
+  f.writing_remaining = r.remaining;  // the state it writes: its progress now
+  f.writing_kept_gpu = kept_gpu(r);
+  f.phase_start = now_;
+  f.phase_end = now_ + cost;
+  events_.push(f.phase_end, EventKind::phase_end, id, ++r.phase_generation);
 }
 
 void Engine::end_phase(JobId id) {
   JobRecord& r = records_[id];
-  const GpuTime held = GpuTime::of(flights_[r].phase_end - flights_[r].phase_start, static_cast<double>(r.placement.gpus.size()));
+  JobFlight& f = flights_[r];
+  const GpuTime held = GpuTime::of(f.phase_end - f.phase_start, static_cast<double>(r.placement.gpus.size()));
   if (r.phase == JobPhase::checkpointing) {
-    flights_[r].saved_remaining = flights_[r].writing_remaining;
-    flights_[r].saved_kept_gpu = flights_[r].writing_kept_gpu;
+    f.saved_remaining = f.writing_remaining;
+    f.saved_kept_gpu = f.writing_kept_gpu;
     ++r.checkpoints;
     r.checkpoint_gpu += held;
     if (r.suspending) {
@@ -935,12 +943,13 @@ void Engine::end_phase(JobId id) {
 
 void Engine::rollback(JobId id) {
   JobRecord& r = records_[id];
-  const Work lost = std::max(Work(), flights_[r].saved_remaining - r.remaining);
+  JobFlight& f = flights_[r];
+  const Work lost = std::max(Work(), f.saved_remaining - r.remaining);
   r.lost_work += lost;
   r.lost_gpu += GpuTime::from_us(lost.us() * std::max<double>(1.0, jobs_[id].request.gpus));
-  r.remaining = flights_[r].saved_remaining;
+  r.remaining = f.saved_remaining;
   // Goodput: the computing since that checkpoint was for nothing (stop() settled it up to now).
-  r.rerun_gpu += std::max(GpuTime(), kept_gpu(r) - flights_[r].saved_kept_gpu);
+  r.rerun_gpu += std::max(GpuTime(), kept_gpu(r) - f.saved_kept_gpu);
 }
 
 void Engine::evict(JobId id) {

@@ -1,6 +1,7 @@
 #pragma once
 // A job's state during a run: its status, the phase of a running job, and everything the engine
 // keeps about it (one record per job, indexed by JobId).
+#include <cassert>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -121,7 +122,11 @@ class JobFlights {
     free_.push_back(r.flight);
     r.flight = kNoFlight;
   }
-  JobFlight& operator[](const JobRecord& r) { return slots_[r.flight]; }
+  // Only for a job in flight; the const one below reads any job.
+  JobFlight& operator[](const JobRecord& r) {
+    assert(r.flight != kNoFlight);
+    return slots_[r.flight];
+  }
   // A job not in flight reads as one that never ran (rates 0).
   const JobFlight& operator[](const JobRecord& r) const { return r.flight == kNoFlight ? idle_ : slots_[r.flight]; }
 
