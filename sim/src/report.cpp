@@ -4,12 +4,13 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
-#include <map>
-#include <optional>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <numeric>
+#include <optional>
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/sim/goodput.hpp"
@@ -19,7 +20,9 @@ namespace gpusim {
 namespace {
 
 double round_to(double v, int digits) {
-  const double scale = std::pow(10.0, digits);
+  // Exact powers of ten (what std::pow gives for them), looked up: jobs.csv rounds seven fields a row.
+  static constexpr double kScale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+  const double scale = kScale[digits];
   const double r = std::round(v * scale) / scale;
   return r == 0.0 ? 0.0 : r;  // no "-0"
 }
@@ -98,16 +101,18 @@ void placement_text(std::string& out, const Cluster& c, const JobRecord& r) {
   const Placement& p = r.placement;
   out.clear();
   std::size_t mig = 0;
+  const bool one_node = p.nodes.size() == 1;  // then every GPU is on it: no need to look each up
   for (NodeId n : p.nodes) {
     if (!out.empty()) out += '|';
     out += c.node(n).name;
     char separator = ':';
     for (std::size_t i = 0; i < p.gpus.size(); ++i) {
       const GpuId g = p.gpus[i];
-      if (c.gpu(g).node != n) continue;
+      if (!one_node && c.gpu(g).node != n) continue;
       out += separator;
       separator = '+';
-      fmt::format_to(std::back_inserter(out), "{}", g - c.node(n).first_gpu);
+      char index[12];  // the GPU's index on its node; to_chars, as fmt's "{}" but without parsing a format
+      out.append(index, std::to_chars(index, std::end(index), g - c.node(n).first_gpu).ptr);
       if (i < p.instances.size() && p.instances[i] && mig < r.mig.size()) {
         const MigInstance in = r.mig[mig++];
         fmt::format_to(std::back_inserter(out), "/{}@{}", c.pool_of(n).gpu->mig->profiles[in.profile].name, in.start);
