@@ -76,7 +76,7 @@ std::string half_full(const std::string& probe) {
 Placement probe(const std::string& policy, const std::string& request) {
   const Scenario s = test::load(write_file("fgd.yaml", half_full(request)));
   auto sched = Registry::global().make(policy, policy_context(s), {});
-  return simulate(s, *sched).jobs[1].placement;
+  return simulate(s, *sched).placement(JobId(1)).copy();
 }
 
 const char* kShare = "gpus: 1, gpu_milli: 300";
@@ -127,8 +127,8 @@ TEST(FgdPlacement, IntegerScoreTiesSmallDifferences) {
     const Scenario s = test::load(write_file("fgd-integer.yaml", text + "policy: {name: fifo+fgd, params: {fgd_score: " + score + "}}\n"));
     auto sched = Registry::global().make(s.policy, policy_context(s), {});
     const RunResult r = simulate(s, *sched);
-    EXPECT_EQ(r.jobs[1].placement.gpus, std::vector<GpuId>{GpuId{4}});
-    return r.jobs[2].placement.gpus;
+    EXPECT_EQ(r.placement(JobId(1)).copy().gpus, std::vector<GpuId>{GpuId{4}});
+    return r.placement(JobId(2)).copy().gpus;
   };
   EXPECT_EQ(placed("exact"), std::vector<GpuId>{GpuId{4}});
   EXPECT_EQ(placed("integer"), std::vector<GpuId>{GpuId{0}});
@@ -239,8 +239,8 @@ policy: {name: fifo+spread, params: {ties: random}}
   const RunResult a = simulate(s, *first), b = simulate(s, *again);
   std::set<NodeId> used;
   for (std::size_t i = 0; i < a.jobs.size(); ++i) {
-    EXPECT_EQ(a.jobs[i].placement.nodes, b.jobs[i].placement.nodes);
-    used.insert(a.jobs[i].placement.nodes.front());
+    EXPECT_EQ(a.placement(JobId(i)).copy().nodes, b.placement(JobId(i)).copy().nodes);
+    used.insert(a.placement(JobId(i)).nodes.front());
   }
   EXPECT_EQ(used.size(), 4u);  // spread alone fills node 0, 1, 2, 3 in order; ties still reach all four
   const Scenario odd = test::load(write_file("ties-bad.yaml", "name: t\ncluster: {pools: [{name: p, node: l4-4x, count: 1}]}\n"

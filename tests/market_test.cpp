@@ -35,12 +35,14 @@ Outcome run_text(const std::string& text, std::vector<std::string> sets = {}, co
   return {std::move(s), std::move(r), std::move(j)};
 }
 
-const JobRecord& job(const Outcome& r, const std::string& name) {
+JobId job_id(const Outcome& r, const std::string& name) {
   for (const Job& j : r.scenario.jobs.jobs)
-    if (j.name == name) return r.result.jobs[j.id];
+    if (j.name == name) return j.id;
   ADD_FAILURE() << "no job " << name;
-  return r.result.jobs.front();
+  return JobId{0};
 }
+
+const JobRecord& job(const Outcome& r, const std::string& name) { return r.result.jobs[job_id(r, name)]; }
 
 // A one-node spot pool that the market takes away at 2 h and gives back at 4 h (1-h ticks).
 std::string one_node_trace() { return write_file("trace.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 0, 0, 1, 1, 1, 1, 1, 1]})"); }
@@ -395,7 +397,7 @@ policy: {name: fifo+spot-aware, params: {spot_fallback_after: 30m}}
 )";
   const Outcome r = run_text(text);
   const auto pool_of = [](const Outcome& run, const std::string& name) {
-    return run.result.cluster.pool_of(job(run, name).placement.nodes.front()).name;
+    return run.result.cluster.pool_of(run.result.placement(job_id(run, name)).nodes.front()).name;
   };
   EXPECT_EQ(pool_of(r, "t1"), "spot");
   EXPECT_EQ(pool_of(r, "infer"), "od");

@@ -80,7 +80,7 @@ Traced check_trace(const Scenario& s) {
     if (j.request.gpus == 0) continue;
     double want = rec.attained_gpu.us();
     if (rec.status == JobStatus::running)
-      want += static_cast<double>((r.end - rec.start).us()) * static_cast<double>(rec.placement.gpus.size());
+      want += static_cast<double>((r.end - rec.start).us()) * static_cast<double>(r.placement(j.id).gpus.size());
     EXPECT_EQ(static_cast<double>(held_us[j.id]), want) << j.name;
     checked += want > 0;
   }

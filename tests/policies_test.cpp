@@ -19,7 +19,7 @@ workload:
 Placement probe_placement(const std::string& policy) {
   const Scenario s = test::load(write_file("s.yaml", kHalfFull));
   auto sched = Registry::global().make(policy, policy_context(s), {});
-  return simulate(s, *sched).jobs[1].placement;
+  return simulate(s, *sched).placement(JobId(1)).copy();
 }
 }  // namespace
 
@@ -59,14 +59,15 @@ policy: fifo+random
   const RunResult ra = simulate(s, *a), rb = simulate(s, *b);
   std::set<NodeId> used;
   for (std::size_t i = 0; i < ra.jobs.size(); ++i) {
-    EXPECT_EQ(ra.jobs[i].placement.gpus, rb.jobs[i].placement.gpus);
-    used.insert(ra.jobs[i].placement.nodes.front());
+    EXPECT_EQ(ra.placement(JobId(i)).copy().gpus, rb.placement(JobId(i)).copy().gpus);
+    used.insert(ra.placement(JobId(i)).nodes.front());
   }
   EXPECT_EQ(used.size(), 8u);
   auto other = Registry::global().make("fifo+random", {s.seed + 1, {}}, {});
   const RunResult rc = simulate(s, *other);
   bool differs = false;
-  for (std::size_t i = 0; i < ra.jobs.size(); ++i) differs |= ra.jobs[i].placement.gpus != rc.jobs[i].placement.gpus;
+  for (std::size_t i = 0; i < ra.jobs.size(); ++i)
+    differs |= ra.placement(JobId(i)).copy().gpus != rc.placement(JobId(i)).copy().gpus;
   EXPECT_TRUE(differs);
 }
 

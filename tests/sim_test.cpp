@@ -13,11 +13,14 @@ using test::write_file;
 
 // A million-job run holds a Job and a JobRecord per job (README, "Performance"; FootprintCosts::job):
 // a field that makes either bigger should be a decision, not an accident. Sizes of a 64-bit libstdc++.
+// A JobFlight (one per job in flight, a few thousand) holds the placement's lists; a finished job's
+// placement is a 20-byte PlacementRef into one shared archive.
 TEST(JobStorage, SizesArePinned) {
   if constexpr (sizeof(void*) == 8) {
     EXPECT_LE(sizeof(Job), 208u);
-    EXPECT_LE(sizeof(JobRecord), 296u);
-    EXPECT_LE(sizeof(JobFlight), 144u);
+    EXPECT_LE(sizeof(JobRecord), 216u);
+    EXPECT_LE(sizeof(PlacementRef), 20u);
+    EXPECT_LE(sizeof(JobFlight), 240u);
     EXPECT_LE(sizeof(ResolvedJob), 32u);
   }
 }
@@ -134,9 +137,9 @@ TEST(Engine, DecidesOncePerTimestampAndPacksSharesOnOneGpu) {
   // t=0 (four arrivals) and t=5 (c completes while d waits); at t=10 nothing is pending.
   EXPECT_EQ(r.decision_points, 2u);
   // a and b share GPU 0 of node 0; c needs 4 wholly free GPUs, which only node 1 has.
-  EXPECT_EQ(r.jobs[0].placement.gpus, std::vector<GpuId>{GpuId{0}});
-  EXPECT_EQ(r.jobs[1].placement.gpus, std::vector<GpuId>{GpuId{0}});
-  EXPECT_EQ(r.jobs[2].placement.nodes, std::vector<NodeId>{NodeId{1}});
+  EXPECT_EQ(r.placement(JobId(0)).copy().gpus, std::vector<GpuId>{GpuId{0}});
+  EXPECT_EQ(r.placement(JobId(1)).copy().gpus, std::vector<GpuId>{GpuId{0}});
+  EXPECT_EQ(r.placement(JobId(2)).copy().nodes, std::vector<NodeId>{NodeId{1}});
   EXPECT_EQ(r.jobs[3].start, Time::from_seconds(5));  // waits for c
   EXPECT_EQ(r.jobs[3].status, JobStatus::completed);
 }
@@ -203,9 +206,9 @@ workload:
 )"));
   auto sched = Registry::global().make("fifo+first-fit", PolicyContext{}, {});
   const RunResult r = simulate(s, *sched);
-  EXPECT_EQ(r.jobs[1].placement.nodes, (std::vector<NodeId>{NodeId{1}, NodeId{2}}));  // the two empty nodes
+  EXPECT_EQ(r.placement(JobId(1)).copy().nodes, (std::vector<NodeId>{NodeId{1}, NodeId{2}}));  // the two empty nodes
   EXPECT_EQ(r.jobs[2].start, Time::from_seconds(100));                 // waits for all 12 GPUs
-  EXPECT_EQ(r.jobs[2].placement.nodes.size(), 3u);
+  EXPECT_EQ(r.placement(JobId(2)).nodes.size(), 3u);
 }
 
 // The estimate adds, per count the scenario gives, count x the measured cost of one object: node slots
@@ -289,7 +292,7 @@ workload:
   const Scenario s = test::load(path);
   auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
   const RunResult r = simulate(s, *scheduler);
-  const auto node_of = [&](uint32_t j) { return r.cluster.node(r.jobs[j].placement.nodes.at(0)).name; };
+  const auto node_of = [&](uint32_t j) { return r.cluster.node(r.placement(JobId(j)).copy().nodes.at(0)).name; };
   // first-fit alone would put a on n1: a on n2 at 0, b on n2 after a (1h), free on n1 at 0.
   EXPECT_EQ(node_of(0), "n2");
   EXPECT_EQ(node_of(1), "n2");

@@ -150,7 +150,7 @@ TEST(TopologyScenarios, SharedNicSlowsBothJobs) {
   const JobRecord& a = r.jobs[0];
   const JobRecord& b = r.jobs[1];
   ASSERT_EQ(a.status, JobStatus::completed);
-  ASSERT_EQ(b.placement.nodes.size(), 2u);
+  ASSERT_EQ(r.placement(JobId(1)).nodes.size(), 2u);
   EXPECT_EQ(link_code(b.link), "NET");
   EXPECT_DOUBLE_EQ(b.link.gb_per_s, 200.0);
   const double compute = 0.15, alone = compute + 2.6e9 / 400e9 * 22.0 / 12, shared = compute + 2.6e9 / 200e9 * 22.0 / 12;

@@ -70,10 +70,11 @@ class Audit final : public Observer {
         const JobRecord& r = run.record(j);
         if (r.status != JobStatus::running && r.status != JobStatus::pending)
           gpu_bad(fmt::format("holds job {}, which is {}", j, to_string(r.status)));
-        const auto at = std::find(r.placement.gpus.begin(), r.placement.gpus.end(), g);
-        if (at == r.placement.gpus.end() || static_cast<std::size_t>(at - r.placement.gpus.begin()) >= run.claims(j).size())
+        const std::span<const GpuId> gpus = run.last_placement(j).gpus;
+        const auto at = std::find(gpus.begin(), gpus.end(), g);
+        if (at == gpus.end() || static_cast<std::size_t>(at - gpus.begin()) >= run.claims(j).size())
           gpu_bad(fmt::format("holds job {}, whose placement does not list it", j));
-        const GpuClaim& claim = run.claims(j)[static_cast<std::size_t>(at - r.placement.gpus.begin())];
+        const GpuClaim& claim = run.claims(j)[static_cast<std::size_t>(at - gpus.begin())];
         milli += claim.milli.value;
         reserve += claim.reserve_mib;
         footprint += claim.footprint_mib;

@@ -97,6 +97,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const Scenario& scenario() const override { return scenario_; }
   const JobRecord& record(JobId id) const override { return records_[id]; }
   const std::vector<GpuClaim>& claims(JobId id) const override { return flights_[records_[id]].claims; }
+  PlacementView last_placement(JobId id) const override { return flights_.placement(records_[id]); }
   const Metrics& metrics() const override { return metrics_; }
   // ClusterView
   Time now() const override { return now_; }
@@ -127,7 +128,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   bool is_pending(JobId id) const override { return records_[id].status == JobStatus::pending; }
   const Placement& placement(JobId id) const override {
     static const Placement kNone;
-    return records_[id].status == JobStatus::running ? records_[id].placement : kNone;
+    return records_[id].status == JobStatus::running ? std::as_const(flights_)[records_[id]].placement : kNone;
   }
   Time pending_since(JobId id) const override { return records_[id].queued_at; }
   const CheckpointPolicy& checkpoint(JobId id) const override { return *resolved_[id].checkpoint; }
@@ -192,7 +193,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   GpuTime attained_gpu(JobId id) const override {
     const JobRecord& r = records_[id];
     GpuTime t = r.attained_gpu;
-    if (r.status == JobStatus::running) t += GpuTime::of(now_ - r.start, static_cast<double>(r.placement.gpus.size()));
+    if (r.status == JobStatus::running) t += GpuTime::of(now_ - r.start, static_cast<double>(flights_[r].placement.gpus.size()));
     return t;
   }
   Work remaining_work(JobId id) const override {
@@ -257,7 +258,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     }
     r.remaining = remaining_now(r);
     r.since = now_;
-    ledger_.settle_busy(r, f.busy_mark_usd, active_u(id) * f.sharing_rate, now_);
+    ledger_.settle_busy(r, f, active_u(id) * f.sharing_rate, now_);
   }
   // The goodput the job has so far: computing, less collectives and work already thrown away.
   static GpuTime kept_gpu(const JobRecord& r) { return goodput({r.computing_gpu, r.comm_stall_gpu, r.rerun_gpu}); }
@@ -372,7 +373,7 @@ void Engine::arrive(JobId id) {
 
 double Engine::job_sharing_rate(JobId id) const {
   double rate = 1.0;
-  for (GpuId g : records_[id].placement.gpus) {
+  for (GpuId g : flights_[records_[id]].placement.gpus) {
     const Gpu& gpu = cluster_.gpu(g);
     const auto pos = std::find(gpu.residents.begin(), gpu.residents.end(), id) - gpu.residents.begin();
     rate = std::min(rate, gpu_rates_[g][static_cast<std::size_t>(pos)]);
@@ -422,11 +423,11 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     if (r.status != JobStatus::running) continue;
     const double sharing = job_sharing_rate(j);
     JobFlight& f = flights_[r];
-    const GpuModel* model = cluster_.pool_of(cluster_.gpu(r.placement.gpus.front()).node).gpu;
+    const GpuModel* model = cluster_.pool_of(cluster_.gpu(f.placement.gpus.front()).node).gpu;
     double rate = sharing * hardware_factor(*model, resolved_[j].reference);
     double stall = 0;
     if (const CommProfile* c = resolved_[j].comm) {
-      const int ranks = static_cast<int>(r.placement.gpus.size());
+      const int ranks = static_cast<int>(f.placement.gpus.size());
       const double collective_s = collective_time_s(*c, ranks, r.link.gb_per_s);
       stall = collective_stall_fraction(rate, *c, collective_s);
       rate = communication_rate(rate, *c, collective_s,
@@ -444,7 +445,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     f.stall_fraction = stall;
     if (started) ++rate_changes_;
     schedule_completion(j);
-    busy_changed.insert(busy_changed.end(), r.placement.gpus.begin(), r.placement.gpus.end());
+    busy_changed.insert(busy_changed.end(), f.placement.gpus.begin(), f.placement.gpus.end());
   }
   std::sort(busy_changed.begin(), busy_changed.end());
   busy_changed.erase(std::unique(busy_changed.begin(), busy_changed.end()), busy_changed.end());
@@ -470,7 +471,7 @@ void Engine::bind(JobId id, const Placement& p) {
   if (!p.instances.empty() && p.instances.size() != p.gpus.size())
     reject(id, fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size()));
   if ((p.nodes.size() > 1 || !std::as_const(flights_)[records_[id]].claims.empty()) && !j.multi_node &&
-      p.nodes != records_[id].placement.nodes)
+      p.nodes != std::as_const(flights_)[records_[id]].placement.nodes)
     reject(id, "placement spans nodes but the job may not (multi_node is off)");
   if (j.request.gpus == 0 && p.nodes.size() != 1) reject(id, "a job without GPUs runs on exactly one node");
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
@@ -530,8 +531,8 @@ void Engine::bind(JobId id, const Placement& p) {
   if (r.flight == kNoFlight) flights_.acquire(r).saved_remaining = Work::of(j.work, 1.0);  // its first placement
   JobFlight& f = flights_[r];
   if (f.claims.empty()) {
-    r.placement = {};
-    r.mig.clear();
+    f.placement = {};
+    f.mig.clear();
   }
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
@@ -539,17 +540,18 @@ void Engine::bind(JobId id, const Placement& p) {
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
     f.claims.push_back(claims[i]);
-    r.placement.gpus.push_back(p.gpus[i]);
+    f.placement.gpus.push_back(p.gpus[i]);
     // Instances are listed once one GPU is MIG (as placements give them: empty when none is).
-    if (claims[i].instance || !r.placement.instances.empty()) {
-      r.placement.instances.resize(r.placement.gpus.size() - 1);
-      r.placement.instances.push_back(claims[i].instance);
+    if (claims[i].instance || !f.placement.instances.empty()) {
+      f.placement.instances.resize(f.placement.gpus.size() - 1);
+      f.placement.instances.push_back(claims[i].instance);
     }
-    if (claims[i].instance) r.mig.push_back(cluster_.gpu(p.gpus[i]).instances[*claims[i].instance].instance);
+    if (claims[i].instance) f.mig.push_back(cluster_.gpu(p.gpus[i]).instances[*claims[i].instance].instance);
   }
   for (NodeId n : p.nodes) {
     cluster_.reindex(n);
-    if (std::find(r.placement.nodes.begin(), r.placement.nodes.end(), n) == r.placement.nodes.end()) r.placement.nodes.push_back(n);
+    if (std::find(f.placement.nodes.begin(), f.placement.nodes.end(), n) == f.placement.nodes.end())
+      f.placement.nodes.push_back(n);
   }
   // With gang scheduling off, placed workers hold their GPUs until the last one is placed.
   if (partial) return;
@@ -557,8 +559,8 @@ void Engine::bind(JobId id, const Placement& p) {
   r.start = now_;
   if (r.attempt == 0) r.first_start = now_;
   r.since = now_;
-  ledger_.start_busy(r, f.busy_mark_usd, now_);
-  const Placement full = r.placement;  // refresh_rates reads the record's placement
+  ledger_.start_busy(f, now_);
+  const Placement full = f.placement;  // refresh_rates reads the in-flight placement
   f.rate = 0;
   ++r.attempt;
   begin_attempt(id);
@@ -634,21 +636,22 @@ void Engine::stop(JobId id, StopCause cause) {
   const Job& j = jobs_[id];
   settle(id);
   notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
-  r.attained_gpu += GpuTime::of(now_ - r.start, static_cast<double>(r.placement.gpus.size()));
-  ledger_.released(id, r, flights_[r].claims, now_);
-  for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
-    const GpuId g = r.placement.gpus[i];
-    const GpuClaim& held = flights_[r].claims[i];
+  JobFlight& f = flights_[r];
+  r.attained_gpu += GpuTime::of(now_ - r.start, static_cast<double>(f.placement.gpus.size()));
+  ledger_.released(id, r, f, now_);
+  for (std::size_t i = 0; i < f.placement.gpus.size(); ++i) {
+    const GpuId g = f.placement.gpus[i];
+    const GpuClaim& held = f.claims[i];
     cluster_.detach(g, id, held);
     metrics_.add_allocation(cluster_.node(cluster_.gpu(g).node).pool, j.tenant, -held.milli.value);
   }
-  for (NodeId n : r.placement.nodes) {
-    const int64_t pods = j.request.pods_on_node(gpus_on(r.placement, n));
+  for (NodeId n : f.placement.nodes) {
+    const int64_t pods = j.request.pods_on_node(gpus_on(f.placement, n));
     cluster_.release(n, pods * j.request.cpu_milli, pods * j.request.memory_mib);
     cluster_.reindex(n);
     nodes_.job_left(n, id);
   }
-  flights_[r].claims = {};  // its memory too: a million finished jobs hold none
+  f.claims = {};   // its memory too: a million finished jobs hold none
   ++r.generation;  // drops its pending completion
   ++r.phase_generation;  // and its checkpoint or phase event
   r.phase = JobPhase::computing;
@@ -656,7 +659,7 @@ void Engine::stop(JobId id, StopCause cause) {
   r.suspending = false;
   capacity_grew_ = true;
   const bool spanned = network_.leave(id);
-  refresh_rates(r.placement.gpus, spanned);
+  refresh_rates(f.placement.gpus, spanned);
   r.end = now_;
 }
 
@@ -742,7 +745,7 @@ void Engine::apply(const Event& e) {
       if (records_[e.target].status == JobStatus::running && records_[e.target].attempt == e.generation) {
         ++event_count_;
         ++mps_faults_;
-        for (GpuId g : std::vector<GpuId>(records_[e.target].placement.gpus)) kill_all(g);
+        for (GpuId g : std::vector<GpuId>(flights_[records_[e.target]].placement.gpus)) kill_all(g);
       }
       break;
     case EventKind::layout_ready:
@@ -836,19 +839,13 @@ RunResult Engine::finish() {
     if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.of_job(id).never_fits]++;
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return RunResult{scheduler_.name(),
-                   end,
-                   std::move(cluster_),
-                   std::move(records_),
-                   std::move(metrics_),
-                   std::move(sorted),
-                   event_count_ + nodes_.events_applied(),
-                   decision_points_,
-                   oom_events_,
-                   mps_faults_,
-                   reconfigurations_,
-                   rate_changes_,
-                   nodes_.take_activity()};
+  return RunResult{scheduler_.name(),   end,
+                   std::move(cluster_), std::move(records_),
+                   std::move(flights_), std::move(metrics_),
+                   std::move(sorted),   event_count_ + nodes_.events_applied(),
+                   decision_points_,    oom_events_,
+                   mps_faults_,         reconfigurations_,
+                   rate_changes_,       nodes_.take_activity()};
 }
 
 void Engine::finish_costs() {
@@ -857,7 +854,7 @@ void Engine::finish_costs() {
     JobRecord& r = records_[id];
     if (std::as_const(flights_)[r].claims.empty()) continue;
     if (r.status == JobStatus::running) settle(id);
-    ledger_.released(id, r, flights_[r].claims, now_);
+    ledger_.released(id, r, flights_[r], now_);
   }
 }
 
@@ -884,7 +881,7 @@ void Engine::begin_attempt(JobId id) {
 
 double Engine::mtbf_hours(const JobRecord& r) const {
   double hazard = 0;
-  for (NodeId n : r.placement.nodes) hazard += nodes_.pool(cluster_.node(n).pool).hazard_per_node_hour;
+  for (NodeId n : flights_[r].placement.nodes) hazard += nodes_.pool(cluster_.node(n).pool).hazard_per_node_hour;
   return hazard > 0 ? 1.0 / hazard : std::numeric_limits<double>::infinity();
 }
 
@@ -902,7 +899,7 @@ void Engine::change_phase(JobId id, JobPhase phase) {
   settle(id);  // up to now at the old phase's rate and busy share
   const JobPhase from = r.phase;
   r.phase = phase;
-  refresh_rates(r.placement.gpus);
+  refresh_rates(flights_[r].placement.gpus);
   notify([&](Observer& o) { o.job_phase(*this, id, from); });
 }
 
@@ -920,7 +917,7 @@ void Engine::start_checkpoint(JobId id, Duration cost) {
 void Engine::end_phase(JobId id) {
   JobRecord& r = records_[id];
   JobFlight& f = flights_[r];
-  const GpuTime held = GpuTime::of(f.phase_end - f.phase_start, static_cast<double>(r.placement.gpus.size()));
+  const GpuTime held = GpuTime::of(f.phase_end - f.phase_start, static_cast<double>(f.placement.gpus.size()));
   if (r.phase == JobPhase::checkpointing) {
     f.saved_remaining = f.writing_remaining;
     f.saved_kept_gpu = f.writing_kept_gpu;

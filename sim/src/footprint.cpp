@@ -13,17 +13,19 @@ namespace gpusim {
 
 // Measured as the growth of peak resident memory (GNU time's %M) of `gpusim run --out DIR` between
 // two sizes of one small scenario, divided by the objects added, then rounded up (a Release build, GCC 12):
-// - job: 688 B, inline `count: 100000` vs `1000000` on one node (623 B for synthetic-1m's generator
-//   classes at 100k vs 1M jobs; 840 B and 818 B before the in-flight block, 1,230 B and 1,260 B
-//   before issue 22); what a run keeps per job: the scenario's Job (sizeof 208, its name inline), its
-//   JobRecord (sizeof 296) with its placement's GPU and node lists, its queue key, resolved settings
-//   and shape (a job in flight holds a JobFlight too, 144 B, with its claims and cost mark);
+// - job: 608 B, inline `count: 100000` vs `1000000` on one node (498 B for synthetic-1m's generator
+//   classes at 100k vs 1M jobs; 688 B and 623 B before finished placements moved to one archive,
+//   840 B and 818 B before the in-flight block, 1,230 B and 1,260 B before issue 22); what a run
+//   keeps per job: the scenario's Job (sizeof 208, its name inline), its JobRecord (sizeof 216) with
+//   its placement as a PlacementRef into JobFlights' archive (its node and GPU ids, 4 B each), its
+//   queue key, resolved settings and shape (a job in flight holds a JobFlight too, 240 B, with its
+//   placement's lists, claims and cost mark);
 // - node and gpu: 605 B per a10-1x node (1 GPU) and 2,510 B per dgx-a100-80gb node (8 GPUs), `count:
 //   10000` vs `100000`, one job: 333 B a node and 272 B a GPU (sizeof Gpu is 216 with its inline MIG
 //   slots; the rest is per-GPU metrics and rates); an autoscaled pool's slots cost this once
 //   provisioned (none before), so its maximum is counted as what the run holds if it scales that far;
 // - timeseries_row: horizon 1d, `timeseries_step: 10s` vs `1s`: 126 B a row with one pool, 154 B with two.
-const uint64_t FootprintCosts::job = 700;
+const uint64_t FootprintCosts::job = 610;
 const uint64_t FootprintCosts::node = 400;
 const uint64_t FootprintCosts::gpu = 300;
 const uint64_t FootprintCosts::timeseries_row = 128;

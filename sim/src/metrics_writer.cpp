@@ -143,13 +143,14 @@ class MetricsWriter final : public OutputWriter {
   // The job's MIG instances take its busy share (0 when it stops or pauses) from now on.
   void set_instance_busy(const RunState& run, JobId id, bool stopping) {
     const JobRecord& r = run.record(id);
+    const PlacementView p = run.last_placement(id);
     const std::vector<GpuClaim>& claims = run.claims(id);
     const Job& job = run.job(id);
     const Cluster& c = run.cluster();
-    for (std::size_t i = 0; i < r.placement.gpus.size() && i < claims.size(); ++i) {
+    for (std::size_t i = 0; i < p.gpus.size() && i < claims.size(); ++i) {
       const std::optional<MigSlotIndex> slot = claims[i].instance;
       if (!slot) continue;
-      const GpuId g = r.placement.gpus[i];
+      const GpuId g = p.gpus[i];
       const Gpu& gpu = c.gpu(g);
       const GpuModel& model = *c.pool_of(gpu.node).gpu;
       const MigProfile& profile = model.mig->profiles[gpu.instances[*slot].instance.profile];
@@ -230,11 +231,11 @@ class MetricsWriter final : public OutputWriter {
   // What job j uses of `total` MiB on GPU g: its stated memory, else what its claim holds.
   static int64_t memory_used(const RunState& run, JobId j, GpuId g, int64_t total) {
     const Job& job = run.job(j);
-    const JobRecord& r = run.record(j);
     const std::vector<GpuClaim>& claims = run.claims(j);
     if (job.request.gpu_memory_mib > 0) return std::min(job.request.gpu_memory_mib, total);
-    for (std::size_t i = 0; i < r.placement.gpus.size() && i < claims.size(); ++i)
-      if (r.placement.gpus[i] == g && !claims[i].instance) return total * claims[i].milli.value / kWholeGpu.value;
+    const PlacementView p = run.last_placement(j);
+    for (std::size_t i = 0; i < p.gpus.size() && i < claims.size(); ++i)
+      if (p.gpus[i] == g && !claims[i].instance) return total * claims[i].milli.value / kWholeGpu.value;
     return total;
   }
 

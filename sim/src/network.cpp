@@ -29,8 +29,8 @@ void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, co
   paths_.clear();
   caps_.clear();
   for (JobId id : jobs_) {
-    const JobRecord& r = records[id];
-    for (NodeId n : r.placement.nodes) {
+    const JobFlight& f = flights[records[id]];
+    for (NodeId n : f.placement.nodes) {
       if (link_of_node_[n] == kNoLink) {
         link_of_node_[n] = static_cast<uint32_t>(links_.size());
         links_.push_back(n);
@@ -38,7 +38,7 @@ void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, co
       paths_.links.push_back(link_of_node_[n]);
     }
     paths_.start.push_back(static_cast<uint32_t>(paths_.links.size()));
-    caps_.push_back(flights[r].intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
+    caps_.push_back(f.intra.gb_per_s);  // more NIC bandwidth than its slowest in-node link is of no use
   }
   capacity_.resize(links_.size());
   shares_.resize(jobs_.size());

@@ -194,9 +194,9 @@ class OccupancyWriter final : public OutputWriter {
 
   void claim(const RunState& run, JobId id, int sign) {
     const Cluster& c = run.cluster();
-    const JobRecord& rec = run.record(id);
-    for (std::size_t i = 0; i < rec.placement.gpus.size(); ++i) {
-      Row& r = row(c, c.gpu(rec.placement.gpus[i]).node);
+    const PlacementView p = run.last_placement(id);
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+      Row& r = row(c, c.gpu(p.gpus[i]).node);
       advance(r, run.now());
       r.allocated_milli += int64_t{sign} * run.claims(id)[i].milli.value;
     }

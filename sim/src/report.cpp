@@ -88,8 +88,9 @@ CostRollup roll_up_costs(const Scenario& s, const RunResult& r) {
     const JobRecord& rec = r.jobs[j.id];
     out.tenants[j.tenant].add(rec);
     out.kinds[static_cast<std::size_t>(j.kind)].add(rec);
-    if (rec.placement.nodes.empty()) continue;
-    const Pool& pool = r.cluster.pool_of(rec.placement.nodes.front());
+    const PlacementView p = r.placement(j.id);
+    if (p.nodes.empty()) continue;
+    const Pool& pool = r.cluster.pool_of(p.nodes.front());
     out.models[pool.gpu ? pool.gpu->name : "(no GPU)"].add(rec);
   }
   return out;
@@ -97,8 +98,7 @@ CostRollup roll_up_costs(const Scenario& s, const RunResult& r) {
 
 // node:gpu+gpu|node:gpu; a MIG instance adds /profile@start. Into `out`, which it clears: one
 // buffer serves every row of jobs.csv.
-void placement_text(std::string& out, const Cluster& c, const JobRecord& r) {
-  const Placement& p = r.placement;
+void placement_text(std::string& out, const Cluster& c, const PlacementView& p) {
   out.clear();
   std::size_t mig = 0;
   const bool one_node = p.nodes.size() == 1;  // then every GPU is on it: no need to look each up
@@ -113,8 +113,8 @@ void placement_text(std::string& out, const Cluster& c, const JobRecord& r) {
       separator = '+';
       char index[12];  // the GPU's index on its node; to_chars, as fmt's "{}" but without parsing a format
       out.append(index, std::to_chars(index, std::end(index), g - c.node(n).first_gpu).ptr);
-      if (i < p.instances.size() && p.instances[i] && mig < r.mig.size()) {
-        const MigInstance in = r.mig[mig++];
+      if (i < p.instances.size() && p.instances[i] && mig < p.mig.size()) {
+        const MigInstance in = p.mig[mig++];
         fmt::format_to(std::back_inserter(out), "/{}@{}", c.pool_of(n).gpu->mig->profiles[in.profile].name, in.start);
       }
     }
@@ -534,8 +534,9 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(j.u);
     sink.cell(to_string(rec.status));
     if (placed) {
-      sink.cell(r.cluster.pool_of(rec.placement.nodes.front()).name);
-      placement_text(placement, r.cluster, rec);
+      const PlacementView p = r.placement(j.id);
+      sink.cell(r.cluster.pool_of(p.nodes.front()).name);
+      placement_text(placement, r.cluster, p);
       sink.cell(placement);
     } else {
       sink.empty();

@@ -38,10 +38,10 @@ class TraceWriter final : public OutputWriter {
     open.remaining = r.remaining;
     open.tracks.clear();
     const Cluster& c = run.cluster();
-    if (r.placement.gpus.empty())
-      open.tracks.emplace_back(pid(r.placement.nodes.front()), track(r.placement.nodes.front(), "pods"));
-    for (std::size_t i = 0; i < r.placement.gpus.size(); ++i) {
-      const GpuId g = r.placement.gpus[i];
+    const PlacementView p = run.last_placement(id);
+    if (p.gpus.empty()) open.tracks.emplace_back(pid(p.nodes.front()), track(p.nodes.front(), "pods"));
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+      const GpuId g = p.gpus[i];
       const Gpu& gpu = c.gpu(g);
       const uint32_t local = g - c.node(gpu.node).first_gpu;
       std::string name = fmt::format("GPU {}", local);
@@ -150,7 +150,7 @@ class TraceWriter final : public OutputWriter {
     for (const auto& [p, t] : open.tracks)
       event(fmt::format(R"({{"ph":"X","name":{},"cat":"job","pid":{},"tid":{},"ts":{},"dur":{},"args":{}}})", json_string(j.name),
                         p, t, open.start.us(), dur, args));
-    for (GpuId g : r.placement.gpus)
+    for (GpuId g : run.last_placement(id).gpus)
       for (std::optional<JobId>& lane : lanes_[g])
         if (lane == id) lane.reset();
     open_.erase(it);

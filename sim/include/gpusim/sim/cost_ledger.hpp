@@ -26,32 +26,32 @@ class CostLedger {
   // The job gives back every claim now (or the run ends while it holds them): each charges its
   // share of the price since it was taken, and adds its share x time to the job's allocated GPU
   // time (so that cost.csv can roll allocated GPU-hours up by job kind and GPU model as it does cost).
-  void released(JobId id, JobRecord& r, const std::vector<GpuClaim>& claims, Time now) {
+  void released(JobId id, JobRecord& r, const JobFlight& f, Time now) {
     const auto it = claim_marks_.find(id);
     if (it == claim_marks_.end()) return;  // it holds nothing
     const auto& marks = it->second;
-    for (std::size_t i = 0; i < claims.size(); ++i) {
-      const double share = claims[i].milli.gpus();
-      r.cost_usd += share * (price(r.placement.gpus[i], now) - marks[i].price_usd);
+    for (std::size_t i = 0; i < f.claims.size(); ++i) {
+      const double share = f.claims[i].milli.gpus();
+      r.cost_usd += share * (price(f.placement.gpus[i], now) - marks[i].price_usd);
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
     claim_marks_.erase(it);
   }
   // The job starts computing on its placement: its busy charges start now (its mark: JobFlight::busy_mark_usd).
-  void start_busy(const JobRecord& r, double& mark_usd, Time now) const { mark_usd = price_sum(r, now); }
+  void start_busy(JobFlight& f, Time now) const { f.busy_mark_usd = price_sum(f, now); }
   // Charges the busy share `busy` (SM demand x sharing rate) the job has had since its last mark.
-  void settle_busy(JobRecord& r, double& mark_usd, double busy, Time now) const {
-    const double mark = price_sum(r, now);
-    r.busy_cost_usd += busy * (mark - mark_usd);
-    mark_usd = mark;
+  void settle_busy(JobRecord& r, JobFlight& f, double busy, Time now) const {
+    const double mark = price_sum(f, now);
+    r.busy_cost_usd += busy * (mark - f.busy_mark_usd);
+    f.busy_mark_usd = mark;
   }
 
  private:
   double price(GpuId g, Time now) const { return metrics_.price_integral_usd(cluster_.node(cluster_.gpu(g).node).pool, now); }
   // Sum over the job's GPUs of what one whole GPU of its pool has cost up to now.
-  double price_sum(const JobRecord& r, Time now) const {
+  double price_sum(const JobFlight& f, Time now) const {
     double sum = 0;
-    for (GpuId g : r.placement.gpus) sum += price(g, now);
+    for (GpuId g : f.placement.gpus) sum += price(g, now);
     return sum;
   }
 

@@ -32,6 +32,7 @@ struct RunResult {
   Time end;                               // the horizon, or the last event when there is none
   Cluster cluster;                        // final state
   std::vector<JobRecord> jobs;            // indexed by JobId
+  JobFlights flights;                     // the jobs still in flight at the end, and where the others ran
   Metrics metrics;
   std::vector<std::pair<std::string, uint64_t>> unschedulable_reasons;  // reason, jobs
   uint64_t events = 0;
@@ -41,6 +42,8 @@ struct RunResult {
   uint64_t reconfigurations = 0; // MIG layout changes
   uint64_t rate_changes = 0;     // completion events moved because a rate changed
   std::vector<PoolActivity> pools;  // per pool
+  // Where job `id` ran last (still runs, when it is running at the end); empty if it never ran.
+  PlacementView placement(JobId id) const { return flights.placement(jobs[id]); }
 };
 
 RunResult simulate(const World& world, Scheduler& scheduler, const RunOptions& options = {});

@@ -1,8 +1,11 @@
 #pragma once
 // A job's state during a run: its status, the phase of a running job, and everything the engine
 // keeps about it (one record per job, indexed by JobId).
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <span>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -56,6 +59,33 @@ struct JobFlight {
   // What it holds on each GPU of its placement (parallel to placement.gpus), also while its
   // workers are placed one at a time; none between attempts.
   std::vector<GpuClaim> claims;
+  // Where it runs (or ran last, between attempts), and the MIG instances it holds there, parallel
+  // to the MIG GPUs of its placement. At its end JobFlights keeps them in one shared archive.
+  Placement placement;
+  std::vector<MigInstance> mig;
+};
+
+// Where a job runs or ran last: its placement's lists and the MIG instances it held (report.cpp
+// names their profiles), read from its in-flight block or, once it ended, from the shared archive.
+struct PlacementView {
+  std::span<const NodeId> nodes;
+  std::span<const GpuId> gpus;
+  std::span<const std::optional<MigSlotIndex>> instances;  // empty when none of its GPUs is MIG
+  std::span<const MigInstance> mig;
+  // The lists as a policy gives them (tests compare placements).
+  Placement copy() const {
+    return {{nodes.begin(), nodes.end()}, {gpus.begin(), gpus.end()}, {instances.begin(), instances.end()}};
+  }
+};
+
+// A finished job's placement in JobFlights' archive: where its nodes and GPUs start in two shared
+// lists, how many, and its MIG lists (kNone without MIG), instead of per-job heap lists, each of
+// which a small allocation would cost 32 bytes.
+struct PlacementRef {
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  uint32_t first_node = 0, first_gpu = 0;
+  uint32_t nodes = 0, gpus = 0;
+  uint32_t mig = kNone;  // index into the archive's MIG entries
 };
 
 inline constexpr uint32_t kNoFlight = 0xFFFFFFFFu;
@@ -75,11 +105,11 @@ struct JobRecord {
   uint32_t phase_generation = 0;  // bumps when a phase or checkpoint event of the job goes stale
   uint32_t checkpoints = 0, evictions = 0;
   uint32_t flight = kNoFlight;  // its JobFlights slot while in flight
+  PlacementRef placed;          // where it ran, once it has ended (JobFlights::placement reads it)
   Time start;                   // of the latest attempt
   Time first_start;             // of the first attempt
   Time queued_at;               // when it last entered the queue (arrival, requeue, eviction)
   Time end;
-  Placement placement;
   Work remaining;     // work left at `since`
   Work attempt_work;  // work left when the latest attempt started
   Time since;
@@ -88,7 +118,6 @@ struct JobRecord {
   Link link{LinkClass::self, 0, 0};
   Work lost_work;                       // progress thrown away by kills and evictions
   GpuTime lost_gpu;                     // the same times the GPUs the job held: GPU time to redo
-  std::vector<MigInstance> mig;         // the MIG instances it holds, parallel to the MIG GPUs of its placement
   GpuTime attained_gpu;                 // GPU time held over closed attempts (preemptive orders rank by it)
   GpuTime checkpoint_gpu, restore_gpu;  // GPU time spent writing and restoring
   // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
@@ -117,10 +146,29 @@ class JobFlights {
     free_.pop_back();
     return slots_[r.flight] = JobFlight{};
   }
+  // The job has ended: its placement moves to the archive and its slot serves the next job.
   void release(JobRecord& r) {
     if (r.flight == kNoFlight) return;
+    JobFlight& f = slots_[r.flight];
+    r.placed = archive(f.placement, f.mig);
+    f = JobFlight{};  // its lists' memory too
     free_.push_back(r.flight);
     r.flight = kNoFlight;
+  }
+  // Where the job runs, or ran last; empty if it never ran.
+  PlacementView placement(const JobRecord& r) const {
+    if (r.flight != kNoFlight) {
+      const JobFlight& f = slots_[r.flight];
+      return {f.placement.nodes, f.placement.gpus, f.placement.instances, f.mig};
+    }
+    const PlacementRef& p = r.placed;
+    PlacementView v{{nodes_.data() + p.first_node, p.nodes}, {gpus_.data() + p.first_gpu, p.gpus}, {}, {}};
+    if (p.mig != PlacementRef::kNone) {
+      const MigEntry& m = mig_entries_[p.mig];
+      v.instances = {instances_.data() + m.instances, p.gpus};
+      v.mig = {mig_.data() + m.mig, m.count};
+    }
+    return v;
   }
   // Only for a job in flight; the const one below reads any job.
   JobFlight& operator[](const JobRecord& r) {
@@ -131,9 +179,39 @@ class JobFlights {
   const JobFlight& operator[](const JobRecord& r) const { return r.flight == kNoFlight ? idle_ : slots_[r.flight]; }
 
  private:
+  struct MigEntry {
+    uint32_t instances = 0, mig = 0, count = 0;  // offsets into instances_ and mig_, and mig's length
+  };
+  static uint32_t checked(std::size_t offset) {
+    // Past 4 G entries (some billion jobs) a uint32 offset would wrap: refuse rather than misreport.
+    if (offset > 0xFFFFFFFFu) throw std::length_error("placement archive over 2^32 entries");
+    return static_cast<uint32_t>(offset);
+  }
+  PlacementRef archive(const Placement& p, const std::vector<MigInstance>& mig) {
+    PlacementRef ref{checked(nodes_.size()), checked(gpus_.size()), static_cast<uint32_t>(p.nodes.size()),
+                     static_cast<uint32_t>(p.gpus.size())};
+    nodes_.insert(nodes_.end(), p.nodes.begin(), p.nodes.end());
+    gpus_.insert(gpus_.end(), p.gpus.begin(), p.gpus.end());
+    checked(std::max(nodes_.size(), gpus_.size()));
+    if (!p.instances.empty() || !mig.empty()) {
+      ref.mig = checked(mig_entries_.size());
+      mig_entries_.push_back({checked(instances_.size()), checked(mig_.size()), static_cast<uint32_t>(mig.size())});
+      instances_.insert(instances_.end(), p.instances.begin(), p.instances.end());
+      instances_.resize(instances_.size() + (p.gpus.size() - p.instances.size()));  // listed once one GPU is MIG
+      mig_.insert(mig_.end(), mig.begin(), mig.end());
+    }
+    return ref;
+  }
+
   std::vector<JobFlight> slots_;
   std::vector<uint32_t> free_;
   JobFlight idle_;
+  // Finished jobs' placements: their nodes and GPUs, and for MIG jobs their instance lists.
+  std::vector<NodeId> nodes_;
+  std::vector<GpuId> gpus_;
+  std::vector<std::optional<MigSlotIndex>> instances_;
+  std::vector<MigInstance> mig_;
+  std::vector<MigEntry> mig_entries_;
 };
 
 }  // namespace gpusim

@@ -24,6 +24,8 @@ class RunState : public ClusterView {
   virtual const JobRecord& record(JobId id) const = 0;
   // What the job holds on each GPU of its placement (JobFlight::claims); none when it holds nothing.
   virtual const std::vector<GpuClaim>& claims(JobId id) const = 0;
+  // Where the job runs, or ran last (also once it has ended); empty if it never ran.
+  virtual PlacementView last_placement(JobId id) const = 0;
   virtual const Metrics& metrics() const = 0;
 };
 
@@ -46,9 +48,9 @@ class Observer {
   virtual ~Observer() = default;
   // Before the first event (initial nodes are up, nothing placed).
   virtual void started(const RunState&) {}
-  // The job runs now on record(job).placement (its last worker placed).
+  // The job runs now on last_placement(job) (its last worker placed).
   virtual void job_started(const RunState&, JobId) {}
-  // The job is about to release everything it holds; record(job) still shows where it ran.
+  // The job is about to release everything it holds; last_placement(job) still shows where it ran.
   virtual void job_stopping(const RunState&, JobId, StopCause) {}
   // A running job began or finished writing a checkpoint or restoring one (record(job).phase is
   // the new phase), or was told to leave (preempted, or its node reclaimed).
