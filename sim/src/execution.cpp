@@ -387,27 +387,17 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
   std::vector<uint32_t>& users = scratch.users;
   std::vector<uint32_t>& live = scratch.live;      // the links some active flow crosses
   std::vector<uint32_t>& active = scratch.active;  // the flows still growing, in index order
-  std::vector<uint32_t>& link_start = scratch.link_start;
-  std::vector<uint32_t>& link_flows = scratch.link_flows;
-  std::vector<char>& frozen = scratch.frozen;
+  std::vector<char>& saturated = scratch.saturated;
   left.assign(capacities.begin(), capacities.end());
   users.assign(left.size(), 0u);
-  for (uint32_t l : paths.links) ++users[l];
-  // Each link's flows (a flow crossing a link twice is listed twice), to freeze a saturated link's flows.
-  link_start.assign(left.size() + 1, 0u);
-  for (std::size_t l = 0; l < users.size(); ++l) link_start[l + 1] = link_start[l] + users[l];
-  link_flows.resize(paths.links.size());
-  for (uint32_t f = 0; f < paths.size(); ++f)
-    for (uint32_t l : paths.of(f)) link_flows[link_start[l + 1] - users[l]--] = f;
-  for (uint32_t l : paths.links) ++users[l];
-  frozen.assign(paths.size(), 0);
+  saturated.assign(left.size(), 0);
   active.resize(paths.size());
+  std::fill(rates.begin(), rates.end(), 0.0);
   std::iota(active.begin(), active.end(), 0u);
+  for (uint32_t l : paths.links) ++users[l];
   live.clear();
   for (uint32_t l = 0; l < users.size(); ++l)
     if (users[l] > 0) live.push_back(l);
-  // Every active flow has had the same increments from 0, so one `level` is each one's rate, to the bit.
-  double level = 0;
   while (!active.empty()) {
     // The largest equal increment every active flow can take: a minimum, exact in any order, so
     // taken over the live links only and in two interleaved chains.
@@ -419,23 +409,20 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
     }
     if (k < live.size()) step = std::min(step, left[live[k]] / users[live[k]]);
     step = std::min(step, step2);
-    for (uint32_t f : active) step = std::min(step, caps[f] - level);
+    for (uint32_t f : active) step = std::min(step, caps[f] - rates[f]);
     if (!std::isfinite(step)) step = 0;  // flows crossing no link and uncapped: nothing bounds them
-    level += step;
-    // Each active flow takes `step` from each link it crosses: users[l] subtractions of the same
-    // step, in any order the same bits.
-    for (uint32_t l : live)
-      for (uint32_t u = users[l]; u > 0; --u) left[l] -= step;
+    for (uint32_t f : active) {
+      rates[f] += step;
+      for (uint32_t l : paths.of(f)) left[l] -= step;
+    }
     // Freeze flows that reached their cap or cross a saturated link; they leave their links' users.
-    for (uint32_t l : live)
-      if (left[l] <= capacities[l] * 1e-12)
-        for (uint32_t i = link_start[l]; i < link_start[l + 1]; ++i) frozen[link_flows[i]] = 1;
+    for (uint32_t l : live) saturated[l] = left[l] <= capacities[l] * 1e-12;
     std::size_t kept = 0;
     for (uint32_t f : active) {
       const std::span<const uint32_t> path = paths.of(f);
-      if (frozen[f] || level >= caps[f] * (1 - 1e-12) || path.empty()) {
-        frozen[f] = 1;
-        rates[f] = level;
+      bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || path.empty();
+      for (uint32_t l : path) frozen = frozen || saturated[l];
+      if (frozen) {
         for (uint32_t l : path) --users[l];
       } else {
         active[kept++] = f;

@@ -167,8 +167,7 @@ struct FlowPaths {
 struct MaxMinScratch {
   std::vector<double> left;
   std::vector<uint32_t> users, live, active;
-  std::vector<uint32_t> link_start, link_flows;  // the flows crossing each link, link by link
-  std::vector<char> frozen;
+  std::vector<char> saturated;
 };
 // The same, the same arithmetic in the same order, over flat paths.
 void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& paths, std::span<const double> caps,
