@@ -240,6 +240,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // Recomputes the sharing rates on `changed` GPUs (and with `network`, every multi-node job's NIC
   // share) and moves the completions of jobs whose rate changed.
   void refresh_rates(const std::vector<GpuId>& changed, bool network = false);
+  // Shares the NICs once per instant, after the instant's events and decision pass, if a job
+  // joined or left the network in it: sharing after each start or stop set rates that the next one
+  // replaced at the same time (issue 22).
+  void share_network();
   double job_sharing_rate(JobId id) const;
   // Work left now, at the rate the job has run since `since`.
   Work remaining_now(const JobRecord& r) const {
@@ -329,6 +333,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
   JobFlights flights_;               // of the jobs between their first placement and their end
   NetworkSharing network_;
+  bool network_changed_ = false;  // a job joined or left network_ in this instant
   PagedVector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   std::set<Time> rechecks_;      // decision points asked for, not yet reached
   Metrics metrics_;
@@ -459,6 +464,12 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   }
 }
 
+void Engine::share_network() {
+  if (!network_changed_) return;
+  network_changed_ = false;
+  refresh_rates({}, true);
+}
+
 void Engine::bind(JobId id, const Placement& p) {
   if (id >= jobs_.size()) throw PolicyError(fmt::format("policy {} bound unknown job id {}", scheduler_.name(), id));
   const Job& j = jobs_[id];
@@ -574,8 +585,11 @@ void Engine::bind(JobId id, const Placement& p) {
   f.intra = r.link = ring_link(cluster_, full);
   f.reference = ring_link(cluster_, full, true);
   const bool spans = full.nodes.size() > 1 && resolved_[id].comm;
-  if (spans) network_.join(id);
-  refresh_rates(full.gpus, spans);
+  if (spans) {
+    network_.join(id);
+    network_changed_ = true;
+  }
+  refresh_rates(full.gpus);
   // MPS clients may fault (fault injection); the fault takes down every client of the GPU.
   const Pool& pool = cluster_.pool_of(full.nodes.front());
   if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(full.gpus.front()).mig) {
@@ -658,8 +672,8 @@ void Engine::stop(JobId id, StopCause cause) {
   r.evicting = false;
   r.suspending = false;
   capacity_grew_ = true;
-  const bool spanned = network_.leave(id);
-  refresh_rates(f.placement.gpus, spanned);
+  if (network_.leave(id)) network_changed_ = true;
+  refresh_rates(f.placement.gpus);
   r.end = now_;
 }
 
@@ -788,6 +802,7 @@ void Engine::decision_point(bool arrived) {
     check_memory();
     applied("decision", 0);
   }
+  share_network();
   if (pass || arrived) notify([&](Observer& o) { o.decided(*this); });
   if (nodes_.any_autoscaled() && pass && life_.any_pending()) scale_up();
   // A job the pass preempted that left at once (it was still restoring) is queued again now and its
