@@ -105,6 +105,7 @@ class EventQueue {
   static constexpr unsigned kWords = (kBuckets + 63) / 64;
   static constexpr uint64_t kSequenceMask = (uint64_t{1} << 56) - 1;
   static constexpr uint64_t kNoKey = ~uint64_t{0};
+  static constexpr std::size_t kKeptEvents = 4096;
 
   // Times as unsigned integers in the same order (negative times below positive ones).
   static uint64_t key(Time t) { return static_cast<uint64_t>(t.us()) ^ (uint64_t{1} << 63); }
@@ -137,7 +138,10 @@ class EventQueue {
     last_ = min_key_[j];
     occupied_[j / 64] &= ~(uint64_t{1} << (j % 64));
     for (const Event& e : from) place(e, key(e.time));
-    from.clear();
+    // A bucket keeps its buffer for the next events at its distance, but one far larger than what
+    // is pending is let go: otherwise every bucket would hold its own peak (Philly las: +40 MB).
+    if (from.capacity() > kKeptEvents && from.capacity() > size_) std::vector<Event>().swap(from);
+    else from.clear();
     min_key_[j] = kNoKey;
   }
 
