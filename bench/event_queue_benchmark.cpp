@@ -61,5 +61,4 @@ void BM_EventQueueHold(benchmark::State& state) {
 BENCHMARK(BM_EventQueueHold<gpusim::EventQueue>)->Arg(64)->Arg(1024)->Arg(16384)->Arg(262144);
 BENCHMARK(BM_EventQueueHold<FourAryHeap>)->Arg(64)->Arg(1024)->Arg(16384)->Arg(262144);
 
-
 }  // namespace

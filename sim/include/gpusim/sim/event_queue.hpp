@@ -147,10 +147,10 @@ class EventQueue {
 
   std::array<std::vector<Event>, kBuckets> buckets_;
   std::array<uint64_t, kBuckets> min_key_ = filled(kNoKey);  // the earliest time in each bucket
-  std::array<uint32_t, kBuckets> min_index_{};                // and the first event at it
-  std::array<uint64_t, kWords> occupied_{};                   // bit i: bucket i holds events
-  std::size_t head_ = 0;                                      // bucket 0's next event
-  uint64_t last_ = 0;                                         // the key of the last popped time
+  std::array<uint32_t, kBuckets> min_index_{};               // and the first event at it
+  std::array<uint64_t, kWords> occupied_{};                  // bit i: bucket i holds events
+  std::size_t head_ = 0;                                     // bucket 0's next event
+  uint64_t last_ = 0;                                        // the key of the last popped time
   std::size_t size_ = 0;
   uint64_t next_sequence_ = 0;
 
