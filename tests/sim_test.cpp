@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+
+#include <queue>
+#include <tuple>
+#include "gpusim/core/random.hpp"
 #include "gpusim/sim/event_queue.hpp"
 #include "gpusim/sim/footprint.hpp"
 #include "gpusim/sim/metrics.hpp"
@@ -50,6 +54,70 @@ TEST(EventQueue, PopsInTimeOrderAndTiesInInsertionOrder) {
     q.pop();
   }
   EXPECT_EQ(order, (std::vector<uint32_t>{2, 4, 1, 3}));
+}
+
+// The radix heap pops exactly what a heap on (time, sequence) pops, for every schedule the engine
+// can make: pushes at any time not before the last popped one (equal times, the current time, times
+// between the last popped one and the queue's earliest, "never"), peeks between them, runs of pops.
+TEST(EventQueue, PopsWhatAHeapOnTimeAndSequencePops) {
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const { return event_before(b, a); }
+  };
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    Rng rng = make_stream(seed, "test/event-queue");
+    const auto below = [&](uint64_t n) { return static_cast<int64_t>(rng() % n); };
+    EventQueue q;
+    std::priority_queue<Event, std::vector<Event>, Later> reference;
+    uint64_t sequence = 0;
+    Time now = Time::from_us(below(3) - 1);  // a start before, at or after time 0
+    const int64_t spread = int64_t{1} << below(40);
+    const auto push = [&](Time t) {
+      const auto target = static_cast<uint32_t>(rng());
+      const auto kind = static_cast<EventKind>(below(12));
+      q.push(t, kind, target, static_cast<uint32_t>(sequence));
+      reference.push(Event{t, sequence, kind, target, static_cast<uint32_t>(sequence)});
+      ++sequence;
+    };
+    for (int step = 0; step < 4000; ++step) {
+      const int64_t r = below(100);
+      if (r < 45) {
+        const int64_t d = below(4) == 0 ? 0 : below(below(2) == 0 ? 8 : spread);
+        push(r == 0 || now > Time::max() - Duration::from_us(d) ? Time::max() : now + Duration::from_us(d));
+      } else if (r < 55 && !reference.empty()) {
+        // The clock moves to a time at or before the earliest event (an arrival) and pushes there.
+        ASSERT_EQ(q.top().time, reference.top().time);
+        now = Time::from_us(now.us() + below(reference.top().time.us() - now.us() + 1));
+        push(now);
+      } else if (!reference.empty()) {
+        ASSERT_EQ(q.size(), reference.size());
+        now = reference.top().time;
+        for (int64_t pops = below(4) + 1; pops > 0 && !reference.empty(); --pops) {
+          const Event a = q.top();
+          const Event b = reference.top();
+          ASSERT_EQ(std::tuple(a.time, uint64_t{a.sequence}, a.kind, a.target, a.generation),
+                    std::tuple(b.time, uint64_t{b.sequence}, b.kind, b.target, b.generation))
+              << "seed " << seed << ", step " << step;
+          q.pop();
+          reference.pop();
+          if (!reference.empty() && reference.top().time != now) break;
+        }
+      }
+    }
+    while (!reference.empty()) {
+      ASSERT_EQ(q.top().sequence, reference.top().sequence) << "seed " << seed;
+      q.pop();
+      reference.pop();
+    }
+    EXPECT_TRUE(q.empty());
+  }
+}
+
+TEST(EventQueue, RefusesAnEventBeforeTheLastPoppedOne) {
+  EventQueue q;
+  q.push(Time::from_us(10), EventKind::completion, 1, 0);
+  q.pop();
+  q.push(Time::from_us(10), EventKind::completion, 2, 0);
+  EXPECT_THROW(q.push(Time::from_us(9), EventKind::completion, 3, 0), std::logic_error);
 }
 
 TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
