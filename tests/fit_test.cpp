@@ -75,7 +75,7 @@ TEST(Fit, ClaimOnEachSharingMode) {
 
 TEST(Fit, PoolRefusesNamesTheReason) {
   Request q = share(1000, 0);
-  q.models = {"H100-80GB-SXM"};
+  q.models = std::vector<std::string>{"H100-80GB-SXM"};
   EXPECT_EQ(pool_refuses(q, pool_of("A100-80GB-SXM", Sharing::exclusive), Catalog::builtin()),
             "asks for GPU model H100-80GB-SXM; pool p has A100-80GB-SXM");
   Request big = share(1000, 100000);

@@ -36,7 +36,7 @@ TEST(OpenbReader, SharesSpecsAndDefaults) {
   const Job& p0 = s.jobs[1];
   EXPECT_EQ(p0.request.milli_per_gpu, Milli{250});
   EXPECT_TRUE(p0.request.fractional());
-  EXPECT_EQ(p0.request.models, (std::vector<std::string>{"V100M16", "V100M32"}));  // duplicates dropped
+  EXPECT_EQ(*p0.request.models, (std::vector<std::string>{"V100M16", "V100M32"}));  // duplicates dropped
   EXPECT_DOUBLE_EQ(p0.u, 0.25);  // a pod keeps busy the share it asked for
   EXPECT_EQ(p0.work, Duration::from_seconds(60));
 }
@@ -72,7 +72,7 @@ TEST(GenericCsv, ReadsOptionalColumns) {
   EXPECT_EQ(s.jobs[0].request.milli_per_gpu, Milli{500});
   EXPECT_DOUBLE_EQ(s.jobs[0].u, 0.15);  // inference default
   EXPECT_EQ(s.tenants[s.jobs[0].tenant], "team-a");
-  EXPECT_EQ(s.jobs[0].request.models, (std::vector<std::string>{"T4", "L4"}));
+  EXPECT_EQ(*s.jobs[0].request.models, (std::vector<std::string>{"T4", "L4"}));
   EXPECT_EQ(s.jobs[0].priority, 3);
   EXPECT_EQ(s.jobs[1].arrival, Time::from_us(1'500'000));
   EXPECT_EQ(s.jobs[1].request.gpus, 4);

@@ -22,7 +22,7 @@ std::optional<int> wanted_profile(const Job& j, const Pool& pool) {
     const MigProfile& p = t.profiles[i];
     bool serves = false;
     if (q.claim) serves = p.memory_mib >= q.gpu_memory_mib && p.sms >= q.min_sms;
-    else if (q.resource.starts_with(kMigResourcePrefix)) serves = q.resource.substr(kMigResourcePrefix.size()) == p.name;
+    else if (q.resource->starts_with(kMigResourcePrefix)) serves = q.resource->substr(kMigResourcePrefix.size()) == p.name;
     if (!serves) continue;
     const MigProfile* b = best ? &t.profiles[static_cast<std::size_t>(*best)] : nullptr;
     if (!b || std::pair(p.memory_slices, p.sms) < std::pair(b->memory_slices, b->sms)) best = static_cast<int>(i);

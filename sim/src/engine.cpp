@@ -7,6 +7,7 @@
 #include <bit>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -57,6 +58,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       cluster_.track_changes(true);
     }
     bound_jobs_ = w.bound_jobs;
+    // Most jobs end once, on one node: their placements' size in the archive.
+    flights_.reserve_archive(
+        jobs_.size(), std::accumulate(jobs_.begin(), jobs_.end(), std::size_t{0},
+                                      [](std::size_t n, const Job& j) { return n + static_cast<std::size_t>(j.request.gpus); }));
     fit_cache_.resize(shapes_.count());
     fit_cache_usable_ = std::all_of(cluster_.pools().begin(), cluster_.pools().end(), [](const Pool& p) {
       return p.sharing.mode != Sharing::mig && p.topology_manager == TopologyPolicy::none;
@@ -245,9 +250,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // replaced at the same time (issue 22).
   void share_network();
   double job_sharing_rate(JobId id) const;
-  // Work left now, at the rate the job has run since `since`.
+  // Work left now, at the rate the job has run since its flight's `since`.
   Work remaining_now(const JobRecord& r) const {
-    return Work::from_us(std::max(0.0, r.remaining.us() - static_cast<double>((now_ - r.since).us()) * flights_[r].rate));
+    return Work::from_us(
+        std::max(0.0, r.remaining.us() - static_cast<double>((now_ - flights_[r].since).us()) * flights_[r].rate));
   }
   // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
   void settle(JobId id) {
@@ -256,12 +262,12 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     if (f.rate > 0) {  // goodput's integrals, over the same stretch at the same rate
       double held = 0;
       for (const GpuClaim& c : f.claims) held += c.milli.gpus();
-      const GpuTime computing = GpuTime::of(now_ - r.since, held);
+      const GpuTime computing = GpuTime::of(now_ - f.since, held);
       r.computing_gpu += computing;
       r.comm_stall_gpu += computing * f.stall_fraction;
     }
     r.remaining = remaining_now(r);
-    r.since = now_;
+    f.since = now_;
     ledger_.settle_busy(r, f, active_u(id) * f.sharing_rate, now_);
   }
   // The goodput the job has so far: computing, less collectives and work already thrown away.
@@ -321,7 +327,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
 
   const Scenario& scenario_;
   const std::vector<Job>& jobs_;
-  const std::vector<ResolvedJob>& resolved_;
+  const ResolvedJobs& resolved_;
   Scheduler& scheduler_;
   const RunOptions& options_;
   std::unique_ptr<Observer> audit_;
@@ -569,7 +575,7 @@ void Engine::bind(JobId id, const Placement& p) {
   life_.start(id);
   r.start = now_;
   if (r.attempt == 0) r.first_start = now_;
-  r.since = now_;
+  f.since = now_;
   ledger_.start_busy(f, now_);
   const Placement full = f.placement;  // refresh_rates reads the in-flight placement
   f.rate = 0;

@@ -19,8 +19,8 @@ struct ShapeKey {
   int32_t milli;
   int64_t gpu_memory_mib, cpu_milli, memory_mib;
   bool multi_node;
-  std::vector<std::string> models;
-  std::string resource;
+  Interned<std::vector<std::string>> models;
+  Interned<std::string> resource;
   bool claim;
   int32_t min_sms;
   int64_t limit_mib;
@@ -38,8 +38,8 @@ struct ShapeKeyHash {
     boost::hash_combine(h, k.cpu_milli);
     boost::hash_combine(h, k.memory_mib);
     boost::hash_combine(h, k.multi_node);
-    boost::hash_combine(h, boost::hash_range(k.models.begin(), k.models.end()));
-    boost::hash_combine(h, k.resource);
+    boost::hash_combine(h, &k.models.get());  // interned: equal lists share an address
+    boost::hash_combine(h, &k.resource.get());
     boost::hash_combine(h, k.claim);
     boost::hash_combine(h, k.min_sms);
     boost::hash_combine(h, k.limit_mib);
@@ -58,9 +58,9 @@ bool mig_off_gpus(const SharingConfig& c) {
 std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, const Catalog& catalog) {
   if (q.gpus == 0) return std::nullopt;
   if (!pool.gpu) return fmt::format("pool {} has no GPUs", pool.name);
-  if (!q.models.empty() &&
-      std::none_of(q.models.begin(), q.models.end(), [&](const std::string& m) { return catalog.find_gpu(m) == pool.gpu; }))
-    return fmt::format("asks for GPU model {}; pool {} has {}", fmt::join(q.models, " or "), pool.name, pool.gpu->name);
+  if (!q.models->empty() &&
+      std::none_of(q.models->begin(), q.models->end(), [&](const std::string& m) { return catalog.find_gpu(m) == pool.gpu; }))
+    return fmt::format("asks for GPU model {}; pool {} has {}", fmt::join(*q.models, " or "), pool.name, pool.gpu->name);
   const SharingConfig& c = pool.sharing;
   const std::string_view want = resource_name(q);
   const bool shared = c.mode == Sharing::time_slicing || c.mode == Sharing::mps;

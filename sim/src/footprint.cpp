@@ -13,12 +13,14 @@ namespace gpusim {
 
 // Measured as the growth of peak resident memory (GNU time's %M) of `gpusim run --out DIR` between
 // two sizes of one small scenario, divided by the objects added, then rounded up (a Release build, GCC 12):
-// - job: 608 B, inline `count: 100000` vs `1000000` on one node (498 B for synthetic-1m's generator
-//   classes at 100k vs 1M jobs; 688 B and 623 B before finished placements moved to one archive,
+// - job: 579 B, inline `count: 100000` vs `1000000` on one node, every job pending at once (400 B for
+//   synthetic-1m's generator classes at 100k vs 1M jobs; 608 B and 498 B before interned request strings,
+//   resolved settings read from the Job and queue keys kept for unfinished jobs only (a pending job's key
+//   is a hash-map entry, ~50 B); 688 B and 623 B before finished placements moved to one archive,
 //   840 B and 818 B before the in-flight block, 1,230 B and 1,260 B before issue 22); what a run
-//   keeps per job: the scenario's Job (sizeof 208, its name inline), its JobRecord (sizeof 216) with
+//   keeps per job: the scenario's Job (sizeof 168, its name inline), its JobRecord (sizeof 208) with
 //   its placement as a PlacementRef into JobFlights' archive (its node and GPU ids, 4 B each), its
-//   queue key, resolved settings and shape (a job in flight holds a JobFlight too, 240 B, with its
+//   shape (a job unfinished holds its queue key, one in flight a JobFlight too, 248 B, with its
 //   placement's lists, claims and cost mark);
 // - node and gpu: 605 B per a10-1x node (1 GPU) and 2,510 B per dgx-a100-80gb node (8 GPUs), `count:
 //   10000` vs `100000`, one job: 333 B a node and 272 B a GPU (sizeof Gpu is 216 with its inline MIG

@@ -12,7 +12,7 @@ std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage) {
   std::map<Key, std::pair<std::size_t, JobId>> count;  // ordered: deterministic ties
   for (const Job& j : jobs.jobs) {
     const auto& q = j.request;
-    auto [it, fresh] = count.try_emplace(Key{q.cpu_milli, q.gpus, q.gpus == 0 ? 0 : q.milli_per_gpu.value, q.models},
+    auto [it, fresh] = count.try_emplace(Key{q.cpu_milli, q.gpus, q.gpus == 0 ? 0 : q.milli_per_gpu.value, *q.models},
                                          std::pair<std::size_t, JobId>{0, j.id});
     ++it->second.first;
   }

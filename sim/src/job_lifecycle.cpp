@@ -9,7 +9,6 @@ namespace gpusim {
 JobLifecycle::JobLifecycle(std::size_t jobs, const Shapes& shapes)
     : shapes_(shapes),
       records_(jobs),
-      keys_(jobs),
       queue_by_shape_(shapes.count()),
       queued_shape_position_(shapes.count(), 0),
       pending_by_shape_(shapes.count(), 0),
@@ -26,13 +25,16 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
   const uint32_t shape = shapes_.of(id);
   if (from == JobStatus::pending && --pending_by_shape_[shape] == 0) --distinct_pending_shapes_;
   if (to == JobStatus::pending && pending_by_shape_[shape]++ == 0) ++distinct_pending_shapes_;
-  if (to == JobStatus::completed || to == JobStatus::failed || to == JobStatus::unschedulable) --unfinished_;
+  if (to == JobStatus::completed || to == JobStatus::failed || to == JobStatus::unschedulable) {
+    --unfinished_;
+    keys_.erase(id);
+  }
 }
 
 void JobLifecycle::unschedulable(JobId id) { set(id, JobStatus::not_arrived, JobStatus::unschedulable); }
 
 void JobLifecycle::arrive(JobId id, QueueKey key, Time now) {
-  keys_[id] = key;
+  keys_.insert_or_assign(id, key);
   enqueue(id, now);
 }
 
@@ -40,14 +42,15 @@ void JobLifecycle::enqueue(JobId id, Time now) {
   JobRecord& r = records_[id];
   set(id, r.status == JobStatus::running ? JobStatus::running : JobStatus::not_arrived, JobStatus::pending);
   r.queued_at = now;
-  queue_.emplace(keys_[id], id);
+  const QueueKey& key = keys_.at(id);
+  queue_.emplace(key, id);
   const uint32_t shape = shapes_.of(id);
   Queue& mine = queue_by_shape_[shape];
   if (mine.empty()) {
     queued_shape_position_[shape] = static_cast<uint32_t>(queued_shapes_.size());
     queued_shapes_.push_back(shape);
   }
-  mine.emplace(keys_[id], id);
+  mine.emplace(key, id);
   arrivals_.push_back(id);
 }
 
@@ -62,10 +65,11 @@ void JobLifecycle::back_off(JobId id) { set(id, JobStatus::running, JobStatus::n
 
 void JobLifecycle::end_pass() {
   for (JobId id : started_) {
-    queue_.erase({keys_[id], id});
+    const QueueKey& key = keys_.at(id);
+    queue_.erase({key, id});
     const uint32_t shape = shapes_.of(id);
     Queue& mine = queue_by_shape_[shape];
-    mine.erase({keys_[id], id});
+    mine.erase({key, id});
     if (mine.empty()) {  // swap-remove it from the shapes with a queue
       const uint32_t at = queued_shape_position_[shape];
       queued_shapes_[at] = queued_shapes_.back();

@@ -255,11 +255,20 @@ Json summarize(const Scenario& s, const RunResult& r) {
   Work lost;
   GpuTime lost_gpu, checkpoint_gpu, restore_gpu;
   GoodputParts good;
-  std::vector<double> jct, delay, multi_jct;
   std::map<std::string, std::size_t> links;  // multi-GPU jobs started, by the slowest link they ran over last
-  std::vector<std::vector<double>> slowdown(enum_count<JobKind>);
   std::vector<std::size_t> t_jobs(s.jobs.tenants.size(), 0), t_done(s.jobs.tenants.size(), 0);
-  std::vector<std::vector<double>> t_jct(s.jobs.tenants.size());
+  // The lists of per-job values that percentiles need are made one at a time, where they are used, in
+  // job order: a million jobs' lists held together would cost some 40 MB (issue 22).
+  const auto collect = [&](auto value) {
+    std::vector<double> v;
+    v.reserve(jobs.size());  // pages reserved and never written cost nothing
+    for (const Job& j : jobs)
+      if (const std::optional<double> x = value(j, r.jobs[j.id])) v.push_back(*x);
+    return v;
+  };
+  const auto jct_of = [](const Job& j, const JobRecord& rec) {
+    return rec.status == JobStatus::completed ? std::optional((rec.end - j.arrival).seconds()) : std::nullopt;
+  };
   Time first_arrival = Time::max(), last_end;
   for (const Job& j : jobs) {
     const JobRecord& rec = r.jobs[j.id];
@@ -277,35 +286,19 @@ Json summarize(const Scenario& s, const RunResult& r) {
     good.rerun += rec.rerun_gpu;
     if (j.request.gpus >= 2 && (rec.status == JobStatus::running || rec.status == JobStatus::completed)) {
       links[link_code(rec.link)]++;
-      if (rec.status == JobStatus::completed) multi_jct.push_back((rec.end - j.arrival).seconds());
     }
     switch (rec.status) {
       case JobStatus::completed:
         ++completed;
-        slowdown[static_cast<std::size_t>(j.kind)].push_back(rec.slowdown());
         t_done[j.tenant]++;
-        jct.push_back((rec.end - j.arrival).seconds());
-        t_jct[j.tenant].push_back(jct.back());
-        delay.push_back((rec.first_start - j.arrival).seconds());
         first_arrival = std::min(first_arrival, j.arrival);
         last_end = std::max(last_end, rec.end);
         break;
-      case JobStatus::running:
-        ++running;
-        // Slowdown so far: time since its start over the work it got through.
-        if (const Work done = rec.attempt_work - rec.remaining; done > Work())
-          slowdown[static_cast<std::size_t>(j.kind)].push_back((r.end - rec.start).seconds() / done.seconds());
-        delay.push_back((rec.first_start - j.arrival).seconds());
-        break;
-      case JobStatus::pending:
-        ++pending;
-        if (rec.attempt > 0) delay.push_back((rec.first_start - j.arrival).seconds());  // evicted, waiting again
-        break;
+      case JobStatus::running: ++running; break;
+      case JobStatus::pending: ++pending; break;
       case JobStatus::unschedulable: ++unschedulable; break;
       case JobStatus::failed: ++failed; break;
-      case JobStatus::not_arrived:
-        if (rec.attempt > 0) delay.push_back((rec.first_start - j.arrival).seconds());  // in its restart back-off
-        break;
+      case JobStatus::not_arrived: break;
     }
   }
   const GpuTime goodput_gpu = goodput(good);
@@ -327,19 +320,53 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["mps_faults"] = r.mps_faults;
   out["mig_reconfigurations"] = r.reconfigurations;
   Json sd;
-  std::vector<double> all;
-  for (std::size_t k = 0; k < slowdown.size(); ++k) {
-    all.insert(all.end(), slowdown[k].begin(), slowdown[k].end());
-    if (!slowdown[k].empty()) sd[std::string(to_string(static_cast<JobKind>(k)))] = stats(slowdown[k]);
+  {
+    // Every kind's slowdowns one after the other (their mean sums them in that order), each kind's
+    // stats from a copy of its stretch before the whole is sorted.
+    std::vector<double> all;
+    all.reserve(jobs.size());
+    std::vector<std::size_t> kind_end;
+    for (std::size_t k = 0; k < enum_count<JobKind>; ++k) {
+      for (const Job& j : jobs) {
+        if (static_cast<std::size_t>(j.kind) != k) continue;
+        const JobRecord& rec = r.jobs[j.id];
+        if (rec.status == JobStatus::completed) all.push_back(rec.slowdown());
+        // A running job's slowdown so far: time since its start over the work it got through.
+        else if (const Work done = rec.attempt_work - rec.remaining; rec.status == JobStatus::running && done > Work())
+          all.push_back((r.end - rec.start).seconds() / done.seconds());
+      }
+      kind_end.push_back(all.size());
+    }
+    for (std::size_t k = 0, from = 0; k < kind_end.size(); from = kind_end[k++]) {
+      if (kind_end[k] == from) continue;
+      std::vector<double> kind(all.begin() + static_cast<std::ptrdiff_t>(from),
+                               all.begin() + static_cast<std::ptrdiff_t>(kind_end[k]));
+      sd[std::string(to_string(static_cast<JobKind>(k)))] = stats(kind);
+    }
+    sd["all"] = stats(all);
   }
-  sd["all"] = stats(all);
   out["slowdown"] = std::move(sd);
-  out["jct_s"] = stats(jct);
-  out["queue_delay_s"] = stats(delay);
+  {
+    std::vector<double> jct = collect(jct_of);
+    out["jct_s"] = stats(jct);
+  }
+  {
+    // Every job that has started, to its first start (evicted or in its restart back-off too).
+    std::vector<double> delay = collect([](const Job& j, const JobRecord& rec) -> std::optional<double> {
+      const bool started = rec.status == JobStatus::completed || rec.status == JobStatus::running ||
+                           ((rec.status == JobStatus::pending || rec.status == JobStatus::not_arrived) && rec.attempt > 0);
+      if (!started) return std::nullopt;
+      return (rec.first_start - j.arrival).seconds();
+    });
+    out["queue_delay_s"] = stats(delay);
+  }
   Json multi;
   multi["jobs_started"] = std::accumulate(links.begin(), links.end(), std::size_t{0}, [](std::size_t a, const auto& l) { return a + l.second; });
   multi["slowest_link"] = links;
+  std::vector<double> multi_jct = collect(
+      [&](const Job& j, const JobRecord& rec) { return j.request.gpus >= 2 ? jct_of(j, rec) : std::nullopt; });
   multi["jct_s"] = stats(multi_jct);
+  multi_jct = {};
   out["multi_gpu"] = std::move(multi);
   out["makespan_s"] = completed ? Json(round_to((last_end - first_arrival).seconds(), 6)) : Json(nullptr);
   out["preemptions"] = preemptions;  // by the scheduler (srtf, las, tiresias); spot evictions are under spot
@@ -403,6 +430,10 @@ Json summarize(const Scenario& s, const RunResult& r) {
 
   out["pools"] = std::move(pools);
   Json tenants = Json::array();
+  std::vector<std::vector<double>> t_jct(s.jobs.tenants.size());
+  for (std::size_t t = 0; t < t_jct.size(); ++t) t_jct[t].reserve(t_done[t]);
+  for (const Job& j : jobs)
+    if (const std::optional<double> x = jct_of(j, r.jobs[j.id])) t_jct[j.tenant].push_back(*x);
   for (uint16_t t = 0; t < s.jobs.tenants.size(); ++t) {
     if (t_jobs[t] == 0) continue;
     double t_alloc = 0;

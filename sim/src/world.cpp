@@ -34,50 +34,58 @@ Cluster build_cluster(const Scenario& s) {
   return c;
 }
 
-std::vector<ResolvedJob> resolve(const Scenario& s) {
-  std::vector<ResolvedJob> out(s.jobs.jobs.size());
-  for (const Job& j : s.jobs.jobs) {
-    ResolvedJob& r = out[j.id];
-    const auto kind = static_cast<std::size_t>(j.kind);
-    const CheckpointPolicy* own = s.jobs.checkpoint(j);
-    r.checkpoint = own ? own : &s.model.checkpoint.defaults[kind];
-    if (const std::string_view gpu = s.jobs.reference_gpu(j); !gpu.empty()) r.reference = s.catalog->find_gpu(gpu);
-    const CommProfile& fallback = s.model.communication.defaults[kind];
-    if (const CommProfile* given = s.jobs.communication(j); j.request.gpus >= 2)
-      r.comm = given ? given : fallback.given() ? &fallback : nullptr;
-  }
-  return out;
-}
-
-// Resolves each job's `node:` to a node ready at time 0 that could hold it (Kubernetes spec.nodeName:
-// only that node is considered).
-bool bind_nodes(const Scenario& s, const Cluster& c, std::vector<ResolvedJob>& out) {
-  std::unordered_map<std::string_view, NodeId> by_name;
-  for (const Job& j : s.jobs.jobs) {
-    const std::string_view name = s.jobs.node(j);
-    if (name.empty()) continue;
-    if (by_name.empty()) c.for_each_node([&](NodeId n) { by_name.emplace(c.node(n).name, n); });
-    SourceLocation where = s.jobs.where(j);
-    where.field += ".node";
-    const auto it = by_name.find(name);
-    if (it == by_name.end())
-      throw InputError(where, fmt::format("job '{}': no node named '{}' at time 0 (pools name their nodes <pool>-<i>, or "
-                                          "node_names)",
-                                          j.name, name));
-    const Node& node = c.node(it->second);
-    const Pool& pool = c.pool(node.pool);
-    if (auto why = pool_refuses(j.request, pool, *s.catalog))
-      throw InputError(where, fmt::format("job '{}' can never run on node {}: it {}", j.name, name, *why));
-    if (j.request.gpus > node.gpu_count || !pods_fit(per_pod(j.request), 1, {node.cpu_milli, node.memory_mib}))
-      throw InputError(
-          where, fmt::format("job '{}' asks {} GPUs, {} milli-CPU and {} MiB; node {} has {}, {} and {}", j.name, j.request.gpus,
-                             j.request.cpu_milli, j.request.memory_mib, name, node.gpu_count, node.cpu_milli, node.memory_mib));
-    out[j.id].node = it->second;
-  }
-  return !by_name.empty();
+// A job's `node:` must name a node ready at time 0 that could hold it (Kubernetes spec.nodeName: only
+// that node is considered); `n` is the node of that name, kNoNode if none.
+void check_binding(const Scenario& s, const Cluster& c, const Job& j, std::string_view name, NodeId n) {
+  SourceLocation where = s.jobs.where(j);
+  where.field += ".node";
+  if (n == kNoNode)
+    throw InputError(where, fmt::format("job '{}': no node named '{}' at time 0 (pools name their nodes <pool>-<i>, or "
+                                        "node_names)",
+                                        j.name, name));
+  const Node& node = c.node(n);
+  const Pool& pool = c.pool(node.pool);
+  if (auto why = pool_refuses(j.request, pool, *s.catalog))
+    throw InputError(where, fmt::format("job '{}' can never run on node {}: it {}", j.name, name, *why));
+  if (j.request.gpus > node.gpu_count || !pods_fit(per_pod(j.request), 1, {node.cpu_milli, node.memory_mib}))
+    throw InputError(
+        where, fmt::format("job '{}' asks {} GPUs, {} milli-CPU and {} MiB; node {} has {}, {} and {}", j.name, j.request.gpus,
+                           j.request.cpu_milli, j.request.memory_mib, name, node.gpu_count, node.cpu_milli, node.memory_mib));
 }
 
 }  // namespace
+
+ResolvedJobs::ResolvedJobs(const Scenario& s, const Cluster& c)
+    : scenario_(s), model_of_text_(s.jobs.texts.size(), nullptr), node_of_text_(s.jobs.texts.size(), kNoNode) {
+  std::unordered_map<std::string_view, NodeId> by_name;
+  for (const Job& j : s.jobs.jobs) {
+    if (const std::string_view gpu = s.jobs.reference_gpu(j); !gpu.empty() && !model_of_text_[j.reference_gpu])
+      model_of_text_[j.reference_gpu] = s.catalog->find_gpu(gpu);
+    if (j.node == Job::kNone) continue;
+    if (by_name.empty()) c.for_each_node([&](NodeId n) { by_name.emplace(c.node(n).name, n); });
+    const std::string_view name = s.jobs.node(j);
+    const auto it = by_name.find(name);
+    const NodeId n = it == by_name.end() ? kNoNode : it->second;
+    check_binding(s, c, j, name, n);
+    node_of_text_[j.node] = n;
+    any_bound_ = true;
+  }
+}
+
+ResolvedJob ResolvedJobs::operator[](std::size_t job) const {
+  const Scenario& s = scenario_;
+  const Job& j = s.jobs.jobs[job];
+  const auto kind = static_cast<std::size_t>(j.kind);
+  ResolvedJob r;
+  const CheckpointPolicy* own = s.jobs.checkpoint(j);
+  r.checkpoint = own ? own : &s.model.checkpoint.defaults[kind];
+  if (j.reference_gpu != Job::kNone) r.reference = model_of_text_[j.reference_gpu];
+  const CommProfile& fallback = s.model.communication.defaults[kind];
+  if (const CommProfile* given = s.jobs.communication(j); j.request.gpus >= 2)
+    r.comm = given ? given : fallback.given() ? &fallback : nullptr;
+  if (j.node != Job::kNone) r.node = node_of_text_[j.node];
+  return r;
+}
 
 World build_world(const Scenario& s) {
   check_modelled(s);
@@ -87,8 +95,8 @@ World build_world(const Scenario& s) {
     if (const auto& why = shapes.of_job(j.id).never_fits; j.strict && why)
       throw InputError({s.jobs.where(j).file, s.jobs.where(j).line, "workload.jobs"},
                        fmt::format("job '{}' can never run: it {}", j.name, *why));
-  std::vector<ResolvedJob> jobs = resolve(s);
-  const bool bound = bind_nodes(s, cluster, jobs);
+  ResolvedJobs jobs(s, cluster);
+  const bool bound = jobs.any_bound();
   return World{s, std::move(cluster), std::move(shapes), std::move(jobs), bound};
 }
 

@@ -242,12 +242,13 @@ void read_request_fields(const Fields& e, Request& q) {
   q.memory_mib = e.integer("memory_mib");
   q.models = e.string_list("models");
   if (auto r = e.get("resource")) {
-    q.resource = r->as_string();
-    if (q.resource == "nvidia.com/gpu") q.resource.clear();
-    if (!q.resource.empty() && q.resource != "nvidia.com/gpu.shared" && !q.resource.starts_with("nvidia.com/mig-"))
-      r->fail(fmt::format("expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>, got '{}'", q.resource));
-    if (q.resource.starts_with("nvidia.com/mig-") && q.milli_per_gpu < kWholeGpu)
+    std::string resource = r->as_string();
+    if (resource == "nvidia.com/gpu") resource.clear();
+    if (!resource.empty() && resource != "nvidia.com/gpu.shared" && !resource.starts_with("nvidia.com/mig-"))
+      r->fail(fmt::format("expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>, got '{}'", resource));
+    if (resource.starts_with("nvidia.com/mig-") && q.milli_per_gpu < kWholeGpu)
       r->fail("a MIG instance cannot be requested together with gpu_milli");
+    q.resource = resource;
   }
   if (auto node = e.get("claim")) {
     const Fields c = claim_section().read(*node);

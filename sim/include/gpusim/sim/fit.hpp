@@ -39,20 +39,20 @@ struct GpuDemand {
 
 // The device-plugin resource a request names ("" is nvidia.com/gpu).
 inline std::string_view resource_name(const Request& q) {
-  return q.resource.empty() ? kGpuResource : std::string_view(q.resource);
+  return q.resource->empty() ? kGpuResource : std::string_view(*q.resource);
 }
 
 // The MIG profile a request names (nvidia.com/mig-<profile>), if any.
 inline std::string_view mig_profile_name(const Request& q) {
-  return q.resource.starts_with(kMigResourcePrefix) ? std::string_view(q.resource).substr(kMigResourcePrefix.size())
-                                                    : std::string_view();
+  return q.resource->starts_with(kMigResourcePrefix) ? std::string_view(*q.resource).substr(kMigResourcePrefix.size())
+                                                     : std::string_view();
 }
 
 // Does a MIG profile serve the request (resource name or capacity claim, and memory)?
 inline bool profile_serves(const Request& q, const SharingConfig& c, const MigProfile& p) {
   if (q.gpu_memory_mib > p.memory_mib) return false;
   if (q.claim) return p.sms >= q.min_sms;
-  if (c.mig_strategy == MigStrategy::single) return q.resource.empty();
+  if (c.mig_strategy == MigStrategy::single) return q.resource->empty();
   return mig_profile_name(q) == p.name;
 }
 
@@ -86,7 +86,7 @@ inline GpuDemand demand_on(const Request& q, const Pool& pool) {
       for (const MigProfile& p : t.profiles)
         if (profile_serves(q, c, p) && (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
           best = &p;
-      if (best && !(q.resource.empty() && c.mig_strategy == MigStrategy::mixed))
+      if (best && !(q.resource->empty() && c.mig_strategy == MigStrategy::mixed))
         return {instance_milli(t, *best), best->memory_mib};
       return {kWholeGpu, memory};
     }
@@ -109,7 +109,7 @@ inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::opt
   switch (c.mode) {
     case Sharing::exclusive:
     case Sharing::mig:  // a GPU with MIG off is a whole GPU
-      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource.empty())) return false;
+      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource->empty())) return false;
       return !(q.claim && pool.gpu->sms < q.min_sms);
     case Sharing::fractional: return !(gpu.free < q.milli_per_gpu) && gpu.free_memory_mib >= q.gpu_memory_mib;
     case Sharing::time_slicing: return std::min(c.replicas, ts.max_contexts) > static_cast<int>(gpu.residents.size());

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,7 +48,7 @@ class JobLifecycle {
   uint32_t running_count() const { return static_cast<uint32_t>(running_.size()); }
   std::size_t unfinished() const { return unfinished_; }
   uint32_t pending_shapes() const { return distinct_pending_shapes_; }
-  const QueueKey& key(JobId id) const { return keys_[id]; }
+  const QueueKey& key(JobId id) const { return keys_.at(id); }   // of a job that has arrived and not finished
   const ChunkedSet<JobId>& running() const { return running_; }  // ascending
   // Pending jobs in queue order; `visit` returns false to stop early.
   void for_each_pending(const std::function<bool(JobId)>& visit) const {
@@ -65,7 +66,8 @@ class JobLifecycle {
 
   const Shapes& shapes_;
   std::vector<JobRecord> records_;
-  std::vector<QueueKey> keys_;
+  // Only unfinished jobs keep their key (a vector of all jobs' would hold 16 bytes a job: issue 22).
+  std::unordered_map<JobId, QueueKey> keys_;
   using Queue = std::set<std::pair<QueueKey, JobId>>;
   Queue queue_;
   std::vector<Queue> queue_by_shape_;                            // the same entries, by shape

@@ -39,6 +39,7 @@ constexpr auto enum_table(JobPhase) {
 // What only a job between its first placement and its end needs: its rates, links and checkpoint
 // phase. Finished jobs (most of a long run's) hold none: JobFlights keeps one per job in flight.
 struct JobFlight {
+  Time since;                         // when its remaining work was last brought up to date
   double rate = 0;                    // current speed: hardware x sharing x communication, 0 while paused
   double compute_rate = 0;            // the speed it has (or will have again) while computing
   double sharing_rate = 0;            // the sharing factor alone (min over its GPUs)
@@ -110,9 +111,8 @@ struct JobRecord {
   Time first_start;             // of the first attempt
   Time queued_at;               // when it last entered the queue (arrival, requeue, eviction)
   Time end;
-  Work remaining;     // work left at `since`
+  Work remaining;     // work left at its JobFlight's `since`
   Work attempt_work;  // work left when the latest attempt started
-  Time since;
   // The slowest link its collectives cross (the best ring over its GPUs on each node; across nodes,
   // its max-min share of the NICs when that is slower); self for one GPU.
   Link link{LinkClass::self, 0, 0};
@@ -154,6 +154,12 @@ class JobFlights {
     f = JobFlight{};  // its lists' memory too
     free_.push_back(r.flight);
     r.flight = kNoFlight;
+  }
+  // Room in the archive for this many nodes and GPUs, so that it does not grow by doubling (which
+  // briefly holds both copies, and on average a third more than it uses).
+  void reserve_archive(std::size_t nodes, std::size_t gpus) {
+    nodes_.reserve(nodes);
+    gpus_.reserve(gpus);
   }
   // Where the job runs, or ran last; empty if it never ran.
   PlacementView placement(const JobRecord& r) const {

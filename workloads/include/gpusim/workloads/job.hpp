@@ -11,6 +11,7 @@
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/id.hpp"
+#include "gpusim/core/interned.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/units.hpp"
 
@@ -71,19 +72,19 @@ struct Request {
   int64_t gpu_memory_mib = 0;      // per GPU; 0 = not stated (not accounted)
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  std::vector<std::string> models; // allowed GPU models (names or aliases); empty = any
+  Interned<std::vector<std::string>> models;  // allowed GPU models (names or aliases); empty = any
   // The device-plugin resource asked for: "" is nvidia.com/gpu; also nvidia.com/gpu.shared or
   // nvidia.com/mig-<profile>.
-  std::string resource;
-  // A capacity claim (like a DRA claim): any MIG instance or whole GPU with at least
-  // gpu_memory_mib of memory and min_sms SMs; the smallest that fits is taken.
-  bool claim = false;
-  int32_t min_sms = 0;
+  Interned<std::string> resource;
   int64_t gpu_memory_limit_mib = 0; // the pod's own GPU memory limit (time-slicing cap, MPS pinned limit); 0 = none
   int32_t thread_percent = 0;       // MPS active thread percentage; 0 = the device plugin's 100/replicas
   // GPUs of each worker pod of a multi-worker job (PyTorchJob-like: workers x worker_gpus = gpus);
   // a worker's GPUs are on one node. 0: one pod per node the job occupies.
   int32_t worker_gpus = 0;
+  // A capacity claim (like a DRA claim): any MIG instance or whole GPU with at least
+  // gpu_memory_mib of memory and min_sms SMs; the smallest that fits is taken.
+  int32_t min_sms = 0;
+  bool claim = false;
   bool fractional() const { return gpus == 1 && milli_per_gpu < kWholeGpu; }
   // Pods of the job on a node holding `gpus_there` of its GPUs (CPU and memory are per pod).
   int32_t pods_on_node(int32_t gpus_there) const { return worker_gpus > 0 ? std::max(1, gpus_there / worker_gpus) : 1; }
