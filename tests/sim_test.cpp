@@ -74,7 +74,7 @@ TEST(EventQueue, PopsWhatAHeapOnTimeAndSequencePops) {
       const auto target = static_cast<uint32_t>(rng());
       const auto kind = static_cast<EventKind>(below(12));
       q.push(t, kind, target, static_cast<uint32_t>(sequence));
-      reference.push(Event{t, sequence, kind, target, static_cast<uint32_t>(sequence)});
+      reference.push(Event{t, static_cast<uint32_t>(sequence), kind, target, static_cast<uint32_t>(sequence)});
       ++sequence;
     };
     for (int step = 0; step < 4000; ++step) {

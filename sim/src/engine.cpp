@@ -153,7 +153,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     // A bucket's id and epoch name one state of free capacities (Cluster::signature), which is all
     // the fit of an unbound, not partly placed job depends on, except on MIG and topology-aligned
     // pools, whose fit also reads what the signature leaves out (reconfiguration, GPU positions).
-    if (!fit_cache_usable_ || resolved_[id].node != kNoNode || gpus_to_place(id) != jobs_[id].request.gpus ||
+    if (!fit_cache_usable_ || resolved_.node(id) != kNoNode || gpus_to_place(id) != jobs_[id].request.gpus ||
         bucket.epoch >= (uint32_t{1} << 31) - 1)
       return fits_on_node(id, bucket.representative());
     std::vector<uint32_t>& known = fit_cache_[shapes_.of(id)];
@@ -193,7 +193,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     return node.ready() && pool_allowed(id, node.pool) && node_allowed(id, n) && pods_fit(per_pod(q), 1, free_resources(node));
   }
   // A job bound to a node (spec.nodeName) may use that node only.
-  bool node_allowed(JobId id, NodeId n) const { return resolved_[id].node == kNoNode || resolved_[id].node == n; }
+  bool node_allowed(JobId id, NodeId n) const {
+    const NodeId bound = resolved_.node(id);
+    return bound == kNoNode || bound == n;
+  }
 
   GpuTime attained_gpu(JobId id) const override {
     const JobRecord& r = records_[id];
@@ -339,7 +342,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
   JobFlights flights_;               // of the jobs between their first placement and their end
   NetworkSharing network_;
-  bool network_changed_ = false;  // a job joined or left network_ in this instant
+  bool network_changed_ = false;                                      // a job joined or left network_ in this instant
   PagedVector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
   std::set<Time> rechecks_;      // decision points asked for, not yet reached
   Metrics metrics_;
@@ -824,13 +827,13 @@ void Engine::decision_point(bool arrived) {
 void Engine::start_bound_jobs() {
   std::vector<JobId> bound;
   life_.for_each_pending([&](JobId id) {
-    if (resolved_[id].node != kNoNode) bound.push_back(id);
+    if (resolved_.node(id) != kNoNode) bound.push_back(id);
     return true;
   });
   std::vector<GpuId> fitting;
   std::vector<MigSlotIndex> instances;
   for (JobId id : bound) {
-    const NodeId n = resolved_[id].node;
+    const NodeId n = resolved_.node(id);
     if (!fits_on_node(id, n)) continue;
     Placement p;
     p.nodes.push_back(n);

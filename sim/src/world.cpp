@@ -83,7 +83,7 @@ ResolvedJob ResolvedJobs::operator[](std::size_t job) const {
   const CommProfile& fallback = s.model.communication.defaults[kind];
   if (const CommProfile* given = s.jobs.communication(j); j.request.gpus >= 2)
     r.comm = given ? given : fallback.given() ? &fallback : nullptr;
-  if (j.node != Job::kNone) r.node = node_of_text_[j.node];
+  r.node = node(job);
   return r;
 }
 

@@ -26,6 +26,11 @@ class ResolvedJobs {
   // Throws InputError for a job bound to a node that cannot hold it.
   ResolvedJobs(const Scenario& s, const Cluster& c);
   ResolvedJob operator[](std::size_t job) const;
+  // Its `node` alone: the fit rules ask it for every placement tried.
+  NodeId node(std::size_t job) const {
+    const uint32_t text = scenario_.jobs.jobs[job].node;
+    return text == Job::kNone ? kNoNode : node_of_text_[text];
+  }
   bool any_bound() const { return any_bound_; }
 
  private:
