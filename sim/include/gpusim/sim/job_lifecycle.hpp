@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <memory_resource>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -66,8 +67,10 @@ class JobLifecycle {
 
   const Shapes& shapes_;
   std::vector<JobRecord> records_;
-  // Only unfinished jobs keep their key (a vector of all jobs' would hold 16 bytes a job: issue 22).
-  std::unordered_map<JobId, QueueKey> keys_;
+  // Only unfinished jobs keep their key (a vector of all jobs' would hold 16 bytes a job: issue 22);
+  // the map's nodes come from a pool, as one is taken and given back for every job.
+  std::pmr::unsynchronized_pool_resource key_nodes_;
+  std::pmr::unordered_map<JobId, QueueKey> keys_{&key_nodes_};
   using Queue = std::set<std::pair<QueueKey, JobId>>;
   Queue queue_;
   std::vector<Queue> queue_by_shape_;                            // the same entries, by shape
