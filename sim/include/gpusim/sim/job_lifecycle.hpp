@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <set>
 #include <memory_resource>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
