@@ -255,8 +255,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   double job_sharing_rate(JobId id) const;
   // Work left now, at the rate the job has run since its flight's `since`.
   Work remaining_now(const JobRecord& r) const {
-    return Work::from_us(
-        std::max(0.0, r.remaining.us() - static_cast<double>((now_ - flights_[r].since).us()) * flights_[r].rate));
+    const JobFlight& f = flights_[r];
+    return Work::from_us(std::max(0.0, r.remaining.us() - static_cast<double>((now_ - f.since).us()) * f.rate));
   }
   // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
   void settle(JobId id) {
@@ -438,9 +438,10 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     const double sharing = job_sharing_rate(j);
     JobFlight& f = flights_[r];
     const GpuModel* model = cluster_.pool_of(cluster_.gpu(f.placement.gpus.front()).node).gpu;
-    double rate = sharing * hardware_factor(*model, resolved_[j].reference);
+    const ResolvedJob settings = resolved_[j];  // worked out from the Job: once
+    double rate = sharing * hardware_factor(*model, settings.reference);
     double stall = 0;
-    if (const CommProfile* c = resolved_[j].comm) {
+    if (const CommProfile* c = settings.comm) {
       const int ranks = static_cast<int>(f.placement.gpus.size());
       const double collective_s = collective_time_s(*c, ranks, r.link.gb_per_s);
       stall = collective_stall_fraction(rate, *c, collective_s);
@@ -490,8 +491,9 @@ void Engine::bind(JobId id, const Placement& p) {
                    : fmt::format("placement has {} GPUs; the job's next worker takes {}", p.gpus.size(), gpus_to_place(id)));
   if (!p.instances.empty() && p.instances.size() != p.gpus.size())
     reject(id, fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size()));
-  if ((p.nodes.size() > 1 || !std::as_const(flights_)[records_[id]].claims.empty()) && !j.multi_node &&
-      p.nodes != std::as_const(flights_)[records_[id]].placement.nodes)
+  // What it holds already (workers placed one at a time); read before any flight is acquired below.
+  const JobFlight& held = std::as_const(flights_)[records_[id]];
+  if ((p.nodes.size() > 1 || !held.claims.empty()) && !j.multi_node && p.nodes != held.placement.nodes)
     reject(id, "placement spans nodes but the job may not (multi_node is off)");
   if (j.request.gpus == 0 && p.nodes.size() != 1) reject(id, "a job without GPUs runs on exactly one node");
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
@@ -538,7 +540,7 @@ void Engine::bind(JobId id, const Placement& p) {
                           : fmt::format("GPU {} of node {} does not have room", g, node));
     claims.push_back(*c);
   }
-  const bool partial = static_cast<int32_t>(std::as_const(flights_)[records_[id]].claims.size() + p.gpus.size()) < j.request.gpus;
+  const bool partial = static_cast<int32_t>(held.claims.size() + p.gpus.size()) < j.request.gpus;
   for (NodeId n : p.nodes)
     if (const Sharing mode = cluster_.pool_of(n).sharing.mode; partial && mode != Sharing::exclusive && mode != Sharing::mig)
       reject(id, "workers placed one at a time (gang scheduling off) are modelled on whole GPUs and MIG instances only");
