@@ -209,12 +209,13 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     return r.status == JobStatus::running ? remaining_now(r) : r.remaining;
   }
   bool preemptible(JobId id) const override {
-    return records_[id].status == JobStatus::running && !records_[id].evicting;
+    return records_[id].status == JobStatus::running && !records_[id].evicting && !records_[id].terminating;
   }
 
   // Binder
   void bind(JobId id, const Placement& placement) override;
   void preempt(JobId id) override;
+  void evict(JobId id, Duration grace, JobId by, std::string_view reason) override;
   void reconfigure(GpuId gpu, const MigLayout& layout) override;
   void recheck_at(Time t) override {
     if (t > now_ && rechecks_.insert(t).second) events_.push(t, EventKind::decide, 0, 0);
@@ -311,7 +312,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // Throws away the progress since the job's last durable checkpoint.
   void rollback(JobId id);
   // Stops the job, rolls it back to its checkpoint and queues it again (spot reclaim).
-  void evict(JobId id);
+  // It leaves now, back to what it saved last (or its beginning), and queues again.
+  void leave(JobId id);
   // The node the job runs on will be gone at `gone`: write a checkpoint and leave if there is time.
   void notice(JobId id, Time gone) override;
 
@@ -319,7 +321,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
 
   // NodeLifecycle::Host
   void node_lost(JobId id) override {
-    if (records_[id].status == JobStatus::running) evict(id);
+    if (records_[id].status == JobStatus::running) leave(id);
   }
   void capacity_added() override { capacity_grew_ = true; }
   bool jobs_pending() const override { return life_.any_pending(); }
@@ -682,6 +684,7 @@ void Engine::stop(JobId id, StopCause cause) {
   r.phase = JobPhase::computing;
   r.evicting = false;
   r.suspending = false;
+  r.terminating = false;
   capacity_grew_ = true;
   if (network_.leave(id)) network_changed_ = true;
   refresh_rates(f.placement.gpus);
@@ -792,6 +795,13 @@ void Engine::apply(const Event& e) {
     case EventKind::node_gone:
     case EventKind::idle_check:
     case EventKind::market_tick: nodes_.apply(e); break;
+    case EventKind::terminate:
+      if (records_[e.target].status == JobStatus::running && records_[e.target].attempt == e.generation &&
+          records_[e.target].terminating) {
+        ++event_count_;
+        leave(JobId{e.target});
+      }
+      break;
     case EventKind::decide:
       rechecks_.erase(e.time);
       capacity_grew_ = true;  // a full pass: a wait may have reached a threshold
@@ -954,7 +964,7 @@ void Engine::end_phase(JobId id) {
       return;
     }
     if (r.evicting) {
-      evict(id);  // its node is going: it leaves with everything saved
+      leave(id);  // its node is going, or its grace period: it leaves with everything saved
       return;
     }
   } else {
@@ -975,12 +985,28 @@ void Engine::rollback(JobId id) {
   r.rerun_gpu += std::max(GpuTime(), kept_gpu(r) - f.saved_kept_gpu);
 }
 
-void Engine::evict(JobId id) {
+void Engine::leave(JobId id) {
   JobRecord& r = records_[id];
+  if (!r.terminating) ++r.evictions;  // else counted as a preemption when it was told to go
   stop(id, StopCause::evicted);
   rollback(id);
-  ++r.evictions;
   life_.enqueue(id, now_);  // the job controller recreates the pod at once
+}
+
+void Engine::evict(JobId id, Duration grace, JobId by, std::string_view reason) {
+  JobRecord& r = records_[id];
+  if (!preemptible(id)) reject(id, "evict: the job is not running (or is already leaving)");
+  ++r.preemptions;
+  notify([&](Observer& o) { o.job_preempted(*this, id); });
+  notify([&](Observer& o) { o.job_evicted(*this, id, by, reason); });
+  r.terminating = true;
+  if (grace <= Duration()) {
+    leave(id);
+    return;
+  }
+  // As at a spot notice: a checkpoint that ends in time is written, and the job leaves when it is.
+  notice(id, now_ + grace);
+  if (r.status == JobStatus::running) events_.push(now_ + grace, EventKind::terminate, id, r.attempt);
 }
 
 void Engine::preempt(JobId id) {
@@ -1023,7 +1049,7 @@ void Engine::notice(JobId id, Time gone) {
   const CheckpointPolicy& policy = *resolved_[id].checkpoint;
   switch (r.phase) {
     case JobPhase::restoring:
-      evict(id);  // nothing new to save; it leaves now
+      leave(id);  // nothing new to save; it leaves now
       break;
     case JobPhase::checkpointing:
       if (flights_[r].phase_end <= gone) r.evicting = true;  // the checkpoint under way finishes in time

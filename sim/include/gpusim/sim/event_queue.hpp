@@ -30,6 +30,7 @@ enum class EventKind : uint8_t {
   idle_check,    // target: node of an autoscaled pool that may have idled long enough; generation: its idle stamp
   market_tick,   // target: pool whose spot availability trace moves to its next value
   decide,        // no target: a decision point a policy or the autoscaler asked for
+  terminate,     // target: job whose grace period after an eviction (Binder::evict) ran out; generation: its attempt
 };
 
 constexpr auto enum_table(EventKind) {
@@ -44,7 +45,8 @@ constexpr auto enum_table(EventKind) {
                                              {EventKind::node_gone, "node_gone"},
                                              {EventKind::idle_check, "idle_check"},
                                              {EventKind::market_tick, "market_tick"},
-                                             {EventKind::decide, "decide"}});
+                                             {EventKind::decide, "decide"},
+                                             {EventKind::terminate, "terminate"}});
 }
 
 // 24 bytes: the kind shares the sequence's word (2^56 events are more than any run pushes).

@@ -99,6 +99,8 @@ struct JobRecord {
   // Preemption by the scheduler (issue 7): whether the write under way ends in a suspension (else,
   // when `evicting`, in a spot eviction), and times suspended.
   bool suspending = false;
+  // Told to leave by Binder::evict: when it goes, it counts as a preemption, not a spot eviction.
+  bool terminating = false;
   uint32_t preemptions = 0;
   uint32_t generation = 0;        // bumps when the job's completion event moves
   uint32_t attempt = 0;           // starts so far

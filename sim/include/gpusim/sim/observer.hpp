@@ -56,6 +56,13 @@ class Observer {
   // the new phase), or was told to leave (preempted, or its node reclaimed).
   virtual void job_phase(const RunState&, JobId, JobPhase /*from*/) {}
   virtual void job_preempted(const RunState&, JobId) {}
+  // A policy or admission told the running job to leave within a grace period (Binder::evict), to
+  // make room for `by` (kNoJob: none); `reason` names the rule. job_preempted comes first.
+  virtual void job_evicted(const RunState&, JobId /*victim*/, JobId /*by*/, std::string_view /*reason*/) {}
+  // The job passed admission (namespace quotas, Kueue) and entered the scheduler's queue.
+  virtual void job_admitted(const RunState&, JobId) {}
+  // Admission refused the job for good (e.g. over its namespace's ResourceQuota); `reason` says why.
+  virtual void job_rejected(const RunState&, JobId, std::string_view /*reason*/) {}
   virtual void node_state(const RunState&, NodeId, NodeState /*from*/) {}
   // A drained MIG GPU took a new layout (reconfiguring until the delay passes).
   virtual void mig_reconfigured(const RunState&, GpuId) {}

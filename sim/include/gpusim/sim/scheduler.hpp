@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusim/core/time.hpp"
@@ -137,6 +138,13 @@ class Binder {
   // holding its GPUs, then releases them and queues again with its progress; it pays its restore
   // (else model.preemption.resume) when it starts again. Throws PolicyError unless preemptible().
   virtual void preempt(JobId job) = 0;
+  // Tells a running job to leave within `grace` (its pod's terminationGracePeriodSeconds), as
+  // kube-scheduler's preemption and Kueue's eviction do: it writes a checkpoint if it has a policy and
+  // the write ends within the grace period, else it stops when the period ends and loses what it
+  // computed since its last checkpoint; then it queues again, as after a spot reclaim. It counts as a
+  // preemption. `by` is the job it makes room for (kNoJob: none) and `reason` why, for observers (a
+  // string literal). Throws PolicyError unless preemptible().
+  virtual void evict(JobId job, Duration grace, JobId by, std::string_view reason) = 0;
 };
 
 // A scheduler serves one run: it may keep per-job state between decision points.
