@@ -766,6 +766,7 @@ const Section& scenario_section() {
           {"policy", Type::one_of({Type::string(), Type::section(policy_section())}), "fifo+first-fit", "",
            "The scheduling policy, QUEUE+PLACEMENT (gpusim policies), or {name, params}"},
           {"scheduling", Type::section(scheduling_section()), "{}", "", "How the queue is served"},
+          {"tenancy", Type::section(tenancy_section()), "", "", "Kubernetes objects of a shared cluster (README, Tenants)"},
           {"outputs", Type::section(outputs_section()), "{}", "", "What a run directory holds"},
           {"variants", Type::list(Type::section(variant_section())), "", "",
            "Named sets of overrides gpusim compare runs side by side"},
@@ -897,6 +898,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   s.jobs.finalize();
   if (s.packing) pack_workload(s, workload);
   if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");
+  s.tenancy = read_tenancy(root.get("tenancy"), s);
 
   // An absent policy is its default, named by the field without a line.
   if (const ConfigNode p = root.value("policy"); p.is_map()) {

@@ -25,6 +25,14 @@ uint16_t JobSet::tenant(std::string_view name) {
   return static_cast<uint16_t>(tenants.size() - 1);
 }
 
+uint16_t JobSet::pod(PodSpec spec) {
+  const auto it = std::find(pods.begin(), pods.end(), spec);
+  if (it != pods.end()) return static_cast<uint16_t>(it - pods.begin());
+  if (pods.size() >= Job::kNoPod) throw std::length_error("more than 65535 distinct pod settings");
+  pods.push_back(std::move(spec));
+  return static_cast<uint16_t>(pods.size() - 1);
+}
+
 uint32_t JobSet::source(const SourceLocation& where) {
   for (std::size_t i = sources.size(); i-- > 0;)  // the latest first: jobs come in runs from one source
     if (sources[i].file == where.file && sources[i].field == where.field) return static_cast<uint32_t>(i);
@@ -43,6 +51,8 @@ void JobSet::append(JobSet&& other) {
   constexpr uint32_t kUnseen = 0xFFFFFFFFu;
   std::vector<uint32_t> tenant_of(other.tenants.size(), kUnseen);
   std::vector<uint32_t> source_of(other.sources.size());
+  std::vector<uint16_t> pod_of(other.pods.size());
+  for (std::size_t p = 0; p < other.pods.size(); ++p) pod_of[p] = pod(std::move(other.pods[p]));
   for (std::size_t s = 0; s < other.sources.size(); ++s) source_of[s] = source(other.sources[s]);
   // The other tables are appended whole: their indices move by this set's sizes.
   const auto offset = [](uint32_t& index, std::size_t by) {
@@ -52,6 +62,7 @@ void JobSet::append(JobSet&& other) {
     if (tenant_of[j.tenant] == kUnseen) tenant_of[j.tenant] = tenant(other.tenants[j.tenant]);
     j.tenant = static_cast<uint16_t>(tenant_of[j.tenant]);
     if (j.origin.source < source_of.size()) j.origin.source = source_of[j.origin.source];
+    if (j.pod != Job::kNoPod) j.pod = pod_of[j.pod];
     offset(j.reference_gpu, texts.size());
     offset(j.node, texts.size());
     offset(j.communication, profiles.size());

@@ -4,6 +4,7 @@
 #include <boost/math/distributions/lognormal.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -69,7 +70,12 @@ std::vector<Field> job_fields() {
        "Compute demand, the share of each GPU's SMs it keeps busy; default by kind: training 0.95, inference 0.15, notebook "
        "0.05, "
        "batch 0.95"},
-      {"tenant", Type::string(), "default", "", "The team it belongs to"},
+      {"tenant", Type::string(), "default", "", "The team it belongs to (its Kubernetes namespace)"},
+      {"namespace", Type::string(), "", "", "Its Kubernetes namespace: the same as tenant, which it may be given as"},
+      {"labels", Type::map(Type::string()), "", "", "Its pod's metadata.labels"},
+      {"priority_class", Type::string(), "", "",
+       "Its pod's priorityClassName (tenancy.priority_classes); absent: the global default class"},
+      {"queue", Type::string(), "", "", "The Kueue LocalQueue of its namespace it is submitted to (tenancy.kueue); absent: none"},
       {"priority", Type::integer().in(kPriorityRange), "0", "", "Larger runs first under the priority queue order"},
       {"multi_node", Type::boolean(), "false", "", "A multi-GPU job may be split across nodes"},
       {"resource", Type::string(R"(^nvidia\.com/(gpu|gpu\.shared|mig-.+)$)"), "nvidia.com/gpu", "",
@@ -266,6 +272,19 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   j.kind = read_kind(e);
   j.u = read_u(e, j.kind);
   if (auto t = e.get("tenant")) j.tenant = set.tenant(t->as_string());
+  if (auto n = e.get("namespace")) {
+    if (e.has("tenant") && n->as_string() != e.at("tenant").as_string())
+      n->fail(fmt::format("the namespace is the tenant: give one of them, or the same name (tenant is '{}')",
+                          e.at("tenant").as_string()));
+    j.tenant = set.tenant(n->as_string());
+  }
+  PodSpec pod;
+  if (auto l = e.get("labels"))
+    for (const auto& [key, value] : l->entries()) pod.labels.emplace_back(key, value.as_string());
+  std::sort(pod.labels.begin(), pod.labels.end());
+  if (auto c = e.get("priority_class")) pod.priority_class = c->as_string();
+  if (auto q = e.get("queue")) pod.queue = q->as_string();
+  if (pod != PodSpec{}) j.pod = set.pod(std::move(pod));
   j.priority = e.integer<int32_t>("priority");
   j.multi_node = e.value("multi_node").as_bool();
   if (auto r = e.get("reference_gpu")) j.reference_gpu = JobSet::add(set.texts, r->as_string());

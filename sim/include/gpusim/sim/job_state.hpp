@@ -95,12 +95,13 @@ struct JobRecord {
   // The small fields first, together, so that no padding sits between them (a record per job).
   JobStatus status = JobStatus::not_arrived;
   JobPhase phase = JobPhase::computing;
-  bool evicting = false;  // its node is being reclaimed: leave once the checkpoint is written (issue 5)
+  // Bits, so that the record keeps its size.
+  bool evicting : 1 = false;  // its node is being reclaimed: leave once the checkpoint is written (issue 5)
   // Preemption by the scheduler (issue 7): whether the write under way ends in a suspension (else,
   // when `evicting`, in a spot eviction), and times suspended.
-  bool suspending = false;
+  bool suspending : 1 = false;
   // Told to leave by Binder::evict: when it goes, it counts as a preemption, not a spot eviction.
-  bool terminating = false;
+  bool terminating : 1 = false;
   uint32_t preemptions = 0;
   uint32_t generation = 0;        // bumps when the job's completion event moves
   uint32_t attempt = 0;           // starts so far

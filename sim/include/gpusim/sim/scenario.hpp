@@ -16,6 +16,7 @@
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/footprint.hpp"
 #include "gpusim/sim/scheduler.hpp"
+#include "gpusim/sim/tenancy.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -48,6 +49,7 @@ struct Scenario {
   SourceLocation policy_where;
   std::optional<ConfigNode> policy_params;  // policy: {name, params}; each policy reads what it declares
   SchedulingOptions scheduling;
+  TenancySpec tenancy;
   Duration timeseries_step;
   std::vector<std::string> outputs;  // outputs written on request (`outputs: {trace: true}`)
   int64_t metrics_start_unix_s = 0;  // outputs.metrics_start: the date time 0 is in metrics.om

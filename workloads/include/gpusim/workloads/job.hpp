@@ -90,6 +90,15 @@ struct Request {
   int32_t pods_on_node(int32_t gpus_there) const { return worker_gpus > 0 ? std::max(1, gpus_there / worker_gpus) : 1; }
 };
 
+// A pod's Kubernetes settings beyond its request (issue 17), kept once in its JobSet for every job
+// that gives the same (JobSet::pod); most jobs have none.
+struct PodSpec {
+  std::vector<std::pair<std::string, std::string>> labels;  // metadata.labels, sorted by key
+  std::string priority_class;                               // spec.priorityClassName; "": the scenario's global default class
+  std::string queue;  // the Kueue LocalQueue of its namespace (label kueue.x-k8s.io/queue-name); "": none
+  bool operator==(const PodSpec&) const = default;
+};
+
 // Where a job was written: one of its JobSet's sources (the file and the field of its list, trace
 // or generator class, shared by every job from there) and the line; no string of its own.
 struct JobOrigin {
@@ -103,8 +112,9 @@ struct JobOrigin {
 // ordered by size, so that no padding sits between them. A million jobs stay compact.
 struct Job {
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  static constexpr uint16_t kNoPod = 0xFFFFu;
   JobId id{0};          // index in its JobSet, in arrival order
-  uint16_t tenant = 0;  // index into JobSet::tenants
+  uint16_t tenant = 0;  // index into JobSet::tenants: its team, which is its Kubernetes namespace
   JobKind kind = JobKind::batch;
   bool multi_node = false;  // may a multi-GPU job be split across nodes
   Time arrival;
@@ -112,6 +122,7 @@ struct Job {
   double u = 0.95;
   int32_t priority = 0;            // larger runs first under the priority order
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
+  uint16_t pod = kNoPod;           // JobSet::pods; kNoPod: none (fills the padding after `strict`)
   JobOrigin origin;                // where it was written (file, field and line), for messages: JobSet::where
   // The GPU model `work` was measured on (JobSet::texts); none: any (hardware factor 1).
   uint32_t reference_gpu = kNone;
@@ -133,7 +144,12 @@ struct JobSet {
   std::vector<CheckpointPolicy> checkpoints;
   // Where jobs come from, without their lines; JobOrigin::source indexes it.
   std::vector<SourceLocation> sources;
+  std::vector<PodSpec> pods;  // distinct
   uint16_t tenant(std::string_view name);
+  // The index of `spec` in `pods` (added when new). Throws std::length_error past 65,535 distinct specs.
+  uint16_t pod(PodSpec spec);
+  // Null when the job has none.
+  const PodSpec* pod(const Job& j) const { return j.pod == Job::kNoPod ? nullptr : &pods[j.pod]; }
   // Index of a new entry of `table` holding `value`.
   template <class T>
   static uint32_t add(std::vector<T>& table, T value) {

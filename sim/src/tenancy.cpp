@@ -1,0 +1,19 @@
+#include "gpusim/sim/tenancy.hpp"
+
+#include "gpusim/sim/scenario.hpp"
+
+namespace gpusim {
+
+const Section& tenancy_section() {
+  static const Section s{"tenancy", "The Kubernetes objects of a shared cluster: priorities, quotas, queues, devices", {}};
+  return s;
+}
+
+TenancySpec read_tenancy(const std::optional<ConfigNode>& node, const Scenario&) {
+  TenancySpec t;
+  if (!node) return t;
+  tenancy_section().read(*node);
+  return t;
+}
+
+}  // namespace gpusim
