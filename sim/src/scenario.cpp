@@ -456,6 +456,7 @@ const Section& pool_section() {
            "What enforces fractional shares (sharing: fractional only)"},
           {"mig", Type::section(pool_mig_section()), "", "", "MIG on its GPUs (no other sharing then)"},
           {"market", Type::enumeration<Market>(), "on-demand", "", "How its nodes are bought"},
+          {"labels", Type::map(Type::string()), "", "", "Its nodes' labels (beside the ones every node has: README, Tenants)"},
           {"price_per_gpu_hour_usd", Type::number().at_least(0), "", "USD per GPU-hour",
            "Its price; default: the node template's"},
           {"price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour",
@@ -485,6 +486,10 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   pool.node_template = t->name;
   pool.gpu = catalog.find_gpu(t->gpu);
   pool.market = e.value("market").as_enum<Market>();
+  if (auto l = e.get("labels")) {
+    for (const auto& [key, value] : l->entries()) pool.labels.emplace_back(key, value.as_string());
+    std::sort(pool.labels.begin(), pool.labels.end());
+  }
   if (auto a = e.get("autoscale")) {
     if (pool.market == Market::reserved) a->fail("a reserved pool is a fixed commitment and cannot autoscale");
     pool.autoscale = read_autoscale(*a, s.model);
