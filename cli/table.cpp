@@ -80,6 +80,7 @@ std::string render(std::optional<double> v, Format f) {
     case Format::count: return with_commas(*v, 0);
     case Format::seconds: return human_seconds(*v);
     case Format::ratio: return fmt::format("{:.2f}x", *v);
+    case Format::gpus: return with_commas(*v, 2);
   }
   return "-";
 }
@@ -131,6 +132,7 @@ std::string render(const Cell& c, Format f) {
       return fmt::format("{:.1f} ± {:.1f} {}", m / scale, h / scale, unit);
     }
     case Format::ratio: return fmt::format("{:.2f} ± {:.2f}x", m, h);
+    case Format::gpus: return fmt::format("{} ± {}", with_commas(m, 2), with_commas(h, 2));
   }
   return "-";
 }
@@ -250,7 +252,18 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
         {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
         {"cost (USD)", "cost_allocated_usd", Format::usd},
         {"unused (USD)", "cost_unused_usd", Format::usd},
-        {"JCT mean", "jct_s.mean", Format::seconds}}},
+        {"JCT mean", "jct_s.mean", Format::seconds},
+        // With a tenancy: block (README, Tenants).
+        {"rejected", "jobs_rejected", Format::count},
+        {"wait p99", "wait_s.p99", Format::seconds},
+        {"wait max", "wait_s.max", Format::seconds},
+        {"admission p99", "admission_wait_s.p99", Format::seconds},
+        {"GPUs held", "mean_gpus_held", Format::gpus},
+        {"fair share", "mean_fair_share_gpus", Format::gpus},
+        {"held/fair", "held_over_fair_share", Format::ratio},
+        {"preempted", "preemptions_received", Format::count},
+        {"preempting", "preemptions_caused", Format::count},
+        {"GPU-h lost", "gpu_hours_lost", Format::gpu_hours}}},
       {"job kind",
        "cost.by_kind",
        {{"jobs", "jobs", Format::count},

@@ -14,7 +14,7 @@ namespace gpusim::cli {
 
 // Which way a metric is better: the one place compare learns it (MetricRow in table.cpp's list).
 enum class Better : uint8_t { lower, higher, neither };
-enum class Format : uint8_t { usd, percent, gpu_hours, count, seconds, ratio };
+enum class Format : uint8_t { usd, percent, gpu_hours, count, seconds, ratio, gpus };  // gpus: a mean GPU count
 
 struct MetricRow {
   const char* label;

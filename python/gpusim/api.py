@@ -143,7 +143,7 @@ def _policy_label(policy) -> str:
 
 
 class Result:
-    """One run: .summary (summary.json as a dict), .jobs, .timeseries, .pool_timeseries, .gpus and .cost (DataFrames)."""
+    """One run: .summary (summary.json as a dict), .jobs, .timeseries, .pool_timeseries, .gpus, .cost and .tenants (DataFrames)."""
 
     def __init__(self, scenario: Scenario, run: _core.Run):
         self.scenario = scenario
@@ -167,6 +167,8 @@ class Result:
     pool_timeseries = property(lambda self: self._frame("pool_timeseries"), doc="Each pool, sampled (pool_timeseries.csv)")
     gpus = property(lambda self: self._frame("gpus"), doc="One row per GPU (gpus.csv)")
     cost = property(lambda self: self._frame("cost"), doc="Cost per pool, market, tenant, kind, model (cost.csv)")
+    tenants = property(lambda self: self._frame("tenants"),
+                       doc="Per namespace: waits, GPUs held against fair share, preemptions (tenants.csv; empty without tenancy:)")
     seconds = property(lambda self: self._run.seconds, doc="Wall time of the simulation")
     events = property(lambda self: self._run.events)
 

@@ -964,6 +964,8 @@ PYBIND11_MODULE(_core, m) {
       .def("pool_timeseries_columns",
            [](const Run& r) { return frame_columns([&](TableSink& t) { pool_timeseries_table(t, r.result); }); })
       .def("gpus_columns", [](const Run& r) { return frame_columns([&](TableSink& t) { gpus_table(t, r.result); }); })
+      .def("tenants_columns",
+           [](const Run& r) { return frame_columns([&](TableSink& t) { tenants_table(t, *r.scenario, r.result); }); })
       .def("cost_columns",
            [](const Run& r) { return frame_columns([&](TableSink& t) { cost_table(t, *r.scenario, r.result); }); })
       .def(

@@ -52,6 +52,11 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
         horizon_(scenario_.horizon.value_or(Time::max())),
         nodes_(scenario_.seed, cluster_, metrics_, events_, now_, *this) {
     observers_ = options.observers;
+    if (scenario_.tenancy.given) {
+      tenants_ = std::make_unique<TenantLedger>(scenario_);
+      observers_.push_back(tenants_.get());
+      life_.watch([this](JobId id, JobStatus from, JobStatus to) { tenants_->status_changed(*this, id, from, to); });
+    }
     if (options.audit) {
       audit_ = make_audit();
       observers_.push_back(audit_.get());
@@ -336,8 +341,9 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   Scheduler& scheduler_;
   const RunOptions& options_;
   std::unique_ptr<Observer> audit_;
-  std::vector<Observer*> observers_;    // the caller's, then the audit
-  std::vector<Observer*> every_event_;  // those that asked to see each event
+  std::unique_ptr<TenantLedger> tenants_;  // when the scenario has a tenancy: block
+  std::vector<Observer*> observers_;       // the caller's, then the audit
+  std::vector<Observer*> every_event_;     // those that asked to see each event
   Cluster cluster_;
   const Shapes& shapes_;
   JobLifecycle life_;
@@ -875,13 +881,21 @@ RunResult Engine::finish() {
     if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.of_job(id).never_fits]++;
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return RunResult{scheduler_.name(),   end,
-                   std::move(cluster_), std::move(records_),
-                   std::move(flights_), std::move(metrics_),
-                   std::move(sorted),   event_count_ + nodes_.events_applied(),
-                   decision_points_,    oom_events_,
-                   mps_faults_,         reconfigurations_,
-                   rate_changes_,       nodes_.take_activity()};
+  return RunResult{scheduler_.name(),
+                   end,
+                   std::move(cluster_),
+                   std::move(records_),
+                   std::move(flights_),
+                   std::move(metrics_),
+                   std::move(sorted),
+                   event_count_ + nodes_.events_applied(),
+                   decision_points_,
+                   oom_events_,
+                   mps_faults_,
+                   reconfigurations_,
+                   rate_changes_,
+                   nodes_.take_activity(),
+                   tenants_ ? std::optional(tenants_->take()) : std::nullopt};
 }
 
 void Engine::finish_costs() {

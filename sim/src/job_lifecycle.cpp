@@ -29,6 +29,7 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
     --unfinished_;
     keys_.erase(id);
   }
+  if (on_change_) on_change_(id, from, to);
 }
 
 void JobLifecycle::unschedulable(JobId id) { set(id, JobStatus::not_arrived, JobStatus::unschedulable); }

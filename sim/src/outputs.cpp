@@ -43,6 +43,7 @@ void pool_timeseries_csv(std::ostream& o, const Scenario&, const RunResult& r, c
 void gpus_csv(std::ostream& o, const Scenario&, const RunResult& r, const Json&) { write_gpus_csv(o, r); }
 void cost_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json&) { write_cost_csv(o, s, r); }
 void low_utilization_csv(std::ostream& o, const Scenario&, const RunResult& r, const Json&) { write_low_utilization_csv(o, r); }
+void tenants_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json&) { write_tenants_csv(o, s, r); }
 void scenario_yaml(std::ostream& o, const Scenario& s, const RunResult&, const Json&) {
   YAML::Emitter e;
   e << s.resolved.yaml();
@@ -63,6 +64,10 @@ const std::vector<OutputSpec>& output_table() {
       {"low_utilization", "low_utilization.csv", "stretches of a pool under the utilization alert", true,
        &ResultWriter<low_utilization_csv>::make},
       {"scenario", "scenario.yaml", "the scenario as run, after overrides", true, &ResultWriter<scenario_yaml>::make},
+      {"tenants", "tenants.csv",
+       "per namespace: waits, GPUs held against fair share, preemptions and rejections (written "
+       "whenever the scenario has a tenancy: block)",
+       false, &ResultWriter<tenants_csv>::make},
       {"trace", "trace.json", "a Perfetto/Chrome timeline: a track per GPU or MIG slice, reclaims, preemptions", false,
        &make_trace_writer},
       {"metrics", "metrics.om", "the GPUs' DCGM-exporter series and gpusim's own, OpenMetrics text for promtool backfill", false,

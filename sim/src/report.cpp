@@ -57,6 +57,37 @@ Json stats(std::vector<double>& values) {
 
 double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
+// stats() and the maximum: for waits, where the longest shows starvation.
+Json wait_stats(std::vector<double> values) {
+  const double max = values.empty() ? 0.0 : *std::max_element(values.begin(), values.end());
+  Json j = stats(values);
+  j["max"] = values.empty() ? Json(nullptr) : Json(round_to(max, 3));
+  return j;
+}
+
+Json reason_counts(const std::map<std::string, uint64_t, std::less<>>& counts) {
+  Json j = Json::object();
+  for (const auto& [reason, n] : counts) j[reason] = n;
+  return j;
+}
+
+// A namespace's figures from the tenant ledger (tenant_ledger.hpp), over a run of `span_s` seconds.
+void add_namespace_figures(Json& tj, const NamespaceFigures& f, double span_s) {
+  tj["jobs_rejected"] = f.rejected;
+  tj["rejections"] = reason_counts(f.rejections);
+  tj["wait_s"] = wait_stats(f.wait_s);
+  tj["admission_wait_s"] = wait_stats(f.admission_wait_s);
+  tj["mean_gpus_held"] = round_to(ratio(f.held_gpu_s, span_s), 6);
+  tj["mean_gpus_wanted"] = round_to(ratio(f.demand_gpu_s, span_s), 6);
+  tj["mean_fair_share_gpus"] = round_to(ratio(f.fair_share_gpu_s, span_s), 6);
+  tj["held_over_fair_share"] = round_to(ratio(f.held_gpu_s, f.fair_share_gpu_s), 6);
+  tj["gpu_hours_lost"] = round_to(f.lost_gpu_s / 3600.0, 6);
+  tj["preemptions_received"] = f.preemptions_received;
+  tj["preemptions_received_by_reason"] = reason_counts(f.received_by_reason);
+  tj["preemptions_caused"] = f.preemptions_caused;
+  tj["preemptions_caused_by_reason"] = reason_counts(f.caused_by_reason);
+}
+
 // Cost attributed to a group of jobs (a tenant, a kind, a GPU model).
 struct CostShare {
   std::size_t jobs = 0;
@@ -250,7 +281,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   // Goodput (goodput.hpp) comes from the jobs' records, below, right after these keys.
 
   const auto& jobs = s.jobs.jobs;
-  std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0;
+  std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0, rejected = 0;
   uint64_t kills = 0, evictions = 0, checkpoints = 0, preemptions = 0;
   Work lost;
   GpuTime lost_gpu, checkpoint_gpu, restore_gpu;
@@ -298,6 +329,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
       case JobStatus::pending: ++pending; break;
       case JobStatus::unschedulable: ++unschedulable; break;
       case JobStatus::failed: ++failed; break;
+      case JobStatus::rejected: ++rejected; break;
       case JobStatus::not_arrived: break;
     }
   }
@@ -313,6 +345,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["jobs_pending_at_end"] = pending;
   out["jobs_unschedulable"] = unschedulable;
   out["jobs_failed"] = failed;
+  if (s.tenancy.given) out["jobs_rejected"] = rejected;  // by admission (README, Tenants)
   out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable - failed;
   out["job_kills"] = kills;
   out["lost_gpu_work_s"] = round_to(lost.seconds(), 6);
@@ -446,9 +479,12 @@ Json summarize(const Scenario& s, const RunResult& r) {
     tj["cost_allocated_usd"] = round_to(shares.tenants[t].cost_usd, 2);
     tj["cost_unused_usd"] = round_to(shares.tenants[t].cost_usd - shares.tenants[t].busy_cost_usd, 2);
     tj["jct_s"] = stats(t_jct[t]);
+    if (r.tenancy) add_namespace_figures(tj, r.tenancy->namespaces[t], (r.end - Time()).seconds());
     tenants.push_back(std::move(tj));
   }
   out["tenants"] = std::move(tenants);
+  if (r.tenancy)
+    out["tenancy"] = {{"fairness_jain", round_to(r.tenancy->jain, 6)}, {"contended_s", round_to(r.tenancy->contended_s, 3)}};
 
   Json reasons = Json::array();
   for (const auto& [why, n] : r.unschedulable_reasons) reasons.push_back({{"reason", why}, {"jobs", n}});
@@ -749,6 +785,81 @@ void pool_timeseries_table(TableSink& sink, const RunResult& r) {
 void write_pool_timeseries_csv(std::ostream& out, const RunResult& r) {
   CsvSink sink(out);
   pool_timeseries_table(sink, r);
+}
+
+}  // namespace gpusim
+
+namespace gpusim {
+
+void tenants_table(TableSink& sink, const Scenario& s, const RunResult& r) {
+  sink.header({"scope",
+               "name",
+               "jobs",
+               "jobs_completed",
+               "jobs_rejected",
+               "wait_mean_s",
+               "wait_p99_s",
+               "wait_max_s",
+               "admission_wait_mean_s",
+               "admission_wait_p99_s",
+               "admission_wait_max_s",
+               "mean_gpus_held",
+               "mean_gpus_wanted",
+               "mean_fair_share_gpus",
+               "held_over_fair_share",
+               "gpu_hours_allocated",
+               "gpu_hours_lost",
+               "cost_usd",
+               "preemptions_received",
+               "preemptions_caused",
+               "preemption_reasons",
+               "rejection_reasons"});
+  if (!r.tenancy) return;
+  const CostRollup shares = roll_up_costs(s, r);
+  const double span_s = (r.end - Time()).seconds();
+  const auto waits = [&](const std::vector<double>& v) {
+    if (v.empty()) {
+      for (int i = 0; i < 3; ++i) sink.empty();
+      return;
+    }
+    sink.cell(round_to(std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()), 3));
+    sink.cell(round_to(percentile(v, 99), 3));
+    sink.cell(round_to(*std::max_element(v.begin(), v.end()), 3));
+  };
+  // "reason:count;..." in the reasons' order.
+  const auto reasons = [&](const std::map<std::string, uint64_t, std::less<>>& counts) {
+    std::string text;
+    for (const auto& [reason, n] : counts) text += fmt::format("{}{}:{}", text.empty() ? "" : ";", reason, n);
+    sink.cell(text);
+  };
+  for (uint16_t t = 0; t < s.jobs.tenants.size(); ++t) {
+    const NamespaceFigures& f = r.tenancy->namespaces[t];
+    if (f.jobs == 0) continue;
+    sink.cell("namespace");
+    sink.cell(s.jobs.tenants[t]);
+    sink.cell(static_cast<int64_t>(f.jobs));
+    sink.cell(static_cast<int64_t>(f.completed));
+    sink.cell(static_cast<int64_t>(f.rejected));
+    waits(f.wait_s);
+    waits(f.admission_wait_s);
+    sink.cell(round_to(ratio(f.held_gpu_s, span_s), 6));
+    sink.cell(round_to(ratio(f.demand_gpu_s, span_s), 6));
+    sink.cell(round_to(ratio(f.fair_share_gpu_s, span_s), 6));
+    sink.cell(round_to(ratio(f.held_gpu_s, f.fair_share_gpu_s), 6));
+    sink.cell(round_to(f.held_gpu_s / 3600.0, 6));
+    sink.cell(round_to(f.lost_gpu_s / 3600.0, 6));
+    sink.cell(round_to(shares.tenants[t].cost_usd, 2));
+    sink.cell(static_cast<int64_t>(f.preemptions_received));
+    sink.cell(static_cast<int64_t>(f.preemptions_caused));
+    reasons(f.received_by_reason);
+    reasons(f.rejections);
+    sink.end_row();
+  }
+}
+
+void write_tenants_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
+  CsvSink sink(out);
+  tenants_table(sink, s, r);
 }
 
 }  // namespace gpusim

@@ -928,6 +928,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   s.metrics_start_unix_s = *start_s;
   for (const OutputSpec& o : output_table())
     if (!o.by_default && out.value(o.name).as_bool()) s.outputs.emplace_back(o.name);
+  if (s.tenancy.given && std::find(s.outputs.begin(), s.outputs.end(), "tenants") == s.outputs.end())
+    s.outputs.emplace_back("tenants");
   return s;
 }
 

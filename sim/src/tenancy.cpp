@@ -13,6 +13,7 @@ TenancySpec read_tenancy(const std::optional<ConfigNode>& node, const Scenario&)
   TenancySpec t;
   if (!node) return t;
   tenancy_section().read(*node);
+  t.given = true;
   return t;
 }
 

@@ -67,6 +67,10 @@ class TraceWriter final : public OutputWriter {
   }
 
   void job_preempted(const RunState& run, JobId id) override { instant(run, id, "preempted"); }
+  void job_evicted(const RunState& run, JobId victim, JobId by, std::string_view reason) override {
+    instant(run, victim,
+            by == kNoJob ? fmt::format("evicted: {}", reason) : fmt::format("evicted: {} (for {})", reason, run.job(by).name));
+  }
 
   void node_state(const RunState& run, NodeId n, NodeState from) override {
     name_node(run.cluster(), n);  // an autoscaled pool's slot built since the start
@@ -160,7 +164,7 @@ class TraceWriter final : public OutputWriter {
     const auto it = open_.find(id);
     if (it == open_.end() || it->second.tracks.empty()) return;
     const auto [p, t] = it->second.tracks.front();
-    event(fmt::format(R"({{"ph":"i","s":"t","name":"{}","pid":{},"tid":{},"ts":{},"args":{{"job":{}}}}})", what, p, t,
+    event(fmt::format(R"({{"ph":"i","s":"t","name":{},"pid":{},"tid":{},"ts":{},"args":{{"job":{}}}}})", json_string(what), p, t,
                       run.now().us(), id));
   }
 
@@ -175,9 +179,24 @@ class TraceWriter final : public OutputWriter {
       pending_[p] = {run.metrics().allocated_gpus_now(p), run.metrics().busy_gpus_now(p)};
     if (names_.empty())
       for (const Pool& p : c.pools()) names_.push_back(json_string(p.name));
+    // With a tenancy: block, the GPUs each namespace holds (README, Tenants).
+    if (run.scenario().tenancy.given) {
+      const std::vector<std::string>& tenants = run.scenario().jobs.tenants;
+      pending_tenants_.resize(tenants.size());
+      for (uint16_t t = 0; t < tenants.size(); ++t) pending_tenants_[t] = run.metrics().tenant_gpus_now(t);
+      if (tenant_names_.empty())
+        for (const std::string& t : tenants) tenant_names_.push_back(json_string(t));
+    }
   }
 
   void flush() {
+    if (!pending_tenants_.empty() && pending_tenants_ != written_tenants_) {
+      std::string held;
+      for (std::size_t t = 0; t < pending_tenants_.size(); ++t)
+        held += fmt::format("{}{}:{:.3f}", t ? "," : "", tenant_names_[t], pending_tenants_[t]);
+      event(fmt::format(R"({{"ph":"C","name":"GPUs held by namespace","pid":0,"ts":{},"args":{{{}}}}})", pending_at_.us(), held));
+      written_tenants_ = pending_tenants_;
+    }
     if (pending_.empty() || pending_ == written_) return;
     std::string allocated, busy;
     for (std::size_t p = 0; p < pending_.size(); ++p) {
@@ -196,6 +215,8 @@ class TraceWriter final : public OutputWriter {
   PagedVector<std::vector<std::optional<JobId>>> lanes_;      // per GPU: the resident on each replica lane, if any
   std::vector<std::string> names_;                            // pools, quoted
   std::vector<std::pair<double, double>> pending_, written_;  // per pool: allocated, busy
+  std::vector<std::string> tenant_names_;                     // quoted, with a tenancy: block
+  std::vector<double> pending_tenants_, written_tenants_;     // per namespace: GPUs held
   Time pending_at_;
 };
 

@@ -25,3 +25,17 @@ def test_a_table_with_no_rows_is_read_csv_of_its_header(root, tmp_path):
                     "workload": {"jobs": []}})
     r.write(str(tmp_path / "run"))
     pd.testing.assert_frame_equal(r.jobs, pd.read_csv(tmp_path / "run" / "jobs.csv"), check_exact=True)
+
+
+def test_tenants_frame_is_read_csv_of_tenants_csv(tmp_path):
+    # Two namespaces, one waiting for the other (tests/tenancy_test.cpp works the figures by hand).
+    r = gpusim.run({"name": "two", "cluster": {"pools": [{"name": "p", "node": "a10-1x", "count": 2}]},
+                    "tenancy": {},
+                    "workload": {"jobs": [{"name": "a", "count": 2, "gpus": 1, "duration": "2h", "namespace": "a"},
+                                          {"name": "b", "gpus": 1, "duration": "1h", "namespace": "b"}]}})
+    r.write(str(tmp_path / "run"))
+    expected = pd.read_csv(tmp_path / "run" / "tenants.csv")
+    pd.testing.assert_frame_equal(r.tenants, expected, check_exact=True)
+    assert list(r.tenants["name"]) == ["a", "b"]
+    assert list(r.tenants["wait_max_s"]) == [0, 7200]
+    assert r.summary["tenancy"]["fairness_jain"] == 0.5

@@ -40,6 +40,9 @@ class JobLifecycle {
   void fail(JobId id);                            // running -> failed
   void back_off(JobId id);                        // running -> not_arrived, until its restart is due
 
+  // Called at every status change (from, to), when set: what per-namespace figures follow.
+  void watch(std::function<void(JobId, JobStatus, JobStatus)> on_change) { on_change_ = std::move(on_change); }
+
   // The jobs started during a decision pass leave the queue after it, so iterating it stays valid.
   void end_pass();
 
@@ -67,6 +70,7 @@ class JobLifecycle {
 
   const Shapes& shapes_;
   std::vector<JobRecord> records_;
+  std::function<void(JobId, JobStatus, JobStatus)> on_change_;
   // Only unfinished jobs keep their key (a vector of all jobs' would hold 16 bytes a job: issue 22);
   // the map's nodes come from a pool, as one is taken and given back for every job.
   std::pmr::unsynchronized_pool_resource key_nodes_;

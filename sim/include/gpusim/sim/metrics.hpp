@@ -72,6 +72,11 @@ class Metrics {
   // The pool's allocated GPUs (milli / 1000) and busy GPUs right now.
   double allocated_gpus_now(PoolId pool) const { return static_cast<double>(allocated_milli_[pool]) / 1000.0; }
   double busy_gpus_now(PoolId pool) const { return busy_gpus_[pool]; }
+  double tenant_gpus_now(uint16_t tenant) const {
+    int64_t milli = 0;
+    for (std::size_t p = 0; p * tenants_ < tenant_milli_.size(); ++p) milli += tenant_milli_[p * tenants_ + tenant];
+    return static_cast<double>(milli) / 1000.0;
+  }
   // Integrals in GPU time, node time and USD.
   GpuTime allocated_gpu_time(PoolId pool) const { return GpuTime::from_us(allocated_milli_us_[pool] / 1000.0); }
   GpuTime busy_gpu_time(PoolId pool) const { return busy_[pool]; }

@@ -75,6 +75,9 @@ void timeseries_table(TableSink& sink, const RunResult& result);
 void pool_timeseries_table(TableSink& sink, const RunResult& result);
 void gpus_table(TableSink& sink, const RunResult& result);
 void cost_table(TableSink& sink, const Scenario& scenario, const RunResult& result);
+// One row per namespace (tenant_ledger.hpp): waits, what it held against its fair share, preemptions
+// and rejections with their reasons, cost. Only the header when the run kept no tenant figures.
+void tenants_table(TableSink& sink, const Scenario& scenario, const RunResult& result);
 
 void write_jobs_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 void write_timeseries_csv(std::ostream& out, const RunResult& result);
@@ -88,5 +91,6 @@ void write_gpus_csv(std::ostream& out, const RunResult& result);
 void write_cost_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 // Every stretch in which a pool's effective utilization stayed under the alert threshold.
 void write_low_utilization_csv(std::ostream& out, const RunResult& result);
+void write_tenants_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 
 }  // namespace gpusim

@@ -13,7 +13,9 @@ namespace gpusim {
 
 struct Scenario;
 
-struct TenancySpec {};
+struct TenancySpec {
+  bool given = false;  // the scenario has a tenancy: block (then runs keep per-namespace figures)
+};
 
 const Section& tenancy_section();
 
