@@ -13,7 +13,10 @@ namespace gpusim {
 
 struct Scenario;
 
-struct TenancySpec {};
+struct TenancySpec {
+  // The kube-apiserver admission plugin ExtendedResourceToleration is on (node_placement.hpp).
+  bool extended_resource_toleration = false;
+};
 
 const Section& tenancy_section();
 
