@@ -557,6 +557,60 @@ field("pool node_names count", {"cluster.pools[0].node_names": ["a"]}, "cluster.
 field("pool node_names twice", {"cluster.pools[0].count": 2, "cluster.pools[0].node_names": ["a", "a"]},
       "two nodes are named 'a'")
 
+# Taints, tolerations, nodeSelector and node affinity (issue 17): the field and what was expected.
+J = "workload.jobs[0]."
+EXPR = J + "node_affinity.required[0].match_expressions[0]"
+
+
+def expression(**fields):
+    return {J + "node_affinity": {"required": [{"match_expressions": [{"key": "gpu", **fields}]}]}}
+
+
+field("affinity unknown operator", expression(operator="Like", values=["a"]),
+      [EXPR + ".operator", "expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt, got 'Like'"])
+field("affinity Gt not an integer", expression(operator="Gt", values=["big"]),
+      [EXPR + ".values", "operator Gt needs exactly one value, an integer; got [big]"])
+field("affinity Lt two values", expression(operator="Lt", values=["1", "2"]), [EXPR + ".values", "exactly one value"])
+field("affinity In without values", expression(operator="In"), [EXPR, "operator In needs values"])
+field("affinity Exists with values", expression(operator="Exists", values=["a"]), [EXPR + ".values", "takes no values"])
+field("affinity operator missing", expression(values=["a"]), [EXPR, "missing required field 'operator'"])
+field("affinity empty term", {J + "node_affinity": {"required": [{"match_expressions": []}]}},
+      [J + "node_affinity.required[0].match_expressions", "an empty term matches no node"])
+field("affinity no terms", {J + "node_affinity": {"required": []}}, [J + "node_affinity.required", "at least one term"])
+field("affinity weight 0", {J + "node_affinity": {"preferred": [{"weight": 0, "preference": {
+    "match_expressions": [{"key": "gpu", "operator": "Exists"}]}}]}},
+    [J + "node_affinity.preferred[0].weight", "1..100"])
+field("affinity weight 101", {J + "node_affinity": {"preferred": [{"weight": 101, "preference": {
+    "match_expressions": [{"key": "gpu", "operator": "Exists"}]}}]}},
+    [J + "node_affinity.preferred[0].weight", "1..100"])
+field("affinity preference missing", {J + "node_affinity": {"preferred": [{"weight": 5}]}},
+      [J + "node_affinity.preferred[0]", "missing required field 'preference'"])
+field("affinity on hostname", {J + "node_affinity": {"required": [{"match_expressions": [
+    {"key": "kubernetes.io/hostname", "operator": "In", "values": ["p-0"]}]}]}}, [EXPR + ".key", "per-node label"])
+field("node_selector on hostname", {J + "node_selector": {"kubernetes.io/hostname": "p-0"}},
+      [J + "node_selector.kubernetes.io/hostname", "per-node label"])
+field("node_selector value a list", {J + "node_selector": {"gpu": ["a"]}}, J + "node_selector.gpu")
+field("toleration without key, Equal", {J + "tolerations": [{"value": "x"}]},
+      [J + "tolerations[0]", "it needs operator Exists"])
+field("toleration Exists with a value", {J + "tolerations": [{"key": "k", "operator": "Exists", "value": "x"}]},
+      [J + "tolerations[0].value", "takes no value"])
+field("toleration unknown operator", {J + "tolerations": [{"key": "k", "operator": "Matches"}]},
+      [J + "tolerations[0].operator", "expected one of Equal, Exists"])
+field("toleration unknown effect", {J + "tolerations": [{"key": "k", "effect": "NoRun"}]},
+      [J + "tolerations[0].effect", "NoSchedule, PreferNoSchedule, NoExecute"])
+field("taint unknown effect", {"cluster.pools[0].taints": [{"key": "k", "effect": "NoRun"}]},
+      ["cluster.pools[0].taints[0].effect", "expected one of NoSchedule, PreferNoSchedule, NoExecute, got 'NoRun'"])
+field("taint without effect", {"cluster.pools[0].taints": [{"key": "k"}]},
+      ["cluster.pools[0].taints[0]", "missing required field 'effect'"])
+field("taint empty key", {"cluster.pools[0].taints": [{"key": "", "effect": "NoSchedule"}]},
+      ["cluster.pools[0].taints[0].key", "non-empty"])
+field("taint untolerated: job never fits", {"cluster.pools[0].taints": [{"key": "dedicated", "effect": "NoSchedule"}]},
+      ["job 'j' can never run", "does not tolerate the taint dedicated:NoSchedule of pool p"])
+field("node_selector matches no pool", {J + "node_selector": {"nvidia.com/gpu.product": "NVIDIA-H100"}},
+      ["job 'j' can never run", "has node_selector nvidia.com/gpu.product=NVIDIA-H100; pool p has nvidia.com/gpu.product=NVIDIA-L4"])
+field("extended_resource_toleration not a boolean", {"tenancy": {"extended_resource_toleration": "yes"}},
+      ["tenancy.extended_resource_toleration", "expected true or false"])
+
 # metrics.om (issue 21): the start date, and an existing --metrics file.
 field("metrics start not a date", {"outputs": {"metrics_start": "2026-02-30"}}, "outputs.metrics_start")
 field("metrics start with an offset", {"outputs": {"metrics_start": "2026-01-01T00:00:00+01:00"}}, "outputs.metrics_start")

@@ -41,7 +41,7 @@ struct GpuClustering final : PlacementPolicy {
       if (!view.fits_in_bucket(job, b)) continue;
       for (NodeId n : c.bucket(b).nodes) scored_.push_back({n, 1, score(view, job, n)});
     }
-    if (auto best = best_of(view, scored_)) return place_on_node(view, job, *best);
+    if (auto best = best_of(view, job, scored_)) return place_on_node(view, job, *best);
     return place_across_nodes(view, job);
   }
 

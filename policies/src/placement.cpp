@@ -43,8 +43,9 @@ std::optional<Placement> PlacementPolicy::place_on_node(const ClusterView& view,
   return p;
 }
 
-std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, std::vector<Candidate>& candidates) const {
+std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, JobId job, std::vector<Candidate>& candidates) const {
   if (candidates.empty()) return std::nullopt;
+  keep_preferred(view, job, candidates, [&](const Candidate& c) { return view.cluster().node(c.node).pool; });
   double best = candidates.front().score;
   for (const Candidate& c : candidates) best = std::min(best, c.score);
   if (!tie_rng_) {  // the lowest node id among the best, in one pass rather than a sort
@@ -79,7 +80,7 @@ std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId j
     if (!view.fits_in_bucket(job, b) || !admits_pool(view, job, c.node(rep).pool)) continue;
     candidates_.push_back({rep, static_cast<uint32_t>(c.bucket(b).nodes.size()), score(view, job, rep)});
   }
-  if (auto best = best_of(view, candidates_)) return place_on_node(view, job, *best);
+  if (auto best = best_of(view, job, candidates_)) return place_on_node(view, job, *best);
   return place_across_nodes(view, job);
 }
 
@@ -102,6 +103,7 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
     int32_t free_gpus;
     double score;
     NodeId first;
+    int64_t preference = 0;  // higher first (keep_preferred's score)
   };
   std::vector<Spread> candidates;
   std::vector<GpuId> fitting;
@@ -116,8 +118,16 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
     total += static_cast<int64_t>(free) * static_cast<int64_t>(c.bucket(b).nodes.size());
   }
   if (total < count) return std::nullopt;
-  // Fewest nodes first: the nodes with most free GPUs, then the placement's preference.
+  if (const auto& per_pool = view.preferences(job); !per_pool.empty()) {
+    pools_.clear();
+    for (const Spread& cand : candidates) pools_.push_back(c.node(cand.first).pool);
+    preference_scores(per_pool, pools_, scores_);
+    for (std::size_t i = 0; i < candidates.size(); ++i) candidates[i].preference = scores_[i];
+  }
+  // The pools the job's node preferences score best first (each worker pod is scored alone in
+  // Kubernetes), then fewest nodes: the nodes with most free GPUs, then the placement's preference.
   std::sort(candidates.begin(), candidates.end(), [](const Spread& a, const Spread& b) {
+    if (a.preference != b.preference) return a.preference > b.preference;
     if (a.free_gpus != b.free_gpus) return a.free_gpus > b.free_gpus;
     if (a.score != b.score) return a.score < b.score;
     return a.first < b.first;

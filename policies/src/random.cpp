@@ -14,13 +14,11 @@ class RandomPlacement final : public PlacementPolicy {
   std::optional<Placement> place(const ClusterView& view, JobId job) override {
     const Cluster& c = view.cluster();
     candidates_.clear();
+    for (BucketId b : c.live_buckets())
+      if (view.fits_in_bucket(job, b)) candidates_.push_back({c.bucket(b).representative(), b});
+    keep_preferred(view, job, candidates_, [&](const auto& cand) { return c.node(cand.first).pool; });
     std::size_t total = 0;
-    for (BucketId b : c.live_buckets()) {
-      const NodeBucket& bucket = c.bucket(b);
-      if (!view.fits_in_bucket(job, b)) continue;
-      candidates_.push_back({bucket.representative(), b});
-      total += bucket.nodes.size();
-    }
+    for (const auto& cand : candidates_) total += c.bucket(cand.second).nodes.size();
     if (total == 0) return place_across_nodes(view, job);
     // The pick-th node with buckets in node-id order, so the draw does not depend on the index's
     // internal order: a weighted selection narrows to its bucket without sorting them all.

@@ -147,6 +147,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   uint32_t shape_count() const override { return shapes_.count(); }
   uint32_t pending_shapes() const override { return life_.pending_shapes(); }
   bool pool_allowed(JobId id, PoolId pool) const override { return shapes_.get(shapes_.of(id)).pool_mask >> pool & 1; }
+  const std::vector<PoolPreference>& preferences(JobId id) const override { return shapes_.of_job(id).preferences; }
   GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(jobs_[id].request, cluster_.pool(pool)); }
   bool gpu_fits(JobId id, GpuId g) const override {
     const Node& node = cluster_.node(cluster_.gpu(g).node);

@@ -26,7 +26,8 @@ struct ShapeKey {
   int64_t limit_mib;
   int32_t thread_percent;
   int32_t worker_gpus;
-  std::string node;  // a job bound to a node fits where another of its request may not
+  std::string node;        // a job bound to a node fits where another of its request may not
+  const NodeRules* rules;  // interned: equal rules share an address
   bool operator==(const ShapeKey&) const = default;
 };
 struct ShapeKeyHash {
@@ -46,6 +47,7 @@ struct ShapeKeyHash {
     boost::hash_combine(h, k.thread_percent);
     boost::hash_combine(h, k.worker_gpus);
     boost::hash_combine(h, k.node);
+    boost::hash_combine(h, k.rules);
     return h;
   }
 };
@@ -117,16 +119,19 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
   return std::nullopt;
 }
 
-RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog) {
+RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog, const NodeRules& rules) {
   RequestShape s;
   std::vector<std::string> reasons;
   for (PoolId p{0}; p < c.pools().size(); ++p) {
-    if (auto why = pool_refuses(q, c.pool(p), catalog)) {
+    std::optional<std::string> why = pool_refuses(q, c.pool(p), catalog);
+    if (!why) why = rules_refuse(rules, c.pool(p));
+    if (why) {
       if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(std::move(*why));
     } else {
       s.pool_mask |= uint64_t{1} << p;
     }
   }
+  s.preferences = preferences(rules, c.pools());
   if (s.pool_mask == 0) {
     if (reasons.size() > 3) reasons.resize(3);
     s.never_fits = fmt::format("{}", fmt::join(reasons, "; "));
@@ -160,6 +165,8 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
   std::unordered_map<ShapeKey, uint32_t, ShapeKeyHash> index;
   for (const Job& j : jobs.jobs) {
     const Request& q = j.request;
+    const PodSpec* pod = jobs.pod(j);
+    const NodeRules& rules = pod ? pod->node_rules.get() : Interned<NodeRules>().get();
     ShapeKey key{q.gpus,
                  q.milli_per_gpu.value,
                  q.gpu_memory_mib,
@@ -173,9 +180,10 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
                  q.gpu_memory_limit_mib,
                  q.thread_percent,
                  q.worker_gpus,
-                 std::string(jobs.node(j))};
+                 std::string(jobs.node(j)),
+                 &rules};
     auto [it, added] = index.try_emplace(std::move(key), static_cast<uint32_t>(shapes_.size()));
-    if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
+    if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog, rules));
     of_job_[j.id] = it->second;
   }
 }

@@ -15,6 +15,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/utf8.hpp"
+#include "gpusim/sim/node_placement.hpp"
 #include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/workloads/spec.hpp"
@@ -457,6 +458,7 @@ const Section& pool_section() {
           {"mig", Type::section(pool_mig_section()), "", "", "MIG on its GPUs (no other sharing then)"},
           {"market", Type::enumeration<Market>(), "on-demand", "", "How its nodes are bought"},
           {"labels", Type::map(Type::string()), "", "", "Its nodes' labels (beside the ones every node has: README, Tenants)"},
+          taints_field(),
           {"price_per_gpu_hour_usd", Type::number().at_least(0), "", "USD per GPU-hour",
            "Its price; default: the node template's"},
           {"price_per_node_hour_usd", Type::number().at_least(0), "", "USD per node-hour",
@@ -552,6 +554,8 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
   }
   read_network(e.get("network"), t, s.model, pool);
   if (auto k = e.get("kubelet")) pool.topology_manager = read_kubelet(*k);
+  add_node_labels(pool, *t);
+  if (auto taints = e.get("taints")) pool.taints = read_taints(*taints);
   const auto topology = t->gpus > 0 ? std::make_shared<const NodeTopology>(t->topology) : nullptr;
   pool.initial_nodes = static_cast<uint32_t>(count);
   pool.node_count = static_cast<uint32_t>(std::max<int64_t>(count, pool.autoscale.max_nodes));
@@ -904,6 +908,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (s.packing) pack_workload(s, workload);
   if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");
   s.tenancy = read_tenancy(root.get("tenancy"), s);
+  if (s.tenancy.extended_resource_toleration) add_extended_resource_tolerations(s.jobs);
 
   // An absent policy is its default, named by the field without a line.
   if (const ConfigNode p = root.value("policy"); p.is_map()) {

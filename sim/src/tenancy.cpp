@@ -5,14 +5,21 @@
 namespace gpusim {
 
 const Section& tenancy_section() {
-  static const Section s{"tenancy", "The Kubernetes objects of a shared cluster: priorities, quotas, queues, devices", {}};
+  static const Section s{"tenancy",
+                         "The Kubernetes objects of a shared cluster: priorities, quotas, queues, devices",
+                         {
+                             {"extended_resource_toleration", Type::boolean(), "false", "",
+                              "The ExtendedResourceToleration admission plugin: pods asking a GPU resource tolerate "
+                              "NoSchedule taints keyed by it (README, Taints, selectors and affinity)"},
+                         }};
   return s;
 }
 
 TenancySpec read_tenancy(const std::optional<ConfigNode>& node, const Scenario&) {
   TenancySpec t;
   if (!node) return t;
-  tenancy_section().read(*node);
+  const Fields f = tenancy_section().read(*node);
+  t.extended_resource_toleration = f.value("extended_resource_toleration").as_bool();
   t.given = true;
   return t;
 }

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "gpusim/core/random.hpp"
+#include "gpusim/workloads/node_rules.hpp"
 
 namespace gpusim {
 
@@ -114,6 +115,7 @@ const Section& job_section() {
            },
            request_fields(),
            job_fields(),
+           node_rule_fields(),
            {{"communication", Type::section(job_communication_section()), "", "",
              "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
             checkpoint_field()}})};
@@ -224,6 +226,7 @@ const Section& class_section() {
            request_fields(),
            {{"duration", distribution_type(), required, "", "How long each runs alone: a duration, or a distribution of them"}},
            job_fields(),
+           node_rule_fields(),
            {{"communication", Type::section(communication_section()), "", "",
              "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
             checkpoint_field()}})};
@@ -284,6 +287,7 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   std::sort(pod.labels.begin(), pod.labels.end());
   if (auto c = e.get("priority_class")) pod.priority_class = c->as_string();
   if (auto q = e.get("queue")) pod.queue = q->as_string();
+  pod.node_rules = read_node_rules(e);
   if (pod != PodSpec{}) j.pod = set.pod(std::move(pod));
   j.priority = e.integer<int32_t>("priority");
   j.multi_node = e.value("multi_node").as_bool();

@@ -2,6 +2,7 @@
 // A placement filters the nodes a job fits on, scores them, and picks GPUs inside the chosen node
 // (the filter/score phases of the Kubernetes scheduler framework). A new placement is one
 // class overriding score() and perhaps choose_gpus(), plus one registration line.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -48,7 +49,27 @@ class PlacementPolicy {
     uint32_t weight;
     double score;
   };
-  std::optional<NodeId> best_of(const ClusterView& view, std::vector<Candidate>& candidates) const;
+  // Only the candidates on the pools the job prefers most are kept first (keep_preferred).
+  std::optional<NodeId> best_of(const ClusterView& view, JobId job, std::vector<Candidate>& candidates) const;
+  // The job's node preferences come before a placement's own score: of the candidates (the feasible
+  // nodes), only those whose pools kube-scheduler scores best by NodeAffinity and TaintToleration
+  // (preference_scores) are kept, and the placement chooses among them. Scores of gpusim's
+  // placements are not on kube-scheduler's 0-100 scale, so a weighted sum would let each
+  // placement's scale decide; ranking keeps the user's preference binding for every placement (in
+  // kube-scheduler the two preference plugins carry 5 of the 6 weights they share with NodeResourcesFit).
+  template <class C, class PoolOf>
+  void keep_preferred(const ClusterView& view, JobId job, std::vector<C>& candidates, PoolOf pool_of) const {
+    const std::vector<PoolPreference>& per_pool = view.preferences(job);
+    if (per_pool.empty() || candidates.size() < 2) return;
+    pools_.clear();
+    for (const C& c : candidates) pools_.push_back(pool_of(c));
+    preference_scores(per_pool, pools_, scores_);
+    const int64_t best = *std::max_element(scores_.begin(), scores_.end());
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      if (scores_[i] == best) candidates[kept++] = candidates[i];
+    candidates.resize(kept);
+  }
   std::optional<Placement> place_on_node(const ClusterView& view, JobId job, NodeId node) const;
   std::optional<Placement> place_across_nodes(const ClusterView& view, JobId job) const;
   // Fills placement.instances for the MIG-enabled GPUs among placement.gpus.
@@ -57,6 +78,8 @@ class PlacementPolicy {
  private:
   mutable std::optional<Rng> tie_rng_;
   std::vector<Candidate> candidates_;
+  mutable std::vector<PoolId> pools_;  // keep_preferred's scratch
+  mutable std::vector<int64_t> scores_;
 };
 
 // Leftover share of a node after placing `job` there: free GPU milli over GPU capacity plus free

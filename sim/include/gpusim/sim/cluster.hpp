@@ -60,10 +60,12 @@ struct PoolSpec {
   NetworkSpec network;                                     // per node, shared by the multi-node jobs on it
   TopologyPolicy topology_manager = TopologyPolicy::none;  // the kubelet's topologyManagerPolicy
   Market market = Market::on_demand;
-  std::vector<std::pair<std::string, std::string>> labels;  // its nodes' labels as written, sorted by key
-  double price_per_node_hour_usd = 0;                       // at the start (a spot trace may change it over time)
-  std::string price_source;                                 // empty: no price given, cost counts as 0 (stated in the run's notes)
-  SpotConfig spot;                                          // spot pools: how they lose nodes
+  // Its nodes' labels as written, then the well-known ones (add_node_labels), sorted by key.
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<Taint> taints;           // on every node of the pool
+  double price_per_node_hour_usd = 0;  // at the start (a spot trace may change it over time)
+  std::string price_source;            // empty: no price given, cost counts as 0 (stated in the run's notes)
+  SpotConfig spot;                     // spot pools: how they lose nodes
   AutoscaleConfig autoscale;
   Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes
   uint32_t initial_nodes = 0;   // ready at time 0; the slots after them start off

@@ -14,6 +14,7 @@
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/node_placement.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -147,11 +148,14 @@ inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, cons
 // Which pools a request may use, and whether an empty cluster could ever hold it.
 struct RequestShape {
   uint64_t pool_mask = 0;
-  std::optional<std::string> never_fits;  // why no node of the cluster could ever hold it
+  std::optional<std::string> never_fits;    // why no node of the cluster could ever hold it
+  std::vector<PoolPreference> preferences;  // per pool, from the pod's node rules; empty: none
 };
-RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog);
+// `rules`: the pod's node rules (taints, selectors and affinity also decide the pools it may use).
+RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog,
+                     const NodeRules& rules = Interned<NodeRules>().get());
 
-// Jobs with equal requests behave alike in every fit check; they share a shape id.
+// Jobs with equal requests and node rules behave alike in every fit check; they share a shape id.
 class Shapes {
  public:
   Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog);

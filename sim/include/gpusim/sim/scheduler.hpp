@@ -88,6 +88,9 @@ class ClusterView {
 
   // Fit queries (the same rules the engine validates with).
   virtual bool pool_allowed(JobId id, PoolId pool) const = 0;
+  // Its node preferences per pool (preferred node affinity, PreferNoSchedule taints); empty: none.
+  // Placements rank nodes by them first (PlacementPolicy::keep_preferred).
+  virtual const std::vector<PoolPreference>& preferences(JobId id) const = 0;
   virtual GpuDemand gpu_demand(JobId id, PoolId pool) const = 0;
   virtual bool gpu_fits(JobId id, GpuId gpu) const = 0;
   // MIG slots of `gpu` the job fits, smallest instance first (memory slices, then SMs, then start).

@@ -15,6 +15,8 @@ struct Scenario;
 
 struct TenancySpec {
   bool given = false;  // the scenario has a tenancy: block (then runs keep per-namespace figures)
+  // The kube-apiserver admission plugin ExtendedResourceToleration is on (node_placement.hpp).
+  bool extended_resource_toleration = false;
 };
 
 const Section& tenancy_section();

@@ -14,6 +14,7 @@
 #include "gpusim/core/interned.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/units.hpp"
+#include "gpusim/workloads/node_rules.hpp"
 
 namespace gpusim {
 
@@ -95,7 +96,8 @@ struct Request {
 struct PodSpec {
   std::vector<std::pair<std::string, std::string>> labels;  // metadata.labels, sorted by key
   std::string priority_class;                               // spec.priorityClassName; "": the scenario's global default class
-  std::string queue;  // the Kueue LocalQueue of its namespace (label kueue.x-k8s.io/queue-name); "": none
+  std::string queue;               // the Kueue LocalQueue of its namespace (label kueue.x-k8s.io/queue-name); "": none
+  Interned<NodeRules> node_rules;  // nodeSelector, tolerations, node affinity (interned: request shapes key on it)
   bool operator==(const PodSpec&) const = default;
 };
 
