@@ -904,6 +904,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (s.packing) pack_workload(s, workload);
   if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");
   s.tenancy = read_tenancy(root.get("tenancy"), s);
+  apply_dra(s);
 
   // An absent policy is its default, named by the field without a line.
   if (const ConfigNode p = root.value("policy"); p.is_map()) {

@@ -5,14 +5,16 @@
 namespace gpusim {
 
 const Section& tenancy_section() {
-  static const Section s{"tenancy", "The Kubernetes objects of a shared cluster: priorities, quotas, queues, devices", {}};
+  static const Section s{"tenancy", "The Kubernetes objects of a shared cluster: priorities, quotas, queues, devices",
+                         join_fields({dra_fields()})};
   return s;
 }
 
 TenancySpec read_tenancy(const std::optional<ConfigNode>& node, const Scenario&) {
   TenancySpec t;
   if (!node) return t;
-  tenancy_section().read(*node);
+  const Fields f = tenancy_section().read(*node);
+  t.dra = read_dra(f);
   return t;
 }
 

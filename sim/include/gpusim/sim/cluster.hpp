@@ -61,6 +61,9 @@ struct PoolSpec {
   TopologyPolicy topology_manager = TopologyPolicy::none;  // the kubelet's topologyManagerPolicy
   Market market = Market::on_demand;
   std::vector<std::pair<std::string, std::string>> labels;  // its nodes' labels as written, sorted by key
+  // DRA (sim/dra.hpp): by device request, the device kinds of its GPU model the request's selectors
+  // accept (bit 0: a whole GPU, bit 1 + i: MIG profile i); empty without DRA.
+  std::vector<uint64_t> device_match;
   double price_per_node_hour_usd = 0;  // at the start (a spot trace may change it over time)
   std::string price_source;            // empty: no price given, cost counts as 0 (stated in the run's notes)
   SpotConfig spot;                     // spot pools: how they lose nodes

@@ -8,12 +8,15 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
+#include "gpusim/sim/dra.hpp"
 
 namespace gpusim {
 
 struct Scenario;
 
-struct TenancySpec {};
+struct TenancySpec {
+  DraSpec dra;  // DeviceClasses and ResourceClaimTemplates (sim/dra.hpp)
+};
 
 const Section& tenancy_section();
 
