@@ -148,8 +148,10 @@ DraSpec read_dra(const Fields& tenancy) {
                                       t.ns.empty() ? "every namespace" : "namespace " + t.ns));
       for (const ConfigNode& r : f.at("requests").items()) {
         const Fields rf = device_request_section().read(r);
-        DeviceRequestSpec q{rf.at("name").as_string(), 0, 1, rf.value("allocation_mode").as_string() == "All",
-                            read_selectors(rf)};
+        const std::string mode = rf.value("allocation_mode").as_string();
+        if (mode != "ExactCount" && mode != "All")
+          rf.at("allocation_mode").fail(fmt::format("expected ExactCount or All, got '{}'", mode));
+        DeviceRequestSpec q{rf.at("name").as_string(), 0, 1, mode == "All", read_selectors(rf)};
         const std::string cls = rf.at("device_class").as_string();
         const auto c = std::find_if(dra.classes.begin(), dra.classes.end(),
                                     [&](const DeviceClassSpec& d) { return d.name == cls; });
