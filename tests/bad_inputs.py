@@ -332,6 +332,42 @@ for name, variants, says in [
 case("variant checked by validate", scenario(variants=[{"name": "v", "set": ["cluster.pools[0].count=x"]}]),
      "variants[0].set: variant 'v': cluster.pools[0].count=x", ["validate", "scenario.yaml"])
 
+# DRA (issue 17): device classes, claim templates, CEL selectors and the jobs that name them.
+DRA_CLASS = {"name": "gpu.nvidia.com", "selectors": "device.attributes['gpu.nvidia.com'].type == 'gpu'"}
+
+
+def dra(request=None, claims="big", **job):
+    """The base scenario with one DeviceClass, a template `big` holding `request` and the job naming `claims`."""
+    req = {"name": "d", "device_class": "gpu.nvidia.com", **(request or {})}
+    tenancy = {"device_classes": [dict(DRA_CLASS)], "resource_claim_templates": [{"name": "big", "requests": [req]}]}
+    return {"tenancy": tenancy, "workload.jobs[0].resource_claims": claims,
+            **{f"workload.jobs[0].{k}": v for k, v in job.items()}}
+
+
+REQ = "tenancy.resource_claim_templates[0].requests[0]"
+field("dra unknown class", dra({"device_class": "gpu"}), [f"{REQ}.device_class", "unknown DeviceClass 'gpu'"])
+field("dra unknown template", dra(claims="small"), ["workload.jobs[0].resource_claims", "unknown ResourceClaimTemplate 'small'"])
+field("dra count zero", dra({"count": 0}), f"{REQ}.count")
+field("dra count with all", dra({"count": 2, "allocation_mode": "All"}), [f"{REQ}.count", "ExactCount"])
+field("dra allocation mode", dra({"allocation_mode": "Some"}), f"{REQ}.allocation_mode")
+field("dra selector syntax", dra({"selectors": "device.capacity['gpu.nvidia.com'].memory >= "}),
+      [f"{REQ}.selectors", "column 45: expected"])
+field("dra selector quantity", dra({"selectors": "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40GB')) >= 0"}),
+      [f"{REQ}.selectors", "column 61: expected a Kubernetes quantity"])
+field("dra selector unknown path", dra({"selectors": "device.attribute['gpu.nvidia.com'].type == 'gpu'"}),
+      [f"{REQ}.selectors", "column 8: expected driver, attributes or capacity"])
+field("dra selector type mismatch", dra({"selectors": "device.capacity['gpu.nvidia.com'].memory >= 40"}),
+      [f"{REQ}.selectors", "cannot compare a quantity with an int"])
+field("dra selector missing attribute", dra({"selectors": "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"}),
+      [f"{REQ}.selectors", "publishes no attribute 'profile'"])
+field("dra class selector syntax", {**dra(), "tenancy.device_classes[0].selectors": "type == 'gpu'"},
+      ["tenancy.device_classes[0].selectors", "column 1: expected device"])
+field("dra gpus disagree", dra(gpus=2), ["workload.jobs[0].gpus", "expected gpus: 1, got 2"])
+field("dra with resource", dra(resource="nvidia.com/gpu"), ["workload.jobs[0].resource_claims", "not both"])
+field("dra with gpu milli", dra(gpu_milli=500), ["workload.jobs[0].resource_claims", "whole devices"])
+field("dra template namespace", {**dra(), "tenancy.resource_claim_templates[0].namespace": "prod"},
+      ["workload.jobs[0].resource_claims", "in namespace default"])
+
 # Trace files referenced by a scenario.
 field("trace format", {"workload": {"traces": [{"format": "parquet", "path": "t.csv"}]}}, "workload.traces[0].format")
 field("trace file missing", {"workload": {"traces": [{"format": "csv", "path": "missing.csv"}]}}, "missing.csv")

@@ -21,7 +21,7 @@ std::optional<int> wanted_profile(const Job& j, const Pool& pool) {
   for (std::size_t i = 0; i < t.profiles.size(); ++i) {
     const MigProfile& p = t.profiles[i];
     bool serves = false;
-    if (q.claim) serves = p.memory_mib >= q.gpu_memory_mib && p.sms >= q.min_sms;
+    if (q.claim) serves = profile_serves(q, pool, i);
     else if (q.resource->starts_with(kMigResourcePrefix)) serves = q.resource->substr(kMigResourcePrefix.size()) == p.name;
     if (!serves) continue;
     const MigProfile* b = best ? &t.profiles[static_cast<std::size_t>(*best)] : nullptr;

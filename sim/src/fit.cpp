@@ -22,6 +22,7 @@ struct ShapeKey {
   Interned<std::vector<std::string>> models;
   Interned<std::string> resource;
   bool claim;
+  uint16_t device_selector;
   int32_t min_sms;
   int64_t limit_mib;
   int32_t thread_percent;
@@ -42,6 +43,7 @@ struct ShapeKeyHash {
     boost::hash_combine(h, &k.models.get());  // interned: equal lists share an address
     boost::hash_combine(h, &k.resource.get());
     boost::hash_combine(h, k.claim);
+    boost::hash_combine(h, k.device_selector);
     boost::hash_combine(h, k.min_sms);
     boost::hash_combine(h, k.limit_mib);
     boost::hash_combine(h, k.thread_percent);
@@ -74,10 +76,13 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
       return fmt::format("a capacity claim takes a MIG instance or a whole GPU; pool {} shares GPUs by {}", pool.name,
                          to_string(c.mode));
     const bool whole = c.mode == Sharing::exclusive || mig_off_gpus(c);
-    if (whole && pool.gpu->memory_mib >= q.gpu_memory_mib && pool.gpu->sms >= q.min_sms) return std::nullopt;
+    if (whole && pool.gpu->memory_mib >= q.gpu_memory_mib && whole_gpu_serves_claim(q, pool)) return std::nullopt;
     if (c.mode == Sharing::mig)
-      for (const MigProfile& p : pool.gpu->mig->profiles)
-        if (profile_serves(q, c, p)) return std::nullopt;
+      for (std::size_t i = 0; i < pool.gpu->mig->profiles.size(); ++i)
+        if (profile_serves(q, pool, i)) return std::nullopt;
+    if (q.device_selector)
+      return fmt::format("no GPU or MIG device of pool {} ({}) matches its DRA claim's selectors with {} MiB", pool.name,
+                         pool.gpu->name, q.gpu_memory_mib);
     return fmt::format("claims {} MiB and {} SMs; no GPU or MIG profile of pool {} has that much", q.gpu_memory_mib, q.min_sms,
                        pool.name);
   }
@@ -105,9 +110,9 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
       if (!profile.empty() && !pool.gpu->mig->find(profile))
         return fmt::format("asks {}; {} has no MIG profile {}", want, pool.gpu->name, profile);
       if (want == "nvidia.com/gpu.shared") return fmt::format("asks {}; pool {} is a MIG pool", want, pool.name);
-      if (std::none_of(pool.gpu->mig->profiles.begin(), pool.gpu->mig->profiles.end(),
-                       [&](const MigProfile& p) { return profile_serves(q, c, p); }))
-        return fmt::format("uses {} MiB of GPU memory; the {} instance has less", q.gpu_memory_mib, want);
+      bool served = false;
+      for (std::size_t i = 0; i < pool.gpu->mig->profiles.size(); ++i) served = served || profile_serves(q, pool, i);
+      if (!served) return fmt::format("uses {} MiB of GPU memory; the {} instance has less", q.gpu_memory_mib, want);
       return std::nullopt;
     }
   } else if (want != kGpuResource) {
@@ -176,6 +181,7 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
                  q.models,
                  q.resource,
                  q.claim,
+                 q.device_selector,
                  q.min_sms,
                  q.gpu_memory_limit_mib,
                  q.thread_percent,

@@ -909,6 +909,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (s.jobs.jobs.size() > 0xFFFFFFF0u) workload.fail("too many jobs");
   s.tenancy = read_tenancy(root.get("tenancy"), s);
   if (s.tenancy.extended_resource_toleration) add_extended_resource_tolerations(s.jobs);
+  apply_dra(s);
 
   // An absent policy is its default, named by the field without a line.
   if (const ConfigNode p = root.value("policy"); p.is_map()) {

@@ -82,6 +82,9 @@ std::vector<Field> job_fields() {
       {"resource", Type::string(R"(^nvidia\.com/(gpu|gpu\.shared|mig-.+)$)"), "nvidia.com/gpu", "",
        "The device-plugin resource it asks for: nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>"},
       {"claim", Type::section(claim_section()), "", "", "A capacity claim instead of a resource"},
+      {"resource_claims", Type::string_list(), "", "",
+       "DRA ResourceClaimTemplates (tenancy.resource_claim_templates) its pod claims devices from, instead of a resource; "
+       "gpus must be the request's count"},
       {"gpu_memory_limit_mib", Type::integer().at_least(1), "", "MiB",
        "The pod's own GPU memory limit (time-slicing cap, MPS pinned limit); absent: none"},
       {"mps_thread_percent", Type::integer().at_least(1).at_most(100), "", "%",
@@ -288,6 +291,9 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   if (auto c = e.get("priority_class")) pod.priority_class = c->as_string();
   if (auto q = e.get("queue")) pod.queue = q->as_string();
   pod.node_rules = read_node_rules(e);
+  pod.resource_claims = e.string_list("resource_claims");
+  if (!pod.resource_claims.empty() && (e.has("resource") || e.has("claim")))
+    e.at("resource_claims").fail("give either resource_claims (DRA) or a resource or capacity claim, not both");
   if (pod != PodSpec{}) j.pod = set.pod(std::move(pod));
   j.priority = e.integer<int32_t>("priority");
   j.multi_node = e.value("multi_node").as_bool();

@@ -62,7 +62,10 @@ struct PoolSpec {
   Market market = Market::on_demand;
   // Its nodes' labels as written, then the well-known ones (add_node_labels), sorted by key.
   std::vector<std::pair<std::string, std::string>> labels;
-  std::vector<Taint> taints;           // on every node of the pool
+  std::vector<Taint> taints;  // on every node of the pool
+  // DRA (sim/dra.hpp): by device request, the device kinds of its GPU model the request's selectors
+  // accept (bit 0: a whole GPU, bit 1 + i: MIG profile i); empty without DRA.
+  std::vector<uint64_t> device_match;
   double price_per_node_hour_usd = 0;  // at the start (a spot trace may change it over time)
   std::string price_source;            // empty: no price given, cost counts as 0 (stated in the run's notes)
   SpotConfig spot;                     // spot pools: how they lose nodes

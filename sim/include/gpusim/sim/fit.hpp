@@ -49,11 +49,23 @@ inline std::string_view mig_profile_name(const Request& q) {
                                                      : std::string_view();
 }
 
-// Does a MIG profile serve the request (resource name or capacity claim, and memory)?
-inline bool profile_serves(const Request& q, const SharingConfig& c, const MigProfile& p) {
+// Does a DRA claim's device request accept device kind `kind` of `pool` (0: a whole GPU, 1 + i: MIG
+// profile i)? Its selectors were evaluated once per pool (sim/dra.hpp); true for other requests.
+inline bool selector_accepts(const Request& q, const PoolSpec& pool, std::size_t kind) {
+  return q.device_selector == 0 || (pool.device_match[q.device_selector - 1u] >> kind & 1);
+}
+
+// Does a whole GPU of `pool` serve a capacity claim (SMs, DRA selector; memory is pool_refuses')?
+inline bool whole_gpu_serves_claim(const Request& q, const PoolSpec& pool) {
+  return pool.gpu->sms >= q.min_sms && selector_accepts(q, pool, 0);
+}
+
+// Does MIG profile `profile` of the pool's GPU serve the request (resource name or capacity claim, and memory)?
+inline bool profile_serves(const Request& q, const PoolSpec& pool, std::size_t profile) {
+  const MigProfile& p = pool.gpu->mig->profiles[profile];
   if (q.gpu_memory_mib > p.memory_mib) return false;
-  if (q.claim) return p.sms >= q.min_sms;
-  if (c.mig_strategy == MigStrategy::single) return q.resource->empty();
+  if (q.claim) return p.sms >= q.min_sms && selector_accepts(q, pool, 1 + profile);
+  if (pool.sharing.mig_strategy == MigStrategy::single) return q.resource->empty();
   return mig_profile_name(q) == p.name;
 }
 
@@ -84,9 +96,12 @@ inline GpuDemand demand_on(const Request& q, const Pool& pool) {
     case Sharing::mig: {
       const MigTable& t = *pool.gpu->mig;
       const MigProfile* best = nullptr;
-      for (const MigProfile& p : t.profiles)
-        if (profile_serves(q, c, p) && (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
+      for (std::size_t i = 0; i < t.profiles.size(); ++i) {
+        const MigProfile& p = t.profiles[i];
+        if (profile_serves(q, pool, i) &&
+            (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
           best = &p;
+      }
       if (best && !(q.resource->empty() && c.mig_strategy == MigStrategy::mixed))
         return {instance_milli(t, *best), best->memory_mib};
       return {kWholeGpu, memory};
@@ -104,14 +119,14 @@ inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::opt
   if (gpu.mig) {
     if (!instance || *instance >= gpu.instances.size()) return false;
     const MigSlot& slot = gpu.instances[*instance];
-    return slot.job == kNoJob && profile_serves(q, c, pool.gpu->mig->profiles[slot.instance.profile]);
+    return slot.job == kNoJob && profile_serves(q, pool, slot.instance.profile);
   }
   if (instance) return false;
   switch (c.mode) {
     case Sharing::exclusive:
     case Sharing::mig:  // a GPU with MIG off is a whole GPU
       if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource->empty())) return false;
-      return !(q.claim && pool.gpu->sms < q.min_sms);
+      return !(q.claim && !whole_gpu_serves_claim(q, pool));
     case Sharing::fractional: return !(gpu.free < q.milli_per_gpu) && gpu.free_memory_mib >= q.gpu_memory_mib;
     case Sharing::time_slicing: return std::min(c.replicas, ts.max_contexts) > static_cast<int>(gpu.residents.size());
     case Sharing::mps: return gpu.free_slots() > 0 && gpu.free_memory_mib >= mps_memory_limit_mib(q, pool);

@@ -8,6 +8,7 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
+#include "gpusim/sim/dra.hpp"
 
 namespace gpusim {
 
@@ -17,6 +18,7 @@ struct TenancySpec {
   bool given = false;  // the scenario has a tenancy: block (then runs keep per-namespace figures)
   // The kube-apiserver admission plugin ExtendedResourceToleration is on (node_placement.hpp).
   bool extended_resource_toleration = false;
+  DraSpec dra;  // DeviceClasses and ResourceClaimTemplates (sim/dra.hpp)
 };
 
 const Section& tenancy_section();

@@ -82,10 +82,12 @@ struct Request {
   // GPUs of each worker pod of a multi-worker job (PyTorchJob-like: workers x worker_gpus = gpus);
   // a worker's GPUs are on one node. 0: one pod per node the job occupies.
   int32_t worker_gpus = 0;
-  // A capacity claim (like a DRA claim): any MIG instance or whole GPU with at least
-  // gpu_memory_mib of memory and min_sms SMs; the smallest that fits is taken.
+  // A capacity claim: any MIG instance or whole GPU with at least gpu_memory_mib of memory and
+  // min_sms SMs (and, for a DRA claim, a device its selectors accept); the smallest that fits is taken.
   int32_t min_sms = 0;
   bool claim = false;
+  // A DRA claim's device request (sim/dra.hpp): 1 + its index in PoolSpec::device_match; 0: none.
+  uint16_t device_selector = 0;
   bool fractional() const { return gpus == 1 && milli_per_gpu < kWholeGpu; }
   // Pods of the job on a node holding `gpus_there` of its GPUs (CPU and memory are per pod).
   int32_t pods_on_node(int32_t gpus_there) const { return worker_gpus > 0 ? std::max(1, gpus_there / worker_gpus) : 1; }
@@ -96,8 +98,9 @@ struct Request {
 struct PodSpec {
   std::vector<std::pair<std::string, std::string>> labels;  // metadata.labels, sorted by key
   std::string priority_class;                               // spec.priorityClassName; "": the scenario's global default class
-  std::string queue;               // the Kueue LocalQueue of its namespace (label kueue.x-k8s.io/queue-name); "": none
-  Interned<NodeRules> node_rules;  // nodeSelector, tolerations, node affinity (interned: request shapes key on it)
+  std::string queue;                         // the Kueue LocalQueue of its namespace (label kueue.x-k8s.io/queue-name); "": none
+  Interned<NodeRules> node_rules;            // nodeSelector, tolerations, node affinity (interned: request shapes key on it)
+  std::vector<std::string> resource_claims;  // DRA ResourceClaimTemplates it claims devices from (sim/dra.hpp)
   bool operator==(const PodSpec&) const = default;
 };
 

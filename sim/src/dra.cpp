@@ -1,0 +1,276 @@
+#include "gpusim/sim/dra.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+
+#include "gpusim/hardware/dra_devices.hpp"
+#include "gpusim/sim/scenario.hpp"
+
+namespace gpusim {
+
+namespace {
+
+constexpr std::string_view kSelectorHelp = "selectors are CEL over device.driver, device.attributes[\"gpu.nvidia.com\"].NAME and "
+                                           "device.capacity[\"gpu.nvidia.com\"].NAME; README, DRA claims";
+
+const Section& device_class_section() {
+  static const Section s{"device_class",
+                         "A DeviceClass: the devices its selectors all accept",
+                         {
+                             {"name", Type::string(), required, "", "Its name, which device requests give as device_class"},
+                             {"selectors", Type::string_list(), "", "",
+                              "CEL expressions a device must all satisfy (spec.selectors[].cel.expression)"},
+                         }};
+  return s;
+}
+
+const Section& device_request_section() {
+  static const Section s{
+      "device_request",
+      "One device request of a claim (spec.devices.requests[].exactly)",
+      {
+          {"name", Type::string(), required, "", "Its name in the claim"},
+          {"device_class", Type::string(), required, "", "The DeviceClass whose devices it takes (deviceClassName)"},
+          {"count", Type::integer().at_least(1).at_most(kJobGpuRange.maximum->value), "", "",
+           "Devices it takes (allocationMode ExactCount); absent: 1"},
+          {"allocation_mode", Type::choice({"ExactCount", "All"}), "ExactCount", "",
+           "ExactCount: count devices; All: every matching device of the node"},
+          {"selectors", Type::string_list(), "", "", "CEL expressions a device must also satisfy, after its class's"},
+      }};
+  return s;
+}
+
+const Section& claim_template_section() {
+  static const Section s{"resource_claim_template",
+                         "A ResourceClaimTemplate: each pod that names it gets a claim of its own made from it",
+                         {
+                             {"name", Type::string(), required, "", "Its name, which jobs give in resource_claims"},
+                             {"namespace", Type::string(), "", "", "Its namespace; absent: every namespace may use it"},
+                             {"requests", Type::list(Type::section(device_request_section())), required, "",
+                              "Its device requests (gpusim places one kind of device per job: one request)"},
+                         }};
+  return s;
+}
+
+std::vector<DraSelector> read_selectors(const Fields& f) {
+  std::vector<DraSelector> out;
+  auto node = f.get("selectors");
+  if (!node) return out;
+  for (const ConfigNode& item : node->is_sequence() ? node->items() : std::vector<ConfigNode>{*node}) {
+    try {
+      out.push_back({cel::Expression::compile(item.as_string()), item.where()});
+    } catch (const cel::SyntaxError& e) {
+      item.fail(fmt::format("column {}: {} ({})", e.column, e.message, kSelectorHelp));
+    }
+  }
+  return out;
+}
+
+// A device of one of a pool's device kinds, named for messages.
+struct DeviceKind {
+  cel::Device device;
+  std::string name;
+};
+
+std::vector<DeviceKind> device_kinds(const GpuModel& gpu) {
+  std::vector<DeviceKind> kinds{{whole_gpu_device(gpu), fmt::format("the whole-GPU device of {}", gpu.name)}};
+  if (gpu.mig)
+    for (const MigProfile& p : gpu.mig->profiles)
+      kinds.push_back({mig_device(gpu, p), fmt::format("the MIG {} device of {}", p.name, gpu.name)});
+  return kinds;
+}
+
+// Do a class's selectors, then a request's, all accept `kind`? The first that says false decides,
+// as the scheduler's allocator checks them; an error is bad input here (Kubernetes aborts the
+// allocation, so no pod using the request could ever be placed).
+bool accepts(const DeviceKind& kind, const std::vector<DraSelector>& class_selectors, const std::vector<DraSelector>& own) {
+  for (const auto* list : {&class_selectors, &own})
+    for (const DraSelector& s : *list) {
+      const cel::Expression::Result r = s.expression.evaluate(kind.device);
+      if (!r.error.empty())
+        throw InputError(s.where, fmt::format("on {}: {}; Kubernetes aborts an allocation whose selector fails (test the type or "
+                                              "has(...) first)",
+                                              kind.name, r.error));
+      if (!r.value) return false;
+    }
+  return true;
+}
+
+// Matching devices of one node of `pool` (its largest shape) a job may hold for a request matching `mask`.
+int32_t matching_per_node(const PoolSpec& pool, uint64_t mask) {
+  int32_t gpus = 0;
+  pool.for_each_shape([&](const PoolSpec::NodeSpec& n, uint32_t) { gpus = std::max(gpus, n.gpus); });
+  int32_t count = 0;
+  for (int32_t g = 0; g < gpus; ++g) {
+    const auto& layouts = pool.sharing.mig_layouts;
+    if (pool.sharing.mode == Sharing::mig && static_cast<std::size_t>(g) < layouts.size() && layouts[g]) {
+      // A job holds one device per GPU (fit rules): a GPU counts once, however many of its instances match.
+      count += static_cast<int32_t>(std::any_of(layouts[g]->begin(), layouts[g]->end(),
+                                                [&](const MigInstance& in) { return mask >> (1 + in.profile) & 1; }));
+    } else {
+      count += static_cast<int32_t>(mask & 1);
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+std::vector<Field> dra_fields() {
+  return {
+      {"device_classes", Type::list(Type::section(device_class_section())), "", "", "DRA DeviceClasses (README, DRA claims)"},
+      {"resource_claim_templates", Type::list(Type::section(claim_template_section())), "", "",
+       "DRA ResourceClaimTemplates jobs name in resource_claims"},
+  };
+}
+
+DraSpec read_dra(const Fields& tenancy) {
+  DraSpec dra;
+  if (auto classes = tenancy.get("device_classes"))
+    for (const ConfigNode& e : classes->items()) {
+      const Fields f = device_class_section().read(e);
+      DeviceClassSpec c{f.at("name").as_string(), read_selectors(f)};
+      if (std::any_of(dra.classes.begin(), dra.classes.end(), [&](const DeviceClassSpec& o) { return o.name == c.name; }))
+        f.at("name").fail(fmt::format("a second DeviceClass named '{}'", c.name));
+      dra.classes.push_back(std::move(c));
+    }
+  if (auto templates = tenancy.get("resource_claim_templates"))
+    for (const ConfigNode& e : templates->items()) {
+      const Fields f = claim_template_section().read(e);
+      const auto ns = f.get("namespace");
+      ClaimTemplateSpec t{f.at("name").as_string(), ns ? ns->as_string() : "", {}, e.where()};
+      if (std::any_of(dra.templates.begin(), dra.templates.end(),
+                      [&](const auto& o) { return o.name == t.name && o.ns == t.ns; }))
+        f.at("name").fail(fmt::format("a second ResourceClaimTemplate named '{}' in {}", t.name,
+                                      t.ns.empty() ? "every namespace" : "namespace " + t.ns));
+      for (const ConfigNode& r : f.at("requests").items()) {
+        const Fields rf = device_request_section().read(r);
+        const std::string mode = rf.value("allocation_mode").as_string();
+        if (mode != "ExactCount" && mode != "All")
+          rf.at("allocation_mode").fail(fmt::format("expected ExactCount or All, got '{}'", mode));
+        DeviceRequestSpec q{rf.at("name").as_string(), 0, 1, mode == "All", read_selectors(rf)};
+        const std::string cls = rf.at("device_class").as_string();
+        const auto c = std::find_if(dra.classes.begin(), dra.classes.end(),
+                                    [&](const DeviceClassSpec& d) { return d.name == cls; });
+        if (c == dra.classes.end()) {
+          std::vector<std::string> known;
+          for (const DeviceClassSpec& d : dra.classes) known.push_back(d.name);
+          rf.at("device_class")
+              .fail(fmt::format("unknown DeviceClass '{}'; expected one of tenancy.device_classes: {}", cls,
+                                known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
+        }
+        q.device_class = static_cast<uint32_t>(c - dra.classes.begin());
+        if (auto n = rf.get("count")) {
+          if (q.all) n->fail("count goes with allocation_mode ExactCount; All takes every matching device");
+          q.count = n->as_int<int32_t>(rf.range("count"));
+        }
+        if (std::any_of(t.requests.begin(), t.requests.end(), [&](const auto& o) { return o.name == q.name; }))
+          rf.at("name").fail(fmt::format("a second request named '{}' in this template", q.name));
+        t.requests.push_back(std::move(q));
+      }
+      dra.templates.push_back(std::move(t));
+    }
+  return dra;
+}
+
+void apply_dra(Scenario& s) {
+  const DraSpec& dra = s.tenancy.dra;
+  const bool claims = std::any_of(s.jobs.pods.begin(), s.jobs.pods.end(),
+                                  [](const PodSpec& p) { return !p.resource_claims.empty(); });
+  if (dra.templates.empty() && !claims) return;
+  // Every device request of every template is a selector (Request::device_selector - 1), in order.
+  std::vector<const DeviceRequestSpec*> requests;
+  std::vector<uint32_t> first_request;  // by template
+  for (const ClaimTemplateSpec& t : dra.templates) {
+    first_request.push_back(static_cast<uint32_t>(requests.size()));
+    for (const DeviceRequestSpec& r : t.requests) requests.push_back(&r);
+  }
+  if (requests.size() >= 0xFFFF) throw InputError(dra.templates.back().where, "at most 65,534 device requests are supported");
+  // Each model's device kinds are evaluated once, for every pool of that model.
+  std::map<const GpuModel*, std::vector<uint64_t>> by_model;
+  std::vector<int32_t> most_per_node(requests.size(), 0);  // allocationMode All
+  for (PoolSpec& pool : s.pools) {
+    if (!pool.gpu) {
+      pool.device_match.assign(requests.size(), 0);
+      continue;
+    }
+    auto [it, added] = by_model.try_emplace(pool.gpu);
+    if (added) {
+      const std::vector<DeviceKind> kinds = device_kinds(*pool.gpu);
+      if (kinds.size() > 64) throw InputError({}, fmt::format("{} has more than 63 MIG profiles", pool.gpu->name));
+      for (const DeviceRequestSpec* r : requests) {
+        uint64_t mask = 0;
+        for (std::size_t k = 0; k < kinds.size(); ++k)
+          if (accepts(kinds[k], dra.classes[r->device_class].selectors, r->selectors)) mask |= uint64_t{1} << k;
+        it->second.push_back(mask);
+      }
+    }
+    pool.device_match = it->second;
+    for (std::size_t r = 0; r < requests.size(); ++r)
+      most_per_node[r] = std::max(most_per_node[r], matching_per_node(pool, pool.device_match[r]));
+  }
+
+  for (Job& j : s.jobs.jobs) {
+    const PodSpec* pod = s.jobs.pod(j);
+    if (!pod || pod->resource_claims.empty()) continue;
+    SourceLocation where = s.jobs.where(j);
+    const std::string field = where.field;
+    where.field += ".resource_claims";
+    const std::string& ns = s.jobs.tenants[j.tenant];
+    std::size_t held = 0;
+    uint32_t chosen = 0, from = 0;
+    for (const std::string& name : pod->resource_claims) {
+      auto t = std::find_if(dra.templates.begin(), dra.templates.end(),
+                            [&](const auto& o) { return o.name == name && o.ns == ns; });
+      if (t == dra.templates.end())
+        t = std::find_if(dra.templates.begin(), dra.templates.end(),
+                         [&](const auto& o) { return o.name == name && o.ns.empty(); });
+      if (t == dra.templates.end()) {
+        std::vector<std::string> known;
+        for (const ClaimTemplateSpec& o : dra.templates)
+          if (o.ns.empty() || o.ns == ns) known.push_back(o.name);
+        throw InputError(where,
+                         fmt::format("job {}: unknown ResourceClaimTemplate '{}' in namespace {}; expected one of "
+                                     "tenancy.resource_claim_templates: {}",
+                                     j.name, name, ns, known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
+      }
+      from = static_cast<uint32_t>(t - dra.templates.begin());
+      held += t->requests.size();
+      chosen = first_request[from];
+    }
+    if (held != 1)
+      throw InputError(where, fmt::format("job {}: its claims hold {} device requests; gpusim places one kind of device per job "
+                                          "(expected one template with one request)",
+                                          j.name, held));
+    const DeviceRequestSpec& r = *requests[chosen];
+    Request& q = j.request;
+    if (q.fractional())
+      throw InputError(
+          where, fmt::format("job {}: a DRA claim allocates whole devices; it cannot go with gpu_milli below 1000", j.name));
+    // Each pod gets its own claim from the template (one per worker of a multi-worker job).
+    int32_t& per_pod = q.worker_gpus > 0 ? q.worker_gpus : q.gpus;
+    const int32_t pods = q.worker_gpus > 0 ? q.gpus / q.worker_gpus : 1;
+    if (r.all) {
+      // Every matching device of the node: the most any node has (nodes with fewer cannot hold it).
+      if (most_per_node[chosen] == 0)
+        throw InputError(where, fmt::format("job {}: no node has a device that request '{}' of ResourceClaimTemplate '{}' "
+                                            "matches (allocation_mode All needs at least one)",
+                                            j.name, r.name, dra.templates[from].name));
+      per_pod = most_per_node[chosen];
+      q.gpus = pods * per_pod;
+    } else if (per_pod != r.count) {
+      SourceLocation gpus = where;
+      gpus.field = field + ".gpus";
+      throw InputError(gpus, fmt::format("job {}: its ResourceClaimTemplate '{}' asks {} device(s) per pod (request '{}'); "
+                                         "expected gpus: {}, got {}",
+                                         j.name, dra.templates[from].name, r.count, r.name, r.count, per_pod));
+    }
+    q.claim = true;
+    q.device_selector = static_cast<uint16_t>(chosen + 1);
+  }
+}
+
+}  // namespace gpusim

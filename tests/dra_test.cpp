@@ -1,0 +1,171 @@
+// DRA claims (sim/dra.hpp) on small fleets, worked by hand: which devices a request's selectors
+// accept on each pool (PoolSpec::device_match: bit 0 a whole GPU, bit 1 + i MIG profile i), which
+// pools a job may use (its shape's pool mask), where it runs, and bad input.
+#include <gtest/gtest.h>
+
+#include "gpusim/sim/world.hpp"
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::write_file;
+
+namespace {
+
+// Pools 0..4: T4 (16 GiB), L4 (24 GiB), A100-40GB (40960 MiB = 40 GiB), A100-80GB (80 GiB), and an
+// A100-80GB pool whose GPUs are all MIG (all-1g.10gb), one 8-GPU (or 4-GPU for L4) node each.
+const std::string kFleet = "name: dra\n"
+                           "cluster:\n  pools:\n"
+                           "    - {name: t4, node: t4-8x, count: 1}\n"
+                           "    - {name: l4, node: l4-4x, count: 1}\n"
+                           "    - {name: a40, node: dgx-a100-40gb, count: 1}\n"
+                           "    - {name: a80, node: dgx-a100-80gb, count: 1}\n"
+                           "    - {name: mig, node: dgx-a100-80gb, count: 1, mig: {strategy: mixed, config: all-1g.10gb}}\n";
+
+// NVIDIA's own DeviceClasses (deployments/helm/.../deviceclass-gpu.yaml, deviceclass-mig.yaml).
+const std::string kClasses = "tenancy:\n  device_classes:\n"
+                             "    - {name: gpu.nvidia.com, selectors: \"device.driver == 'gpu.nvidia.com' && "
+                             "device.attributes['gpu.nvidia.com'].type == 'gpu'\"}\n"
+                             "    - {name: mig.nvidia.com, selectors: \"device.driver == 'gpu.nvidia.com' && "
+                             "device.attributes['gpu.nvidia.com'].type == 'mig'\"}\n"
+                             "    - {name: any.nvidia.com, selectors: \"device.driver == 'gpu.nvidia.com'\"}\n";
+
+Scenario load(const std::string& templates, const std::string& jobs, const std::string& policy = "fifo+first-fit") {
+  return test::load(write_file("dra.yaml", kFleet + kClasses + "  resource_claim_templates:\n" + templates +
+                                               "workload:\n  jobs:\n" + jobs + "policy: " + policy + "\n"));
+}
+
+std::string load_error(const std::string& templates, const std::string& jobs) {
+  return test::input_error([&] { load(templates, jobs); });
+}
+
+uint64_t pool_mask(const Scenario& s, uint32_t job) { return build_world(s).shapes.of_job(JobId{job}).pool_mask; }
+
+std::string pool_ran_on(const Scenario& s, const RunResult& r, uint32_t job) {
+  const PlacementView p = r.placement(JobId{job});
+  return p.nodes.empty() ? "" : s.pools[r.cluster.node(p.nodes[0]).pool].name;
+}
+
+const std::string k40 = "    - name: big\n      requests:\n        - {name: gpu, device_class: gpu.nvidia.com, selectors: "
+                        "\"device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0\"}\n";
+
+}  // namespace
+
+// "Any GPU with at least 40 GB", which the device plugin cannot express: nvidia.com/gpu is any GPU,
+// and a node selector must list products. By hand: T4 16 GiB and L4 24 GiB fail; A100-40GB
+// (40960 MiB = 40 GiB, compareTo 0) and A100-80GB pass; the all-MIG pool publishes no whole GPU
+// (and the gpu class takes none of its MIG devices). Pool mask 0b01100. The same job on
+// nvidia.com/gpu may use the four whole-GPU pools (0b01111), and first-fit puts it on the T4.
+TEST(Dra, AnyGpuWithAtLeast40GbOnAMixedFleet) {
+  const Scenario s = load(k40, "    - {name: dra, gpus: 1, duration: 1h, resource_claims: big}\n"
+                               "    - {name: plugin, gpus: 1, duration: 1h}\n");
+  EXPECT_EQ(s.pools[0].device_match, std::vector<uint64_t>{0});  // T4: no MIG, whole GPU rejected
+  EXPECT_EQ(s.pools[2].device_match, std::vector<uint64_t>{1});  // A100-40GB whole GPU only
+  EXPECT_EQ(s.pools[3].device_match, std::vector<uint64_t>{1});
+  EXPECT_EQ(pool_mask(s, 0), 0b01100u);
+  EXPECT_EQ(pool_mask(s, 1), 0b01111u);
+  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  const RunResult r = simulate(s, *sched);
+  EXPECT_EQ(pool_ran_on(s, r, 0), "a40");
+  EXPECT_EQ(pool_ran_on(s, r, 1), "t4");
+  EXPECT_EQ(r.jobs[0].status, JobStatus::completed);
+}
+
+// The same request on the any.nvidia.com class also takes MIG devices with 40 GiB: on the A100-80GB
+// profiles (0 1g.10gb 9728 MiB, 1 1g.10gb+me, 2 1g.20gb 19968, 3 2g.20gb, 4 3g.40gb 40192,
+// 5 4g.40gb 40192, 6 7g.80gb 80896) only 7g.80gb reaches 40960 MiB: bits 0 (whole) and 1 + 6.
+TEST(Dra, MigDevicesBySizeAndProfile) {
+  const Scenario s = load("    - name: big-any\n      requests:\n        - {name: d, device_class: any.nvidia.com, selectors: "
+                          "\"device.capacity['gpu.nvidia.com'].memory >= quantity('40Gi')\"}\n"
+                          "    - name: three-g\n      requests:\n        - {name: d, device_class: mig.nvidia.com, selectors: "
+                          "\"device.attributes['gpu.nvidia.com'].profile == '3g.40gb'\"}\n"
+                          "    - name: twenty\n      requests:\n        - {name: d, device_class: mig.nvidia.com, selectors: "
+                          "\"device.capacity['gpu.nvidia.com'].memory.isGreaterThan(quantity('20Gi'))\"}\n"
+                          "    - name: small-sms\n      requests:\n        - {name: d, device_class: mig.nvidia.com, selectors: "
+                          "[\"device.capacity['gpu.nvidia.com'].multiprocessors.isLessThan(quantity('20'))\", "
+                          "\"!device.attributes['gpu.nvidia.com'].profile.endsWith('+me')\"]}\n",
+                          "    - {name: j, gpus: 1, duration: 1h, resource_claims: twenty}\n");
+  const std::vector<uint64_t>& m = s.pools[4].device_match;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0], 0b10000001u);  // whole GPU and 7g.80gb
+  EXPECT_EQ(m[1], 0b00100000u);  // 3g.40gb only
+  EXPECT_EQ(m[2], 0b11100000u);  // above 20 GiB = 20480 MiB: 3g.40gb, 4g.40gb, 7g.80gb (1g.20gb has 19968)
+  EXPECT_EQ(m[3], 0b00001010u);  // 14 SMs without +me: 1g.10gb and 1g.20gb
+  // The A100-40GB's 7g.40gb has 40448 MiB < 40 GiB: its whole GPU alone.
+  EXPECT_EQ(s.pools[2].device_match[0], 1u);
+  // The all-1g.10gb layout has no instance above 20 GiB: the claim waits under a static layout; the
+  // MIG-aware placement repartitions a GPU for the smallest profile that serves it (3g.40gb) and
+  // it runs there (its whole-GPU pools are refused: the mig class takes no whole GPU).
+  EXPECT_EQ(pool_mask(s, 0), 0b10000u);
+  auto sched = Registry::global().make("fifo+mig-aware", policy_context(s), s.policy_where);
+  const RunResult r = simulate(s, *sched);
+  EXPECT_EQ(r.jobs[0].status, JobStatus::completed);
+  ASSERT_EQ(r.placement(JobId{0}).mig.size(), 1u);
+  EXPECT_EQ(s.pools[4].gpu->mig->profiles[r.placement(JobId{0}).mig[0].profile].name, "3g.40gb");
+}
+
+// allocationMode All: every matching device of a node. A100-80GB whole GPUs: 8 per node (the MIG
+// pool has none); 1g.10gb MIG devices: the all-1g.10gb node has 8 x 7, but a job holds one device
+// per GPU in gpusim (the fit rules), so 8.
+TEST(Dra, AllocationModeAllTakesEveryMatchingDeviceOfANode) {
+  const Scenario s = load(
+      "    - name: all-80\n      requests:\n        - {name: d, device_class: gpu.nvidia.com, allocation_mode: All, selectors: "
+      "\"device.attributes['gpu.nvidia.com'].productName == 'NVIDIA A100-SXM4-80GB'\"}\n"
+      "    - name: all-1g\n      requests:\n        - {name: d, device_class: mig.nvidia.com, allocation_mode: All, selectors: "
+      "\"device.attributes['gpu.nvidia.com'].profile in ['1g.10gb']\"}\n",
+      "    - {name: whole, gpus: 1, duration: 1h, resource_claims: all-80}\n"
+      "    - {name: slices, gpus: 1, duration: 1h, resource_claims: all-1g}\n");
+  EXPECT_EQ(s.jobs.jobs[0].request.gpus, 8);
+  EXPECT_EQ(s.jobs.jobs[1].request.gpus, 8);
+  EXPECT_EQ(pool_mask(s, 0), 0b01000u);
+  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  const RunResult r = simulate(s, *sched);
+  EXPECT_EQ(r.jobs[0].status, JobStatus::completed);
+  EXPECT_EQ(r.jobs[1].status, JobStatus::completed);
+  EXPECT_EQ(r.placement(JobId{1}).gpus.size(), 8u);
+}
+
+// Templates by namespace: one in the job's namespace wins over one for every namespace.
+TEST(Dra, TemplatesAreLookedUpInTheJobsNamespace) {
+  const Scenario s = load(
+      "    - name: t\n      requests: [{name: d, device_class: gpu.nvidia.com, selectors: "
+      "\"device.attributes['gpu.nvidia.com'].productName == 'Tesla T4'\"}]\n"
+      "    - name: t\n      namespace: research\n      requests: [{name: d, device_class: gpu.nvidia.com, count: 2, selectors: "
+      "\"device.attributes['gpu.nvidia.com'].productName == 'NVIDIA L4'\"}]\n",
+      "    - {name: a, gpus: 1, duration: 1h, resource_claims: t}\n"
+      "    - {name: b, gpus: 2, duration: 1h, namespace: research, resource_claims: [t]}\n");
+  EXPECT_EQ(pool_mask(s, 0), 0b00001u);
+  EXPECT_EQ(pool_mask(s, 1), 0b00010u);
+}
+
+TEST(Dra, BadInputNamesTheFieldAndWhatWasExpected) {
+  const std::string job = "    - {name: j, gpus: 1, duration: 1h, resource_claims: big}\n";
+  EXPECT_NE(load_error("    - name: big\n      requests: [{name: d, device_class: nope}]\n", job)
+                .find("tenancy.resource_claim_templates[0].requests[0].device_class: unknown DeviceClass 'nope'; expected one of "
+                      "tenancy.device_classes: gpu.nvidia.com, mig.nvidia.com, any.nvidia.com"),
+            std::string::npos);
+  EXPECT_NE(load_error(k40, "    - {name: j, gpus: 1, duration: 1h, resource_claims: small}\n")
+                .find("workload.jobs[0].resource_claims: job j: unknown ResourceClaimTemplate 'small' in namespace default; "
+                      "expected one of tenancy.resource_claim_templates: big"),
+            std::string::npos);
+  EXPECT_NE(load_error("    - name: big\n      requests: [{name: d, device_class: gpu.nvidia.com, selectors: "
+                       "\"device.capacity['gpu.nvidia.com'].memory >= quantity('40 Gi')\"}]\n",
+                       job)
+                .find("tenancy.resource_claim_templates[0].requests[0].selectors: column 54: expected a Kubernetes quantity"),
+            std::string::npos);
+  EXPECT_NE(load_error("    - name: big\n      requests: [{name: d, device_class: gpu.nvidia.com, count: 0}]\n", job)
+                .find("tenancy.resource_claim_templates[0].requests[0].count"),
+            std::string::npos);
+  EXPECT_NE(load_error(k40, "    - {name: j, gpus: 2, duration: 1h, resource_claims: big}\n")
+                .find("workload.jobs[0].gpus: job j: its ResourceClaimTemplate 'big' asks 1 device(s) per pod (request 'gpu'); "
+                      "expected gpus: 1, got 2"),
+            std::string::npos);
+  EXPECT_NE(load_error(k40, "    - {name: j, gpus: 1, duration: 1h, resource_claims: big, resource: nvidia.com/gpu}\n")
+                .find("workload.jobs[0].resource_claims: give either resource_claims (DRA) or a resource"),
+            std::string::npos);
+  // A selector that fails on a device (a whole GPU has no profile) aborts the allocation in Kubernetes.
+  EXPECT_NE(load_error("    - name: big\n      requests: [{name: d, device_class: any.nvidia.com, selectors: "
+                       "\"device.attributes['gpu.nvidia.com'].profile == '1g.10gb'\"}]\n",
+                       job)
+                .find("on the whole-GPU device of T4: the device publishes no attribute 'profile'"),
+            std::string::npos);
+}
