@@ -250,7 +250,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   // Goodput (goodput.hpp) comes from the jobs' records, below, right after these keys.
 
   const auto& jobs = s.jobs.jobs;
-  std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0;
+  std::size_t completed = 0, running = 0, pending = 0, unschedulable = 0, failed = 0, rejected = 0;
   uint64_t kills = 0, evictions = 0, checkpoints = 0, preemptions = 0;
   Work lost;
   GpuTime lost_gpu, checkpoint_gpu, restore_gpu;
@@ -298,6 +298,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
       case JobStatus::pending: ++pending; break;
       case JobStatus::unschedulable: ++unschedulable; break;
       case JobStatus::failed: ++failed; break;
+      case JobStatus::rejected: ++rejected; break;
       case JobStatus::not_arrived: break;
     }
   }
@@ -313,7 +314,9 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["jobs_pending_at_end"] = pending;
   out["jobs_unschedulable"] = unschedulable;
   out["jobs_failed"] = failed;
-  out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable - failed;
+  // Admission's keys only when the scenario has quotas: other runs' summaries stay as they were.
+  if (!s.tenancy.resource_quotas.empty()) out["jobs_rejected"] = rejected;
+  out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable - failed - rejected;
   out["job_kills"] = kills;
   out["lost_gpu_work_s"] = round_to(lost.seconds(), 6);
   out["oom_events"] = r.oom_events;
@@ -453,6 +456,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
   Json reasons = Json::array();
   for (const auto& [why, n] : r.unschedulable_reasons) reasons.push_back({{"reason", why}, {"jobs", n}});
   out["unschedulable_reasons"] = std::move(reasons);
+  if (!s.tenancy.resource_quotas.empty()) {
+    Json rejected_reasons = Json::array();
+    for (const auto& [why, n] : r.rejected_reasons) rejected_reasons.push_back({{"reason", why}, {"jobs", n}});
+    out["rejected_reasons"] = std::move(rejected_reasons);
+  }
   out["events"] = r.events;
   out["decision_points"] = r.decision_points;
 

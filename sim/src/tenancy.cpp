@@ -5,14 +5,23 @@
 namespace gpusim {
 
 const Section& tenancy_section() {
-  static const Section s{"tenancy", "The Kubernetes objects of a shared cluster: priorities, quotas, queues, devices", {}};
+  static const Section s{
+      "tenancy",
+      "The Kubernetes objects of a shared cluster: priorities, quotas, queues, devices",
+      {{"priority_classes", Type::list(Type::section(priority_class_section())), "", "", "PriorityClasses jobs name"},
+       {"pod_disruption_budgets", Type::list(Type::section(disruption_budget_section())), "", "",
+        "PodDisruptionBudgets the scheduler's preemption avoids violating"},
+       {"resource_quotas", Type::list(Type::section(resource_quota_section())), "", "",
+        "Namespace ResourceQuotas: a job over one is rejected when its pods are created"}}};
   return s;
 }
 
-TenancySpec read_tenancy(const std::optional<ConfigNode>& node, const Scenario&) {
+TenancySpec read_tenancy(const std::optional<ConfigNode>& node, Scenario& s) {
   TenancySpec t;
-  if (!node) return t;
-  tenancy_section().read(*node);
+  const std::optional<Fields> f = node ? std::optional(tenancy_section().read(*node)) : std::nullopt;
+  read_priority_classes(f ? &*f : nullptr, s.jobs, t.priority);  // also without a block: a job naming a class is an error
+  if (!f) return t;
+  if (auto q = f->get("resource_quotas")) t.resource_quotas = read_resource_quotas(*q, s.jobs);
   return t;
 }
 

@@ -42,6 +42,7 @@ struct RunResult {
   uint64_t reconfigurations = 0; // MIG layout changes
   uint64_t rate_changes = 0;     // completion events moved because a rate changed
   std::vector<PoolActivity> pools;  // per pool
+  std::vector<std::pair<std::string, uint64_t>> rejected_reasons;  // admission (ResourceQuota): reason, jobs, by reason
   // Where job `id` ran last (still runs, when it is running at the end); empty if it never ran.
   PlacementView placement(JobId id) const { return flights.placement(jobs[id]); }
 };

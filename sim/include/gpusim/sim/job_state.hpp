@@ -18,14 +18,16 @@
 namespace gpusim {
 
 // `failed`: killed (out of memory, MPS fault) and not restarted under the restart policy.
-enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed };
+// rejected: refused for good by admission when its pods were created (over a namespace ResourceQuota).
+enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed, rejected };
 constexpr auto enum_table(JobStatus) {
   return std::to_array<EnumName<JobStatus>>({{JobStatus::not_arrived, "not_arrived"},
                                              {JobStatus::pending, "pending"},
                                              {JobStatus::running, "running"},
                                              {JobStatus::completed, "completed"},
                                              {JobStatus::unschedulable, "unschedulable"},
-                                             {JobStatus::failed, "failed"}});
+                                             {JobStatus::failed, "failed"},
+                                             {JobStatus::rejected, "rejected"}});
 }
 
 // What a running job is doing: computing at its rate, or paused while it writes a checkpoint or

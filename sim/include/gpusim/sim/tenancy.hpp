@@ -8,17 +8,22 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
+#include "gpusim/sim/priority_classes.hpp"
+#include "gpusim/sim/resource_quota.hpp"
 
 namespace gpusim {
 
 struct Scenario;
 
-struct TenancySpec {};
+struct TenancySpec {
+  PrioritySpec priority;                       // priority_classes, pod_disruption_budgets
+  std::vector<ResourceQuota> resource_quotas;  // admission at pod creation
+};
 
 const Section& tenancy_section();
 
 // Reads `tenancy:` (absent: none) once the scenario's pools and jobs are final, and checks what the
 // jobs name in it. Throws InputError naming the file, the field and what was expected.
-TenancySpec read_tenancy(const std::optional<ConfigNode>& node, const Scenario& s);
+TenancySpec read_tenancy(const std::optional<ConfigNode>& node, Scenario& s);
 
 }  // namespace gpusim

@@ -96,6 +96,11 @@ struct PodSpec {
   std::vector<std::pair<std::string, std::string>> labels;  // metadata.labels, sorted by key
   std::string priority_class;                               // spec.priorityClassName; "": the scenario's global default class
   std::string queue;  // the Kueue LocalQueue of its namespace (label kueue.x-k8s.io/queue-name); "": none
+  // spec.terminationGracePeriodSeconds: how long it may take to leave when evicted (Kubernetes' default, 30 s).
+  Duration termination_grace = Duration::from_seconds(30);
+  // Did the job give `priority` itself? The Priority admission controller then checks it against its
+  // class's value (tenancy.priority_classes), and a job without a class keeps it over the global default.
+  bool priority_given = false;
   bool operator==(const PodSpec&) const = default;
 };
 
