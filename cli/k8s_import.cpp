@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/number.hpp"
 
 namespace gpusim::cli {
 
@@ -100,36 +101,6 @@ std::vector<Object> read_objects(const std::vector<std::string>& paths) {
 
 // --- quantities ---------------------------------------------------------------------------------
 
-// A Kubernetes quantity (resource.Quantity: a number with an optional binary or decimal suffix,
-// "500m", "16Gi") as a plain number; nullopt if it is not one.
-std::optional<double> quantity(const std::string& text) {
-  static const std::array<std::pair<std::string_view, double>, 13> suffixes{{{"Ki", 1024.0},
-                                                                             {"Mi", 1048576.0},
-                                                                             {"Gi", 1073741824.0},
-                                                                             {"Ti", 1099511627776.0},
-                                                                             {"Pi", 1125899906842624.0},
-                                                                             {"m", 1e-3},
-                                                                             {"k", 1e3},
-                                                                             {"M", 1e6},
-                                                                             {"G", 1e9},
-                                                                             {"T", 1e12},
-                                                                             {"P", 1e15},
-                                                                             {"E", 1e18},
-                                                                             {"Ei", 1152921504606846976.0}}};
-  std::string_view t = text;
-  double scale = 1;
-  for (const auto& [s, f] : suffixes)
-    if (t.size() > s.size() && t.ends_with(s) && (s.size() == 2 || !std::isalpha(static_cast<unsigned char>(t[t.size() - 2])))) {
-      scale = f;
-      t.remove_suffix(s.size());
-      break;
-    }
-  double v = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
-  return v * scale;
-}
-
 // A replica count (replicas, completions, parallelism): a whole number >= 0, `fallback` when absent.
 int64_t count_field(const Object& o, const YAML::Node& n, const std::string& field, int64_t fallback) {
   if (!n) return fallback;
@@ -169,7 +140,7 @@ PodRequest read_pod_spec(const Object& o, const YAML::Node& spec, const std::str
         const std::string where = fmt::format("{}.{}.{}", path, part, key);
         if (key.starts_with("nvidia.com/")) {
           if (std::string_view(part) == "requests" && at(res, {"limits", key})) continue;
-          const auto q = quantity(scalar(kv.second));
+          const auto q = parse_quantity(scalar(kv.second));
           if (!q || *q < 0 || *q != std::floor(*q) || *q > 100000)
             o.fail(kv.second, where,
                    fmt::format("expected a whole number of devices from 0 to 100000, got '{}'", scalar(kv.second)));
@@ -182,7 +153,7 @@ PodRequest read_pod_spec(const Object& o, const YAML::Node& spec, const std::str
           r.gpus += static_cast<int64_t>(*q);
         } else if (key == "cpu" || key == "memory") {
           if (std::string_view(part) == "limits" && at(res, {"requests", key})) continue;
-          const auto q = quantity(scalar(kv.second));
+          const auto q = parse_quantity(scalar(kv.second));
           if (!q || *q < 0) o.fail(kv.second, where, fmt::format("expected a quantity >= 0, got '{}'", scalar(kv.second)));
           if (key == "cpu") r.cpu_milli += static_cast<int64_t>(std::ceil(*q * 1000 - 1e-9));
           else r.memory_mib += static_cast<int64_t>(std::ceil(*q / 1048576.0 - 1e-9));

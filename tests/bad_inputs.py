@@ -684,6 +684,39 @@ def run(binary, name, files, args, code, says):
     return [f"{name}: {p}\n  gpusim {' '.join(args)}\n  {done.stderr.strip()}" for p in problems]
 
 
+# Tenancy (issue 17): priority classes, disruption budgets, resource quotas.
+CLASSES = [{"name": "prod", "value": 1000, "global_default": True}, {"name": "batch", "value": 0}]
+field("priority class unknown", {"tenancy": {"priority_classes": CLASSES}, "workload.jobs[0].priority_class": "gold"},
+      ["workload.jobs", "priority_class", "unknown priority class 'gold'", "prod, batch"])
+field("priority class without tenancy", {"workload.jobs[0].priority_class": "gold"},
+      ["priority_class", "unknown priority class 'gold'"])
+field("priority class two global defaults",
+      {"tenancy": {"priority_classes": [CLASSES[0], dict(CLASSES[1], global_default=True)]}},
+      ["tenancy.priority_classes[1].global_default", "'prod' is already the global default"])
+field("priority not the class's", {"tenancy": {"priority_classes": CLASSES}, "workload.jobs[0].priority_class": "batch",
+                                   "workload.jobs[0].priority": 5},
+      ["workload.jobs", "priority", "is not the value of its class 'batch' (0)"])
+field("priority class policy", {"tenancy": {"priority_classes": [{"name": "x", "value": 1, "preemption_policy": "Always"}]}},
+      ["tenancy.priority_classes[0].preemption_policy", "PreemptLowerPriority"])
+field("budget both limits", {"tenancy": {"pod_disruption_budgets": [
+    {"namespace": "default", "selector": {"match_labels": {"a": "b"}}, "min_available": 1, "max_unavailable": 1}]}},
+      ["tenancy.pod_disruption_budgets[0]", "exactly one of min_available, max_unavailable"])
+QUOTA = {"name": "q", "namespace": "default"}
+field("quota unknown resource", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"nvidia.com/tpu": 1})]}},
+      ["tenancy.resource_quotas[0].hard.nvidia.com/tpu", "unknown resource 'nvidia.com/tpu'", "requests.nvidia.com/gpu"])
+field("quota malformed quantity", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"requests.cpu": "lots"})]}},
+      ["tenancy.resource_quotas[0].hard.requests.cpu", "expected a Kubernetes quantity", "'lots'"])
+field("quota fractional gpus", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"requests.nvidia.com/gpu": "1.5"})]}},
+      ["tenancy.resource_quotas[0].hard.requests.nvidia.com/gpu", "expected a whole number"])
+field("quota scope without values", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"pods": 1}, scope_selector={
+    "match_expressions": [{"scope_name": "PriorityClass", "operator": "In"}]})]}},
+      ["tenancy.resource_quotas[0].scope_selector.match_expressions[0]", "operator In needs values"])
+field("quota scope name", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"pods": 1}, scope_selector={
+    "match_expressions": [{"scope_name": "BestEffort", "operator": "Exists"}]})]}},
+      ["scope_name", "PriorityClass"])
+field("preempt with a preemptive order", {"policy": "las+first-fit+preempt"}, ["policy", "+preempt", "composes with fifo"])
+
+
 def main():
     binary = str(pathlib.Path(sys.argv[1]).resolve())
     seen = {}

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace gpusim {
 
@@ -68,6 +71,36 @@ int64_t parse_whole(std::string_view text, const Range& range) {
   // Checked before the cast: a double past int64 has no integer value.
   if (!range.contains(v) || std::abs(v) >= 9.2e18) throw expected(range, true, text, false);
   return static_cast<int64_t>(v);
+}
+
+// A Kubernetes quantity (resource.Quantity: a number with an optional binary or decimal suffix,
+// "500m", "16Gi") as a plain number; nullopt if it is not one.
+std::optional<double> parse_quantity(std::string_view text) {
+  static const std::array<std::pair<std::string_view, double>, 13> suffixes{{{"Ki", 1024.0},
+                                                                             {"Mi", 1048576.0},
+                                                                             {"Gi", 1073741824.0},
+                                                                             {"Ti", 1099511627776.0},
+                                                                             {"Pi", 1125899906842624.0},
+                                                                             {"m", 1e-3},
+                                                                             {"k", 1e3},
+                                                                             {"M", 1e6},
+                                                                             {"G", 1e9},
+                                                                             {"T", 1e12},
+                                                                             {"P", 1e15},
+                                                                             {"E", 1e18},
+                                                                             {"Ei", 1152921504606846976.0}}};
+  std::string_view t = text;
+  double scale = 1;
+  for (const auto& [s, f] : suffixes)
+    if (t.size() > s.size() && t.ends_with(s) && (s.size() == 2 || !std::isalpha(static_cast<unsigned char>(t[t.size() - 2])))) {
+      scale = f;
+      t.remove_suffix(s.size());
+      break;
+    }
+  double v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
+  return v * scale;
 }
 
 }  // namespace gpusim

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "builtin.hpp"
+#include "default_preemption.hpp"
 
 namespace gpusim {
 
@@ -23,8 +24,9 @@ namespace {
 // placed one at a time, the pending jobs' next workers in turn.
 class ComposedScheduler final : public Scheduler {
  public:
-  ComposedScheduler(std::string name, std::unique_ptr<QueueOrder> order, std::unique_ptr<PlacementPolicy> placement)
-      : name_(std::move(name)), order_(std::move(order)), placement_(std::move(placement)) {}
+  ComposedScheduler(std::string name, std::unique_ptr<QueueOrder> order, std::unique_ptr<PlacementPolicy> placement,
+                    std::unique_ptr<builtin::DefaultPreemption> preemption = nullptr)
+      : name_(std::move(name)), order_(std::move(order)), placement_(std::move(placement)), preemption_(std::move(preemption)) {}
 
   std::string name() const override { return name_; }
   QueueKey queue_key(const Job& job) const override { return order_->key(job); }
@@ -32,14 +34,29 @@ class ComposedScheduler final : public Scheduler {
 
   void decide(const ClusterView& view, Binder& binder) override {
     unplaced_.clear();
+    if (preemption_) preemption_->start_pass(view);
     const SchedulingOptions& options = view.scheduling();
     if (options.queue != QueueMode::kubernetes) decide_in_order(view, binder, options.queue == QueueMode::backfill);
     else if (!options.gang) decide_worker_by_worker(view, binder);
     else decide_skipping(view, binder);
     if (!unplaced_.empty()) placement_->after_pass(view, binder, unplaced_);
+    if (!preemption_) return;
+    // Victims without a grace period have left already: their preemptors are placed now.
+    for (JobId id : preemption_->after_pass(view, binder))
+      while (view.is_pending(id))
+        if (auto p = place(view, id)) binder.bind(id, *p);
+        else break;
   }
 
  private:
+  // The placement's choice, unless it takes room held for a nominated preemptor.
+  std::optional<Placement> place(const ClusterView& view, JobId id) {
+    auto p = placement_->place(view, id);
+    held_back_ = p && preemption_ && !preemption_->allows(view, id, *p);
+    if (held_back_) return std::nullopt;
+    return p;
+  }
+
   void decide_skipping(const ClusterView& view, Binder& binder) {
     const uint32_t variants = placement_->variants();
     failed_in_pass_.resize(static_cast<std::size_t>(view.shape_count()) * variants, 0);
@@ -49,7 +66,8 @@ class ComposedScheduler final : public Scheduler {
       if (!view.is_pending(id)) return PendingVisit::next;
       const std::size_t key = static_cast<std::size_t>(view.shape(id)) * variants + placement_->variant(view, id);
       if (failed_in_pass_[key] == pass_) return PendingVisit::next;
-      auto p = placement_->place(view, id);
+      auto p = place(view, id);
+      if (held_back_) return PendingVisit::next;  // others of its shape (of higher priority) may go there
       if (p) {
         binder.bind(id, *p);
       } else {
@@ -85,7 +103,7 @@ class ComposedScheduler final : public Scheduler {
       progress = false;
       for (JobId id : ids) {
         if (!view.is_pending(id)) continue;
-        if (auto p = placement_->place(view, id)) {
+        if (auto p = place(view, id)) {
           binder.bind(id, *p);
           progress = true;
         }
@@ -98,7 +116,7 @@ class ComposedScheduler final : public Scheduler {
   // Places the whole job (worker by worker when gang scheduling is off); false if it did not start.
   bool place_whole(const ClusterView& view, Binder& binder, JobId id) {
     while (view.is_pending(id)) {
-      auto p = placement_->place(view, id);
+      auto p = place(view, id);
       if (!p) return false;
       binder.bind(id, *p);
     }
@@ -119,7 +137,7 @@ class ComposedScheduler final : public Scheduler {
         continue;
       }
       if (view.gpus_to_place(id) < view.job(id).request.gpus) continue;  // backfill whole gangs only
-      auto p = placement_->place(view, id);
+      auto p = place(view, id);
       if (!p) continue;
       // EASY: run it now if it ends before the head's reservation or leaves the head room then.
       if (view.now() + view.job(id).work <= shadow || head_fits(view, *head, shadow, &*p)) binder.bind(id, *p);
@@ -171,6 +189,8 @@ class ComposedScheduler final : public Scheduler {
   std::string name_;
   std::unique_ptr<QueueOrder> order_;
   std::unique_ptr<PlacementPolicy> placement_;
+  std::unique_ptr<builtin::DefaultPreemption> preemption_;  // `+preempt`; null: none
+  bool held_back_ = false;  // the last place() found room, but room held for a nominated preemptor
   std::vector<uint64_t> failed_in_pass_;
   std::vector<JobId> unplaced_;  // one job per request shape that did not fit in the pass
   std::vector<std::pair<Time, JobId>> ends_;  // running jobs by expected end (backfill)
@@ -210,8 +230,9 @@ void Registry::add_placement(std::string name, std::string description, Placemen
 }
 
 InputError Registry::unknown(const SourceLocation& where, const std::string& what) const {
-  return InputError(where, fmt::format("{}; a policy is QUEUE+PLACEMENT with QUEUE one of {} and PLACEMENT one of {}", what,
-                                       names(queue_entries_), names(placement_entries_)));
+  return InputError(where, fmt::format("{}; a policy is QUEUE+PLACEMENT (or QUEUE+PLACEMENT+preempt, kube-scheduler's "
+                                       "preemption by priority) with QUEUE one of {} and PLACEMENT one of {}",
+                                       what, names(queue_entries_), names(placement_entries_)));
 }
 
 std::vector<std::string> Registry::param_names() const {
@@ -264,8 +285,18 @@ std::unique_ptr<Scheduler> Registry::make(std::string_view spec, const PolicyCon
                                           const SourceLocation& where) const {
   const auto plus = spec.find('+');
   if (plus == std::string_view::npos) throw unknown(where, fmt::format("unknown policy '{}'", spec));
+  std::string_view placement = spec.substr(plus + 1);
+  constexpr std::string_view kPreempt = "+preempt";
+  const bool preempt = placement.ends_with(kPreempt);
+  if (preempt) placement.remove_suffix(kPreempt.size());
   auto order = make_queue_order(spec.substr(0, plus), context, where);
-  return compose_policy(std::string(spec), std::move(order), make_placement(spec.substr(plus + 1), context, where));
+  if (!preempt) return compose_policy(std::string(spec), std::move(order), make_placement(placement, context, where));
+  if (order->preemptive())
+    throw InputError(where, fmt::format("'{}': +preempt (kube-scheduler's preemption by priority) composes with fifo, "
+                                        "priority or sjf; {} preempts by its own ranking",
+                                        spec, spec.substr(0, plus)));
+  return std::make_unique<ComposedScheduler>(std::string(spec), std::move(order), make_placement(placement, context, where),
+                                             std::make_unique<builtin::DefaultPreemption>(context));
 }
 
 std::unique_ptr<Scheduler> compose_policy(std::string name, std::unique_ptr<QueueOrder> order,

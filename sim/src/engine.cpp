@@ -73,6 +73,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     });
     for (Observer* o : observers_)
       if (o->wants_every_event()) every_event_.push_back(o);
+    if (!scenario_.tenancy.resource_quotas.empty())
+      quota_.emplace(scenario_.tenancy.resource_quotas, scenario_.tenancy.priority, scenario_.jobs);
   }
 
   RunResult run();
@@ -214,6 +216,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     const JobRecord& r = records_[id];
     return r.status == JobStatus::running ? remaining_now(r) : r.remaining;
   }
+  Time start_time(JobId id) const override { return records_[id].start; }
   bool preemptible(JobId id) const override {
     return records_[id].status == JobStatus::running && !records_[id].evicting && !records_[id].terminating;
   }
@@ -245,6 +248,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
   std::optional<GpuClaim> claim_for(JobId id, GpuId g, std::optional<MigSlotIndex> instance) const;
   void arrive(JobId id);
+  // The job's pods are created: namespace ResourceQuota admission; false when it is rejected for good.
+  bool pods_created(JobId id);
   // Releases everything the job holds; the caller sets its new status.
   void stop(JobId id, StopCause cause);
   void complete(JobId id);
@@ -348,6 +353,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   Cluster cluster_;
   const Shapes& shapes_;
   JobLifecycle life_;
+  std::optional<QuotaAdmission> quota_;  // when the scenario has tenancy.resource_quotas
+  std::map<std::string, uint64_t> rejected_reasons_;
   std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
   JobFlights flights_;               // of the jobs between their first placement and their end
   NetworkSharing network_;
@@ -390,8 +397,21 @@ void Engine::arrive(JobId id) {
     life_.unschedulable(id);
     return;
   }
+  if (!pods_created(id)) return;
   records_[id].remaining = Work::of(jobs_[id].work, 1.0);
   life_.arrive(id, scheduler_.queue_key(jobs_[id]), now_);
+}
+
+bool Engine::pods_created(JobId id) {
+  if (!quota_) return true;
+  if (const auto why = quota_->admit(jobs_[id])) {
+    life_.reject(id);
+    ++rejected_reasons_[std::string(*why)];
+    notify([&](Observer& o) { o.job_rejected(*this, id, *why); });
+    return false;
+  }
+  notify([&](Observer& o) { o.job_admitted(*this, id); });
+  return true;
 }
 
 double Engine::job_sharing_rate(JobId id) const {
@@ -702,6 +722,7 @@ void Engine::complete(JobId id) {
   ++event_count_;
   stop(id, StopCause::completed);
   life_.complete(id);
+  if (quota_) quota_->release(jobs_[id]);
   flights_.release(records_[id]);
 }
 
@@ -715,6 +736,7 @@ void Engine::kill_all(GpuId g) {
     rollback(id);  // to its last checkpoint, or the beginning
     if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
       life_.fail(id);
+      if (quota_) quota_->release(jobs_[id]);
       flights_.release(r);
       continue;
     }
@@ -896,7 +918,8 @@ RunResult Engine::finish() {
                    reconfigurations_,
                    rate_changes_,
                    nodes_.take_activity(),
-                   tenants_ ? std::optional(tenants_->take()) : std::nullopt};
+                   tenants_ ? std::optional(tenants_->take()) : std::nullopt,
+                   {rejected_reasons_.begin(), rejected_reasons_.end()}};
 }
 
 void Engine::finish_costs() {

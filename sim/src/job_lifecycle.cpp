@@ -25,7 +25,7 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
   const uint32_t shape = shapes_.of(id);
   if (from == JobStatus::pending && --pending_by_shape_[shape] == 0) --distinct_pending_shapes_;
   if (to == JobStatus::pending && pending_by_shape_[shape]++ == 0) ++distinct_pending_shapes_;
-  if (to == JobStatus::completed || to == JobStatus::failed || to == JobStatus::unschedulable) {
+  if (to == JobStatus::completed || to == JobStatus::failed || to == JobStatus::unschedulable || to == JobStatus::rejected) {
     --unfinished_;
     keys_.erase(id);
   }
@@ -33,6 +33,7 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
 }
 
 void JobLifecycle::unschedulable(JobId id) { set(id, JobStatus::not_arrived, JobStatus::unschedulable); }
+void JobLifecycle::reject(JobId id) { set(id, JobStatus::not_arrived, JobStatus::rejected); }
 
 void JobLifecycle::arrive(JobId id, QueueKey key, Time now) {
   keys_.insert_or_assign(id, key);

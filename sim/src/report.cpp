@@ -346,7 +346,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["jobs_unschedulable"] = unschedulable;
   out["jobs_failed"] = failed;
   if (s.tenancy.given) out["jobs_rejected"] = rejected;  // by admission (README, Tenants)
-  out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable - failed;
+  out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable - failed - rejected;
   out["job_kills"] = kills;
   out["lost_gpu_work_s"] = round_to(lost.seconds(), 6);
   out["oom_events"] = r.oom_events;
@@ -489,6 +489,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
   Json reasons = Json::array();
   for (const auto& [why, n] : r.unschedulable_reasons) reasons.push_back({{"reason", why}, {"jobs", n}});
   out["unschedulable_reasons"] = std::move(reasons);
+  if (!s.tenancy.resource_quotas.empty()) {
+    Json rejected_reasons = Json::array();
+    for (const auto& [why, n] : r.rejected_reasons) rejected_reasons.push_back({{"reason", why}, {"jobs", n}});
+    out["rejected_reasons"] = std::move(rejected_reasons);
+  }
   out["events"] = r.events;
   out["decision_points"] = r.decision_points;
 

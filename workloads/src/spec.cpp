@@ -77,6 +77,9 @@ std::vector<Field> job_fields() {
       {"priority_class", Type::string(), "", "",
        "Its pod's priorityClassName (tenancy.priority_classes); absent: the global default class"},
       {"queue", Type::string(), "", "", "The Kueue LocalQueue of its namespace it is submitted to (tenancy.kueue); absent: none"},
+      {"termination_grace_period", Type::duration(), "30s", "",
+       "Its pod's terminationGracePeriodSeconds: how long it may take to leave when preempted (a checkpoint that fits is "
+       "written)"},
       {"priority", Type::integer().in(kPriorityRange), "0", "", "Larger runs first under the priority queue order"},
       {"multi_node", Type::boolean(), "false", "", "A multi-GPU job may be split across nodes"},
       {"resource", Type::string(R"(^nvidia\.com/(gpu|gpu\.shared|mig-.+)$)"), "nvidia.com/gpu", "",
@@ -294,6 +297,8 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   pod.resource_claims = e.string_list("resource_claims");
   if (!pod.resource_claims.empty() && (e.has("resource") || e.has("claim")))
     e.at("resource_claims").fail("give either resource_claims (DRA) or a resource or capacity claim, not both");
+  if (auto g = e.get("termination_grace_period")) pod.termination_grace = g->as_duration();
+  pod.priority_given = e.has("priority");
   if (pod != PodSpec{}) j.pod = set.pod(std::move(pod));
   j.priority = e.integer<int32_t>("priority");
   j.multi_node = e.value("multi_node").as_bool();

@@ -1,6 +1,8 @@
 #pragma once
 // Policies by name: a scheduler is a queue order composed with a placement, written
-// "QUEUE+PLACEMENT" (e.g. fifo+best-fit). Built-ins are registered explicitly, once.
+// "QUEUE+PLACEMENT" (e.g. fifo+best-fit), and optionally kube-scheduler's default preemption,
+// "QUEUE+PLACEMENT+preempt" (e.g. priority+best-fit+preempt; default_preemption.hpp). Built-ins are
+// registered explicitly, once.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,9 +41,10 @@ struct PolicyContext {
   uint64_t seed = 0;  // the scenario seed; random policies derive their named stream from it
   std::optional<ConfigNode> params;  // the scenario's policy.params; each policy reads the ones it declares
   const JobSet* workload = nullptr;  // the scenario's jobs (FGD measures fragmentation against their mix)
+  const TenancySpec* tenancy = nullptr;  // priority classes and disruption budgets (`+preempt`); null: none
 };
 
-inline PolicyContext policy_context(const Scenario& s) { return {s.seed, s.policy_params, &s.jobs}; }
+inline PolicyContext policy_context(const Scenario& s) { return {s.seed, s.policy_params, &s.jobs, &s.tenancy}; }
 
 class Registry {
  public:
@@ -65,8 +68,8 @@ class Registry {
   // Every policy.params name some policy reads: `ties` (every placement) and the declared ones.
   std::vector<std::string> param_names() const;
 
-  // "fifo+best-fit" -> a scheduler; an unknown name is an InputError at `where` naming the choices, and
-  // so is a policy parameter no registered policy declares (one that another policy reads is ignored).
+  // "fifo+best-fit" or "priority+best-fit+preempt" -> a scheduler; an unknown name is an InputError at `where` naming the
+  // choices, and so is a policy parameter no registered policy declares (one that another policy reads is ignored).
   std::unique_ptr<Scheduler> make(std::string_view spec, const PolicyContext& context, const SourceLocation& where) const;
   // One half of a policy by name (an InputError at `where` naming the choices when unknown), to
   // compose with a half written elsewhere (e.g. in Python).

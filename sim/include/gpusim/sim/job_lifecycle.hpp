@@ -6,7 +6,8 @@
 //   not_arrived --arrive--> pending --start--> running --complete--> completed
 //        |                    ^  ^                |  |--fail--> failed
 //        +--> unschedulable   |  +----enqueue-----+  (evicted, suspended: back in the queue)
-//                             +--enqueue-- not_arrived <--back_off-- running (killed, restarts)
+//        +--> rejected        +--enqueue-- not_arrived <--back_off-- running (killed, restarts)
+//             (admission: over a namespace ResourceQuota)
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -33,6 +34,7 @@ class JobLifecycle {
 
   // --- transitions ---
   void unschedulable(JobId id);                   // not_arrived: no node could ever hold it
+  void reject(JobId id);                          // not_arrived -> rejected: refused by admission
   void arrive(JobId id, QueueKey key, Time now);  // not_arrived -> pending, with its queue key
   void enqueue(JobId id, Time now);               // not_arrived (back-off over) or running (evicted, suspended) -> pending
   void start(JobId id);                           // pending -> running; it leaves the queue at end_pass()

@@ -18,7 +18,7 @@
 namespace gpusim {
 
 // `failed`: killed (out of memory, MPS fault) and not restarted under the restart policy.
-// rejected: refused for good at admission (e.g. over its namespace's ResourceQuota).
+// rejected: refused for good by admission when its pods were created (over a namespace ResourceQuota).
 enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed, rejected };
 constexpr auto enum_table(JobStatus) {
   return std::to_array<EnumName<JobStatus>>({{JobStatus::not_arrived, "not_arrived"},

@@ -103,6 +103,8 @@ class ClusterView {
   virtual GpuTime attained_gpu(JobId id) const = 0;
   // Its work left now, at its ideal speed (what SRTF orders by; an oracle, like sjf's).
   virtual Work remaining_work(JobId id) const = 0;
+  // When a running job's current attempt started (kube-scheduler's preemption prefers victims started last).
+  virtual Time start_time(JobId id) const = 0;
   // Is it running and not on its way out (suspending after a preemption, or evicted at a notice)?
   virtual bool preemptible(JobId id) const = 0;
   // Where a job runs (its nodes, GPUs and MIG instances); empty unless it is running.

@@ -9,6 +9,8 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
 #include "gpusim/sim/dra.hpp"
+#include "gpusim/sim/priority_classes.hpp"
+#include "gpusim/sim/resource_quota.hpp"
 
 namespace gpusim {
 
@@ -18,13 +20,15 @@ struct TenancySpec {
   bool given = false;  // the scenario has a tenancy: block (then runs keep per-namespace figures)
   // The kube-apiserver admission plugin ExtendedResourceToleration is on (node_placement.hpp).
   bool extended_resource_toleration = false;
-  DraSpec dra;  // DeviceClasses and ResourceClaimTemplates (sim/dra.hpp)
+  DraSpec dra;                                 // DeviceClasses and ResourceClaimTemplates (sim/dra.hpp)
+  PrioritySpec priority;                       // priority_classes, pod_disruption_budgets
+  std::vector<ResourceQuota> resource_quotas;  // admission at pod creation
 };
 
 const Section& tenancy_section();
 
 // Reads `tenancy:` (absent: none) once the scenario's pools and jobs are final, and checks what the
 // jobs name in it. Throws InputError naming the file, the field and what was expected.
-TenancySpec read_tenancy(const std::optional<ConfigNode>& node, const Scenario& s);
+TenancySpec read_tenancy(const std::optional<ConfigNode>& node, Scenario& s);
 
 }  // namespace gpusim

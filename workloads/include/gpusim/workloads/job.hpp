@@ -101,6 +101,11 @@ struct PodSpec {
   std::string queue;                         // the Kueue LocalQueue of its namespace (label kueue.x-k8s.io/queue-name); "": none
   Interned<NodeRules> node_rules;            // nodeSelector, tolerations, node affinity (interned: request shapes key on it)
   std::vector<std::string> resource_claims;  // DRA ResourceClaimTemplates it claims devices from (sim/dra.hpp)
+  // spec.terminationGracePeriodSeconds: how long it may take to leave when evicted (Kubernetes' default, 30 s).
+  Duration termination_grace = Duration::from_seconds(30);
+  // Did the job give `priority` itself? The Priority admission controller then checks it against its
+  // class's value (tenancy.priority_classes), and a job without a class keeps it over the global default.
+  bool priority_given = false;
   bool operator==(const PodSpec&) const = default;
 };
 
