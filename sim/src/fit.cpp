@@ -117,10 +117,11 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
   return std::nullopt;
 }
 
-RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog) {
+RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog, uint64_t allowed) {
   RequestShape s;
   std::vector<std::string> reasons;
   for (PoolId p{0}; p < c.pools().size(); ++p) {
+    if (!(allowed >> p & 1)) continue;
     if (auto why = pool_refuses(q, c.pool(p), catalog)) {
       if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(std::move(*why));
     } else {
@@ -128,6 +129,7 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
     }
   }
   if (s.pool_mask == 0) {
+    if (reasons.empty()) reasons.push_back("may use none of the pools (its Kueue flavor's)");
     if (reasons.size() > 3) reasons.resize(3);
     s.never_fits = fmt::format("{}", fmt::join(reasons, "; "));
     return s;
@@ -178,6 +180,13 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
     if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog));
     of_job_[j.id] = it->second;
   }
+}
+
+uint32_t Shapes::restricted(uint32_t base, const Job& j, uint64_t pool_mask, const Cluster& c, const Catalog& catalog) {
+  if ((shapes_[base].pool_mask & pool_mask) == shapes_[base].pool_mask) return base;
+  const auto [it, added] = restricted_.try_emplace({base, pool_mask}, static_cast<uint32_t>(shapes_.size()));
+  if (added) shapes_.push_back(analyse(j.request, j.multi_node, c, catalog, pool_mask));
+  return it->second;
 }
 
 }  // namespace gpusim

@@ -61,9 +61,9 @@ struct PoolSpec {
   TopologyPolicy topology_manager = TopologyPolicy::none;  // the kubelet's topologyManagerPolicy
   Market market = Market::on_demand;
   std::vector<std::pair<std::string, std::string>> labels;  // its nodes' labels as written, sorted by key
-  double price_per_node_hour_usd = 0;  // at the start (a spot trace may change it over time)
-  std::string price_source;            // empty: no price given, cost counts as 0 (stated in the run's notes)
-  SpotConfig spot;                     // spot pools: how they lose nodes
+  double price_per_node_hour_usd = 0;                       // at the start (a spot trace may change it over time)
+  std::string price_source;                                 // empty: no price given, cost counts as 0 (stated in the run's notes)
+  SpotConfig spot;                                          // spot pools: how they lose nodes
   AutoscaleConfig autoscale;
   Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes
   uint32_t initial_nodes = 0;   // ready at time 0; the slots after them start off

@@ -7,6 +7,7 @@
 //        |                    ^  ^                |  |--fail--> failed
 //        +--> unschedulable   |  +----enqueue-----+  (evicted, suspended: back in the queue)
 //                             +--enqueue-- not_arrived <--back_off-- running (killed, restarts)
+//                                          not_arrived <--withdraw-- pending (Kueue preempted it before it ran)
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -39,6 +40,7 @@ class JobLifecycle {
   void complete(JobId id);                        // running -> completed
   void fail(JobId id);                            // running -> failed
   void back_off(JobId id);                        // running -> not_arrived, until its restart is due
+  void withdraw(JobId id);                        // pending -> not_arrived: admission (Kueue) took it back
 
   // The jobs started during a decision pass leave the queue after it, so iterating it stays valid.
   void end_pass();
@@ -64,6 +66,7 @@ class JobLifecycle {
 
  private:
   void set(JobId id, JobStatus from, JobStatus to);
+  void leave_queue(JobId id);
 
   const Shapes& shapes_;
   std::vector<JobRecord> records_;

@@ -8,12 +8,15 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
+#include "gpusim/sim/kueue_spec.hpp"
 
 namespace gpusim {
 
 struct Scenario;
 
-struct TenancySpec {};
+struct TenancySpec {
+  KueueSpec kueue;
+};
 
 const Section& tenancy_section();
 
