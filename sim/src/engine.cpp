@@ -24,6 +24,7 @@
 #include "gpusim/sim/event_queue.hpp"
 #include "gpusim/sim/goodput.hpp"
 #include "gpusim/sim/job_lifecycle.hpp"
+#include "gpusim/sim/kueue.hpp"
 #include "gpusim/sim/network.hpp"
 #include "gpusim/sim/node_lifecycle.hpp"
 
@@ -41,7 +42,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
         scheduler_(scheduler),
         options_(options),
         cluster_(std::move(cluster)),
-        shapes_(w.shapes),
+        kueue_(w.scenario.tenancy.kueue.enabled() ? std::make_unique<Kueue>(w.scenario, cluster_, w.shapes) : nullptr),
+        shapes_(kueue_ ? kueue_->shapes() : w.shapes),
         life_(jobs_.size(), shapes_),
         records_(life_.records()),
         gpu_rates_(cluster_.gpu_count()),
@@ -111,6 +113,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const std::vector<GpuClaim>& claims(JobId id) const override { return flights_[records_[id]].claims; }
   PlacementView last_placement(JobId id) const override { return flights_.placement(records_[id]); }
   const Metrics& metrics() const override { return metrics_; }
+  const KueueState* kueue() const override { return kueue_.get(); }
   // ClusterView
   Time now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
@@ -250,6 +253,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void arrive(JobId id);
   // The job's pods are created: namespace ResourceQuota admission; false when it is rejected for good.
   bool pods_created(JobId id);
+  // Kueue's cycles at a decision point: admitted jobs enter the scheduler's queue, victims are evicted.
+  void admit_kueue();
   // Releases everything the job holds; the caller sets its new status.
   void stop(JobId id, StopCause cause);
   void complete(JobId id);
@@ -351,7 +356,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   std::vector<Observer*> observers_;       // the caller's, then the audit
   std::vector<Observer*> every_event_;     // those that asked to see each event
   Cluster cluster_;
-  const Shapes& shapes_;
+  std::unique_ptr<Kueue> kueue_;  // admission in front of the scheduler; null without tenancy.kueue
+  const Shapes& shapes_;          // the world's, or Kueue's (with each job's flavor-restricted shapes)
   JobLifecycle life_;
   std::optional<QuotaAdmission> quota_;  // when the scenario has tenancy.resource_quotas
   std::map<std::string, uint64_t> rejected_reasons_;
@@ -397,8 +403,13 @@ void Engine::arrive(JobId id) {
     life_.unschedulable(id);
     return;
   }
-  if (!pods_created(id)) return;
   records_[id].remaining = Work::of(jobs_[id].work, 1.0);
+  if (kueue_ && kueue_->manages(id)) {
+    kueue_->arrive(id, now_);  // it waits in its ClusterQueue, suspended: no pod of it exists yet
+    return;
+  }
+  if (!pods_created(id)) return;
+  if (quota_) notify([&](Observer& o) { o.job_admitted(*this, id); });
   life_.arrive(id, scheduler_.queue_key(jobs_[id]), now_);
 }
 
@@ -410,8 +421,37 @@ bool Engine::pods_created(JobId id) {
     notify([&](Observer& o) { o.job_rejected(*this, id, *why); });
     return false;
   }
-  notify([&](Observer& o) { o.job_admitted(*this, id); });
   return true;
+}
+
+void Engine::admit_kueue() {
+  std::vector<JobId> admitted;
+  std::vector<KueueEviction> evictions;
+  // Evictions without a grace period release quota at once: Kueue's next cycle, at this same time.
+  do {
+    admitted.clear();
+    evictions.clear();
+    kueue_->schedule(now_, *this, admitted, evictions);
+    for (JobId id : admitted) {
+      // Unsuspended, its pods are created: namespace quotas apply now, then it is the scheduler's.
+      if (!pods_created(id)) {
+        kueue_->finished(id, now_);
+        continue;
+      }
+      notify([&](Observer& o) { o.job_admitted(*this, id); });
+      life_.arrive(id, scheduler_.queue_key(jobs_[id]), now_);
+    }
+    for (const KueueEviction& e : evictions) {
+      if (records_[e.victim].status == JobStatus::running) {
+        evict(e.victim, scenario_.tenancy.kueue.termination_grace, e.by, e.reason);
+        continue;
+      }
+      // Admitted but not placed yet: its pods are deleted before they run.
+      life_.withdraw(e.victim);
+      notify([&](Observer& o) { o.job_evicted(*this, e.victim, e.by, e.reason); });
+      kueue_->left(e.victim, now_);
+    }
+  } while (!evictions.empty() && kueue_->pending_work());
 }
 
 double Engine::job_sharing_rate(JobId id) const {
@@ -723,6 +763,7 @@ void Engine::complete(JobId id) {
   stop(id, StopCause::completed);
   life_.complete(id);
   if (quota_) quota_->release(jobs_[id]);
+  if (kueue_) kueue_->finished(id, now_);
   flights_.release(records_[id]);
 }
 
@@ -737,6 +778,7 @@ void Engine::kill_all(GpuId g) {
     if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
       life_.fail(id);
       if (quota_) quota_->release(jobs_[id]);
+      if (kueue_) kueue_->finished(id, now_);
       flights_.release(r);
       continue;
     }
@@ -839,6 +881,7 @@ void Engine::apply(const Event& e) {
 }
 
 void Engine::decision_point(bool arrived) {
+  if (kueue_) admit_kueue();
   std::vector<JobId>& arrivals = life_.arrivals();
   const std::size_t seen = arrivals.size();  // the arrivals this pass hands the scheduler
   const bool pass = life_.any_pending() && (capacity_grew_ || !arrivals.empty());
@@ -1028,6 +1071,10 @@ void Engine::leave(JobId id) {
   if (!r.terminating) ++r.evictions;  // else counted as a preemption when it was told to go
   stop(id, StopCause::evicted);
   rollback(id);
+  if (kueue_ && kueue_->left(id, now_)) {
+    life_.back_off(id);  // Kueue evicted it: it waits in its ClusterQueue again
+    return;
+  }
   life_.enqueue(id, now_);  // the job controller recreates the pod at once
 }
 

@@ -124,10 +124,12 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
   return std::nullopt;
 }
 
-RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog, const NodeRules& rules) {
+RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog, const NodeRules& rules,
+                     uint64_t allowed) {
   RequestShape s;
   std::vector<std::string> reasons;
   for (PoolId p{0}; p < c.pools().size(); ++p) {
+    if (!(allowed >> p & 1)) continue;
     std::optional<std::string> why = pool_refuses(q, c.pool(p), catalog);
     if (!why) why = rules_refuse(rules, c.pool(p));
     if (why) {
@@ -138,6 +140,7 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
   }
   s.preferences = preferences(rules, c.pools());
   if (s.pool_mask == 0) {
+    if (reasons.empty()) reasons.push_back("may use none of the pools (its Kueue flavor's)");
     if (reasons.size() > 3) reasons.resize(3);
     s.never_fits = fmt::format("{}", fmt::join(reasons, "; "));
     return s;
@@ -192,6 +195,17 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
     if (added) shapes_.push_back(analyse(q, j.multi_node, c, catalog, rules));
     of_job_[j.id] = it->second;
   }
+}
+
+uint32_t Shapes::restricted(uint32_t base, const JobSet& jobs, const Job& j, uint64_t pool_mask, const Cluster& c,
+                            const Catalog& catalog) {
+  if ((shapes_[base].pool_mask & pool_mask) == shapes_[base].pool_mask) return base;
+  const auto [it, added] = restricted_.try_emplace({base, pool_mask}, static_cast<uint32_t>(shapes_.size()));
+  const PodSpec* pod = jobs.pod(j);
+  if (added)
+    shapes_.push_back(
+        analyse(j.request, j.multi_node, c, catalog, pod ? pod->node_rules.get() : Interned<NodeRules>().get(), pool_mask));
+  return it->second;
 }
 
 }  // namespace gpusim

@@ -65,20 +65,28 @@ void JobLifecycle::complete(JobId id) { set(id, JobStatus::running, JobStatus::c
 void JobLifecycle::fail(JobId id) { set(id, JobStatus::running, JobStatus::failed); }
 void JobLifecycle::back_off(JobId id) { set(id, JobStatus::running, JobStatus::not_arrived); }
 
-void JobLifecycle::end_pass() {
-  for (JobId id : started_) {
-    const QueueKey& key = keys_.at(id);
-    queue_.erase({key, id});
-    const uint32_t shape = shapes_.of(id);
-    Queue& mine = queue_by_shape_[shape];
-    mine.erase({key, id});
-    if (mine.empty()) {  // swap-remove it from the shapes with a queue
-      const uint32_t at = queued_shape_position_[shape];
-      queued_shapes_[at] = queued_shapes_.back();
-      queued_shape_position_[queued_shapes_[at]] = at;
-      queued_shapes_.pop_back();
-    }
+void JobLifecycle::withdraw(JobId id) {
+  set(id, JobStatus::pending, JobStatus::not_arrived);
+  leave_queue(id);
+  std::erase(arrivals_, id);
+}
+
+void JobLifecycle::leave_queue(JobId id) {
+  const QueueKey& key = keys_.at(id);
+  queue_.erase({key, id});
+  const uint32_t shape = shapes_.of(id);
+  Queue& mine = queue_by_shape_[shape];
+  mine.erase({key, id});
+  if (mine.empty()) {  // swap-remove it from the shapes with a queue
+    const uint32_t at = queued_shape_position_[shape];
+    queued_shapes_[at] = queued_shapes_.back();
+    queued_shape_position_[queued_shapes_[at]] = at;
+    queued_shapes_.pop_back();
   }
+}
+
+void JobLifecycle::end_pass() {
+  for (JobId id : started_) leave_queue(id);
   started_.clear();
 }
 

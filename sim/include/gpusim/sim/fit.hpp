@@ -5,6 +5,7 @@
 // placement asks for every GPU it looks at are defined here, inline; the rest in fit.cpp.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -167,8 +168,9 @@ struct RequestShape {
   std::vector<PoolPreference> preferences;  // per pool, from the pod's node rules; empty: none
 };
 // `rules`: the pod's node rules (taints, selectors and affinity also decide the pools it may use).
+// Only the pools of `allowed` are considered (a Kueue flavor's; all by default).
 RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const Catalog& catalog,
-                     const NodeRules& rules = Interned<NodeRules>().get());
+                     const NodeRules& rules = Interned<NodeRules>().get(), uint64_t allowed = ~uint64_t{0});
 
 // Jobs with equal requests and node rules behave alike in every fit check; they share a shape id.
 class Shapes {
@@ -178,10 +180,18 @@ class Shapes {
   const RequestShape& get(uint32_t s) const { return shapes_[s]; }
   const RequestShape& of_job(JobId j) const { return shapes_[of_job_[j]]; }
   uint32_t count() const { return static_cast<uint32_t>(shapes_.size()); }
+  // The shape of `base` restricted to the pools of `pool_mask` (a Kueue flavor's), added when new:
+  // a job admitted to a flavor may use its pools only, and jobs alike in their request and flavor
+  // share fit caches. Call before the run, as policies may size tables by count().
+  uint32_t restricted(uint32_t base, const JobSet& jobs, const Job& j, uint64_t pool_mask, const Cluster& c,
+                      const Catalog& catalog);
+  // The job's shape from now on (a variant of its request's: restricted()).
+  void assign(JobId j, uint32_t shape) { of_job_[j] = shape; }
 
  private:
   std::vector<uint32_t> of_job_;
   std::vector<RequestShape> shapes_;
+  std::map<std::pair<uint32_t, uint64_t>, uint32_t> restricted_;  // (base shape, pool mask) -> shape
 };
 
 }  // namespace gpusim

@@ -8,6 +8,7 @@
 //        +--> unschedulable   |  +----enqueue-----+  (evicted, suspended: back in the queue)
 //        +--> rejected        +--enqueue-- not_arrived <--back_off-- running (killed, restarts)
 //             (admission: over a namespace ResourceQuota)
+//                                          not_arrived <--withdraw-- pending (Kueue preempted it before it ran)
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -41,6 +42,7 @@ class JobLifecycle {
   void complete(JobId id);                        // running -> completed
   void fail(JobId id);                            // running -> failed
   void back_off(JobId id);                        // running -> not_arrived, until its restart is due
+  void withdraw(JobId id);                        // pending -> not_arrived: admission (Kueue) took it back
 
   // Called at every status change (from, to), when set: what per-namespace figures follow.
   void watch(std::function<void(JobId, JobStatus, JobStatus)> on_change) { on_change_ = std::move(on_change); }
@@ -69,6 +71,7 @@ class JobLifecycle {
 
  private:
   void set(JobId id, JobStatus from, JobStatus to);
+  void leave_queue(JobId id);
 
   const Shapes& shapes_;
   std::vector<JobRecord> records_;

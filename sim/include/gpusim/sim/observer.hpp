@@ -13,6 +13,7 @@
 
 namespace gpusim {
 
+class KueueState;
 class Metrics;
 struct Sample;
 struct Scenario;
@@ -27,6 +28,8 @@ class RunState : public ClusterView {
   // Where the job runs, or ran last (also once it has ended); empty if it never ran.
   virtual PlacementView last_placement(JobId id) const = 0;
   virtual const Metrics& metrics() const = 0;
+  // Kueue's queues and quotas (sim/kueue.hpp); null when the scenario has no tenancy.kueue.
+  virtual const KueueState* kueue() const { return nullptr; }
 };
 
 // Why a running job released its GPUs.

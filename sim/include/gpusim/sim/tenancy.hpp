@@ -9,6 +9,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
 #include "gpusim/sim/dra.hpp"
+#include "gpusim/sim/kueue_spec.hpp"
 #include "gpusim/sim/priority_classes.hpp"
 #include "gpusim/sim/resource_quota.hpp"
 
@@ -23,6 +24,7 @@ struct TenancySpec {
   DraSpec dra;                                 // DeviceClasses and ResourceClaimTemplates (sim/dra.hpp)
   PrioritySpec priority;                       // priority_classes, pod_disruption_budgets
   std::vector<ResourceQuota> resource_quotas;  // admission at pod creation
+  KueueSpec kueue;                             // ResourceFlavors, ClusterQueues, Cohorts, LocalQueues (sim/kueue_spec.hpp)
 };
 
 const Section& tenancy_section();

@@ -1,0 +1,329 @@
+// Kueue admission (sim/kueue.hpp) on small cases followed by hand. Clusters of l4-4x nodes (4 GPUs
+// each); jobs ask 1 GPU unless said; fifo+first-fit places what Kueue admits. Preempted workloads
+// leave at once (termination_grace: 0) unless said.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "gpusim/sim/kueue.hpp"
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::write_file;
+
+namespace {
+
+struct Eviction {
+  std::string victim, by, reason;
+  double at_s;
+};
+
+class Recorder final : public Observer {
+ public:
+  void job_evicted(const RunState& s, JobId victim, JobId by, std::string_view reason) override {
+    evictions.push_back({s.job(victim).name, s.job(by).name, std::string(reason), s.now().seconds()});
+  }
+  void job_admitted(const RunState& s, JobId id) override {
+    ++admissions;
+    if (s.kueue()->admitted_at(id) != s.now()) ADD_FAILURE() << "admitted_at is not now";
+  }
+  void finished(const RunState& s) override {
+    const KueueState& k = *s.kueue();
+    for (uint32_t q = 0; q < k.queue_count(); ++q)
+      borrowed_gpu_hours[std::string(k.queue(q).name)] = k.totals(q, s.now()).borrowed_gpu_hours;
+  }
+  std::vector<Eviction> evictions;
+  int admissions = 0;
+  std::map<std::string, double> borrowed_gpu_hours;
+};
+
+struct Outcome {
+  explicit Outcome(Scenario s) : scenario(std::move(s)) {}
+  const Scenario scenario;
+  Recorder recorder;
+  std::optional<RunResult> result;
+  double start(const std::string& job) const { return result->jobs[id(job)].first_start.seconds(); }
+  JobId id(const std::string& job) const {
+    for (const Job& j : scenario.jobs.jobs)
+      if (j.name == job) return j.id;
+    ADD_FAILURE() << "no job " << job;
+    return JobId{0};
+  }
+};
+
+// `nodes` l4-4x nodes in pool "p" (labels given), the jobs, and tenancy.kueue.
+std::unique_ptr<Outcome> run(int nodes, const std::string& jobs, const std::string& kueue, const std::string& pools = "") {
+  const std::string text =
+      "name: k\ncluster:\n  pools:\n" +
+      (pools.empty() ? "    - {name: p, node: l4-4x, count: " + std::to_string(nodes) + ", labels: {gpu: l4}}\n" : pools) +
+      "workload:\n  jobs:\n" + jobs + "tenancy:\n  kueue:\n    termination_grace: 0\n" + kueue + "policy: fifo+first-fit\n";
+  auto r = std::make_unique<Outcome>(test::load(write_file("k.yaml", text)));
+  auto sched = Registry::global().make(r->scenario.policy, policy_context(r->scenario), r->scenario.policy_where);
+  RunOptions o;
+  o.observers.push_back(&r->recorder);
+  o.audit = true;
+  r->result.emplace(simulate(r->scenario, *sched, o));
+  return r;
+}
+
+// A ClusterQueue of `gpus` nominal GPUs on flavor l4 (extra: more of its fields, YAML flow).
+std::string queue(const std::string& name, int gpus, const std::string& extra = "", const std::string& quota_extra = "") {
+  return "      - {name: " + name + ", " + extra +
+         "resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: [{name: l4, resources: [{name: nvidia.com/gpu, "
+         "nominal_quota: " +
+         std::to_string(gpus) + quota_extra + "}]}]}]}\n";
+}
+const std::string kFlavor = "    resource_flavors: [{name: l4, node_labels: {gpu: l4}}]\n";
+std::string locals(std::initializer_list<const char*> names) {
+  std::string s = "    local_queues:\n";
+  for (const char* n : names) s += std::string("      - {name: ") + n + ", namespace: " + n + ", cluster_queue: " + n + "}\n";
+  return s;
+}
+// `count` jobs named <prefix><i> of tenant (and queue) `team`.
+std::string jobs(const std::string& prefix, int count, const std::string& team, const std::string& fields) {
+  std::string s;
+  for (int i = 0; i < count; ++i)
+    s += "    - {name: " + prefix + std::to_string(i) + ", tenant: " + team + ", queue: " + team + ", " + fields + "}\n";
+  return s;
+}
+
+// Nominal quota 2 of a 4-GPU node: the third 1-hour job waits for quota (not GPUs) until 1 h.
+TEST(Kueue, NominalQuotaAdmits) {
+  const auto r = run(1, jobs("j", 3, "a", "gpus: 1, duration: 1h"),
+                     kFlavor + "    cluster_queues:\n" + queue("a", 2) + locals({"a"}));
+  EXPECT_EQ(r->start("j0"), 0);
+  EXPECT_EQ(r->start("j1"), 0);
+  EXPECT_EQ(r->start("j2"), 3600);
+  EXPECT_EQ(r->recorder.admissions, 3);
+}
+
+// a (nominal 1) and b (nominal 3) in one cohort; b has no jobs. Four 1-hour jobs of a:
+//   no limits: a borrows b's 3 GPUs, all four start at 0 (3 GPU-hours borrowed);
+//   borrowing_limit 1 on a: a uses at most 1 + 1, two start at 0, two at 1 h;
+//   lending_limit 1 on b: b lends 1 of its 3, the same.
+TEST(Kueue, BorrowingAndLendingLimits) {
+  const std::string four = jobs("j", 4, "a", "gpus: 1, duration: 1h");
+  const auto both = [&](const std::string& a_extra, const std::string& b_extra) {
+    return run(1, four,
+               kFlavor + "    cluster_queues:\n" + queue("a", 1, "cohort: org, ", a_extra) +
+                   queue("b", 3, "cohort: org, ", b_extra) + locals({"a", "b"}));
+  };
+  const auto free = both("", "");
+  for (const char* j : {"j0", "j1", "j2", "j3"}) EXPECT_EQ(free->start(j), 0) << j;
+  EXPECT_DOUBLE_EQ(free->recorder.borrowed_gpu_hours.at("a"), 3.0);
+  for (const auto& limited : {both(", borrowing_limit: 1", ""), both("", ", lending_limit: 1")}) {
+    EXPECT_EQ(limited->start("j0"), 0);
+    EXPECT_EQ(limited->start("j1"), 0);
+    EXPECT_EQ(limited->start("j2"), 3600);
+    EXPECT_EQ(limited->start("j3"), 3600);
+  }
+}
+
+// a and b each nominal 2 in a cohort of 4 GPUs. a's four 10-hour jobs start at 0 (two borrowed).
+// b's two 1-hour jobs arrive at 1 h:
+//   reclaim_within_cohort Any: b reclaims its quota, evicting two of a's (InCohortReclamation), and
+//   its jobs start at 1 h; the evicted ones are admitted again when b's end at 2 h.
+//   Never: b waits until a's jobs end at 10 h.
+TEST(Kueue, ReclaimWithinCohort) {
+  const std::string js = jobs("a", 4, "a", "gpus: 1, duration: 10h") + jobs("b", 2, "b", "gpus: 1, duration: 1h, arrival: 1h");
+  const auto with = [&](const char* policy) {
+    return run(1, js,
+               kFlavor + "    cluster_queues:\n" + queue("a", 2, "cohort: org, ") +
+                   queue("b", 2, std::string("cohort: org, preemption: {reclaim_within_cohort: ") + policy + "}, ") +
+                   locals({"a", "b"}));
+  };
+  const auto any = with("Any");
+  EXPECT_EQ(any->start("b0"), 3600);
+  EXPECT_EQ(any->start("b1"), 3600);
+  ASSERT_EQ(any->recorder.evictions.size(), 2u);
+  for (const Eviction& e : any->recorder.evictions) {
+    EXPECT_EQ(e.reason, "InCohortReclamation");
+    EXPECT_EQ(e.victim[0], 'a');
+    EXPECT_EQ(e.at_s, 3600);
+  }
+  // Candidates admitted most recently go first; all were admitted at 0, so the ties are by id, a0 and a1.
+  EXPECT_EQ(any->result->jobs[any->id("a0")].preemptions, 1u);
+  EXPECT_EQ(any->result->jobs[any->id("a0")].start.seconds(), 2 * 3600);
+  const auto never = with("Never");
+  EXPECT_EQ(never->start("b0"), 10 * 3600);
+  EXPECT_TRUE(never->recorder.evictions.empty());
+}
+
+// One queue of nominal 1: a low-priority 10-hour job runs; a high-priority one arrives at 1 h.
+//   within_cluster_queue LowerPriority: it preempts (InClusterQueue) and starts at 1 h;
+//   Never: it waits until 10 h. An equal-priority newcomer never preempts under LowerPriority.
+TEST(Kueue, WithinClusterQueue) {
+  const auto two = [](const char* high_priority) {
+    return std::string("    - {name: low, tenant: a, queue: a, gpus: 1, duration: 10h, priority: 1}\n"
+                       "    - {name: high, tenant: a, queue: a, gpus: 1, duration: 1h, arrival: 1h, priority: ") +
+           high_priority + "}\n";
+  };
+  const std::string js = two("5");
+  const auto with = [&](const std::string& extra, const std::string& j) {
+    return run(1, j, kFlavor + "    cluster_queues:\n" + queue("a", 1, extra) + locals({"a"}));
+  };
+  const auto lower = with("preemption: {within_cluster_queue: LowerPriority}, ", js);
+  EXPECT_EQ(lower->start("high"), 3600);
+  ASSERT_EQ(lower->recorder.evictions.size(), 1u);
+  EXPECT_EQ(lower->recorder.evictions[0].reason, "InClusterQueue");
+  EXPECT_EQ(lower->recorder.evictions[0].victim, "low");
+  EXPECT_EQ(with("", js)->start("high"), 10 * 3600);
+  EXPECT_EQ(with("preemption: {within_cluster_queue: LowerPriority}, ", two("1"))->start("high"), 10 * 3600);
+}
+
+// Cohort of a, b, c with nominal 2 each (6 of 8 GPUs). b runs four priority-1 jobs (borrowing c's 2),
+// a runs two priority-10 jobs, and a third priority-10 job of a arrives at 1 h. It fits a's nominal
+// quota alone (1 <= 2) but a is at its nominal quota, so reclaim alone may not take from b:
+//   borrow_within_cohort LowerPriority (threshold 5): one of b's jobs is evicted
+//   (InCohortReclaimWhileBorrowing) and it starts at 1 h;
+//   without it, or with max_priority_threshold 0 (b's priority 1 is above it), it waits until 10 h.
+TEST(Kueue, BorrowWithinCohort) {
+  const std::string js = jobs("b", 4, "b", "gpus: 1, duration: 10h, priority: 1") +
+                         jobs("a", 2, "a", "gpus: 1, duration: 10h, priority: 10") +
+                         "    - {name: late, tenant: a, queue: a, gpus: 1, duration: 1h, arrival: 1h, priority: 10}\n";
+  const auto with = [&](const std::string& borrow) {
+    return run(2, js,
+               kFlavor + "    cluster_queues:\n" +
+                   queue("a", 2, "cohort: org, preemption: {reclaim_within_cohort: Any" + borrow + "}, ") +
+                   queue("b", 2, "cohort: org, ") + queue("c", 2, "cohort: org, ") + locals({"a", "b", "c"}));
+  };
+  const auto on = with(", borrow_within_cohort: {policy: LowerPriority, max_priority_threshold: 5}");
+  EXPECT_EQ(on->start("late"), 3600);
+  ASSERT_EQ(on->recorder.evictions.size(), 1u);
+  EXPECT_EQ(on->recorder.evictions[0].reason, "InCohortReclaimWhileBorrowing");
+  EXPECT_EQ(on->recorder.evictions[0].victim[0], 'b');
+  EXPECT_EQ(with("")->start("late"), 10 * 3600);
+  EXPECT_EQ(with(", borrow_within_cohort: {policy: LowerPriority, max_priority_threshold: 0}")->start("late"), 10 * 3600);
+}
+
+// Nominal 2. A 10-hour 1-GPU job runs from 0; a 2-GPU 1-hour job arrives at 1 s and does not fit
+// (1 left); a 1-GPU 1-hour job arrives at 2 s.
+//   BestEffortFIFO: the small one passes the big one and starts at 2 s;
+//   StrictFIFO: it waits behind the big one, which is admitted at 10 h; the small one at 11 h.
+TEST(Kueue, StrictVersusBestEffortFifo) {
+  const std::string js = "    - {name: long, tenant: a, queue: a, gpus: 1, duration: 10h}\n"
+                         "    - {name: big, tenant: a, queue: a, gpus: 2, duration: 1h, arrival: 1}\n"
+                         "    - {name: small, tenant: a, queue: a, gpus: 1, duration: 1h, arrival: 2}\n";
+  const auto with = [&](const char* strategy) {
+    return run(
+        1, js,
+        kFlavor + "    cluster_queues:\n" + queue("a", 2, std::string("queueing_strategy: ") + strategy + ", ") + locals({"a"}));
+  };
+  const auto best = with("BestEffortFIFO");
+  EXPECT_EQ(best->start("small"), 2);
+  EXPECT_EQ(best->start("big"), 10 * 3600);
+  const auto strict = with("StrictFIFO");
+  EXPECT_EQ(strict->start("big"), 10 * 3600);
+  EXPECT_EQ(strict->start("small"), 11 * 3600);
+}
+
+// Two pools of one node each, labelled spot and on-demand; flavors in that order. Queue a has 1
+// GPU of spot and 2 of on-demand; queue b (same cohort) 1 of spot. Three jobs of a at 0:
+//   whenCanBorrow Borrow: the second borrows b's spot GPU, the third goes to on-demand;
+//   whenCanBorrow TryNextFlavor: the second and third go to on-demand (a fit without borrowing).
+TEST(Kueue, FlavorFungibility) {
+  const std::string pools = "    - {name: spot, node: l4-4x, count: 1, labels: {market: spot}}\n"
+                            "    - {name: od, node: l4-4x, count: 1, labels: {market: on-demand}}\n";
+  const std::string flavors =
+      "    resource_flavors: [{name: spot, node_labels: {market: spot}}, {name: od, node_labels: {market: on-demand}}]\n";
+  const auto with = [&](const char* when) {
+    const std::string qs =
+        std::string("      - {name: a, cohort: org, flavor_fungibility: {when_can_borrow: ") + when +
+        "}, resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: [{name: spot, resources: [{name: nvidia.com/gpu, "
+        "nominal_quota: 1}]}, {name: od, resources: [{name: nvidia.com/gpu, nominal_quota: 2}]}]}]}\n"
+        "      - {name: b, cohort: org, resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: [{name: spot, "
+        "resources: "
+        "[{name: nvidia.com/gpu, nominal_quota: 1}]}]}]}\n";
+    return run(0, jobs("j", 3, "a", "gpus: 1, duration: 1h"), flavors + "    cluster_queues:\n" + qs + locals({"a", "b"}), pools);
+  };
+  const auto pool_of = [](const Outcome& r, const char* job) {
+    return r.result->cluster.pool_of(r.result->placement(r.id(job)).nodes.front()).name;
+  };
+  const auto borrow = with("Borrow");
+  EXPECT_EQ(pool_of(*borrow, "j0"), "spot");
+  EXPECT_EQ(pool_of(*borrow, "j1"), "spot");
+  EXPECT_EQ(pool_of(*borrow, "j2"), "od");
+  const auto next = with("TryNextFlavor");
+  EXPECT_EQ(pool_of(*next, "j0"), "spot");
+  EXPECT_EQ(pool_of(*next, "j1"), "od");
+  EXPECT_EQ(pool_of(*next, "j2"), "od");
+}
+
+// Fair sharing in a flat cohort: c lends 6 GPUs and runs nothing; a (weight 2) and b (weight 1)
+// have no quota and submit six 10-hour jobs each at 0. One head per queue per cycle: 3 + 3 are
+// admitted. Shares (borrowed x 1000 / 6 lendable / weight): a 250, b 500. a preempts one of b's:
+// a with its 4th is 333 <= b without one, 333 (LessThanOrEqualToFinalShare), InCohortFairSharing;
+// then a with a 5th (417) is above b without another (167) and above b's 333: it stops at 4 : 2.
+TEST(Kueue, FairSharingWeightsFlat) {
+  const std::string js = jobs("a", 6, "a", "gpus: 1, duration: 10h") + jobs("b", 6, "b", "gpus: 1, duration: 10h");
+  const std::string fair = "    fair_sharing: {enable: true}\n";
+  const auto r = run(2, js,
+                     kFlavor + fair + "    cluster_queues:\n" +
+                         queue("a", 0, "cohort: org, fair_sharing: {weight: 2}, preemption: {reclaim_within_cohort: Any}, ") +
+                         queue("b", 0, "cohort: org, preemption: {reclaim_within_cohort: Any}, ") +
+                         queue("c", 6, "cohort: org, ") + locals({"a", "b", "c"}));
+  ASSERT_EQ(r->recorder.evictions.size(), 1u);
+  EXPECT_EQ(r->recorder.evictions[0].reason, "InCohortFairSharing");
+  EXPECT_EQ(r->recorder.evictions[0].victim[0], 'b');
+  int a_at_0 = 0, b_kept = 0;
+  for (int i = 0; i < 6; ++i) {
+    a_at_0 += r->start("a" + std::to_string(i)) == 0 ? 1 : 0;
+    const JobRecord& b = r->result->jobs[r->id("b" + std::to_string(i))];
+    b_kept += b.first_start.seconds() == 0 && b.preemptions == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(a_at_0, 4);
+  EXPECT_EQ(b_kept, 2);
+}
+
+// Hierarchical: root cohort "org" holds c (lends 8) and cohorts x (a) and y (b1, b2), all weight 1
+// and without quota. Each of a, b1, b2 submits eight 10-hour jobs. Cycles admit a, b1, b2 twice, then
+// a (x with it: 3/8 = 375 against y's 625) and b1: 3, 3, 2. a then preempts from y: x with a 4th is
+// 500 <= y without one, 500; it takes b1's (the larger share in y). Fair at both levels: x 4, y 4
+// (b1 2, b2 2).
+TEST(Kueue, FairSharingHierarchical) {
+  const std::string js = jobs("a", 8, "a", "gpus: 1, duration: 10h") + jobs("b1_", 8, "b1", "gpus: 1, duration: 10h") +
+                         jobs("b2_", 8, "b2", "gpus: 1, duration: 10h");
+  const std::string any = "preemption: {reclaim_within_cohort: Any}, ";
+  const auto r = run(2, js,
+                     kFlavor +
+                         "    fair_sharing: {enable: true}\n    cohorts: [{name: x, parent: org}, {name: y, parent: org}]\n" +
+                         "    cluster_queues:\n" + queue("a", 0, "cohort: x, " + any) + queue("b1", 0, "cohort: y, " + any) +
+                         queue("b2", 0, "cohort: y, " + any) + queue("c", 8, "cohort: org, ") + locals({"a", "b1", "b2", "c"}));
+  std::map<std::string, int> running_at_0;
+  for (const Job& j : r->scenario.jobs.jobs) {
+    const JobRecord& rec = r->result->jobs[j.id];
+    if (rec.first_start.seconds() == 0 && rec.preemptions == 0) ++running_at_0[r->scenario.jobs.tenants[j.tenant]];
+  }
+  EXPECT_EQ(running_at_0["a"], 4);
+  EXPECT_EQ(running_at_0["b1"], 2);
+  EXPECT_EQ(running_at_0["b2"], 2);
+  // (When the first jobs end at 10 h the queues rebalance again; only time 0 is followed here.)
+  ASSERT_GE(r->recorder.evictions.size(), 1u);
+  EXPECT_EQ(r->recorder.evictions[0].at_s, 0);
+  if (r->recorder.evictions.size() > 1) EXPECT_GT(r->recorder.evictions[1].at_s, 0);
+  EXPECT_EQ(r->recorder.evictions[0].reason, "InCohortFairSharing");
+  EXPECT_EQ(r->recorder.evictions[0].victim.substr(0, 2), "b1");
+}
+
+// Bad input: the reader names the field and what it expected.
+TEST(Kueue, BadInput) {
+  const auto error = [](const std::string& kueue, const std::string& job_queue = "a") {
+    const std::string text = "name: k\ncluster: {pools: [{name: p, node: l4-4x, count: 1}]}\nworkload:\n  jobs:\n"
+                             "    - {name: j, tenant: a, queue: " +
+                             job_queue +
+                             ", gpus: 1, duration: 1h}\n"
+                             "tenancy:\n  kueue:\n" +
+                             kueue + "policy: fifo+first-fit\n";
+    return test::input_error([&] { test::load(write_file("bad.yaml", text)); });
+  };
+  const std::string good_queue = "    cluster_queues:\n" + queue("a", 1) + locals({"a"});
+  EXPECT_NE(error(kFlavor + good_queue, "nope").find("unknown LocalQueue 'nope'"), std::string::npos);
+  EXPECT_NE(error(good_queue).find("unknown ResourceFlavor 'l4'"), std::string::npos);
+  EXPECT_NE(error(kFlavor + "    cohorts: [{name: x, parent: y}, {name: y, parent: x}]\n" + good_queue).find("cycle"),
+            std::string::npos);
+  EXPECT_NE(error(kFlavor + "    cluster_queues:\n" + queue("a", 1, "", ", borrowing_limit: -1") + locals({"a"}))
+                .find("borrowing_limit"),
+            std::string::npos);
+}
+
+}  // namespace
