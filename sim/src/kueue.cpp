@@ -60,9 +60,8 @@ struct Workload {
   std::optional<Time> admitted_at;
   Amounts usage;  // of its admission
   bool admitted = false, evicting = false;
-  bool fresh = false;       // admitted in the current schedule(): not yet in the scheduler's queue
-  bool preempting = false;  // it issued preemptions and has not been admitted since
-  Time evicted_at;          // when Kueue last decided to evict it
+  bool fresh = false;  // admitted in the current schedule(): not yet in the scheduler's queue
+  Time evicted_at;     // when Kueue last decided to evict it
 };
 
 struct QueueState {
@@ -661,13 +660,7 @@ struct Kueue::Impl {
     QueueState& q = queues[cq];
     std::vector<const PendingKey*> heads;
     for (const auto& [shape, set] : q.by_shape) heads.push_back(&*set.begin());
-    // A preemptor is tried first in its queue, so that the quota its victims free goes to it: else
-    // an earlier head that fits by borrowing takes it, a borrower elsewhere is admitted into the
-    // cohort's quota and reclaimed again, with no time passing between (a livelock). In Kueue, time
-    // passes while victims terminate, and the preemptor is back at its queue's head by then.
-    std::sort(heads.begin(), heads.end(), [&](const PendingKey* a, const PendingKey* b) {
-      return std::pair(!wl(a->id).preempting, *a) < std::pair(!wl(b->id).preempting, *b);
-    });
+    std::sort(heads.begin(), heads.end(), [](const PendingKey* a, const PendingKey* b) { return *a < *b; });
     for (const PendingKey* h : heads) {
       const Workload& w = wl(h->id);
       Entry e{cq, h->id, assign(cq, w.base_shape, scenario.jobs.jobs[h->id]), {}};
@@ -742,7 +735,6 @@ struct Kueue::Impl {
     w.admitted = true;
     w.admitted_at = now;
     w.fresh = true;
-    w.preempting = false;
     queues[e.cq].admitted.push_back(e.job);
     ++integrals[e.cq].totals.admissions;
     const Job& j = scenario.jobs.jobs[e.job];
@@ -843,7 +835,6 @@ struct Kueue::Impl {
             continue;
           }
           preemptor = &e;
-          workloads[workload_of[e.job]].preempting = true;
           for (const Target& t : e.targets) {
             Workload& v = workloads[workload_of[t.job]];
             if (v.evicting) continue;
