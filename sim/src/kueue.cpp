@@ -61,6 +61,7 @@ struct Workload {
   Amounts usage;  // of its admission
   bool admitted = false, evicting = false;
   bool fresh = false;  // admitted in the current schedule(): not yet in the scheduler's queue
+  Time evicted_at;     // when Kueue last decided to evict it
 };
 
 struct QueueState {
@@ -125,6 +126,13 @@ struct Kueue::Impl {
   std::map<std::pair<uint32_t, uint32_t>, bool> feasible;  // (base shape, flavor): can its pools ever hold the job
   std::vector<Integral> integrals;                         // by cq
   std::vector<Time> integrated_at;                         // by root node
+  // Workloads evicted by Kueue that left at once (not yet running, or no grace period): they wait
+  // in their ClusterQueue again only once the preemptions of this instant are over (a schedule()
+  // that issues none: then from the next decision point; or a later time), so that the quota freed
+  // for a preemptor is not taken back by its victims and reclaimed again with no time passing
+  // between (a livelock; in Kueue time passes while a victim's requeue is reconciled).
+  std::vector<JobId> parked;
+  Time parked_at;
 
   Impl(const Scenario& s, const Cluster& c, const Shapes& world_shapes)
       : scenario(s), cluster(c), spec(s.tenancy.kueue), shapes(world_shapes) {
@@ -507,6 +515,9 @@ struct Kueue::Impl {
   void restore(const std::vector<Target>& targets) {
     for (const Target& t : targets) add(wl(t.job).cq, wl(t.job).usage, +1);
   }
+  void unreserve(const std::vector<Target>& targets) {
+    for (const Target& t : targets) add(wl(t.job).cq, wl(t.job).usage, -1);
+  }
 
   std::vector<Target> minimal(uint32_t cq, const Assignment& a, const std::vector<JobId>& cands, bool allow_borrowing,
                               std::optional<int32_t> threshold) {
@@ -769,7 +780,13 @@ struct Kueue::Impl {
            std::tuple(b.assignment.borrows, -y.priority, y.order, b.job);
   }
 
+  void unpark() {
+    for (JobId id : parked) enqueue(id);
+    parked.clear();
+  }
+
   void schedule(Time now, const ClusterView& view, std::vector<JobId>& admitted, std::vector<KueueEviction>& evictions) {
+    if (now != parked_at) unpark();
     std::vector<Entry> entries;
     while (!dirty.empty()) {
       entries.clear();
@@ -786,13 +803,26 @@ struct Kueue::Impl {
       for (Entry& e : entries) by_tree[nodes[e.cq].root].push_back(&e);
       bool progress = false;
       for (auto& [root, list] : by_tree) {
-        bool preempted = false;
+        // The preemptor of this cycle, if any: as in Kueue's cycle (scheduler.go, cq.AddUsage for a
+        // preempting entry), its quota is set aside for the rest of the cycle, its targets counted as
+        // gone, so that a later entry cannot take the quota being freed for it (else a borrower
+        // re-admitted into it would be preempted again at the same instant, for ever).
+        const Entry* preemptor = nullptr;
         while (!list.empty()) {
           const std::size_t i = pick(list);
           Entry& e = *list[i];
           list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
           if (e.assignment.mode == Mode::fit) {
-            if (fits(e.cq, e.assignment.usage, true)) {
+            if (preemptor) {
+              add(preemptor->cq, preemptor->assignment.usage, +1);
+              unreserve(preemptor->targets);
+            }
+            const bool fit = fits(e.cq, e.assignment.usage, true);
+            if (preemptor) {
+              restore(preemptor->targets);
+              add(preemptor->cq, preemptor->assignment.usage, -1);
+            }
+            if (fit) {
               admit(e, now, admitted);
               progress = true;
             }
@@ -800,15 +830,16 @@ struct Kueue::Impl {
             continue;
           }
           // One preemption per tree and cycle: the others are tried again once it has taken effect.
-          if (preempted) {
+          if (preemptor) {
             mark(e.cq);
             continue;
           }
-          preempted = true;
+          preemptor = &e;
           for (const Target& t : e.targets) {
             Workload& v = workloads[workload_of[t.job]];
             if (v.evicting) continue;
             v.evicting = true;
+            v.evicted_at = now;
             evictions.push_back({t.job, e.job, t.reason});
             ++integrals[e.cq].totals.preemptions;
             ++integrals[v.cq].totals.preempted;
@@ -819,6 +850,7 @@ struct Kueue::Impl {
       if (!progress) break;
     }
     for (JobId id : admitted) workloads[workload_of[id]].fresh = false;
+    if (evictions.empty()) unpark();
   }
 };
 
@@ -847,7 +879,12 @@ bool Kueue::left(JobId id, Time now) {
   if (!manages(id) || !impl_->wl(id).evicting) return false;
   impl_->release(id, now);
   impl_->workloads[impl_->workload_of[id]].order = now;
-  impl_->enqueue(id);
+  if (impl_->wl(id).evicted_at != now) {
+    impl_->enqueue(id);
+    return true;
+  }
+  impl_->parked.push_back(id);
+  impl_->parked_at = now;
   return true;
 }
 
