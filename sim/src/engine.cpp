@@ -448,6 +448,7 @@ void Engine::admit_kueue() {
       }
       // Admitted but not placed yet: its pods are deleted before they run.
       life_.withdraw(e.victim);
+      if (quota_) quota_->release(jobs_[e.victim]);
       notify([&](Observer& o) { o.job_evicted(*this, e.victim, e.by, e.reason); });
       kueue_->left(e.victim, now_);
     }
@@ -1072,6 +1073,7 @@ void Engine::leave(JobId id) {
   stop(id, StopCause::evicted);
   rollback(id);
   if (kueue_ && kueue_->left(id, now_)) {
+    if (quota_) quota_->release(jobs_[id]);  // its pods are deleted; they count again when it is re-admitted
     life_.back_off(id);  // Kueue evicted it: it waits in its ClusterQueue again
     return;
   }
