@@ -1074,7 +1074,7 @@ void Engine::leave(JobId id) {
   rollback(id);
   if (kueue_ && kueue_->left(id, now_)) {
     if (quota_) quota_->release(jobs_[id]);  // its pods are deleted; they count again when it is re-admitted
-    life_.back_off(id);  // Kueue evicted it: it waits in its ClusterQueue again
+    life_.back_off(id);                      // Kueue evicted it: it waits in its ClusterQueue again
     return;
   }
   life_.enqueue(id, now_);  // the job controller recreates the pod at once
