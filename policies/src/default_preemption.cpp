@@ -173,7 +173,9 @@ std::optional<DefaultPreemption::Candidate> DefaultPreemption::select_victims(co
   if (potential.empty() || !fits_without(view, job, node, potential)) return std::nullopt;
   // MoreImportantPod: higher priority, then the earlier start.
   const auto more_important = [&](JobId a, JobId b) {
-    return std::tuple(-priority(view, a), view.start_time(a), a) < std::tuple(-priority(view, b), view.start_time(b), b);
+    // Higher priority first, without negating (INT32_MIN has no negation).
+    const int32_t pa = priority(view, a), pb = priority(view, b);
+    return pa != pb ? pa > pb : std::pair(view.start_time(a), a) < std::pair(view.start_time(b), b);
   };
   std::sort(potential.begin(), potential.end(), more_important);
   const std::vector<bool> violating = violations(view, potential);
