@@ -517,7 +517,8 @@ int main(int argc, char** argv) {
       ->check(kJobsRange)
       ->needs(run_seeds);
   // The JSON already holds every breakdown: --by with --json is refused rather than ignored.
-  run->add_option("--by", run_f.by, "Also print breakdown tables: pool, tenant, kind, model (comma-separated or repeated)")
+  run->add_option("--by", run_f.by,
+                  "Also print breakdown tables: pool, tenant, kind, model, queue, cohort (comma-separated or repeated)")
       ->delimiter(',')
       ->excludes(run_json);
 
@@ -531,7 +532,7 @@ int main(int argc, char** argv) {
   std::optional<std::string> cmp_seeds;
   std::vector<std::string> cmp_by;
   cmp->add_option("--seeds", cmp_seeds, "Run every column once per seed (1-10, 1,3,5, 1-3,7); mean and 95% CI per figure");
-  cmp->add_option("--by", cmp_by, "Also print each column's breakdown tables: pool, tenant, kind, model")
+  cmp->add_option("--by", cmp_by, "Also print each column's breakdown tables: pool, tenant, kind, model, queue, cohort")
       ->delimiter(',')
       ->excludes(cmp_json_flag);
 

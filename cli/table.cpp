@@ -81,6 +81,7 @@ std::string render(std::optional<double> v, Format f) {
     case Format::seconds: return human_seconds(*v);
     case Format::ratio: return fmt::format("{:.2f}x", *v);
     case Format::gpus: return with_commas(*v, 2);
+    case Format::index: return fmt::format("{:.3f}", *v);
   }
   return "-";
 }
@@ -133,6 +134,7 @@ std::string render(const Cell& c, Format f) {
     }
     case Format::ratio: return fmt::format("{:.2f} ± {:.2f}x", m, h);
     case Format::gpus: return fmt::format("{} ± {}", with_commas(m, 2), with_commas(h, 2));
+    case Format::index: return fmt::format("{:.3f} ± {:.3f}", m, h);
   }
   return "-";
 }
@@ -232,6 +234,22 @@ struct BreakdownSpec {
 
 // Candidate columns; those no row reports are left out (kinds and GPU models carry fewer figures).
 const BreakdownSpec& breakdown_spec(Breakdown by) {
+  // ClusterQueues and cohorts alike (Jain's index: cohorts only).
+  static const std::vector<BreakdownColumn> kueue_columns{{"jobs", "jobs", Format::count},
+                                                          {"completed", "jobs_completed", Format::count},
+                                                          {"nominal GPUs", "nominal_gpus", Format::count},
+                                                          {"quota used", "mean_quota_used_gpus", Format::gpus},
+                                                          {"GPU-h borrowed", "gpu_hours_borrowed", Format::gpu_hours},
+                                                          {"GPU-h lent", "gpu_hours_lent", Format::gpu_hours},
+                                                          {"admission p99", "admission_wait_s.p99", Format::seconds},
+                                                          {"admission max", "admission_wait_s.max", Format::seconds},
+                                                          {"GPUs held", "mean_gpus_held", Format::gpus},
+                                                          {"fair share", "mean_fair_share_gpus", Format::gpus},
+                                                          {"held/fair", "held_over_fair_share", Format::ratio},
+                                                          {"Jain", "fairness_jain", Format::index},
+                                                          {"preempted", "preemptions_received", Format::count},
+                                                          {"preempting", "preemptions_caused", Format::count},
+                                                          {"cost (USD)", "cost_allocated_usd", Format::usd}};
   static const BreakdownSpec kSpecs[] = {
       {"pool",
        "pools",
@@ -276,6 +294,8 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
         {"GPU-h allocated", "gpu_hours_allocated", Format::gpu_hours},
         {"cost (USD)", "cost_usd", Format::usd},
         {"unused (USD)", "unused_usd", Format::usd}}},
+      {"ClusterQueue", "tenancy.cluster_queues", kueue_columns},
+      {"cohort", "tenancy.cohorts", kueue_columns},
   };
   return kSpecs[static_cast<std::size_t>(by)];
 }

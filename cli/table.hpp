@@ -14,7 +14,8 @@ namespace gpusim::cli {
 
 // Which way a metric is better: the one place compare learns it (MetricRow in table.cpp's list).
 enum class Better : uint8_t { lower, higher, neither };
-enum class Format : uint8_t { usd, percent, gpu_hours, count, seconds, ratio, gpus };  // gpus: a mean GPU count
+// gpus: a mean GPU count; index: a unitless index in [0, 1] (Jain's)
+enum class Format : uint8_t { usd, percent, gpu_hours, count, seconds, ratio, gpus, index };
 
 struct MetricRow {
   const char* label;
@@ -42,12 +43,18 @@ std::string compare_table(const std::vector<Json>& summaries);
 std::string run_table(const SeedSummary& summary);
 std::string compare_table(const std::vector<SeedSummary>& summaries);
 
-// --by: the breakdowns summary.json carries (pools, tenants, cost.by_kind, cost.by_gpu_model) as
-// tables, read from the summary so they cannot disagree with it. A column no row reports is left out.
-enum class Breakdown : uint8_t { pool, tenant, kind, model };
+// --by: the breakdowns summary.json carries (pools, tenants, cost.by_kind, cost.by_gpu_model, Kueue's
+// tenancy.cluster_queues and tenancy.cohorts) as tables, read from the summary so they cannot
+// disagree with it. A column no row reports is left out.
+enum class Breakdown : uint8_t { pool, tenant, kind, model, queue, cohort };
 constexpr auto enum_table(Breakdown) {
   using B = Breakdown;
-  return std::to_array<EnumName<B>>({{B::pool, "pool"}, {B::tenant, "tenant"}, {B::kind, "kind"}, {B::model, "model"}});
+  return std::to_array<EnumName<B>>({{B::pool, "pool"},
+                                     {B::tenant, "tenant"},
+                                     {B::kind, "kind"},
+                                     {B::model, "model"},
+                                     {B::queue, "queue"},
+                                     {B::cohort, "cohort"}});
 }
 std::string breakdown_table(const Json& summary, Breakdown by);
 std::string breakdown_table(const SeedSummary& summary, Breakdown by);

@@ -2,6 +2,8 @@
 // termination, and namespace ResourceQuota admission (issue 17), each on a case small enough to
 // follow by hand. Nodes are l4-4x (4 GPUs); jobs without a checkpoint policy lose all they did when
 // evicted; a pod's default grace period is 30 s.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
@@ -182,9 +184,8 @@ TEST(QuotaAdmission, RejectsAJobOverItsNamespacesQuotaAndReleasesUsageWhenJobsEn
                         "  resource_quotas: [{name: research-gpus, namespace: research, hard: {requests.nvidia.com/gpu: 4}}]\n");
   EXPECT_EQ(r.job("r3").status, JobStatus::rejected);
   for (const char* n : {"r1", "r2", "r4", "p"}) EXPECT_EQ(r.job(n).status, JobStatus::completed) << n;
-  ASSERT_EQ(r.result.rejected_reasons.size(), 1u);
-  EXPECT_EQ(r.result.rejected_reasons[0].first, "exceeded quota: research-gpus, requested: requests.nvidia.com/gpu");
-  EXPECT_EQ(r.result.rejected_reasons[0].second, 1u);
+  using Reasons = std::map<std::string, uint64_t, std::less<>>;
+  EXPECT_EQ(r.result.tenancy->rejections(), (Reasons{{"exceeded quota: research-gpus, requested: requests.nvidia.com/gpu", 1}}));
   const Json summary = summarize(r.scenario, r.result);
   EXPECT_EQ(summary["jobs_rejected"], 1);
   EXPECT_EQ(summary["jobs_completed"], 4);
@@ -216,10 +217,10 @@ TEST(QuotaAdmission, ScopeSelectorsOnPriorityClass) {
   EXPECT_EQ(r.job("c").status, JobStatus::completed);
   EXPECT_EQ(r.job("d").status, JobStatus::rejected);
   EXPECT_EQ(r.job("e").status, JobStatus::rejected);
-  ASSERT_EQ(r.result.rejected_reasons.size(), 3u);
-  EXPECT_EQ(r.result.rejected_reasons[0].first, "exceeded quota: classless, requested: pods");
-  EXPECT_EQ(r.result.rejected_reasons[1].first, "exceeded quota: cpu, requested: requests.cpu");
-  EXPECT_EQ(r.result.rejected_reasons[2].first, "exceeded quota: low-pods, requested: count/pods");
+  using Reasons = std::map<std::string, uint64_t, std::less<>>;
+  EXPECT_EQ(r.result.tenancy->rejections(), (Reasons{{"exceeded quota: classless, requested: pods", 1},
+                                                     {"exceeded quota: cpu, requested: requests.cpu", 1},
+                                                     {"exceeded quota: low-pods, requested: count/pods", 1}}));
 }
 
 }  // namespace

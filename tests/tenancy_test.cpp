@@ -1,5 +1,5 @@
-// Per-namespace figures (sim/tenant_ledger.hpp): fair shares, Jain's index, and a run whose
-// figures are worked by hand.
+// Per-namespace, ClusterQueue and cohort figures (sim/tenant_ledger.hpp): fair shares (the cluster's
+// and Kueue's quota tree's), Jain's index, and runs whose figures are worked by hand.
 #include <gtest/gtest.h>
 
 #include "test_util.hpp"
@@ -54,8 +54,8 @@ TEST(Tenancy, FiguresOfATwoNamespaceRun) {
   EXPECT_DOUBLE_EQ(r.tenancy->jain, 0.5);
   EXPECT_DOUBLE_EQ(r.tenancy->contended_s, 7200);
   ASSERT_EQ(s.jobs.tenants, (std::vector<std::string>{"default", "a", "b"}));
-  const NamespaceFigures& a = r.tenancy->namespaces[1];
-  const NamespaceFigures& b = r.tenancy->namespaces[2];
+  const GroupFigures& a = r.tenancy->namespaces[1];
+  const GroupFigures& b = r.tenancy->namespaces[2];
   EXPECT_DOUBLE_EQ(a.held_gpu_s, 4 * 3600.0);
   EXPECT_DOUBLE_EQ(a.fair_share_gpu_s, 2 * 3600.0);
   EXPECT_DOUBLE_EQ(b.held_gpu_s, 3600.0);
@@ -65,6 +65,127 @@ TEST(Tenancy, FiguresOfATwoNamespaceRun) {
   const Json summary = summarize(s, r);
   EXPECT_EQ(summary["tenancy"]["fairness_jain"], 0.5);
   EXPECT_EQ(summary["tenants"][1]["wait_s"]["max"], 7200.0);
+}
+
+// Kueue's quota tree in GPUs (quota_scale 1): one flavor, nvidia.com/gpu only.
+KueueResourceGroup gpu_quota(int64_t nominal, std::optional<int64_t> borrowing_limit = std::nullopt) {
+  return {{"nvidia.com/gpu"}, {{0, {{"nvidia.com/gpu", nominal, borrowing_limit, std::nullopt}}}}};
+}
+KueueClusterQueue cluster_queue(std::string name, std::string cohort, int64_t nominal, double weight = 1,
+                                std::optional<int64_t> borrowing_limit = std::nullopt) {
+  KueueClusterQueue q;
+  q.name = std::move(name);
+  q.cohort = std::move(cohort);
+  q.resource_groups = {gpu_quota(nominal, borrowing_limit)};
+  q.weight = weight;
+  return q;
+}
+
+// Flat cohort org: a (nominal 2, weight 2), b (2, weight 1), c (2) idle. Demands 6, 4, 0: the tree's
+// 6 GPUs; a and b first get their nominal 2 each, the 2 left go 2:1 by weight: a 3.33, b 2.67.
+//   a's borrowing limit 1: a stops at 3, b gets the other 1: 3 and 3.
+//   b's weight 0: it yields, a takes both: 4 and 2.
+// A ClusterQueue without a cohort gets what it asks up to its nominal quota: 5 of 7 -> 5, 9 -> 7.
+TEST(Tenancy, KueueFairSharesFlat) {
+  KueueSpec k;
+  k.cohorts.push_back({"org", "", {}, 1, false});
+  k.cluster_queues = {cluster_queue("a", "org", 2, 2), cluster_queue("b", "org", 2), cluster_queue("c", "org", 2),
+                      cluster_queue("alone", "", 7)};
+  std::vector<double> q, c;
+  KueueFairShares(k, 1).compute({6, 4, 0, 5}, q, c);
+  EXPECT_NEAR(q[0], 10.0 / 3, 1e-12);
+  EXPECT_NEAR(q[1], 8.0 / 3, 1e-12);
+  EXPECT_EQ(q[2], 0);
+  EXPECT_EQ(q[3], 5);
+  EXPECT_EQ(c[0], 6);
+  KueueFairShares(k, 1).compute({6, 4, 0, 9}, q, c);
+  EXPECT_EQ(q[3], 7);
+  k.cluster_queues[0] = cluster_queue("a", "org", 2, 2, 1);
+  KueueFairShares(k, 1).compute({6, 4, 0, 0}, q, c);
+  EXPECT_DOUBLE_EQ(q[0], 3);
+  EXPECT_DOUBLE_EQ(q[1], 3);
+  k.cluster_queues[0] = cluster_queue("a", "org", 2, 2);
+  k.cluster_queues[1] = cluster_queue("b", "org", 2, 0);
+  KueueFairShares(k, 1).compute({6, 4, 0, 0}, q, c);
+  EXPECT_DOUBLE_EQ(q[0], 4);
+  EXPECT_DOUBLE_EQ(q[1], 2);
+}
+
+// Hierarchical: org holds c (nominal 2, idle) and cohorts x (a: nominal 4) and y (b1, b2: 1 each).
+// Demands a 8, b1 4, b2 0. org's tree has 8 GPUs: x gets its 4, y its 2, and the 2 left split
+// evenly (x and y both want more): x 5, y 3. In y, b1 gets its 1 and the 2 left: 3.
+TEST(Tenancy, KueueFairSharesHierarchical) {
+  KueueSpec k;
+  k.cohorts = {{"org", "", {}, 1, true}, {"x", "org", {}, 1, true}, {"y", "org", {}, 1, true}};
+  k.cluster_queues = {cluster_queue("c", "org", 2), cluster_queue("a", "x", 4), cluster_queue("b1", "y", 1),
+                      cluster_queue("b2", "y", 1)};
+  const KueueFairShares shares(k, 1);
+  EXPECT_EQ(shares.cohort_nominal(0), 8);
+  EXPECT_EQ(shares.cohort_nominal(2), 2);
+  std::vector<double> q, c;
+  shares.compute({0, 8, 4, 0}, q, c);
+  EXPECT_DOUBLE_EQ(c[0], 8);
+  EXPECT_DOUBLE_EQ(c[1], 5);
+  EXPECT_DOUBLE_EQ(c[2], 3);
+  EXPECT_DOUBLE_EQ(q[0], 0);
+  EXPECT_DOUBLE_EQ(q[1], 5);
+  EXPECT_DOUBLE_EQ(q[2], 3);
+  EXPECT_DOUBLE_EQ(q[3], 0);
+}
+
+// One l4-4x node (4 GPUs); ClusterQueues a (nominal 1) and b (nominal 3) in cohort org. a's four
+// 1-hour jobs are admitted at 0 (three borrowed from b); b's 1-hour job arrives at 2 h.
+//   a: held 4 GPU-h, quota used 4, borrowed 3 GPU-h; fair share 4 for the first hour (1 nominal + the
+//      3 b does not want), so held / fair 1.
+//   b: lent 3 GPU-h (all that was borrowed: it alone had unused quota), held 1.
+//   org: nominal 4, borrowed and lent 3 (the sums), Jain 1 (never two members wanting at once).
+// Over the 3-hour run: a's mean quota used 4/3 GPUs.
+TEST(Tenancy, ClusterQueueAndCohortFigures) {
+  const std::string quota = "resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: [{name: l4, resources: "
+                            "[{name: nvidia.com/gpu, nominal_quota: ";
+  const std::string text =
+      "name: kq\ncluster: {pools: [{name: p, node: l4-4x, count: 1, labels: {gpu: l4}}]}\n"
+      "workload:\n  jobs:\n"
+      "    - {name: a, count: 4, gpus: 1, duration: 1h, namespace: a, queue: a}\n"
+      "    - {name: b, gpus: 1, duration: 1h, arrival: 2h, namespace: b, queue: b}\n"
+      "tenancy:\n  kueue:\n"
+      "    resource_flavors: [{name: l4, node_labels: {gpu: l4}}]\n"
+      "    cluster_queues:\n"
+      "      - {name: a, cohort: org, " +
+      quota +
+      "1}]}]}]}\n"
+      "      - {name: b, cohort: org, " +
+      quota +
+      "3}]}]}]}\n"
+      "    local_queues: [{name: a, namespace: a, cluster_queue: a}, {name: b, namespace: b, cluster_queue: b}]\n";
+  const Scenario s = test::load(write_file("kq.yaml", text));
+  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  const RunResult r = simulate(s, *sched);
+  ASSERT_TRUE(r.tenancy);
+  ASSERT_EQ(r.tenancy->cluster_queues.size(), 2u);
+  ASSERT_EQ(r.tenancy->cohorts.size(), 1u);
+  const GroupFigures& a = r.tenancy->cluster_queues[0];
+  const GroupFigures& b = r.tenancy->cluster_queues[1];
+  const GroupFigures& org = r.tenancy->cohorts[0];
+  EXPECT_EQ(a.jobs, 4u);
+  EXPECT_EQ(a.nominal_gpus, 1);
+  EXPECT_DOUBLE_EQ(a.held_gpu_s, 4 * 3600.0);
+  EXPECT_DOUBLE_EQ(a.fair_share_gpu_s, 4 * 3600.0);
+  EXPECT_DOUBLE_EQ(a.quota_used_gpu_hours, 4);
+  EXPECT_DOUBLE_EQ(a.borrowed_gpu_hours, 3);
+  EXPECT_DOUBLE_EQ(a.lent_gpu_hours, 0);
+  EXPECT_DOUBLE_EQ(b.lent_gpu_hours, 3);
+  EXPECT_DOUBLE_EQ(b.held_gpu_s, 3600.0);
+  EXPECT_EQ(org.jobs, 5u);
+  EXPECT_EQ(org.nominal_gpus, 4);
+  EXPECT_DOUBLE_EQ(org.borrowed_gpu_hours, 3);
+  EXPECT_DOUBLE_EQ(org.lent_gpu_hours, 3);
+  EXPECT_DOUBLE_EQ(org.jain, 1);
+  const Json summary = summarize(s, r);
+  EXPECT_EQ(summary["tenancy"]["cluster_queues"][0]["name"], "a");
+  EXPECT_EQ(summary["tenancy"]["cluster_queues"][0]["cohort"], "org");
+  EXPECT_NEAR(summary["tenancy"]["cluster_queues"][0]["mean_quota_used_gpus"].get<double>(), 4.0 / 3, 1e-6);
+  EXPECT_EQ(summary["tenancy"]["cohorts"][0]["gpu_hours_lent"], 3.0);
 }
 
 // Without a tenancy: block nothing is kept and the summary has no tenancy key.

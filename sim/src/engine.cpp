@@ -360,9 +360,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const Shapes& shapes_;          // the world's, or Kueue's (with each job's flavor-restricted shapes)
   JobLifecycle life_;
   std::optional<QuotaAdmission> quota_;  // when the scenario has tenancy.resource_quotas
-  std::map<std::string, uint64_t> rejected_reasons_;
-  std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
-  JobFlights flights_;               // of the jobs between their first placement and their end
+  std::vector<JobRecord>& records_;      // life_'s: every status change goes through life_
+  JobFlights flights_;                   // of the jobs between their first placement and their end
   NetworkSharing network_;
   bool network_changed_ = false;                                      // a job joined or left network_ in this instant
   PagedVector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
@@ -404,6 +403,7 @@ void Engine::arrive(JobId id) {
     return;
   }
   records_[id].remaining = Work::of(jobs_[id].work, 1.0);
+  notify([&](Observer& o) { o.job_arrived(*this, id); });
   if (kueue_ && kueue_->manages(id)) {
     kueue_->arrive(id, now_);  // it waits in its ClusterQueue, suspended: no pod of it exists yet
     return;
@@ -417,7 +417,6 @@ bool Engine::pods_created(JobId id) {
   if (!quota_) return true;
   if (const auto why = quota_->admit(jobs_[id])) {
     life_.reject(id);
-    ++rejected_reasons_[std::string(*why)];
     notify([&](Observer& o) { o.job_rejected(*this, id, *why); });
     return false;
   }
@@ -962,8 +961,7 @@ RunResult Engine::finish() {
                    reconfigurations_,
                    rate_changes_,
                    nodes_.take_activity(),
-                   tenants_ ? std::optional(tenants_->take()) : std::nullopt,
-                   {rejected_reasons_.begin(), rejected_reasons_.end()}};
+                   tenants_ ? std::optional(tenants_->take()) : std::nullopt};
 }
 
 void Engine::finish_costs() {

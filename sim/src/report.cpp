@@ -71,8 +71,8 @@ Json reason_counts(const std::map<std::string, uint64_t, std::less<>>& counts) {
   return j;
 }
 
-// A namespace's figures from the tenant ledger (tenant_ledger.hpp), over a run of `span_s` seconds.
-void add_namespace_figures(Json& tj, const NamespaceFigures& f, double span_s) {
+// A group's figures from the tenant ledger (tenant_ledger.hpp), over a run of `span_s` seconds.
+void add_group_figures(Json& tj, const GroupFigures& f, double span_s) {
   tj["jobs_rejected"] = f.rejected;
   tj["rejections"] = reason_counts(f.rejections);
   tj["wait_s"] = wait_stats(f.wait_s);
@@ -86,6 +86,45 @@ void add_namespace_figures(Json& tj, const NamespaceFigures& f, double span_s) {
   tj["preemptions_received_by_reason"] = reason_counts(f.received_by_reason);
   tj["preemptions_caused"] = f.preemptions_caused;
   tj["preemptions_caused_by_reason"] = reason_counts(f.caused_by_reason);
+}
+
+// A ClusterQueue's or cohort's figures: its jobs', and its nvidia.com/gpu quota's.
+// `above`: the cohort it is in (a ClusterQueue's `cohort`, a cohort's `parent`), "" for none.
+Json kueue_group_json(std::string_view name, const char* above_key, std::string_view above, const GroupFigures& f,
+                      double span_s) {
+  Json j;
+  j["name"] = name;
+  j[above_key] = above.empty() ? Json(nullptr) : Json(above);
+  j["jobs"] = f.jobs;
+  j["jobs_completed"] = f.completed;
+  j["gpu_hours_allocated"] = round_to(f.held_gpu_s / 3600.0, 6);
+  j["cost_allocated_usd"] = round_to(f.cost_usd, 2);
+  j["nominal_gpus"] = f.nominal_gpus;
+  j["mean_quota_used_gpus"] = round_to(ratio(f.quota_used_gpu_hours * 3600.0, span_s), 6);
+  j["gpu_hours_borrowed"] = round_to(f.borrowed_gpu_hours, 6);
+  j["gpu_hours_lent"] = round_to(f.lent_gpu_hours, 6);
+  add_group_figures(j, f, span_s);
+  return j;
+}
+
+// summary.json's `tenancy`: the cluster's fairness and, with Kueue, its ClusterQueues and cohorts.
+Json tenancy_json(const Scenario& s, const TenancyFigures& t, double span_s) {
+  Json out{{"fairness_jain", round_to(t.jain, 6)}, {"contended_s", round_to(t.contended_s, 3)}};
+  if (t.cluster_queues.empty()) return out;
+  const KueueSpec& k = s.tenancy.kueue;
+  Json queues = Json::array(), cohorts = Json::array();
+  for (std::size_t q = 0; q < t.cluster_queues.size(); ++q)
+    queues.push_back(
+        kueue_group_json(k.cluster_queues[q].name, "cohort", k.cluster_queues[q].cohort, t.cluster_queues[q], span_s));
+  for (std::size_t c = 0; c < t.cohorts.size(); ++c) {
+    Json j = kueue_group_json(k.cohorts[c].name, "parent", k.cohorts[c].parent, t.cohorts[c], span_s);
+    j["fairness_jain"] = round_to(t.cohorts[c].jain, 6);
+    j["contended_s"] = round_to(t.cohorts[c].contended_s, 3);
+    cohorts.push_back(std::move(j));
+  }
+  out["cluster_queues"] = std::move(queues);
+  out["cohorts"] = std::move(cohorts);
+  return out;
 }
 
 // Cost attributed to a group of jobs (a tenant, a kind, a GPU model).
@@ -479,19 +518,18 @@ Json summarize(const Scenario& s, const RunResult& r) {
     tj["cost_allocated_usd"] = round_to(shares.tenants[t].cost_usd, 2);
     tj["cost_unused_usd"] = round_to(shares.tenants[t].cost_usd - shares.tenants[t].busy_cost_usd, 2);
     tj["jct_s"] = stats(t_jct[t]);
-    if (r.tenancy) add_namespace_figures(tj, r.tenancy->namespaces[t], (r.end - Time()).seconds());
+    if (r.tenancy) add_group_figures(tj, r.tenancy->namespaces[t], (r.end - Time()).seconds());
     tenants.push_back(std::move(tj));
   }
   out["tenants"] = std::move(tenants);
-  if (r.tenancy)
-    out["tenancy"] = {{"fairness_jain", round_to(r.tenancy->jain, 6)}, {"contended_s", round_to(r.tenancy->contended_s, 3)}};
+  if (r.tenancy) out["tenancy"] = tenancy_json(s, *r.tenancy, (r.end - Time()).seconds());
 
   Json reasons = Json::array();
   for (const auto& [why, n] : r.unschedulable_reasons) reasons.push_back({{"reason", why}, {"jobs", n}});
   out["unschedulable_reasons"] = std::move(reasons);
   if (!s.tenancy.resource_quotas.empty()) {
     Json rejected_reasons = Json::array();
-    for (const auto& [why, n] : r.rejected_reasons) rejected_reasons.push_back({{"reason", why}, {"jobs", n}});
+    for (const auto& [why, n] : r.tenancy->rejections()) rejected_reasons.push_back({{"reason", why}, {"jobs", n}});
     out["rejected_reasons"] = std::move(rejected_reasons);
   }
   out["events"] = r.events;
@@ -818,18 +856,20 @@ void tenants_table(TableSink& sink, const Scenario& s, const RunResult& r) {
                "preemptions_received",
                "preemptions_caused",
                "preemption_reasons",
-               "rejection_reasons"});
+               "rejection_reasons",
+               "nominal_gpus",
+               "mean_quota_used_gpus",
+               "gpu_hours_borrowed",
+               "gpu_hours_lent",
+               "fairness_jain"});
   if (!r.tenancy) return;
-  const CostRollup shares = roll_up_costs(s, r);
   const double span_s = (r.end - Time()).seconds();
+  // Mean, p99 and max as summary.json gives them.
   const auto waits = [&](const std::vector<double>& v) {
-    if (v.empty()) {
-      for (int i = 0; i < 3; ++i) sink.empty();
-      return;
-    }
-    sink.cell(round_to(std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()), 3));
-    sink.cell(round_to(percentile(v, 99), 3));
-    sink.cell(round_to(*std::max_element(v.begin(), v.end()), 3));
+    const Json w = wait_stats(v);
+    for (const char* key : {"mean", "p99", "max"})
+      if (w[key].is_null()) sink.empty();
+      else sink.cell(w[key].get<double>());
   };
   // "reason:count;..." in the reasons' order.
   const auto reasons = [&](const std::map<std::string, uint64_t, std::less<>>& counts) {
@@ -837,11 +877,10 @@ void tenants_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     for (const auto& [reason, n] : counts) text += fmt::format("{}{}:{}", text.empty() ? "" : ";", reason, n);
     sink.cell(text);
   };
-  for (uint16_t t = 0; t < s.jobs.tenants.size(); ++t) {
-    const NamespaceFigures& f = r.tenancy->namespaces[t];
-    if (f.jobs == 0) continue;
-    sink.cell("namespace");
-    sink.cell(s.jobs.tenants[t]);
+  // One row; `kueue`: a ClusterQueue's or cohort's quota figures follow, and `jain` a cohort's index.
+  const auto row = [&](std::string_view scope, std::string_view name, const GroupFigures& f, bool kueue, bool jain) {
+    sink.cell(scope);
+    sink.cell(name);
     sink.cell(static_cast<int64_t>(f.jobs));
     sink.cell(static_cast<int64_t>(f.completed));
     sink.cell(static_cast<int64_t>(f.rejected));
@@ -853,13 +892,29 @@ void tenants_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(round_to(ratio(f.held_gpu_s, f.fair_share_gpu_s), 6));
     sink.cell(round_to(f.held_gpu_s / 3600.0, 6));
     sink.cell(round_to(f.lost_gpu_s / 3600.0, 6));
-    sink.cell(round_to(shares.tenants[t].cost_usd, 2));
+    sink.cell(round_to(f.cost_usd, 2));
     sink.cell(static_cast<int64_t>(f.preemptions_received));
     sink.cell(static_cast<int64_t>(f.preemptions_caused));
     reasons(f.received_by_reason);
     reasons(f.rejections);
+    if (kueue) {
+      sink.cell(f.nominal_gpus);
+      sink.cell(round_to(ratio(f.quota_used_gpu_hours * 3600.0, span_s), 6));
+      sink.cell(round_to(f.borrowed_gpu_hours, 6));
+      sink.cell(round_to(f.lent_gpu_hours, 6));
+    } else {
+      for (int i = 0; i < 4; ++i) sink.empty();
+    }
+    if (jain) sink.cell(round_to(f.jain, 6));
+    else sink.empty();
     sink.end_row();
-  }
+  };
+  for (uint16_t t = 0; t < s.jobs.tenants.size(); ++t)
+    if (r.tenancy->namespaces[t].jobs > 0) row("namespace", s.jobs.tenants[t], r.tenancy->namespaces[t], false, false);
+  const KueueSpec& k = s.tenancy.kueue;
+  for (std::size_t q = 0; q < r.tenancy->cluster_queues.size(); ++q)
+    row("cluster_queue", k.cluster_queues[q].name, r.tenancy->cluster_queues[q], true, false);
+  for (std::size_t c = 0; c < r.tenancy->cohorts.size(); ++c) row("cohort", k.cohorts[c].name, r.tenancy->cohorts[c], true, true);
 }
 
 void write_tenants_csv(std::ostream& out, const Scenario& s, const RunResult& r) {

@@ -1,8 +1,10 @@
 #include "gpusim/sim/tenant_ledger.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
+#include "gpusim/sim/kueue.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace gpusim {
@@ -47,16 +49,159 @@ double jain_index(const std::vector<double>& x) {
   return squares > 0 ? sum * sum / (static_cast<double>(x.size()) * squares) : 1.0;
 }
 
+namespace {
+
+// nvidia.com/gpu quota over every flavor of `groups`: nominal, and the borrowing limit when every
+// flavor has one (else none: unlimited, as for a cohort without quota of its own).
+std::pair<int64_t, std::optional<int64_t>> gpu_quota(const std::vector<KueueResourceGroup>& groups) {
+  int64_t nominal = 0, borrow = 0;
+  bool limited = false, unlimited = false;
+  for (const KueueResourceGroup& g : groups)
+    for (const KueueFlavorQuotas& f : g.flavors)
+      for (const KueueResourceQuota& r : f.resources) {
+        if (r.resource != "nvidia.com/gpu") continue;
+        nominal += r.nominal;
+        if (r.borrowing_limit) {
+          limited = true;
+          borrow += *r.borrowing_limit;
+        } else {
+          unlimited = true;
+        }
+      }
+  return {nominal, limited && !unlimited ? std::optional(borrow) : std::nullopt};
+}
+
+}  // namespace
+
+KueueFairShares::KueueFairShares(const KueueSpec& k, double quota_scale)
+    : scale_(quota_scale), member_queues_(k.cohorts.size()), member_cohorts_(k.cohorts.size()) {
+  const auto cohort_index = [&](const std::string& name) -> std::optional<uint32_t> {
+    for (uint32_t c = 0; c < k.cohorts.size(); ++c)
+      if (k.cohorts[c].name == name) return c;
+    return std::nullopt;  // "": none (read_kueue checked every name)
+  };
+  for (uint32_t c = 0; c < k.cohorts.size(); ++c) {
+    const auto [nominal, borrow] = gpu_quota(k.cohorts[c].resource_groups);
+    cohort_nominal_.push_back(nominal);
+    cohort_borrow_.push_back(borrow);
+    cohort_weight_.push_back(k.cohorts[c].weight);
+    cohort_parent_.push_back(cohort_index(k.cohorts[c].parent));
+    if (cohort_parent_.back()) member_cohorts_[*cohort_parent_.back()].push_back(c);
+  }
+  for (uint32_t q = 0; q < k.cluster_queues.size(); ++q) {
+    const auto [nominal, borrow] = gpu_quota(k.cluster_queues[q].resource_groups);
+    queue_nominal_.push_back(nominal);
+    queue_borrow_.push_back(borrow);
+    queue_weight_.push_back(k.cluster_queues[q].weight);
+    queue_parent_.push_back(cohort_index(k.cluster_queues[q].cohort));
+    if (queue_parent_.back()) member_queues_[*queue_parent_.back()].push_back(q);
+  }
+  // A cohort's nominal quota counts its members' (read_kueue rejects cycles): add each cohort's own
+  // quota and its queues' to it and every cohort above it.
+  std::vector<int64_t> own = cohort_nominal_;
+  for (uint32_t q = 0; q < queue_nominal_.size(); ++q)
+    if (queue_parent_[q]) own[*queue_parent_[q]] += queue_nominal_[q];
+  std::fill(cohort_nominal_.begin(), cohort_nominal_.end(), 0);
+  for (uint32_t c = 0; c < own.size(); ++c)
+    for (std::optional<uint32_t> up = c; up; up = cohort_parent_[*up]) cohort_nominal_[*up] += own[c];
+}
+
+void KueueFairShares::compute(const std::vector<double>& queue_demand, std::vector<double>& queue_share,
+                              std::vector<double>& cohort_share) const {
+  std::vector<double> cohort_demand(cohort_nominal_.size(), 0.0);
+  for (uint32_t q = 0; q < queue_demand.size(); ++q)
+    for (std::optional<uint32_t> up = queue_parent_[q]; up; up = cohort_parent_[*up]) cohort_demand[*up] += queue_demand[q];
+  queue_share.assign(queue_demand.size(), 0.0);
+  cohort_share.assign(cohort_nominal_.size(), 0.0);
+  for (uint32_t q = 0; q < queue_demand.size(); ++q)
+    if (!queue_parent_[q]) queue_share[q] = std::min(queue_demand[q], static_cast<double>(queue_nominal_[q]) * scale_);
+  for (uint32_t c = 0; c < cohort_nominal_.size(); ++c)
+    if (!cohort_parent_[c]) {
+      cohort_share[c] = std::min(cohort_demand[c], static_cast<double>(cohort_nominal_[c]) * scale_);
+      divide(c, cohort_share[c], queue_demand, cohort_demand, queue_share, cohort_share);
+    }
+}
+
+void KueueFairShares::divide(uint32_t c, double amount, const std::vector<double>& queue_demand,
+                             const std::vector<double>& cohort_demand, std::vector<double>& queue_share,
+                             std::vector<double>& cohort_share) const {
+  std::vector<Member> members;
+  const auto member = [&](double demand, int64_t nominal, std::optional<int64_t> borrow, double weight) {
+    const double n = static_cast<double>(nominal) * scale_;
+    const double cap = borrow ? n + static_cast<double>(*borrow) * scale_ : std::numeric_limits<double>::infinity();
+    members.push_back({demand, n, cap, weight});
+  };
+  for (uint32_t q : member_queues_[c]) member(queue_demand[q], queue_nominal_[q], queue_borrow_[q], queue_weight_[q]);
+  for (uint32_t k : member_cohorts_[c]) member(cohort_demand[k], cohort_nominal_[k], cohort_borrow_[k], cohort_weight_[k]);
+  // Each first gets what it asks up to its nominal quota; the rest is borrowed by those wanting more.
+  std::vector<double> share(members.size()), more(members.size()), weight(members.size());
+  double left = amount;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    share[i] = std::min(members[i].demand, members[i].nominal);
+    left -= share[i];
+  }
+  // Weight 0 yields to everyone (Kueue: its share is infinite while it borrows): the positive
+  // weights first, then what is left among the zero weights alike.
+  for (const bool zero : {false, true}) {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const bool mine = (members[i].weight == 0) == zero;
+      more[i] = mine ? std::max(0.0, std::min(members[i].demand, members[i].cap) - share[i]) : 0.0;
+      weight[i] = zero ? 1.0 : members[i].weight;
+    }
+    const std::vector<double> extra = weighted_fair_shares(std::max(0.0, left), more, weight);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      share[i] += extra[i];
+      left -= extra[i];
+    }
+  }
+  std::size_t i = 0;
+  for (uint32_t q : member_queues_[c]) queue_share[q] = share[i++];
+  for (uint32_t k : member_cohorts_[c]) {
+    cohort_share[k] = share[i++];
+    divide(k, cohort_share[k], queue_demand, cohort_demand, queue_share, cohort_share);
+  }
+}
+
+template <class F>
+void TenantLedger::for_each_group(JobId id, F&& f) {
+  f(static_cast<uint32_t>(scenario_.jobs.jobs[id].tenant));
+  if (!job_queue_.empty() && job_queue_[id] != kNoQueue)
+    for (uint32_t g : queue_groups_[job_queue_[id]]) f(g);
+}
+
 TenantLedger::TenantLedger(const Scenario& s)
-    : scenario_(s),
-      held_milli_(s.jobs.tenants.size(), 0.0),
-      demand_milli_(s.jobs.tenants.size(), 0.0),
-      weight_(s.jobs.tenants.size(), 1.0),
-      counted_(s.jobs.jobs.size(), 0),
-      first_admitted_(s.jobs.jobs.size(), Time::max()),
-      fair_(s.jobs.tenants.size(), 0.0) {
-  figures_.namespaces.resize(s.jobs.tenants.size());
-  for (const Job& j : s.jobs.jobs) ++figures_.namespaces[j.tenant].jobs;
+    : scenario_(s), counted_(s.jobs.jobs.size(), 0), first_admitted_(s.jobs.jobs.size(), Time::max()) {
+  const KueueSpec& k = s.tenancy.kueue;
+  queue_base_ = static_cast<uint32_t>(s.jobs.tenants.size());
+  cohort_base_ = queue_base_ + static_cast<uint32_t>(k.enabled() ? k.cluster_queues.size() : 0);
+  const std::size_t cohorts = k.enabled() ? k.cohorts.size() : 0;
+  groups_.resize(cohort_base_ + cohorts);
+  held_milli_.assign(groups_.size(), 0.0);
+  demand_milli_.assign(groups_.size(), 0.0);
+  fair_.assign(groups_.size(), 0.0);
+  jain_now_.assign(1 + cohorts, 1.0);
+  jain_weighted_s_.assign(1 + cohorts, 0.0);
+  contended_s_.assign(1 + cohorts, 0.0);
+  contended_now_.assign(1 + cohorts, 0);
+  if (k.enabled()) {
+    kueue_shares_.emplace(k, static_cast<double>(kWholeGpu.value));
+    for (uint32_t q = 0; q < k.cluster_queues.size(); ++q) {
+      std::vector<uint32_t>& chain = queue_groups_.emplace_back(1, queue_base_ + q);
+      for (std::optional<uint32_t> up = kueue_shares_->queue_parent(q); up; up = kueue_shares_->cohort_parent(*up))
+        chain.push_back(cohort_base_ + *up);
+      groups_[queue_base_ + q].nominal_gpus = kueue_shares_->queue_nominal(q);
+    }
+    for (uint32_t c = 0; c < cohorts; ++c) groups_[cohort_base_ + c].nominal_gpus = kueue_shares_->cohort_nominal(c);
+    // A job's ClusterQueue: that of the LocalQueue it names in its namespace (check_kueue_queues).
+    job_queue_.assign(s.jobs.jobs.size(), kNoQueue);
+    for (const Job& j : s.jobs.jobs) {
+      const PodSpec* pod = s.jobs.pod(j);
+      if (!pod || pod->queue.empty()) continue;
+      for (const KueueLocalQueue& lq : k.local_queues)
+        if (lq.name == pod->queue && lq.namespace_name == s.jobs.tenants[j.tenant]) job_queue_[j.id] = lq.cluster_queue;
+    }
+  }
+  for (const Job& j : s.jobs.jobs) for_each_group(j.id, [&](uint32_t g) { ++groups_[g].jobs; });
 }
 
 double TenantLedger::asked_milli(JobId id) const {
@@ -67,25 +212,48 @@ double TenantLedger::asked_milli(JobId id) const {
 void TenantLedger::advance(Time now) {
   if (now <= last_) return;
   if (dirty_) {
-    fair_ = weighted_fair_shares(capacity_milli_, demand_milli_, weight_);
-    std::vector<double> ratio;
-    for (std::size_t t = 0; t < fair_.size(); ++t)
-      if (demand_milli_[t] > 0 && fair_[t] > 0) ratio.push_back(held_milli_[t] / fair_[t]);
-    contended_now_ = ratio.size() >= 2;
-    jain_now_ = jain_index(ratio);
+    const std::size_t namespaces = queue_base_;
+    const std::vector<double> demand(demand_milli_.begin(), demand_milli_.begin() + static_cast<std::ptrdiff_t>(namespaces));
+    const std::vector<double> shares = weighted_fair_shares(capacity_milli_, demand, std::vector<double>(namespaces, 1.0));
+    std::copy(shares.begin(), shares.end(), fair_.begin());
+    if (kueue_shares_) {
+      const std::vector<double> queue_demand(demand_milli_.begin() + queue_base_, demand_milli_.begin() + cohort_base_);
+      std::vector<double> queue_share, cohort_share;
+      kueue_shares_->compute(queue_demand, queue_share, cohort_share);
+      std::copy(queue_share.begin(), queue_share.end(), fair_.begin() + queue_base_);
+      std::copy(cohort_share.begin(), cohort_share.end(), fair_.begin() + cohort_base_);
+    }
+    // Jain's index of held / fair share over the groups given that want GPUs.
+    const auto jain = [&](std::size_t slot, auto&& groups) {
+      std::vector<double> ratio;
+      groups([&](uint32_t g) {
+        if (demand_milli_[g] > 0 && fair_[g] > 0) ratio.push_back(held_milli_[g] / fair_[g]);
+      });
+      contended_now_[slot] = ratio.size() >= 2;
+      jain_now_[slot] = jain_index(ratio);
+    };
+    jain(0, [&](auto&& f) {
+      for (uint32_t t = 0; t < queue_base_; ++t) f(t);
+    });
+    for (uint32_t c = 0; c + cohort_base_ < groups_.size(); ++c)
+      jain(1 + c, [&](auto&& f) {
+        for (uint32_t q : kueue_shares_->member_queues(c)) f(queue_base_ + q);
+        for (uint32_t k : kueue_shares_->member_cohorts(c)) f(cohort_base_ + k);
+      });
     dirty_ = false;
   }
   const double dt_s = (now - last_).seconds();
-  for (std::size_t t = 0; t < fair_.size(); ++t) {
-    NamespaceFigures& f = figures_.namespaces[t];
-    f.held_gpu_s += held_milli_[t] / 1000.0 * dt_s;
-    f.fair_share_gpu_s += fair_[t] / 1000.0 * dt_s;
-    f.demand_gpu_s += demand_milli_[t] / 1000.0 * dt_s;
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    GroupFigures& f = groups_[g];
+    f.held_gpu_s += held_milli_[g] / 1000.0 * dt_s;
+    f.fair_share_gpu_s += fair_[g] / 1000.0 * dt_s;
+    f.demand_gpu_s += demand_milli_[g] / 1000.0 * dt_s;
   }
-  if (contended_now_) {
-    figures_.contended_s += dt_s;
-    jain_weighted_s_ += jain_now_ * dt_s;
-  }
+  for (std::size_t slot = 0; slot < jain_now_.size(); ++slot)
+    if (contended_now_[slot]) {
+      contended_s_[slot] += dt_s;
+      jain_weighted_s_[slot] += jain_now_[slot] * dt_s;
+    }
   last_ = now;
 }
 
@@ -99,62 +267,66 @@ void TenantLedger::started(const RunState& run) {
   dirty_ = true;
 }
 
-void TenantLedger::status_changed(const RunState& run, JobId id, JobStatus from, JobStatus to) {
+void TenantLedger::job_arrived(const RunState& run, JobId id) {
   advance(run.now());
-  const uint16_t t = scenario_.jobs.jobs[id].tenant;
-  if (from == JobStatus::not_arrived && !counted_[id] && !terminal(to)) {
-    counted_[id] = 1;
-    demand_milli_[t] += asked_milli(id);
-    dirty_ = true;
-  } else if (terminal(to) && counted_[id]) {
-    counted_[id] = 0;
-    demand_milli_[t] -= asked_milli(id);
-    dirty_ = true;
-  }
-  if (to == JobStatus::completed) ++figures_.namespaces[t].completed;
-}
-
-void TenantLedger::job_started(const RunState& run, JobId id) {
-  advance(run.now());
-  double held = 0;
-  for (const GpuClaim& c : run.claims(id)) held += c.milli.value;
-  held_milli_[scenario_.jobs.jobs[id].tenant] += held;
+  counted_[id] = 1;
+  const double asked = asked_milli(id);
+  for_each_group(id, [&](uint32_t g) { demand_milli_[g] += asked; });
   dirty_ = true;
 }
 
-void TenantLedger::job_stopping(const RunState& run, JobId id, StopCause) {
+void TenantLedger::status_changed(const RunState& run, JobId id, JobStatus, JobStatus to) {
+  if (!terminal(to)) return;
+  advance(run.now());
+  const double asked = counted_[id] ? asked_milli(id) : 0.0;
+  counted_[id] = 0;
+  for_each_group(id, [&](uint32_t g) {
+    demand_milli_[g] -= asked;
+    if (to == JobStatus::completed) ++groups_[g].completed;
+  });
+  dirty_ = true;
+}
+
+void TenantLedger::add_held(const RunState& run, JobId id, double sign) {
   advance(run.now());
   double held = 0;
   for (const GpuClaim& c : run.claims(id)) held += c.milli.value;
-  held_milli_[scenario_.jobs.jobs[id].tenant] -= held;
+  for_each_group(id, [&](uint32_t g) { held_milli_[g] += sign * held; });
   dirty_ = true;
 }
+
+void TenantLedger::job_started(const RunState& run, JobId id) { add_held(run, id, 1.0); }
+
+void TenantLedger::job_stopping(const RunState& run, JobId id, StopCause) { add_held(run, id, -1.0); }
 
 void TenantLedger::job_preempted(const RunState&, JobId id) {
-  ++figures_.namespaces[scenario_.jobs.jobs[id].tenant].preemptions_received;
+  for_each_group(id, [&](uint32_t g) { ++groups_[g].preemptions_received; });
 }
 
 void TenantLedger::job_evicted(const RunState&, JobId victim, JobId by, std::string_view reason) {
-  figures_.namespaces[scenario_.jobs.jobs[victim].tenant].received_by_reason[std::string(reason)]++;
+  for_each_group(victim, [&](uint32_t g) { groups_[g].received_by_reason[std::string(reason)]++; });
   if (by == kNoJob) return;
-  NamespaceFigures& f = figures_.namespaces[scenario_.jobs.jobs[by].tenant];
-  ++f.preemptions_caused;
-  f.caused_by_reason[std::string(reason)]++;
+  for_each_group(by, [&](uint32_t g) {
+    ++groups_[g].preemptions_caused;
+    groups_[g].caused_by_reason[std::string(reason)]++;
+  });
 }
 
 void TenantLedger::job_admitted(const RunState& run, JobId id) {
-  NamespaceFigures& f = figures_.namespaces[scenario_.jobs.jobs[id].tenant];
-  ++f.admitted;
-  if (first_admitted_[id] == Time::max()) {
-    first_admitted_[id] = run.now();
-    f.admission_wait_s.push_back((run.now() - scenario_.jobs.jobs[id].arrival).seconds());
-  }
+  const bool first = first_admitted_[id] == Time::max();
+  if (first) first_admitted_[id] = run.now();
+  const double wait_s = (run.now() - scenario_.jobs.jobs[id].arrival).seconds();
+  for_each_group(id, [&](uint32_t g) {
+    ++groups_[g].admitted;
+    if (first) groups_[g].admission_wait_s.push_back(wait_s);
+  });
 }
 
 void TenantLedger::job_rejected(const RunState&, JobId id, std::string_view reason) {
-  NamespaceFigures& f = figures_.namespaces[scenario_.jobs.jobs[id].tenant];
-  ++f.rejected;
-  f.rejections[std::string(reason)]++;
+  for_each_group(id, [&](uint32_t g) {
+    ++groups_[g].rejected;
+    groups_[g].rejections[std::string(reason)]++;
+  });
 }
 
 void TenantLedger::node_state(const RunState& run, NodeId n, NodeState from) {
@@ -167,21 +339,60 @@ void TenantLedger::node_state(const RunState& run, NodeId n, NodeState from) {
 
 void TenantLedger::finished(const RunState& run) {
   advance(run.now());
-  figures_.jain = figures_.contended_s > 0 ? jain_weighted_s_ / figures_.contended_s : 1.0;
+  for (std::size_t slot = 1; slot < jain_now_.size(); ++slot) {
+    GroupFigures& f = groups_[cohort_base_ + slot - 1];
+    f.contended_s = contended_s_[slot];
+    f.jain = contended_s_[slot] > 0 ? jain_weighted_s_[slot] / contended_s_[slot] : 1.0;
+  }
   for (const Job& j : scenario_.jobs.jobs) {
     const JobRecord& r = run.record(j.id);
-    NamespaceFigures& f = figures_.namespaces[j.tenant];
-    f.lost_gpu_s += r.lost_gpu.seconds();
-    if (r.status == JobStatus::not_arrived && r.attempt == 0) continue;  // had not arrived by the end
-    if (r.status == JobStatus::rejected || r.status == JobStatus::unschedulable) continue;
+    const bool waited = !(r.status == JobStatus::not_arrived && r.attempt == 0) &&  // arrived by the end
+                        r.status != JobStatus::rejected && r.status != JobStatus::unschedulable;
     const Time started = r.attempt > 0 ? r.first_start : run.now();
-    f.wait_s.push_back((started - j.arrival).seconds());
+    for_each_group(j.id, [&](uint32_t g) {
+      GroupFigures& f = groups_[g];
+      f.lost_gpu_s += r.lost_gpu.seconds();
+      f.cost_usd += r.cost_usd;
+      f.busy_cost_usd += r.busy_cost_usd;
+      if (waited) f.wait_s.push_back((started - j.arrival).seconds());
+    });
   }
-  for (NamespaceFigures& f : figures_.namespaces) {
+  // Quota used, borrowed and lent: Kueue's integrals per ClusterQueue, summed into the cohorts above it.
+  if (const KueueState* k = run.kueue())
+    for (uint32_t q = 0; q < queue_groups_.size(); ++q) {
+      const KueueTotals t = k->totals(q, run.now());
+      for (uint32_t g : queue_groups_[q]) {
+        groups_[g].quota_used_gpu_hours += t.usage_gpu_hours;
+        groups_[g].borrowed_gpu_hours += t.borrowed_gpu_hours;
+        groups_[g].lent_gpu_hours += t.lent_gpu_hours;
+      }
+    }
+  for (GroupFigures& f : groups_) {
     uint64_t named = 0;
     for (const auto& [reason, n] : f.received_by_reason) named += n;
     if (f.preemptions_received > named) f.received_by_reason[std::string(kQueueOrderReason)] += f.preemptions_received - named;
   }
+}
+
+std::map<std::string, uint64_t, std::less<>> TenancyFigures::rejections() const {
+  std::map<std::string, uint64_t, std::less<>> out;
+  for (const GroupFigures& f : namespaces)
+    for (const auto& [reason, n] : f.rejections) out[reason] += n;
+  return out;
+}
+
+TenancyFigures TenantLedger::take() {
+  TenancyFigures out;
+  const auto slice = [&](std::size_t from, std::size_t to) {
+    return std::vector<GroupFigures>(std::make_move_iterator(groups_.begin() + static_cast<std::ptrdiff_t>(from)),
+                                     std::make_move_iterator(groups_.begin() + static_cast<std::ptrdiff_t>(to)));
+  };
+  out.namespaces = slice(0, queue_base_);
+  out.cluster_queues = slice(queue_base_, cohort_base_);
+  out.cohorts = slice(cohort_base_, groups_.size());
+  out.contended_s = contended_s_[0];
+  out.jain = contended_s_[0] > 0 ? jain_weighted_s_[0] / contended_s_[0] : 1.0;
+  return out;
 }
 
 }  // namespace gpusim

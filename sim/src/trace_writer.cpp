@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpusim/core/paged_vector.hpp"
+#include "gpusim/sim/kueue.hpp"
 #include "gpusim/sim/outputs.hpp"
 
 namespace gpusim {
@@ -187,16 +188,30 @@ class TraceWriter final : public OutputWriter {
       if (tenant_names_.empty())
         for (const std::string& t : tenants) tenant_names_.push_back(json_string(t));
     }
+    // With Kueue, the quota each ClusterQueue's admitted jobs use.
+    if (const KueueState* k = run.kueue()) {
+      pending_queues_.resize(k->queue_count());
+      for (uint32_t q = 0; q < k->queue_count(); ++q) pending_queues_[q] = k->queue(q).usage_gpus;
+      if (queue_names_.empty())
+        for (uint32_t q = 0; q < k->queue_count(); ++q) queue_names_.push_back(json_string(k->queue(q).name));
+    }
+  }
+
+  // A counter event of `name` with one value per series, when they differ from the last written.
+  template <class T>
+  void counter(std::string_view name, const std::vector<std::string>& series, const std::vector<T>& pending,
+               std::vector<T>& written) {
+    if (pending.empty() || pending == written) return;
+    std::string args;
+    for (std::size_t i = 0; i < pending.size(); ++i)
+      args += fmt::format("{}{}:{:.3f}", i ? "," : "", series[i], static_cast<double>(pending[i]));
+    event(fmt::format(R"({{"ph":"C","name":"{}","pid":0,"ts":{},"args":{{{}}}}})", name, pending_at_.us(), args));
+    written = pending;
   }
 
   void flush() {
-    if (!pending_tenants_.empty() && pending_tenants_ != written_tenants_) {
-      std::string held;
-      for (std::size_t t = 0; t < pending_tenants_.size(); ++t)
-        held += fmt::format("{}{}:{:.3f}", t ? "," : "", tenant_names_[t], pending_tenants_[t]);
-      event(fmt::format(R"({{"ph":"C","name":"GPUs held by namespace","pid":0,"ts":{},"args":{{{}}}}})", pending_at_.us(), held));
-      written_tenants_ = pending_tenants_;
-    }
+    counter("GPUs held by namespace", tenant_names_, pending_tenants_, written_tenants_);
+    counter("Kueue quota used by ClusterQueue (GPUs)", queue_names_, pending_queues_, written_queues_);
     if (pending_.empty() || pending_ == written_) return;
     std::string allocated, busy;
     for (std::size_t p = 0; p < pending_.size(); ++p) {
@@ -217,6 +232,8 @@ class TraceWriter final : public OutputWriter {
   std::vector<std::pair<double, double>> pending_, written_;  // per pool: allocated, busy
   std::vector<std::string> tenant_names_;                     // quoted, with a tenancy: block
   std::vector<double> pending_tenants_, written_tenants_;     // per namespace: GPUs held
+  std::vector<std::string> queue_names_;                      // quoted, with Kueue
+  std::vector<int64_t> pending_queues_, written_queues_;      // per ClusterQueue: quota used (GPUs)
   Time pending_at_;
 };
 

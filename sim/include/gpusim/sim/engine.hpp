@@ -44,7 +44,6 @@ struct RunResult {
   uint64_t rate_changes = 0;     // completion events moved because a rate changed
   std::vector<PoolActivity> pools;  // per pool
   std::optional<TenancyFigures> tenancy;  // per-namespace figures, when the scenario has a tenancy: block
-  std::vector<std::pair<std::string, uint64_t>> rejected_reasons;  // admission (ResourceQuota): reason, jobs, by reason
   // Where job `id` ran last (still runs, when it is running at the end); empty if it never ran.
   PlacementView placement(JobId id) const { return flights.placement(jobs[id]); }
 };

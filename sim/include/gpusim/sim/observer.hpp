@@ -62,6 +62,8 @@ class Observer {
   // A policy or admission told the running job to leave within a grace period (Binder::evict), to
   // make room for `by` (kNoJob: none); `reason` names the rule. job_preempted comes first.
   virtual void job_evicted(const RunState&, JobId /*victim*/, JobId /*by*/, std::string_view /*reason*/) {}
+  // The job arrived and can run somewhere; admission (namespace quotas, Kueue) comes next.
+  virtual void job_arrived(const RunState&, JobId) {}
   // The job passed admission (namespace quotas, Kueue) and entered the scheduler's queue.
   virtual void job_admitted(const RunState&, JobId) {}
   // Admission refused the job for good (e.g. over its namespace's ResourceQuota); `reason` says why.

@@ -1,15 +1,19 @@
 #pragma once
-// Per-namespace figures of a multi-tenant run (issue 17; README "Tenants"): how long each namespace's
-// jobs waited, what it held against its fair share of the cluster over time, how fair the cluster
-// was (Jain's index), who was preempted or rejected and why. Kept by an observer the engine attaches
-// when the scenario has a `tenancy:` block; exact time integrals, updated at every change.
+// Per-namespace, per-ClusterQueue and per-cohort figures of a multi-tenant run (issue 17; README
+// "Tenants"): how long each group's jobs waited, what it held against its fair share over time, how
+// fair the cluster and each cohort were (Jain's index), what a ClusterQueue used, borrowed and lent
+// of its quota, who was preempted or rejected and why, and what it cost. Kept by an observer the
+// engine attaches when the scenario has a `tenancy:` block; exact time integrals, updated at every
+// change.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/units.hpp"
+#include "gpusim/sim/kueue_spec.hpp"
 #include "gpusim/sim/observer.hpp"
 
 namespace gpusim {
@@ -22,35 +26,90 @@ std::vector<double> weighted_fair_shares(double capacity, const std::vector<doub
 // Jain's fairness index of x: (sum x)^2 / (n sum x^2), in [1/n, 1]; 1 when n <= 1 or all are 0.
 double jain_index(const std::vector<double>& x);
 
-struct NamespaceFigures {
+// What the ledger keeps for a group of jobs: a namespace, a Kueue ClusterQueue (the jobs of its
+// LocalQueues) or a cohort (the jobs of the ClusterQueues below it, at any depth).
+struct GroupFigures {
   uint64_t jobs = 0, completed = 0, rejected = 0, admitted = 0;
   std::map<std::string, uint64_t, std::less<>> rejections;  // reason -> jobs
   // Arrival to first start; jobs that never started count with their wait up to the end (so the
   // maximum shows starvation).
   std::vector<double> wait_s;
-  std::vector<double> admission_wait_s;  // arrival to first admission (jobs admitted by Kueue)
+  std::vector<double> admission_wait_s;  // arrival to first admission (by Kueue, else by the quotas)
   double held_gpu_s = 0;                 // integral of the GPUs its jobs held
   double fair_share_gpu_s = 0;           // integral of its fair share
   double demand_gpu_s = 0;               // integral of the GPUs its arrived, unfinished jobs hold or ask
   uint64_t preemptions_received = 0, preemptions_caused = 0;
   std::map<std::string, uint64_t, std::less<>> received_by_reason, caused_by_reason;
-  double lost_gpu_s = 0;  // GPU time its preempted, evicted or killed jobs must redo
+  double lost_gpu_s = 0;                   // GPU time its preempted, evicted or killed jobs must redo
+  double cost_usd = 0, busy_cost_usd = 0;  // its jobs' held cost, and the part their SMs kept busy
+  // ClusterQueues and cohorts (nvidia.com/gpu quota over all flavors; a cohort's figures are its own
+  // quota plus its members', and the sums of its ClusterQueues' integrals).
+  int64_t nominal_gpus = 0;
+  double quota_used_gpu_hours = 0, borrowed_gpu_hours = 0, lent_gpu_hours = 0;
+  // Cohorts: Jain's index of held / fair share over its direct members that want GPUs, averaged
+  // over the time at least two want some (`contended_s`).
+  double jain = 1;
+  double contended_s = 0;
 };
 
 struct TenancyFigures {
-  std::vector<NamespaceFigures> namespaces;  // by tenant index (JobSet::tenants)
+  std::vector<GroupFigures> namespaces;      // by tenant index (JobSet::tenants)
+  std::vector<GroupFigures> cluster_queues;  // by KueueSpec::cluster_queues index (empty without Kueue)
+  std::vector<GroupFigures> cohorts;         // by KueueSpec::cohorts index
   // Time-weighted mean of Jain's index of held / fair share over the namespaces that want GPUs, over
   // the time at least two want some (`contended_s`); 1 when never contended.
   double jain = 1;
   double contended_s = 0;
+  // Jobs rejected at admission, by reason, over every namespace.
+  std::map<std::string, uint64_t, std::less<>> rejections() const;
+};
+
+// The fair shares of Kueue's quota tree (KueueSpec: cohorts and ClusterQueues) for given demands, in
+// the demands' unit: what Kueue's fair sharing converges to. A root cohort divides its subtree's
+// nominal quota; each member first gets what it asks up to its own subtree's nominal quota, then the
+// rest goes to those that want more by weighted water-filling (Kueue's share, borrowed / lendable /
+// weight, is then equal among them), none above its borrowing limit. A ClusterQueue without a
+// cohort gets what it asks up to its nominal quota. Lending limits are not applied.
+class KueueFairShares {
+ public:
+  // `quota_scale`: demand units per quota unit (1000 for milli-GPUs of nvidia.com/gpu quota).
+  KueueFairShares(const KueueSpec& k, double quota_scale);
+  // Shares per ClusterQueue and per cohort, from the ClusterQueues' demands.
+  void compute(const std::vector<double>& queue_demand, std::vector<double>& queue_share,
+               std::vector<double>& cohort_share) const;
+  int64_t queue_nominal(uint32_t cq) const { return queue_nominal_[cq]; }
+  int64_t cohort_nominal(uint32_t c) const { return cohort_nominal_[c]; }  // its own plus its members'
+  // A cohort's direct members: ClusterQueues, then cohorts.
+  const std::vector<uint32_t>& member_queues(uint32_t c) const { return member_queues_[c]; }
+  const std::vector<uint32_t>& member_cohorts(uint32_t c) const { return member_cohorts_[c]; }
+  // The cohort a ClusterQueue or cohort is in; none for a root.
+  std::optional<uint32_t> queue_parent(uint32_t cq) const { return queue_parent_[cq]; }
+  std::optional<uint32_t> cohort_parent(uint32_t c) const { return cohort_parent_[c]; }
+
+ private:
+  struct Member {
+    double demand, nominal, cap;  // cap: nominal + borrowing limit, or none (infinity)
+    double weight;
+  };
+  void divide(uint32_t c, double amount, const std::vector<double>& queue_demand, const std::vector<double>& cohort_demand,
+              std::vector<double>& queue_share, std::vector<double>& cohort_share) const;
+
+  double scale_;
+  std::vector<int64_t> queue_nominal_, cohort_nominal_;
+  std::vector<std::optional<int64_t>> queue_borrow_, cohort_borrow_;
+  std::vector<double> queue_weight_, cohort_weight_;
+  std::vector<std::optional<uint32_t>> queue_parent_, cohort_parent_;
+  std::vector<std::vector<uint32_t>> member_queues_, member_cohorts_;
 };
 
 class TenantLedger final : public Observer {
  public:
   explicit TenantLedger(const Scenario& s);
-  // A job's status changed (JobLifecycle's hook): what it asks counts from arrival to its end.
+  // A job's status changed (JobLifecycle's hook): what it asks counts from arrival (job_arrived,
+  // also while it waits for admission) to its end.
   void status_changed(const RunState& run, JobId id, JobStatus from, JobStatus to);
   void started(const RunState& run) override;
+  void job_arrived(const RunState& run, JobId id) override;
   void job_started(const RunState& run, JobId id) override;
   void job_stopping(const RunState& run, JobId id, StopCause cause) override;
   void job_preempted(const RunState& run, JobId id) override;
@@ -59,25 +118,37 @@ class TenantLedger final : public Observer {
   void job_rejected(const RunState& run, JobId id, std::string_view reason) override;
   void node_state(const RunState& run, NodeId node, NodeState from) override;
   void finished(const RunState& run) override;
-  TenancyFigures take() { return std::move(figures_); }
+  TenancyFigures take();
 
  private:
   // Integrates the state that held since the last change up to now.
   void advance(Time now);
   double asked_milli(JobId id) const;
+  // Calls f(group) for each group the job counts in: its namespace, then its ClusterQueue and the
+  // cohorts above it.
+  template <class F>
+  void for_each_group(JobId id, F&& f);
+  void add_held(const RunState& run, JobId id, double sign);
 
+  static constexpr uint32_t kNoQueue = UINT32_MAX;
   const Scenario& scenario_;
-  TenancyFigures figures_;
-  std::vector<double> held_milli_, demand_milli_, weight_;
-  std::vector<uint8_t> counted_;      // per job: its ask is in demand_milli_
-  std::vector<Time> first_admitted_;  // per job; Time::max(): not yet
+  // Groups: the namespaces, then the ClusterQueues, then the cohorts.
+  std::vector<GroupFigures> groups_;
+  uint32_t queue_base_ = 0, cohort_base_ = 0;
+  std::optional<KueueFairShares> kueue_shares_;
+  std::vector<uint32_t> job_queue_;                  // per job: its ClusterQueue; empty without Kueue
+  std::vector<std::vector<uint32_t>> queue_groups_;  // per ClusterQueue: its group, then its cohorts'
+  std::vector<double> held_milli_, demand_milli_;    // per group
+  std::vector<uint8_t> counted_;                     // per job: its ask is in demand_milli_
+  std::vector<Time> first_admitted_;                 // per job; Time::max(): not yet
   double capacity_milli_ = 0;
   Time last_;
   bool dirty_ = true;
-  std::vector<double> fair_;  // per namespace, for the current state
-  double jain_now_ = 1;
-  bool contended_now_ = false;
-  double jain_weighted_s_ = 0;
+  std::vector<double> fair_;  // per group, for the current state
+  // Jain's index now, its time integral and the contended time: [0] over the namespaces, [1 + c]
+  // over cohort c's members.
+  std::vector<double> jain_now_, jain_weighted_s_, contended_s_;
+  std::vector<uint8_t> contended_now_;
 };
 
 }  // namespace gpusim
