@@ -250,7 +250,7 @@ int64_t whole(const Object& o, const YAML::Node& n, const std::string& field, in
 }
 
 // One of `values` (Kubernetes' enumerations are case-sensitive).
-std::string one_of(const Object& o, const YAML::Node& n, const std::string& field, std::initializer_list<std::string_view> values) {
+std::string one_of(const Object& o, const YAML::Node& n, const std::string& field, const std::vector<std::string_view>& values) {
   expect(o, n, field, YAML::NodeType::Scalar);
   const std::string text = scalar(n);
   if (std::find(values.begin(), values.end(), text) == values.end())
@@ -449,7 +449,7 @@ void read_quota(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
 struct KueueField {
   std::string_view name;
   YAML::NodeType::value type;
-  std::initializer_list<std::string_view> values = {};  // an enumeration's values
+  std::vector<std::string_view> values = {};  // an enumeration's values
   bool quantity = false;
 };
 
@@ -506,7 +506,7 @@ YAML::Node kueue_spec(const Object& o, const YAML::Node& n, const std::string& f
       continue;
     }
     expect(o, kv.second, where, f->type);
-    if (f->values.size() > 0) one_of(o, kv.second, where, f->values);
+    if (!f->values.empty()) one_of(o, kv.second, where, f->values);
     if (f->quantity) quantity_text(o, kv.second, where);
     if (key == "maxPriorityThreshold") whole(o, kv.second, where, -2147483648LL, 2147483647LL);
     if (key == "weight") out["weight"] = *parse_quantity(kv.second.Scalar());
@@ -722,6 +722,8 @@ YAML::Node tolerations(const Object& o, const YAML::Node& n, const std::string& 
 struct PodRules {
   YAML::Node fields{YAML::NodeType::Map};  // the job's fields, in the scenario's names
   std::string priority_class, queue, hostname;
+  YAML::Node queue_at;  // the queue label and its object's path, for messages
+  std::string queue_at_field;
   std::vector<std::string> claims;
   YAML::Node claims_at;  // for messages
   std::string skip;      // why the pod cannot be represented
@@ -739,9 +741,12 @@ PodRules read_pod_rules(const Object& o, const YAML::Node& tmpl, const std::stri
     r.fields["priority_class"] = r.priority_class;
   }
   // Kueue reads the queue label of the job object (its integrations), a plain pod's own.
-  for (const YAML::Node& q : {at(o.node, {"metadata", "labels", std::string(kQueueLabel)}),
-                              at(tmpl, {"metadata", "labels", std::string(kQueueLabel)})})
-    if (q && r.queue.empty()) r.queue = scalar(q);
+  for (const auto& [where, in] : {std::pair(std::string(), o.node), std::pair(field, tmpl)})
+    if (const YAML::Node q = at(in, {"metadata", "labels", std::string(kQueueLabel)}); q && r.queue.empty()) {
+      r.queue = scalar(q);
+      r.queue_at = q;
+      r.queue_at_field = where;
+    }
   if (!r.queue.empty()) r.fields["queue"] = r.queue;
   // Pod labels matter to PodDisruptionBudgets' selectors: written with a tenancy: block only.
   if (const YAML::Node l = at(tmpl, {"metadata", "labels"}); l && with_labels)
@@ -1023,7 +1028,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
                                 [&](const NodeTemplate& c) { return c.gpu == gpu->name && c.gpus == count; });
     if (t == catalog.nodes().end())
       n->fail(at(labels, {"nvidia.com/gpu.count"}), "metadata.labels.nvidia.com/gpu.count",
-              fmt::format("no catalog node template has {} x {} (gpusim catalog --view nodes; add one under catalog.nodes)",
+              fmt::format("no catalog node template has {} x {} (gpusim catalog nodes; add one under catalog.nodes)",
                           count, gpu->name));
     PoolOut p;
     p.node_template = t->name;
@@ -1148,7 +1153,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       o.fail(at(tmpl, {"spec", "priorityClassName"}), tmpl_field + "spec.priorityClassName",
              fmt::format("no PriorityClass '{}' among the objects read (Kubernetes refuses the pod)", rules.priority_class));
     if (!rules.queue.empty() && !tenancy.queues.count({j.tenant, rules.queue}))
-      o.fail(at(o.node, {"metadata"}), fmt::format("metadata.labels.{}", kQueueLabel),
+      o.fail(rules.queue_at, fmt::format("{}metadata.labels.{}", rules.queue_at_field, kQueueLabel),
              fmt::format("no LocalQueue '{}' in namespace {} among the objects read", rules.queue, j.tenant));
     if (!rules.claims.empty()) {
       // DRA: each pod gets a claim from each template; gpusim holds one device request per job.
