@@ -308,8 +308,8 @@ std::string snake(std::string_view camel) {
 struct ClaimTemplate {
   std::string ns, name;
   std::size_t requests = 0;
-  int64_t per_pod = 1;     // devices of its (one) request per pod
-  std::string unusable;    // why pods naming it are ignored
+  int64_t per_pod = 1;   // devices of its (one) request per pod
+  std::string unusable;  // why pods naming it are ignored
 };
 
 // What goes into the scenario's tenancy: block, one flow map per item.
@@ -337,15 +337,18 @@ void read_priority_class(const Object& o, TenancyOut& t, std::vector<std::string
   c["value"] = whole(o, at(o.node, {"value"}), "value", -2147483648LL, 1000000000);
   if (const YAML::Node p = at(o.node, {"preemptionPolicy"}))
     c["preemption_policy"] = one_of(o, p, "preemptionPolicy", {"PreemptLowerPriority", "Never"});
-  if (const YAML::Node g = at(o.node, {"globalDefault"})) c["global_default"] = one_of(o, g, "globalDefault", {"true", "false"}) == "true";
+  if (const YAML::Node g = at(o.node, {"globalDefault"}))
+    c["global_default"] = one_of(o, g, "globalDefault", {"true", "false"}) == "true";
   if (const YAML::Node d = at(o.node, {"description"})) {
     expect(o, d, "description", YAML::NodeType::Scalar);
     c["description"] = d.Scalar();
   }
-  if (!t.class_names.insert(o.name).second) o.fail(at(o.node, {"metadata", "name"}), "metadata.name", "a second PriorityClass of this name");
+  if (!t.class_names.insert(o.name).second)
+    o.fail(at(o.node, {"metadata", "name"}), "metadata.name", "a second PriorityClass of this name");
   t.priority_classes.push_back(flow(c));
-  report_fields(o, "", other_keys(o.node, {"apiVersion", "kind", "metadata", "value", "preemptionPolicy", "globalDefault", "description"}),
-                "not modelled", ignored);
+  report_fields(
+      o, "", other_keys(o.node, {"apiVersion", "kind", "metadata", "value", "preemptionPolicy", "globalDefault", "description"}),
+      "not modelled", ignored);
 }
 
 // minAvailable / maxUnavailable: a count or "N%".
@@ -388,8 +391,8 @@ void read_budget(const Object& o, TenancyOut& t, std::vector<std::string>& ignor
 bool quota_resource(std::string_view name) {
   if (name == "count/pods" || name == "pods") return true;
   if (name.starts_with("requests.")) name.remove_prefix(9);
-  return name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" || (name.starts_with("nvidia.com/mig-") && name.size() > 15) ||
-         name == "cpu" || name == "memory";
+  return name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" ||
+         (name.starts_with("nvidia.com/mig-") && name.size() > 15) || name == "cpu" || name == "memory";
 }
 
 void read_quota(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
@@ -536,7 +539,8 @@ void read_kueue(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
     t.local_queues.push_back(flow(out));
     t.queues.emplace(ns_of(o), o.name);
   } else {
-    if (o.kind == "ClusterQueue" && !at(spec, {"resourceGroups"})) o.fail(spec, "spec.resourceGroups", "expected resource groups");
+    if (o.kind == "ClusterQueue" && !at(spec, {"resourceGroups"}))
+      o.fail(spec, "spec.resourceGroups", "expected resource groups");
     for (const auto& kv : kueue_spec(o, spec, "spec", ignored)) out[kv.first] = kv.second;
     (o.kind == "ClusterQueue" ? t.cluster_queues : t.cohorts).push_back(flow(out));
   }
@@ -589,8 +593,9 @@ void read_claim_template(const Object& o, TenancyOut& t, std::vector<std::string
     if (!cls || !cls.IsScalar()) o.fail(r, rf + ".deviceClassName", "expected a DeviceClass name");
     q["name"] = name.Scalar();
     q["device_class"] = cls.Scalar();
-    const std::string mode = at(r, {"allocationMode"}) ? one_of(o, at(r, {"allocationMode"}), rf + ".allocationMode", {"ExactCount", "All"})
-                                                       : "ExactCount";
+    const std::string mode = at(r, {"allocationMode"})
+                                 ? one_of(o, at(r, {"allocationMode"}), rf + ".allocationMode", {"ExactCount", "All"})
+                                 : "ExactCount";
     if (mode == "All") q["allocation_mode"] = "All";
     if (const YAML::Node n = at(r, {"count"})) {
       ct.per_pod = whole(o, n, rf + ".count", 1, 100000);
@@ -702,7 +707,8 @@ YAML::Node tolerations(const Object& o, const YAML::Node& n, const std::string& 
     expect(o, n[i], f, YAML::NodeType::Map);
     YAML::Node t(YAML::NodeType::Map);
     const std::string key = scalar(at(n[i], {"key"})), value = scalar(at(n[i], {"value"}));
-    const std::string op = at(n[i], {"operator"}) ? one_of(o, at(n[i], {"operator"}), f + ".operator", {"Equal", "Exists"}) : "Equal";
+    const std::string op = at(n[i], {"operator"}) ? one_of(o, at(n[i], {"operator"}), f + ".operator", {"Equal", "Exists"})
+                                                  : "Equal";
     // Kubernetes' validation (validateTolerations).
     if (key.empty() && op != "Exists") o.fail(n[i], f + ".operator", "a toleration without a key needs operator Exists");
     if (op == "Exists" && !value.empty()) o.fail(at(n[i], {"value"}), f + ".value", "operator Exists takes no value");
@@ -770,8 +776,8 @@ PodRules read_pod_rules(const Object& o, const YAML::Node& tmpl, const std::stri
   }
   report_fields(o, sf + ".affinity.", other_keys(affinity, {"nodeAffinity"}), "not modelled", ignored);
   if (const YAML::Node g = at(spec, {"terminationGracePeriodSeconds"}))
-    r.fields["termination_grace_period"] =
-        fmt::format("{}s", whole(o, g, sf + ".terminationGracePeriodSeconds", 0, 1'000'000'000));
+    r.fields["termination_grace_period"] = fmt::format("{}s",
+                                                       whole(o, g, sf + ".terminationGracePeriodSeconds", 0, 1'000'000'000));
   if (const YAML::Node c = at(spec, {"resourceClaims"})) {
     expect(o, c, sf + ".resourceClaims", YAML::NodeType::Sequence);
     r.claims_at = c;
@@ -782,8 +788,7 @@ PodRules read_pod_rules(const Object& o, const YAML::Node& tmpl, const std::stri
         continue;
       }
       const YAML::Node t = at(c[i], {"resourceClaimTemplateName"});
-      if (!t || !t.IsScalar() || t.Scalar().empty())
-        o.fail(c[i], f, "expected resourceClaimTemplateName or resourceClaimName");
+      if (!t || !t.IsScalar() || t.Scalar().empty()) o.fail(c[i], f, "expected resourceClaimTemplateName or resourceClaimName");
       r.claims.push_back(t.Scalar());
     }
     if (!r.claims.empty()) r.fields["resource_claims"] = r.claims;
@@ -1028,8 +1033,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
                                 [&](const NodeTemplate& c) { return c.gpu == gpu->name && c.gpus == count; });
     if (t == catalog.nodes().end())
       n->fail(at(labels, {"nvidia.com/gpu.count"}), "metadata.labels.nvidia.com/gpu.count",
-              fmt::format("no catalog node template has {} x {} (gpusim catalog nodes; add one under catalog.nodes)",
-                          count, gpu->name));
+              fmt::format("no catalog node template has {} x {} (gpusim catalog nodes; add one under catalog.nodes)", count,
+                          gpu->name));
     PoolOut p;
     p.node_template = t->name;
     p.instance_type = label(*n, "node.kubernetes.io/instance-type");
@@ -1082,7 +1087,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
     j.name = fmt::format("{}/{}/{}", lower, j.tenant, o.name);
     YAML::Node tmpl;
     std::string tmpl_field = "spec.template.";  // its path in the object, for messages
-    bool serving = false;  // replicas that run until stopped
+    bool serving = false;                       // replicas that run until stopped
     if (o.kind == "Pod") {
       tmpl = o.node;
       tmpl_field = "";
