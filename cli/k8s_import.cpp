@@ -334,7 +334,7 @@ void read_priority_class(const Object& o, TenancyOut& t, std::vector<std::string
   // scheduling.k8s.io/v1 PriorityClass: value, preemptionPolicy, globalDefault, description at the top level.
   YAML::Node c(YAML::NodeType::Map);
   c["name"] = o.name;
-  c["value"] = whole(o, at(o.node, {"value"}), "value", -2147483648LL, 1000000000);
+  c["value"] = whole(o, at(o.node, {"value"}), "value", -2147483648LL, 2147483647LL);  // system classes exceed 1e9
   if (const YAML::Node p = at(o.node, {"preemptionPolicy"}))
     c["preemption_policy"] = one_of(o, p, "preemptionPolicy", {"PreemptLowerPriority", "Never"});
   if (const YAML::Node g = at(o.node, {"globalDefault"}))
@@ -1183,7 +1183,11 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
         continue;
       }
     }
-    if (!rules.hostname.empty()) {
+    if (!rules.hostname.empty() && j.workers > 1) {
+      out.ignored.push_back(fmt::format("{}: nodeSelector {}={} (gpusim's workers of a gang take a node each; node: is for "
+                                        "single pods)",
+                                        o.id(), kHostname, rules.hostname));
+    } else if (!rules.hostname.empty()) {
       if (j.node.empty()) j.node = rules.hostname;
       j.comment += fmt::format(", nodeSelector {}={}", kHostname, rules.hostname);
     }

@@ -602,7 +602,7 @@ CQ = ("spec:\n  resourceGroups:\n    - coveredResources: [nvidia.com/gpu]\n     
       "          resources:\n            - {name: nvidia.com/gpu, nominalQuota: QUOTA}\n")
 for name, text, says in [
     ("PriorityClass value text", k8s_obj("scheduling.k8s.io/v1", "PriorityClass", "hi", "value: high\n"),
-     ["k8s.yaml:line 25", "PriorityClass hi", "value", "expected a whole number"]),
+     ["k8s.yaml:line 25", "PriorityClass hi", "value", "expected a whole number from -2147483648 to 2147483647"]),
     ("PriorityClass preemptionPolicy", k8s_obj("scheduling.k8s.io/v1", "PriorityClass", "hi",
                                                "value: 10\npreemptionPolicy: Sometimes\n"),
      ["PriorityClass hi", "preemptionPolicy", "PreemptLowerPriority, Never", "'Sometimes'"]),
