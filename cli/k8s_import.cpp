@@ -190,6 +190,7 @@ struct JobOut {
   std::string name, tenant, kind, duration, arrival = "0", node, comment;
   PodRequest request;
   int64_t count = 1, workers = 1;
+  YAML::Node rules;  // the pod's Kubernetes settings (PodRules::fields)
 };
 
 std::string yaml_quoted(std::string_view s) {
@@ -199,6 +200,14 @@ std::string yaml_quoted(std::string_view s) {
     out += c;
   }
   return out + '"';
+}
+
+std::string flow(const YAML::Node& n) {
+  YAML::Emitter e;
+  e.SetMapFormat(YAML::Flow);
+  e.SetSeqFormat(YAML::Flow);
+  e << n;
+  return e.c_str();
 }
 
 std::string emit_job(const JobOut& j) {
@@ -213,15 +222,592 @@ std::string emit_job(const JobOut& j) {
   s += fmt::format(", kind: {}, duration: {}, arrival: {}, tenant: {}", j.kind, yaml_quoted(j.duration), yaml_quoted(j.arrival),
                    yaml_quoted(j.tenant));
   if (!j.node.empty()) s += fmt::format(", node: {}", yaml_quoted(j.node));
+  if (j.rules && j.rules.size() > 0) {
+    const std::string f = flow(j.rules);  // {a: 1, b: 2}: its entries go on the job's line
+    s += ", " + f.substr(1, f.size() - 2);
+  }
   return s + fmt::format("}}   # {}\n", j.comment);
 }
 
-std::string flow(const YAML::Node& n) {
-  YAML::Emitter e;
-  e.SetMapFormat(YAML::Flow);
-  e.SetSeqFormat(YAML::Flow);
-  e << n;
-  return e.c_str();
+// --- small readers shared by the objects below -------------------------------------------------
+
+// `n` must be of `type` (a map, a list or a scalar) when given.
+void expect(const Object& o, const YAML::Node& n, const std::string& field, YAML::NodeType::value type) {
+  if (!n || n.Type() == type) return;
+  const char* what = type == YAML::NodeType::Map ? "a map" : type == YAML::NodeType::Sequence ? "a list" : "a single value";
+  o.fail(n, field, fmt::format("expected {}", what));
+}
+
+// A whole number in [lo, hi]; `fallback` when absent.
+int64_t whole(const Object& o, const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi) {
+  expect(o, n, field, YAML::NodeType::Scalar);
+  const std::string text = scalar(n);
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
+    o.fail(n, field, fmt::format("expected a whole number from {} to {}, got '{}'", lo, hi, text));
+  return v;
+}
+
+// One of `values` (Kubernetes' enumerations are case-sensitive).
+std::string one_of(const Object& o, const YAML::Node& n, const std::string& field, const std::vector<std::string_view>& values) {
+  expect(o, n, field, YAML::NodeType::Scalar);
+  const std::string text = scalar(n);
+  if (std::find(values.begin(), values.end(), text) == values.end())
+    o.fail(n, field, fmt::format("expected one of {}, got '{}'", fmt::join(values, ", "), text));
+  return text;
+}
+
+std::string quantity_text(const Object& o, const YAML::Node& n, const std::string& field) {
+  expect(o, n, field, YAML::NodeType::Scalar);
+  const auto q = parse_quantity(scalar(n));
+  if (!q || *q < 0) o.fail(n, field, fmt::format("expected a Kubernetes quantity >= 0 (8, 500m, 64Gi), got '{}'", scalar(n)));
+  return scalar(n);
+}
+
+// A map of strings (labels, nodeSelector, nodeLabels), in the object's order.
+YAML::Node string_map(const Object& o, const YAML::Node& n, const std::string& field) {
+  expect(o, n, field, YAML::NodeType::Map);
+  YAML::Node out(YAML::NodeType::Map);
+  for (const auto& kv : n) {
+    expect(o, kv.second, field + "." + kv.first.Scalar(), YAML::NodeType::Scalar);
+    out[kv.first.Scalar()] = kv.second.Scalar();
+  }
+  return out;
+}
+
+// Keys of a map other than `known`, for the ignored report.
+std::vector<std::string> other_keys(const YAML::Node& n, std::initializer_list<std::string_view> known) {
+  std::vector<std::string> out;
+  if (!n || !n.IsMap()) return out;
+  for (const auto& kv : n)
+    if (std::find(known.begin(), known.end(), kv.first.Scalar()) == known.end()) out.push_back(kv.first.Scalar());
+  return out;
+}
+
+void report_fields(const Object& o, const std::string& prefix, const std::vector<std::string>& keys, std::string_view why,
+                   std::vector<std::string>& ignored) {
+  for (const std::string& k : keys) ignored.push_back(fmt::format("{}: {}{} ({})", o.id(), prefix, k, why));
+}
+
+std::string snake(std::string_view camel) {
+  std::string s;
+  for (char c : camel) {
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      s += '_';
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      s += c;
+    }
+  }
+  return s;
+}
+
+// --- tenancy objects ---------------------------------------------------------------------------
+
+struct ClaimTemplate {
+  std::string ns, name;
+  std::size_t requests = 0;
+  int64_t per_pod = 1;   // devices of its (one) request per pod
+  std::string unusable;  // why pods naming it are ignored
+};
+
+// What goes into the scenario's tenancy: block, one flow map per item.
+struct TenancyOut {
+  std::vector<std::string> priority_classes, budgets, quotas, flavors, cohorts, cluster_queues, local_queues, device_classes,
+      claim_templates;
+  std::set<std::string> class_names;
+  std::set<std::pair<std::string, std::string>> queues;  // LocalQueues: (namespace, name)
+  std::vector<ClaimTemplate> templates;
+  std::set<std::string> label_keys;  // node label keys ResourceFlavors select on
+  bool any() const {
+    for (const auto* v : {&priority_classes, &budgets, &quotas, &flavors, &cohorts, &cluster_queues, &local_queues,
+                          &device_classes, &claim_templates})
+      if (!v->empty()) return true;
+    return false;
+  }
+};
+
+std::string ns_of(const Object& o) { return o.ns.empty() ? "default" : o.ns; }
+
+void read_priority_class(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
+  // scheduling.k8s.io/v1 PriorityClass: value, preemptionPolicy, globalDefault, description at the top level.
+  YAML::Node c(YAML::NodeType::Map);
+  c["name"] = o.name;
+  c["value"] = whole(o, at(o.node, {"value"}), "value", -2147483648LL, 2147483647LL);  // system classes exceed 1e9
+  if (const YAML::Node p = at(o.node, {"preemptionPolicy"}))
+    c["preemption_policy"] = one_of(o, p, "preemptionPolicy", {"PreemptLowerPriority", "Never"});
+  if (const YAML::Node g = at(o.node, {"globalDefault"}))
+    c["global_default"] = one_of(o, g, "globalDefault", {"true", "false"}) == "true";
+  if (const YAML::Node d = at(o.node, {"description"})) {
+    expect(o, d, "description", YAML::NodeType::Scalar);
+    c["description"] = d.Scalar();
+  }
+  if (!t.class_names.insert(o.name).second)
+    o.fail(at(o.node, {"metadata", "name"}), "metadata.name", "a second PriorityClass of this name");
+  t.priority_classes.push_back(flow(c));
+  report_fields(
+      o, "", other_keys(o.node, {"apiVersion", "kind", "metadata", "value", "preemptionPolicy", "globalDefault", "description"}),
+      "not modelled", ignored);
+}
+
+// minAvailable / maxUnavailable: a count or "N%".
+YAML::Node count_or_percent(const Object& o, const YAML::Node& n, const std::string& field) {
+  expect(o, n, field, YAML::NodeType::Scalar);
+  const std::string text = scalar(n);
+  const std::string digits = text.ends_with('%') ? text.substr(0, text.size() - 1) : text;
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }) ||
+      digits.size() > 9)
+    o.fail(n, field, fmt::format("expected a count or a percent (2, \"50%\"), got '{}'", text));
+  return text.ends_with('%') ? YAML::Node(text) : YAML::Node(std::stoll(digits));
+}
+
+void read_budget(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
+  const YAML::Node spec = at(o.node, {"spec"});
+  expect(o, spec, "spec", YAML::NodeType::Map);
+  const YAML::Node sel = at(spec, {"selector"});
+  expect(o, sel, "spec.selector", YAML::NodeType::Map);
+  if (at(sel, {"matchExpressions"})) {
+    // Dropping the expressions would widen the budget to pods it does not cover.
+    ignored.push_back(o.id() + ": spec.selector.matchExpressions (gpusim's budgets select by matchLabels only)");
+    return;
+  }
+  const YAML::Node min = at(spec, {"minAvailable"}), max = at(spec, {"maxUnavailable"});
+  if (min && max) o.fail(spec, "spec", "minAvailable and maxUnavailable: give one of them (Kubernetes refuses both)");
+  if (!min && !max) o.fail(spec, "spec", "expected minAvailable or maxUnavailable");
+  YAML::Node b(YAML::NodeType::Map);
+  b["name"] = o.name;
+  b["namespace"] = ns_of(o);
+  YAML::Node s(YAML::NodeType::Map);
+  s["match_labels"] = string_map(o, at(sel, {"matchLabels"}), "spec.selector.matchLabels");
+  b["selector"] = s;
+  if (min) b["min_available"] = count_or_percent(o, min, "spec.minAvailable");
+  else b["max_unavailable"] = count_or_percent(o, max, "spec.maxUnavailable");
+  t.budgets.push_back(flow(b));
+  report_fields(o, "spec.", other_keys(spec, {"selector", "minAvailable", "maxUnavailable"}), "not modelled", ignored);
+}
+
+// The resources gpusim's quotas count (sim/resource_quota.cpp): GPUs by requests, cpu, memory, pods.
+bool quota_resource(std::string_view name) {
+  if (name == "count/pods" || name == "pods") return true;
+  if (name.starts_with("requests.")) name.remove_prefix(9);
+  return name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" ||
+         (name.starts_with("nvidia.com/mig-") && name.size() > 15) || name == "cpu" || name == "memory";
+}
+
+void read_quota(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
+  const YAML::Node spec = at(o.node, {"spec"});
+  expect(o, spec, "spec", YAML::NodeType::Map);
+  const YAML::Node hard = at(spec, {"hard"});
+  if (!hard || !hard.IsMap()) o.fail(spec, "spec.hard", "expected a map of resource names to quantities");
+  if (const YAML::Node scopes = at(spec, {"scopes"}); scopes && scopes.size() > 0) {
+    ignored.push_back(o.id() + ": spec.scopes (gpusim's quotas take a PriorityClass scopeSelector only)");
+    return;
+  }
+  YAML::Node q(YAML::NodeType::Map);
+  q["name"] = o.name;
+  q["namespace"] = ns_of(o);
+  YAML::Node h(YAML::NodeType::Map);
+  for (const auto& kv : hard) {
+    const std::string key = kv.first.Scalar();
+    const std::string value = quantity_text(o, kv.second, "spec.hard." + key);
+    if (quota_resource(key)) h[key] = value;
+    else ignored.push_back(fmt::format("{}: spec.hard.{} (gpusim counts GPUs, cpu, memory and pods)", o.id(), key));
+  }
+  if (h.size() == 0) {
+    ignored.push_back(o.id() + ": no resource gpusim counts in spec.hard");
+    return;
+  }
+  q["hard"] = h;
+  if (const YAML::Node sel = at(spec, {"scopeSelector"})) {
+    const YAML::Node exprs = at(sel, {"matchExpressions"});
+    if (!exprs || !exprs.IsSequence()) o.fail(sel, "spec.scopeSelector.matchExpressions", "expected a list of expressions");
+    YAML::Node list(YAML::NodeType::Sequence);
+    for (std::size_t i = 0; i < exprs.size(); ++i) {
+      const std::string field = fmt::format("spec.scopeSelector.matchExpressions[{}]", i);
+      const std::string scope = scalar(at(exprs[i], {"scopeName"}));
+      if (scope != "PriorityClass") {
+        // Dropping the expression would widen the quota to pods it does not cover.
+        ignored.push_back(fmt::format("{}: {}.scopeName {} (gpusim's quotas scope by PriorityClass only)", o.id(), field,
+                                      scope.empty() ? "missing" : scope));
+        return;
+      }
+      YAML::Node e(YAML::NodeType::Map);
+      e["scope_name"] = scope;
+      e["operator"] = one_of(o, at(exprs[i], {"operator"}), field + ".operator", {"In", "NotIn", "Exists", "DoesNotExist"});
+      if (const YAML::Node v = at(exprs[i], {"values"}); v && v.size() > 0) {
+        expect(o, v, field + ".values", YAML::NodeType::Sequence);
+        e["values"] = v;
+      }
+      list.push_back(e);
+    }
+    YAML::Node s(YAML::NodeType::Map);
+    s["match_expressions"] = list;
+    q["scope_selector"] = s;
+  }
+  t.quotas.push_back(flow(q));
+}
+
+// Kueue's fields gpusim reads (README, "Kueue"), camelCase; the scenario's are their snake_case.
+struct KueueField {
+  std::string_view name;
+  YAML::NodeType::value type;
+  std::vector<std::string_view> values = {};  // an enumeration's values
+  bool quantity = false;
+};
+
+const KueueField* kueue_field(std::string_view name) {
+  using T = YAML::NodeType;
+  static const std::vector<KueueField> fields{
+      {"resourceGroups", T::Sequence},
+      {"coveredResources", T::Sequence},
+      {"flavors", T::Sequence},
+      {"resources", T::Sequence},
+      {"name", T::Scalar},
+      {"nominalQuota", T::Scalar, {}, true},
+      {"borrowingLimit", T::Scalar, {}, true},
+      {"lendingLimit", T::Scalar, {}, true},
+      {"cohort", T::Scalar},
+      {"parent", T::Scalar},
+      {"queueingStrategy", T::Scalar, {"StrictFIFO", "BestEffortFIFO"}},
+      {"preemption", T::Map},
+      {"withinClusterQueue", T::Scalar, {"Never", "LowerPriority", "LowerOrNewerEqualPriority"}},
+      {"reclaimWithinCohort", T::Scalar, {"Never", "LowerPriority", "Any"}},
+      {"borrowWithinCohort", T::Map},
+      {"policy", T::Scalar, {"Never", "LowerPriority"}},
+      {"maxPriorityThreshold", T::Scalar},
+      {"flavorFungibility", T::Map},
+      {"whenCanBorrow", T::Scalar, {"Borrow", "TryNextFlavor"}},
+      {"whenCanPreempt", T::Scalar, {"Preempt", "TryNextFlavor"}},
+      {"fairSharing", T::Map},
+      {"weight", T::Scalar, {}, true},
+  };
+  for (const KueueField& f : fields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+// A Kueue spec with its fields renamed; fields gpusim does not model are reported (an empty
+// namespaceSelector, every namespace, is what gpusim does: not reported).
+YAML::Node kueue_spec(const Object& o, const YAML::Node& n, const std::string& field, std::vector<std::string>& ignored) {
+  if (n.IsSequence()) {
+    YAML::Node out(YAML::NodeType::Sequence);
+    for (std::size_t i = 0; i < n.size(); ++i) out.push_back(kueue_spec(o, n[i], fmt::format("{}[{}]", field, i), ignored));
+    return out;
+  }
+  if (!n.IsMap()) return YAML::Node(n.Scalar());
+  YAML::Node out(YAML::NodeType::Map);
+  for (const auto& kv : n) {
+    std::string key = kv.first.Scalar();
+    const std::string where = field + "." + key;
+    if (key == "cohortName") key = "cohort";  // v1beta2's name
+    if (key == "parentName") key = "parent";  // Cohort v1beta1's name
+    const KueueField* f = kueue_field(key);
+    if (!f) {
+      if (!(key == "namespaceSelector" && kv.second.IsMap() && kv.second.size() == 0))
+        ignored.push_back(fmt::format("{}: {} (not modelled)", o.id(), where));
+      continue;
+    }
+    expect(o, kv.second, where, f->type);
+    if (!f->values.empty()) one_of(o, kv.second, where, f->values);
+    if (f->quantity) quantity_text(o, kv.second, where);
+    if (key == "maxPriorityThreshold") whole(o, kv.second, where, -2147483648LL, 2147483647LL);
+    if (key == "weight") out["weight"] = *parse_quantity(kv.second.Scalar());
+    else out[snake(key)] = kueue_spec(o, kv.second, where, ignored);
+  }
+  return out;
+}
+
+void read_kueue(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
+  const YAML::Node spec = at(o.node, {"spec"});
+  expect(o, spec, "spec", YAML::NodeType::Map);
+  YAML::Node out(YAML::NodeType::Map);
+  out["name"] = o.name;
+  if (o.kind == "ResourceFlavor") {
+    if (const YAML::Node l = at(spec, {"nodeLabels"})) {
+      out["node_labels"] = string_map(o, l, "spec.nodeLabels");
+      for (const auto& kv : l) t.label_keys.insert(kv.first.Scalar());
+    }
+    report_fields(o, "spec.", other_keys(spec, {"nodeLabels"}), "not modelled; the nodes' own taints are imported", ignored);
+    t.flavors.push_back(flow(out));
+  } else if (o.kind == "LocalQueue") {
+    const YAML::Node cq = at(spec, {"clusterQueue"});
+    if (!cq || !cq.IsScalar() || cq.Scalar().empty()) o.fail(spec, "spec.clusterQueue", "expected the name of a ClusterQueue");
+    out["namespace"] = ns_of(o);
+    out["cluster_queue"] = cq.Scalar();
+    report_fields(o, "spec.", other_keys(spec, {"clusterQueue"}), "not modelled", ignored);
+    t.local_queues.push_back(flow(out));
+    t.queues.emplace(ns_of(o), o.name);
+  } else {
+    if (o.kind == "ClusterQueue" && !at(spec, {"resourceGroups"}))
+      o.fail(spec, "spec.resourceGroups", "expected resource groups");
+    for (const auto& kv : kueue_spec(o, spec, "spec", ignored)) out[kv.first] = kv.second;
+    (o.kind == "ClusterQueue" ? t.cluster_queues : t.cohorts).push_back(flow(out));
+  }
+}
+
+// CEL selectors (spec.selectors[].cel.expression) as plain strings.
+YAML::Node cel_selectors(const Object& o, const YAML::Node& n, const std::string& field) {
+  expect(o, n, field, YAML::NodeType::Sequence);
+  YAML::Node out(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node e = at(n[i], {"cel", "expression"});
+    if (!e || !e.IsScalar()) o.fail(n[i], fmt::format("{}[{}].cel.expression", field, i), "expected a CEL expression");
+    out.push_back(e.Scalar());
+  }
+  return out;
+}
+
+void read_device_class(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
+  const YAML::Node spec = at(o.node, {"spec"});
+  expect(o, spec, "spec", YAML::NodeType::Map);
+  YAML::Node c(YAML::NodeType::Map);
+  c["name"] = o.name;
+  if (const YAML::Node s = at(spec, {"selectors"}); s && s.size() > 0) c["selectors"] = cel_selectors(o, s, "spec.selectors");
+  report_fields(o, "spec.", other_keys(spec, {"selectors"}), "not modelled", ignored);
+  t.device_classes.push_back(flow(c));
+}
+
+void read_claim_template(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
+  const YAML::Node devices = at(o.node, {"spec", "spec", "devices"});
+  const YAML::Node requests = at(devices, {"requests"});
+  if (!requests || !requests.IsSequence() || requests.size() == 0)
+    o.fail(devices, "spec.spec.devices.requests", "expected a list of device requests");
+  ClaimTemplate ct{ns_of(o), o.name, requests.size(), 1, ""};
+  YAML::Node c(YAML::NodeType::Map), list(YAML::NodeType::Sequence);
+  c["name"] = o.name;
+  c["namespace"] = ns_of(o);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const std::string field = fmt::format("spec.spec.devices.requests[{}]", i);
+    if (at(requests[i], {"firstAvailable"})) {
+      ct.unusable = fmt::format("{}.firstAvailable (prioritized alternatives are not modelled)", field);
+      continue;
+    }
+    // resource.k8s.io/v1 nests the request under `exactly`; v1beta1 gives its fields directly.
+    const YAML::Node exactly = at(requests[i], {"exactly"});
+    const YAML::Node r = exactly ? exactly : requests[i];
+    const std::string rf = exactly ? field + ".exactly" : field;
+    YAML::Node q(YAML::NodeType::Map);
+    const YAML::Node name = at(requests[i], {"name"}), cls = at(r, {"deviceClassName"});
+    if (!name || !name.IsScalar()) o.fail(requests[i], field + ".name", "expected the request's name");
+    if (!cls || !cls.IsScalar()) o.fail(r, rf + ".deviceClassName", "expected a DeviceClass name");
+    q["name"] = name.Scalar();
+    q["device_class"] = cls.Scalar();
+    const std::string mode = at(r, {"allocationMode"})
+                                 ? one_of(o, at(r, {"allocationMode"}), rf + ".allocationMode", {"ExactCount", "All"})
+                                 : "ExactCount";
+    if (mode == "All") q["allocation_mode"] = "All";
+    if (const YAML::Node n = at(r, {"count"})) {
+      ct.per_pod = whole(o, n, rf + ".count", 1, 100000);
+      if (mode == "ExactCount") q["count"] = ct.per_pod;
+    }
+    if (const YAML::Node s = at(r, {"selectors"}); s && s.size() > 0) q["selectors"] = cel_selectors(o, s, rf + ".selectors");
+    report_fields(o, rf + ".", other_keys(r, {"name", "deviceClassName", "allocationMode", "count", "selectors", "exactly"}),
+                  "not modelled", ignored);
+    list.push_back(q);
+  }
+  report_fields(o, "spec.spec.devices.", other_keys(devices, {"requests"}), "not modelled", ignored);
+  t.templates.push_back(ct);
+  if (!ct.unusable.empty()) {
+    ignored.push_back(fmt::format("{}: {}", o.id(), ct.unusable));
+    return;
+  }
+  c["requests"] = list;
+  t.claim_templates.push_back(flow(c));
+}
+
+// Which tenancy object is it; false: not one gpusim reads.
+bool read_tenancy_object(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
+  const std::string api = scalar(at(o.node, {"apiVersion"}));
+  const std::string group = api.substr(0, api.find('/'));
+  if (o.kind == "PriorityClass" && group == "scheduling.k8s.io") read_priority_class(o, t, ignored);
+  else if (o.kind == "PodDisruptionBudget" && group == "policy") read_budget(o, t, ignored);
+  else if (o.kind == "ResourceQuota" && api == "v1") read_quota(o, t, ignored);
+  else if (group == "kueue.x-k8s.io" &&
+           (o.kind == "ResourceFlavor" || o.kind == "ClusterQueue" || o.kind == "LocalQueue" || o.kind == "Cohort"))
+    read_kueue(o, t, ignored);
+  else if (group == "resource.k8s.io" && o.kind == "DeviceClass") read_device_class(o, t, ignored);
+  else if (group == "resource.k8s.io" && o.kind == "ResourceClaimTemplate") read_claim_template(o, t, ignored);
+  else return false;
+  if (o.name.empty()) o.fail(at(o.node, {"metadata"}), "metadata.name", "expected the object's name");
+  return true;
+}
+
+// --- a pod's Kubernetes settings -------------------------------------------------------------
+
+inline constexpr std::string_view kHostname = "kubernetes.io/hostname";
+inline constexpr std::string_view kQueueLabel = "kueue.x-k8s.io/queue-name";
+
+// A nodeSelectorTerm's matchExpressions; expressions gpusim cannot match (matchFields, per-node
+// hostname labels: gpusim matches labels per pool) are reported. Undefined when none is left.
+YAML::Node selector_term(const Object& o, const YAML::Node& n, const std::string& field, std::vector<std::string>& ignored) {
+  expect(o, n, field, YAML::NodeType::Map);
+  if (at(n, {"matchFields"})) ignored.push_back(fmt::format("{}: {}.matchFields (not modelled)", o.id(), field));
+  const YAML::Node exprs = at(n, {"matchExpressions"});
+  expect(o, exprs, field + ".matchExpressions", YAML::NodeType::Sequence);
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; exprs && i < exprs.size(); ++i) {
+    const std::string f = fmt::format("{}.matchExpressions[{}]", field, i);
+    const YAML::Node key = at(exprs[i], {"key"});
+    if (!key || !key.IsScalar() || key.Scalar().empty()) o.fail(exprs[i], f + ".key", "expected a label key");
+    if (key.Scalar() == kHostname) {
+      ignored.push_back(fmt::format("{}: {} on {} (a per-node label; gpusim matches labels per pool)", o.id(), f, kHostname));
+      continue;
+    }
+    YAML::Node e(YAML::NodeType::Map);
+    e["key"] = key.Scalar();
+    e["operator"] = one_of(o, at(exprs[i], {"operator"}), f + ".operator", {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"});
+    if (const YAML::Node v = at(exprs[i], {"values"}); v && v.size() > 0) {
+      expect(o, v, f + ".values", YAML::NodeType::Sequence);
+      e["values"] = v;
+    }
+    list.push_back(e);
+  }
+  if (list.size() == 0) return YAML::Node(YAML::NodeType::Undefined);
+  YAML::Node term(YAML::NodeType::Map);
+  term["match_expressions"] = list;
+  return term;
+}
+
+YAML::Node node_affinity(const Object& o, const YAML::Node& a, const std::string& field, std::vector<std::string>& ignored) {
+  YAML::Node out(YAML::NodeType::Map);
+  const std::string rf = field + ".requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
+  if (const YAML::Node terms = at(a, {"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"})) {
+    expect(o, terms, rf, YAML::NodeType::Sequence);
+    YAML::Node req(YAML::NodeType::Sequence);
+    for (std::size_t i = 0; i < terms.size(); ++i)
+      if (const YAML::Node t = selector_term(o, terms[i], fmt::format("{}[{}]", rf, i), ignored)) req.push_back(t);
+    if (req.size() > 0) out["required"] = req;
+  }
+  const std::string pf = field + ".preferredDuringSchedulingIgnoredDuringExecution";
+  if (const YAML::Node prefs = at(a, {"preferredDuringSchedulingIgnoredDuringExecution"})) {
+    expect(o, prefs, pf, YAML::NodeType::Sequence);
+    YAML::Node list(YAML::NodeType::Sequence);
+    for (std::size_t i = 0; i < prefs.size(); ++i) {
+      const std::string f = fmt::format("{}[{}]", pf, i);
+      YAML::Node p(YAML::NodeType::Map);
+      p["weight"] = whole(o, at(prefs[i], {"weight"}), f + ".weight", 1, 100);
+      const YAML::Node pref = at(prefs[i], {"preference"});
+      if (!pref) o.fail(prefs[i], f + ".preference", "expected a node selector term");
+      if (const YAML::Node t = selector_term(o, pref, f + ".preference", ignored)) {
+        p["preference"] = t;
+        list.push_back(p);
+      }
+    }
+    if (list.size() > 0) out["preferred"] = list;
+  }
+  return out;
+}
+
+YAML::Node tolerations(const Object& o, const YAML::Node& n, const std::string& field, std::vector<std::string>& ignored) {
+  expect(o, n, field, YAML::NodeType::Sequence);
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string f = fmt::format("{}[{}]", field, i);
+    expect(o, n[i], f, YAML::NodeType::Map);
+    YAML::Node t(YAML::NodeType::Map);
+    const std::string key = scalar(at(n[i], {"key"})), value = scalar(at(n[i], {"value"}));
+    const std::string op = at(n[i], {"operator"}) ? one_of(o, at(n[i], {"operator"}), f + ".operator", {"Equal", "Exists"})
+                                                  : "Equal";
+    // Kubernetes' validation (validateTolerations).
+    if (key.empty() && op != "Exists") o.fail(n[i], f + ".operator", "a toleration without a key needs operator Exists");
+    if (op == "Exists" && !value.empty()) o.fail(at(n[i], {"value"}), f + ".value", "operator Exists takes no value");
+    if (!key.empty()) t["key"] = key;
+    t["operator"] = op;
+    if (!value.empty()) t["value"] = value;
+    if (const YAML::Node e = at(n[i], {"effect"}); e && !scalar(e).empty())
+      t["effect"] = one_of(o, e, f + ".effect", {"NoSchedule", "PreferNoSchedule", "NoExecute"});
+    if (at(n[i], {"tolerationSeconds"}))
+      ignored.push_back(fmt::format("{}: {}.tolerationSeconds (gpusim's taints do not evict running pods)", o.id(), f));
+    list.push_back(t);
+  }
+  return list;
+}
+
+// What a pod template sets beside its resources.
+struct PodRules {
+  YAML::Node fields{YAML::NodeType::Map};  // the job's fields, in the scenario's names
+  std::string priority_class, queue, hostname;
+  YAML::Node queue_at;  // the queue label and its object's path, for messages
+  std::string queue_at_field;
+  std::vector<std::string> claims;
+  YAML::Node claims_at;  // for messages
+  std::string skip;      // why the pod cannot be represented
+};
+
+// `tmpl` is the pod (template) with metadata and spec; `field` its path in the object ("" or "spec.template.").
+PodRules read_pod_rules(const Object& o, const YAML::Node& tmpl, const std::string& field, bool with_labels,
+                        std::vector<std::string>& ignored) {
+  PodRules r;
+  const YAML::Node spec = at(tmpl, {"spec"});
+  const std::string sf = field + "spec";
+  if (const YAML::Node p = at(spec, {"priorityClassName"})) {
+    expect(o, p, sf + ".priorityClassName", YAML::NodeType::Scalar);
+    r.priority_class = p.Scalar();
+    r.fields["priority_class"] = r.priority_class;
+  }
+  // Kueue reads the queue label of the job object (its integrations), a plain pod's own.
+  for (const auto& [where, in] : {std::pair(std::string(), o.node), std::pair(field, tmpl)})
+    if (const YAML::Node q = at(in, {"metadata", "labels", std::string(kQueueLabel)}); q && r.queue.empty()) {
+      r.queue = scalar(q);
+      r.queue_at = q;
+      r.queue_at_field = where;
+    }
+  if (!r.queue.empty()) r.fields["queue"] = r.queue;
+  // Pod labels matter to PodDisruptionBudgets' selectors: written with a tenancy: block only.
+  if (const YAML::Node l = at(tmpl, {"metadata", "labels"}); l && with_labels)
+    r.fields["labels"] = string_map(o, l, field + "metadata.labels");
+  if (const YAML::Node s = at(spec, {"nodeSelector"})) {
+    YAML::Node sel = string_map(o, s, sf + ".nodeSelector");
+    if (sel[std::string(kHostname)]) {
+      r.hostname = sel[std::string(kHostname)].Scalar();
+      sel.remove(std::string(kHostname));
+    }
+    if (sel.size() > 0) r.fields["node_selector"] = sel;
+  }
+  if (const YAML::Node t = at(spec, {"tolerations"}); t && t.size() > 0)
+    r.fields["tolerations"] = tolerations(o, t, sf + ".tolerations", ignored);
+  const YAML::Node affinity = at(spec, {"affinity"});
+  expect(o, affinity, sf + ".affinity", YAML::NodeType::Map);
+  if (const YAML::Node a = at(affinity, {"nodeAffinity"})) {
+    expect(o, a, sf + ".affinity.nodeAffinity", YAML::NodeType::Map);
+    if (const YAML::Node na = node_affinity(o, a, sf + ".affinity.nodeAffinity", ignored); na.size() > 0)
+      r.fields["node_affinity"] = na;
+  }
+  report_fields(o, sf + ".affinity.", other_keys(affinity, {"nodeAffinity"}), "not modelled", ignored);
+  if (const YAML::Node g = at(spec, {"terminationGracePeriodSeconds"}))
+    r.fields["termination_grace_period"] = fmt::format("{}s",
+                                                       whole(o, g, sf + ".terminationGracePeriodSeconds", 0, 1'000'000'000));
+  if (const YAML::Node c = at(spec, {"resourceClaims"})) {
+    expect(o, c, sf + ".resourceClaims", YAML::NodeType::Sequence);
+    r.claims_at = c;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const std::string f = fmt::format("{}.resourceClaims[{}]", sf, i);
+      if (const YAML::Node byname = at(c[i], {"resourceClaimName"})) {
+        r.skip = fmt::format("{}.resourceClaimName {} (ResourceClaim objects are not imported yet)", f, scalar(byname));
+        continue;
+      }
+      const YAML::Node t = at(c[i], {"resourceClaimTemplateName"});
+      if (!t || !t.IsScalar() || t.Scalar().empty()) o.fail(c[i], f, "expected resourceClaimTemplateName or resourceClaimName");
+      r.claims.push_back(t.Scalar());
+    }
+    if (!r.claims.empty()) r.fields["resource_claims"] = r.claims;
+  }
+  return r;
+}
+
+// Node label keys workloads select on (nodeSelector, node affinity): the pools carry those labels.
+void selected_label_keys(const YAML::Node& n, bool in_affinity, std::set<std::string>& out) {
+  if (n.IsSequence())
+    for (const auto& item : n) selected_label_keys(item, in_affinity, out);
+  if (!n.IsMap()) return;
+  for (const auto& kv : n) {
+    const std::string k = kv.first.Scalar();
+    if (k == "nodeSelector" && kv.second.IsMap())
+      for (const auto& s : kv.second) out.insert(s.first.Scalar());
+    else if (in_affinity && k == "key" && kv.second.IsScalar()) out.insert(kv.second.Scalar());
+    else selected_label_keys(kv.second, in_affinity || k == "nodeAffinity", out);
+  }
 }
 
 // --- the GPU feature discovery's product label -------------------------------------------------
@@ -277,6 +863,7 @@ struct PoolOut {
   std::string key;  // what groups its nodes
   std::string name, node_template, instance_type, product, mig_config, plugin_config;
   bool plugin_fallback = false;  // no label chose plugin_config
+  std::string labels, taints;    // flow maps / lists, empty: none
   std::vector<std::string> nodes;
 };
 
@@ -290,6 +877,8 @@ std::string pool_block(const PoolOut& p, const Configs& configs, const Object& f
              : fmt::format(", nvidia.com/device-plugin.config={}", p.plugin_config);
   s += fmt::format("\n    - name: {}\n      node: {}\n      node_names: [{}]\n", yaml_quoted(p.name), p.node_template,
                    fmt::join(p.nodes, ", "));
+  if (!p.labels.empty()) s += fmt::format("      labels: {}\n", p.labels);
+  if (!p.taints.empty()) s += fmt::format("      taints: {}\n", p.taints);
   YAML::Node plugin;
   if (!p.plugin_config.empty()) {
     const auto it = configs.device_plugin.find(p.plugin_config);
@@ -329,6 +918,66 @@ std::string duration_text(Duration d) {
   return fmt::format("{}", s);
 }
 
+// A Node's spec.taints as the pool's taints (timeAdded, set by the node controller, is not a rule).
+std::string node_taints(const Object& n) {
+  const YAML::Node taints = at(n.node, {"spec", "taints"});
+  expect(n, taints, "spec.taints", YAML::NodeType::Sequence);
+  if (!taints || taints.size() == 0) return "";
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; i < taints.size(); ++i) {
+    const std::string f = fmt::format("spec.taints[{}]", i);
+    const YAML::Node key = at(taints[i], {"key"});
+    if (!key || !key.IsScalar() || key.Scalar().empty()) n.fail(taints[i], f + ".key", "expected a taint key");
+    YAML::Node t(YAML::NodeType::Map);
+    t["key"] = key.Scalar();
+    if (const std::string v = scalar(at(taints[i], {"value"})); !v.empty()) t["value"] = v;
+    t["effect"] = one_of(n, at(taints[i], {"effect"}), f + ".effect", {"NoSchedule", "PreferNoSchedule", "NoExecute"});
+    list.push_back(t);
+  }
+  return flow(list);
+}
+
+// The Node's labels that workloads or ResourceFlavors select on, except those every gpusim pool of
+// this template has anyway (sim/node_placement.cpp, add_node_labels): kubernetes.io/os=linux, the
+// instance type when it is the template's name, and the GPU product and count the pool was matched
+// by. kubernetes.io/hostname is per node: a nodeSelector on it becomes the job's node:.
+std::string node_labels(const Object& n, const std::set<std::string>& keys, const std::string& node_template) {
+  YAML::Node out(YAML::NodeType::Map);
+  for (const std::string& key : keys) {
+    const YAML::Node v = at(n.node, {"metadata", "labels", key});
+    if (!v) continue;
+    const std::string value = scalar(v);
+    if (key == kHostname || (key == "kubernetes.io/os" && value == "linux") ||
+        (key == "node.kubernetes.io/instance-type" && value == node_template) || key == "nvidia.com/gpu.product" ||
+        key == "nvidia.com/gpu.count")
+      continue;
+    out[key] = value;
+  }
+  return out.size() > 0 ? flow(out) : "";
+}
+
+std::string tenancy_block(const TenancyOut& t) {
+  std::string y = "tenancy:\n";
+  const auto list = [&](const char* key, const std::vector<std::string>& items, const char* indent) {
+    if (items.empty()) return;
+    y += fmt::format("{}{}:\n", indent, key);
+    for (const std::string& i : items) y += fmt::format("{}  - {}\n", indent, i);
+  };
+  list("priority_classes", t.priority_classes, "  ");
+  list("pod_disruption_budgets", t.budgets, "  ");
+  list("resource_quotas", t.quotas, "  ");
+  if (!t.flavors.empty() || !t.cohorts.empty() || !t.cluster_queues.empty() || !t.local_queues.empty()) {
+    y += "  kueue:\n";
+    list("resource_flavors", t.flavors, "    ");
+    list("cohorts", t.cohorts, "    ");
+    list("cluster_queues", t.cluster_queues, "    ");
+    list("local_queues", t.local_queues, "    ");
+  }
+  list("device_classes", t.device_classes, "  ");
+  list("resource_claim_templates", t.claim_templates, "  ");
+  return y;
+}
+
 std::string kind_for_owner(const std::string& owner) {
   if (owner == "ReplicaSet" || owner == "StatefulSet") return "inference";
   if (owner == "PyTorchJob") return "training";
@@ -341,9 +990,13 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
   const std::vector<Object> objects = read_objects(options.paths);
   K8sImport out;
   Configs configs;
+  TenancyOut tenancy;
   std::vector<const Object*> nodes, workloads;
   for (const Object& o : objects) {
     if (o.kind == "Node") nodes.push_back(&o);
+    else if (read_tenancy_object(o, tenancy, out.ignored)) continue;
+    else if (o.kind == "ResourceClaim")
+      out.ignored.push_back(o.id() + ": ResourceClaim objects are not imported yet (pods naming one are ignored)");
     else if (o.kind == "ConfigMap") {
       if (!read_config_map(o, configs))
         out.ignored.push_back(o.id() + ": neither the device plugin's nor the MIG manager's config");
@@ -351,6 +1004,9 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       workloads.push_back(&o);
     else out.ignored.push_back(o.id() + ": kind not modelled");
   }
+
+  std::set<std::string> selected = tenancy.label_keys;
+  for (const Object* w : workloads) selected_label_keys(w->node, false, selected);
 
   // Nodes: pools of nodes alike in instance type, GPU product and count, and configs chosen by labels.
   std::vector<PoolOut> pools;
@@ -377,8 +1033,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
                                 [&](const NodeTemplate& c) { return c.gpu == gpu->name && c.gpus == count; });
     if (t == catalog.nodes().end())
       n->fail(at(labels, {"nvidia.com/gpu.count"}), "metadata.labels.nvidia.com/gpu.count",
-              fmt::format("no catalog node template has {} x {} (gpusim catalog --view nodes; add one under catalog.nodes)",
-                          count, gpu->name));
+              fmt::format("no catalog node template has {} x {} (gpusim catalog nodes; add one under catalog.nodes)", count,
+                          gpu->name));
     PoolOut p;
     p.node_template = t->name;
     p.instance_type = label(*n, "node.kubernetes.io/instance-type");
@@ -392,7 +1048,9 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       else if (configs.device_plugin.size() == 1) p.plugin_config = configs.device_plugin.begin()->first;
       p.plugin_fallback = !p.plugin_config.empty();
     }
-    p.key = fmt::format("{}|{}|{}|{}", p.instance_type, t->name, p.mig_config, p.plugin_config);
+    p.labels = node_labels(*n, selected, t->name);
+    p.taints = node_taints(*n);
+    p.key = fmt::format("{}|{}|{}|{}|{}|{}", p.instance_type, t->name, p.mig_config, p.plugin_config, p.labels, p.taints);
     if (!node_names.insert(n->name).second)
       n->fail(at(n->node, {"metadata", "name"}), "metadata.name", "two Nodes have this name");
     auto it = std::find_if(pools.begin(), pools.end(), [&](const PoolOut& q) { return q.key == p.key; });
@@ -428,9 +1086,11 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     j.name = fmt::format("{}/{}/{}", lower, j.tenant, o.name);
     YAML::Node tmpl;
-    bool serving = false;  // replicas that run until stopped
+    std::string tmpl_field = "spec.template.";  // its path in the object, for messages
+    bool serving = false;                       // replicas that run until stopped
     if (o.kind == "Pod") {
       tmpl = o.node;
+      tmpl_field = "";
       const std::string phase = scalar(at(o.node, {"status", "phase"}));
       if (phase == "Succeeded" || phase == "Failed") {
         out.ignored.push_back(fmt::format("{}: {} (finished)", o.id(), phase));
@@ -477,7 +1137,10 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
                  fmt::format("its pods ask {} x {}, the Master's {} x {}; gpusim's workers are alike", q.gpus, q.resource,
                              per_pod->gpus, per_pod->resource));
         per_pod = q;
-        if (!tmpl) tmpl = at(r, {"template"});
+        if (!tmpl) {
+          tmpl = at(r, {"template"});
+          tmpl_field = fmt::format("spec.pytorchReplicaSpecs.{}.template.", role);
+        }
         j.workers += n;
         parts.push_back(fmt::format("{} {}", n, role));
       }
@@ -486,6 +1149,49 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       j.comment = fmt::format("{}: {}, gang-scheduled", o.id(), fmt::join(parts, " + "));
     }
     if (o.kind != "PyTorchJob") j.request = read_pod_spec(o, at(tmpl, {"spec"}), o.kind == "Pod" ? "spec" : "spec.template.spec");
+    const PodRules rules = read_pod_rules(o, tmpl, tmpl_field, tenancy.any(), out.ignored);
+    if (!rules.skip.empty()) {
+      out.ignored.push_back(fmt::format("{}: {}", o.id(), rules.skip));
+      continue;
+    }
+    if (!rules.priority_class.empty() && !tenancy.class_names.count(rules.priority_class))
+      o.fail(at(tmpl, {"spec", "priorityClassName"}), tmpl_field + "spec.priorityClassName",
+             fmt::format("no PriorityClass '{}' among the objects read (Kubernetes refuses the pod)", rules.priority_class));
+    if (!rules.queue.empty() && !tenancy.queues.count({j.tenant, rules.queue}))
+      o.fail(rules.queue_at, fmt::format("{}metadata.labels.{}", rules.queue_at_field, kQueueLabel),
+             fmt::format("no LocalQueue '{}' in namespace {} among the objects read", rules.queue, j.tenant));
+    if (!rules.claims.empty()) {
+      // DRA: each pod gets a claim from each template; gpusim holds one device request per job.
+      std::size_t requests = 0;
+      std::string unusable;
+      for (const std::string& c : rules.claims) {
+        const auto t = std::find_if(tenancy.templates.begin(), tenancy.templates.end(),
+                                    [&](const ClaimTemplate& x) { return x.name == c && x.ns == j.tenant; });
+        if (t == tenancy.templates.end())
+          o.fail(rules.claims_at, tmpl_field + "spec.resourceClaims",
+                 fmt::format("no ResourceClaimTemplate '{}' in namespace {} among the objects read", c, j.tenant));
+        if (!t->unusable.empty()) unusable = fmt::format("claims from ResourceClaimTemplate {}, which is ignored", c);
+        requests += t->requests;
+        j.request.gpus = t->per_pod;
+      }
+      if (requests != 1 && unusable.empty())
+        unusable = fmt::format("its claims hold {} device requests; gpusim places one kind of device per job", requests);
+      if (!j.request.resource.empty())
+        unusable = fmt::format("asks both {} and DRA claims; gpusim's jobs take one or the other", j.request.resource);
+      if (!unusable.empty()) {
+        out.ignored.push_back(fmt::format("{}: {}", o.id(), unusable));
+        continue;
+      }
+    }
+    if (!rules.hostname.empty() && j.workers > 1) {
+      out.ignored.push_back(fmt::format("{}: nodeSelector {}={} (gpusim's workers of a gang take a node each; node: is for "
+                                        "single pods)",
+                                        o.id(), kHostname, rules.hostname));
+    } else if (!rules.hostname.empty()) {
+      if (j.node.empty()) j.node = rules.hostname;
+      j.comment += fmt::format(", nodeSelector {}={}", kHostname, rules.hostname);
+    }
+    j.rules = rules.fields;
     if (j.count == 0 || j.workers == 0) {
       out.ignored.push_back(o.id() + ": no replicas");
       continue;
@@ -529,6 +1235,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
   for (const PoolOut& p : pools) y += pool_block(p, configs, *first_of_pool[p.key]);
   y += "workload:\n  jobs:\n";
   for (const JobOut& j : jobs) y += emit_job(j);
+  if (tenancy.any()) y += tenancy_block(tenancy);
   out.scenario_yaml = std::move(y);
   return out;
 }

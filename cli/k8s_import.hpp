@@ -1,9 +1,10 @@
 #pragma once
 // `gpusim import k8s`: Kubernetes objects in, a scenario out. Reads what a platform team has
 // (Nodes with the GPU feature discovery labels, Pods, Deployments, StatefulSets, Jobs, Kubeflow
-// PyTorchJobs, the NVIDIA device plugin's and the MIG manager's ConfigMaps), or a cluster snapshot
-// (`kubectl get nodes,pods -A -o json`), and writes a scenario that names the objects, with what it
-// ignored as comments (README, "Kubernetes objects in").
+// PyTorchJobs, the NVIDIA device plugin's and the MIG manager's ConfigMaps; PriorityClasses,
+// PodDisruptionBudgets, ResourceQuotas, Kueue's objects, DRA DeviceClasses and ResourceClaimTemplates
+// into a tenancy: block), or a cluster snapshot (`kubectl get nodes,pods -A -o json`), and writes a
+// scenario that names the objects, with what it ignored as comments (README, "Kubernetes objects in").
 #include <string>
 #include <vector>
 

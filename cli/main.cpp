@@ -646,7 +646,9 @@ int main(int argc, char** argv) {
   auto* imp = app.add_subcommand("import", "Write a scenario from another tool's files");
   imp->require_subcommand(1);
   auto* imp_k8s = imp->add_subcommand(
-      "k8s", "Kubernetes objects (Nodes, Pods, Deployments, Jobs, PyTorchJobs, device-plugin and MIG ConfigMaps) or a snapshot");
+      "k8s",
+      "Kubernetes objects (Nodes, Pods, Deployments, Jobs, PyTorchJobs, device-plugin and MIG ConfigMaps, PriorityClasses, "
+      "PodDisruptionBudgets, ResourceQuotas, Kueue objects, DeviceClasses, ResourceClaimTemplates) or a snapshot");
   imp_k8s->add_option("paths", k8s.paths, "Files (YAML, JSON, multi-document, kind: List) or directories (*.yaml, *.yml, *.json)")
       ->required();
   imp_k8s->add_option("--out", k8s_out, "Write the scenario to this file (default: stdout)");

@@ -585,6 +585,76 @@ k8s("k8s bad duration annotation", K8S_NODE + k8s_pod("          nvidia.com/gpu:
     "  namespace: ml\n", "  namespace: ml\n  annotations: {gpusim.io/duration: soon}\n"),
     ["Pod ml/p", "metadata.annotations.gpusim.io/duration"])
 k8s("k8s no nodes", k8s_pod("          nvidia.com/gpu: 1\n"), ["no GPU Node objects"])
+# Tenancy objects and pod settings (issue 17): the file, its line, the object and the field.
+K8S_POD = K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")
+
+
+def k8s_obj(api, kind, name, body, ns=""):
+    meta = f"  name: {name}\n" + (f"  namespace: {ns}\n" if ns else "")
+    return f"---\napiVersion: {api}\nkind: {kind}\nmetadata:\n{meta}{body}"
+
+
+def k8s_pod_spec(extra):
+    return K8S_POD.replace("spec:\n  containers:", "spec:\n" + extra + "  containers:")
+
+
+CQ = ("spec:\n  resourceGroups:\n    - coveredResources: [nvidia.com/gpu]\n      flavors:\n        - name: f\n"
+      "          resources:\n            - {name: nvidia.com/gpu, nominalQuota: QUOTA}\n")
+for name, text, says in [
+    ("PriorityClass value text", k8s_obj("scheduling.k8s.io/v1", "PriorityClass", "hi", "value: high\n"),
+     ["k8s.yaml:line 25", "PriorityClass hi", "value", "expected a whole number from -2147483648 to 2147483647"]),
+    ("PriorityClass preemptionPolicy", k8s_obj("scheduling.k8s.io/v1", "PriorityClass", "hi",
+                                               "value: 10\npreemptionPolicy: Sometimes\n"),
+     ["PriorityClass hi", "preemptionPolicy", "PreemptLowerPriority, Never", "'Sometimes'"]),
+    ("PriorityClass twice", k8s_obj("scheduling.k8s.io/v1", "PriorityClass", "hi", "value: 1\n") * 2,
+     ["PriorityClass hi", "metadata.name", "a second PriorityClass"]),
+    ("ResourceQuota quantity", k8s_obj("v1", "ResourceQuota", "q", "spec:\n  hard:\n    requests.nvidia.com/gpu: lots\n",
+                                       "ml"), ["ResourceQuota ml/q", "spec.hard.requests.nvidia.com/gpu", "quantity"]),
+    ("ResourceQuota without hard", k8s_obj("v1", "ResourceQuota", "q", "spec: {}\n", "ml"),
+     ["ResourceQuota ml/q", "spec.hard", "expected a map"]),
+    ("PodDisruptionBudget both", k8s_obj("policy/v1", "PodDisruptionBudget", "b",
+                                         "spec:\n  minAvailable: 1\n  maxUnavailable: 1\n  selector: {matchLabels: {a: b}}\n",
+                                         "ml"), ["PodDisruptionBudget ml/b", "spec", "minAvailable and maxUnavailable"]),
+    ("PodDisruptionBudget percent", k8s_obj("policy/v1", "PodDisruptionBudget", "b",
+                                            "spec:\n  minAvailable: half\n  selector: {matchLabels: {a: b}}\n", "ml"),
+     ["PodDisruptionBudget ml/b", "spec.minAvailable", "a count or a percent"]),
+    ("ClusterQueue quota", k8s_obj("kueue.x-k8s.io/v1beta1", "ClusterQueue", "cq", CQ.replace("QUOTA", "eight")),
+     ["ClusterQueue cq", "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota", "quantity"]),
+    ("ClusterQueue strategy", k8s_obj("kueue.x-k8s.io/v1beta1", "ClusterQueue", "cq",
+                                      CQ.replace("QUOTA", "8") + "  queueingStrategy: LIFO\n"),
+     ["ClusterQueue cq", "spec.queueingStrategy", "StrictFIFO, BestEffortFIFO"]),
+    ("ClusterQueue groups a map", k8s_obj("kueue.x-k8s.io/v1beta1", "ClusterQueue", "cq", "spec:\n  resourceGroups: {a: 1}\n"),
+     ["ClusterQueue cq", "spec.resourceGroups", "expected a list"]),
+    ("LocalQueue without clusterQueue", k8s_obj("kueue.x-k8s.io/v1beta1", "LocalQueue", "lq", "spec: {}\n", "ml"),
+     ["LocalQueue ml/lq", "spec.clusterQueue"]),
+    ("ResourceClaimTemplate without class", k8s_obj("resource.k8s.io/v1", "ResourceClaimTemplate", "t",
+                                                    "spec:\n  spec:\n    devices:\n      requests:\n"
+                                                    "        - name: g\n          exactly: {count: 1}\n", "ml"),
+     ["ResourceClaimTemplate ml/t", "spec.spec.devices.requests[0].exactly.deviceClassName"]),
+    ("Node taint effect", K8S_NODE + "spec:\n  taints:\n    - {key: a, effect: Never}\n" +
+     k8s_pod("          nvidia.com/gpu: 1\n"), ["Node n1", "spec.taints[0].effect", "NoSchedule"]),
+    ("Pod unknown priority class", k8s_pod_spec("  priorityClassName: urgent\n"),
+     ["k8s.yaml:line", "Pod ml/p", "spec.priorityClassName", "no PriorityClass 'urgent'"]),
+    ("Pod unknown LocalQueue", K8S_POD.replace("  namespace: ml\n", "  namespace: ml\n  labels: {kueue.x-k8s.io/queue-name: q}\n"),
+     ["k8s.yaml:line 14", "Pod ml/p", "metadata.labels.kueue.x-k8s.io/queue-name", "no LocalQueue 'q' in namespace ml"]),
+    ("Pod toleration operator", k8s_pod_spec("  tolerations: [{key: a, operator: Maybe}]\n"),
+     ["Pod ml/p", "spec.tolerations[0].operator", "Equal, Exists"]),
+    ("Pod toleration without key", k8s_pod_spec("  tolerations: [{value: a}]\n"),
+     ["Pod ml/p", "spec.tolerations[0].operator", "needs operator Exists"]),
+    ("Pod affinity operator", k8s_pod_spec(
+        "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "        nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Near}]}]\n"),
+     ["Pod ml/p", "nodeSelectorTerms[0].matchExpressions[0].operator", "In, NotIn"]),
+    ("Pod preferred weight", k8s_pod_spec(
+        "  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n"
+        "        - {weight: 0, preference: {matchExpressions: [{key: a, operator: Exists}]}}\n"),
+     ["Pod ml/p", "preferredDuringSchedulingIgnoredDuringExecution[0].weight", "from 1 to 100"]),
+    ("Pod grace period", k8s_pod_spec("  terminationGracePeriodSeconds: -5\n"),
+     ["Pod ml/p", "spec.terminationGracePeriodSeconds", "expected a whole number"]),
+    ("Pod unknown claim template", k8s_pod_spec("  resourceClaims: [{name: g, resourceClaimTemplateName: none}]\n"),
+     ["Pod ml/p", "spec.resourceClaims", "no ResourceClaimTemplate 'none' in namespace ml"]),
+]:
+    k8s("k8s " + name, text if "kind: Pod\n" in text else K8S_POD + text, says)
 case("k8s --duration text", {"k8s.yaml": K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")}, "--duration",
      ["import", "k8s", "k8s.yaml", "--duration", "a while"])
 field("job node unknown", {"workload.jobs[0].node": "p-7"}, ["workload.jobs[0].node", "no node named 'p-7'"])

@@ -9,33 +9,179 @@ figure() {  # figure NAME SUMMARY KEY VALUE
   if [ "$got" = "$4" ]; then ok "$1"; else echo "FAIL $1: $3 is $got, expected $4"; fail=1; fi
 }
 
-# Manifests: 4 Nodes (A100 MIG all-1g.10gb, T4 time-sliced x4 renamed, 2 x H100), the two
-# ConfigMaps, 2 Deployments, a Job, a PyTorchJob; a PriorityClass and a ResourceQuota are ignored.
+# Manifests: 4 Nodes (A100 MIG all-1g.10gb, T4 time-sliced x4 renamed and tainted for notebooks,
+# 2 x H100), the two ConfigMaps, 2 Deployments, a Job, a PyTorchJob, and tenancy objects: a
+# PriorityClass, research's quota of 16 nvidia.com/gpu, a PodDisruptionBudget, and Kueue's
+# ResourceFlavor h100, ClusterQueue vision (8 GPUs) and LocalQueue vision-team with two 8-GPU Jobs.
 check "manifests import" 0 "$GPUSIM" import k8s "$K8S/manifests" --out "$TMP/manifests.yaml"
-contains "ignored on stderr: PriorityClass" "$TMP/err" "ignored: PriorityClass research-high: kind not modelled"
-contains "ignored on stderr: ResourceQuota" "$TMP/err" "ignored: ResourceQuota research/gpu-quota: kind not modelled"
+lacks "tenancy objects are not ignored" "$TMP/err" "PriorityClass"
 contains "ignored on stderr: Job parallelism" "$TMP/err" "Job research/nightly-eval: parallelism 2 (all 4 completions queue at once)"
-contains "ignored as comments" "$TMP/manifests.yaml" "#   PriorityClass research-high: kind not modelled"
 contains "MIG pool from the mig-parted ConfigMap" "$TMP/manifests.yaml" \
   'mig: {strategy: mixed, config: "all-1g.10gb", mig-configs: {all-1g.10gb: [{devices: all, mig-enabled: true, mig-devices: {1g.10gb: 7}}]}}'
 contains "time-slicing from the device plugin's ConfigMap" "$TMP/manifests.yaml" \
   'sharing: {timeSlicing: {renameByDefault: true, resources: [{name: nvidia.com/gpu, replicas: 4}]}}'
 contains "H100 nodes by name" "$TMP/manifests.yaml" "node_names: [h100-1, h100-2]"
 contains "PyTorchJob as a gang of 2 workers" "$TMP/manifests.yaml" '{name: "pytorchjob/research/bert-finetune", workers: 2, gpus: 8'
+contains "Node taint as the pool's" "$TMP/manifests.yaml" "taints: [{key: dedicated, value: notebooks, effect: NoSchedule}]"
+contains "the instance type a flavor selects on as a pool label" "$TMP/manifests.yaml" "labels: {node.kubernetes.io/instance-type: p5.48xlarge}"
+contains "nodeSelector and tolerations" "$TMP/manifests.yaml" \
+  'labels: {app: jupyter}, node_selector: {node.kubernetes.io/instance-type: g4dn.metal}, tolerations: [{key: dedicated, operator: Equal, value: notebooks, effect: NoSchedule}]'
+contains "priorityClassName" "$TMP/manifests.yaml" 'tenant: "research", priority_class: research-high}'
+contains "queue label" "$TMP/manifests.yaml" 'tenant: "vision", queue: vision-team}'
+contains "PriorityClass" "$TMP/manifests.yaml" "    - {name: research-high, value: 100000, description: Research evaluations go first}"
+contains "PodDisruptionBudget" "$TMP/manifests.yaml" "    - {name: llm-serve, namespace: serving, selector: {match_labels: {app: llm-serve}}, min_available: 2}"
+contains "ResourceQuota" "$TMP/manifests.yaml" "    - {name: gpu-quota, namespace: research, hard: {requests.nvidia.com/gpu: 16}}"
+contains "ClusterQueue" "$TMP/manifests.yaml" \
+  "      - {name: vision, queueing_strategy: BestEffortFIFO, resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominal_quota: 8}]}]}]}"
+contains "LocalQueue" "$TMP/manifests.yaml" "      - {name: vision-team, namespace: vision, cluster_queue: vision}"
 check "manifests import refuses to overwrite" 2 "$GPUSIM" import k8s "$K8S/manifests" --out "$TMP/manifests.yaml"
 contains "names --out" "$TMP/err" "--out"
 check "manifests run" 0 "$GPUSIM" run "$TMP/manifests.yaml" --out "$TMP/m"
-# 14 jobs: 3 llm-serve + 6 jupyter replicas for the 24 h horizon, 4 evals (2 h, one H100 each), the
-# PyTorchJob (2 x 8 H100s, 6 h). The evals take 4 GPUs of h100-1 at 0, so the gang waits for them
-# until 2 h and ends at 8 h: 5 completed, 9 running at the end, makespan 8 h.
-# Allocated GPU-hours: 3 x 1g.10gb (1/8 of a GPU) x 24 h = 9, 6 x 1/4 T4 x 24 h = 36,
-# 4 x 2 h + 16 x 6 h = 104 on H100s: 149.
-figure "manifests: jobs" "$TMP/m/summary.json" jobs_total 14
-figure "manifests: completed" "$TMP/m/summary.json" jobs_completed 5
+# 16 jobs: 3 llm-serve + 6 jupyter replicas for the 24 h horizon, 4 evals (2 h, one H100 each), the
+# PyTorchJob (2 x 8 H100s, 6 h), the vision team's two 8-GPU Jobs (3 h each). Research's quota of 16
+# GPUs: the evals take 4 at 0 (the notebooks ask nvidia.com/gpu.shared, which it does not count), so
+# the PyTorchJob's 16 would make 20: rejected. Kueue admits vit-sweep-a at 0 (8 of the ClusterQueue's
+# 8 GPUs); vit-sweep-b waits for that quota until 3 h and ends at 6 h: 6 completed, 9 running at the
+# end, 1 rejected, makespan 6 h. Allocated GPU-hours: 3 x 1g.10gb (1/8 of a GPU) x 24 h = 9,
+# 6 x 1/4 T4 x 24 h = 36, 4 x 2 h + 2 x 8 x 3 h = 56 on H100s: 101.
+figure "manifests: jobs" "$TMP/m/summary.json" jobs_total 16
+figure "manifests: completed" "$TMP/m/summary.json" jobs_completed 6
 figure "manifests: running at end" "$TMP/m/summary.json" jobs_running_at_end 9
-figure "manifests: makespan" "$TMP/m/summary.json" makespan_s 28800.0
-figure "manifests: GPU-hours allocated" "$TMP/m/summary.json" gpu_hours_allocated 149.0
-matches "manifests: the gang starts at 2 h" "$TMP/m/jobs.csv" '^[0-9]+,pytorchjob/research/bert-finetune,research,training,0,7200,28800,'
+figure "manifests: rejected by the quota" "$TMP/m/summary.json" jobs_rejected 1
+figure "manifests: makespan" "$TMP/m/summary.json" makespan_s 21600.0
+figure "manifests: GPU-hours allocated" "$TMP/m/summary.json" gpu_hours_allocated 101.0
+matches "manifests: the PyTorchJob over research's quota" "$TMP/m/jobs.csv" '^13,pytorchjob/research/bert-finetune,research,training,0,,,.*,rejected,'
+contains "manifests: the quota's reason" "$TMP/m/summary.json" '"reason": "exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu"'
+matches "manifests: vit-sweep-b waits 3 h for Kueue quota" "$TMP/m/jobs.csv" '^15,job/vision/vit-sweep-b,vision,batch,0,10800,21600,10800,'
+matches "manifests: the notebooks on the tainted T4 node" "$TMP/m/jobs.csv" '^3,deployment/research/jupyter-0,.*,g4dn.metal-t4-timeslice-4,'
+got=$(python3 -c "import json,sys; print([t['admission_wait_s']['max'] for t in json.load(open(sys.argv[1]))['tenants'] if t['name'] == 'vision'])" "$TMP/m/summary.json")
+if [ "$got" = "[10800.0]" ]; then ok "manifests: vision's longest Kueue admission wait 3 h"; else echo "FAIL admission wait: $got"; fail=1; fi
+
+# DRA claim templates, Cohorts, node affinity and a hostname nodeSelector on two L4 nodes (one
+# tainted nvidia.com/gpu, in zone-a), and what gpusim cannot represent, reported with why.
+mkdir -p "$TMP/dra"
+cat >"$TMP/dra/objects.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata:
+  name: l4-1
+  labels: {nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "4", kubernetes.io/os: linux, topology.kubernetes.io/zone: zone-a}
+spec:
+  taints: [{key: nvidia.com/gpu, effect: NoSchedule, timeAdded: "2026-01-01T00:00:00Z"}]
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: l4-2
+  labels: {nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "4", topology.kubernetes.io/zone: zone-b}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.nvidia.com}
+spec:
+  selectors: [{cel: {expression: device.driver == "gpu.nvidia.com"}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: two-gpus, namespace: infer}
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpus
+          exactly:
+            deviceClassName: gpu.nvidia.com
+            count: 2
+            selectors: [{cel: {expression: 'device.capacity["gpu.nvidia.com"].memory >= quantity("20Gi")'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared-gpu, namespace: infer}
+spec: {}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Cohort
+metadata: {name: all}
+spec: {parentName: root}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: any}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  cohort: all
+  stopPolicy: Hold
+  preemption: {withinClusterQueue: LowerPriority}
+  fairSharing: {weight: "2"}
+  resourceGroups:
+    - coveredResources: [nvidia.com/gpu]
+      flavors: [{name: any, resources: [{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: dra-pod, namespace: infer}
+spec:
+  terminationGracePeriodSeconds: 60
+  resourceClaims: [{name: gpus, resourceClaimTemplateName: two-gpus}]
+  tolerations: [{operator: Exists}]
+  containers: [{name: c, image: x, resources: {claims: [{name: gpus}]}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: by-name, namespace: infer}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: shared-gpu}]
+  containers: [{name: c, image: x}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: zonal, namespace: infer}
+spec:
+  replicas: 2
+  template:
+    spec:
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 30}]
+      affinity:
+        podAntiAffinity: {}
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+              - matchExpressions:
+                  - {key: topology.kubernetes.io/zone, operator: In, values: [zone-a]}
+                  - {key: kubernetes.io/hostname, operator: Exists}
+      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pinned, namespace: infer}
+spec:
+  nodeSelector: {kubernetes.io/hostname: l4-2}
+  containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]
+YAML
+check "DRA and affinity import" 0 "$GPUSIM" import k8s "$TMP/dra" --out "$TMP/dra.yaml"
+contains "ResourceClaim reported" "$TMP/err" "ignored: ResourceClaim infer/shared-gpu: ResourceClaim objects are not imported yet"
+contains "a pod naming a ResourceClaim reported" "$TMP/err" \
+  "ignored: Pod infer/by-name: spec.resourceClaims[0].resourceClaimName shared-gpu (ResourceClaim objects are not imported yet)"
+contains "unmodelled Kueue field reported" "$TMP/err" "ignored: ClusterQueue cq: spec.stopPolicy (not modelled)"
+contains "tolerationSeconds reported" "$TMP/err" "spec.template.spec.tolerations[0].tolerationSeconds (gpusim's taints do not evict running pods)"
+contains "hostname expression reported" "$TMP/err" "matchExpressions[1] on kubernetes.io/hostname (a per-node label; gpusim matches labels per pool)"
+contains "podAntiAffinity reported" "$TMP/err" "spec.template.spec.affinity.podAntiAffinity (not modelled)"
+contains "zone labels split the L4 nodes" "$TMP/dra.yaml" "labels: {topology.kubernetes.io/zone: zone-b}"
+contains "DRA pod's claims and grace period" "$TMP/dra.yaml" \
+  '{name: "pod/infer/dra-pod", gpus: 2, kind: batch, duration: "1h", arrival: "0", tenant: "infer", tolerations: [{operator: Exists}], termination_grace_period: 60s, resource_claims: [two-gpus]}'
+contains "claim template" "$TMP/dra.yaml" 'requests: [{name: gpus, device_class: gpu.nvidia.com, count: 2, selectors: ["device.capacity[\"gpu.nvidia.com\"].memory >= quantity(\"20Gi\")"]}]'
+contains "Cohort" "$TMP/dra.yaml" "- {name: all, parent: root}"
+contains "ClusterQueue fields renamed" "$TMP/dra.yaml" "preemption: {within_cluster_queue: LowerPriority}, fair_sharing: {weight: 2}"
+contains "hostname nodeSelector as node:" "$TMP/dra.yaml" 'node: "l4-2"}'
+check "DRA and affinity run" 0 "$GPUSIM" run "$TMP/dra.yaml" --out "$TMP/d"
+# The DRA pod takes 2 L4s, the zone-a replicas the other 2 of l4-1 (they tolerate its taint), the
+# pinned pod l4-2.
+matches "DRA pod on the tainted node it tolerates" "$TMP/d/jobs.csv" '^0,pod/infer/dra-pod,infer,batch,0,0,3600,.*,l4-4x,'
+matches "zonal replicas in zone-a" "$TMP/d/jobs.csv" '^2,deployment/infer/zonal-1,infer,inference,0,0,,.*,l4-4x,'
+matches "pinned pod on l4-2" "$TMP/d/jobs.csv" '^3,pod/infer/pinned,infer,batch,0,0,3600,.*,l4-4x-2,l4-2:'
 
 # Snapshot (kubectl get nodes,pods -A -o json) with the ConfigMaps: a CPU node, a finished pod and a
 # pod without GPUs are ignored; three running pods start on their nodes, two pending ones queue.
