@@ -175,11 +175,10 @@ TEST(Dra, BadInputNamesTheFieldAndWhatWasExpected) {
 // claims: big 1, then mine 2. By hand: `mine` asks 2 L4s (pool l4 only, 0b00010); the entry form
 // {resource_claim_template_name: big} is the bare string `big` (pools a40 and a80, 0b01100).
 TEST(Dra, AResourceClaimNamedByOnePodIsAllocatedToIt) {
-  const Scenario s = load(k40 +
-                              "  resource_claims:\n"
-                              "    - name: mine\n      namespace: research\n      requests: [{name: d, device_class: "
-                              "gpu.nvidia.com, count: 2, selectors: \"device.attributes['gpu.nvidia.com'].productName == "
-                              "'NVIDIA L4'\"}]\n",
+  const Scenario s = load(k40 + "  resource_claims:\n"
+                                "    - name: mine\n      namespace: research\n      requests: [{name: d, device_class: "
+                                "gpu.nvidia.com, count: 2, selectors: \"device.attributes['gpu.nvidia.com'].productName == "
+                                "'NVIDIA L4'\"}]\n",
                           "    - {name: a, gpus: 2, duration: 1h, namespace: research, resource_claims: "
                           "[{name: gpus, resource_claim_name: mine}]}\n"
                           "    - {name: b, gpus: 1, duration: 1h, resource_claims: [{resource_claim_template_name: big}]}\n"
@@ -223,16 +222,19 @@ TEST(Dra, KubernetesCelSelectorMapsAreAccepted) {
 }
 
 TEST(Dra, ResourceClaimBadInput) {
-  const std::string claim = k40 + "  resource_claims:\n    - name: mine\n      requests: [{name: d, device_class: gpu.nvidia.com}]\n";
+  const std::string claim = k40 +
+                            "  resource_claims:\n    - name: mine\n      requests: [{name: d, device_class: gpu.nvidia.com}]\n";
   const std::string shared = "a ResourceClaim's devices shared by several pods are not modelled; use a ResourceClaimTemplate";
   // Two jobs of one entry (count: 2) are two pods naming the claim.
-  EXPECT_NE(load_error(claim, "    - {name: j, count: 2, gpus: 1, duration: 1h, resource_claims: [{resource_claim_name: mine}]}\n")
-                .find("workload.jobs[0].resource_claims: job j-1: ResourceClaim 'mine' is named by job j-0 too; " + shared),
-            std::string::npos);
+  EXPECT_NE(
+      load_error(claim, "    - {name: j, count: 2, gpus: 1, duration: 1h, resource_claims: [{resource_claim_name: mine}]}\n")
+          .find("workload.jobs[0].resource_claims: job j-1: ResourceClaim 'mine' is named by job j-0 too; " + shared),
+      std::string::npos);
   // Two workers of one job are two pods.
-  EXPECT_NE(load_error(claim, "    - {name: j, workers: 2, gpus: 1, duration: 1h, resource_claims: [{resource_claim_name: mine}]}\n")
-                .find("ResourceClaim 'mine' is named by several pods of this job; " + shared),
-            std::string::npos);
+  EXPECT_NE(
+      load_error(claim, "    - {name: j, workers: 2, gpus: 1, duration: 1h, resource_claims: [{resource_claim_name: mine}]}\n")
+          .find("ResourceClaim 'mine' is named by several pods of this job; " + shared),
+      std::string::npos);
   EXPECT_NE(load_error(claim, "    - {name: j, gpus: 1, duration: 1h, namespace: prod, resource_claims: [{resource_claim_name: "
                               "mine}]}\n")
                 .find("workload.jobs[0].resource_claims: job j: ResourceClaim 'mine' is in namespace default; a pod "

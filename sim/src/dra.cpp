@@ -35,13 +35,13 @@ Type selectors_type() {
 }
 
 const Section& device_class_section() {
-  static const Section s{"device_class",
-                         "A DeviceClass: the devices its selectors all accept",
-                         {
-                             {"name", Type::string(), required, "", "Its name, which device requests give as device_class"},
-                             {"selectors", selectors_type(), "", "",
-                              "CEL expressions a device must all satisfy (spec.selectors[].cel.expression)"},
-                         }};
+  static const Section s{
+      "device_class",
+      "A DeviceClass: the devices its selectors all accept",
+      {
+          {"name", Type::string(), required, "", "Its name, which device requests give as device_class"},
+          {"selectors", selectors_type(), "", "", "CEL expressions a device must all satisfy (spec.selectors[].cel.expression)"},
+      }};
   return s;
 }
 
@@ -94,8 +94,9 @@ std::vector<DraSelector> read_selectors(const Fields& f) {
   auto node = f.get("selectors");
   if (!node) return out;
   for (const ConfigNode& item : node->is_sequence() ? node->items() : std::vector<ConfigNode>{*node}) {
-    const ConfigNode text =
-        item.is_map() ? cel_selector_section().read(device_selector_section().read(item).at("cel")).at("expression") : item;
+    const ConfigNode text = item.is_map()
+                                ? cel_selector_section().read(device_selector_section().read(item).at("cel")).at("expression")
+                                : item;
     try {
       out.push_back({cel::Expression::compile(text.as_string()), text.where()});
     } catch (const cel::SyntaxError& e) {
@@ -114,8 +115,7 @@ std::vector<DeviceRequestSpec> read_requests(const Fields& f, const std::vector<
       rf.at("allocation_mode").fail(fmt::format("expected ExactCount or All, got '{}'", mode));
     DeviceRequestSpec q{rf.at("name").as_string(), 0, 1, mode == "All", read_selectors(rf)};
     const std::string cls = rf.at("device_class").as_string();
-    const auto c =
-        std::find_if(classes.begin(), classes.end(), [&](const DeviceClassSpec& d) { return d.name == cls; });
+    const auto c = std::find_if(classes.begin(), classes.end(), [&](const DeviceClassSpec& d) { return d.name == cls; });
     if (c == classes.end()) {
       std::vector<std::string> known;
       for (const DeviceClassSpec& d : classes) known.push_back(d.name);
@@ -210,9 +210,9 @@ const ClaimSpec& find_claim(const DraSpec& dra, const PodClaimRef& ref, const st
   std::vector<std::string> known;
   for (const ClaimSpec& o : specs)
     if (o.ns == ns || (ref.from_template && o.ns.empty())) known.push_back(o.name);
-  throw InputError(where, fmt::format("job {}: unknown {} '{}' in namespace {}; expected one of tenancy.{}: {}", j.name, kind,
-                                      ref.name, ns, ref.from_template ? "resource_claim_templates" : "resource_claims",
-                                      names_or_none(known)));
+  throw InputError(
+      where, fmt::format("job {}: unknown {} '{}' in namespace {}; expected one of tenancy.{}: {}", j.name, kind, ref.name, ns,
+                         ref.from_template ? "resource_claim_templates" : "resource_claims", names_or_none(known)));
 }
 
 }  // namespace
@@ -326,10 +326,11 @@ void apply_dra(Scenario& s) {
         // all), which exclusive device accounting cannot model.
         const auto [other, added] = claimed_by.try_emplace(&c, &j);
         if (!added || several_pods)
-          throw InputError(where, fmt::format("job {}: ResourceClaim '{}' is named by {}; a ResourceClaim's devices shared by "
-                                              "several pods are not modelled; use a ResourceClaimTemplate",
-                                              j.name, c.name,
-                                              added ? "several pods of this job" : fmt::format("job {} too", other->second->name)));
+          throw InputError(
+              where,
+              fmt::format("job {}: ResourceClaim '{}' is named by {}; a ResourceClaim's devices shared by "
+                          "several pods are not modelled; use a ResourceClaimTemplate",
+                          j.name, c.name, added ? "several pods of this job" : fmt::format("job {} too", other->second->name)));
       }
       held += c.requests.size();
       chosen = &c;

@@ -61,10 +61,11 @@ std::vector<Field> dra_fields();
 DraSpec read_dra(const Fields& tenancy);
 
 // Binds every job's resource_claims to their templates (in the job's namespace, else one without a
-// namespace) and ResourceClaims (in the job's namespace; one pod each), evaluates each device request's selectors (its class's, then its own) on every pool's
-// device kinds into PoolSpec::device_match, and turns each such job's request into a claim on the
-// devices they match. Without DRA objects and claims it changes nothing. Throws InputError naming
-// the file, the field and what was expected.
+// namespace) and ResourceClaims (in the job's namespace; one pod each), evaluates each device
+// request's selectors (its class's, then its own) on every pool's device kinds into
+// PoolSpec::device_match, and turns each such job's request into a claim on the devices they match.
+// Without DRA objects and claims it changes nothing. Throws InputError naming the file, the field
+// and what was expected.
 void apply_dra(Scenario& s);
 
 }  // namespace gpusim
