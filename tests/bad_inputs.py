@@ -368,6 +368,32 @@ field("dra with gpu milli", dra(gpu_milli=500), ["workload.jobs[0].resource_clai
 field("dra template namespace", {**dra(), "tenancy.resource_claim_templates[0].namespace": "prod"},
       ["workload.jobs[0].resource_claims", "in namespace default"])
 
+
+def dra_claim(ref="mine", **job):
+    """The DRA base scenario with a ResourceClaim `mine` (namespace default) that the job names."""
+    doc = dra(claims=[{"resource_claim_name": ref}], **job)
+    doc["tenancy"]["resource_claims"] = [{"name": "mine", "requests": [{"name": "d", "device_class": "gpu.nvidia.com"}]}]
+    return doc
+
+
+SHARED = "a ResourceClaim's devices shared by several pods are not modelled; use a ResourceClaimTemplate"
+field("dra unknown claim", dra_claim("theirs"), ["workload.jobs[0].resource_claims", "unknown ResourceClaim 'theirs'",
+                                                "expected one of tenancy.resource_claims: mine"])
+field("dra claim other namespace", dra_claim(namespace="prod"),
+      ["workload.jobs[0].resource_claims", "ResourceClaim 'mine' is in namespace default",
+       "may only name a claim of its own namespace"])
+field("dra claim shared by two jobs", dra_claim(count=2), ["workload.jobs[0].resource_claims", "named by job j-0 too", SHARED])
+field("dra claim shared by workers", dra_claim(workers=2), ["workload.jobs[0].resource_claims", "several pods of this job", SHARED])
+field("dra claim and template named", dra(claims=[{"resource_claim_name": "mine", "resource_claim_template_name": "big"}]),
+      ["workload.jobs[0].resource_claims[0]", "exactly one of resource_claim_name"])
+field("dra claim entry unknown field", dra(claims=[{"resourceClaimName": "mine"}]),
+      ["workload.jobs[0].resource_claims[0]", "resource_claim_name"])
+field("dra cel map without expression", dra({"selectors": [{"cel": {"expr": "device.driver == 'gpu.nvidia.com'"}}]}),
+      [f"{REQ}.selectors[0].cel", "expression"])
+field("dra cel map not a map", dra({"selectors": [{"cel": "device.driver == 'gpu.nvidia.com'"}]}), f"{REQ}.selectors[0].cel")
+field("dra cel map syntax", dra({"selectors": [{"cel": {"expression": "device.driver =="}}]}),
+      [f"{REQ}.selectors[0].cel.expression", "column 17: expected"])
+
 # Trace files referenced by a scenario.
 field("trace format", {"workload": {"traces": [{"format": "parquet", "path": "t.csv"}]}}, "workload.traces[0].format")
 field("trace file missing", {"workload": {"traces": [{"format": "csv", "path": "missing.csv"}]}}, "missing.csv")

@@ -169,3 +169,91 @@ TEST(Dra, BadInputNamesTheFieldAndWhatWasExpected) {
                 .find("on the whole-GPU device of T4: the device publishes no attribute 'profile'"),
             std::string::npos);
 }
+
+// ResourceClaims: a claim object a pod names (resourceClaimName), in its namespace. Named by one pod
+// it is allocated as a template's claim would be. Device requests are numbered templates first, then
+// claims: big 1, then mine 2. By hand: `mine` asks 2 L4s (pool l4 only, 0b00010); the entry form
+// {resource_claim_template_name: big} is the bare string `big` (pools a40 and a80, 0b01100).
+TEST(Dra, AResourceClaimNamedByOnePodIsAllocatedToIt) {
+  const Scenario s = load(k40 + "  resource_claims:\n"
+                                "    - name: mine\n      namespace: research\n      requests: [{name: d, device_class: "
+                                "gpu.nvidia.com, count: 2, selectors: \"device.attributes['gpu.nvidia.com'].productName == "
+                                "'NVIDIA L4'\"}]\n",
+                          "    - {name: a, gpus: 2, duration: 1h, namespace: research, resource_claims: "
+                          "[{name: gpus, resource_claim_name: mine}]}\n"
+                          "    - {name: b, gpus: 1, duration: 1h, resource_claims: [{resource_claim_template_name: big}]}\n"
+                          "    - {name: c, gpus: 1, duration: 1h, resource_claims: big}\n");
+  EXPECT_EQ(s.jobs.jobs[0].request.device_selector, 2);
+  EXPECT_EQ(s.jobs.jobs[1].request.device_selector, 1);
+  EXPECT_EQ(pool_mask(s, 0), 0b00010u);
+  EXPECT_EQ(pool_mask(s, 1), 0b01100u);
+  EXPECT_EQ(build_world(s).shapes.of(JobId{1}), build_world(s).shapes.of(JobId{2}));
+  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  const RunResult r = simulate(s, *sched);
+  EXPECT_EQ(pool_ran_on(s, r, 0), "l4");
+  EXPECT_EQ(r.placement(JobId{0}).gpus.size(), 2u);
+  EXPECT_EQ(pool_ran_on(s, r, 1), "a40");
+  EXPECT_EQ(r.jobs[0].status, JobStatus::completed);
+}
+
+// Selectors as a manifest writes them ({cel: {expression: ...}}) mean what the plain strings mean,
+// in a class and in a request, mixed in one list: the k40 request with its class's selector
+// repeated in both forms accepts the A100 whole GPUs only (bit 0 on the A100 pools, none elsewhere).
+TEST(Dra, KubernetesCelSelectorMapsAreAccepted) {
+  const Scenario s = load("    - name: big\n      requests:\n        - name: d\n          device_class: gpu.nvidia.com\n"
+                          "          selectors:\n"
+                          "            - cel: {expression: \"device.attributes['gpu.nvidia.com'].type == 'gpu'\"}\n"
+                          "            - \"device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0\"\n",
+                          "    - {name: j, gpus: 1, duration: 1h, resource_claims: big}\n");
+  EXPECT_EQ(s.pools[0].device_match, std::vector<uint64_t>{0});
+  EXPECT_EQ(s.pools[1].device_match, std::vector<uint64_t>{0});
+  EXPECT_EQ(s.pools[2].device_match, std::vector<uint64_t>{1});
+  EXPECT_EQ(s.pools[3].device_match, std::vector<uint64_t>{1});
+  // Device kinds are matched per GPU model: the all-MIG pool's A100-80GB whole GPU matches too,
+  // but that pool publishes no whole GPU, so its pool is refused.
+  EXPECT_EQ(s.pools[4].device_match, std::vector<uint64_t>{1});
+  EXPECT_EQ(pool_mask(s, 0), 0b01100u);
+  // A syntax error in the map form names the expression's field.
+  EXPECT_NE(load_error("    - name: big\n      requests: [{name: d, device_class: gpu.nvidia.com, selectors: "
+                       "[{cel: {expression: \"device.driver ==\"}}]}]\n",
+                       "    - {name: j, gpus: 1, duration: 1h, resource_claims: big}\n")
+                .find("tenancy.resource_claim_templates[0].requests[0].selectors[0].cel.expression: column 17: expected"),
+            std::string::npos);
+}
+
+TEST(Dra, ResourceClaimBadInput) {
+  const std::string claim = k40 +
+                            "  resource_claims:\n    - name: mine\n      requests: [{name: d, device_class: gpu.nvidia.com}]\n";
+  const std::string shared = "a ResourceClaim's devices shared by several pods are not modelled; use a ResourceClaimTemplate";
+  // Two jobs of one entry (count: 2) are two pods naming the claim.
+  EXPECT_NE(
+      load_error(claim, "    - {name: j, count: 2, gpus: 1, duration: 1h, resource_claims: [{resource_claim_name: mine}]}\n")
+          .find("workload.jobs[0].resource_claims: job j-1: ResourceClaim 'mine' is named by job j-0 too; " + shared),
+      std::string::npos);
+  // Two workers of one job are two pods.
+  EXPECT_NE(
+      load_error(claim, "    - {name: j, workers: 2, gpus: 1, duration: 1h, resource_claims: [{resource_claim_name: mine}]}\n")
+          .find("ResourceClaim 'mine' is named by several pods of this job; " + shared),
+      std::string::npos);
+  EXPECT_NE(load_error(claim, "    - {name: j, gpus: 1, duration: 1h, namespace: prod, resource_claims: [{resource_claim_name: "
+                              "mine}]}\n")
+                .find("workload.jobs[0].resource_claims: job j: ResourceClaim 'mine' is in namespace default; a pod "
+                      "(namespace prod) may only name a claim of its own namespace"),
+            std::string::npos);
+  EXPECT_NE(load_error(claim, "    - {name: j, gpus: 1, duration: 1h, resource_claims: [{resource_claim_name: big}]}\n")
+                .find("job j: unknown ResourceClaim 'big' in namespace default; expected one of tenancy.resource_claims: mine"),
+            std::string::npos);
+  EXPECT_NE(load_error(claim, "    - {name: j, gpus: 1, duration: 1h, resource_claims: [{resource_claim_name: mine, "
+                              "resource_claim_template_name: big}]}\n")
+                .find("workload.jobs[0].resource_claims[0]: expected exactly one of resource_claim_name"),
+            std::string::npos);
+  EXPECT_NE(load_error(claim + "    - name: mine\n      requests: [{name: d, device_class: gpu.nvidia.com}]\n",
+                       "    - {name: j, gpus: 1, duration: 1h, resource_claims: big}\n")
+                .find("tenancy.resource_claims[1].name: a second ResourceClaim named 'mine' in namespace default"),
+            std::string::npos);
+  EXPECT_NE(load_error("    - name: big\n      requests: [{name: d, device_class: gpu.nvidia.com, selectors: [{cel: "
+                       "{expr: \"device.driver == 'gpu.nvidia.com'\"}}]}]\n",
+                       "    - {name: j, gpus: 1, duration: 1h, resource_claims: big}\n")
+                .find("tenancy.resource_claim_templates[0].requests[0].selectors[0].cel"),
+            std::string::npos);
+}

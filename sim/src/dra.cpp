@@ -16,14 +16,32 @@ namespace {
 constexpr std::string_view kSelectorHelp = "selectors are CEL over device.driver, device.attributes[\"gpu.nvidia.com\"].NAME and "
                                            "device.capacity[\"gpu.nvidia.com\"].NAME; README, DRA claims";
 
+// A selector as Kubernetes writes it: {cel: {expression: "..."}} (DeviceSelector, CELDeviceSelector).
+const Section& cel_selector_section() {
+  static const Section s{"cel_device_selector",
+                         "A CEL device selector (selectors[].cel)",
+                         {{"expression", Type::string(), required, "", "The CEL expression (README, DRA claims)"}}};
+  return s;
+}
+const Section& device_selector_section() {
+  static const Section s{"device_selector",
+                         "A device selector in Kubernetes' form (selectors[])",
+                         {{"cel", Type::section(cel_selector_section()), required, "", "A CEL selector"}}};
+  return s;
+}
+// CEL expressions: a string, or a list of strings and Kubernetes' {cel: {expression: ...}} maps.
+Type selectors_type() {
+  return Type::one_of({Type::string(), Type::list(Type::one_of({Type::string(), Type::section(device_selector_section())}))});
+}
+
 const Section& device_class_section() {
-  static const Section s{"device_class",
-                         "A DeviceClass: the devices its selectors all accept",
-                         {
-                             {"name", Type::string(), required, "", "Its name, which device requests give as device_class"},
-                             {"selectors", Type::string_list(), "", "",
-                              "CEL expressions a device must all satisfy (spec.selectors[].cel.expression)"},
-                         }};
+  static const Section s{
+      "device_class",
+      "A DeviceClass: the devices its selectors all accept",
+      {
+          {"name", Type::string(), required, "", "Its name, which device requests give as device_class"},
+          {"selectors", selectors_type(), "", "", "CEL expressions a device must all satisfy (spec.selectors[].cel.expression)"},
+      }};
   return s;
 }
 
@@ -38,9 +56,14 @@ const Section& device_request_section() {
            "Devices it takes (allocationMode ExactCount); absent: 1"},
           {"allocation_mode", Type::choice({"ExactCount", "All"}), "ExactCount", "",
            "ExactCount: count devices; All: every matching device of the node"},
-          {"selectors", Type::string_list(), "", "", "CEL expressions a device must also satisfy, after its class's"},
+          {"selectors", selectors_type(), "", "", "CEL expressions a device must also satisfy, after its class's"},
       }};
   return s;
+}
+
+Field requests_field() {
+  return {"requests", Type::list(Type::section(device_request_section())), required, "",
+          "Its device requests (gpusim places one kind of device per job: one request)"};
 }
 
 const Section& claim_template_section() {
@@ -49,8 +72,19 @@ const Section& claim_template_section() {
                          {
                              {"name", Type::string(), required, "", "Its name, which jobs give in resource_claims"},
                              {"namespace", Type::string(), "", "", "Its namespace; absent: every namespace may use it"},
-                             {"requests", Type::list(Type::section(device_request_section())), required, "",
-                              "Its device requests (gpusim places one kind of device per job: one request)"},
+                             requests_field(),
+                         }};
+  return s;
+}
+
+// A ResourceClaim is a namespaced object; a manifest without metadata.namespace puts it in "default".
+const Section& resource_claim_section() {
+  static const Section s{"resource_claim",
+                         "A ResourceClaim: a claim object one pod of its namespace names (resource_claim_name)",
+                         {
+                             {"name", Type::string(), required, "", "Its name, which a job gives as resource_claim_name"},
+                             {"namespace", Type::string(), "default", "", "Its namespace: only pods of it may name the claim"},
+                             requests_field(),
                          }};
   return s;
 }
@@ -60,13 +94,49 @@ std::vector<DraSelector> read_selectors(const Fields& f) {
   auto node = f.get("selectors");
   if (!node) return out;
   for (const ConfigNode& item : node->is_sequence() ? node->items() : std::vector<ConfigNode>{*node}) {
+    const ConfigNode text = item.is_map()
+                                ? cel_selector_section().read(device_selector_section().read(item).at("cel")).at("expression")
+                                : item;
     try {
-      out.push_back({cel::Expression::compile(item.as_string()), item.where()});
+      out.push_back({cel::Expression::compile(text.as_string()), text.where()});
     } catch (const cel::SyntaxError& e) {
-      item.fail(fmt::format("column {}: {} ({})", e.column, e.message, kSelectorHelp));
+      text.fail(fmt::format("column {}: {} ({})", e.column, e.message, kSelectorHelp));
     }
   }
   return out;
+}
+
+std::vector<DeviceRequestSpec> read_requests(const Fields& f, const std::vector<DeviceClassSpec>& classes) {
+  std::vector<DeviceRequestSpec> requests;
+  for (const ConfigNode& r : f.at("requests").items()) {
+    const Fields rf = device_request_section().read(r);
+    const std::string mode = rf.value("allocation_mode").as_string();
+    if (mode != "ExactCount" && mode != "All")
+      rf.at("allocation_mode").fail(fmt::format("expected ExactCount or All, got '{}'", mode));
+    DeviceRequestSpec q{rf.at("name").as_string(), 0, 1, mode == "All", read_selectors(rf)};
+    const std::string cls = rf.at("device_class").as_string();
+    const auto c = std::find_if(classes.begin(), classes.end(), [&](const DeviceClassSpec& d) { return d.name == cls; });
+    if (c == classes.end()) {
+      std::vector<std::string> known;
+      for (const DeviceClassSpec& d : classes) known.push_back(d.name);
+      rf.at("device_class")
+          .fail(fmt::format("unknown DeviceClass '{}'; expected one of tenancy.device_classes: {}", cls,
+                            known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
+    }
+    q.device_class = static_cast<uint32_t>(c - classes.begin());
+    if (auto n = rf.get("count")) {
+      if (q.all) n->fail("count goes with allocation_mode ExactCount; All takes every matching device");
+      q.count = n->as_int<int32_t>(rf.range("count"));
+    }
+    if (std::any_of(requests.begin(), requests.end(), [&](const auto& o) { return o.name == q.name; }))
+      rf.at("name").fail(fmt::format("a second request named '{}' in this claim", q.name));
+    requests.push_back(std::move(q));
+  }
+  return requests;
+}
+
+std::string names_or_none(const std::vector<std::string>& names) {
+  return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
 }
 
 // A device of one of a pool's device kinds, named for messages.
@@ -117,6 +187,34 @@ int32_t matching_per_node(const PoolSpec& pool, uint64_t mask) {
   return count;
 }
 
+// The spec a job's resource_claims entry names (a template of its namespace, else one for every
+// namespace; a ResourceClaim of its namespace), or an InputError at `where`.
+const ClaimSpec& find_claim(const DraSpec& dra, const PodClaimRef& ref, const std::string& ns, const Job& j,
+                            const SourceLocation& where) {
+  const std::vector<ClaimSpec>& specs = ref.from_template ? dra.templates : dra.claims;
+  auto named = [&](std::string_view in) {
+    return std::find_if(specs.begin(), specs.end(), [&](const ClaimSpec& o) { return o.name == ref.name && o.ns == in; });
+  };
+  auto it = named(ns);
+  if (it == specs.end() && ref.from_template) it = named("");
+  if (it != specs.end()) return *it;
+  const std::string_view kind = ref.from_template ? "ResourceClaimTemplate" : "ResourceClaim";
+  if (!ref.from_template) {
+    // A pod references a claim by name in its own namespace (PodResourceClaim.resourceClaimName).
+    const auto other = std::find_if(specs.begin(), specs.end(), [&](const ClaimSpec& o) { return o.name == ref.name; });
+    if (other != specs.end())
+      throw InputError(where, fmt::format("job {}: ResourceClaim '{}' is in namespace {}; a pod (namespace {}) may only name a "
+                                          "claim of its own namespace",
+                                          j.name, ref.name, other->ns, ns));
+  }
+  std::vector<std::string> known;
+  for (const ClaimSpec& o : specs)
+    if (o.ns == ns || (ref.from_template && o.ns.empty())) known.push_back(o.name);
+  throw InputError(
+      where, fmt::format("job {}: unknown {} '{}' in namespace {}; expected one of tenancy.{}: {}", j.name, kind, ref.name, ns,
+                         ref.from_template ? "resource_claim_templates" : "resource_claims", names_or_none(known)));
+}
+
 }  // namespace
 
 std::vector<Field> dra_fields() {
@@ -124,6 +222,8 @@ std::vector<Field> dra_fields() {
       {"device_classes", Type::list(Type::section(device_class_section())), "", "", "DRA DeviceClasses (README, DRA claims)"},
       {"resource_claim_templates", Type::list(Type::section(claim_template_section())), "", "",
        "DRA ResourceClaimTemplates jobs name in resource_claims"},
+      {"resource_claims", Type::list(Type::section(resource_claim_section())), "", "",
+       "DRA ResourceClaims, each of which one job of its namespace may name in resource_claims (resource_claim_name)"},
   };
 }
 
@@ -141,37 +241,22 @@ DraSpec read_dra(const Fields& tenancy) {
     for (const ConfigNode& e : templates->items()) {
       const Fields f = claim_template_section().read(e);
       const auto ns = f.get("namespace");
-      ClaimTemplateSpec t{f.at("name").as_string(), ns ? ns->as_string() : "", {}, e.where()};
+      ClaimSpec t{f.at("name").as_string(), ns ? ns->as_string() : "", {}, e.where()};
       if (std::any_of(dra.templates.begin(), dra.templates.end(),
                       [&](const auto& o) { return o.name == t.name && o.ns == t.ns; }))
         f.at("name").fail(fmt::format("a second ResourceClaimTemplate named '{}' in {}", t.name,
                                       t.ns.empty() ? "every namespace" : "namespace " + t.ns));
-      for (const ConfigNode& r : f.at("requests").items()) {
-        const Fields rf = device_request_section().read(r);
-        const std::string mode = rf.value("allocation_mode").as_string();
-        if (mode != "ExactCount" && mode != "All")
-          rf.at("allocation_mode").fail(fmt::format("expected ExactCount or All, got '{}'", mode));
-        DeviceRequestSpec q{rf.at("name").as_string(), 0, 1, mode == "All", read_selectors(rf)};
-        const std::string cls = rf.at("device_class").as_string();
-        const auto c = std::find_if(dra.classes.begin(), dra.classes.end(),
-                                    [&](const DeviceClassSpec& d) { return d.name == cls; });
-        if (c == dra.classes.end()) {
-          std::vector<std::string> known;
-          for (const DeviceClassSpec& d : dra.classes) known.push_back(d.name);
-          rf.at("device_class")
-              .fail(fmt::format("unknown DeviceClass '{}'; expected one of tenancy.device_classes: {}", cls,
-                                known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
-        }
-        q.device_class = static_cast<uint32_t>(c - dra.classes.begin());
-        if (auto n = rf.get("count")) {
-          if (q.all) n->fail("count goes with allocation_mode ExactCount; All takes every matching device");
-          q.count = n->as_int<int32_t>(rf.range("count"));
-        }
-        if (std::any_of(t.requests.begin(), t.requests.end(), [&](const auto& o) { return o.name == q.name; }))
-          rf.at("name").fail(fmt::format("a second request named '{}' in this template", q.name));
-        t.requests.push_back(std::move(q));
-      }
+      t.requests = read_requests(f, dra.classes);
       dra.templates.push_back(std::move(t));
+    }
+  if (auto claims = tenancy.get("resource_claims"))
+    for (const ConfigNode& e : claims->items()) {
+      const Fields f = resource_claim_section().read(e);
+      ClaimSpec c{f.at("name").as_string(), f.value("namespace").as_string(), {}, e.where()};
+      if (std::any_of(dra.claims.begin(), dra.claims.end(), [&](const auto& o) { return o.name == c.name && o.ns == c.ns; }))
+        f.at("name").fail(fmt::format("a second ResourceClaim named '{}' in namespace {}", c.name, c.ns));
+      c.requests = read_requests(f, dra.classes);
+      dra.claims.push_back(std::move(c));
     }
   return dra;
 }
@@ -180,15 +265,19 @@ void apply_dra(Scenario& s) {
   const DraSpec& dra = s.tenancy.dra;
   const bool claims = std::any_of(s.jobs.pods.begin(), s.jobs.pods.end(),
                                   [](const PodSpec& p) { return !p.resource_claims.empty(); });
-  if (dra.templates.empty() && !claims) return;
-  // Every device request of every template is a selector (Request::device_selector - 1), in order.
+  if (dra.templates.empty() && dra.claims.empty() && !claims) return;
+  // Every device request of every template, then of every ResourceClaim, is a selector
+  // (Request::device_selector - 1), in order.
   std::vector<const DeviceRequestSpec*> requests;
-  std::vector<uint32_t> first_request;  // by template
-  for (const ClaimTemplateSpec& t : dra.templates) {
-    first_request.push_back(static_cast<uint32_t>(requests.size()));
-    for (const DeviceRequestSpec& r : t.requests) requests.push_back(&r);
-  }
-  if (requests.size() >= 0xFFFF) throw InputError(dra.templates.back().where, "at most 65,534 device requests are supported");
+  std::map<const ClaimSpec*, uint32_t> first_request;
+  for (const auto* specs : {&dra.templates, &dra.claims})
+    for (const ClaimSpec& c : *specs) {
+      first_request[&c] = static_cast<uint32_t>(requests.size());
+      for (const DeviceRequestSpec& r : c.requests) requests.push_back(&r);
+    }
+  if (requests.size() >= 0xFFFF)
+    throw InputError((dra.claims.empty() ? dra.templates : dra.claims).back().where,
+                     "at most 65,534 device requests are supported");
   // Each model's device kinds are evaluated once, for every pool of that model.
   std::map<const GpuModel*, std::vector<uint64_t>> by_model;
   std::vector<int32_t> most_per_node(requests.size(), 0);  // allocationMode All
@@ -213,6 +302,7 @@ void apply_dra(Scenario& s) {
       most_per_node[r] = std::max(most_per_node[r], matching_per_node(pool, pool.device_match[r]));
   }
 
+  std::map<const ClaimSpec*, const Job*> claimed_by;  // ResourceClaims: the job whose pod names it
   for (Job& j : s.jobs.jobs) {
     const PodSpec* pod = s.jobs.pod(j);
     if (!pod || pod->resource_claims.empty()) continue;
@@ -220,56 +310,58 @@ void apply_dra(Scenario& s) {
     const std::string field = where.field;
     where.field += ".resource_claims";
     const std::string& ns = s.jobs.tenants[j.tenant];
+    Request& q = j.request;
+    // Each pod gets its own claim from a template (one per worker of a multi-worker job); a
+    // multi-node job without workers has a pod per node it spans.
+    int32_t& per_pod = q.worker_gpus > 0 ? q.worker_gpus : q.gpus;
+    const int32_t pods = q.worker_gpus > 0 ? q.gpus / q.worker_gpus : 1;
+    const bool several_pods = pods > 1 || (q.worker_gpus == 0 && j.multi_node && q.gpus > 1);
     std::size_t held = 0;
-    uint32_t chosen = 0, from = 0;
-    for (const std::string& name : pod->resource_claims) {
-      auto t = std::find_if(dra.templates.begin(), dra.templates.end(),
-                            [&](const auto& o) { return o.name == name && o.ns == ns; });
-      if (t == dra.templates.end())
-        t = std::find_if(dra.templates.begin(), dra.templates.end(),
-                         [&](const auto& o) { return o.name == name && o.ns.empty(); });
-      if (t == dra.templates.end()) {
-        std::vector<std::string> known;
-        for (const ClaimTemplateSpec& o : dra.templates)
-          if (o.ns.empty() || o.ns == ns) known.push_back(o.name);
-        throw InputError(where,
-                         fmt::format("job {}: unknown ResourceClaimTemplate '{}' in namespace {}; expected one of "
-                                     "tenancy.resource_claim_templates: {}",
-                                     j.name, name, ns, known.empty() ? "(none)" : fmt::format("{}", fmt::join(known, ", "))));
+    const ClaimSpec* chosen = nullptr;
+    std::string_view kind;
+    for (const PodClaimRef& ref : pod->resource_claims) {
+      const ClaimSpec& c = find_claim(dra, ref, ns, j, where);
+      if (!ref.from_template) {
+        // Pods naming one ResourceClaim share its devices (ResourceClaimStatus.reservedFor lists them
+        // all), which exclusive device accounting cannot model.
+        const auto [other, added] = claimed_by.try_emplace(&c, &j);
+        if (!added || several_pods)
+          throw InputError(
+              where,
+              fmt::format("job {}: ResourceClaim '{}' is named by {}; a ResourceClaim's devices shared by "
+                          "several pods are not modelled; use a ResourceClaimTemplate",
+                          j.name, c.name, added ? "several pods of this job" : fmt::format("job {} too", other->second->name)));
       }
-      from = static_cast<uint32_t>(t - dra.templates.begin());
-      held += t->requests.size();
-      chosen = first_request[from];
+      held += c.requests.size();
+      chosen = &c;
+      kind = ref.from_template ? "ResourceClaimTemplate" : "ResourceClaim";
     }
     if (held != 1)
       throw InputError(where, fmt::format("job {}: its claims hold {} device requests; gpusim places one kind of device per job "
-                                          "(expected one template with one request)",
+                                          "(expected one claim or template with one request)",
                                           j.name, held));
-    const DeviceRequestSpec& r = *requests[chosen];
-    Request& q = j.request;
+    const uint32_t index = first_request.at(chosen);
+    const DeviceRequestSpec& r = *requests[index];
     if (q.fractional())
       throw InputError(
           where, fmt::format("job {}: a DRA claim allocates whole devices; it cannot go with gpu_milli below 1000", j.name));
-    // Each pod gets its own claim from the template (one per worker of a multi-worker job).
-    int32_t& per_pod = q.worker_gpus > 0 ? q.worker_gpus : q.gpus;
-    const int32_t pods = q.worker_gpus > 0 ? q.gpus / q.worker_gpus : 1;
     if (r.all) {
       // Every matching device of the node: the most any node has (nodes with fewer cannot hold it).
-      if (most_per_node[chosen] == 0)
-        throw InputError(where, fmt::format("job {}: no node has a device that request '{}' of ResourceClaimTemplate '{}' "
+      if (most_per_node[index] == 0)
+        throw InputError(where, fmt::format("job {}: no node has a device that request '{}' of {} '{}' "
                                             "matches (allocation_mode All needs at least one)",
-                                            j.name, r.name, dra.templates[from].name));
-      per_pod = most_per_node[chosen];
+                                            j.name, r.name, kind, chosen->name));
+      per_pod = most_per_node[index];
       q.gpus = pods * per_pod;
     } else if (per_pod != r.count) {
       SourceLocation gpus = where;
       gpus.field = field + ".gpus";
-      throw InputError(gpus, fmt::format("job {}: its ResourceClaimTemplate '{}' asks {} device(s) per pod (request '{}'); "
+      throw InputError(gpus, fmt::format("job {}: its {} '{}' asks {} device(s) per pod (request '{}'); "
                                          "expected gpus: {}, got {}",
-                                         j.name, dra.templates[from].name, r.count, r.name, r.count, per_pod));
+                                         j.name, kind, chosen->name, r.count, r.name, r.count, per_pod));
     }
     q.claim = true;
-    q.device_selector = static_cast<uint16_t>(chosen + 1);
+    q.device_selector = static_cast<uint16_t>(index + 1);
   }
 }
 

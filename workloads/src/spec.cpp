@@ -28,6 +28,39 @@ const Section& claim_section() {
   return s;
 }
 
+// An entry of a pod's spec.resourceClaims, with Kubernetes' field names (PodResourceClaim).
+const Section& pod_resource_claim_section() {
+  static const Section s{
+      "pod_resource_claim",
+      "A DRA claim of the pod (spec.resourceClaims[]): an existing ResourceClaim or a template; a bare string names a template",
+      {
+          {"name", Type::string(), "", "", "Its name within the pod (spec.resourceClaims[].name); gpusim does not use it"},
+          {"resource_claim_name", Type::string(), "", "",
+           "A ResourceClaim of the job's namespace (tenancy.resource_claims), which this pod alone may name"},
+          {"resource_claim_template_name", Type::string(), "", "",
+           "A ResourceClaimTemplate (tenancy.resource_claim_templates): the pod gets a claim of its own from it"},
+      }};
+  return s;
+}
+
+std::vector<PodClaimRef> read_pod_claims(const ConfigNode& node) {
+  std::vector<PodClaimRef> out;
+  for (const ConfigNode& item : node.is_sequence() ? node.items() : std::vector<ConfigNode>{node}) {
+    if (!item.is_map()) {
+      out.push_back({item.as_string(), true});
+      continue;
+    }
+    const Fields f = pod_resource_claim_section().read(item);
+    const auto claim = f.get("resource_claim_name");
+    const auto from_template = f.get("resource_claim_template_name");
+    if (claim.has_value() == from_template.has_value())
+      f.fail("expected exactly one of resource_claim_name (a ResourceClaim) and resource_claim_template_name "
+             "(a ResourceClaimTemplate)");
+    out.push_back(claim ? PodClaimRef{claim->as_string(), false} : PodClaimRef{from_template->as_string(), true});
+  }
+  return out;
+}
+
 const Section& job_communication_section() {
   static const Section s{
       "job_communication", "How an inline job communicates",
@@ -85,9 +118,11 @@ std::vector<Field> job_fields() {
       {"resource", Type::string(R"(^nvidia\.com/(gpu|gpu\.shared|mig-.+)$)"), "nvidia.com/gpu", "",
        "The device-plugin resource it asks for: nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>"},
       {"claim", Type::section(claim_section()), "", "", "A capacity claim instead of a resource"},
-      {"resource_claims", Type::string_list(), "", "",
-       "DRA ResourceClaimTemplates (tenancy.resource_claim_templates) its pod claims devices from, instead of a resource; "
-       "gpus must be the request's count"},
+      {"resource_claims",
+       Type::one_of({Type::string(), Type::list(Type::one_of({Type::string(), Type::section(pod_resource_claim_section())}))}),
+       "", "",
+       "DRA claims its pod takes devices from instead of a resource: ResourceClaimTemplates (tenancy.resource_claim_templates) "
+       "by name, or entries naming a template or a ResourceClaim (tenancy.resource_claims); gpus must be the request's count"},
       {"gpu_memory_limit_mib", Type::integer().at_least(1), "", "MiB",
        "The pod's own GPU memory limit (time-slicing cap, MPS pinned limit); absent: none"},
       {"mps_thread_percent", Type::integer().at_least(1).at_most(100), "", "%",
@@ -294,7 +329,7 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   if (auto c = e.get("priority_class")) pod.priority_class = c->as_string();
   if (auto q = e.get("queue")) pod.queue = q->as_string();
   pod.node_rules = read_node_rules(e);
-  pod.resource_claims = e.string_list("resource_claims");
+  if (auto c = e.get("resource_claims")) pod.resource_claims = read_pod_claims(*c);
   if (!pod.resource_claims.empty() && (e.has("resource") || e.has("claim")))
     e.at("resource_claims").fail("give either resource_claims (DRA) or a resource or capacity claim, not both");
   if (auto g = e.get("termination_grace_period")) pod.termination_grace = g->as_duration();

@@ -93,6 +93,14 @@ struct Request {
   int32_t pods_on_node(int32_t gpus_there) const { return worker_gpus > 0 ? std::max(1, gpus_there / worker_gpus) : 1; }
 };
 
+// One entry of a pod's spec.resourceClaims (sim/dra.hpp): a ResourceClaimTemplate the pod gets a claim
+// of its own from (resourceClaimTemplateName), or an existing ResourceClaim it names (resourceClaimName).
+struct PodClaimRef {
+  std::string name;
+  bool from_template = true;
+  bool operator==(const PodClaimRef&) const = default;
+};
+
 // A pod's Kubernetes settings beyond its request (issue 17), kept once in its JobSet for every job
 // that gives the same (JobSet::pod); most jobs have none.
 struct PodSpec {
@@ -100,7 +108,7 @@ struct PodSpec {
   std::string priority_class;                               // spec.priorityClassName; "": the scenario's global default class
   std::string queue;                         // the Kueue LocalQueue of its namespace (label kueue.x-k8s.io/queue-name); "": none
   Interned<NodeRules> node_rules;            // nodeSelector, tolerations, node affinity (interned: request shapes key on it)
-  std::vector<std::string> resource_claims;  // DRA ResourceClaimTemplates it claims devices from (sim/dra.hpp)
+  std::vector<PodClaimRef> resource_claims;  // DRA claims and templates it takes devices from (sim/dra.hpp)
   // spec.terminationGracePeriodSeconds: how long it may take to leave when evicted (Kubernetes' default, 30 s).
   Duration termination_grace = Duration::from_seconds(30);
   // Did the job give `priority` itself? The Priority admission controller then checks it against its
