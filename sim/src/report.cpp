@@ -99,6 +99,7 @@ Json kueue_group_json(std::string_view name, const char* above_key, std::string_
   j["jobs_completed"] = f.completed;
   j["gpu_hours_allocated"] = round_to(f.held_gpu_s / 3600.0, 6);
   j["cost_allocated_usd"] = round_to(f.cost_usd, 2);
+  j["cost_unused_usd"] = round_to(f.cost_usd - f.busy_cost_usd, 2);
   j["nominal_gpus"] = f.nominal_gpus;
   j["mean_quota_used_gpus"] = round_to(ratio(f.quota_used_gpu_hours * 3600.0, span_s), 6);
   j["gpu_hours_borrowed"] = round_to(f.borrowed_gpu_hours, 6);
