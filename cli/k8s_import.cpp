@@ -191,6 +191,9 @@ struct JobOut {
   PodRequest request;
   int64_t count = 1, workers = 1;
   YAML::Node rules;  // the pod's Kubernetes settings (PodRules::fields)
+  std::string object_id;
+  std::vector<std::string> named_claims;  // ResourceClaims its pod names (resourceClaimName)
+  bool whole_horizon = false;             // serving: runs to the horizon
 };
 
 std::string yaml_quoted(std::string_view s) {
@@ -305,8 +308,10 @@ std::string snake(std::string_view camel) {
 
 // --- tenancy objects ---------------------------------------------------------------------------
 
-struct ClaimTemplate {
+// A ResourceClaimTemplate or ResourceClaim read, for the pods that name it.
+struct ClaimSource {
   std::string ns, name;
+  bool from_template = true;
   std::size_t requests = 0;
   int64_t per_pod = 1;   // devices of its (one) request per pod
   std::string unusable;  // why pods naming it are ignored
@@ -315,14 +320,14 @@ struct ClaimTemplate {
 // What goes into the scenario's tenancy: block, one flow map per item.
 struct TenancyOut {
   std::vector<std::string> priority_classes, budgets, quotas, flavors, cohorts, cluster_queues, local_queues, device_classes,
-      claim_templates;
+      claim_templates, resource_claims;
   std::set<std::string> class_names;
   std::set<std::pair<std::string, std::string>> queues;  // LocalQueues: (namespace, name)
-  std::vector<ClaimTemplate> templates;
+  std::vector<ClaimSource> claim_sources;
   std::set<std::string> label_keys;  // node label keys ResourceFlavors select on
   bool any() const {
     for (const auto* v : {&priority_classes, &budgets, &quotas, &flavors, &cohorts, &cluster_queues, &local_queues,
-                          &device_classes, &claim_templates})
+                          &device_classes, &claim_templates, &resource_claims})
       if (!v->empty()) return true;
     return false;
   }
@@ -568,17 +573,34 @@ void read_device_class(const Object& o, TenancyOut& t, std::vector<std::string>&
   t.device_classes.push_back(flow(c));
 }
 
-void read_claim_template(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
-  const YAML::Node devices = at(o.node, {"spec", "spec", "devices"});
+// A ResourceClaimTemplate (its claim's spec under spec.spec) or a ResourceClaim (under spec): the
+// same DeviceClaim (resource.k8s.io/v1).
+void read_claim(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
+  const bool from_template = o.kind == "ResourceClaimTemplate";
+  if (!from_template) {
+    // The resourceclaim controller makes a claim from a template for each pod naming the template,
+    // owned by that pod (ownerReferences, controller: true); the pod and its template are imported.
+    const YAML::Node owners = at(o.node, {"metadata", "ownerReferences"});
+    for (std::size_t i = 0; owners && owners.IsSequence() && i < owners.size(); ++i)
+      if (scalar(at(owners[i], {"kind"})) == "Pod") {
+        const std::string why = fmt::format("made for Pod {} from a ResourceClaimTemplate, which is read instead",
+                                            scalar(at(owners[i], {"name"})));
+        ignored.push_back(fmt::format("{}: {}", o.id(), why));
+        t.claim_sources.push_back({ns_of(o), o.name, false, 0, 1, why});
+        return;
+      }
+  }
+  const std::string dev_field = from_template ? "spec.spec.devices" : "spec.devices";
+  const YAML::Node devices = from_template ? at(o.node, {"spec", "spec", "devices"}) : at(o.node, {"spec", "devices"});
   const YAML::Node requests = at(devices, {"requests"});
   if (!requests || !requests.IsSequence() || requests.size() == 0)
-    o.fail(devices, "spec.spec.devices.requests", "expected a list of device requests");
-  ClaimTemplate ct{ns_of(o), o.name, requests.size(), 1, ""};
+    o.fail(devices ? devices : o.node, dev_field + ".requests", "expected a list of device requests");
+  ClaimSource ct{ns_of(o), o.name, from_template, requests.size(), 1, ""};
   YAML::Node c(YAML::NodeType::Map), list(YAML::NodeType::Sequence);
   c["name"] = o.name;
   c["namespace"] = ns_of(o);
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    const std::string field = fmt::format("spec.spec.devices.requests[{}]", i);
+    const std::string field = fmt::format("{}.requests[{}]", dev_field, i);
     if (at(requests[i], {"firstAvailable"})) {
       ct.unusable = fmt::format("{}.firstAvailable (prioritized alternatives are not modelled)", field);
       continue;
@@ -606,14 +628,14 @@ void read_claim_template(const Object& o, TenancyOut& t, std::vector<std::string
                   "not modelled", ignored);
     list.push_back(q);
   }
-  report_fields(o, "spec.spec.devices.", other_keys(devices, {"requests"}), "not modelled", ignored);
-  t.templates.push_back(ct);
+  report_fields(o, dev_field + ".", other_keys(devices, {"requests"}), "not modelled", ignored);
+  t.claim_sources.push_back(ct);
   if (!ct.unusable.empty()) {
     ignored.push_back(fmt::format("{}: {}", o.id(), ct.unusable));
     return;
   }
   c["requests"] = list;
-  t.claim_templates.push_back(flow(c));
+  (from_template ? t.claim_templates : t.resource_claims).push_back(flow(c));
 }
 
 // Which tenancy object is it; false: not one gpusim reads.
@@ -627,7 +649,8 @@ bool read_tenancy_object(const Object& o, TenancyOut& t, std::vector<std::string
            (o.kind == "ResourceFlavor" || o.kind == "ClusterQueue" || o.kind == "LocalQueue" || o.kind == "Cohort"))
     read_kueue(o, t, ignored);
   else if (group == "resource.k8s.io" && o.kind == "DeviceClass") read_device_class(o, t, ignored);
-  else if (group == "resource.k8s.io" && o.kind == "ResourceClaimTemplate") read_claim_template(o, t, ignored);
+  else if (group == "resource.k8s.io" && (o.kind == "ResourceClaimTemplate" || o.kind == "ResourceClaim"))
+    read_claim(o, t, ignored);
   else return false;
   if (o.name.empty()) o.fail(at(o.node, {"metadata"}), "metadata.name", "expected the object's name");
   return true;
@@ -730,9 +753,8 @@ struct PodRules {
   std::string priority_class, queue, hostname;
   YAML::Node queue_at;  // the queue label and its object's path, for messages
   std::string queue_at_field;
-  std::vector<std::string> claims;
-  YAML::Node claims_at;  // for messages
-  std::string skip;      // why the pod cannot be represented
+  std::vector<std::pair<std::string, bool>> claims;  // names, true: a ResourceClaimTemplate's
+  YAML::Node claims_at;                              // for messages
 };
 
 // `tmpl` is the pod (template) with metadata and spec; `field` its path in the object ("" or "spec.template.").
@@ -781,17 +803,24 @@ PodRules read_pod_rules(const Object& o, const YAML::Node& tmpl, const std::stri
   if (const YAML::Node c = at(spec, {"resourceClaims"})) {
     expect(o, c, sf + ".resourceClaims", YAML::NodeType::Sequence);
     r.claims_at = c;
+    // A template stays a bare name in the scenario, a ResourceClaim is {resource_claim_name: NAME}.
+    YAML::Node out(YAML::NodeType::Sequence);
     for (std::size_t i = 0; i < c.size(); ++i) {
       const std::string f = fmt::format("{}.resourceClaims[{}]", sf, i);
-      if (const YAML::Node byname = at(c[i], {"resourceClaimName"})) {
-        r.skip = fmt::format("{}.resourceClaimName {} (ResourceClaim objects are not imported yet)", f, scalar(byname));
-        continue;
+      const YAML::Node t = at(c[i], {"resourceClaimTemplateName"}), byname = at(c[i], {"resourceClaimName"});
+      const YAML::Node given = t ? t : byname;
+      if (!given || (t && byname) || !given.IsScalar() || given.Scalar().empty())
+        o.fail(c[i], f, "expected one of resourceClaimTemplateName and resourceClaimName");
+      r.claims.emplace_back(given.Scalar(), bool(t));
+      if (t) {
+        out.push_back(given.Scalar());
+      } else {
+        YAML::Node ref(YAML::NodeType::Map);
+        ref["resource_claim_name"] = given.Scalar();
+        out.push_back(ref);
       }
-      const YAML::Node t = at(c[i], {"resourceClaimTemplateName"});
-      if (!t || !t.IsScalar() || t.Scalar().empty()) o.fail(c[i], f, "expected resourceClaimTemplateName or resourceClaimName");
-      r.claims.push_back(t.Scalar());
     }
-    if (!r.claims.empty()) r.fields["resource_claims"] = r.claims;
+    if (!r.claims.empty()) r.fields["resource_claims"] = out;
   }
   return r;
 }
@@ -975,6 +1004,7 @@ std::string tenancy_block(const TenancyOut& t) {
   }
   list("device_classes", t.device_classes, "  ");
   list("resource_claim_templates", t.claim_templates, "  ");
+  list("resource_claims", t.resource_claims, "  ");
   return y;
 }
 
@@ -995,8 +1025,6 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
   for (const Object& o : objects) {
     if (o.kind == "Node") nodes.push_back(&o);
     else if (read_tenancy_object(o, tenancy, out.ignored)) continue;
-    else if (o.kind == "ResourceClaim")
-      out.ignored.push_back(o.id() + ": ResourceClaim objects are not imported yet (pods naming one are ignored)");
     else if (o.kind == "ConfigMap") {
       if (!read_config_map(o, configs))
         out.ignored.push_back(o.id() + ": neither the device plugin's nor the MIG manager's config");
@@ -1074,7 +1102,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
 
   // Workloads: one inline job per controller (its replicas as count or workers) or per pod.
   std::vector<JobOut> jobs;
-  bool long_running = false;
+  std::map<std::pair<std::string, std::string>, int64_t> pods_naming;  // ResourceClaims: (namespace, name)
   const std::string horizon = duration_text(options.horizon);
   const std::string duration = duration_text(options.duration);
   for (const Object* op : workloads) {
@@ -1150,10 +1178,6 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
     }
     if (o.kind != "PyTorchJob") j.request = read_pod_spec(o, at(tmpl, {"spec"}), o.kind == "Pod" ? "spec" : "spec.template.spec");
     const PodRules rules = read_pod_rules(o, tmpl, tmpl_field, tenancy.any(), out.ignored);
-    if (!rules.skip.empty()) {
-      out.ignored.push_back(fmt::format("{}: {}", o.id(), rules.skip));
-      continue;
-    }
     if (!rules.priority_class.empty() && !tenancy.class_names.count(rules.priority_class))
       o.fail(at(tmpl, {"spec", "priorityClassName"}), tmpl_field + "spec.priorityClassName",
              fmt::format("no PriorityClass '{}' among the objects read (Kubernetes refuses the pod)", rules.priority_class));
@@ -1161,19 +1185,33 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       o.fail(rules.queue_at, fmt::format("{}metadata.labels.{}", rules.queue_at_field, kQueueLabel),
              fmt::format("no LocalQueue '{}' in namespace {} among the objects read", rules.queue, j.tenant));
     if (!rules.claims.empty()) {
-      // DRA: each pod gets a claim from each template; gpusim holds one device request per job.
+      // DRA: each pod gets a claim from each template and the ResourceClaims it names; gpusim holds
+      // one device request per job.
       std::size_t requests = 0;
       std::string unusable;
-      for (const std::string& c : rules.claims) {
-        const auto t = std::find_if(tenancy.templates.begin(), tenancy.templates.end(),
-                                    [&](const ClaimTemplate& x) { return x.name == c && x.ns == j.tenant; });
-        if (t == tenancy.templates.end())
+      for (const auto& [c, from_template] : rules.claims) {
+        const std::string_view kind = from_template ? "ResourceClaimTemplate" : "ResourceClaim";
+        const auto t = std::find_if(tenancy.claim_sources.begin(), tenancy.claim_sources.end(), [&](const ClaimSource& x) {
+          return x.name == c && x.ns == j.tenant && x.from_template == from_template;
+        });
+        if (t == tenancy.claim_sources.end())
           o.fail(rules.claims_at, tmpl_field + "spec.resourceClaims",
-                 fmt::format("no ResourceClaimTemplate '{}' in namespace {} among the objects read", c, j.tenant));
-        if (!t->unusable.empty()) unusable = fmt::format("claims from ResourceClaimTemplate {}, which is ignored", c);
+                 fmt::format("no {} '{}' in namespace {} among the objects read", kind, c, j.tenant));
+        if (!t->unusable.empty()) unusable = fmt::format("claims from {} {}, which is ignored", kind, c);
         requests += t->requests;
         j.request.gpus = t->per_pod;
+        if (!from_template) {
+          j.named_claims.push_back(c);
+          pods_naming[{j.tenant, c}] += j.count * j.workers;
+        }
       }
+      // Kubernetes lets the pods naming one ResourceClaim share its devices (status.reservedFor
+      // lists them all); gpusim gives a device to one job at a time and refuses a shared claim
+      // (sim/src/dra.cpp), so such a workload is reported rather than written. Across workloads: below.
+      if (!j.named_claims.empty() && j.count * j.workers > 1 && unusable.empty())
+        unusable = fmt::format("its {} pods name ResourceClaim {} (sharing a ResourceClaim's devices between pods is not "
+                               "modelled; a ResourceClaimTemplate gives each pod its own)",
+                               j.count * j.workers, j.named_claims.front());
       if (requests != 1 && unusable.empty())
         unusable = fmt::format("its claims hold {} device requests; gpusim places one kind of device per job", requests);
       if (!j.request.resource.empty())
@@ -1208,12 +1246,25 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
     j.arrival = duration_annotation(o, tmpl, "arrival", "0");
     if (serving && !annotation(o, tmpl, "duration")) {
       j.duration = horizon;
-      long_running = true;
+      j.whole_horizon = true;
     } else {
       j.duration = duration_annotation(o, tmpl, "duration", duration);
     }
+    j.object_id = o.id();
     jobs.push_back(std::move(j));
   }
+  // A ResourceClaim named by the pods of several workloads is shared, as above: none of them is written.
+  std::erase_if(jobs, [&](const JobOut& j) {
+    for (const std::string& c : j.named_claims)
+      if (const int64_t n = pods_naming[{j.tenant, c}]; n > 1) {
+        out.ignored.push_back(fmt::format("{}: ResourceClaim {} is named by {} pods (sharing a ResourceClaim's devices "
+                                          "between pods is not modelled; a ResourceClaimTemplate gives each pod its own)",
+                                          j.object_id, c, n));
+        return true;
+      }
+    return false;
+  });
+  const bool long_running = std::any_of(jobs.begin(), jobs.end(), [](const JobOut& j) { return j.whole_horizon; });
   if (jobs.empty())
     throw InputError({options.paths.empty() ? "" : options.paths.front(), std::nullopt, "Pod"},
                      "no workload asking for GPUs (Pods, Deployments, StatefulSets, Jobs, PyTorchJobs)");

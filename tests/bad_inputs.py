@@ -679,6 +679,17 @@ for name, text, says in [
      ["Pod ml/p", "spec.terminationGracePeriodSeconds", "expected a whole number"]),
     ("Pod unknown claim template", k8s_pod_spec("  resourceClaims: [{name: g, resourceClaimTemplateName: none}]\n"),
      ["Pod ml/p", "spec.resourceClaims", "no ResourceClaimTemplate 'none' in namespace ml"]),
+    ("ResourceClaim without requests", k8s_obj("resource.k8s.io/v1", "ResourceClaim", "c", "spec:\n  devices: {}\n", "ml"),
+     ["k8s.yaml:line 27", "ResourceClaim ml/c", "spec.devices.requests", "expected a list of device requests"]),
+    ("ResourceClaim count", k8s_obj("resource.k8s.io/v1", "ResourceClaim", "c",
+                                    "spec:\n  devices:\n    requests:\n      - name: g\n"
+                                    "        exactly: {deviceClassName: d, count: many}\n", "ml"),
+     ["k8s.yaml:line 30", "ResourceClaim ml/c", "spec.devices.requests[0].exactly.count", "expected a whole number"]),
+    ("Pod unknown ResourceClaim", k8s_pod_spec("  resourceClaims: [{name: g, resourceClaimName: none}]\n"),
+     ["k8s.yaml:line", "Pod ml/p", "spec.resourceClaims", "no ResourceClaim 'none' in namespace ml"]),
+    ("Pod claim by template and name", k8s_pod_spec(
+        "  resourceClaims: [{name: g, resourceClaimName: a, resourceClaimTemplateName: b}]\n"),
+     ["k8s.yaml:line", "Pod ml/p", "spec.resourceClaims[0]", "one of resourceClaimTemplateName and resourceClaimName"]),
 ]:
     k8s("k8s " + name, text if "kind: Pod\n" in text else K8S_POD + text, says)
 case("k8s --duration text", {"k8s.yaml": K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")}, "--duration",

@@ -57,8 +57,10 @@ matches "manifests: the notebooks on the tainted T4 node" "$TMP/m/jobs.csv" '^3,
 got=$(python3 -c "import json,sys; print([t['admission_wait_s']['max'] for t in json.load(open(sys.argv[1]))['tenants'] if t['name'] == 'vision'])" "$TMP/m/summary.json")
 if [ "$got" = "[10800.0]" ]; then ok "manifests: vision's longest Kueue admission wait 3 h"; else echo "FAIL admission wait: $got"; fail=1; fi
 
-# DRA claim templates, Cohorts, node affinity and a hostname nodeSelector on two L4 nodes (one
-# tainted nvidia.com/gpu, in zone-a), and what gpusim cannot represent, reported with why.
+# DRA claim templates and ResourceClaims, Cohorts, node affinity and a hostname nodeSelector on two
+# L4 nodes (one tainted nvidia.com/gpu, in zone-a), and what gpusim cannot represent, reported with why:
+# a ResourceClaim named by several pods (a Deployment's two replicas; two pods) shares its devices,
+# which gpusim does not model, and a claim the controller made from a template for a pod.
 mkdir -p "$TMP/dra"
 cat >"$TMP/dra/objects.yaml" <<'YAML'
 apiVersion: v1
@@ -94,11 +96,6 @@ spec:
             count: 2
             selectors: [{cel: {expression: 'device.capacity["gpu.nvidia.com"].memory >= quantity("20Gi")'}}]
 ---
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: shared-gpu, namespace: infer}
-spec: {}
----
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: Cohort
 metadata: {name: all}
@@ -129,13 +126,6 @@ spec:
   tolerations: [{operator: Exists}]
   containers: [{name: c, image: x, resources: {claims: [{name: gpus}]}}]
 ---
-apiVersion: v1
-kind: Pod
-metadata: {name: by-name, namespace: infer}
-spec:
-  resourceClaims: [{name: gpu, resourceClaimName: shared-gpu}]
-  containers: [{name: c, image: x}]
----
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: zonal, namespace: infer}
@@ -160,11 +150,81 @@ metadata: {name: pinned, namespace: infer}
 spec:
   nodeSelector: {kubernetes.io/hostname: l4-2}
   containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: one-l4, namespace: infer}
+spec:
+  devices:
+    requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          selectors: [{cel: {expression: 'device.capacity["gpu.nvidia.com"].memory >= quantity("20Gi")'}}]
+status: {reservedFor: [{resource: pods, name: by-name}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: by-name, namespace: infer}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: one-l4}]
+  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared, namespace: infer}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sharing, namespace: infer}
+spec:
+  replicas: 2
+  template:
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimName: shared}]
+      containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: pair, namespace: infer}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: twin-a, namespace: infer}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: pair}]
+  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: twin-b, namespace: infer}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: pair}]
+  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: dra-pod-gpus-x7k2p
+  namespace: infer
+  ownerReferences: [{apiVersion: v1, kind: Pod, name: dra-pod, controller: true}]
+spec:
+  devices:
+    requests: [{name: gpus, exactly: {deviceClassName: gpu.nvidia.com, count: 2}}]
 YAML
 check "DRA and affinity import" 0 "$GPUSIM" import k8s "$TMP/dra" --out "$TMP/dra.yaml"
-contains "ResourceClaim reported" "$TMP/err" "ignored: ResourceClaim infer/shared-gpu: ResourceClaim objects are not imported yet"
-contains "a pod naming a ResourceClaim reported" "$TMP/err" \
-  "ignored: Pod infer/by-name: spec.resourceClaims[0].resourceClaimName shared-gpu (ResourceClaim objects are not imported yet)"
+contains "replicas sharing a ResourceClaim reported" "$TMP/err" \
+  "ignored: Deployment infer/sharing: its 2 pods name ResourceClaim shared (sharing a ResourceClaim's devices between pods is not modelled"
+contains "pods sharing a ResourceClaim reported" "$TMP/err" \
+  "ignored: Pod infer/twin-b: ResourceClaim pair is named by 2 pods (sharing a ResourceClaim's devices"
+contains "a template's generated claim reported" "$TMP/err" \
+  "ignored: ResourceClaim infer/dra-pod-gpus-x7k2p: made for Pod dra-pod from a ResourceClaimTemplate, which is read instead"
 contains "unmodelled Kueue field reported" "$TMP/err" "ignored: ClusterQueue cq: spec.stopPolicy (not modelled)"
 contains "tolerationSeconds reported" "$TMP/err" "spec.template.spec.tolerations[0].tolerationSeconds (gpusim's taints do not evict running pods)"
 contains "hostname expression reported" "$TMP/err" "matchExpressions[1] on kubernetes.io/hostname (a per-node label; gpusim matches labels per pool)"
@@ -173,15 +233,20 @@ contains "zone labels split the L4 nodes" "$TMP/dra.yaml" "labels: {topology.kub
 contains "DRA pod's claims and grace period" "$TMP/dra.yaml" \
   '{name: "pod/infer/dra-pod", gpus: 2, kind: batch, duration: "1h", arrival: "0", tenant: "infer", tolerations: [{operator: Exists}], termination_grace_period: 60s, resource_claims: [two-gpus]}'
 contains "claim template" "$TMP/dra.yaml" 'requests: [{name: gpus, device_class: gpu.nvidia.com, count: 2, selectors: ["device.capacity[\"gpu.nvidia.com\"].memory >= quantity(\"20Gi\")"]}]'
+contains "ResourceClaim" "$TMP/dra.yaml" \
+  '- {name: one-l4, namespace: infer, requests: [{name: gpu, device_class: gpu.nvidia.com, selectors: ["device.capacity[\"gpu.nvidia.com\"].memory >= quantity(\"20Gi\")"]}]}'
+contains "pod naming a ResourceClaim" "$TMP/dra.yaml" 'resource_claims: [{resource_claim_name: one-l4}]}'
 contains "Cohort" "$TMP/dra.yaml" "- {name: all, parent: root}"
 contains "ClusterQueue fields renamed" "$TMP/dra.yaml" "preemption: {within_cluster_queue: LowerPriority}, fair_sharing: {weight: 2}"
 contains "hostname nodeSelector as node:" "$TMP/dra.yaml" 'node: "l4-2"}'
 check "DRA and affinity run" 0 "$GPUSIM" run "$TMP/dra.yaml" --out "$TMP/d"
 # The DRA pod takes 2 L4s, the zone-a replicas the other 2 of l4-1 (they tolerate its taint), the
-# pinned pod l4-2.
+# pinned pod l4-2; the pod naming ResourceClaim one-l4 (one L4, no toleration) l4-2 too, at 0 for 1 h.
 matches "DRA pod on the tainted node it tolerates" "$TMP/d/jobs.csv" '^0,pod/infer/dra-pod,infer,batch,0,0,3600,.*,l4-4x,'
 matches "zonal replicas in zone-a" "$TMP/d/jobs.csv" '^2,deployment/infer/zonal-1,infer,inference,0,0,,.*,l4-4x,'
 matches "pinned pod on l4-2" "$TMP/d/jobs.csv" '^3,pod/infer/pinned,infer,batch,0,0,3600,.*,l4-4x-2,l4-2:'
+matches "ResourceClaim pod on l4-2" "$TMP/d/jobs.csv" '^4,pod/infer/by-name,infer,batch,0,0,3600,.*,l4-4x-2,l4-2:'
+figure "DRA run: jobs (twins and sharing replicas not written)" "$TMP/d/summary.json" jobs_total 5
 
 # Snapshot (kubectl get nodes,pods -A -o json) with the ConfigMaps: a CPU node, a finished pod and a
 # pod without GPUs are ignored; three running pods start on their nodes, two pending ones queue.
