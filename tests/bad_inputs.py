@@ -821,6 +821,64 @@ field("quota scope without values", {"tenancy": {"resource_quotas": [dict(QUOTA,
 field("quota scope name", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"pods": 1}, scope_selector={
     "match_expressions": [{"scope_name": "BestEffort", "operator": "Exists"}]})]}},
       ["scope_name", "PriorityClass"])
+# Kueue (issue 17): tenancy.kueue. The base: one flavor on the pool's label, one ClusterQueue, one
+# LocalQueue, the job in it.
+FLAVORS = [{"name": "l4", "node_labels": {"gpu": "l4"}}]
+GPU_GROUP = {"covered_resources": ["nvidia.com/gpu"],
+             "flavors": [{"name": "l4", "resources": [{"name": "nvidia.com/gpu", "nominal_quota": 4}]}]}
+CQ = {"name": "cq", "cohort": "org", "resource_groups": [GPU_GROUP]}
+LQ = {"name": "lq", "namespace": "team", "cluster_queue": "cq"}
+
+
+def kueue(**fields):
+    """The base scenario with Kueue and its job in LocalQueue lq; `fields` edit tenancy.kueue."""
+    doc = {"resource_flavors": FLAVORS, "cluster_queues": [CQ], "local_queues": [LQ]}
+    doc = copy.deepcopy(doc)
+    for path, value in fields.items():
+        edit(doc, path, value)
+    return scenario(**{"cluster.pools[0].labels": {"gpu": "l4"}, "workload.jobs[0].tenant": "team",
+                       "workload.jobs[0].queue": "lq", "tenancy": {"kueue": doc}})
+
+
+case("kueue job in an unknown LocalQueue", scenario(**{
+    "cluster.pools[0].labels": {"gpu": "l4"}, "workload.jobs[0].tenant": "team", "workload.jobs[0].queue": "nope",
+    "tenancy": {"kueue": {"resource_flavors": FLAVORS, "cluster_queues": [CQ], "local_queues": [LQ]}}}),
+     ["scenario.yaml", "workload.jobs[0].queue", "unknown LocalQueue 'nope' in namespace 'team'", "lq"])
+case("kueue LocalQueue of an unknown ClusterQueue", kueue(**{"local_queues[0].cluster_queue": "gpu"}),
+     ["scenario.yaml", "tenancy.kueue.local_queues[0].cluster_queue", "unknown ClusterQueue 'gpu'",
+      "expected one of tenancy.kueue.cluster_queues: cq"])
+case("kueue flavor unknown", kueue(**{"cluster_queues[0].resource_groups[0].flavors[0].name": "a100"}),
+     ["scenario.yaml", "tenancy.kueue.cluster_queues[0].resource_groups[0].flavors[0].name",
+      "unknown ResourceFlavor 'a100'", "l4"])
+case("kueue cohort cycle", kueue(**{"cohorts": [{"name": "org", "parent": "dept"}, {"name": "dept", "parent": "org"}]}),
+     ["scenario.yaml", "tenancy.kueue.cohorts[0].parent", "cycle", "org -> dept -> org", "a tree"])
+case("kueue nominal quota malformed", kueue(**{
+    "cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal_quota": "four"}),
+     ["scenario.yaml", "tenancy.kueue.cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal_quota",
+      "expected a quantity", "'four'"])
+case("kueue nominal quota suffix", kueue(**{
+    "cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal_quota": "4X"}),
+     ["scenario.yaml", "nominal_quota", "unknown quantity suffix 'X'", "Gi"])
+case("kueue resource not covered", kueue(**{
+    "cluster_queues[0].resource_groups[0].flavors[0].resources[1]": {"name": "cpu", "nominal_quota": 8}}),
+     ["scenario.yaml", "tenancy.kueue.cluster_queues[0].resource_groups[0].flavors[0].resources[1].name",
+      "resource 'cpu' is not one of the group's covered_resources (nvidia.com/gpu)"])
+case("kueue preemption policy unknown", kueue(**{"cluster_queues[0].preemption": {"reclaim_within_cohort": "Sometimes"}}),
+     ["scenario.yaml", "tenancy.kueue.cluster_queues[0].preemption.reclaim_within_cohort",
+      "expected one of Never, LowerPriority, Any, got 'Sometimes'"])
+case("kueue preemption policy not of that field", kueue(**{
+    "cluster_queues[0].preemption": {"within_cluster_queue": "Any"}}),
+     ["scenario.yaml", "tenancy.kueue.cluster_queues[0].preemption.within_cluster_queue",
+      "expected one of Never, LowerPriority, LowerOrNewerEqualPriority, got 'Any'"])
+case("kueue fungibility value not of that field", kueue(**{"cluster_queues[0].flavor_fungibility": {"when_can_borrow": "Preempt"}}),
+     ["scenario.yaml", "tenancy.kueue.cluster_queues[0].flavor_fungibility.when_can_borrow",
+      "expected one of Borrow, TryNextFlavor, got 'Preempt'"])
+case("kueue fair sharing strategies order", kueue(**{"fair_sharing": {
+    "enable": True, "preemption_strategies": ["LessThanInitialShare", "LessThanOrEqualToFinalShare"]}}),
+     ["scenario.yaml", "tenancy.kueue.fair_sharing.preemption_strategies", "[LessThanOrEqualToFinalShare, LessThanInitialShare]"])
+case("kueue termination_grace removed", kueue(**{"termination_grace": "10s"}),
+     ["scenario.yaml", "tenancy.kueue.termination_grace", "no longer read", "termination_grace_period"])
+
 field("preempt with a preemptive order", {"policy": "las+first-fit+preempt"}, ["policy", "+preempt", "composes with fifo"])
 
 

@@ -1,9 +1,11 @@
 // Kueue admission (sim/kueue.hpp) on small cases followed by hand. Clusters of l4-4x nodes (4 GPUs
 // each); jobs ask 1 GPU unless said; fifo+first-fit places what Kueue admits. Preempted workloads
-// leave at once (termination_grace: 0) unless said.
+// leave at once (their pods' termination_grace_period: 0, kNoGrace) unless said.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "gpusim/sim/kueue.hpp"
 #include "test_util.hpp"
@@ -26,6 +28,8 @@ class Recorder final : public Observer {
   void job_admitted(const RunState& s, JobId id) override {
     ++admissions;
     if (s.kueue()->admitted_at(id) != s.now()) ADD_FAILURE() << "admitted_at is not now";
+    const KueueState& k = *s.kueue();
+    for (uint32_t q = 0; q < k.queue_count(); ++q) shares[std::string(k.queue(q).name)] = k.queue(q).share;
   }
   void finished(const RunState& s) override {
     const KueueState& k = *s.kueue();
@@ -35,6 +39,7 @@ class Recorder final : public Observer {
   std::vector<Eviction> evictions;
   int admissions = 0;
   std::map<std::string, double> borrowed_gpu_hours;
+  std::map<std::string, double> shares;  // status.fairSharing.weightedShare after the last admission
 };
 
 struct Outcome {
@@ -56,7 +61,7 @@ std::unique_ptr<Outcome> run(int nodes, const std::string& jobs, const std::stri
   const std::string text =
       "name: k\ncluster:\n  pools:\n" +
       (pools.empty() ? "    - {name: p, node: l4-4x, count: " + std::to_string(nodes) + ", labels: {gpu: l4}}\n" : pools) +
-      "workload:\n  jobs:\n" + jobs + "tenancy:\n  kueue:\n    termination_grace: 0\n" + kueue + "policy: fifo+first-fit\n";
+      "workload:\n  jobs:\n" + jobs + "tenancy:\n  kueue:\n" + kueue + "policy: fifo+first-fit\n";
   auto r = std::make_unique<Outcome>(test::load(write_file("k.yaml", text)));
   auto sched = Registry::global().make(r->scenario.policy, policy_context(r->scenario), r->scenario.policy_where);
   RunOptions o;
@@ -79,11 +84,13 @@ std::string locals(std::initializer_list<const char*> names) {
   for (const char* n : names) s += std::string("      - {name: ") + n + ", namespace: " + n + ", cluster_queue: " + n + "}\n";
   return s;
 }
-// `count` jobs named <prefix><i> of tenant (and queue) `team`.
+const std::string kNoGrace = "termination_grace_period: 0, ";
+// `count` jobs named <prefix><i> of tenant (and queue) `team`, leaving at once when evicted.
 std::string jobs(const std::string& prefix, int count, const std::string& team, const std::string& fields) {
   std::string s;
   for (int i = 0; i < count; ++i)
-    s += "    - {name: " + prefix + std::to_string(i) + ", tenant: " + team + ", queue: " + team + ", " + fields + "}\n";
+    s += "    - {name: " + prefix + std::to_string(i) + ", tenant: " + team + ", queue: " + team + ", " + kNoGrace + fields +
+         "}\n";
   return s;
 }
 
@@ -154,9 +161,9 @@ TEST(Kueue, ReclaimWithinCohort) {
 //   Never: it waits until 10 h. An equal-priority newcomer never preempts under LowerPriority.
 TEST(Kueue, WithinClusterQueue) {
   const auto two = [](const char* high_priority) {
-    return std::string("    - {name: low, tenant: a, queue: a, gpus: 1, duration: 10h, priority: 1}\n"
-                       "    - {name: high, tenant: a, queue: a, gpus: 1, duration: 1h, arrival: 1h, priority: ") +
-           high_priority + "}\n";
+    return "    - {name: low, tenant: a, queue: a, " + kNoGrace + "gpus: 1, duration: 10h, priority: 1}\n" +
+           "    - {name: high, tenant: a, queue: a, " + kNoGrace +
+           "gpus: 1, duration: 1h, arrival: 1h, priority: " + high_priority + "}\n";
   };
   const std::string js = two("5");
   const auto with = [&](const std::string& extra, const std::string& j) {
@@ -179,8 +186,8 @@ TEST(Kueue, WithinClusterQueue) {
 //   without it, or with max_priority_threshold 0 (b's priority 1 is above it), it waits until 10 h.
 TEST(Kueue, BorrowWithinCohort) {
   const std::string js = jobs("b", 4, "b", "gpus: 1, duration: 10h, priority: 1") +
-                         jobs("a", 2, "a", "gpus: 1, duration: 10h, priority: 10") +
-                         "    - {name: late, tenant: a, queue: a, gpus: 1, duration: 1h, arrival: 1h, priority: 10}\n";
+                         jobs("a", 2, "a", "gpus: 1, duration: 10h, priority: 10") + "    - {name: late, tenant: a, queue: a, " +
+                         kNoGrace + "gpus: 1, duration: 1h, arrival: 1h, priority: 10}\n";
   const auto with = [&](const std::string& borrow) {
     return run(2, js,
                kFlavor + "    cluster_queues:\n" +
@@ -300,9 +307,275 @@ TEST(Kueue, FairSharingHierarchical) {
   // (When the first jobs end at 10 h the queues rebalance again; only time 0 is followed here.)
   ASSERT_GE(r->recorder.evictions.size(), 1u);
   EXPECT_EQ(r->recorder.evictions[0].at_s, 0);
-  if (r->recorder.evictions.size() > 1) EXPECT_GT(r->recorder.evictions[1].at_s, 0);
+  if (r->recorder.evictions.size() > 1) {
+    EXPECT_GT(r->recorder.evictions[1].at_s, 0);
+  }
   EXPECT_EQ(r->recorder.evictions[0].reason, "InCohortFairSharing");
   EXPECT_EQ(r->recorder.evictions[0].victim.substr(0, 2), "b1");
+}
+
+// LowerOrNewerEqualPriority (withinClusterQueue): also equal-priority workloads admitted after the
+// preemptor was queued. Nominal 2, all priority 5: "filler" (1 GPU, 10 s) runs from 0; "old" (2 GPUs)
+// arrives at 1 s and waits (filler is older, so never a candidate); "new" (1 GPU, 1 h) arrives at 2 s
+// and fits. At 10 s filler ends: old still needs new's GPU.
+//   LowerOrNewerEqualPriority: new (newer, equal priority) is evicted at 10 s (InClusterQueue) and old
+//   starts at 10 s; new runs again when old ends, at 10 s + 1 h.
+//   LowerPriority: old waits for new to end, at 2 s + 1 h.
+TEST(Kueue, WithinClusterQueueLowerOrNewerEqualPriority) {
+  const std::string js = "    - {name: filler, tenant: a, queue: a, " + kNoGrace + "gpus: 1, duration: 10, priority: 5}\n" +
+                         "    - {name: old, tenant: a, queue: a, " + kNoGrace +
+                         "gpus: 2, duration: 1h, arrival: 1, priority: 5}\n" + "    - {name: new, tenant: a, queue: a, " +
+                         kNoGrace + "gpus: 1, duration: 1h, arrival: 2, priority: 5}\n";
+  const auto with = [&](const char* policy) {
+    return run(1, js,
+               kFlavor + "    cluster_queues:\n" +
+                   queue("a", 2, std::string("preemption: {within_cluster_queue: ") + policy + "}, ") + locals({"a"}));
+  };
+  const auto newer = with("LowerOrNewerEqualPriority");
+  EXPECT_EQ(newer->start("new"), 2);
+  EXPECT_EQ(newer->start("old"), 10);
+  ASSERT_EQ(newer->recorder.evictions.size(), 1u);
+  EXPECT_EQ(newer->recorder.evictions[0].victim, "new");
+  EXPECT_EQ(newer->recorder.evictions[0].by, "old");
+  EXPECT_EQ(newer->recorder.evictions[0].reason, "InClusterQueue");
+  EXPECT_EQ(newer->recorder.evictions[0].at_s, 10);
+  EXPECT_EQ(newer->result->jobs[newer->id("new")].start.seconds(), 10 + 3600);
+  const auto lower = with("LowerPriority");
+  EXPECT_EQ(lower->start("old"), 2 + 3600);
+  EXPECT_TRUE(lower->recorder.evictions.empty());
+}
+
+// A workload Kueue evicts has its pods deleted: they terminate within their own
+// termination_grace_period (Kubernetes' default 30 s), and its quota is released when they are gone.
+// ReclaimWithinCohort's case: b0 reclaims at 1 h; a's evicted job takes 5 min (its grace period, no
+// checkpoint to write), so b0 starts at 1 h 5 min. b0 stays its queue's head while it waits (Kueue
+// requeues a preemptor as pending), so b1 preempts only then and starts at 1 h 10 min. With the
+// default grace period: 1 h 30 s.
+TEST(Kueue, EvictionWaitsForThePodsGracePeriod) {
+  const auto with = [&](const std::string& grace) {
+    const std::string a = [&] {
+      std::string s;
+      for (int i = 0; i < 4; ++i)
+        s += "    - {name: a" + std::to_string(i) + ", tenant: a, queue: a, " + grace + "gpus: 1, duration: 10h}\n";
+      return s;
+    }();
+    return run(1, a + jobs("b", 2, "b", "gpus: 1, duration: 1h, arrival: 1h"),
+               kFlavor + "    cluster_queues:\n" + queue("a", 2, "cohort: org, ") +
+                   queue("b", 2, "cohort: org, preemption: {reclaim_within_cohort: Any}, ") + locals({"a", "b"}));
+  };
+  const auto five_minutes = with("termination_grace_period: 5m, ");
+  ASSERT_EQ(five_minutes->recorder.evictions.size(), 2u);
+  EXPECT_EQ(five_minutes->recorder.evictions[0].at_s, 3600);
+  EXPECT_EQ(five_minutes->recorder.evictions[1].at_s, 3600 + 300);
+  EXPECT_EQ(five_minutes->start("b0"), 3600 + 300);
+  EXPECT_EQ(five_minutes->start("b1"), 3600 + 600);
+  const auto by_default = with("");
+  EXPECT_EQ(by_default->start("b0"), 3600 + 30);
+}
+
+// Kueue's dominant resource share, checked against pkg/cache/scheduler/fair_sharing_test.go
+// (TestDominantResourceShare; its DrValue is status.fairSharing.weightedShare, the weighted share
+// rounded up). ClusterQueue cq and lending-cq in one cohort, one flavor; GPUs stand for its
+// example.com/gpu, cpu for cpu.
+//   "usage above nominal": quotas cq {cpu 2, gpu 5}, lending-cq {cpu 8, gpu 5}; cq uses cpu 3, gpu 7:
+//     gpu (7 - 5) x 1000 / 10 = 200 beats cpu (3 - 2) x 1000 / 10 = 100: 200.
+//   "one resource above nominal": cq uses cpu 3, gpu 3: (3 - 2) x 1000 / 10 = 100.
+TEST(Kueue, DominantResourceShareAsKueue) {
+  const auto with = [&](int cpu_jobs, int gpu_only_jobs) {
+    const std::string qs = "      - {name: cq, cohort: test-cohort, resource_groups: [{covered_resources: [nvidia.com/gpu, cpu], "
+                           "flavors: [{name: l4, resources: [{name: nvidia.com/gpu, nominal_quota: 5}, {name: cpu, "
+                           "nominal_quota: 2}]}]}]}\n"
+                           "      - {name: lending-cq, cohort: test-cohort, resource_groups: [{covered_resources: "
+                           "[nvidia.com/gpu, cpu], flavors: [{name: l4, resources: [{name: nvidia.com/gpu, nominal_quota: 5}, "
+                           "{name: cpu, nominal_quota: 8}]}]}]}\n";
+    return run(3,
+               jobs("cpu", cpu_jobs, "cq", "gpus: 1, cpu_milli: 1000, duration: 1h") +
+                   jobs("gpu", gpu_only_jobs, "cq", "gpus: 1, duration: 1h"),
+               kFlavor + "    cluster_queues:\n" + qs + "    local_queues: [{name: cq, namespace: cq, cluster_queue: cq}]\n");
+  };
+  const auto above = with(3, 4);
+  EXPECT_EQ(above->recorder.admissions, 7);
+  EXPECT_EQ(above->recorder.shares.at("cq"), 200);
+  EXPECT_EQ(above->recorder.shares.at("lending-cq"), 0);
+  EXPECT_EQ(with(3, 0)->recorder.shares.at("cq"), 100);
+}
+
+// The same test's cases where integer division used to hide borrowing (Kueue #6925, "Fix Rounding
+// Bug"): cq nominal 500 GPUs, lending-cq 1000 (weight 300), lendable 1500.
+//   "usage slightly above nominal in a cohort with large quotas": cq uses 501: 1 x 1000 / 1500 = 0.67,
+//     rounded up 1;
+//   "usage way above nominal in a cohort with large quotas and weights": cq (weight 300) uses 800:
+//     300 x 1000 / 1500 / 300 = 0.67, rounded up 1.
+// 501 GPUs: a job of 62 workers x 8 GPUs and five of 1, on 100 8-GPU nodes.
+TEST(Kueue, DominantResourceShareRoundsUp) {
+  const auto with = [&](const std::string& cq_weight, int big_workers, int small) {
+    const std::string pools = "    - {name: p, node: hgx-h100, count: 100, labels: {gpu: h100}}\n";
+    const std::string qs =
+        "      - {name: cq, cohort: c, " + cq_weight +
+        "resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: [{name: h100, resources: "
+        "[{name: nvidia.com/gpu, nominal_quota: 500}]}]}]}\n"
+        "      - {name: lending-cq, cohort: c, fair_sharing: {weight: 300}, resource_groups: [{covered_resources: "
+        "[nvidia.com/gpu], flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominal_quota: 1000}]}]}]}\n";
+    const std::string js = "    - {name: big, tenant: cq, queue: cq, workers: " + std::to_string(big_workers) +
+                           ", gpus: 8, duration: 1h}\n" + jobs("s", small, "cq", "gpus: 1, duration: 1h");
+    return run(0, js,
+               "    resource_flavors: [{name: h100, node_labels: {gpu: h100}}]\n    cluster_queues:\n" + qs +
+                   "    local_queues: [{name: cq, namespace: cq, cluster_queue: cq}]\n",
+               pools);
+  };
+  EXPECT_EQ(with("", 62, 5)->recorder.shares.at("cq"), 1);                                // 501
+  EXPECT_EQ(with("fair_sharing: {weight: 300}, ", 100, 0)->recorder.shares.at("cq"), 1);  // 800
+}
+
+// Kueue's own fair-sharing preemption cases (pkg/scheduler/preemption/preemption_fair_test.go,
+// TestFairPreemptions, kueue at ff69552), GPUs for its CPUs. Its `admitted` workloads arrive at 0
+// (10 h long) and are admitted, as they fit their cohort's quota; `incoming` arrives at 1 h in its
+// target queue. Result: the evictions it causes then, "victim:reason", sorted.
+struct Wl {
+  std::string name, cq;
+  int gpus = 1;
+  int priority = 0;
+};
+std::vector<std::string> fair_case(const std::string& queues, const std::vector<Wl>& admitted, const Wl& incoming,
+                                   const std::string& extra = "") {
+  std::string js;
+  std::set<std::string> names;
+  const auto line = [&](const Wl& w, const char* when) {
+    names.insert(w.cq);
+    js += "    - {name: " + w.name + ", tenant: " + w.cq + ", queue: " + w.cq + ", " + kNoGrace +
+          "workers: " + std::to_string(w.gpus) + ", gpus: 1, priority: " + std::to_string(w.priority) + ", " + when + "}\n";
+  };
+  for (const Wl& w : admitted) line(w, "duration: 10h");
+  line(incoming, "duration: 1h, arrival: 1h");
+  std::string local = "    local_queues:\n";
+  for (const std::string& n : names) local += "      - {name: " + n + ", namespace: " + n + ", cluster_queue: " + n + "}\n";
+  const auto r = run(8, js, kFlavor + extra + "    cluster_queues:\n" + queues + local);
+  std::vector<std::string> out;
+  for (const Eviction& e : r->recorder.evictions)
+    if (e.by == incoming.name && e.at_s == 3600) out.push_back(e.victim + ":" + e.reason);
+  std::sort(out.begin(), out.end());
+  for (const Wl& w : admitted) EXPECT_EQ(r->start(w.name), 0) << w.name << " was not admitted at 0";
+  return out;
+}
+using Names = std::vector<std::string>;
+
+// baseCQs: a, b, c of nominal 3 (withinClusterQueue LowerPriority, reclaimWithinCohort Any,
+// borrowWithinCohort LowerPriority up to -3) and "preemptible" of 0, in cohort "all"; fair sharing
+// with the default strategies. (Half-CPU cases are doubled: quotas 6, sizes x 2.)
+std::string base_cqs(int scale = 1, const std::string& a_extra = "", bool borrow_within = true) {
+  const std::string pre =
+      std::string("cohort: all, preemption: {within_cluster_queue: LowerPriority, reclaim_within_cohort: Any") +
+      (borrow_within ? ", borrow_within_cohort: {policy: LowerPriority, max_priority_threshold: -3}" : "") + "}, ";
+  return queue("a", 3 * scale, pre + a_extra) + queue("b", 3 * scale, pre) + queue("c", 3 * scale, pre) +
+         queue("preemptible", 0, "cohort: all, ");
+}
+const std::string kFair = "    fair_sharing: {enable: true}\n";
+std::vector<Wl> units(const std::string& cq, int from, int to, int priority = 0) {
+  std::vector<Wl> out;
+  for (int i = from; i <= to; ++i) out.push_back({cq + std::to_string(i), cq, 1, priority});
+  return out;
+}
+std::vector<Wl> operator+(std::vector<Wl> a, const std::vector<Wl>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(KueueFairSharing, KueueTestCasesFlat) {
+  const std::string q = base_cqs();
+  // "reclaim nominal from user using the most": c, within its nominal quota with the newcomer,
+  // reclaims from b (5 of 3) regardless of shares.
+  EXPECT_EQ(fair_case(q, units("a", 1, 3) + units("b", 1, 5) + units("c", 1, 1), {"in", "c"}, kFair),
+            Names{"b1:InCohortReclamation"});
+  // "reclaim borrowable quota from user using the most": a with it borrows 1 (111) <= b without b1 (111).
+  EXPECT_EQ(fair_case(q, units("a", 1, 3) + units("b", 1, 5) + units("c", 1, 1), {"in", "a"}, kFair),
+            Names{"b1:InCohortFairSharing"});
+  // "can't preempt when everyone under nominal".
+  EXPECT_EQ(fair_case(q, units("a", 1, 3) + units("b", 1, 3) + units("c", 1, 3), {"in", "c"}, kFair), Names{});
+  // "can't preempt when it would switch the imbalance": a with 2 more (222) > b without one (111).
+  EXPECT_EQ(fair_case(q, units("a", 1, 3) + units("b", 1, 5), {"in", "a", 2}, kFair), Names{});
+  // "can preempt lower priority workloads from same CQ".
+  EXPECT_EQ(fair_case(q, std::vector<Wl>{{"a1_low", "a", 1, -1}, {"a2_low", "a", 1, -1}} + units("a", 3, 4) + units("b", 1, 5),
+                      {"in", "a", 2}, kFair),
+            (Names{"a1_low:InClusterQueue", "a2_low:InClusterQueue"}));
+  // "can preempt a combination of same CQ and highest user".
+  EXPECT_EQ(fair_case(q, std::vector<Wl>{{"a_low", "a", 1, -1}} + units("a", 2, 3) + units("b", 1, 6), {"in", "a", 2}, kFair),
+            (Names{"a_low:InClusterQueue", "b1:InCohortFairSharing"}));
+  // "preempt huge workload if there is no other option, as long as the target CQ gets a lower share".
+  EXPECT_EQ(fair_case(q, {{"b1", "b", 9}}, {"in", "a", 2}, kFair), Names{"b1:InCohortReclamation"});
+  // "can't preempt huge workload if the incoming is also huge".
+  EXPECT_EQ(fair_case(q, {{"a1", "a", 2}, {"b1", "b", 7}}, {"in", "a", 5}, kFair), Names{});
+  // "can't preempt 2 smaller workloads if the incoming is huge".
+  EXPECT_EQ(fair_case(q, {{"b1", "b", 2}, {"b2", "b", 2}, {"b3", "b", 3}}, {"in", "a", 6}, kFair), Names{});
+  // "preempt from target and others even if over nominal".
+  EXPECT_EQ(fair_case(q, {{"a1_low", "a", 2, -1}, {"a2_low", "a", 1, -1}, {"b1", "b", 3}, {"b2", "b", 3}}, {"in", "a", 4}, kFair),
+            (Names{"a1_low:InClusterQueue", "b1:InCohortFairSharing"}));
+  // "cannot preempt if it would make the candidate CQ go under nominal after preempting one element".
+  EXPECT_EQ(fair_case(q, {{"b1", "b", 3}, {"b2", "b", 3}, {"c1", "c", 3}}, {"in", "a", 4}, kFair), Names{});
+  // "workloads under priority threshold not capriciously preempted": borrowWithinCohort plays no
+  // part in fair sharing; preemptible's -3 workloads are taken only as the shares allow, not enough.
+  EXPECT_EQ(fair_case(q, units("a", 1, 3) + units("b", 1, 3) + units("preemptible", 1, 3, -3), {"in", "a", 2}, kFair), Names{});
+}
+
+TEST(KueueFairSharing, KueueTestCasesHalves) {
+  const std::string q = base_cqs(2);
+  // "prefer to preempt workloads that don't make the target CQ have the biggest share" (x 2): b1 4,
+  // b2 2, b3 4, c1 2; a_incoming 7. Taking b2 leaves b at 8 (share 2/18) >= a's 1/18 and fits.
+  EXPECT_EQ(fair_case(q, {{"b1", "b", 4}, {"b2", "b", 2}, {"b3", "b", 4}, {"c1", "c", 2}}, {"in", "a", 7}, kFair),
+            Names{"b2:InCohortFairSharing"});
+  // "preempt from different cluster queues if the end result has a smaller max share" (x 2).
+  EXPECT_EQ(fair_case(q, {{"b1", "b", 4}, {"b2", "b", 5}, {"c1", "c", 4}, {"c2", "c", 5}}, {"in", "a", 7}, kFair),
+            (Names{"b1:InCohortFairSharing", "c1:InCohortFairSharing"}));
+  // "scenario above does not flap" (x 2): b can't take back from a.
+  EXPECT_EQ(fair_case(q, {{"a1", "a", 7}, {"b2", "b", 5}, {"c2", "c", 5}}, {"in", "b", 4}, kFair), Names{});
+}
+
+// The two strategies on one case: a1 3 in a; b_low (priority 0) 5 and b_high (priority 1) 1 in b
+// (b borrows 3: 333); a_incoming 1 makes a borrow 1 (111).
+//   [LessThanInitialShare] ("preempt lower priority first, even if big"): b_low first in
+//   candidate order, 111 < 333: b_low.
+//   [LessThanOrEqualToFinalShare] ("preempt workload that doesn't transfer the imbalance, even if
+//   high priority"): without b_low b's share is 0 < 111, refused; without b_high 222 >= 111: b_high.
+TEST(KueueFairSharing, PreemptionStrategies) {
+  const std::string q = base_cqs();
+  const std::vector<Wl> admitted{{"a1", "a", 3}, {"b_low", "b", 5, 0}, {"b_high", "b", 1, 1}};
+  EXPECT_EQ(
+      fair_case(q, admitted, {"in", "a"}, "    fair_sharing: {enable: true, preemption_strategies: [LessThanInitialShare]}\n"),
+      Names{"b_low:InCohortFairSharing"});
+  EXPECT_EQ(fair_case(q, admitted, {"in", "a"},
+                      "    fair_sharing: {enable: true, preemption_strategies: [LessThanOrEqualToFinalShare]}\n"),
+            Names{"b_high:InCohortFairSharing"});
+}
+
+// "CQ with higher weight can preempt more": a of weight 2 (no borrowWithinCohort), b borrows 3;
+// a_incoming 2: a with it borrows 2 (222 / 2 = 111) and may take two of b's (b then 111).
+TEST(KueueFairSharing, HigherWeightPreemptsMore) {
+  EXPECT_EQ(
+      fair_case(base_cqs(1, "fair_sharing: {weight: 2}, ", false), units("a", 1, 3) + units("b", 1, 6), {"in", "a", 2}, kFair),
+      (Names{"b1:InCohortFairSharing", "b2:InCohortFairSharing"}));
+}
+
+// "hierarchical preemption": ROOT (quota 5) holds c (1) and cohorts LEFT (5, weight 2: a 1 with
+// weight 2, b 1) and RIGHT (5: d 1, e 1 with weight 0.99); b, c, d and e run five unit workloads
+// each, priorities 1 to 5. a_incoming of 5: b1, b2, c1, c2 and e1 (InCohortFairSharing).
+TEST(KueueFairSharing, KueueTestCaseHierarchical) {
+  const std::string any = "preemption: {reclaim_within_cohort: Any}, ";
+  const std::string cohorts =
+      "    cohorts:\n"
+      "      - {name: ROOT, resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: [{name: l4, "
+      "resources: [{name: nvidia.com/gpu, nominal_quota: 5}]}]}]}\n"
+      "      - {name: LEFT, parent: ROOT, fair_sharing: {weight: 2}, resource_groups: [{covered_resources: "
+      "[nvidia.com/gpu], flavors: [{name: l4, resources: [{name: nvidia.com/gpu, nominal_quota: 5}]}]}]}\n"
+      "      - {name: RIGHT, parent: ROOT, resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: "
+      "[{name: l4, resources: [{name: nvidia.com/gpu, nominal_quota: 5}]}]}]}\n";
+  const std::string q = queue("a", 1, "cohort: LEFT, fair_sharing: {weight: 2}, " + any) + queue("b", 1, "cohort: LEFT, ") +
+                        queue("c", 1, "cohort: ROOT, ") + queue("d", 1, "cohort: RIGHT, ") +
+                        queue("e", 1, "cohort: RIGHT, fair_sharing: {weight: 0.99}, ");
+  std::vector<Wl> admitted;
+  for (const char* cq : {"b", "c", "d", "e"})
+    for (int i = 1; i <= 5; ++i) admitted.push_back({cq + std::to_string(i), cq, 1, i});
+  EXPECT_EQ(fair_case(q, admitted, {"in", "a", 5}, kFair + cohorts),
+            (Names{"b1:InCohortFairSharing", "b2:InCohortFairSharing", "c1:InCohortFairSharing", "c2:InCohortFairSharing",
+                   "e1:InCohortFairSharing"}));
 }
 
 // Bad input: the reader names the field and what it expected.

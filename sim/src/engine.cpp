@@ -442,7 +442,8 @@ void Engine::admit_kueue() {
     }
     for (const KueueEviction& e : evictions) {
       if (records_[e.victim].status == JobStatus::running) {
-        evict(e.victim, scenario_.tenancy.kueue.termination_grace, e.by, e.reason);
+        // Its pods are deleted: each terminates within its own terminationGracePeriodSeconds.
+        evict(e.victim, PrioritySpec::termination_grace(scenario_.jobs, jobs_[e.victim]), e.by, e.reason);
         continue;
       }
       // Admitted but not placed yet: its pods are deleted before they run.

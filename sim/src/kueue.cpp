@@ -264,7 +264,7 @@ struct Kueue::Impl {
           std::pair<std::string_view, std::string_view>(js.tenants[j.tenant], pod->queue));  // checked by check_kueue_queues
       const uint32_t base = shapes.of(j.id);
       workload_of[j.id] = static_cast<uint32_t>(workloads.size());
-      workloads.push_back({cq, base, j.priority, j.arrival, std::nullopt, {}, false, false, false});
+      workloads.push_back({cq, base, j.priority, j.arrival, std::nullopt, {}, false, false, false, Time{}});
       request(base, j);
       if (!prepared.emplace(cq, base).second) continue;
       // Every shape it may be admitted with, now: policies size their tables by the shape count.
@@ -336,15 +336,16 @@ struct Kueue::Impl {
     }
     return true;
   }
-  // Kueue's dominant resource share of a node in its parent (pkg/cache fair_sharing.go): the largest
-  // over resources of what it uses above its subtree quota, per 1000 of what its parent can lend,
-  // divided by its weight; 0 when it borrows nothing, infinite for a weight of 0 that borrows.
-  // Integers as in Kueue (ratio per 1000, then x1000 / weight in milli), so that equal shares compare equal.
+  // Kueue's dominant resource share of a node in its parent (pkg/cache/scheduler/fair_sharing.go,
+  // dominantResourceShare and PreciseWeightedShare): the largest over resources of what it uses above
+  // its subtree quota (summed over flavors), per 1000 of what its parent can lend (potentialAvailable
+  // summed over flavors), divided by its weight; 0 when it borrows nothing or nothing is lendable,
+  // infinite for a weight of 0 that borrows. In floating point, as Kueue since v0.14 ("Fix Rounding
+  // Bug", #6925: integer division made a borrower of 1 in 1500 look like a non-borrower).
   double share(uint32_t node) const {
     const QuotaNode& n = nodes[node];
     if (!n.parent) return 0;
-    int64_t best = 0;
-    bool borrows = false;
+    double best = 0;
     for (uint32_t r = 0; r < resource_count; ++r) {
       int64_t borrowed = 0, lendable = 0;
       for (uint32_t fl = 0; fl < spec.flavors.size(); ++fl) {
@@ -352,12 +353,11 @@ struct Kueue::Impl {
         borrowed += std::max<int64_t>(0, n.usage[f] - n.subtree[f]);
         lendable += potential(*n.parent, f);
       }
-      if (borrowed > 0) borrows = true;
-      if (borrowed > 0 && lendable > 0) best = std::max(best, borrowed * 1000 / lendable);
+      if (borrowed > 0 && lendable > 0)
+        best = std::max(best, static_cast<double>(borrowed) * 1000.0 / static_cast<double>(lendable));
     }
-    if (!borrows) return 0;
-    const auto weight_milli = static_cast<int64_t>(std::llround(n.weight * 1000));
-    return weight_milli > 0 ? static_cast<double>(best * 1000 / weight_milli) : std::numeric_limits<double>::infinity();
+    if (best == 0) return 0;
+    return n.weight > 0 ? best / n.weight : std::numeric_limits<double>::infinity();
   }
   double share_with(uint32_t node, uint32_t cq, const Amounts& a) {
     add(cq, a, +1);
@@ -572,54 +572,163 @@ struct Kueue::Impl {
     return minimal(cq, a, same, true, std::nullopt);
   }
 
-  // Fair sharing (docs/concepts/preemption.md, "Fair Sharing", FindFairPreemptionTargets): for each
-  // strategy, take from the queue with the highest share while the strategy allows it.
-  std::vector<Target> fair(uint32_t cq, const Workload& w, const Assignment& a, const std::vector<JobId>& cands) {
-    const auto threshold = borrow_threshold(spec.cluster_queues[cq], w);
-    std::map<uint32_t, std::vector<JobId>> by_queue;
-    for (JobId id : cands) by_queue[wl(id).cq].push_back(id);
-    std::vector<Target> targets;
-    bool fit = false;
-    for (FairSharingStrategy strategy : spec.fair_sharing_strategies) {
-      std::set<uint32_t> open;
-      for (const auto& [q, list] : by_queue)
-        if (!list.empty()) open.insert(q);
-      while (!fit && !open.empty()) {
-        uint32_t y = *open.begin();
-        double highest = -1;
-        for (uint32_t q : open)
-          if (const double s = share(below_common(cq, q).second); s > highest) {
-            highest = s;
-            y = q;
+  // Fair sharing (docs/concepts/preemption.md, "Fair Sharing"; pkg/scheduler/preemption/preemption.go
+  // fairPreemptions and fairsharing/ordering.go). The preemptor's usage is added for the whole
+  // search. Target ClusterQueues come from the tree walked down from the root, at each level the
+  // child with the highest share (nodes that borrow nothing or hold no candidate pruned). Its own
+  // queue's candidates are taken as they come (InClusterQueue); while the preemptor's queue stays
+  // within its nominal quota, any other queue's too (InCohortReclamation; feature gate
+  // FairSharingPreemptWithinNominal, on by default since v0.17); otherwise the first strategy decides
+  // per candidate, comparing the shares of the two subtrees below their lowest common ancestor
+  // (InCohortFairSharing), and after a target the queue is picked again. What the first strategy
+  // turned down is offered to LessThanInitialShare once per queue (rule S2-b). borrowWithinCohort
+  // plays no part here (the docs: "but not borrowWithinCohort").
+  class FairOrdering {
+   public:
+    FairOrdering(Impl& k, uint32_t preemptor, const std::vector<JobId>& cands) : k_(k), preemptor_(preemptor) {
+      lists_.resize(k.queue_count);
+      pruned_.assign(k.nodes.size(), false);
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        lists_[k.wl(cands[i]).cq].push_back(cands[i]);
+        rank_.emplace(cands[i], i);
+      }
+      for (auto at = k.nodes[preemptor].parent; at; at = k.nodes[*at].parent) ancestors_.insert(*at);
+    }
+    std::optional<uint32_t> next() {
+      if (!k_.nodes[preemptor_].parent) {
+        if (pruned_[preemptor_] || lists_[preemptor_].empty()) return std::nullopt;
+        return preemptor_;
+      }
+      const uint32_t root = k_.nodes[preemptor_].root;
+      while (!pruned_[root])
+        if (const auto t = next_target(root)) return t;
+      return std::nullopt;
+    }
+    bool has_workload(uint32_t cq) const { return !lists_[cq].empty(); }
+    JobId pop(uint32_t cq) {
+      const JobId id = lists_[cq].front();
+      lists_[cq].erase(lists_[cq].begin());
+      return id;
+    }
+    void drop(uint32_t cq) { pruned_[cq] = true; }
+
+   private:
+    std::optional<uint32_t> next_target(uint32_t cohort) {
+      std::optional<uint32_t> best_cq, best_cohort;
+      double best_cq_share = -1, best_cohort_share = -1;
+      for (uint32_t c : k_.nodes[cohort].children) {
+        if (pruned_[c]) continue;
+        const double share = k_.share(c);
+        if (c < k_.queue_count) {
+          // The preemptor's queue stays while it has candidates, borrowing or not.
+          if ((!k_.borrows_any(c) && c != preemptor_) || lists_[c].empty()) {
+            pruned_[c] = true;
+          } else if (best_cq && share == best_cq_share) {
+            if (rank_.at(lists_[c].front()) < rank_.at(lists_[*best_cq].front())) best_cq = c;
+          } else if (share > best_cq_share) {
+            best_cq_share = share;
+            best_cq = c;
           }
-        std::vector<JobId>& list = by_queue[y];
-        bool taken = false;
-        for (std::size_t i = 0; i < list.size() && !taken; ++i) {
-          const Workload& c = wl(list[i]);
-          bool ok = y == cq;
-          std::string_view reason = kInClusterQueue;
-          if (!ok) {
-            const auto [mine, theirs] = below_common(cq, y);
-            const double preemptor = share_with(mine, cq, a.usage);
-            const double before = share(theirs);
-            add(c.cq, c.usage, -1);
-            const double after = share(theirs);
-            add(c.cq, c.usage, +1);
-            const bool below = threshold && c.priority < *threshold;
-            ok = below ||
-                 (strategy == FairSharingStrategy::less_than_or_equal_to_final_share ? preemptor <= after : preemptor < before);
-            reason = below ? kInCohortReclaimWhileBorrowing : kInCohortFairSharing;
-          }
-          if (!ok) continue;
-          add(c.cq, c.usage, -1);
-          targets.push_back({list[i], reason});
-          list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
-          taken = true;
-          fit = fits(cq, a.usage, true);
+        } else if (!k_.borrows_any(c) && !ancestors_.contains(c)) {
+          pruned_[c] = true;
+        } else if (share >= best_cohort_share) {
+          best_cohort_share = share;
+          best_cohort = c;
         }
-        if (!taken || list.empty()) open.erase(y);
+      }
+      if (!best_cq && !best_cohort) {
+        pruned_[cohort] = true;
+        return std::nullopt;
+      }
+      // A cohort wins ties: within it the most unfair node can be chosen.
+      if (best_cohort && best_cohort_share >= best_cq_share) return next_target(*best_cohort);
+      return best_cq;
+    }
+
+    Impl& k_;
+    uint32_t preemptor_;
+    std::vector<std::vector<JobId>> lists_;  // by cq, in candidatesOrdering
+    std::unordered_map<JobId, std::size_t> rank_;
+    std::vector<bool> pruned_;  // by node
+    std::set<uint32_t> ancestors_;
+  };
+
+  bool borrows_any(uint32_t node) const {
+    const QuotaNode& n = nodes[node];
+    for (std::size_t f = 0; f < n.usage.size(); ++f)
+      if (n.usage[f] > n.subtree[f]) return true;
+    return false;
+  }
+
+  std::vector<Target> fair(uint32_t cq, const Assignment& a, const std::vector<JobId>& cands) {
+    add(cq, a.usage, +1);  // the shares include the preemptor's workload
+    // workloadFitsForFairSharing: without it, as it would be admitted.
+    const auto fits_now = [&] {
+      add(cq, a.usage, -1);
+      const bool fit = fits(cq, a.usage, true);
+      add(cq, a.usage, +1);
+      return fit;
+    };
+    const bool within_nominal = std::none_of(a.need_preemption.begin(), a.need_preemption.end(),
+                                             [&](uint32_t f) { return nodes[cq].usage[f] > nodes[cq].nominal[f]; });
+    std::vector<Target> targets;
+    std::vector<JobId> retry;
+    const auto take = [&](JobId id, std::string_view reason) {
+      add(wl(id).cq, wl(id).usage, -1);
+      targets.push_back({id, reason});
+      return fits_now();
+    };
+    bool fit = false;
+    const FairSharingStrategy first = spec.fair_sharing_strategies.front();
+    FairOrdering order(*this, cq, cands);
+    while (!fit) {
+      const auto y = order.next();
+      if (!y) break;
+      if (*y == cq) {
+        fit = take(order.pop(cq), kInClusterQueue);
+        continue;
+      }
+      if (within_nominal) {
+        fit = take(order.pop(*y), kInCohortReclamation);
+        continue;
+      }
+      const auto [mine, theirs] = below_common(cq, *y);
+      const double preemptor_new = share(mine);
+      const double target_old = share(theirs);
+      if (std::isinf(preemptor_new) && !std::isinf(target_old)) {  // no candidate can pass (fsStrategyUnsatisfiable)
+        while (order.has_workload(*y)) retry.push_back(order.pop(*y));
+        continue;
+      }
+      while (order.has_workload(*y)) {
+        const JobId id = order.pop(*y);
+        const Workload& c = wl(id);
+        add(c.cq, c.usage, -1);
+        const double target_new = share(theirs);
+        add(c.cq, c.usage, +1);
+        const bool pass = first == FairSharingStrategy::less_than_or_equal_to_final_share ? preemptor_new <= target_new
+                                                                                          : preemptor_new < target_old;
+        if (!pass) {
+          retry.push_back(id);
+          continue;
+        }
+        fit = take(id, kInCohortFairSharing);
+        break;  // the shares changed: the queue is picked again
       }
     }
+    if (!fit && spec.fair_sharing_strategies.size() > 1) {
+      // Rule S2-b: the first candidate of each queue, if the preemptor's share stays below the queue's.
+      FairOrdering again(*this, cq, retry);
+      while (!fit) {
+        const auto y = again.next();
+        if (!y) break;
+        const auto [mine, theirs] = below_common(cq, *y);
+        const bool pass = share(mine) < share(theirs);
+        const JobId id = again.pop(*y);
+        if (pass) fit = take(id, kInCohortFairSharing);
+        again.drop(*y);
+      }
+    }
+    add(cq, a.usage, -1);
     if (!fit) {
       restore(targets);
       return {};
@@ -667,8 +776,7 @@ struct Kueue::Impl {
       if (e.assignment.mode == Mode::fit) return e;
       if (e.assignment.mode == Mode::preempt) {
         const std::vector<JobId> cands = candidates(cq, w, e.assignment, view);
-        if (!cands.empty())
-          e.targets = spec.fair_sharing ? fair(cq, w, e.assignment, cands) : classic(cq, w, e.assignment, cands);
+        if (!cands.empty()) e.targets = spec.fair_sharing ? fair(cq, e.assignment, cands) : classic(cq, w, e.assignment, cands);
         if (!e.targets.empty()) return e;
       }
       // StrictFIFO: the head blocks the queue; BestEffortFIFO: it is inadmissible for now.
@@ -720,7 +828,8 @@ struct Kueue::Impl {
       }
     }
     s.weight = n.weight;
-    s.share = share(cq);
+    // status.fairSharing.weightedShare: rounded up to an integer (roundedWeightedShare).
+    s.share = std::ceil(share(cq));
     s.pending = queues[cq].pending;
     s.admitted = static_cast<uint32_t>(queues[cq].admitted.size());
     return s;

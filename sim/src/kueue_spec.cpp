@@ -15,6 +15,17 @@ namespace gpusim {
 
 namespace {
 
+// The value of E a field names, one of `allowed` (a Section's Type::enumeration subset documents
+// them; ConfigNode::as_enum would take any of E's values, e.g. withinClusterQueue: Any).
+template <NamedEnum E>
+E one_of(const ConfigNode& n, std::initializer_list<E> allowed) {
+  const std::string text = n.as_string();
+  if (const auto v = parse_enum<E>(text); v && std::find(allowed.begin(), allowed.end(), *v) != allowed.end()) return *v;
+  std::vector<std::string_view> names;
+  for (E a : allowed) names.push_back(to_string(a));
+  n.fail(fmt::format("expected one of {}, got '{}'", join_choices(names, ", "), text));
+}
+
 const Section& quota_section() {
   static const Section s{
       "kueue_resource_quota",
@@ -251,16 +262,18 @@ const Section& kueue_section() {
         "Cohorts (hierarchical); a name a ClusterQueue uses is one"},
        {"cluster_queues", Type::list(Type::section(cluster_queue_section())), required, "", "ClusterQueues"},
        {"local_queues", Type::list(Type::section(local_queue_section())), "", "", "LocalQueues jobs name with their queue field"},
-       {"fair_sharing", Type::section(fair_sharing_section()), "", "", "Configuration.fairSharing"},
-       {"termination_grace", Type::duration(), "30s", "",
-        "Grace period of a preempted workload's pods (Kubernetes' default terminationGracePeriodSeconds)"}}};
+       {"fair_sharing", Type::section(fair_sharing_section()), "", "", "Configuration.fairSharing"}}};
   return s;
 }
 
 KueueSpec read_kueue(const ConfigNode& node, const Scenario& sc) {
+  // A workload Kueue evicts has its pods deleted: each terminates within its own
+  // terminationGracePeriodSeconds, as with any other deletion (the field lived here for a day).
+  if (const auto g = node.get("termination_grace"))
+    g->fail("no longer read: a job Kueue evicts terminates within its own pods' grace period; expected the job's "
+            "termination_grace_period (default 30s) instead");
   const Fields f = kueue_section().read(node);
   KueueSpec k;
-  k.termination_grace = f.value("termination_grace").as_duration();
   std::map<std::string, uint32_t, std::less<>> flavors;
   if (const auto list = f.get("resource_flavors")) {
     for (const ConfigNode& n : list->items()) {
@@ -329,18 +342,19 @@ KueueSpec read_kueue(const ConfigNode& node, const Scenario& sc) {
     q.queueing_strategy = c.value("queueing_strategy").as_enum<QueueingStrategy>();
     if (const auto p = c.get("preemption")) {
       const Fields pf = preemption_section().read(*p);
-      q.within_cluster_queue = pf.value("within_cluster_queue").as_enum<KueuePreemptionPolicy>();
-      q.reclaim_within_cohort = pf.value("reclaim_within_cohort").as_enum<KueuePreemptionPolicy>();
+      using enum KueuePreemptionPolicy;
+      q.within_cluster_queue = one_of(pf.value("within_cluster_queue"), {never, lower_priority, lower_or_newer_equal_priority});
+      q.reclaim_within_cohort = one_of(pf.value("reclaim_within_cohort"), {never, lower_priority, any});
       if (const auto b = pf.get("borrow_within_cohort")) {
         const Fields bf = borrow_within_cohort_section().read(*b);
-        q.borrow_within_cohort = bf.value("policy").as_enum<KueuePreemptionPolicy>();
+        q.borrow_within_cohort = one_of(bf.value("policy"), {never, lower_priority});
         if (bf.has("max_priority_threshold")) q.max_priority_threshold = bf.integer<int32_t>("max_priority_threshold");
       }
     }
     if (const auto ff = c.get("flavor_fungibility")) {
       const Fields fu = fungibility_section().read(*ff);
-      q.when_can_borrow = fu.value("when_can_borrow").as_enum<Fungibility>();
-      q.when_can_preempt = fu.value("when_can_preempt").as_enum<Fungibility>();
+      q.when_can_borrow = one_of(fu.value("when_can_borrow"), {Fungibility::borrow, Fungibility::try_next_flavor});
+      q.when_can_preempt = one_of(fu.value("when_can_preempt"), {Fungibility::preempt, Fungibility::try_next_flavor});
     }
     q.weight = read_weight(c);
     if (!queues.emplace(q.name, static_cast<uint32_t>(k.cluster_queues.size())).second)
@@ -357,7 +371,9 @@ KueueSpec read_kueue(const ConfigNode& node, const Scenario& sc) {
       if (it == queues.end()) {
         std::vector<std::string_view> known;
         for (const auto& [name, i] : queues) known.push_back(name);
-        l.at("cluster_queue").fail(fmt::format("unknown ClusterQueue '{}'; expected one of {}", cq, fmt::join(known, ", ")));
+        l.at("cluster_queue")
+            .fail(fmt::format("unknown ClusterQueue '{}'; expected one of tenancy.kueue.cluster_queues: {}", cq,
+                              fmt::join(known, ", ")));
       }
       q.cluster_queue = it->second;
       if (!local_names.emplace(q.namespace_name, q.name).second)
@@ -371,6 +387,15 @@ KueueSpec read_kueue(const ConfigNode& node, const Scenario& sc) {
     k.fair_sharing_strategies.clear();
     for (const ConfigNode& s : ff.value("preemption_strategies").items())
       k.fair_sharing_strategies.push_back(s.as_enum<FairSharingStrategy>());
+    // Kueue's Configuration validation accepts these three lists only (docs/concepts/preemption.md).
+    using enum FairSharingStrategy;
+    const std::vector<std::vector<FairSharingStrategy>> supported{{less_than_or_equal_to_final_share},
+                                                                  {less_than_initial_share},
+                                                                  {less_than_or_equal_to_final_share, less_than_initial_share}};
+    if (std::find(supported.begin(), supported.end(), k.fair_sharing_strategies) == supported.end())
+      ff.value("preemption_strategies")
+          .fail("expected one of [LessThanOrEqualToFinalShare], [LessThanInitialShare] or "
+                "[LessThanOrEqualToFinalShare, LessThanInitialShare] (the lists Kueue accepts)");
   }
   return k;
 }

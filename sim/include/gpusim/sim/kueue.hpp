@@ -35,7 +35,7 @@ struct KueueQueueStatus {
   int64_t borrowed_gpus = 0;  // usage above its nominal quota, per flavor
   int64_t lent_gpus = 0;      // its share of what its cohort tree borrows (see KueueTotals)
   double weight = 1;          // fair_sharing.weight
-  double share = 0;           // Kueue's weighted share value (DRS / weight, x1000 as Kueue's weightedShare)
+  double share = 0;           // Kueue's status.fairSharing.weightedShare: DRS per 1000 / weight, rounded up
   uint32_t pending = 0;       // jobs waiting in it for admission
   uint32_t admitted = 0;      // jobs holding its quota
 };

@@ -114,7 +114,6 @@ struct KueueSpec {
   bool fair_sharing = false;
   std::vector<FairSharingStrategy> fair_sharing_strategies{FairSharingStrategy::less_than_or_equal_to_final_share,
                                                            FairSharingStrategy::less_than_initial_share};
-  Duration termination_grace = Duration::from_us(30'000'000);  // a preempted workload's pods' grace period
   bool enabled() const { return !cluster_queues.empty(); }
 };
 
