@@ -104,27 +104,46 @@ KueueFairShares::KueueFairShares(const KueueSpec& k, double quota_scale)
   std::fill(cohort_nominal_.begin(), cohort_nominal_.end(), 0);
   for (uint32_t c = 0; c < own.size(); ++c)
     for (std::optional<uint32_t> up = c; up; up = cohort_parent_[*up]) cohort_nominal_[*up] += own[c];
+  // The trees: a cohort's is its root's; a ClusterQueue's its cohort's, or its own.
+  tree_queues_.resize(tree_count());
+  tree_cohorts_.resize(tree_count());
+  const auto root = [&](uint32_t c) {
+    while (cohort_parent_[c]) c = *cohort_parent_[c];
+    return c;
+  };
+  for (uint32_t c = 0; c < cohort_nominal_.size(); ++c) tree_cohorts_[root(c)].push_back(c);
+  for (uint32_t q = 0; q < queue_nominal_.size(); ++q) {
+    queue_tree_.push_back(queue_parent_[q] ? root(*queue_parent_[q]) : static_cast<uint32_t>(cohort_nominal_.size() + q));
+    tree_queues_[queue_tree_.back()].push_back(q);
+  }
+  cohort_demand_.assign(cohort_nominal_.size(), 0.0);
 }
 
 void KueueFairShares::compute(const std::vector<double>& queue_demand, std::vector<double>& queue_share,
                               std::vector<double>& cohort_share) const {
-  std::vector<double> cohort_demand(cohort_nominal_.size(), 0.0);
-  for (uint32_t q = 0; q < queue_demand.size(); ++q)
-    for (std::optional<uint32_t> up = queue_parent_[q]; up; up = cohort_parent_[*up]) cohort_demand[*up] += queue_demand[q];
   queue_share.assign(queue_demand.size(), 0.0);
   cohort_share.assign(cohort_nominal_.size(), 0.0);
-  for (uint32_t q = 0; q < queue_demand.size(); ++q)
-    if (!queue_parent_[q]) queue_share[q] = std::min(queue_demand[q], static_cast<double>(queue_nominal_[q]) * scale_);
-  for (uint32_t c = 0; c < cohort_nominal_.size(); ++c)
-    if (!cohort_parent_[c]) {
-      cohort_share[c] = std::min(cohort_demand[c], static_cast<double>(cohort_nominal_[c]) * scale_);
-      divide(c, cohort_share[c], queue_demand, cohort_demand, queue_share, cohort_share);
-    }
+  const auto cohorts = static_cast<uint32_t>(cohort_nominal_.size());
+  for (uint32_t t = 0; t < tree_count(); ++t)  // the roots, and the ClusterQueues without a cohort
+    if (t < cohorts ? !cohort_parent_[t] : !queue_parent_[t - cohorts]) compute_tree(t, queue_demand, queue_share, cohort_share);
 }
 
-void KueueFairShares::divide(uint32_t c, double amount, const std::vector<double>& queue_demand,
-                             const std::vector<double>& cohort_demand, std::vector<double>& queue_share,
-                             std::vector<double>& cohort_share) const {
+void KueueFairShares::compute_tree(uint32_t tree, std::span<const double> queue_demand, std::span<double> queue_share,
+                                   std::span<double> cohort_share) const {
+  if (tree >= cohort_nominal_.size()) {  // a ClusterQueue without a cohort
+    const uint32_t q = tree - static_cast<uint32_t>(cohort_nominal_.size());
+    queue_share[q] = std::min(queue_demand[q], static_cast<double>(queue_nominal_[q]) * scale_);
+    return;
+  }
+  for (uint32_t c : tree_cohorts_[tree]) cohort_demand_[c] = 0;
+  for (uint32_t q : tree_queues_[tree])
+    for (std::optional<uint32_t> up = queue_parent_[q]; up; up = cohort_parent_[*up]) cohort_demand_[*up] += queue_demand[q];
+  cohort_share[tree] = std::min(cohort_demand_[tree], static_cast<double>(cohort_nominal_[tree]) * scale_);
+  divide(tree, cohort_share[tree], queue_demand, queue_share, cohort_share);
+}
+
+void KueueFairShares::divide(uint32_t c, double amount, std::span<const double> queue_demand, std::span<double> queue_share,
+                             std::span<double> cohort_share) const {
   std::vector<Member> members;
   const auto member = [&](double demand, int64_t nominal, std::optional<int64_t> borrow, double weight) {
     const double n = static_cast<double>(nominal) * scale_;
@@ -132,7 +151,7 @@ void KueueFairShares::divide(uint32_t c, double amount, const std::vector<double
     members.push_back({demand, n, cap, weight});
   };
   for (uint32_t q : member_queues_[c]) member(queue_demand[q], queue_nominal_[q], queue_borrow_[q], queue_weight_[q]);
-  for (uint32_t k : member_cohorts_[c]) member(cohort_demand[k], cohort_nominal_[k], cohort_borrow_[k], cohort_weight_[k]);
+  for (uint32_t k : member_cohorts_[c]) member(cohort_demand_[k], cohort_nominal_[k], cohort_borrow_[k], cohort_weight_[k]);
   // Each first gets what it asks up to its nominal quota; the rest is borrowed by those wanting more.
   std::vector<double> share(members.size()), more(members.size()), weight(members.size());
   double left = amount;
@@ -158,7 +177,7 @@ void KueueFairShares::divide(uint32_t c, double amount, const std::vector<double
   for (uint32_t q : member_queues_[c]) queue_share[q] = share[i++];
   for (uint32_t k : member_cohorts_[c]) {
     cohort_share[k] = share[i++];
-    divide(k, cohort_share[k], queue_demand, cohort_demand, queue_share, cohort_share);
+    divide(k, cohort_share[k], queue_demand, queue_share, cohort_share);
   }
 }
 
@@ -179,6 +198,13 @@ TenantLedger::TenantLedger(const Scenario& s)
   held_milli_.assign(groups_.size(), 0.0);
   demand_milli_.assign(groups_.size(), 0.0);
   fair_.assign(groups_.size(), 0.0);
+  held_gpu_s_.assign(groups_.size(), 0.0);
+  fair_gpu_s_.assign(groups_.size(), 0.0);
+  demand_gpu_s_.assign(groups_.size(), 0.0);
+  since_.assign(groups_.size(), Time());
+  namespace_groups_.resize(queue_base_);
+  std::iota(namespace_groups_.begin(), namespace_groups_.end(), 0u);
+  by_demand_ = rank_ = namespace_groups_;  // all want 0: in index order
   jain_now_.assign(1 + cohorts, 1.0);
   jain_weighted_s_.assign(1 + cohorts, 0.0);
   contended_s_.assign(1 + cohorts, 0.0);
@@ -191,7 +217,13 @@ TenantLedger::TenantLedger(const Scenario& s)
         chain.push_back(cohort_base_ + *up);
       groups_[queue_base_ + q].nominal_gpus = kueue_shares_->queue_nominal(q);
     }
-    for (uint32_t c = 0; c < cohorts; ++c) groups_[cohort_base_ + c].nominal_gpus = kueue_shares_->cohort_nominal(c);
+    for (uint32_t c = 0; c < cohorts; ++c) {
+      groups_[cohort_base_ + c].nominal_gpus = kueue_shares_->cohort_nominal(c);
+      std::vector<uint32_t>& members = cohort_members_.emplace_back();
+      for (uint32_t q : kueue_shares_->member_queues(c)) members.push_back(queue_base_ + q);
+      for (uint32_t m : kueue_shares_->member_cohorts(c)) members.push_back(cohort_base_ + m);
+    }
+    tree_dirty_.assign(kueue_shares_->tree_count(), 0);
     // A job's ClusterQueue: that of the LocalQueue it names in its namespace (check_kueue_queues).
     job_queue_.assign(s.jobs.jobs.size(), kNoQueue);
     for (const Job& j : s.jobs.jobs) {
@@ -209,46 +241,95 @@ double TenantLedger::asked_milli(JobId id) const {
   return static_cast<double>(q.gpus) * q.milli_per_gpu.value;
 }
 
+void TenantLedger::changed(JobId id) {
+  namespaces_dirty_ = true;
+  if (job_queue_.empty() || job_queue_[id] == kNoQueue) return;
+  const uint32_t tree = kueue_shares_->tree_of_queue(job_queue_[id]);
+  if (!tree_dirty_[tree]) dirty_trees_.push_back(tree);
+  tree_dirty_[tree] = 1;
+}
+
+void TenantLedger::demand_changed(uint16_t t) {
+  // Keeps by_demand_ sorted (by demand, then index) by moving t to its place.
+  const auto before = [&](uint32_t a, uint32_t b) {
+    return demand_milli_[a] < demand_milli_[b] || (demand_milli_[a] == demand_milli_[b] && a < b);
+  };
+  std::size_t i = rank_[t];
+  for (; i > 0 && before(t, by_demand_[i - 1]); --i) {
+    by_demand_[i] = by_demand_[i - 1];
+    rank_[by_demand_[i]] = static_cast<uint32_t>(i);
+  }
+  for (; i + 1 < by_demand_.size() && before(by_demand_[i + 1], t); ++i) {
+    by_demand_[i] = by_demand_[i + 1];
+    rank_[by_demand_[i]] = static_cast<uint32_t>(i);
+  }
+  by_demand_[i] = t;
+  rank_[t] = static_cast<uint32_t>(i);
+  shares_dirty_ = true;
+}
+
+void TenantLedger::settle(uint32_t g, Time now) {
+  const double dt_s = (now - since_[g]).seconds();
+  if (dt_s <= 0) return;
+  held_gpu_s_[g] += held_milli_[g] / 1000.0 * dt_s;
+  demand_gpu_s_[g] += demand_milli_[g] / 1000.0 * dt_s;
+  if (g >= queue_base_) fair_gpu_s_[g] += fair_[g] / 1000.0 * dt_s;
+  since_[g] = now;
+}
+
+double TenantLedger::jain_of(const std::vector<uint32_t>& groups, bool& contended) {
+  ratio_.clear();
+  for (uint32_t g : groups)
+    if (demand_milli_[g] > 0 && fair_[g] > 0) ratio_.push_back(held_milli_[g] / fair_[g]);
+  contended = ratio_.size() >= 2;
+  return jain_index(ratio_);
+}
+
 void TenantLedger::advance(Time now) {
   if (now <= last_) return;
-  if (dirty_) {
-    const std::size_t namespaces = queue_base_;
-    const std::vector<double> demand(demand_milli_.begin(), demand_milli_.begin() + static_cast<std::ptrdiff_t>(namespaces));
-    const std::vector<double> shares = weighted_fair_shares(capacity_milli_, demand, std::vector<double>(namespaces, 1.0));
-    std::copy(shares.begin(), shares.end(), fair_.begin());
-    if (kueue_shares_) {
-      const std::vector<double> queue_demand(demand_milli_.begin() + queue_base_, demand_milli_.begin() + cohort_base_);
-      std::vector<double> queue_share, cohort_share;
-      kueue_shares_->compute(queue_demand, queue_share, cohort_share);
-      std::copy(queue_share.begin(), queue_share.end(), fair_.begin() + queue_base_);
-      std::copy(cohort_share.begin(), cohort_share.end(), fair_.begin() + cohort_base_);
+  // Only what changed is worked out again: the namespaces' shares when a demand or the capacity
+  // changed, and the quota trees whose jobs changed.
+  if (shares_dirty_) {
+    // weighted_fair_shares with equal weights, over the namespaces kept in demand order.
+    double left = capacity_milli_;
+    std::size_t wanting = 0;
+    for (uint32_t t = 0; t < queue_base_; ++t) wanting += demand_milli_[t] > 0;
+    for (uint32_t t : by_demand_) {
+      if (demand_milli_[t] <= 0 || left <= 0) {
+        fair_[t] = 0;
+        continue;
+      }
+      fair_[t] = std::min(demand_milli_[t], left / static_cast<double>(wanting));
+      left -= fair_[t];
+      --wanting;
     }
-    // Jain's index of held / fair share over the groups given that want GPUs.
-    const auto jain = [&](std::size_t slot, auto&& groups) {
-      std::vector<double> ratio;
-      groups([&](uint32_t g) {
-        if (demand_milli_[g] > 0 && fair_[g] > 0) ratio.push_back(held_milli_[g] / fair_[g]);
-      });
-      contended_now_[slot] = ratio.size() >= 2;
-      jain_now_[slot] = jain_index(ratio);
-    };
-    jain(0, [&](auto&& f) {
-      for (uint32_t t = 0; t < queue_base_; ++t) f(t);
-    });
-    for (uint32_t c = 0; c + cohort_base_ < groups_.size(); ++c)
-      jain(1 + c, [&](auto&& f) {
-        for (uint32_t q : kueue_shares_->member_queues(c)) f(queue_base_ + q);
-        for (uint32_t k : kueue_shares_->member_cohorts(c)) f(cohort_base_ + k);
-      });
-    dirty_ = false;
+    shares_dirty_ = false;
   }
+  if (namespaces_dirty_) {
+    bool contended = false;
+    jain_now_[0] = jain_of(namespace_groups_, contended);
+    contended_now_[0] = contended;
+    namespaces_dirty_ = false;
+  }
+  const std::span<double> fair(fair_);
+  for (uint32_t tree : dirty_trees_) {
+    // Its shares held until the changes made at last_.
+    for (uint32_t q : kueue_shares_->tree_queues(tree)) settle(queue_base_ + q, last_);
+    for (uint32_t c : kueue_shares_->tree_cohorts(tree)) settle(cohort_base_ + c, last_);
+    kueue_shares_->compute_tree(tree, std::span<const double>(demand_milli_).subspan(queue_base_, cohort_base_ - queue_base_),
+                                fair.subspan(queue_base_, cohort_base_ - queue_base_), fair.subspan(cohort_base_));
+    for (uint32_t c : kueue_shares_->tree_cohorts(tree)) {
+      bool contended = false;
+      jain_now_[1 + c] = jain_of(cohort_members_[c], contended);
+      contended_now_[1 + c] = contended;
+    }
+    tree_dirty_[tree] = 0;
+  }
+  dirty_trees_.clear();
+  // The namespaces' shares move at every change of demand: integrated at each instant; the rest
+  // when it changes (settle).
   const double dt_s = (now - last_).seconds();
-  for (std::size_t g = 0; g < groups_.size(); ++g) {
-    GroupFigures& f = groups_[g];
-    f.held_gpu_s += held_milli_[g] / 1000.0 * dt_s;
-    f.fair_share_gpu_s += fair_[g] / 1000.0 * dt_s;
-    f.demand_gpu_s += demand_milli_[g] / 1000.0 * dt_s;
-  }
+  for (std::size_t t = 0; t < queue_base_; ++t) fair_gpu_s_[t] += fair_[t] / 1000.0 * dt_s;
   for (std::size_t slot = 0; slot < jain_now_.size(); ++slot)
     if (contended_now_[slot]) {
       contended_s_[slot] += dt_s;
@@ -264,15 +345,20 @@ void TenantLedger::started(const RunState& run) {
     if (has_capacity(node.state)) capacity_milli_ += node.gpu_count * static_cast<double>(kWholeGpu.value);
   });
   last_ = run.now();
-  dirty_ = true;
+  std::fill(since_.begin(), since_.end(), last_);
+  shares_dirty_ = namespaces_dirty_ = true;
 }
 
 void TenantLedger::job_arrived(const RunState& run, JobId id) {
   advance(run.now());
   counted_[id] = 1;
   const double asked = asked_milli(id);
-  for_each_group(id, [&](uint32_t g) { demand_milli_[g] += asked; });
-  dirty_ = true;
+  for_each_group(id, [&](uint32_t g) {
+    settle(g, run.now());
+    demand_milli_[g] += asked;
+  });
+  demand_changed(scenario_.jobs.jobs[id].tenant);
+  changed(id);
 }
 
 void TenantLedger::status_changed(const RunState& run, JobId id, JobStatus, JobStatus to) {
@@ -281,18 +367,23 @@ void TenantLedger::status_changed(const RunState& run, JobId id, JobStatus, JobS
   const double asked = counted_[id] ? asked_milli(id) : 0.0;
   counted_[id] = 0;
   for_each_group(id, [&](uint32_t g) {
+    settle(g, run.now());
     demand_milli_[g] -= asked;
     if (to == JobStatus::completed) ++groups_[g].completed;
   });
-  dirty_ = true;
+  if (asked != 0) demand_changed(scenario_.jobs.jobs[id].tenant);
+  changed(id);
 }
 
 void TenantLedger::add_held(const RunState& run, JobId id, double sign) {
   advance(run.now());
   double held = 0;
   for (const GpuClaim& c : run.claims(id)) held += c.milli.value;
-  for_each_group(id, [&](uint32_t g) { held_milli_[g] += sign * held; });
-  dirty_ = true;
+  for_each_group(id, [&](uint32_t g) {
+    settle(g, run.now());
+    held_milli_[g] += sign * held;
+  });
+  changed(id);
 }
 
 void TenantLedger::job_started(const RunState& run, JobId id) { add_held(run, id, 1.0); }
@@ -334,11 +425,17 @@ void TenantLedger::node_state(const RunState& run, NodeId n, NodeState from) {
   if (has_capacity(from) == has_capacity(node.state)) return;
   advance(run.now());
   capacity_milli_ += (has_capacity(node.state) ? 1.0 : -1.0) * node.gpu_count * static_cast<double>(kWholeGpu.value);
-  dirty_ = true;
+  shares_dirty_ = namespaces_dirty_ = true;
 }
 
 void TenantLedger::finished(const RunState& run) {
   advance(run.now());
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    settle(static_cast<uint32_t>(g), run.now());
+    groups_[g].held_gpu_s = held_gpu_s_[g];
+    groups_[g].fair_share_gpu_s = fair_gpu_s_[g];
+    groups_[g].demand_gpu_s = demand_gpu_s_[g];
+  }
   for (std::size_t slot = 1; slot < jain_now_.size(); ++slot) {
     GroupFigures& f = groups_[cohort_base_ + slot - 1];
     f.contended_s = contended_s_[slot];

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,18 @@ class KueueFairShares {
   // Shares per ClusterQueue and per cohort, from the ClusterQueues' demands.
   void compute(const std::vector<double>& queue_demand, std::vector<double>& queue_share,
                std::vector<double>& cohort_share) const;
+  // The trees of the quota forest, numbered by their root: a root cohort's index, or the cohort
+  // count + the index of a ClusterQueue without a cohort (the other numbers below tree_count() are
+  // no tree). Shares of one tree depend on its demands alone.
+  uint32_t tree_count() const { return static_cast<uint32_t>(cohort_nominal_.size() + queue_nominal_.size()); }
+  uint32_t tree_of_queue(uint32_t cq) const { return queue_tree_[cq]; }
+  // The cohorts of a tree (none for a lone ClusterQueue).
+  const std::vector<uint32_t>& tree_cohorts(uint32_t tree) const { return tree_cohorts_[tree]; }
+  const std::vector<uint32_t>& tree_queues(uint32_t tree) const { return tree_queues_[tree]; }
+  // Shares of one tree's ClusterQueues and cohorts, written into the shares given (sized for all;
+  // the other trees' entries are left as they are).
+  void compute_tree(uint32_t tree, std::span<const double> queue_demand, std::span<double> queue_share,
+                    std::span<double> cohort_share) const;
   int64_t queue_nominal(uint32_t cq) const { return queue_nominal_[cq]; }
   int64_t cohort_nominal(uint32_t c) const { return cohort_nominal_[c]; }  // its own plus its members'
   // A cohort's direct members: ClusterQueues, then cohorts.
@@ -91,8 +104,8 @@ class KueueFairShares {
     double demand, nominal, cap;  // cap: nominal + borrowing limit, or none (infinity)
     double weight;
   };
-  void divide(uint32_t c, double amount, const std::vector<double>& queue_demand, const std::vector<double>& cohort_demand,
-              std::vector<double>& queue_share, std::vector<double>& cohort_share) const;
+  void divide(uint32_t c, double amount, std::span<const double> queue_demand, std::span<double> queue_share,
+              std::span<double> cohort_share) const;
 
   double scale_;
   std::vector<int64_t> queue_nominal_, cohort_nominal_;
@@ -100,6 +113,9 @@ class KueueFairShares {
   std::vector<double> queue_weight_, cohort_weight_;
   std::vector<std::optional<uint32_t>> queue_parent_, cohort_parent_;
   std::vector<std::vector<uint32_t>> member_queues_, member_cohorts_;
+  std::vector<uint32_t> queue_tree_;
+  std::vector<std::vector<uint32_t>> tree_queues_, tree_cohorts_;  // per tree
+  mutable std::vector<double> cohort_demand_;                      // compute_tree's scratch
 };
 
 class TenantLedger final : public Observer {
@@ -129,6 +145,14 @@ class TenantLedger final : public Observer {
   template <class F>
   void for_each_group(JobId id, F&& f);
   void add_held(const RunState& run, JobId id, double sign);
+  // The job's groups changed (what they hold or want): their shares or Jain's index are stale.
+  void changed(JobId id);
+  // Integrates group g's held, demand and (ClusterQueues and cohorts) fair share up to `now`.
+  void settle(uint32_t g, Time now);
+  // Namespace t's demand changed: it moves to its place in by_demand_.
+  void demand_changed(uint16_t t);
+  // Jain's index of held / fair share over those of `groups` that want GPUs; contended: two or more.
+  double jain_of(const std::vector<uint32_t>& groups, bool& contended);
 
   static constexpr uint32_t kNoQueue = UINT32_MAX;
   const Scenario& scenario_;
@@ -143,8 +167,20 @@ class TenantLedger final : public Observer {
   std::vector<Time> first_admitted_;                 // per job; Time::max(): not yet
   double capacity_milli_ = 0;
   Time last_;
-  bool dirty_ = true;
   std::vector<double> fair_;  // per group, for the current state
+  // Per group, the integrals of held, fair share and demand (kept apart from groups_ so that the
+  // pass over every group at each instant reads dense arrays).
+  std::vector<double> held_gpu_s_, fair_gpu_s_, demand_gpu_s_;
+  std::vector<Time> since_;  // per group: integrated up to then
+  // What is stale: the namespaces' shares (a demand or the capacity changed), their Jain's index
+  // (also what they hold), and the quota trees whose jobs changed (their shares and cohorts' index).
+  bool shares_dirty_ = true, namespaces_dirty_ = true;
+  std::vector<uint8_t> tree_dirty_;
+  std::vector<uint32_t> dirty_trees_;
+  std::vector<uint32_t> by_demand_, rank_;             // namespaces by demand (then index), and each one's place
+  std::vector<uint32_t> namespace_groups_;             // 0 .. namespaces - 1
+  std::vector<std::vector<uint32_t>> cohort_members_;  // per cohort: its direct members' groups
+  std::vector<double> ratio_;                          // jain_of's scratch
   // Jain's index now, its time integral and the contended time: [0] over the namespaces, [1 + c]
   // over cohort c's members.
   std::vector<double> jain_now_, jain_weighted_s_, contended_s_;
