@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "gpusim/sim/kueue.hpp"
 #include "gpusim/sim/scenario.hpp"
@@ -80,65 +81,62 @@ KueueFairShares::KueueFairShares(const KueueSpec& k, double quota_scale)
       if (k.cohorts[c].name == name) return c;
     return std::nullopt;  // "": none (read_kueue checked every name)
   };
+  const auto node = [&](const std::vector<KueueResourceGroup>& groups, double weight, const std::string& parent) {
+    const auto [nominal, borrow] = gpu_quota(groups);
+    return QuotaNode{nominal, borrow, weight, cohort_index(parent)};
+  };
   for (uint32_t c = 0; c < k.cohorts.size(); ++c) {
-    const auto [nominal, borrow] = gpu_quota(k.cohorts[c].resource_groups);
-    cohort_nominal_.push_back(nominal);
-    cohort_borrow_.push_back(borrow);
-    cohort_weight_.push_back(k.cohorts[c].weight);
-    cohort_parent_.push_back(cohort_index(k.cohorts[c].parent));
-    if (cohort_parent_.back()) member_cohorts_[*cohort_parent_.back()].push_back(c);
+    cohorts_.push_back(node(k.cohorts[c].resource_groups, k.cohorts[c].weight, k.cohorts[c].parent));
+    if (cohorts_.back().parent) member_cohorts_[*cohorts_.back().parent].push_back(c);
   }
   for (uint32_t q = 0; q < k.cluster_queues.size(); ++q) {
-    const auto [nominal, borrow] = gpu_quota(k.cluster_queues[q].resource_groups);
-    queue_nominal_.push_back(nominal);
-    queue_borrow_.push_back(borrow);
-    queue_weight_.push_back(k.cluster_queues[q].weight);
-    queue_parent_.push_back(cohort_index(k.cluster_queues[q].cohort));
-    if (queue_parent_.back()) member_queues_[*queue_parent_.back()].push_back(q);
+    queues_.push_back(node(k.cluster_queues[q].resource_groups, k.cluster_queues[q].weight, k.cluster_queues[q].cohort));
+    if (queues_.back().parent) member_queues_[*queues_.back().parent].push_back(q);
   }
   // A cohort's nominal quota counts its members' (read_kueue rejects cycles): add each cohort's own
   // quota and its queues' to it and every cohort above it.
-  std::vector<int64_t> own = cohort_nominal_;
-  for (uint32_t q = 0; q < queue_nominal_.size(); ++q)
-    if (queue_parent_[q]) own[*queue_parent_[q]] += queue_nominal_[q];
-  std::fill(cohort_nominal_.begin(), cohort_nominal_.end(), 0);
+  std::vector<int64_t> own;
+  for (QuotaNode& c : cohorts_) own.push_back(std::exchange(c.nominal, 0));
+  for (uint32_t q = 0; q < queues_.size(); ++q)
+    if (queues_[q].parent) own[*queues_[q].parent] += queues_[q].nominal;
   for (uint32_t c = 0; c < own.size(); ++c)
-    for (std::optional<uint32_t> up = c; up; up = cohort_parent_[*up]) cohort_nominal_[*up] += own[c];
+    for (std::optional<uint32_t> up = c; up; up = cohorts_[*up].parent) cohorts_[*up].nominal += own[c];
   // The trees: a cohort's is its root's; a ClusterQueue's its cohort's, or its own.
   tree_queues_.resize(tree_count());
   tree_cohorts_.resize(tree_count());
   const auto root = [&](uint32_t c) {
-    while (cohort_parent_[c]) c = *cohort_parent_[c];
+    while (cohorts_[c].parent) c = *cohorts_[c].parent;
     return c;
   };
-  for (uint32_t c = 0; c < cohort_nominal_.size(); ++c) tree_cohorts_[root(c)].push_back(c);
-  for (uint32_t q = 0; q < queue_nominal_.size(); ++q) {
-    queue_tree_.push_back(queue_parent_[q] ? root(*queue_parent_[q]) : static_cast<uint32_t>(cohort_nominal_.size() + q));
+  for (uint32_t c = 0; c < cohorts_.size(); ++c) tree_cohorts_[root(c)].push_back(c);
+  for (uint32_t q = 0; q < queues_.size(); ++q) {
+    queue_tree_.push_back(queues_[q].parent ? root(*queues_[q].parent) : static_cast<uint32_t>(cohorts_.size() + q));
     tree_queues_[queue_tree_.back()].push_back(q);
   }
-  cohort_demand_.assign(cohort_nominal_.size(), 0.0);
+  cohort_demand_.assign(cohorts_.size(), 0.0);
 }
 
 void KueueFairShares::compute(const std::vector<double>& queue_demand, std::vector<double>& queue_share,
                               std::vector<double>& cohort_share) const {
   queue_share.assign(queue_demand.size(), 0.0);
-  cohort_share.assign(cohort_nominal_.size(), 0.0);
-  const auto cohorts = static_cast<uint32_t>(cohort_nominal_.size());
+  cohort_share.assign(cohorts_.size(), 0.0);
+  const auto cohorts = static_cast<uint32_t>(cohorts_.size());
   for (uint32_t t = 0; t < tree_count(); ++t)  // the roots, and the ClusterQueues without a cohort
-    if (t < cohorts ? !cohort_parent_[t] : !queue_parent_[t - cohorts]) compute_tree(t, queue_demand, queue_share, cohort_share);
+    if (t < cohorts ? !cohorts_[t].parent : !queues_[t - cohorts].parent)
+      compute_tree(t, queue_demand, queue_share, cohort_share);
 }
 
 void KueueFairShares::compute_tree(uint32_t tree, std::span<const double> queue_demand, std::span<double> queue_share,
                                    std::span<double> cohort_share) const {
-  if (tree >= cohort_nominal_.size()) {  // a ClusterQueue without a cohort
-    const uint32_t q = tree - static_cast<uint32_t>(cohort_nominal_.size());
-    queue_share[q] = std::min(queue_demand[q], static_cast<double>(queue_nominal_[q]) * scale_);
+  if (tree >= cohorts_.size()) {  // a ClusterQueue without a cohort
+    const uint32_t q = tree - static_cast<uint32_t>(cohorts_.size());
+    queue_share[q] = std::min(queue_demand[q], static_cast<double>(queues_[q].nominal) * scale_);
     return;
   }
   for (uint32_t c : tree_cohorts_[tree]) cohort_demand_[c] = 0;
   for (uint32_t q : tree_queues_[tree])
-    for (std::optional<uint32_t> up = queue_parent_[q]; up; up = cohort_parent_[*up]) cohort_demand_[*up] += queue_demand[q];
-  cohort_share[tree] = std::min(cohort_demand_[tree], static_cast<double>(cohort_nominal_[tree]) * scale_);
+    for (std::optional<uint32_t> up = queues_[q].parent; up; up = cohorts_[*up].parent) cohort_demand_[*up] += queue_demand[q];
+  cohort_share[tree] = std::min(cohort_demand_[tree], static_cast<double>(cohorts_[tree].nominal) * scale_);
   divide(tree, cohort_share[tree], queue_demand, queue_share, cohort_share);
 }
 
@@ -150,8 +148,8 @@ void KueueFairShares::divide(uint32_t c, double amount, std::span<const double> 
     const double cap = borrow ? n + static_cast<double>(*borrow) * scale_ : std::numeric_limits<double>::infinity();
     members.push_back({demand, n, cap, weight});
   };
-  for (uint32_t q : member_queues_[c]) member(queue_demand[q], queue_nominal_[q], queue_borrow_[q], queue_weight_[q]);
-  for (uint32_t k : member_cohorts_[c]) member(cohort_demand_[k], cohort_nominal_[k], cohort_borrow_[k], cohort_weight_[k]);
+  for (uint32_t q : member_queues_[c]) member(queue_demand[q], queues_[q].nominal, queues_[q].borrow, queues_[q].weight);
+  for (uint32_t k : member_cohorts_[c]) member(cohort_demand_[k], cohorts_[k].nominal, cohorts_[k].borrow, cohorts_[k].weight);
   // Each first gets what it asks up to its nominal quota; the rest is borrowed by those wanting more.
   std::vector<double> share(members.size()), more(members.size()), weight(members.size());
   double left = amount;

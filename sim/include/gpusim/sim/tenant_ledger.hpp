@@ -81,7 +81,7 @@ class KueueFairShares {
   // The trees of the quota forest, numbered by their root: a root cohort's index, or the cohort
   // count + the index of a ClusterQueue without a cohort (the other numbers below tree_count() are
   // no tree). Shares of one tree depend on its demands alone.
-  uint32_t tree_count() const { return static_cast<uint32_t>(cohort_nominal_.size() + queue_nominal_.size()); }
+  uint32_t tree_count() const { return static_cast<uint32_t>(cohorts_.size() + queues_.size()); }
   uint32_t tree_of_queue(uint32_t cq) const { return queue_tree_[cq]; }
   // The cohorts of a tree (none for a lone ClusterQueue).
   const std::vector<uint32_t>& tree_cohorts(uint32_t tree) const { return tree_cohorts_[tree]; }
@@ -90,14 +90,14 @@ class KueueFairShares {
   // the other trees' entries are left as they are).
   void compute_tree(uint32_t tree, std::span<const double> queue_demand, std::span<double> queue_share,
                     std::span<double> cohort_share) const;
-  int64_t queue_nominal(uint32_t cq) const { return queue_nominal_[cq]; }
-  int64_t cohort_nominal(uint32_t c) const { return cohort_nominal_[c]; }  // its own plus its members'
+  int64_t queue_nominal(uint32_t cq) const { return queues_[cq].nominal; }
+  int64_t cohort_nominal(uint32_t c) const { return cohorts_[c].nominal; }  // its own plus its members'
   // A cohort's direct members: ClusterQueues, then cohorts.
   const std::vector<uint32_t>& member_queues(uint32_t c) const { return member_queues_[c]; }
   const std::vector<uint32_t>& member_cohorts(uint32_t c) const { return member_cohorts_[c]; }
   // The cohort a ClusterQueue or cohort is in; none for a root.
-  std::optional<uint32_t> queue_parent(uint32_t cq) const { return queue_parent_[cq]; }
-  std::optional<uint32_t> cohort_parent(uint32_t c) const { return cohort_parent_[c]; }
+  std::optional<uint32_t> queue_parent(uint32_t cq) const { return queues_[cq].parent; }
+  std::optional<uint32_t> cohort_parent(uint32_t c) const { return cohorts_[c].parent; }
 
  private:
   struct Member {
@@ -108,10 +108,15 @@ class KueueFairShares {
               std::span<double> cohort_share) const;
 
   double scale_;
-  std::vector<int64_t> queue_nominal_, cohort_nominal_;
-  std::vector<std::optional<int64_t>> queue_borrow_, cohort_borrow_;
-  std::vector<double> queue_weight_, cohort_weight_;
-  std::vector<std::optional<uint32_t>> queue_parent_, cohort_parent_;
+  // A ClusterQueue or cohort: its nvidia.com/gpu quota (a cohort's counts its members'), weight
+  // and the cohort it is in.
+  struct QuotaNode {
+    int64_t nominal;
+    std::optional<int64_t> borrow;  // borrowing limit; none: unlimited
+    double weight;
+    std::optional<uint32_t> parent;
+  };
+  std::vector<QuotaNode> queues_, cohorts_;
   std::vector<std::vector<uint32_t>> member_queues_, member_cohorts_;
   std::vector<uint32_t> queue_tree_;
   std::vector<std::vector<uint32_t>> tree_queues_, tree_cohorts_;  // per tree
