@@ -1240,7 +1240,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
     }
     if (!j.node.empty() && !node_names.count(j.node))
       o.fail(at(spec, {"nodeName"}), "spec.nodeName", fmt::format("runs on node '{}', which is not a GPU Node read", j.node));
-    if (j.workers > 1 && j.request.resource != "nvidia.com/gpu")
+    // (Each worker gets a claim of its own from a template: whole devices, as nvidia.com/gpu.)
+    if (j.workers > 1 && rules.claims.empty() && j.request.resource != "nvidia.com/gpu")
       o.fail(spec, "spec.pytorchReplicaSpecs", "workers of several pods take whole GPUs (nvidia.com/gpu)");
     if (const auto k = annotation(o, tmpl, "kind")) j.kind = k->first;
     j.arrival = duration_annotation(o, tmpl, "arrival", "0");

@@ -188,6 +188,29 @@ TEST(Tenancy, ClusterQueueAndCohortFigures) {
   EXPECT_EQ(summary["tenancy"]["cohorts"][0]["gpu_hours_lent"], 3.0);
 }
 
+// A job Kueue never admits still counts: quota 1 GPU, two 10-hour jobs, a 5-hour horizon. The
+// second waits for admission (and to start) until the end: wait and admission wait max 5 h.
+TEST(Tenancy, JobNeverAdmittedByKueueCountsUntilTheEnd) {
+  const std::string text =
+      "name: starve\nhorizon: 5h\ncluster: {pools: [{name: p, node: l4-4x, count: 1, labels: {gpu: l4}}]}\n"
+      "workload:\n  jobs:\n"
+      "    - {name: a, count: 2, gpus: 1, duration: 10h, namespace: a, queue: a}\n"
+      "tenancy:\n  kueue:\n"
+      "    resource_flavors: [{name: l4, node_labels: {gpu: l4}}]\n"
+      "    cluster_queues: [{name: a, resource_groups: [{covered_resources: [nvidia.com/gpu], flavors: [{name: l4, "
+      "resources: [{name: nvidia.com/gpu, nominal_quota: 1}]}]}]}]\n"
+      "    local_queues: [{name: a, namespace: a, cluster_queue: a}]\n";
+  const Scenario s = test::load(write_file("starve.yaml", text));
+  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  const RunResult r = simulate(s, *sched);
+  ASSERT_TRUE(r.tenancy);
+  for (const GroupFigures* f : {&r.tenancy->namespaces[1], &r.tenancy->cluster_queues[0]}) {
+    EXPECT_EQ(f->wait_s, (std::vector<double>{0.0, 5 * 3600.0}));
+    EXPECT_EQ(f->admission_wait_s, (std::vector<double>{0.0, 5 * 3600.0}));
+    EXPECT_DOUBLE_EQ(f->demand_gpu_s, 2 * 5 * 3600.0);  // both want a GPU the whole time
+  }
+}
+
 // Without a tenancy: block nothing is kept and the summary has no tenancy key.
 TEST(Tenancy, OffWithoutATenancyBlock) {
   const Scenario s = test::load(write_file("none.yaml", "name: none\ncluster: {pools: [{name: p, node: a10-1x, count: 1}]}\n"

@@ -187,7 +187,7 @@ void TenantLedger::for_each_group(JobId id, F&& f) {
 }
 
 TenantLedger::TenantLedger(const Scenario& s)
-    : scenario_(s), counted_(s.jobs.jobs.size(), 0), first_admitted_(s.jobs.jobs.size(), Time::max()) {
+    : scenario_(s), counted_(s.jobs.jobs.size(), kNotArrived), first_admitted_(s.jobs.jobs.size(), Time::max()) {
   const KueueSpec& k = s.tenancy.kueue;
   queue_base_ = static_cast<uint32_t>(s.jobs.tenants.size());
   cohort_base_ = queue_base_ + static_cast<uint32_t>(k.enabled() ? k.cluster_queues.size() : 0);
@@ -349,7 +349,7 @@ void TenantLedger::started(const RunState& run) {
 
 void TenantLedger::job_arrived(const RunState& run, JobId id) {
   advance(run.now());
-  counted_[id] = 1;
+  counted_[id] = kCounted;
   const double asked = asked_milli(id);
   for_each_group(id, [&](uint32_t g) {
     settle(g, run.now());
@@ -362,8 +362,8 @@ void TenantLedger::job_arrived(const RunState& run, JobId id) {
 void TenantLedger::status_changed(const RunState& run, JobId id, JobStatus, JobStatus to) {
   if (!terminal(to)) return;
   advance(run.now());
-  const double asked = counted_[id] ? asked_milli(id) : 0.0;
-  counted_[id] = 0;
+  const double asked = counted_[id] == kCounted ? asked_milli(id) : 0.0;
+  if (counted_[id] == kCounted) counted_[id] = kEnded;
   for_each_group(id, [&](uint32_t g) {
     settle(g, run.now());
     demand_milli_[g] -= asked;
@@ -441,15 +441,19 @@ void TenantLedger::finished(const RunState& run) {
   }
   for (const Job& j : scenario_.jobs.jobs) {
     const JobRecord& r = run.record(j.id);
-    const bool waited = !(r.status == JobStatus::not_arrived && r.attempt == 0) &&  // arrived by the end
-                        r.status != JobStatus::rejected && r.status != JobStatus::unschedulable;
+    // Arrived by the end (a job Kueue still holds too) and not refused.
+    const bool waited = counted_[j.id] != kNotArrived && r.status != JobStatus::rejected;
     const Time started = r.attempt > 0 ? r.first_start : run.now();
+    // A job Kueue never admitted waits for admission until the end (starvation shows in the max).
+    const bool never_admitted = waited && !job_queue_.empty() && job_queue_[j.id] != kNoQueue &&
+                                first_admitted_[j.id] == Time::max();
     for_each_group(j.id, [&](uint32_t g) {
       GroupFigures& f = groups_[g];
       f.lost_gpu_s += r.lost_gpu.seconds();
       f.cost_usd += r.cost_usd;
       f.busy_cost_usd += r.busy_cost_usd;
       if (waited) f.wait_s.push_back((started - j.arrival).seconds());
+      if (never_admitted) f.admission_wait_s.push_back((run.now() - j.arrival).seconds());
     });
   }
   // Quota used, borrowed and lent: Kueue's integrals per ClusterQueue, summed into the cohorts above it.

@@ -168,8 +168,10 @@ class TenantLedger final : public Observer {
   std::vector<uint32_t> job_queue_;                  // per job: its ClusterQueue; empty without Kueue
   std::vector<std::vector<uint32_t>> queue_groups_;  // per ClusterQueue: its group, then its cohorts'
   std::vector<double> held_milli_, demand_milli_;    // per group
-  std::vector<uint8_t> counted_;                     // per job: its ask is in demand_milli_
-  std::vector<Time> first_admitted_;                 // per job; Time::max(): not yet
+  // Per job: not arrived yet, its ask is in demand_milli_ (from arrival), or it ended.
+  enum : uint8_t { kNotArrived, kCounted, kEnded };
+  std::vector<uint8_t> counted_;
+  std::vector<Time> first_admitted_;  // per job; Time::max(): not yet
   double capacity_milli_ = 0;
   Time last_;
   std::vector<double> fair_;  // per group, for the current state
