@@ -1178,7 +1178,9 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
     }
     if (o.kind != "PyTorchJob") j.request = read_pod_spec(o, at(tmpl, {"spec"}), o.kind == "Pod" ? "spec" : "spec.template.spec");
     const PodRules rules = read_pod_rules(o, tmpl, tmpl_field, tenancy.any(), out.ignored);
-    if (!rules.priority_class.empty() && !tenancy.class_names.count(rules.priority_class))
+    // (The API server's own classes always exist; a scenario knows them too.)
+    if (!rules.priority_class.empty() && !tenancy.class_names.count(rules.priority_class) &&
+        rules.priority_class != "system-cluster-critical" && rules.priority_class != "system-node-critical")
       o.fail(at(tmpl, {"spec", "priorityClassName"}), tmpl_field + "spec.priorityClassName",
              fmt::format("no PriorityClass '{}' among the objects read (Kubernetes refuses the pod)", rules.priority_class));
     if (!rules.queue.empty() && !tenancy.queues.count({j.tenant, rules.queue}))

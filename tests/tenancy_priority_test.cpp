@@ -224,3 +224,23 @@ TEST(QuotaAdmission, ScopeSelectorsOnPriorityClass) {
 }
 
 }  // namespace
+
+namespace {
+
+// The API server's classes exist without a tenancy block: a node-critical pod gets 2,000,001,000
+// and preempts a cluster-critical one (2,000,000,000) on a full node; a scenario's own class of
+// that name replaces the built-in one.
+TEST(PriorityClasses, BuiltInSystemClasses) {
+  const Outcome r = run(1,
+                        "    - {name: low, gpus: 4, duration: 2h, priority_class: system-cluster-critical}\n"
+                        "    - {name: high, gpus: 4, duration: 1h, arrival: 10m, priority_class: system-node-critical}\n",
+                        "priority+first-fit+preempt");
+  EXPECT_EQ(r.scenario.jobs.jobs[0].priority, 2'000'000'000);
+  EXPECT_EQ(r.scenario.jobs.jobs[1].priority, 2'000'001'000);
+  EXPECT_EQ(r.job("high").first_start.seconds(), 600 + 30);  // after the victim's 30-second grace period
+  const Outcome own = run(1, "    - {name: j, gpus: 1, duration: 1h, priority_class: system-node-critical}\n", "fifo+first-fit",
+                          "  priority_classes: [{name: system-node-critical, value: 7}]\n");
+  EXPECT_EQ(own.scenario.jobs.jobs[0].priority, 7);
+}
+
+}  // namespace
