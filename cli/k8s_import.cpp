@@ -1202,8 +1202,8 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
         if (!t->unusable.empty()) unusable = fmt::format("claims from {} {}, which is ignored", kind, c);
         requests += t->requests;
         j.request.gpus = t->per_pod;
-        if (!from_template) {
-          j.named_claims.push_back(c);
+        if (!from_template && std::find(j.named_claims.begin(), j.named_claims.end(), c) == j.named_claims.end()) {
+          j.named_claims.push_back(c);  // a pod listing a claim twice still names it once
           pods_naming[{j.tenant, c}] += j.count * j.workers;
         }
       }

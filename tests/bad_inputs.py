@@ -383,6 +383,8 @@ field("dra claim other namespace", dra_claim(namespace="prod"),
       ["workload.jobs[0].resource_claims", "ResourceClaim 'mine' is in namespace default",
        "may only name a claim of its own namespace"])
 field("dra claim shared by two jobs", dra_claim(count=2), ["workload.jobs[0].resource_claims", "named by job j-0 too", SHARED])
+field("dra claim named twice", {**dra_claim(), "workload.jobs[0].resource_claims": [{"resource_claim_name": "mine"}] * 2},
+      ["workload.jobs[0].resource_claims", "ResourceClaim 'mine' is named twice; expected each claim once"])
 field("dra claim shared by workers", dra_claim(workers=2), ["workload.jobs[0].resource_claims", "several pods of this job", SHARED])
 field("dra claim and template named", dra(claims=[{"resource_claim_name": "mine", "resource_claim_template_name": "big"}]),
       ["workload.jobs[0].resource_claims[0]", "exactly one of resource_claim_name"])

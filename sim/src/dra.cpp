@@ -325,6 +325,9 @@ void apply_dra(Scenario& s) {
         // Pods naming one ResourceClaim share its devices (ResourceClaimStatus.reservedFor lists them
         // all), which exclusive device accounting cannot model.
         const auto [other, added] = claimed_by.try_emplace(&c, &j);
+        if (!added && other->second == &j)
+          throw InputError(where,
+                           fmt::format("job {}: ResourceClaim '{}' is named twice; expected each claim once", j.name, c.name));
         if (!added || several_pods)
           throw InputError(
               where,
