@@ -93,10 +93,11 @@ void read_priority_classes(const Fields* t, JobSet& jobs, PrioritySpec& out) {
   }
   // The classes every cluster has (the API server creates them: pkg/apis/scheduling
   // SystemPriorityClasses), unless the scenario declares its own of that name.
-  for (const auto& [name, value] : {std::pair<const char*, int32_t>{"system-cluster-critical", 2'000'000'000},
-                                    std::pair<const char*, int32_t>{"system-node-critical", 2'000'001'000}})
-    if (std::none_of(out.classes.begin(), out.classes.end(), [&](const PriorityClass& c) { return c.name == name; }))
-      out.classes.push_back({name, value, PreemptionPolicy::PreemptLowerPriority, false, "built in"});
+  for (const PriorityClass& system :
+       {PriorityClass{"system-cluster-critical", 2'000'000'000, PreemptionPolicy::PreemptLowerPriority, false, "built in"},
+        PriorityClass{"system-node-critical", 2'000'001'000, PreemptionPolicy::PreemptLowerPriority, false, "built in"}})
+    if (std::none_of(out.classes.begin(), out.classes.end(), [&](const PriorityClass& c) { return c.name == system.name; }))
+      out.classes.push_back(system);
   // The Priority admission controller (plugin/pkg/admission/priority): a pod's priority is its class's
   // value (the global default's when it names none); one that states another priority is refused. A job
   // giving `priority` without a class keeps it (gpusim's priority predates classes).
