@@ -223,12 +223,15 @@ TenantLedger::TenantLedger(const Scenario& s)
     }
     tree_dirty_.assign(kueue_shares_->tree_count(), 0);
     // A job's ClusterQueue: that of the LocalQueue it names in its namespace (check_kueue_queues).
+    using Key = std::pair<std::string_view, std::string_view>;  // (namespace, LocalQueue): views of the spec's names
+    std::map<Key, uint32_t> local;
+    for (const KueueLocalQueue& lq : k.local_queues) local.emplace(Key(lq.namespace_name, lq.name), lq.cluster_queue);
     job_queue_.assign(s.jobs.jobs.size(), kNoQueue);
     for (const Job& j : s.jobs.jobs) {
       const PodSpec* pod = s.jobs.pod(j);
       if (!pod || pod->queue.empty()) continue;
-      for (const KueueLocalQueue& lq : k.local_queues)
-        if (lq.name == pod->queue && lq.namespace_name == s.jobs.tenants[j.tenant]) job_queue_[j.id] = lq.cluster_queue;
+      const auto lq = local.find(Key(s.jobs.tenants[j.tenant], pod->queue));
+      if (lq != local.end()) job_queue_[j.id] = lq->second;
     }
   }
   for (const Job& j : s.jobs.jobs) for_each_group(j.id, [&](uint32_t g) { ++groups_[g].jobs; });
