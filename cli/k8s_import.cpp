@@ -1191,7 +1191,9 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       // one device request per job.
       std::size_t requests = 0;
       std::string unusable;
-      for (const auto& [c, from_template] : rules.claims) {
+      for (const auto& claim : rules.claims) {
+        const std::string& c = claim.first;
+        const bool from_template = claim.second;
         const std::string_view kind = from_template ? "ResourceClaimTemplate" : "ResourceClaim";
         const auto t = std::find_if(tenancy.claim_sources.begin(), tenancy.claim_sources.end(), [&](const ClaimSource& x) {
           return x.name == c && x.ns == j.tenant && x.from_template == from_template;
