@@ -63,8 +63,7 @@ TEST(Dra, AnyGpuWithAtLeast40GbOnAMixedFleet) {
   EXPECT_EQ(s.pools[3].device_match, std::vector<uint64_t>{1});
   EXPECT_EQ(pool_mask(s, 0), 0b01100u);
   EXPECT_EQ(pool_mask(s, 1), 0b01111u);
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *sched);
+  const RunResult r = test::simulate_scenario(s);
   EXPECT_EQ(pool_ran_on(s, r, 0), "a40");
   EXPECT_EQ(pool_ran_on(s, r, 1), "t4");
   EXPECT_EQ(r.jobs[0].status, JobStatus::completed);
@@ -117,8 +116,7 @@ TEST(Dra, AllocationModeAllTakesEveryMatchingDeviceOfANode) {
   EXPECT_EQ(s.jobs.jobs[0].request.gpus, 8);
   EXPECT_EQ(s.jobs.jobs[1].request.gpus, 8);
   EXPECT_EQ(pool_mask(s, 0), 0b01000u);
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *sched);
+  const RunResult r = test::simulate_scenario(s);
   EXPECT_EQ(r.jobs[0].status, JobStatus::completed);
   EXPECT_EQ(r.jobs[1].status, JobStatus::completed);
   EXPECT_EQ(r.placement(JobId{1}).gpus.size(), 8u);
@@ -188,8 +186,7 @@ TEST(Dra, AResourceClaimNamedByOnePodIsAllocatedToIt) {
   EXPECT_EQ(pool_mask(s, 0), 0b00010u);
   EXPECT_EQ(pool_mask(s, 1), 0b01100u);
   EXPECT_EQ(build_world(s).shapes.of(JobId{1}), build_world(s).shapes.of(JobId{2}));
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *sched);
+  const RunResult r = test::simulate_scenario(s);
   EXPECT_EQ(pool_ran_on(s, r, 0), "l4");
   EXPECT_EQ(r.placement(JobId{0}).gpus.size(), 2u);
   EXPECT_EQ(pool_ran_on(s, r, 1), "a40");

@@ -181,8 +181,7 @@ policy: fifo+first-fit
 
 TEST(NodeRules, RoutingRun) {
   const Scenario s = test::load(write_file("routing.yaml", kRouting));
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *sched);
+  const RunResult r = test::simulate_scenario(s);
   const auto pool_of = [&](uint32_t id) { return r.cluster.pool(r.cluster.node(r.placement(JobId{id}).nodes[0]).pool).name; };
   ASSERT_EQ(r.jobs.size(), 7u);
   EXPECT_EQ(pool_of(0), "a100");

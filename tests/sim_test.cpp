@@ -357,8 +357,7 @@ workload:
     - {name: free, gpus: 8, duration: 1h}
 )");
   const Scenario s = test::load(path);
-  auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *scheduler);
+  const RunResult r = test::simulate_scenario(s);
   const auto node_of = [&](uint32_t j) { return r.cluster.node(r.placement(JobId(j)).copy().nodes.at(0)).name; };
   // first-fit alone would put a on n1: a on n2 at 0, b on n2 after a (1h), free on n1 at 0.
   EXPECT_EQ(node_of(0), "n2");

@@ -28,8 +28,7 @@ Outcome run(int nodes, const std::string& jobs, const std::string& policy, const
                                        "workload:\n  jobs:\n{}policy: {}\n{}",
                                        nodes, jobs, policy, tenancy.empty() ? "" : "tenancy:\n" + tenancy);
   Scenario s = test::load(write_file("t.yaml", text));
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  RunResult r = simulate(s, *sched);
+  RunResult r = test::simulate_scenario(s);
   return {std::move(s), std::move(r)};
 }
 

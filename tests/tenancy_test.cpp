@@ -48,8 +48,7 @@ TEST(Tenancy, FiguresOfATwoNamespaceRun) {
                            "    - {name: a, count: 2, gpus: 1, duration: 2h, namespace: a}\n"
                            "    - {name: b, gpus: 1, duration: 1h, namespace: b}\n";
   const Scenario s = test::load(write_file("two.yaml", text));
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *sched);
+  const RunResult r = test::simulate_scenario(s);
   ASSERT_TRUE(r.tenancy);
   EXPECT_DOUBLE_EQ(r.tenancy->jain, 0.5);
   EXPECT_DOUBLE_EQ(r.tenancy->contended_s, 7200);
@@ -159,8 +158,7 @@ TEST(Tenancy, ClusterQueueAndCohortFigures) {
       "3}]}]}]}\n"
       "    local_queues: [{name: a, namespace: a, cluster_queue: a}, {name: b, namespace: b, cluster_queue: b}]\n";
   const Scenario s = test::load(write_file("kq.yaml", text));
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *sched);
+  const RunResult r = test::simulate_scenario(s);
   ASSERT_TRUE(r.tenancy);
   ASSERT_EQ(r.tenancy->cluster_queues.size(), 2u);
   ASSERT_EQ(r.tenancy->cohorts.size(), 1u);
@@ -201,8 +199,7 @@ TEST(Tenancy, JobNeverAdmittedByKueueCountsUntilTheEnd) {
       "resources: [{name: nvidia.com/gpu, nominal_quota: 1}]}]}]}]\n"
       "    local_queues: [{name: a, namespace: a, cluster_queue: a}]\n";
   const Scenario s = test::load(write_file("starve.yaml", text));
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *sched);
+  const RunResult r = test::simulate_scenario(s);
   ASSERT_TRUE(r.tenancy);
   for (const GroupFigures* f : {&r.tenancy->namespaces[1], &r.tenancy->cluster_queues[0]}) {
     EXPECT_EQ(f->wait_s, (std::vector<double>{0.0, 5 * 3600.0}));
@@ -215,8 +212,7 @@ TEST(Tenancy, JobNeverAdmittedByKueueCountsUntilTheEnd) {
 TEST(Tenancy, OffWithoutATenancyBlock) {
   const Scenario s = test::load(write_file("none.yaml", "name: none\ncluster: {pools: [{name: p, node: a10-1x, count: 1}]}\n"
                                                         "workload: {jobs: [{name: j, gpus: 1, duration: 1h}]}\n"));
-  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *sched);
+  const RunResult r = test::simulate_scenario(s);
   EXPECT_FALSE(r.tenancy);
   EXPECT_FALSE(summarize(s, r).contains("tenancy"));
 }

@@ -30,11 +30,13 @@ inline Scenario load(const std::string& path, std::vector<std::string> sets = {}
   return load_scenario(path, {std::move(sets), source_path("data"), {}, {}});
 }
 
-inline Json run(const Scenario& s, const std::string& policy = "") {
+// Runs the scenario under its own policy, or `policy`.
+inline RunResult simulate_scenario(const Scenario& s, const std::string& policy = "") {
   auto scheduler = Registry::global().make(policy.empty() ? s.policy : policy, policy_context(s), s.policy_where);
-  const RunResult r = simulate(s, *scheduler);
-  return summarize(s, r);
+  return simulate(s, *scheduler);
 }
+
+inline Json run(const Scenario& s, const std::string& policy = "") { return summarize(s, simulate_scenario(s, policy)); }
 
 // The message of the InputError `f` throws; fails the test if it throws nothing.
 template <typename F>
