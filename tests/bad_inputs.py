@@ -158,6 +158,17 @@ field("pool mig strategy", {"cluster.pools[0].node": "dgx-a100-80gb",
 field("pool mig config unknown", {"cluster.pools[0].node": "dgx-a100-80gb",
                                   "cluster.pools[0].mig": {"strategy": "mixed", "config": "all-9g"}},
       "cluster.pools[0].mig.config")
+field("pool mig strategy missing", {"cluster.pools[0].node": "dgx-a100-80gb", "cluster.pools[0].mig": {"config": "all-1g.10gb"}},
+      ["cluster.pools[0].mig", "strategy"])
+field("pool mig partitionable with a layout", {"cluster.pools[0].node": "dgx-a100-80gb",
+                                               "cluster.pools[0].mig": {"partitionable": True, "config": "all-1g.10gb"}},
+      "cluster.pools[0].mig.config: a partitionable GPU has no fixed layout")
+field("pool mig partitionable text", {"cluster.pools[0].node": "dgx-a100-80gb", "cluster.pools[0].mig": {"partitionable": "yes"}},
+      "cluster.pools[0].mig.partitionable: expected true or false")
+field("device plugin on a partitionable pool", {"cluster.pools[0].node": "dgx-a100-80gb",
+                                                "cluster.pools[0].mig": {"partitionable": True},
+                                                "workload.jobs[0].resource": "nvidia.com/mig-1g.10gb"},
+      ["workload.jobs", "publishes its GPUs' MIG partitions through DRA only"])
 field("pool network nics zero", {"cluster.pools[0].network": {"nics": 0, "gbps_per_nic": 100}},
       "cluster.pools[0].network.nics")
 field("pool network gbps zero", {"cluster.pools[0].network": {"nics": 1, "gbps_per_nic": 0}},

@@ -173,14 +173,15 @@ TEST(Dra, BadInputNamesTheFieldAndWhatWasExpected) {
 // claims: big 1, then mine 2. By hand: `mine` asks 2 L4s (pool l4 only, 0b00010); the entry form
 // {resource_claim_template_name: big} is the bare string `big` (pools a40 and a80, 0b01100).
 TEST(Dra, AResourceClaimNamedByOnePodIsAllocatedToIt) {
-  const Scenario s = load(k40 + "  resource_claims:\n"
-                                "    - name: mine\n      namespace: research\n      requests: [{name: d, device_class: "
-                                "gpu.nvidia.com, count: 2, selectors: \"device.attributes['gpu.nvidia.com'].productName == "
-                                "'NVIDIA L4'\"}]\n",
-                          "    - {name: a, gpus: 2, duration: 1h, namespace: research, resource_claims: "
-                          "[{name: gpus, resource_claim_name: mine}]}\n"
-                          "    - {name: b, gpus: 1, duration: 1h, resource_claims: [{resource_claim_template_name: big}]}\n"
-                          "    - {name: c, gpus: 1, duration: 1h, resource_claims: big}\n");
+  const Scenario s = load(
+      k40 + "  resource_claims:\n"
+            "    - name: mine\n      namespace: research\n      requests: [{name: d, device_class: "
+            "gpu.nvidia.com, count: 2, selectors: \"device.attributes['gpu.nvidia.com'].productName == "
+            "'NVIDIA L4'\"}]\n",
+      "    - {name: a, gpus: 2, duration: 1h, namespace: research, resource_claims: "
+      "[{name: gpus, resource_claim_name: mine}]}\n"
+      "    - {name: b, gpus: 1, u: 0.1, duration: 1h, resource_claims: [{resource_claim_template_name: big}]}\n"
+      "    - {name: c, gpus: 1, u: 0.1, duration: 1h, resource_claims: big}\n");
   EXPECT_EQ(s.jobs.jobs[0].request.device_selector, 2);
   EXPECT_EQ(s.jobs.jobs[1].request.device_selector, 1);
   EXPECT_EQ(pool_mask(s, 0), 0b00010u);
@@ -252,5 +253,74 @@ TEST(Dra, ResourceClaimBadInput) {
                        "{expr: \"device.driver == 'gpu.nvidia.com'\"}}]}]\n",
                        "    - {name: j, gpus: 1, duration: 1h, resource_claims: big}\n")
                 .find("tenancy.resource_claim_templates[0].requests[0].selectors[0].cel"),
+            std::string::npos);
+}
+
+// Partitionable GPUs (KEP 4815; NVIDIA's DRA driver with DynamicMIG): the A100-80GB node's GPUs have
+// no layout; a MIG device is created where it clashes with none that exist (mig_conflict: memory
+// slices, and 7 compute slices per GPU). First-fit takes the first GPU with room, and on it the
+// smallest fitting device at the lowest start. By hand, all at t=0 for 2 h in this order:
+//   3 x 1g.10gb -> GPU 0 at 0, 1, 2;
+//   4g.40gb     -> starts only at 0, held on GPU 0: GPU 1 at 0;
+//   3g.40gb     -> GPU 0 at 4 (slices 4-7 free; 3 + 3 = 6 compute slices);
+//   1g.10gb     -> GPU 0 at 3 (7 compute slices now);
+//   1g.10gb     -> GPU 0 has no compute slice left: GPU 1 at 4 (4g.40gb holds slices 0-3);
+//   7g.80gb at 3 h -> every device of GPU 0 is gone by then: GPU 0 at 0.
+// With u = 0.1 every job runs at full speed on its device (mig_rate: a 1g has 14 of 108 SMs, above 0.1).
+TEST(Dra, PartitionableGpusCreateMigDevicesPerClaim) {
+  std::string templates;
+  for (const std::string p : {"1g.10gb", "3g.40gb", "4g.40gb", "7g.80gb"})
+    templates += "    - name: p" + p.substr(0, 1) +
+                 "\n      requests: [{name: d, device_class: mig.nvidia.com, selectors: "
+                 "\"device.attributes['gpu.nvidia.com'].profile == '" +
+                 p + "'\"}]\n";
+  const std::string yaml =
+      "name: dra\ncluster:\n  pools:\n    - {name: part, node: dgx-a100-80gb, count: 1, mig: {partitionable: true}}\n" +
+      kClasses + "  resource_claim_templates:\n" + templates +
+      "workload:\n  jobs:\n"
+      "    - {name: a, count: 3, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
+      "    - {name: b, gpus: 1, u: 0.1, duration: 2h, resource_claims: p4}\n"
+      "    - {name: c, gpus: 1, u: 0.1, duration: 2h, resource_claims: p3}\n"
+      "    - {name: d, count: 2, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
+      "    - {name: e, arrival: 3h, gpus: 1, u: 0.1, duration: 1h, resource_claims: p7}\n"
+      "policy: fifo+first-fit\n";
+  const Scenario s = test::load(write_file("dra.yaml", yaml));
+  const RunResult r = test::simulate_scenario(s);
+  const MigTable& t = *s.pools[0].gpu->mig;
+  auto where = [&](uint32_t job) {
+    const PlacementView p = r.placement(JobId{job});
+    return fmt::format("{}:{}@{}", p.gpus[0].value(), t.profiles[p.mig[0].profile].name, p.mig[0].start);
+  };
+  const std::vector<std::string> expected = {"0:1g.10gb@0", "0:1g.10gb@1", "0:1g.10gb@2", "1:4g.40gb@0",
+                                             "0:3g.40gb@4", "0:1g.10gb@3", "1:1g.10gb@4", "0:7g.80gb@0"};
+  for (uint32_t j = 0; j < expected.size(); ++j) {
+    EXPECT_EQ(pool_ran_on(s, r, j), "part") << j;
+    EXPECT_EQ(where(j), expected[j]) << j;
+    EXPECT_EQ(r.jobs[j].status, JobStatus::completed) << j;
+  }
+  EXPECT_EQ(r.jobs[7].start, Time::from_seconds(3 * 3600));
+}
+
+// A partitionable pool publishes through DRA only: device-plugin names do not reach it, a whole-GPU
+// claim finds no device there, and a layout cannot be given with it.
+TEST(Dra, PartitionablePoolBadInput) {
+  const std::string pool =
+      "name: p\ncluster:\n  pools:\n    - {name: part, node: dgx-a100-80gb, count: 1, mig: {partitionable: true";
+  const std::string jobs = "workload:\n  jobs:\n    - {name: j, gpus: 1, duration: 1h, resource: nvidia.com/mig-1g.10gb}\n";
+  EXPECT_NE(test::input_error([&] { build_world(test::load(write_file("p.yaml", pool + "}}\n" + jobs))); })
+                .find("asks nvidia.com/mig-1g.10gb; pool part publishes its GPUs' MIG partitions through DRA only "
+                      "(partitionable): ask with resource_claims"),
+            std::string::npos);
+  EXPECT_NE(test::input_error([&] { test::load(write_file("p.yaml", pool + ", config: all-1g.10gb}}\n" + jobs)); })
+                .find("cluster.pools[0].mig.config: a partitionable GPU has no fixed layout and no device plugin: leave out "
+                      "strategy, config, file and mig-configs"),
+            std::string::npos);
+  EXPECT_NE(test::input_error([&] {
+              build_world(test::load(write_file(
+                  "p.yaml", pool + "}}\n" + kClasses + "  resource_claim_templates:\n" + k40 +
+                                "workload:\n  jobs:\n    - {name: j, gpus: 1, duration: 1h, resource_claims: big}\n")));
+            })
+                .find("job 'j' can never run: it finds no GPU or MIG device of pool part (A100-80GB-SXM) that its DRA claim's "
+                      "selectors accept with 0 MiB"),
             std::string::npos);
 }

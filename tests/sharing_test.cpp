@@ -51,6 +51,21 @@ TEST(Mig, RulesOnMediaExtensionsComputeAndR510) {
   EXPECT_NE(mig_explain(t, counts(t, {{"4g.40gb", 1}, {"3g.40gb", 1}})).find("R510"), std::string::npos);
 }
 
+// A partitionable GPU publishes every placement. A100-80GB by hand: 1g.10gb and 1g.10gb+me at 0..6
+// (7 each), 1g.20gb at 0,2,4,6 (4), 2g.20gb at 0,2,4 (3), 3g.40gb at 0,4 (2), 4g.40gb and 7g.80gb at
+// 0: 25, by start then profile index. Every catalog model's count fits the node index's signature
+// (Cluster::signature: one bit per placement, the count in 5 bits).
+TEST(Mig, PlacementsOfAPartitionableGpu) {
+  const MigTable& t = a100();
+  const MigLayout all = mig_placements(t);
+  ASSERT_EQ(all.size(), 25u);
+  EXPECT_EQ(all.front(), (MigInstance{0, 0}));
+  EXPECT_EQ(all[6], (MigInstance{6, 0}));  // 7g.80gb, the last profile starting at 0
+  EXPECT_EQ(all.back(), (MigInstance{2, 6}));
+  for (const GpuModel& g : Catalog::builtin().gpus())
+    if (g.mig) EXPECT_LE(mig_placements(*g.mig).size(), 31u) << g.name;
+}
+
 TEST(Mig, EnumeratesLayoutsAndMaximalOnes) {
   const MigTable& t = a100();
   const auto all = mig_enumerate(t);

@@ -81,6 +81,14 @@ void mig_add(MigLayout& layout, MigInstance instance) {
                 instance);
 }
 
+MigLayout mig_placements(const MigTable& t) {
+  MigLayout all;
+  for (std::size_t p = 0; p < t.profiles.size(); ++p)
+    for (int start : t.profiles[p].starts) all.push_back({static_cast<int>(p), start});
+  std::stable_sort(all.begin(), all.end(), [](const MigInstance& a, const MigInstance& b) { return a.start < b.start; });
+  return all;
+}
+
 MigCounts mig_counts(const MigTable& t, const MigLayout& layout) {
   MigCounts c(t.profiles.size(), 0);
   for (const MigInstance& in : layout) ++c[static_cast<std::size_t>(in.profile)];

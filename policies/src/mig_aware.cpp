@@ -45,7 +45,9 @@ struct MigAware final : PlacementPolicy {
     for (JobId id : unplaced) shape_failed[view.shape(id)] = true;
     for (PoolId pid{0}; pid < c.pools().size(); ++pid) {
       const Pool& pool = c.pool(pid);
-      if (pool.sharing.mode != Sharing::mig || pool.sharing.mig_strategy != MigStrategy::mixed) continue;
+      // A partitionable pool creates instances per claim: there is no layout to change.
+      if (pool.sharing.mode != Sharing::mig || pool.sharing.mig_strategy != MigStrategy::mixed || pool.sharing.mig_partitionable)
+        continue;
       // Instances the pending jobs that did not fit ask for, per profile (one per GPU they need).
       std::map<int, int> demand;
       view.for_each_pending([&](JobId id) {

@@ -93,6 +93,7 @@ class Audit final : public Observer {
         const MigTable& t = *pool.gpu->mig;
         MigLayout seen;
         for (const MigSlot& s : gpu.instances) {
+          if (!exists(gpu, s)) continue;
           if (s.instance.profile < 0 || static_cast<std::size_t>(s.instance.profile) >= t.profiles.size())
             gpu_bad("a MIG instance has an unknown profile");
           if (auto why = mig_conflict(t, seen, s.instance.profile, s.instance.start))

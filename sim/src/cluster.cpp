@@ -73,6 +73,7 @@ Gpu Cluster::make_gpu(const Pool& p, uint16_t index, NodeId node) {
   if (cfg.mode == Sharing::fractional) g.slots = kWholeGpu.value;  // shares limit it, not slots
   if (cfg.mode == Sharing::mig && index < cfg.mig_layouts.size() && cfg.mig_layouts[index]) {
     g.mig = true;
+    g.partitionable = cfg.mig_partitionable;
     for (const MigInstance& in : *cfg.mig_layouts[index]) g.instances.push_back({in, kNoJob});
   }
   return g;
@@ -111,8 +112,10 @@ Cluster::Signature Cluster::signature(NodeId id) const {
     const Gpu& gpu = gpus_[g];
     if (gpu.mig) {
       int64_t code = 0;
+      // A partitionable GPU's slots are the same placements on every GPU of its pool: which are taken says all.
       for (const MigSlot& m : gpu.instances)
-        code = code << 7 | (m.instance.profile << 4 | m.instance.start << 1 | (m.job != kNoJob));
+        code = gpu.partitionable ? code << 1 | (m.job != kNoJob)
+                                 : code << 7 | (m.instance.profile << 4 | m.instance.start << 1 | (m.job != kNoJob));
       code |= int64_t{1} << 62 | int64_t{gpu.reconfiguring} << 61 | static_cast<int64_t>(gpu.instances.size()) << 56;
       s.push_back(code);
     } else {

@@ -706,6 +706,7 @@ void Engine::reconfigure(GpuId g, const MigLayout& layout) {
                                   format_seconds(now_), g, cluster_.node(gpu.node).name, why));
   };
   if (!gpu.mig) fail("the GPU does not have MIG enabled");
+  if (gpu.partitionable) fail("the GPU is partitionable: its MIG devices are created per claim, it has no layout to change");
   if (!cluster_.node(gpu.node).ready()) fail(fmt::format("node {} is {}, not ready", cluster_.node(gpu.node).name,
                                                         to_string(cluster_.node(gpu.node).state)));
   if (!gpu.residents.empty()) fail(fmt::format("the GPU still runs {} job(s); only a drained GPU can be reconfigured", gpu.residents.size()));

@@ -59,6 +59,13 @@ bool mig_off_gpus(const SharingConfig& c) {
 }
 }  // namespace
 
+bool partition_conflicts(const MigTable& t, const Gpu& gpu, MigInstance instance) {
+  MigLayout existing;
+  for (const MigSlot& s : gpu.instances)
+    if (s.job != kNoJob) existing.push_back(s.instance);
+  return mig_conflict(t, existing, instance.profile, instance.start).has_value();
+}
+
 std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, const Catalog& catalog) {
   if (q.gpus == 0) return std::nullopt;
   if (!pool.gpu) return fmt::format("pool {} has no GPUs", pool.name);
@@ -71,6 +78,10 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
   if (q.fractional() && c.mode != Sharing::fractional && c.mode != Sharing::exclusive)
     return fmt::format("asks a {}-milli GPU share; pool {} ({}) does not split GPUs by milli", q.milli_per_gpu.value, pool.name,
                        to_string(c.mode));
+  if (c.mig_partitionable && !q.claim)
+    return fmt::format("asks {}; pool {} publishes its GPUs' MIG partitions through DRA only (partitionable): ask with "
+                       "resource_claims",
+                       want, pool.name);
   if (q.claim) {
     if (shared || c.mode == Sharing::fractional)
       return fmt::format("a capacity claim takes a MIG instance or a whole GPU; pool {} shares GPUs by {}", pool.name,
@@ -81,8 +92,8 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
       for (std::size_t i = 0; i < pool.gpu->mig->profiles.size(); ++i)
         if (profile_serves(q, pool, i)) return std::nullopt;
     if (q.device_selector)
-      return fmt::format("no GPU or MIG device of pool {} ({}) matches its DRA claim's selectors with {} MiB", pool.name,
-                         pool.gpu->name, q.gpu_memory_mib);
+      return fmt::format("finds no GPU or MIG device of pool {} ({}) that its DRA claim's selectors accept with {} MiB",
+                         pool.name, pool.gpu->name, q.gpu_memory_mib);
     return fmt::format("claims {} MiB and {} SMs; no GPU or MIG profile of pool {} has that much", q.gpu_memory_mib, q.min_sms,
                        pool.name);
   }

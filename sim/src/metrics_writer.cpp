@@ -186,7 +186,7 @@ class MetricsWriter final : public OutputWriter {
       add(power_usage, device, fmt::format("{:.1f}", power_w(pool.gpu->tdp_w, idle_fraction_, util)), ts);
       if (gpu.mig) {
         for (std::size_t s = 0; s < gpu.instances.size(); ++s)
-          sample_instance(run, g, static_cast<MigSlotIndex>(s), device, at, ts);
+          if (exists(gpu, gpu.instances[s])) sample_instance(run, g, static_cast<MigSlotIndex>(s), device, at, ts);
         continue;
       }
       const int64_t total = pool.gpu->memory_mib;

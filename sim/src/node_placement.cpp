@@ -40,7 +40,7 @@ void add_node_labels(PoolSpec& pool, const NodeTemplate& t) {
     known.emplace_back("nvidia.com/gpu.compute.major", std::to_string(major));
     known.emplace_back("nvidia.com/gpu.compute.minor", std::to_string(std::lround((g.compute_capability - major) * 10)));
     known.emplace_back("nvidia.com/mig.capable", g.mig ? "true" : "false");
-    if (c.mode == Sharing::mig) {
+    if (c.mode == Sharing::mig && !c.mig_partitionable) {  // a partitionable GPU has no device plugin and no strategy
       known.emplace_back("nvidia.com/mig.strategy", std::string(to_string(c.mig_strategy)));
       // The single strategy advertises the (identical) MIG devices as nvidia.com/gpu, and GFD
       // overrides product, count and memory with theirs ("MIG 'single' strategy").

@@ -198,7 +198,9 @@ std::string sharing_text(const SharingConfig& c) {
     case Sharing::fractional: return fmt::format("fractional (runtime {})", to_string(c.runtime));
     case Sharing::time_slicing:
     case Sharing::mps: return fmt::format("{} x{} ({})", to_string(c.mode), c.replicas, c.gpu_resource());
-    case Sharing::mig: return fmt::format("mig {} ({} strategy)", c.mig_config, to_string(c.mig_strategy));
+    case Sharing::mig:
+      return c.mig_partitionable ? "mig partitionable (DRA)"
+                                 : fmt::format("mig {} ({} strategy)", c.mig_config, to_string(c.mig_strategy));
   }
   return "exclusive";
 }
@@ -266,7 +268,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["node_template"] = pool.node_template;
     pj["gpu_model"] = pool.gpu ? Json(pool.gpu->name) : Json(nullptr);
     pj["sharing"] = sharing_text(pool.sharing);
-    if (pool.sharing.mode == Sharing::mig) {
+    if (pool.sharing.mode == Sharing::mig && !pool.sharing.mig_partitionable) {  // a partitionable one has no layout
       std::size_t instances = 0;
       for (GpuId g = pool.first_gpu; g < pool.first_gpu + pool.gpus_built; ++g) instances += c.gpu(g).instances.size();
       pj["mig_instances"] = instances;
@@ -766,8 +768,9 @@ void gpus_table(TableSink& sink, const RunResult& r) {
       const Node& n = c.node(gpu.node);
       std::string layout;
       for (const MigSlot& m : gpu.instances)
-        layout += fmt::format("{}{}@{}", layout.empty() ? "" : "+", c.pool(n.pool).gpu->mig->profiles[m.instance.profile].name,
-                              m.instance.start);
+        if (exists(gpu, m))
+          layout += fmt::format("{}{}@{}", layout.empty() ? "" : "+", c.pool(n.pool).gpu->mig->profiles[m.instance.profile].name,
+                                m.instance.start);
       const GpuTime busy = r.metrics.gpu_busy(g, r.end);
       sink.cell(static_cast<int64_t>(g.value()));
       sink.cell(n.name);

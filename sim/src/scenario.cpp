@@ -348,10 +348,13 @@ const Section& pool_mig_section() {
       "pool_mig",
       "MIG on a pool's GPUs: a mig-parted config and the device plugin's strategy",
       {
-          {"strategy", Type::enumeration<MigStrategy>(), required, "", "The device plugin's MIG strategy"},
-          {"config", Type::string(), required, "",
+          {"strategy", Type::enumeration<MigStrategy>(), "", "", "The device plugin's MIG strategy (not with partitionable)"},
+          {"config", Type::string(), "", "",
            "A config of `file` or `mig-configs`, or a name mig-parted generates: all-disabled, all-enabled, all-balanced, "
-           "all-<profile>"},
+           "all-<profile> (not with partitionable)"},
+          {"partitionable", Type::boolean(), "false", "",
+           "No fixed layout: NVIDIA's DRA driver publishes every MIG placement (KEP 4815, DynamicMIG) and creates a "
+           "device when a claim is allocated it; DRA claims only"},
           {"file", Type::string(), "", "", "A mig-parted file, relative to the scenario"},
           [] {
             Field f = mig_parted_section().field("mig-configs");
@@ -369,8 +372,18 @@ SharingConfig read_mig(const ConfigNode& node, const GpuModel* gpu, int gpus, co
   if (!gpu || !gpu->mig) m.fail(fmt::format("GPU model {} does not support MIG", gpu ? gpu->name : "(none)"));
   SharingConfig c;
   c.mode = Sharing::mig;
-  c.mig_strategy = m.at("strategy").as_enum<MigStrategy>(" or ");
-  c.mig_config = m.at("config").as_string();
+  if (m.value("partitionable").as_bool()) {
+    for (const char* key : {"strategy", "config", "file", "mig-configs"})
+      if (m.has(key))
+        m.at(key).fail("a partitionable GPU has no fixed layout and no device plugin: leave out strategy, config, file "
+                       "and mig-configs");
+    c.mig_partitionable = true;
+    c.mig_config = "partitionable";
+    c.mig_layouts.assign(static_cast<std::size_t>(gpus), mig_placements(*gpu->mig));
+    return c;
+  }
+  c.mig_strategy = m.value("strategy").as_enum<MigStrategy>(" or ");
+  c.mig_config = m.value("config").as_string();
   if (m.has("file") && m.has("mig-configs")) m.fail("give file or mig-configs, not both");
   std::optional<ConfigNode> doc;
   if (auto f = m.get("file")) {

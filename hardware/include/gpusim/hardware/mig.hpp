@@ -25,6 +25,9 @@ std::optional<std::string> mig_conflict(const MigTable& t, const MigLayout& layo
 // Adds the instance, keeping the layout ordered by start (call only when mig_conflict is nullopt).
 void mig_add(MigLayout& layout, MigInstance instance);
 MigCounts mig_counts(const MigTable& t, const MigLayout& layout);
+// Every placement of every profile (each allowed start), ordered by start, then profile: the MIG
+// devices a partitionable GPU publishes (KEP 4815), of which any set without a mig_conflict can exist.
+MigLayout mig_placements(const MigTable& t);
 
 // A placement of exactly these counts, trying larger instances first and every allowed start
 // (so 1g,1g,2g,3g places although the driver's first-fit creation order would fail); nullopt if none.

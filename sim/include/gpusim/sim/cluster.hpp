@@ -150,11 +150,15 @@ struct Gpu {
   int slots = 1;                // residents it may hold (1, or replicas for time-slicing and MPS)
   bool mig = false;             // MIG enabled: jobs run in `instances`
   bool reconfiguring = false;   // a MIG layout change is under way: nothing can be placed
+  bool partitionable = false;   // `instances` are every placement; those with a job exist (SharingConfig)
   boost::container::small_vector<MigSlot, 7> instances;
   boost::container::small_vector<JobId, 4> residents;
   double busy = 0;              // fraction of its SMs kept busy, as DCGM would show
   int free_slots() const { return slots - static_cast<int>(residents.size()); }
 };
+
+// Does the MIG instance exist? On a fixed layout, all do; on a partitionable GPU, those created for a job.
+inline bool exists(const Gpu& gpu, const MigSlot& slot) { return !gpu.partitionable || slot.job != kNoJob; }
 
 // Nodes of one pool whose free capacities are identical (as multisets over their GPUs).
 struct NodeBucket {

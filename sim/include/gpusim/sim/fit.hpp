@@ -111,6 +111,11 @@ inline GpuDemand demand_on(const Request& q, const Pool& pool) {
   return {kWholeGpu, memory};
 }
 
+// Would creating `instance` on partitionable `gpu` clash with the instances that exist there? NVIDIA's
+// driver has each device consume counters of its GPU's counter set (partitions.go: one per memory
+// slice, one per capacity such as multiprocessors); the same limits are mig_conflict's geometry.
+bool partition_conflicts(const MigTable& t, const Gpu& gpu, MigInstance instance);
+
 // Does the request fit `gpu` of `pool` now (on slot `instance` of a MIG GPU, none otherwise)? The
 // rule claim_on builds on, apart so that fit checks build no claim. Whether the node is ready, the
 // pool allowed and the GPU not reconfiguring is the caller's to check.
@@ -120,7 +125,8 @@ inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::opt
   if (gpu.mig) {
     if (!instance || *instance >= gpu.instances.size()) return false;
     const MigSlot& slot = gpu.instances[*instance];
-    return slot.job == kNoJob && profile_serves(q, pool, slot.instance.profile);
+    return slot.job == kNoJob && profile_serves(q, pool, slot.instance.profile) &&
+           !(gpu.partitionable && partition_conflicts(*pool.gpu->mig, gpu, slot.instance));
   }
   if (instance) return false;
   switch (c.mode) {

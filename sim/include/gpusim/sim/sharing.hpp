@@ -42,6 +42,10 @@ struct SharingConfig {
   MigStrategy mig_strategy = MigStrategy::mixed;
   std::string mig_config;                    // the mig-parted config name
   std::vector<std::optional<MigLayout>> mig_layouts;  // per GPU of a node; nullopt = MIG off
+  // Partitionable GPUs (KEP 4815; NVIDIA's DRA driver, DynamicMIG): no fixed layout. Each GPU's
+  // mig_layouts entry lists every placement (mig_placements); a MIG device is created when a claim is
+  // allocated one, where it has no mig_conflict with those that exist, and destroyed when it ends.
+  bool mig_partitionable = false;
 
   // The resource whole (non-MIG) GPUs of the pool advertise.
   std::string_view gpu_resource() const { return rename_by_default ? "nvidia.com/gpu.shared" : "nvidia.com/gpu"; }
