@@ -301,8 +301,9 @@ TEST(Dra, PartitionableGpusCreateMigDevicesPerClaim) {
   EXPECT_EQ(r.jobs[7].start, Time::from_seconds(3 * 3600));
 }
 
-// A partitionable pool publishes through DRA only: device-plugin names do not reach it, a whole-GPU
-// claim finds no device there, and a layout cannot be given with it.
+// A partitionable pool publishes through DRA only: device-plugin names do not reach it, and a layout
+// cannot be given with it. A claim no device there matches (100 GiB: the whole A100-80GB has 80) is
+// refused with the reason.
 TEST(Dra, PartitionablePoolBadInput) {
   const std::string pool =
       "name: p\ncluster:\n  pools:\n    - {name: part, node: dgx-a100-80gb, count: 1, mig: {partitionable: true";
@@ -317,10 +318,51 @@ TEST(Dra, PartitionablePoolBadInput) {
             std::string::npos);
   EXPECT_NE(test::input_error([&] {
               build_world(test::load(write_file(
-                  "p.yaml", pool + "}}\n" + kClasses + "  resource_claim_templates:\n" + k40 +
+                  "p.yaml", pool + "}}\n" + kClasses + "  resource_claim_templates:\n" +
+                                "    - name: big\n      requests: [{name: d, device_class: any.nvidia.com, selectors: "
+                                "\"device.capacity['gpu.nvidia.com'].memory >= quantity('100Gi')\"}]\n" +
                                 "workload:\n  jobs:\n    - {name: j, gpus: 1, duration: 1h, resource_claims: big}\n")));
             })
                 .find("job 'j' can never run: it finds no GPU or MIG device of pool part (A100-80GB-SXM) that its DRA claim's "
                       "selectors accept with 0 MiB"),
             std::string::npos);
+}
+
+// A partitionable GPU also publishes itself whole, consuming every counter: it is allocatable only
+// with no MIG device on it, and while held no device can be created there. One A100-80GB node, all
+// at t=0 in this order (first-fit: the first GPU with room; on it the smallest device that fits):
+//   whole (memory >= 40Gi, gpu class)   -> GPU 0 whole;
+//   slice (1g.10gb)                     -> GPU 0 is held: GPU 1 at 0;
+//   whole                               -> GPU 1 has a device: GPU 2 whole;
+//   any (memory >= 9Gi, any class)      -> GPU 0 and 2 are held, GPU 1 has room: its smallest device
+//                                          that fits, 1g.10gb (9728 MiB) at 1, before the whole GPU.
+TEST(Dra, APartitionableGpuHeldWholeTakesNoDevice) {
+  const std::string yaml =
+      "name: dra\ncluster:\n  pools:\n    - {name: part, node: dgx-a100-80gb, count: 1, mig: {partitionable: "
+      "true}}\n" +
+      kClasses + "  resource_claim_templates:\n" + k40 +
+      "    - name: p1\n      requests: [{name: d, device_class: mig.nvidia.com, selectors: "
+      "\"device.attributes['gpu.nvidia.com'].profile == '1g.10gb'\"}]\n"
+      "    - name: nine\n      requests: [{name: d, device_class: any.nvidia.com, selectors: "
+      "\"device.capacity['gpu.nvidia.com'].memory >= quantity('9Gi')\"}]\n"
+      "workload:\n  jobs:\n"
+      "    - {name: whole, gpus: 1, u: 0.1, duration: 2h, resource_claims: big}\n"
+      "    - {name: slice, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
+      "    - {name: whole2, gpus: 1, u: 0.1, duration: 2h, resource_claims: big}\n"
+      "    - {name: any, gpus: 1, u: 0.1, duration: 2h, resource_claims: nine}\n"
+      "policy: fifo+first-fit\n";
+  const Scenario s = test::load(write_file("dra.yaml", yaml));
+  const RunResult r = test::simulate_scenario(s);
+  const MigTable& t = *s.pools[0].gpu->mig;
+  auto where = [&](uint32_t job) {
+    const PlacementView p = r.placement(JobId{job});
+    if (p.mig.empty()) return fmt::format("{}:whole", p.gpus[0].value());
+    return fmt::format("{}:{}@{}", p.gpus[0].value(), t.profiles[p.mig[0].profile].name, p.mig[0].start);
+  };
+  const std::vector<std::string> expected = {"0:whole", "1:1g.10gb@0", "2:whole", "1:1g.10gb@1"};
+  for (uint32_t j = 0; j < expected.size(); ++j) {
+    EXPECT_EQ(where(j), expected[j]) << j;
+    EXPECT_EQ(r.jobs[j].start, Time()) << j;
+    EXPECT_EQ(r.jobs[j].status, JobStatus::completed) << j;
+  }
 }

@@ -122,10 +122,11 @@ bool DefaultPreemption::fits_without(const ClusterView& view, JobId job, NodeId 
     if (c.gpu(g).reconfiguring) continue;
     Gpu gpu = c.gpu(g);
     for (JobId v : gone) release(gpu, v, view.job(v).request, pool, ts);
-    if (!gpu.mig) {
-      fitting += fits_on(q, pool, gpu, std::nullopt, ts);
+    if (fits_on(q, pool, gpu, std::nullopt, ts)) {  // not MIG, or a partitionable GPU whole
+      ++fitting;
       continue;
     }
+    if (!gpu.mig) continue;
     for (MigSlotIndex i = 0; i < gpu.instances.size(); ++i)
       if (fits_on(q, pool, gpu, i, ts)) {
         ++fitting;

@@ -25,7 +25,8 @@ void PlacementPolicy::choose_instances(const ClusterView& view, JobId job, Place
     if (!view.cluster().gpu(p.gpus[i]).mig) continue;
     p.instances.resize(p.gpus.size());
     view.fitting_instances(job, p.gpus[i], fitting);
-    p.instances[i] = choose_instance(view, job, p.gpus[i], fitting);
+    // No instance fits: the job takes a partitionable GPU whole (the smallest device that fits comes first).
+    if (!fitting.empty()) p.instances[i] = choose_instance(view, job, p.gpus[i], fitting);
   }
 }
 

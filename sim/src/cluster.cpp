@@ -116,7 +116,8 @@ Cluster::Signature Cluster::signature(NodeId id) const {
       for (const MigSlot& m : gpu.instances)
         code = gpu.partitionable ? code << 1 | (m.job != kNoJob)
                                  : code << 7 | (m.instance.profile << 4 | m.instance.start << 1 | (m.job != kNoJob));
-      code |= int64_t{1} << 62 | int64_t{gpu.reconfiguring} << 61 | static_cast<int64_t>(gpu.instances.size()) << 56;
+      code |= int64_t{1} << 62 | int64_t{gpu.reconfiguring} << 61 | static_cast<int64_t>(gpu.instances.size()) << 56 |
+              int64_t{held_whole(gpu)} << 55;
       s.push_back(code);
     } else {
       s.push_back(static_cast<int64_t>(gpu.free.value) << 51 | static_cast<int64_t>(gpu.free_slots() & 0x3FF) << 41 |

@@ -177,8 +177,10 @@ int32_t matching_per_node(const PoolSpec& pool, uint64_t mask) {
   for (int32_t g = 0; g < gpus; ++g) {
     const auto& layouts = pool.sharing.mig_layouts;
     if (pool.sharing.mode == Sharing::mig && static_cast<std::size_t>(g) < layouts.size() && layouts[g]) {
-      // A job holds one device per GPU (fit rules): a GPU counts once, however many of its instances match.
-      count += static_cast<int32_t>(std::any_of(layouts[g]->begin(), layouts[g]->end(),
+      // A job holds one device per GPU (fit rules): a GPU counts once, however many of its instances
+      // match; a partitionable one also publishes itself whole.
+      count += static_cast<int32_t>((pool.sharing.mig_partitionable && (mask & 1)) ||
+                                    std::any_of(layouts[g]->begin(), layouts[g]->end(),
                                                 [&](const MigInstance& in) { return mask >> (1 + in.profile) & 1; }));
     } else {
       count += static_cast<int32_t>(mask & 1);

@@ -242,7 +242,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   bool takes(const Request& q, const Pool& pool, const Gpu& gpu) const {
     if (gpu.reconfiguring) return false;
     const TimeSlicingModel& ts = scenario_.model.time_slicing;
-    if (!gpu.mig) return fits_on(q, pool, gpu, std::nullopt, ts);
+    if (fits_on(q, pool, gpu, std::nullopt, ts)) return true;  // not MIG, or a partitionable GPU whole
     for (std::size_t i = 0; i < gpu.instances.size(); ++i)
       if (fits_on(q, pool, gpu, static_cast<MigSlotIndex>(i), ts)) return true;
     return false;
@@ -602,7 +602,7 @@ void Engine::bind(JobId id, const Placement& p) {
       reject(id, fmt::format("GPU {} is on node {}, which the placement does not list", g, cluster_.slot_node(on).name));
     const std::string& node = cluster_.node(on).name;
     const std::optional<MigSlotIndex> instance = p.instances.empty() ? std::nullopt : p.instances[i];
-    if (cluster_.gpu(g).mig && !instance)
+    if (cluster_.gpu(g).mig && !cluster_.gpu(g).partitionable && !instance)
       reject(id, fmt::format("GPU {} of node {} has MIG on; the placement names no instance", g, node));
     auto c = claim_for(id, g, instance);
     if (!c)
@@ -930,7 +930,7 @@ void Engine::start_bound_jobs() {
       if (!cluster_.gpu(p.gpus[i]).mig) continue;
       p.instances.resize(p.gpus.size());
       fitting_instances(id, p.gpus[i], instances);
-      p.instances[i] = instances.front();
+      if (!instances.empty()) p.instances[i] = instances.front();  // none: a partitionable GPU, whole
     }
     bind(id, p);
   }

@@ -60,6 +60,7 @@ bool mig_off_gpus(const SharingConfig& c) {
 }  // namespace
 
 bool partition_conflicts(const MigTable& t, const Gpu& gpu, MigInstance instance) {
+  if (held_whole(gpu)) return true;
   MigLayout existing;
   for (const MigSlot& s : gpu.instances)
     if (s.job != kNoJob) existing.push_back(s.instance);
@@ -86,7 +87,7 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
     if (shared || c.mode == Sharing::fractional)
       return fmt::format("a capacity claim takes a MIG instance or a whole GPU; pool {} shares GPUs by {}", pool.name,
                          to_string(c.mode));
-    const bool whole = c.mode == Sharing::exclusive || mig_off_gpus(c);
+    const bool whole = c.mode == Sharing::exclusive || mig_off_gpus(c) || c.mig_partitionable;
     if (whole && pool.gpu->memory_mib >= q.gpu_memory_mib && whole_gpu_serves_claim(q, pool)) return std::nullopt;
     if (c.mode == Sharing::mig)
       for (std::size_t i = 0; i < pool.gpu->mig->profiles.size(); ++i)

@@ -184,7 +184,7 @@ class MetricsWriter final : public OutputWriter {
           om_escape(pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front()), om_escape(node.name),
           om_escape(node.name));
       add(power_usage, device, fmt::format("{:.1f}", power_w(pool.gpu->tdp_w, idle_fraction_, util)), ts);
-      if (gpu.mig) {
+      if (gpu.mig && !held_whole(gpu)) {
         for (std::size_t s = 0; s < gpu.instances.size(); ++s)
           if (exists(gpu, gpu.instances[s])) sample_instance(run, g, static_cast<MigSlotIndex>(s), device, at, ts);
         continue;

@@ -4,6 +4,7 @@
 // Policies see it through `const Cluster&`; only the engine changes it.
 #include <boost/container/small_vector.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -159,6 +160,12 @@ struct Gpu {
 
 // Does the MIG instance exist? On a fixed layout, all do; on a partitionable GPU, those created for a job.
 inline bool exists(const Gpu& gpu, const MigSlot& slot) { return !gpu.partitionable || slot.job != kNoJob; }
+// Is the partitionable GPU held whole (the driver's full-GPU device, which consumes every counter)? Its
+// one resident then holds no instance.
+inline bool held_whole(const Gpu& gpu) {
+  return gpu.partitionable && !gpu.residents.empty() &&
+         std::none_of(gpu.instances.begin(), gpu.instances.end(), [](const MigSlot& s) { return s.job != kNoJob; });
+}
 
 // Nodes of one pool whose free capacities are identical (as multisets over their GPUs).
 struct NodeBucket {

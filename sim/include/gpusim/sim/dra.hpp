@@ -6,7 +6,8 @@
 // names a ResourceClaim (of its namespace) takes that claim. Either is allocated specific devices.
 // A ResourceClaim named by several pods shares its devices among them, which gpusim's exclusive
 // device accounting cannot model: that is bad input. Devices are what NVIDIA's DRA driver publishes for each GPU of a pool
-// (hardware/dra_devices.hpp): the whole GPU, and on MIG pools the MIG devices of the layout.
+// (hardware/dra_devices.hpp): the whole GPU, and on MIG pools the MIG devices of the layout; on
+// partitionable pools (SharingConfig::mig_partitionable) the whole GPU and every MIG placement.
 // Part of the scenario's `tenancy:` block (README "DRA claims"). A job's claim becomes a capacity
 // claim (Request::claim) whose device selector (Request::device_selector) is worked out once per
 // pool and device kind here (PoolSpec::device_match), so the fit rules (sim/fit.hpp) answer every

@@ -111,9 +111,10 @@ inline GpuDemand demand_on(const Request& q, const Pool& pool) {
   return {kWholeGpu, memory};
 }
 
-// Would creating `instance` on partitionable `gpu` clash with the instances that exist there? NVIDIA's
-// driver has each device consume counters of its GPU's counter set (partitions.go: one per memory
-// slice, one per capacity such as multiprocessors); the same limits are mig_conflict's geometry.
+// Would creating `instance` on partitionable `gpu` clash with the instances that exist there, or with
+// the GPU held whole? NVIDIA's driver has each device consume counters of its GPU's counter set
+// (partitions.go: one per memory slice, one per capacity such as multiprocessors; the whole GPU
+// consumes all); the same limits are mig_conflict's geometry.
 bool partition_conflicts(const MigTable& t, const Gpu& gpu, MigInstance instance);
 
 // Does the request fit `gpu` of `pool` now (on slot `instance` of a MIG GPU, none otherwise)? The
@@ -123,7 +124,9 @@ inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::opt
                     const TimeSlicingModel& ts) {
   const SharingConfig& c = pool.sharing;
   if (gpu.mig) {
-    if (!instance || *instance >= gpu.instances.size()) return false;
+    // A partitionable GPU also publishes itself whole: it fits an empty one (pool_refuses checked memory).
+    if (!instance) return gpu.partitionable && gpu.residents.empty() && q.claim && whole_gpu_serves_claim(q, pool);
+    if (*instance >= gpu.instances.size()) return false;
     const MigSlot& slot = gpu.instances[*instance];
     return slot.job == kNoJob && profile_serves(q, pool, slot.instance.profile) &&
            !(gpu.partitionable && partition_conflicts(*pool.gpu->mig, gpu, slot.instance));
@@ -148,6 +151,7 @@ inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, cons
   if (!fits_on(q, pool, gpu, instance, ts)) return std::nullopt;
   const SharingConfig& c = pool.sharing;
   if (gpu.mig) {
+    if (!instance) return GpuClaim{kWholeGpu, 0, 0, std::nullopt};  // a partitionable GPU held whole
     const MigProfile& p = pool.gpu->mig->profiles[gpu.instances[*instance].instance.profile];
     return GpuClaim{instance_milli(*pool.gpu->mig, p), 0, 0, instance};
   }
