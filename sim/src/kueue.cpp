@@ -133,9 +133,10 @@ struct Kueue::Impl {
   // requeued "immediate"ly): `parked` ones wait in their ClusterQueue again once the preemptions of
   // this instant are over (requeue_evicted), so that the quota freed for a preemptor is taken by it
   // first (Kueue orders them by eviction time, after it). One evicted again at the instant it was
-  // requeued is `held` until the next decision point at a later time: a chain of preemptions that
-  // comes back to it could otherwise go on for ever with no time passing (in Kueue time passes
-  // while an eviction is reconciled), and each workload is requeued at most once per instant.
+  // requeued is `held` until the next decision point at a later time: a preemptor that is not its
+  // cycle's holds no quota (Kueue skips one whose targets overlap another's), so a requeued victim
+  // may take quota it waits for and be preempted again, for ever with no time passing (in Kueue
+  // time passes while an eviction is reconciled); so each workload is requeued at most once per instant.
   std::vector<JobId> parked, held;
   Time parked_at;
 
@@ -894,11 +895,19 @@ struct Kueue::Impl {
            std::tuple(b.assignment.borrows, -y.priority, y.order, b.job);
   }
 
+  // An evicted workload waits in its ClusterQueue again: as in Kueue, where its cohort's
+  // inadmissible workloads are requeued with it (QueueAssociatedInadmissibleWorkloadsAfter), every
+  // queue of its tree is looked at again, so that a preemptor still waiting for its other victims is
+  // nominated in the same cycle and holds its quota against it.
+  void requeue(JobId id) {
+    enqueue(id);
+    mark_tree(wl(id).cq);
+  }
   // Requeues the parked workloads at the instant they left; true if any.
   bool requeue_parked(Time now) {
     for (JobId id : parked) {
       workloads[workload_of[id]].requeued_at = now;
-      enqueue(id);
+      requeue(id);
     }
     const bool any = !parked.empty();
     parked.clear();
@@ -908,7 +917,7 @@ struct Kueue::Impl {
   void schedule(Time now, const ClusterView& view, std::vector<JobId>& admitted, std::vector<KueueEviction>& evictions) {
     if (now != parked_at) {  // a later instant: the held ones (and any parked one) wait in their queues again
       for (std::vector<JobId>* list : {&held, &parked}) {
-        for (JobId id : *list) enqueue(id);
+        for (JobId id : *list) requeue(id);
         list->clear();
       }
     }
