@@ -373,6 +373,38 @@ TEST(Kueue, EvictionWaitsForThePodsGracePeriod) {
   EXPECT_EQ(by_default->start("b0"), 3600 + 30);
 }
 
+// A workload Kueue evicts is requeued as soon as its quota is released, and may be admitted again at
+// that instant. Queue a (within_cluster_queue: LowerPriority) has 1 GPU of flavor x (pool x) and 1
+// of flavor y (pool y). At 0, v (priority 1, 10 h) takes x and w (priority 1, 1 h) falls back to y.
+// At 1 h w ends and p (priority 5, 1 h, nodeSelector gpu: x, so only flavor x) arrives: x is full,
+// so p evicts v (InClusterQueue) and starts at 1 h. v, evicted, fits y (freed by w): it starts
+// again at 1 h, not at the next event (p's end at 2 h).
+TEST(Kueue, VictimRequeuedAtOnce) {
+  const std::string pools = "    - {name: x, node: l4-4x, count: 1, labels: {gpu: x}}\n"
+                            "    - {name: y, node: l4-4x, count: 1, labels: {gpu: y}}\n";
+  const std::string flavors = "    resource_flavors: [{name: x, node_labels: {gpu: x}}, {name: y, node_labels: {gpu: y}}]\n";
+  const std::string qs =
+      "      - {name: a, preemption: {within_cluster_queue: LowerPriority}, resource_groups: [{covered_resources: "
+      "[nvidia.com/gpu], flavors: [{name: x, resources: [{name: nvidia.com/gpu, nominal_quota: 1}]}, {name: y, resources: "
+      "[{name: nvidia.com/gpu, nominal_quota: 1}]}]}]}\n";
+  const std::string js = "    - {name: v, tenant: a, queue: a, " + kNoGrace + "gpus: 1, duration: 10h, priority: 1}\n" +
+                         "    - {name: w, tenant: a, queue: a, " + kNoGrace + "gpus: 1, duration: 1h, priority: 1}\n" +
+                         "    - {name: p, tenant: a, queue: a, " + kNoGrace +
+                         "gpus: 1, duration: 1h, arrival: 1h, priority: 5, node_selector: {gpu: x}}\n";
+  const auto r = run(0, js, flavors + "    cluster_queues:\n" + qs + locals({"a"}), pools);
+  ASSERT_EQ(r->recorder.evictions.size(), 1u);
+  EXPECT_EQ(r->recorder.evictions[0].victim, "v");
+  EXPECT_EQ(r->recorder.evictions[0].by, "p");
+  EXPECT_EQ(r->recorder.evictions[0].reason, "InClusterQueue");
+  EXPECT_EQ(r->recorder.evictions[0].at_s, 3600);
+  EXPECT_EQ(r->start("p"), 3600);
+  const JobRecord& v = r->result->jobs[r->id("v")];
+  EXPECT_EQ(v.preemptions, 1u);
+  EXPECT_EQ(v.start.seconds(), 3600);
+  EXPECT_EQ(r->result->cluster.pool_of(r->result->placement(r->id("v")).nodes.front()).name, "y");
+  EXPECT_EQ(r->recorder.admissions, 4);
+}
+
 // Kueue's dominant resource share, checked against pkg/cache/scheduler/fair_sharing_test.go
 // (TestDominantResourceShare; its DrValue is status.fairSharing.weightedShare, the weighted share
 // rounded up). ClusterQueue cq and lending-cq in one cohort, one flavor; GPUs stand for its

@@ -426,33 +426,36 @@ bool Engine::pods_created(JobId id) {
 void Engine::admit_kueue() {
   std::vector<JobId> admitted;
   std::vector<KueueEviction> evictions;
-  // Evictions without a grace period release quota at once: Kueue's next cycle, at this same time.
+  // Evictions without a grace period release quota at once: Kueue's next cycle, at this same time;
+  // once they are over, their victims wait in their queues again and are tried at this time too.
   do {
-    admitted.clear();
-    evictions.clear();
-    kueue_->schedule(now_, *this, admitted, evictions);
-    for (JobId id : admitted) {
-      // Unsuspended, its pods are created: namespace quotas apply now, then it is the scheduler's.
-      if (!pods_created(id)) {
-        kueue_->finished(id, now_);
-        continue;
+    do {
+      admitted.clear();
+      evictions.clear();
+      kueue_->schedule(now_, *this, admitted, evictions);
+      for (JobId id : admitted) {
+        // Unsuspended, its pods are created: namespace quotas apply now, then it is the scheduler's.
+        if (!pods_created(id)) {
+          kueue_->finished(id, now_);
+          continue;
+        }
+        notify([&](Observer& o) { o.job_admitted(*this, id); });
+        life_.arrive(id, scheduler_.queue_key(jobs_[id]), now_);
       }
-      notify([&](Observer& o) { o.job_admitted(*this, id); });
-      life_.arrive(id, scheduler_.queue_key(jobs_[id]), now_);
-    }
-    for (const KueueEviction& e : evictions) {
-      if (records_[e.victim].status == JobStatus::running) {
-        // Its pods are deleted: each terminates within its own terminationGracePeriodSeconds.
-        evict(e.victim, PrioritySpec::termination_grace(scenario_.jobs, jobs_[e.victim]), e.by, e.reason);
-        continue;
+      for (const KueueEviction& e : evictions) {
+        if (records_[e.victim].status == JobStatus::running) {
+          // Its pods are deleted: each terminates within its own terminationGracePeriodSeconds.
+          evict(e.victim, PrioritySpec::termination_grace(scenario_.jobs, jobs_[e.victim]), e.by, e.reason);
+          continue;
+        }
+        // Admitted but not placed yet: its pods are deleted before they run.
+        life_.withdraw(e.victim);
+        if (quota_) quota_->release(jobs_[e.victim]);
+        notify([&](Observer& o) { o.job_evicted(*this, e.victim, e.by, e.reason); });
+        kueue_->left(e.victim, now_);
       }
-      // Admitted but not placed yet: its pods are deleted before they run.
-      life_.withdraw(e.victim);
-      if (quota_) quota_->release(jobs_[e.victim]);
-      notify([&](Observer& o) { o.job_evicted(*this, e.victim, e.by, e.reason); });
-      kueue_->left(e.victim, now_);
-    }
-  } while (!evictions.empty() && kueue_->pending_work());
+    } while (!evictions.empty() && kueue_->pending_work());
+  } while (kueue_->requeue_evicted(now_));
 }
 
 double Engine::job_sharing_rate(JobId id) const {

@@ -60,8 +60,9 @@ struct Workload {
   std::optional<Time> admitted_at;
   Amounts usage;  // of its admission
   bool admitted = false, evicting = false;
-  bool fresh = false;  // admitted in the current schedule(): not yet in the scheduler's queue
-  Time evicted_at;     // when Kueue last decided to evict it
+  bool fresh = false;               // admitted in the current schedule(): not yet in the scheduler's queue
+  Time evicted_at;                  // when Kueue last decided to evict it
+  std::optional<Time> requeued_at;  // when it was last requeued at the instant it left (requeue_evicted)
 };
 
 struct QueueState {
@@ -126,12 +127,17 @@ struct Kueue::Impl {
   std::map<std::pair<uint32_t, uint32_t>, bool> feasible;  // (base shape, flavor): can its pools ever hold the job
   std::vector<Integral> integrals;                         // by cq
   std::vector<Time> integrated_at;                         // by root node
-  // Workloads evicted by Kueue that left at once (not yet running, or no grace period): they wait
-  // in their ClusterQueue again only once the preemptions of this instant are over (a schedule()
-  // that issues none: then from the next decision point; or a later time), so that the quota freed
-  // for a preemptor is not taken back by its victims and reclaimed again with no time passing
-  // between (a livelock; in Kueue time passes while a victim's requeue is reconciled).
-  std::vector<JobId> parked;
+  // Workloads evicted by Kueue that left at once (not yet running, or no grace period). Kueue
+  // requeues an evicted workload as soon as its quota is released (pkg/controller/core/
+  // workload_controller.go, Update: QuotaReserved -> Pending without a requeueState backoff is
+  // requeued "immediate"ly): `parked` ones wait in their ClusterQueue again once the preemptions of
+  // this instant are over (requeue_evicted), so that the quota freed for a preemptor is taken by it
+  // first (Kueue orders them by eviction time, after it). One evicted again at the instant it was
+  // requeued is `held` until the next decision point at a later time: a preemptor that is not its
+  // cycle's holds no quota (Kueue skips one whose targets overlap another's), so a requeued victim
+  // may take quota it waits for and be preempted again, for ever with no time passing (in Kueue
+  // time passes while an eviction is reconciled); so each workload is requeued at most once per instant.
+  std::vector<JobId> parked, held;
   Time parked_at;
 
   Impl(const Scenario& s, const Cluster& c, const Shapes& world_shapes)
@@ -264,7 +270,7 @@ struct Kueue::Impl {
           std::pair<std::string_view, std::string_view>(js.tenants[j.tenant], pod->queue));  // checked by check_kueue_queues
       const uint32_t base = shapes.of(j.id);
       workload_of[j.id] = static_cast<uint32_t>(workloads.size());
-      workloads.push_back({cq, base, j.priority, j.arrival, std::nullopt, {}, false, false, false, Time{}});
+      workloads.push_back({cq, base, j.priority, j.arrival, std::nullopt, {}, false, false, false, Time{}, std::nullopt});
       request(base, j);
       if (!prepared.emplace(cq, base).second) continue;
       // Every shape it may be admitted with, now: policies size their tables by the shape count.
@@ -889,13 +895,32 @@ struct Kueue::Impl {
            std::tuple(b.assignment.borrows, -y.priority, y.order, b.job);
   }
 
-  void unpark() {
-    for (JobId id : parked) enqueue(id);
+  // An evicted workload waits in its ClusterQueue again: as in Kueue, where its cohort's
+  // inadmissible workloads are requeued with it (QueueAssociatedInadmissibleWorkloadsAfter), every
+  // queue of its tree is looked at again, so that a preemptor still waiting for its other victims is
+  // nominated in the same cycle and holds its quota against it.
+  void requeue(JobId id) {
+    enqueue(id);
+    mark_tree(wl(id).cq);
+  }
+  // Requeues the parked workloads at the instant they left; true if any.
+  bool requeue_parked(Time now) {
+    for (JobId id : parked) {
+      workloads[workload_of[id]].requeued_at = now;
+      requeue(id);
+    }
+    const bool any = !parked.empty();
     parked.clear();
+    return any;
   }
 
   void schedule(Time now, const ClusterView& view, std::vector<JobId>& admitted, std::vector<KueueEviction>& evictions) {
-    if (now != parked_at) unpark();
+    if (now != parked_at) {  // a later instant: the held ones (and any parked one) wait in their queues again
+      for (std::vector<JobId>* list : {&held, &parked}) {
+        for (JobId id : *list) requeue(id);
+        list->clear();
+      }
+    }
     std::vector<Entry> entries;
     while (!dirty.empty()) {
       entries.clear();
@@ -959,7 +984,6 @@ struct Kueue::Impl {
       if (!progress) break;
     }
     for (JobId id : admitted) workloads[workload_of[id]].fresh = false;
-    if (evictions.empty()) unpark();
   }
 };
 
@@ -980,6 +1004,8 @@ void Kueue::schedule(Time now, const ClusterView& view, std::vector<JobId>& admi
 
 bool Kueue::pending_work() const { return !impl_->dirty.empty(); }
 
+bool Kueue::requeue_evicted(Time now) { return impl_->requeue_parked(now); }
+
 void Kueue::finished(JobId id, Time now) {
   if (manages(id) && impl_->wl(id).admitted) impl_->release(id, now);
 }
@@ -992,7 +1018,7 @@ bool Kueue::left(JobId id, Time now) {
     impl_->enqueue(id);
     return true;
   }
-  impl_->parked.push_back(id);
+  (impl_->wl(id).requeued_at == now ? impl_->held : impl_->parked).push_back(id);
   impl_->parked_at = now;
   return true;
 }

@@ -88,11 +88,16 @@ class Kueue final : public KueueState {
   // jobs may still be preempted.
   void schedule(Time now, const ClusterView& view, std::vector<JobId>& admitted, std::vector<KueueEviction>& evictions);
   bool pending_work() const;
+  // Once the preemptions of this instant are over (no schedule() issues any that releases quota
+  // now), the workloads Kueue evicted that left at once wait in their ClusterQueues again, at this
+  // instant (true if any: schedule() again). One evicted again at the instant it was requeued waits
+  // until a later decision point (the livelock guard in kueue.cpp).
+  bool requeue_evicted(Time now);
   // The job's workload finished (completed or failed): its quota is released.
   void finished(JobId id, Time now);
   // The job left its GPUs: when Kueue evicted it, its quota is released and it waits in its
-  // ClusterQueue again (true); otherwise (a spot reclaim, the scheduler's preemption) it stays
-  // admitted and goes back to the scheduler's queue (false).
+  // ClusterQueue again (if it left at once, from requeue_evicted()) (true); otherwise (a spot
+  // reclaim, the scheduler's preemption) it stays admitted and goes back to the scheduler's queue (false).
   bool left(JobId id, Time now);
 
   // KueueState
