@@ -45,6 +45,18 @@ std::string pool_ran_on(const Scenario& s, const RunResult& r, uint32_t job) {
   return p.nodes.empty() ? "" : s.pools[r.cluster.node(p.nodes[0]).pool].name;
 }
 
+// One A100-80GB node whose GPUs are partitionable (mig: {partitionable: true}), for the tests below.
+const std::string kPartitionable =
+    "name: dra\ncluster:\n  pools:\n    - {name: part, node: dgx-a100-80gb, count: 1, mig: {partitionable: true}}\n";
+
+// The device a job held on its (first) GPU: "<gpu id>:<profile>@<start>", or "<gpu id>:whole".
+std::string device_of(const Scenario& s, const RunResult& r, uint32_t job) {
+  const PlacementView p = r.placement(JobId{job});
+  if (p.mig.empty()) return fmt::format("{}:whole", p.gpus[0].value());
+  const MigTable& t = *s.pools[r.cluster.node(p.nodes[0]).pool].gpu->mig;
+  return fmt::format("{}:{}@{}", p.gpus[0].value(), t.profiles[p.mig[0].profile].name, p.mig[0].start);
+}
+
 const std::string k40 = "    - name: big\n      requests:\n        - {name: gpu, device_class: gpu.nvidia.com, selectors: "
                         "\"device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0\"}\n";
 
@@ -274,28 +286,21 @@ TEST(Dra, PartitionableGpusCreateMigDevicesPerClaim) {
                  "\n      requests: [{name: d, device_class: mig.nvidia.com, selectors: "
                  "\"device.attributes['gpu.nvidia.com'].profile == '" +
                  p + "'\"}]\n";
-  const std::string yaml =
-      "name: dra\ncluster:\n  pools:\n    - {name: part, node: dgx-a100-80gb, count: 1, mig: {partitionable: true}}\n" +
-      kClasses + "  resource_claim_templates:\n" + templates +
-      "workload:\n  jobs:\n"
-      "    - {name: a, count: 3, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
-      "    - {name: b, gpus: 1, u: 0.1, duration: 2h, resource_claims: p4}\n"
-      "    - {name: c, gpus: 1, u: 0.1, duration: 2h, resource_claims: p3}\n"
-      "    - {name: d, count: 2, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
-      "    - {name: e, arrival: 3h, gpus: 1, u: 0.1, duration: 1h, resource_claims: p7}\n"
-      "policy: fifo+first-fit\n";
+  const std::string yaml = kPartitionable + kClasses + "  resource_claim_templates:\n" + templates +
+                           "workload:\n  jobs:\n"
+                           "    - {name: a, count: 3, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
+                           "    - {name: b, gpus: 1, u: 0.1, duration: 2h, resource_claims: p4}\n"
+                           "    - {name: c, gpus: 1, u: 0.1, duration: 2h, resource_claims: p3}\n"
+                           "    - {name: d, count: 2, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
+                           "    - {name: e, arrival: 3h, gpus: 1, u: 0.1, duration: 1h, resource_claims: p7}\n"
+                           "policy: fifo+first-fit\n";
   const Scenario s = test::load(write_file("dra.yaml", yaml));
   const RunResult r = test::simulate_scenario(s);
-  const MigTable& t = *s.pools[0].gpu->mig;
-  auto where = [&](uint32_t job) {
-    const PlacementView p = r.placement(JobId{job});
-    return fmt::format("{}:{}@{}", p.gpus[0].value(), t.profiles[p.mig[0].profile].name, p.mig[0].start);
-  };
   const std::vector<std::string> expected = {"0:1g.10gb@0", "0:1g.10gb@1", "0:1g.10gb@2", "1:4g.40gb@0",
                                              "0:3g.40gb@4", "0:1g.10gb@3", "1:1g.10gb@4", "0:7g.80gb@0"};
   for (uint32_t j = 0; j < expected.size(); ++j) {
     EXPECT_EQ(pool_ran_on(s, r, j), "part") << j;
-    EXPECT_EQ(where(j), expected[j]) << j;
+    EXPECT_EQ(device_of(s, r, j), expected[j]) << j;
     EXPECT_EQ(r.jobs[j].status, JobStatus::completed) << j;
   }
   EXPECT_EQ(r.jobs[7].start, Time::from_seconds(3 * 3600));
@@ -337,31 +342,22 @@ TEST(Dra, PartitionablePoolBadInput) {
 //   any (memory >= 9Gi, any class)      -> GPU 0 and 2 are held, GPU 1 has room: its smallest device
 //                                          that fits, 1g.10gb (9728 MiB) at 1, before the whole GPU.
 TEST(Dra, APartitionableGpuHeldWholeTakesNoDevice) {
-  const std::string yaml =
-      "name: dra\ncluster:\n  pools:\n    - {name: part, node: dgx-a100-80gb, count: 1, mig: {partitionable: "
-      "true}}\n" +
-      kClasses + "  resource_claim_templates:\n" + k40 +
-      "    - name: p1\n      requests: [{name: d, device_class: mig.nvidia.com, selectors: "
-      "\"device.attributes['gpu.nvidia.com'].profile == '1g.10gb'\"}]\n"
-      "    - name: nine\n      requests: [{name: d, device_class: any.nvidia.com, selectors: "
-      "\"device.capacity['gpu.nvidia.com'].memory >= quantity('9Gi')\"}]\n"
-      "workload:\n  jobs:\n"
-      "    - {name: whole, gpus: 1, u: 0.1, duration: 2h, resource_claims: big}\n"
-      "    - {name: slice, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
-      "    - {name: whole2, gpus: 1, u: 0.1, duration: 2h, resource_claims: big}\n"
-      "    - {name: any, gpus: 1, u: 0.1, duration: 2h, resource_claims: nine}\n"
-      "policy: fifo+first-fit\n";
+  const std::string yaml = kPartitionable + kClasses + "  resource_claim_templates:\n" + k40 +
+                           "    - name: p1\n      requests: [{name: d, device_class: mig.nvidia.com, selectors: "
+                           "\"device.attributes['gpu.nvidia.com'].profile == '1g.10gb'\"}]\n"
+                           "    - name: nine\n      requests: [{name: d, device_class: any.nvidia.com, selectors: "
+                           "\"device.capacity['gpu.nvidia.com'].memory >= quantity('9Gi')\"}]\n"
+                           "workload:\n  jobs:\n"
+                           "    - {name: whole, gpus: 1, u: 0.1, duration: 2h, resource_claims: big}\n"
+                           "    - {name: slice, gpus: 1, u: 0.1, duration: 2h, resource_claims: p1}\n"
+                           "    - {name: whole2, gpus: 1, u: 0.1, duration: 2h, resource_claims: big}\n"
+                           "    - {name: any, gpus: 1, u: 0.1, duration: 2h, resource_claims: nine}\n"
+                           "policy: fifo+first-fit\n";
   const Scenario s = test::load(write_file("dra.yaml", yaml));
   const RunResult r = test::simulate_scenario(s);
-  const MigTable& t = *s.pools[0].gpu->mig;
-  auto where = [&](uint32_t job) {
-    const PlacementView p = r.placement(JobId{job});
-    if (p.mig.empty()) return fmt::format("{}:whole", p.gpus[0].value());
-    return fmt::format("{}:{}@{}", p.gpus[0].value(), t.profiles[p.mig[0].profile].name, p.mig[0].start);
-  };
   const std::vector<std::string> expected = {"0:whole", "1:1g.10gb@0", "2:whole", "1:1g.10gb@1"};
   for (uint32_t j = 0; j < expected.size(); ++j) {
-    EXPECT_EQ(where(j), expected[j]) << j;
+    EXPECT_EQ(device_of(s, r, j), expected[j]) << j;
     EXPECT_EQ(r.jobs[j].start, Time()) << j;
     EXPECT_EQ(r.jobs[j].status, JobStatus::completed) << j;
   }
