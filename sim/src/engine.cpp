@@ -488,7 +488,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
       caps.push_back(pool.sharing.mode == Sharing::mps ? mps_thread_fraction(q, pool.sharing) : q.milli_per_gpu.value / 1000.0);
       touched_.push_back(j);
     }
-    if (gpu.mig) {
+    if (gpu.mig && !held_whole(gpu)) {  // held whole, its one job runs as on a whole GPU
       for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
         const auto slot = std::find_if(gpu.instances.begin(), gpu.instances.end(),
                                        [&](const MigSlot& m) { return m.job == gpu.residents[i]; });
