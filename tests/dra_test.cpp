@@ -359,6 +359,7 @@ TEST(Dra, APartitionableGpuHeldWholeTakesNoDevice) {
   for (uint32_t j = 0; j < expected.size(); ++j) {
     EXPECT_EQ(device_of(s, r, j), expected[j]) << j;
     EXPECT_EQ(r.jobs[j].start, Time()) << j;
+    EXPECT_EQ(r.jobs[j].end, Time::from_seconds(2 * 3600)) << j;  // at full speed, held whole or on a 1g (u = 0.1)
     EXPECT_EQ(r.jobs[j].status, JobStatus::completed) << j;
   }
 }
