@@ -331,3 +331,32 @@ TEST(Packing, DefaultsToTheArtifactsRules) {
   EXPECT_NE(defaults, nodes("{name: fifo+fgd, params: {fgd_score: exact, ties: lowest-id}}"));
 }
 }  // namespace
+
+namespace {
+// The artifact's integer scores of best-fit and dot-product (the defaults of a packing run), on two
+// 4-GPU L4 nodes (48 CPUs): a CPU-only job holds 14 CPUs of p-0, a whole GPU is held on p-1; a
+// 100-milli share with 1 CPU arrives.
+//   best-fit, exact (own capacity): leftover p-0 33/48 + 3.9/4 = 1.663, p-1 47/48 + 2.9/4 = 1.704: p-0.
+//   best-fit, integer (128 CPUs, 8 GPUs, half each): p-0 floor(100 x (1 - 33/256 - 3.9/16)) = 62,
+//     p-1 floor(100 x (1 - 47/256 - 2.9/16)) = 63, higher better: p-1.
+//   dot-product, exact: p-0 (1/48 x 34/48 + 0.1/4 x 4/4) / 2 = 0.01988, p-1 (1/48 + 0.1/4 x 3/4) / 2
+//     = 0.01979, lower better: p-1.
+//   dot-product, integer: p-0 floor(100 x (1 - (1/128 x 34/128 + 0.1/8 x 4/8) / 2)) = 99, p-1
+//     floor(100 x (1 - (1/128 x 48/128 + 0.1/8 x 3/8) / 2)) = 99: a tie, to the lowest id: p-0.
+TEST(Placements, ArtifactIntegerScoresOfBestFitAndDotProduct) {
+  const std::string head =
+      "name: s\ncluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}\nworkload:\n  jobs:\n"
+      "    - {name: a, gpus: 0, cpu_milli: 14000, duration: 100, node: p-0}\n"
+      "    - {name: b, gpus: 1, cpu_milli: 0, duration: 100, node: p-1}\n"
+      "    - {name: probe, gpus: 1, gpu_milli: 100, cpu_milli: 1000, duration: 10, arrival: 1}\n";
+  const auto node_of_probe = [&](const std::string& policy) {
+    const Scenario s = test::load(write_file("scores.yaml", head + "policy: " + policy + "\n"));
+    auto sched = Registry::global().make(s.policy, policy_context(s), {});
+    return simulate(s, *sched).placement(JobId(2)).nodes.front();
+  };
+  EXPECT_EQ(node_of_probe("{name: fifo+best-fit, params: {best_fit_score: exact}}"), NodeId{0});
+  EXPECT_EQ(node_of_probe("{name: fifo+best-fit, params: {best_fit_score: integer}}"), NodeId{1});
+  EXPECT_EQ(node_of_probe("{name: fifo+dot-product, params: {dot_score: exact}}"), NodeId{1});
+  EXPECT_EQ(node_of_probe("{name: fifo+dot-product, params: {dot_score: integer}}"), NodeId{0});
+}
+}  // namespace
