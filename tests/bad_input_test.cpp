@@ -265,7 +265,8 @@ TEST(BadInput, CheckpointsAndPolicyParameters) {
              "workload.jobs[0].checkpoint: expected none or a map");
   EXPECT_HAS(error_of(kGood, {"model.checkpoint.defaults.training={interval: 1h}"}), "model.checkpoint.defaults.training: missing required field 'cost'");
   EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {fallback: 1h}}")),
-             "policy.params.fallback: unknown policy parameter 'fallback'; known: ties, tiresias_queues, tiresias_starvation, spot_fallback_after, fgd_coverage");
+             "policy.params.fallback: unknown policy parameter 'fallback'; known: ties, tiresias_queues, tiresias_starvation, "
+             "best_fit_score, spot_fallback_after, fgd_coverage, fgd_score, dot_score");
   EXPECT_HAS(
       error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {spot_fallback_after: -1}}")),
       "policy.params.spot_fallback_after: expected a duration from 0 to 100 years");

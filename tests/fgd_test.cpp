@@ -247,6 +247,116 @@ policy: {name: fifo+spread, params: {ties: random}}
                                                               "workload: {jobs: [{name: a, gpus: 1, duration: 1}]}\n"
                                                               "policy: {name: fifo+best-fit, params: {ties: sometimes}}\n"));
   const std::string msg = test::input_error([&] { Registry::global().make(odd.policy, policy_context(odd), odd.policy_where); });
-  EXPECT_NE(msg.find("line 4: policy.params.ties: expected lowest-id or random, got 'sometimes'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("line 4: policy.params.ties: expected lowest-id, random or order, got 'sometimes'"), std::string::npos)
+      << msg;
+}
+}  // namespace
+
+namespace {
+// ties: order ranks the nodes once by a seeded permutation and gives every tie to the tied node of
+// lowest rank. Spread scores the idle nodes alike and a used node worse, so the k-th job lands on the
+// node of rank k: the four jobs visit the four nodes in rank order.
+TEST(Placements, OrderTiesGoToTheLowestRank) {
+  const std::string text =
+      "name: order\nseed: 5\ncluster: {pools: [{name: p, node: l4-4x, count: 4}]}\nworkload:\n  jobs:\n"
+      "    - {name: a, gpus: 1, duration: 10}\n    - {name: b, gpus: 1, duration: 10, arrival: 1}\n"
+      "    - {name: c, gpus: 1, duration: 10, arrival: 2}\n    - {name: d, gpus: 1, duration: 10, arrival: 3}\n"
+      "policy: {name: fifo+spread, params: {ties: order}}\n";
+  const Scenario s = test::load(write_file("order.yaml", text));
+  auto placement = Registry::global().make_placement("spread", policy_context(s), {});
+  auto sched = Registry::global().make(s.policy, policy_context(s), {});
+  const RunResult r = simulate(s, *sched);
+  std::set<uint32_t> ranks;
+  for (uint32_t k = 0; k < 4; ++k) {
+    const NodeId n = r.placement(JobId(k)).nodes.front();
+    // A second placement from the same context draws the same order.
+    EXPECT_EQ(placement->rank(r.cluster, n), k) << "job " << k;
+    ranks.insert(placement->rank(r.cluster, n));
+  }
+  EXPECT_EQ(ranks.size(), 4u);
+}
+
+// The artifact's tuning: the original pods (here a share and a CPU-only pod) come first, then pods
+// drawn from them are appended while the demand plus the drawn pod's per-GPU share stays within the
+// target (1.0 x 4,000 milli): the share pod is appended until eight of them ask 4,000, CPU-only pods
+// pass the test at any demand, and no share pod past the target.
+TEST(Packing, ArtifactTuningAppendsDrawnPods) {
+  const std::string head = "name: tune\nseed: 11\ncluster: {pools: [{name: p, node: l4-4x, count: 1, sharing: fractional}]}\n";
+  const Scenario s = test::load(write_file(
+      "tune.yaml", head +
+                       "workload:\n  packing: {until: 1.0}\n  jobs:\n    - {name: share, gpus: 1, gpu_milli: 500, duration: 1}\n"
+                       "    - {name: cpu, gpus: 0, cpu_milli: 1000, duration: 1}\n"));
+  ASSERT_TRUE(s.packing);
+  EXPECT_EQ(s.packing->originals, 2u);
+  std::set<std::string> first{s.jobs.jobs[0].name, s.jobs.jobs[1].name};
+  EXPECT_EQ(first, (std::set<std::string>{"share", "cpu"}));
+  int64_t asked = 0, shares = 0;
+  for (const Job& j : s.jobs.jobs) {
+    asked += j.request.gpus * j.request.milli_per_gpu.value;
+    shares += j.request.gpus;
+  }
+  EXPECT_EQ(asked, 4000);
+  EXPECT_EQ(shares, 8);
+  // The stop test reads the per-GPU share: a 2-GPU pod (2,000 milli) against 1.3 x 4,000 = 5,200 is
+  // drawn at 2,000 (+1,000 <= 5,200) and 4,000 (+1,000 <= 5,200) and stops at 6,000: three pods.
+  const Scenario multi = test::load(write_file(
+      "tune-multi.yaml", head + "workload:\n  packing: {until: 1.3}\n  jobs:\n    - {name: two, gpus: 2, duration: 1}\n"));
+  EXPECT_EQ(multi.jobs.jobs.size(), 3u);
+  // tuning: passes keeps the earlier workload: whole shuffled passes, cut where the demand reaches 1.3 x.
+  const Scenario passes = test::load(write_file(
+      "tune-passes.yaml",
+      head + "workload:\n  packing: {until: 1.3, tuning: passes}\n  jobs:\n    - {name: two, gpus: 2, duration: 1}\n"));
+  EXPECT_EQ(passes.jobs.jobs.size(), 3u);
+  EXPECT_EQ(passes.packing->originals, 3u);
+}
+
+// A packing run defaults to the artifact's rules: the same placements as with them asked for
+// (`fgd_score: integer, ties: order`), and other ones than gpusim's own (`exact`, `lowest-id`).
+TEST(Packing, DefaultsToTheArtifactsRules) {
+  const std::string head = "name: q\nseed: 2\ncluster: {pools: [{name: p, node: l4-4x, count: 3, sharing: fractional}]}\n"
+                           "workload:\n  packing: {until: 1.2}\n  jobs:\n"
+                           "    - {name: resident, gpus: 1, gpu_milli: 600, cpu_milli: 1000, duration: 1}\n"
+                           "    - {name: probe, gpus: 1, gpu_milli: 45, cpu_milli: 1000, duration: 1}\n"
+                           "    - {name: whole, gpus: 2, cpu_milli: 1000, duration: 1}\n";
+  const auto nodes = [&](const std::string& policy) {
+    const Scenario s = test::load(write_file("pack-rules.yaml", head + "policy: " + policy + "\n"));
+    auto sched = Registry::global().make(s.policy, policy_context(s), {});
+    const RunResult r = run_packing(s, *sched).run;
+    std::vector<std::vector<GpuId>> out;
+    for (std::size_t i = 0; i < r.jobs.size(); ++i) out.push_back(r.placement(JobId(i)).copy().gpus);
+    return out;
+  };
+  const auto defaults = nodes("fifo+fgd");
+  EXPECT_EQ(defaults, nodes("{name: fifo+fgd, params: {fgd_score: integer, ties: order}}"));
+  EXPECT_NE(defaults, nodes("{name: fifo+fgd, params: {fgd_score: exact, ties: lowest-id}}"));
+}
+}  // namespace
+
+namespace {
+// The artifact's integer scores of best-fit and dot-product (the defaults of a packing run), on two
+// 4-GPU L4 nodes (48 CPUs): a CPU-only job holds 14 CPUs of p-0, a whole GPU is held on p-1; a
+// 100-milli share with 1 CPU arrives.
+//   best-fit, exact (own capacity): leftover p-0 33/48 + 3.9/4 = 1.663, p-1 47/48 + 2.9/4 = 1.704: p-0.
+//   best-fit, integer (128 CPUs, 8 GPUs, half each): p-0 floor(100 x (1 - 33/256 - 3.9/16)) = 62,
+//     p-1 floor(100 x (1 - 47/256 - 2.9/16)) = 63, higher better: p-1.
+//   dot-product, exact: p-0 (1/48 x 34/48 + 0.1/4 x 4/4) / 2 = 0.01988, p-1 (1/48 + 0.1/4 x 3/4) / 2
+//     = 0.01979, lower better: p-1.
+//   dot-product, integer: p-0 floor(100 x (1 - (1/128 x 34/128 + 0.1/8 x 4/8) / 2)) = 99, p-1
+//     floor(100 x (1 - (1/128 x 48/128 + 0.1/8 x 3/8) / 2)) = 99: a tie, to the lowest id: p-0.
+TEST(Placements, ArtifactIntegerScoresOfBestFitAndDotProduct) {
+  const std::string head =
+      "name: s\ncluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}\nworkload:\n  jobs:\n"
+      "    - {name: a, gpus: 0, cpu_milli: 14000, duration: 100, node: p-0}\n"
+      "    - {name: b, gpus: 1, cpu_milli: 0, duration: 100, node: p-1}\n"
+      "    - {name: probe, gpus: 1, gpu_milli: 100, cpu_milli: 1000, duration: 10, arrival: 1}\n";
+  const auto node_of_probe = [&](const std::string& policy) {
+    const Scenario s = test::load(write_file("scores.yaml", head + "policy: " + policy + "\n"));
+    auto sched = Registry::global().make(s.policy, policy_context(s), {});
+    return simulate(s, *sched).placement(JobId(2)).nodes.front();
+  };
+  EXPECT_EQ(node_of_probe("{name: fifo+best-fit, params: {best_fit_score: exact}}"), NodeId{0});
+  EXPECT_EQ(node_of_probe("{name: fifo+best-fit, params: {best_fit_score: integer}}"), NodeId{1});
+  EXPECT_EQ(node_of_probe("{name: fifo+dot-product, params: {dot_score: exact}}"), NodeId{1});
+  EXPECT_EQ(node_of_probe("{name: fifo+dot-product, params: {dot_score: integer}}"), NodeId{0});
 }
 }  // namespace

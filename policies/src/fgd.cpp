@@ -27,12 +27,14 @@ class Fgd final : public PlacementPolicy {
         coverage = f->as_number();
         if (coverage <= 0 || coverage > 1) f->fail("expected a share of the pods in (0, 1]");
       }
-    if (c.workload) mix_ = TaskMix(typical_task_types(*c.workload, coverage));
+    // A packing run's mix: its original pods, not the ones drawn again (the artifact's typical pods).
+    if (c.workload) mix_ = TaskMix(typical_task_types(*c.workload, coverage, c.packing ? c.packing->originals : SIZE_MAX));
+    integer_ = c.packing != nullptr;  // a packing run scores as the FGD artifact does unless told otherwise
     if (c.params)
       if (auto f = c.params->get("fgd_score")) {
         const auto v = f->as_string();
-        if (v == "integer") integer_ = true;
-        else if (v != "exact") f->fail(fmt::format("expected exact or integer, got '{}'", v));
+        if (v == "integer" || v == "exact") integer_ = v == "integer";
+        else f->fail(fmt::format("expected exact or integer, got '{}'", v));
       }
   }
 

@@ -1,6 +1,7 @@
 #include "gpusim/policies/placement.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace gpusim {
 
@@ -49,6 +50,22 @@ std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, JobId jo
   keep_preferred(view, job, candidates, [&](const Candidate& c) { return view.cluster().node(c.node).pool; });
   double best = candidates.front().score;
   for (const Candidate& c : candidates) best = std::min(best, c.score);
+  const Cluster& cluster = view.cluster();
+  if (rank_rng_) {  // the lowest-ranked node among the best (a bucket's nodes all score alike)
+    NodeId first = kNoNode;
+    uint32_t first_rank = 0;
+    const auto consider = [&](NodeId n) {
+      const uint32_t r = rank(cluster, n);
+      if (first == kNoNode || r < first_rank) first = n, first_rank = r;
+    };
+    for (const Candidate& c : candidates) {
+      if (c.score != best) continue;
+      if (c.weight == 1) consider(c.node);
+      else
+        for (NodeId n : cluster.bucket(*cluster.node(c.node).bucket).nodes) consider(n);
+    }
+    return first;
+  }
   if (!tie_rng_) {  // the lowest node id among the best, in one pass rather than a sort
     NodeId first = kNoNode;
     for (const Candidate& c : candidates)
@@ -62,7 +79,6 @@ std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, JobId jo
   uint64_t total = 0;
   for (const Candidate& c : candidates) total += c.weight;
   auto pick = static_cast<uint64_t>(uniform01(*tie_rng_) * static_cast<double>(total));
-  const Cluster& cluster = view.cluster();
   for (const Candidate& c : candidates) {
     if (pick < c.weight) {
       if (c.weight == 1) return c.node;
@@ -71,6 +87,16 @@ std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, JobId jo
     pick -= c.weight;
   }
   return candidates.back().node;  // unreachable: pick < total
+}
+
+uint32_t PlacementPolicy::rank(const Cluster& cluster, NodeId node) const {
+  if (rank_.empty()) {
+    rank_.resize(cluster.node_count());
+    std::iota(rank_.begin(), rank_.end(), 0u);
+    for (std::size_t i = rank_.size(); i > 1; --i)  // Fisher-Yates
+      std::swap(rank_[i - 1], rank_[static_cast<std::size_t>(uniform01(*rank_rng_) * static_cast<double>(i))]);
+  }
+  return node < rank_.size() ? rank_[node] : node;
 }
 
 std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId job) {

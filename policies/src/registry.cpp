@@ -270,12 +270,14 @@ std::unique_ptr<PlacementPolicy> Registry::make_placement(std::string_view name,
     if (placement_entries_[i].name == name) {
       check_params(context);
       auto placement = placement_factories_[i](context);
-      if (context.params)
-        if (auto t = context.params->get("ties")) {
-          const auto v = t->as_string();
-          if (v == "random") placement->break_ties_at_random(make_stream(context.seed, "placement/ties"));
-          else if (v != "lowest-id") t->fail(fmt::format("expected lowest-id or random, got '{}'", v));
-        }
+      // A packing run breaks ties as the FGD artifact does unless told otherwise.
+      std::string ties = context.packing ? "order" : "lowest-id";
+      std::optional<ConfigNode> given;
+      if (context.params) given = context.params->get("ties");
+      if (given) ties = given->as_string();
+      if (ties == "random") placement->break_ties_at_random(make_stream(context.seed, "placement/ties"));
+      else if (ties == "order") placement->break_ties_by_rank(make_stream(context.seed, "placement/tie-order"));
+      else if (ties != "lowest-id") given->fail(fmt::format("expected lowest-id, random or order, got '{}'", ties));
       return placement;
     }
   throw unknown(where, fmt::format("unknown placement '{}'", name));

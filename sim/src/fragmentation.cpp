@@ -7,10 +7,11 @@
 
 namespace gpusim {
 
-std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage) {
+std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage, std::size_t first) {
   using Key = std::tuple<int64_t, int32_t, int32_t, std::vector<std::string>>;
   std::map<Key, std::pair<std::size_t, JobId>> count;  // ordered: deterministic ties
-  for (const Job& j : jobs.jobs) {
+  const std::span<const Job> counted(jobs.jobs.data(), std::min(first, jobs.jobs.size()));
+  for (const Job& j : counted) {
     const auto& q = j.request;
     auto [it, fresh] = count.try_emplace(Key{q.cpu_milli, q.gpus, q.gpus == 0 ? 0 : q.milli_per_gpu.value, *q.models},
                                          std::pair<std::size_t, JobId>{0, j.id});
@@ -22,7 +23,7 @@ std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage) {
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   std::vector<TaskType> out;
   std::size_t covered = 0;
-  const double want = coverage * static_cast<double>(jobs.jobs.size());
+  const double want = coverage * static_cast<double>(counted.size());
   for (const auto& [key, value] : order) {
     if (!out.empty() && static_cast<double>(covered) >= want) break;
     const auto& [cpu, gpus, milli, models] = *key;

@@ -689,6 +689,9 @@ const Section& packing_section() {
                               "workloadTuningConfig.ratio)"},
                              {"coverage", Type::number().above(0).at_most(1), "0.95", "",
                               "Share of the pods whose task types fragmentation is measured against (typical_task_types)"},
+                             {"tuning", Type::choice({"artifact", "passes"}), "artifact", "",
+                              "artifact: the pods shuffled, then pods drawn with replacement appended (the FGD "
+                              "artifact's -tune); passes: shuffled passes over the pods"},
                          }};
   return s;
 }
@@ -811,20 +814,50 @@ void pack_workload(Scenario& s, const Fields& workload) {
   Rng rng = make_stream(s.seed, "workload/packing");
   // The copies keep indexing the set's tables.
   const std::vector<Job> pods = std::exchange(s.jobs.jobs, {});
+  const auto draw = [&](std::size_t n) { return static_cast<std::size_t>(uniform01(rng) * static_cast<double>(n)); };
+  const auto asked = [](const Job& j) { return static_cast<double>(j.request.gpus) * j.request.milli_per_gpu.value; };
   std::vector<std::size_t> order(pods.size());
-  double demand = 0;
-  while (demand < target) {
+  const auto shuffle = [&] {
     std::iota(order.begin(), order.end(), 0);
-    for (std::size_t i = order.size(); i > 1; --i)  // Fisher-Yates
-      std::swap(order[i - 1], order[static_cast<std::size_t>(uniform01(rng) * static_cast<double>(i))]);
-    for (std::size_t k = 0; k < order.size() && demand < target; ++k) {
-      Job j = pods[order[k]];
-      j.arrival = Time::from_us(static_cast<int64_t>(s.jobs.jobs.size()));
-      j.work = forever;
-      j.strict = false;
-      demand += static_cast<double>(j.request.gpus) * j.request.milli_per_gpu.value;
-      s.jobs.jobs.push_back(std::move(j));
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[draw(i)]);  // Fisher-Yates
+  };
+  std::vector<std::size_t> picked;  // indices into pods, in arrival order
+  double demand = 0;
+  if (spec.tuning == PackingSpec::Tuning::kArtifact) {
+    shuffle();
+    picked = order;
+    for (std::size_t k : picked) demand += asked(pods[k]);
+    while (demand > target && !picked.empty()) {  // tuneDownPods: a random pod out
+      const auto it = picked.begin() + static_cast<std::ptrdiff_t>(draw(picked.size()));
+      demand -= asked(pods[*it]);
+      picked.erase(it);
     }
+    spec.originals = picked.size();
+    // tuneUpPods: the stop test compares the demand plus the drawn pod's per-GPU share (not its
+    // whole request) with the target, and that pod is not added.
+    for (;;) {
+      const std::size_t k = draw(pods.size());
+      const Request& q = pods[k].request;
+      if (demand + (q.gpus == 0 ? 0 : q.milli_per_gpu.value) > target) break;
+      demand += asked(pods[k]);
+      picked.push_back(k);
+    }
+  } else {
+    while (demand < target) {
+      shuffle();
+      for (std::size_t k = 0; k < order.size() && demand < target; ++k) {
+        picked.push_back(order[k]);
+        demand += asked(pods[order[k]]);
+      }
+    }
+    spec.originals = picked.size();
+  }
+  for (std::size_t k : picked) {
+    Job j = pods[k];
+    j.arrival = Time::from_us(static_cast<int64_t>(s.jobs.jobs.size()));
+    j.work = forever;
+    j.strict = false;
+    s.jobs.jobs.push_back(std::move(j));
   }
   s.jobs.finalize();
   s.horizon = Time::from_us(static_cast<int64_t>(s.jobs.jobs.size()));
@@ -901,6 +934,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     s.packing.emplace();
     s.packing->until = p.number("until");
     s.packing->coverage = p.number("coverage");
+    s.packing->tuning = p.value("tuning").as_string() == "passes" ? PackingSpec::Tuning::kPasses : PackingSpec::Tuning::kArtifact;
   }
   if (auto jobs = workload.get("jobs")) s.jobs.append(parse_inline_jobs(*jobs));
   if (auto traces = workload.get("traces"))

@@ -16,7 +16,7 @@ class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
   // Lower is better; called only for nodes the whole job fits on. Must depend on the node's state
-  // only (nodes in identical states are scored once). Ties go to the lowest node id.
+  // only (nodes in identical states are scored once). Ties: break_ties_* below (default: the lowest node id).
   virtual double score(const ClusterView& view, JobId job, NodeId node) const;
   // Picks `count` of `fitting` (the node's GPUs that can take one of the job's GPUs, in index order).
   virtual void choose_gpus(const ClusterView& view, JobId job, const std::vector<GpuId>& fitting, int32_t count,
@@ -40,6 +40,14 @@ class PlacementPolicy {
   // Ties in score go to the lowest node id (the default, deterministic), or, given a stream, to a
   // node drawn uniformly among the tied ones, as the Kubernetes scheduler picks among top scores.
   void break_ties_at_random(Rng rng) { tie_rng_ = rng; }
+  // Or to the tied node of lowest rank in one random order of the nodes drawn from `rng` (a
+  // permutation of the node ids), as the FGD artifact's Kubernetes fork takes the smallest node name
+  // among equal scores and prefixes each name with a seeded random four-digit rank (simulator.go,
+  // syncClusterResourceList).
+  void break_ties_by_rank(Rng rng) { rank_rng_ = rng; }
+  // The node's rank in that order (drawn on first use over the nodes the cluster has then; nodes
+  // added later rank after them by id).
+  uint32_t rank(const Cluster& cluster, NodeId node) const;
 
  protected:
   // Among scored candidates (a node, standing for `weight` nodes in the same state), the best: the
@@ -77,6 +85,8 @@ class PlacementPolicy {
 
  private:
   mutable std::optional<Rng> tie_rng_;
+  mutable std::optional<Rng> rank_rng_;
+  mutable std::vector<uint32_t> rank_;  // by node id, once drawn
   std::vector<Candidate> candidates_;
   mutable std::vector<PoolId> pools_;  // keep_preferred's scratch
   mutable std::vector<int64_t> scores_;

@@ -42,9 +42,14 @@ struct PolicyContext {
   std::optional<ConfigNode> params;  // the scenario's policy.params; each policy reads the ones it declares
   const JobSet* workload = nullptr;  // the scenario's jobs (FGD measures fragmentation against their mix)
   const TenancySpec* tenancy = nullptr;  // priority classes and disruption budgets (`+preempt`); null: none
+  // A capacity-packing run's spec (null otherwise): placements then default to the FGD artifact's
+  // rules (`ties: order`, `fgd_score: integer`) and FGD takes its task mix from the original pods.
+  const PackingSpec* packing = nullptr;
 };
 
-inline PolicyContext policy_context(const Scenario& s) { return {s.seed, s.policy_params, &s.jobs, &s.tenancy}; }
+inline PolicyContext policy_context(const Scenario& s) {
+  return {s.seed, s.policy_params, &s.jobs, &s.tenancy, s.packing ? &*s.packing : nullptr};
+}
 
 class Registry {
  public:

@@ -28,7 +28,8 @@ struct TaskType {
 // The most frequent task types (same CPU, GPUs, per-GPU share and allowed models) until they cover
 // `coverage` of the jobs, weights renormalised over them. Ties in frequency go to the smaller
 // request, so the cut is deterministic. The FGD artifact uses 0.95 (its podPopularityThreshold: 95).
-std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage);
+// Only the first `first` jobs count (a packing run's original pods, PackingSpec::originals).
+std::vector<TaskType> typical_task_types(const JobSet& jobs, double coverage, std::size_t first = SIZE_MAX);
 
 // Expected unusable idle GPU of a node (milli-GPU). `accessible[i]`: may type i use this node's GPU
 // model; `free_milli`: each GPU's free share.

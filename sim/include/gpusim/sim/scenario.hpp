@@ -21,14 +21,23 @@
 
 namespace gpusim {
 
-// The FGD paper's capacity-packing experiment (`workload.packing`): pods drawn from the workload in
-// a seeded shuffled order (stream "workload/packing"; another shuffled pass when one runs out) arrive
-// one per microsecond and never leave, until the GPUs they ask for reach `until` x the cluster's GPU
-// capacity. A pod that does not fit when it arrives has failed (capacity only shrinks).
+// The FGD paper's capacity-packing experiment (`workload.packing`): the workload's pods arrive one
+// per microsecond and never leave, until the GPUs they ask for reach `until` x the cluster's GPU
+// capacity. A pod that does not fit when it arrives has failed (capacity only shrinks). The order
+// (seeded stream "workload/packing"), by `tuning`:
+//   artifact  as the FGD artifact's -tune (simulator.go, TunePodsByNodeTotalResource): the pods
+//             shuffled once, then pods drawn with replacement from them appended until the next
+//             one's per-GPU share would pass the target (or, past it, random pods removed);
+//   passes    shuffled passes over the pods, the last cut where the demand reaches the target.
 struct PackingSpec {
-  double until = 0;             // workload.packing.until: demand to reach, in multiples of the GPU capacity
-  double coverage = 0;          // workload.packing.coverage: task types fragmentation is measured against
+  enum class Tuning { kArtifact, kPasses };
+  double until = 0;     // workload.packing.until: demand to reach, in multiples of the GPU capacity
+  double coverage = 0;  // workload.packing.coverage: task types fragmentation is measured against
+  Tuning tuning = Tuning::kArtifact;
   uint64_t capacity_milli = 0;  // the cluster's GPU capacity the demand is measured against
+  // The first `originals` arrivals are the workload's own pods (artifact tuning; all of them for
+  // passes): the task mix is theirs, as the artifact's typical pods come from the original list.
+  std::size_t originals = 0;
 };
 
 // outputs.metrics_start when a scenario gives none.
