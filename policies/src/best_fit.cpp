@@ -5,8 +5,6 @@
 // node's capacity (128 CPUs, 8 GPUs: its MaxSpecCpu, MaxSpecGpu), weighed 0.5 each, as the Kubernetes
 // integer score floor(100 x (1 - leftover)). (Its NormalizeScore rescales the candidates' scores to
 // 0-100 but keeps the best ones alone at the top, so it changes no choice.)
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "builtin.hpp"
@@ -36,14 +34,7 @@ class BestFit final : public TightestInside {
 };
 
 std::unique_ptr<PlacementPolicy> best_fit_from(const PolicyContext& c) {
-  bool integer = c.packing != nullptr;
-  if (c.params)
-    if (auto f = c.params->get("best_fit_score")) {
-      const auto v = f->as_string();
-      if (v != "integer" && v != "exact") f->fail(fmt::format("expected exact or integer, got '{}'", v));
-      integer = v == "integer";
-    }
-  return std::make_unique<BestFit>(integer);
+  return std::make_unique<BestFit>(integer_score(c, "best_fit_score"));
 }
 }  // namespace
 

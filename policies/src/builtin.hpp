@@ -1,6 +1,7 @@
 #pragma once
 // Factories of the built-in queue orders and placements, one source file each.
 #include <memory>
+#include <string_view>
 
 #include "gpusim/policies/registry.hpp"
 
@@ -32,4 +33,8 @@ struct PlacementRegistration {
   Registry::PlacementFactory make;
   std::vector<std::string> params;  // the policy.params it reads
 };
+
+// A placement's score parameter `key`: `exact`, or `integer` for the FGD artifact's 0-100 Kubernetes
+// score; a capacity-packing run scores as the artifact does unless told otherwise.
+bool integer_score(const PolicyContext& context, std::string_view key);
 }  // namespace gpusim::builtin

@@ -5,8 +5,6 @@
 // the FGD artifact runs it (dot_product_score.go with -dimext merge -norm max -gpusel best): both
 // vectors over the largest node's capacity (128 CPUs, 8 GPUs: its MaxSpecCpu, MaxSpecGpu), the
 // node's GPUs merged into one dimension, and the Kubernetes integer score floor(100 x (1 - dot / 2)).
-#include <fmt/format.h>
-
 #include "builtin.hpp"
 
 namespace gpusim::builtin {
@@ -14,14 +12,7 @@ namespace gpusim::builtin {
 namespace {
 class DotProduct final : public TightestInside {
  public:
-  explicit DotProduct(const PolicyContext& c) : integer_(c.packing != nullptr) {
-    if (c.params)
-      if (auto f = c.params->get("dot_score")) {
-        const auto v = f->as_string();
-        if (v != "integer" && v != "exact") f->fail(fmt::format("expected exact or integer, got '{}'", v));
-        integer_ = v == "integer";
-      }
-  }
+  explicit DotProduct(const PolicyContext& c) : integer_(integer_score(c, "dot_score")) {}
 
   double score(const ClusterView& v, JobId job, NodeId node) const override {
     const Cluster& c = v.cluster();

@@ -6,8 +6,6 @@
 // `fgd_score: integer` nodes and GPUs are compared by the FGD artifact's 0-100 integer score of the
 // growth instead of the growth itself (sim/fragmentation.hpp, fgd_integer_score), as the paper's
 // figures were made.
-#include <fmt/format.h>
-
 #include <cmath>
 #include <limits>
 
@@ -29,13 +27,7 @@ class Fgd final : public PlacementPolicy {
       }
     // A packing run's mix: its original pods, not the ones drawn again (the artifact's typical pods).
     if (c.workload) mix_ = TaskMix(typical_task_types(*c.workload, coverage, c.packing ? c.packing->originals : SIZE_MAX));
-    integer_ = c.packing != nullptr;  // a packing run scores as the FGD artifact does unless told otherwise
-    if (c.params)
-      if (auto f = c.params->get("fgd_score")) {
-        const auto v = f->as_string();
-        if (v == "integer" || v == "exact") integer_ = v == "integer";
-        else f->fail(fmt::format("expected exact or integer, got '{}'", v));
-      }
+    integer_ = integer_score(c, "fgd_score");
   }
 
   double score(const ClusterView& view, JobId job, NodeId node) const override {

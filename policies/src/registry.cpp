@@ -311,6 +311,17 @@ namespace builtin {
 #define GPUSIM_PLACEMENT(id) PlacementRegistration id##_placement();
 #include "placements.def"
 #undef GPUSIM_PLACEMENT
+
+bool integer_score(const PolicyContext& context, std::string_view key) {
+  bool integer = context.packing != nullptr;
+  if (context.params)
+    if (auto f = context.params->get(key)) {
+      const std::string v = f->as_string();
+      if (v != "integer" && v != "exact") f->fail(fmt::format("expected exact or integer, got '{}'", v));
+      integer = v == "integer";
+    }
+  return integer;
+}
 }  // namespace builtin
 
 void register_builtin_policies(Registry& r) {

@@ -823,7 +823,7 @@ void pack_workload(Scenario& s, const Fields& workload) {
   };
   std::vector<std::size_t> picked;  // indices into pods, in arrival order
   double demand = 0;
-  if (spec.tuning == PackingSpec::Tuning::kArtifact) {
+  if (spec.tuning == PackingSpec::Tuning::artifact) {
     shuffle();
     picked = order;
     for (std::size_t k : picked) demand += asked(pods[k]);
@@ -934,7 +934,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     s.packing.emplace();
     s.packing->until = p.number("until");
     s.packing->coverage = p.number("coverage");
-    s.packing->tuning = p.value("tuning").as_string() == "passes" ? PackingSpec::Tuning::kPasses : PackingSpec::Tuning::kArtifact;
+    s.packing->tuning = p.value("tuning").as_string() == "passes" ? PackingSpec::Tuning::passes : PackingSpec::Tuning::artifact;
   }
   if (auto jobs = workload.get("jobs")) s.jobs.append(parse_inline_jobs(*jobs));
   if (auto traces = workload.get("traces"))

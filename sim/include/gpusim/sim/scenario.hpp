@@ -30,10 +30,10 @@ namespace gpusim {
 //             one's per-GPU share would pass the target (or, past it, random pods removed);
 //   passes    shuffled passes over the pods, the last cut where the demand reaches the target.
 struct PackingSpec {
-  enum class Tuning { kArtifact, kPasses };
+  enum class Tuning : uint8_t { artifact, passes };
   double until = 0;     // workload.packing.until: demand to reach, in multiples of the GPU capacity
   double coverage = 0;  // workload.packing.coverage: task types fragmentation is measured against
-  Tuning tuning = Tuning::kArtifact;
+  Tuning tuning = Tuning::artifact;
   uint64_t capacity_milli = 0;  // the cluster's GPU capacity the demand is measured against
   // The first `originals` arrivals are the workload's own pods (artifact tuning; all of them for
   // passes): the task mix is theirs, as the artifact's typical pods come from the original list.
