@@ -70,7 +70,9 @@ struct SjfGpus final : QueueOrder {
 //   moves down one queue (one per decision point, lines 1049-1054); the simulator wakes itself when
 //   it expects a running job to reach the limit, at now + floor((limit - run time) / GPUs) seconds
 //   (lines 1220-1231; Python 2 integer division, and run time where GPU time was meant, so a
-//   multi-GPU job is demoted at a later event than the one at which its GPU time crossed);
+//   multi-GPU job is demoted at a later event than the one at which its GPU time crossed); its events
+//   are arrivals, completions and the earliest of these wake-ups, set afresh at each event, so a
+//   recheck asked for at an earlier event and since superseded is passed over (before_pass);
 // - order within a queue: each queue is a list; newcomers and demoted jobs are appended to the back
 //   of theirs, and after each decision point the pending jobs of every queue move behind the running
 //   ones, keeping their order (lines 1160-1170): a job preempted there goes to the front of the
@@ -114,6 +116,16 @@ class Tiresias final : public QueueOrder {
       if (v.preemptible(id)) running_.push_back(id);
     });
     std::sort(running_.begin(), running_.end());
+    // The simulator's events are arrivals, completions and the one wake-up it set at its previous
+    // event; a recheck asked for earlier and since superseded is none of them.
+    ++pass_;
+    for (JobId id : running_) {
+      if (id >= seen_.size()) seen_.resize(id + 1);
+      seen_[id] = pass_;
+    }
+    event_ = !v.new_arrivals().empty() || now == next_jump_ ||
+             std::any_of(held_.begin(), held_.end(), [&](JobId id) { return seen_[id] != pass_; });
+    if (!event_) return;
     for (JobId id : running_) {
       State& s = state(id);
       if (s.checked == now) continue;  // a second pass at this time
@@ -159,6 +171,13 @@ class Tiresias final : public QueueOrder {
     in_list_order(stopped_back_);
     for (JobId id : stopped_back_) states_[id].place_at(Place::pending, ++back_seq_);
     held_.swap(running_);
+    if (!event_) return;
+    next_jump_ = Time::max();
+    for (JobId id : held_) {
+      State& s = states_[id];
+      s.jump = jump(v, id);
+      next_jump_ = std::min(next_jump_, s.jump);
+    }
   }
 
   QueueKey priority(const ClusterView& v, JobId id) override {
@@ -176,8 +195,16 @@ class Tiresias final : public QueueOrder {
     if (id >= states_.size() || !states_[id].known) return std::nullopt;  // not ranked yet: in the first queue, never run
     const State& s = states_[id];
     if (v.is_pending(id)) return promotion(v, id, s);
+    if (s.jump == Time::max()) return std::nullopt;
+    return s.jump;
+  }
+
+ private:
+  // When the simulator wakes for a running job, as it reckons at an event.
+  Time jump(const ClusterView& v, JobId id) const {
+    const auto& s = states_[id];
     const auto q = static_cast<std::size_t>(s.queue);
-    if (q >= thresholds_s_.size()) return std::nullopt;
+    if (q >= thresholds_s_.size()) return Time::max();
     // The simulator's wake-up (sic): its run time subtracted from a GPU-time limit, over the GPUs, floored
     // to its whole seconds. Under a second, the crossing itself (times here need not be whole seconds).
     const double run_s = service_s(v, id, s) / gpus(v, id);
@@ -187,7 +214,6 @@ class Tiresias final : public QueueOrder {
                                                                 : Duration::from_seconds(crossing_s, Round::up));
   }
 
- private:
   enum class Place : uint8_t { running, pending, appended };
   struct State {
     double base_gpu_s = 0;  // attained GPU time when it last entered the first queue
@@ -195,6 +221,7 @@ class Tiresias final : public QueueOrder {
     Place place = Place::pending;
     int64_t position = 0;        // order within its queue and place
     Time checked = Time::max();  // when its demotion was last looked at
+    Time jump = Time::max();     // when the simulator would next wake for it (running, not in the last queue)
     bool known = false;
     void place_at(Place p, int64_t at) {
       place = p;
@@ -234,8 +261,10 @@ class Tiresias final : public QueueOrder {
   int64_t back_seq_ = 0;   // positions at the back of the pending ones
   int64_t front_seq_ = 0;  // positions at the front of the pending ones (going down)
   uint64_t pass_ = 0;
-  std::vector<uint64_t> seen_;  // by job id: the last pass that saw it running
-  std::vector<JobId> held_;     // running at the end of the previous pass
+  bool event_ = true;             // is this pass one of the simulator's events?
+  Time next_jump_ = Time::max();  // the wake-up set at the last event
+  std::vector<uint64_t> seen_;    // by job id: the last pass that saw it running
+  std::vector<JobId> held_;       // running at the end of the previous pass
   std::vector<JobId> running_, started_, stopped_front_, stopped_back_;
 };
 }  // namespace
