@@ -69,13 +69,13 @@ struct SjfGpus final : QueueOrder {
 // - demotion: at each decision point, a running job whose service has reached its queue's limit
 //   moves down one queue (one per decision point, lines 1049-1054); the simulator wakes itself when
 //   it expects a running job to reach the limit, at now + floor((limit - run time) / GPUs) seconds
-//   (lines 1220-1231; Python 2 integer division, and run time where GPU time was meant, so a
+//   (lines 1218-1236; Python 2 integer division, and run time where GPU time was meant, so a
 //   multi-GPU job is demoted at a later event than the one at which its GPU time crossed); its events
 //   are arrivals, completions and the earliest of these wake-ups, set afresh at each event, so a
 //   recheck asked for at an earlier event and since superseded is passed over (before_pass);
 // - order within a queue: each queue is a list; newcomers and demoted jobs are appended to the back
 //   of theirs, and after each decision point the pending jobs of every queue move behind the running
-//   ones, keeping their order (lines 1160-1170): a job preempted there goes to the front of the
+//   ones, keeping their order (lines 1133-1143): a job preempted there goes to the front of the
 //   pending ones, a demoted job still running to the back of the running ones, a demoted job
 //   preempted at once to the back of the pending ones. Each queue is walked in list order;
 // - a pending job that has waited `starvation` x its run time since entering the first queue
