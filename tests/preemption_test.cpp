@@ -20,10 +20,11 @@ RunResult run_on_one_gpu(const std::string& jobs, const std::string& policy) {
 
 // A 10-hour job runs from t=0; a 1-hour job arrives at t=1h.
 //   fifo: the short job waits 9 h (it ends at 11 h) and nothing is preempted.
-//   srtf: 1 h left beats 9 h left; las: the newcomer has attained less; tiresias: the long job has
-//         attained 3,600 GPU-s, past the 1,800 and 3,600 thresholds, so it is in the third queue and
-//         the newcomer in the first. The long job is suspended (30 s), the short one runs from
-//         1 h 30 s to 2 h 30 s; the long one resumes (30 s) with 9 h of work left.
+//   srtf: 1 h left beats 9 h left; las: the newcomer has attained less; tiresias with limits at
+//         1,800, 3,600 and 7,200 GPU-s: the long job has attained 3,600 GPU-s, so it is in the third
+//         queue and the newcomer in the first. The long job is suspended (30 s), the short one runs
+//         from 1 h 30 s to 2 h 30 s (it reaches the second queue only, ahead of the long one); the
+//         long one resumes (30 s) with 9 h of work left.
 const std::string kLongThenShort = "    - {name: long, gpus: 1, duration: 10h}\n"
                                    "    - {name: short, gpus: 1, duration: 1h, arrival: 1h}\n";
 
@@ -31,7 +32,8 @@ TEST(Preemption, FifoWaitsSrtfLasAndTiresiasPreempt) {
   const RunResult fifo = run_on_one_gpu(kLongThenShort, "fifo+first-fit");
   EXPECT_EQ(fifo.jobs[1].end.seconds(), 11 * 3600.0);
   EXPECT_EQ(fifo.jobs[0].preemptions, 0u);
-  for (const char* p : {"srtf+first-fit", "las+first-fit", "tiresias+first-fit"}) {
+  for (const char* p :
+       {"srtf+first-fit", "las+first-fit", "{name: tiresias+first-fit, params: {tiresias_queues: [1800, 3600, 7200]}}"}) {
     const RunResult r = run_on_one_gpu(kLongThenShort, p);
     EXPECT_EQ(r.jobs[0].preemptions, 1u) << p;
     EXPECT_EQ(r.jobs[1].end.seconds(), 2 * 3600.0 + 30) << p;
@@ -55,27 +57,6 @@ TEST(Preemption, TiresiasPreemptsOnlyAcrossQueues) {
   EXPECT_EQ(t.jobs[0].end.seconds(), 3600.0 + 30 + 1800 + 30 + 4 * 3600);
   const RunResult las = run_on_one_gpu(jobs, "las+first-fit");
   EXPECT_EQ(las.jobs[1].start.seconds(), 1800.0 + 30);
-}
-
-// Starvation promotion. One threshold at 1,800 GPU-s. A 10-hour job is preempted at t=1h by a
-// 3-hour newcomer (first queue against second) and waits from 1 h 30 s, having held the GPU 3,630 s.
-//   Promotion off: it waits for the newcomer to finish (at 1 h 30 s + 3 h) and ends 9 h + 30 s after.
-//   tiresias_starvation 1: after waiting as long as it ran (3,630 s, at t=7,260 s) it goes back to
-//   the first queue with its service reset and preempts the newcomer, by then in the second queue.
-TEST(Preemption, TiresiasPromotesAStarvingJob) {
-  const std::string jobs = "    - {name: long, gpus: 1, duration: 10h}\n"
-                           "    - {name: newcomer, gpus: 1, duration: 3h, arrival: 1h}\n";
-  const RunResult off = run_on_one_gpu(jobs, "{name: tiresias+first-fit, params: {tiresias_queues: [1800]}}");
-  EXPECT_EQ(off.jobs[0].preemptions, 1u);
-  EXPECT_EQ(off.jobs[1].preemptions, 0u);
-  EXPECT_EQ(off.jobs[1].end.seconds(), 3630.0 + 3 * 3600);
-  EXPECT_EQ(off.jobs[0].end.seconds(), 3630.0 + 3 * 3600 + 30 + 9 * 3600);
-  const RunResult on =
-      run_on_one_gpu(jobs, "{name: tiresias+first-fit, params: {tiresias_queues: [1800], tiresias_starvation: 1}}");
-  EXPECT_GE(on.jobs[1].preemptions, 1u);
-  EXPECT_GT(on.jobs[1].end.seconds(), off.jobs[1].end.seconds());
-  EXPECT_EQ(on.jobs[0].status, JobStatus::completed);
-  EXPECT_EQ(on.jobs[1].status, JobStatus::completed);
 }
 
 // A job preempted while it is still restoring leaves at once and is queued again inside the pass; the
@@ -159,6 +140,123 @@ TEST(Preemption, AnEvictedJobLeavesWithinItsGracePeriod) {
   EXPECT_EQ(now.jobs[0].end.seconds(), 7200.0 + 36000);
   for (const RunResult* r : {&plain, &saved, &now})
     for (const auto& j : r->jobs) EXPECT_EQ(j.status, JobStatus::completed);
+}
+
+// --- Tiresias as its simulator's dlas-gpu runs it, and its sjf (SymbioticLab/Tiresias, simulator/run_sim.py).
+// Free preemption (suspend and resume 0 s), as in that simulator, so every time below is worked by hand.
+
+RunResult run_free(const std::string& pools, const std::string& jobs, const std::string& policy) {
+  const std::string text = "name: sim\ncluster: {pools: [" + pools +
+                           "]}\nmodel: {preemption: {suspend: 0, resume: 0}}\n"
+                           "workload:\n  jobs:\n" +
+                           jobs + "policy: " + policy + "\n";
+  const Scenario s = test::load(write_file("sim.yaml", text));
+  auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  return simulate(s, *sched);
+}
+const std::string kOneGpu = "{name: p, node: a10-1x, count: 1}";
+
+// Queue limits: the simulator's 3,250 GPU-s (then 7,200). A 10,000 s job runs from t=0; a 1,000 s job
+// arrives at t=2,000 into the first queue, where the running job (2,000 GPU-s, still in it) comes
+// first. At t=3,250 the long job reaches the limit, moves down and is preempted: the short job runs
+// 3,250-4,250, the long one resumes then with 6,750 s left and ends at 11,000. (With a first limit of
+// 1,800 GPU-s the short job would have preempted it on arrival, ending at 3,000.)
+TEST(Tiresias, FirstQueueLimitIs3250GpuSeconds) {
+  const RunResult r = run_free(kOneGpu,
+                               "    - {name: long, gpus: 1, duration: 10000}\n"
+                               "    - {name: short, gpus: 1, duration: 1000, arrival: 2000}\n",
+                               "tiresias+first-fit");
+  EXPECT_EQ(r.jobs[1].start.seconds(), 3250.0);
+  EXPECT_EQ(r.jobs[1].end.seconds(), 4250.0);
+  EXPECT_EQ(r.jobs[0].preemptions, 1u);
+  EXPECT_EQ(r.jobs[0].end.seconds(), 11000.0);
+  const RunResult old = run_free(kOneGpu,
+                                 "    - {name: long, gpus: 1, duration: 10000}\n"
+                                 "    - {name: short, gpus: 1, duration: 1000, arrival: 2000}\n",
+                                 "{name: tiresias+first-fit, params: {tiresias_queues: [1800, 3600, 7200]}}");
+  EXPECT_EQ(old.jobs[1].end.seconds(), 3000.0);
+}
+
+// Demotion timing. One limit, 1,002 GPU-s; two 8-GPU servers. B (1 GPU, 5,000 s) runs from t=0; A
+// (8 GPUs, 2,000 s) from t=850. A's GPU time crosses 1,002 at t=975.25, B's at t=1,002. The simulator
+// looks at demotion only at events, and wakes for A at 850 + floor(1002 / 8) = 975 (A has 1,000 GPU-s:
+// not yet) and then at 975 + floor((1002 - 125) / 8) = 1,084, for B at 1,002: so both move down at
+// t=1,002, appended in arrival order, B before A. C (8 GPUs, 500 s) arrives at t=1,100 into the first
+// queue: C takes 8 GPUs, B keeps its 1, A (8) no longer fits and is preempted. C runs 1,100-1,200; A
+// resumes then with 1,750 s left and ends at 2,950; B ends at 5,000. (Demoted when its GPU time
+// crossed, A would have been ahead of B, and B preempted.) The simulator, run on this trace with
+// queue_limit [1002], gives the same times.
+TEST(Tiresias, DemotionAtTheSimulatorsEvents) {
+  const RunResult r = run_free("{name: p, node: t4-8x, count: 2}",
+                               "    - {name: b, gpus: 1, duration: 5000}\n"
+                               "    - {name: a, gpus: 8, duration: 2000, arrival: 850}\n"
+                               "    - {name: c, gpus: 8, duration: 100, arrival: 1100}\n",
+                               "{name: tiresias+first-fit, params: {tiresias_queues: [1002]}}");
+  EXPECT_EQ(r.jobs[0].preemptions, 0u);
+  EXPECT_EQ(r.jobs[0].end.seconds(), 5000.0);
+  EXPECT_EQ(r.jobs[1].preemptions, 1u);
+  EXPECT_EQ(r.jobs[1].end.seconds(), 2950.0);
+  EXPECT_EQ(r.jobs[2].start.seconds(), 1100.0);
+  EXPECT_EQ(r.jobs[2].end.seconds(), 1200.0);
+}
+
+// Order within a queue: a demoted job goes to the back of its new queue, behind the jobs waiting
+// there. One GPU, limits 3,250 and 7,200. P (10,000 s) runs from t=0; R (5,000 s) arrives at t=3,000
+// and waits behind it in the first queue. At t=3,250 P moves down and R preempts it; P waits in the
+// second queue. At t=6,500 R reaches 3,250 GPU-s and is appended behind P: P resumes, R waits. At
+// t=10,450 P reaches 7,200 GPU-s (3,250 + 3,950) and moves to the third queue: R, in the second,
+// preempts it and runs its last 1,750 s to 12,200; P resumes then with 2,800 s left and ends at
+// 15,000. (With running jobs first in their queue, R would have run on to 8,250.) The simulator's
+// dlas-gpu gives the same times, as it does for the first test.
+TEST(Tiresias, ADemotedJobGoesBehindTheWaitingOnes) {
+  const RunResult r = run_free(kOneGpu,
+                               "    - {name: p, gpus: 1, duration: 10000}\n"
+                               "    - {name: r, gpus: 1, duration: 5000, arrival: 3000}\n",
+                               "tiresias+first-fit");
+  EXPECT_EQ(r.jobs[1].first_start.seconds(), 3250.0);
+  EXPECT_EQ(r.jobs[1].preemptions, 1u);
+  EXPECT_EQ(r.jobs[1].end.seconds(), 12200.0);
+  EXPECT_EQ(r.jobs[0].preemptions, 2u);
+  EXPECT_EQ(r.jobs[0].end.seconds(), 15000.0);
+}
+
+// The simulator's sjf: fewest GPUs first, preemptive. One 4-GPU server: A (3 GPUs, 1,000 s) runs from
+// t=0; B (2 GPUs, 500 s) arrives at t=100 and ranks first, so A is preempted: B runs 100-600, A resumes
+// with 900 s left and ends at 1,500. The oracle sjf does not preempt: B waits until 1,000.
+TEST(Tiresias, SjfGpusPreemptsForFewerGpus) {
+  const std::string jobs = "    - {name: a, gpus: 3, duration: 1000}\n"
+                           "    - {name: b, gpus: 2, duration: 500, arrival: 100}\n";
+  const RunResult r = run_free("{name: p, node: l4-4x, count: 1}", jobs, "sjf-gpus+first-fit");
+  EXPECT_EQ(r.jobs[0].preemptions, 1u);
+  EXPECT_EQ(r.jobs[1].end.seconds(), 600.0);
+  EXPECT_EQ(r.jobs[0].end.seconds(), 1500.0);
+  const RunResult oracle = run_free("{name: p, node: l4-4x, count: 1}", jobs, "sjf+first-fit");
+  EXPECT_EQ(oracle.jobs[1].end.seconds(), 1500.0);
+}
+
+// Starvation promotion. One GPU, one limit at 1,800 GPU-s. L (36,000 s) runs from t=0 and moves down at
+// 1,800; three 1,500 s jobs arrive at 2,000, 3,500 and 5,000, each in the first queue.
+//   Off: they run back to back, 2,000-6,500; L resumes then with 34,000 s left and ends at 40,500.
+//   tiresias_starvation 1: L, waiting since 2,000 after 2,000 s of run, goes back to the back of the
+//   first queue at 4,000, behind the running second job; at 5,000 it is ahead of the third, runs,
+//   moves down again at 6,800, and the third job preempts it: the third runs 6,800-8,300, L ends at
+//   40,500 after a second preemption. The simulator's dlas-gpu and dlas-gpu-1 give these times.
+TEST(Tiresias, PromotesAStarvingJob) {
+  const std::string jobs = "    - {name: l, gpus: 1, duration: 36000}\n"
+                           "    - {name: s1, gpus: 1, duration: 1500, arrival: 2000}\n"
+                           "    - {name: s2, gpus: 1, duration: 1500, arrival: 3500}\n"
+                           "    - {name: s3, gpus: 1, duration: 1500, arrival: 5000}\n";
+  const RunResult off = run_free(kOneGpu, jobs, "{name: tiresias+first-fit, params: {tiresias_queues: [1800]}}");
+  EXPECT_EQ(off.jobs[3].end.seconds(), 6500.0);
+  EXPECT_EQ(off.jobs[0].preemptions, 1u);
+  EXPECT_EQ(off.jobs[0].end.seconds(), 40500.0);
+  const RunResult on = run_free(kOneGpu, jobs,
+                                "{name: tiresias+first-fit, params: {tiresias_queues: [1800], tiresias_starvation: 1}}");
+  EXPECT_EQ(on.jobs[2].end.seconds(), 5000.0);
+  EXPECT_EQ(on.jobs[3].first_start.seconds(), 6800.0);
+  EXPECT_EQ(on.jobs[3].end.seconds(), 8300.0);
+  EXPECT_EQ(on.jobs[0].preemptions, 2u);
+  EXPECT_EQ(on.jobs[0].end.seconds(), 40500.0);
 }
 
 }  // namespace

@@ -30,8 +30,27 @@ class PreemptiveScheduler final : public Scheduler {
   std::string name() const override { return name_; }
   QueueKey queue_key(const Job& job) const override { return order_->key(job); }
   bool would_use(const ClusterView& view, JobId job, PoolId pool) const override { return placement_->admits_pool(view, job, pool); }
+  bool decides_when_idle() const override { return order_->every_pass(); }
 
   void decide(const ClusterView& view, Binder& binder) override {
+    order_->before_pass(view);
+    walk(view, binder);
+    order_->after_pass(view);
+    // Look again when a priority changes class: a pending job's (kept since it was ranked) or a
+    // running one's, those started in this pass included.
+    const Time now = view.now();
+    std::optional<Time> next;
+    if (!changes_.empty()) next = changes_.top().at;
+    view.for_each_running([&](JobId id, Time) {
+      if (view.preemptible(id))  // not those just preempted
+        if (auto t = order_->next_change(view, id); t && *t > now && (!next || *t < *next)) next = t;
+    });
+    if (next) binder.recheck_at(*next);
+  }
+
+ private:
+  // Ranks pending and running jobs together and grants the cluster's GPUs down the ranking.
+  void walk(const ClusterView& view, Binder& binder) {
     const Time now = view.now();
     for (JobId id : view.new_arrivals())
       if (view.is_pending(id)) enqueue(view, id);
@@ -89,17 +108,8 @@ class PreemptiveScheduler final : public Scheduler {
       }
     }
     place_granted(view, binder);
-
-    // Look again when a priority changes class.
-    std::optional<Time> next;
-    if (!changes_.empty()) next = changes_.top().at;
-    for (const Ranked& r : running_)
-      if (view.preemptible(r.job))  // not those just preempted
-        if (auto t = order_->next_change(view, r.job); t && *t > now && (!next || *t < *next)) next = t;
-    if (next) binder.recheck_at(*next);
   }
 
- private:
   struct Ranked {
     QueueKey priority;
     JobId job;

@@ -1,6 +1,7 @@
 // Queue orders. Static ones fix a job's key when it arrives (ties to the earlier arrival); preemptive
 // ones give a priority that changes as jobs run.
 #include <algorithm>
+#include <cmath>
 
 #include "builtin.hpp"
 
@@ -52,16 +53,38 @@ struct Las final : QueueOrder {
   }
 };
 
+// Smallest job first by GPUs asked, preemptive: the Tiresias simulator's `sjf`
+// (smallest_first_sim_jobs, run_sim.py:454-580): at each event every job is ranked by its GPU count,
+// ties in arrival order (a stable sort of its runnable list), and granted GPUs down the ranking.
+struct SjfGpus final : QueueOrder {
+  QueueKey key(const Job& j) const override { return {j.request.gpus, j.arrival.us()}; }
+  bool preemptive() const override { return true; }
+  QueueKey priority(const ClusterView& v, JobId id) override { return {v.job(id).request.gpus, 0}; }
+};
+
 // Tiresias' discretized two-dimensional LAS (Gu et al., NSDI'19, §3.2-3.3), as its simulator's
-// dlas-gpu scheme runs it: a job's service is the GPU time it has attained since it last entered the
-// first queue; it is in the first queue whose threshold its service has not reached, and lower queues
-// run first. Within a queue, running jobs come before pending ones (the simulator moves pending jobs
-// behind running ones after each pass, so a queue's own newcomers do not preempt it), each in the
-// order they entered the queue. A pending job that has waited `starvation` x its run time since
-// entering the first queue (service / GPUs) is promoted to the first queue with its service reset
-// (the simulator's solve_starvation; 0, the default, turns it off). One difference: the wait counted
-// is the current one, since the job last entered the pending queue, where the simulator adds up its
-// waits since promotion.
+// dlas-gpu scheme runs it (SymbioticLab/Tiresias simulator/run_sim.py, dlas_sim_jobs, lines 959-1242):
+// - a job's service is the GPU time it has attained since it last entered the first queue; lower
+//   queues run first;
+// - demotion: at each decision point, a running job whose service has reached its queue's limit
+//   moves down one queue (one per decision point, lines 1049-1054); the simulator wakes itself when
+//   it expects a running job to reach the limit, at now + floor((limit - run time) / GPUs) seconds
+//   (lines 1218-1236; Python 2 integer division, and run time where GPU time was meant, so a
+//   multi-GPU job is demoted at a later event than the one at which its GPU time crossed); its events
+//   are arrivals, completions and the earliest of these wake-ups, set afresh at each event, so a
+//   recheck asked for at an earlier event and since superseded is passed over (before_pass);
+// - order within a queue: each queue is a list; newcomers and demoted jobs are appended to the back
+//   of theirs, and after each decision point the pending jobs of every queue move behind the running
+//   ones, keeping their order (lines 1133-1143): a job preempted there goes to the front of the
+//   pending ones, a demoted job still running to the back of the running ones, a demoted job
+//   preempted at once to the back of the pending ones. Each queue is walked in list order;
+// - a pending job that has waited `starvation` x its run time since entering the first queue
+//   (service / GPUs) goes back to the back of the first queue with its service reset (the
+//   simulator's solve_starvation; 0, the default, turns it off). One difference: the wait counted is
+//   the current one, since the job last entered the pending queue, where the simulator adds up its
+//   waits since promotion.
+// A job's place in its queue is kept as (class, position): running, pending, or appended at a decision
+// point (running, demoted there), the position ordering each class.
 class Tiresias final : public QueueOrder {
  public:
   explicit Tiresias(const PolicyContext& c) {
@@ -73,7 +96,7 @@ class Tiresias final : public QueueOrder {
           // derived from them stay inside the clock.
           const double t = item.as_number({Bound(0, true), kSpanSeconds.maximum});
           if (!thresholds_s_.empty() && t <= thresholds_s_.back())
-            item.fail("expected increasing positive GPU-second thresholds, e.g. [1800, 3600, 7200]");
+            item.fail("expected increasing positive GPU-second thresholds, e.g. [3250, 7200]");
           thresholds_s_.push_back(t);
         }
       }
@@ -82,69 +105,173 @@ class Tiresias final : public QueueOrder {
   }
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
+  bool every_pass() const override { return true; }
+
+  // Demotes the running jobs whose service has reached their queue's limit, one queue each, in
+  // arrival order (the simulator's runnable list), to the back of their new queue.
+  void before_pass(const ClusterView& v) override {
+    const Time now = v.now();
+    running_.clear();
+    v.for_each_running([&](JobId id, Time) {
+      if (v.preemptible(id)) running_.push_back(id);
+    });
+    std::sort(running_.begin(), running_.end());
+    // The simulator's events are arrivals, completions and the one wake-up it set at its previous
+    // event; a recheck asked for earlier and since superseded is none of them.
+    ++pass_;
+    for (JobId id : running_) {
+      if (id >= seen_.size()) seen_.resize(id + 1);
+      seen_[id] = pass_;
+    }
+    event_ = !v.new_arrivals().empty() || now == next_jump_ ||
+             std::any_of(held_.begin(), held_.end(), [&](JobId id) { return seen_[id] != pass_; });
+    if (!event_) return;
+    for (JobId id : running_) {
+      State& s = state(id);
+      if (s.checked == now) continue;  // a second pass at this time
+      s.checked = now;
+      const auto q = static_cast<std::size_t>(s.queue);
+      if (q < thresholds_s_.size() && service_s(v, id, s) >= thresholds_s_[q]) {
+        ++s.queue;
+        s.place = Place::appended;
+        s.position = now.us();  // ties by job id: arrival order
+      }
+    }
+  }
+
+  // Moves each queue's pending jobs behind its running ones, in list order.
+  void after_pass(const ClusterView& v) override {
+    ++pass_;
+    started_.clear();
+    running_.clear();
+    v.for_each_running([&](JobId id, Time) {
+      if (!v.preemptible(id)) return;
+      running_.push_back(id);
+      if (id >= seen_.size()) seen_.resize(id + 1);
+      seen_[id] = pass_;
+      if (state(id).place != Place::running) started_.push_back(id);
+    });
+    stopped_front_.clear();
+    stopped_back_.clear();
+    for (JobId id : held_) {
+      if (seen_[id] == pass_) continue;
+      if (!v.is_pending(id) && v.placement(id).nodes.empty()) continue;  // ended
+      (states_[id].place == Place::running ? stopped_front_ : stopped_back_).push_back(id);
+    }
+    const auto in_list_order = [&](std::vector<JobId>& ids) {
+      std::sort(ids.begin(), ids.end(),
+                [&](JobId a, JobId b) { return std::pair(place_key(a), a) < std::pair(place_key(b), b); });
+    };
+    in_list_order(started_);
+    for (JobId id : started_) states_[id].place_at(Place::running, ++run_seq_);
+    in_list_order(stopped_front_);
+    front_seq_ -= static_cast<int64_t>(stopped_front_.size());
+    for (std::size_t i = 0; i < stopped_front_.size(); ++i)
+      states_[stopped_front_[i]].place_at(Place::pending, front_seq_ + static_cast<int64_t>(i));
+    in_list_order(stopped_back_);
+    for (JobId id : stopped_back_) states_[id].place_at(Place::pending, ++back_seq_);
+    held_.swap(running_);
+    if (!event_) return;
+    next_jump_ = Time::max();
+    for (JobId id : held_) {
+      State& s = states_[id];
+      s.jump = jump(v, id);
+      next_jump_ = std::min(next_jump_, s.jump);
+    }
+  }
 
   QueueKey priority(const ClusterView& v, JobId id) override {
-    State& s = state(v, id);
-    const bool pending = v.is_pending(id);
-    const double service = v.attained_gpu(id).seconds() - s.base_gpu_s;
-    if (const int32_t q = queue_for(service); q > s.queue) {
-      // Demoted when its service crossed the threshold: while it ran, that is this long ago.
-      const double past_s = pending ? 0 : (service - thresholds_s_[static_cast<std::size_t>(q - 1)]) / gpus(v, id);
-      s.queue = q;
-      s.entered = v.now() - Duration::from_seconds(past_s, Round::toward_zero);
-    }
-    if (pending)
-      if (auto due = promotion(v, id, s); due && v.now() >= *due) s = {v.attained_gpu(id).seconds(), 0, *due, true};
-    return {2 * s.queue + (pending ? 1 : 0), s.entered.us()};
+    State& s = state(id);
+    if (v.is_pending(id))
+      if (auto due = promotion(v, id, s); due && v.now() >= *due) {
+        s.base_gpu_s = v.attained_gpu(id).seconds();
+        s.queue = 0;
+        s.place_at(Place::pending, ++back_seq_);
+      }
+    return place_key(id);
   }
 
   std::optional<Time> next_change(const ClusterView& v, JobId id) const override {
     if (id >= states_.size() || !states_[id].known) return std::nullopt;  // not ranked yet: in the first queue, never run
     const State& s = states_[id];
     if (v.is_pending(id)) return promotion(v, id, s);
-    if (static_cast<std::size_t>(s.queue) >= thresholds_s_.size()) return std::nullopt;
-    const double left_s = (thresholds_s_[static_cast<std::size_t>(s.queue)] - (v.attained_gpu(id).seconds() - s.base_gpu_s)) /
-                          gpus(v, id);
-    return v.now() + std::max(Duration::from_us(1), Duration::from_seconds(left_s, Round::up));
+    if (s.jump == Time::max()) return std::nullopt;
+    return s.jump;
   }
 
  private:
+  // When the simulator wakes for a running job, as it reckons at an event.
+  Time jump(const ClusterView& v, JobId id) const {
+    const auto& s = states_[id];
+    const auto q = static_cast<std::size_t>(s.queue);
+    if (q >= thresholds_s_.size()) return Time::max();
+    // The simulator's wake-up (sic): its run time subtracted from a GPU-time limit, over the GPUs, floored
+    // to its whole seconds. Under a second, the crossing itself (times here need not be whole seconds).
+    const double run_s = service_s(v, id, s) / gpus(v, id);
+    const double wait_s = std::floor((thresholds_s_[q] - run_s) / gpus(v, id));
+    const double crossing_s = (thresholds_s_[q] - service_s(v, id, s)) / gpus(v, id);
+    return v.now() + std::max(Duration::from_us(1), wait_s >= 1 ? Duration::from_seconds(wait_s, Round::toward_zero)
+                                                                : Duration::from_seconds(crossing_s, Round::up));
+  }
+
+  enum class Place : uint8_t { running, pending, appended };
   struct State {
     double base_gpu_s = 0;  // attained GPU time when it last entered the first queue
     int32_t queue = 0;
-    Time entered;  // when it entered its queue
+    Place place = Place::pending;
+    int64_t position = 0;        // order within its queue and place
+    Time checked = Time::max();  // when its demotion was last looked at
+    Time jump = Time::max();     // when the simulator would next wake for it (running, not in the last queue)
     bool known = false;
+    void place_at(Place p, int64_t at) {
+      place = p;
+      position = at;
+    }
   };
-  State& state(const ClusterView& v, JobId id) {
+  State& state(JobId id) {
     if (id >= states_.size()) states_.resize(id + 1);
     State& s = states_[id];
-    if (!s.known) s = {0, 0, v.job(id).arrival, true};
+    if (!s.known) {
+      s = State{};
+      s.known = true;
+      s.position = ++back_seq_;  // a newcomer: the back of the first queue
+    }
     return s;
   }
-  static double gpus(const ClusterView& v, JobId id) { return std::max(1, v.job(id).request.gpus); }
-  int32_t queue_for(double service_s) const {
-    int32_t q = 0;
-    while (static_cast<std::size_t>(q) < thresholds_s_.size() && service_s >= thresholds_s_[static_cast<std::size_t>(q)]) ++q;
-    return q;
+  QueueKey place_key(JobId id) const {
+    const State& s = states_[id];
+    return {3 * s.queue + static_cast<int64_t>(s.place), s.position};
   }
+  static double service_s(const ClusterView& v, JobId id, const State& s) { return v.attained_gpu(id).seconds() - s.base_gpu_s; }
+  static double gpus(const ClusterView& v, JobId id) { return std::max(1, v.job(id).request.gpus); }
   // When a pending job outside the first queue is promoted (it has run since it entered the first queue).
   std::optional<Time> promotion(const ClusterView& v, JobId id, const State& s) const {
-    const double run_s = (v.attained_gpu(id).seconds() - s.base_gpu_s) / gpus(v, id);
+    const double run_s = service_s(v, id, s) / gpus(v, id);
     if (starvation_ <= 0 || s.queue == 0 || run_s <= 0) return std::nullopt;
     return v.pending_since(id) + Duration::from_seconds(starvation_ * run_s, Round::up);
   }
 
-  // Assumed defaults: the queues of the Tiresias simulator's dlas docstring (30 min, 1 h, 2 h), read
-  // in GPU time as its dlas-gpu scheme does; that scheme, the simulator's main one, does not promote
-  // (its dlas-gpu-2 variant is tiresias_starvation: 2).
-  std::vector<double> thresholds_s_{1800, 3600, 7200};
+  // The simulator's queue limits: num_queue 3 with queue_limit [3250, 7200, 18000] GPU-seconds
+  // (simulator/jobs.py:102-104), of which only the first two are read (run_sim.py:1049, the last
+  // queue has no limit). Its dlas-gpu scheme does not promote (dlas-gpu-2 is tiresias_starvation: 2).
+  std::vector<double> thresholds_s_{3250, 7200};
   double starvation_ = 0;
   std::vector<State> states_;
+  int64_t run_seq_ = 0;    // positions of running jobs, in the order they were placed behind the others
+  int64_t back_seq_ = 0;   // positions at the back of the pending ones
+  int64_t front_seq_ = 0;  // positions at the front of the pending ones (going down)
+  uint64_t pass_ = 0;
+  bool event_ = true;             // is this pass one of the simulator's events?
+  Time next_jump_ = Time::max();  // the wake-up set at the last event
+  std::vector<uint64_t> seen_;    // by job id: the last pass that saw it running
+  std::vector<JobId> held_;       // running at the end of the previous pass
+  std::vector<JobId> running_, started_, stopped_front_, stopped_back_;
 };
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_srtf() { return std::make_unique<Srtf>(); }
 std::unique_ptr<QueueOrder> make_las() { return std::make_unique<Las>(); }
 std::unique_ptr<QueueOrder> make_tiresias(const PolicyContext& c) { return std::make_unique<Tiresias>(c); }
+std::unique_ptr<QueueOrder> make_sjf_gpus() { return std::make_unique<SjfGpus>(); }
 
 }  // namespace gpusim::builtin

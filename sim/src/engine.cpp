@@ -889,7 +889,7 @@ void Engine::decision_point(bool arrived) {
   if (kueue_) admit_kueue();
   std::vector<JobId>& arrivals = life_.arrivals();
   const std::size_t seen = arrivals.size();  // the arrivals this pass hands the scheduler
-  const bool pass = life_.any_pending() && (capacity_grew_ || !arrivals.empty());
+  const bool pass = (life_.any_pending() || scheduler_.decides_when_idle()) && (capacity_grew_ || !arrivals.empty());
   if (pass) {
     std::sort(arrivals.begin(), arrivals.end(),
               [&](JobId a, JobId b) { return std::pair(life_.key(a), a) < std::pair(life_.key(b), b); });

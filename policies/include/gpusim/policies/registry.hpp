@@ -35,6 +35,12 @@ class QueueOrder {
   // When the job's priority next changes class (a queue threshold, a starvation limit), so the
   // scheduler looks again then; nullopt when it changes only at events.
   virtual std::optional<Time> next_change(const ClusterView&, JobId) const { return std::nullopt; }
+  // Hooks around every decision pass of a preemptive order: before_pass comes before any priority()
+  // of the pass, after_pass once its preemptions and starts are made. An order that has them is
+  // given every decision point, also those where nothing is pending (every_pass).
+  virtual bool every_pass() const { return false; }
+  virtual void before_pass(const ClusterView&) {}
+  virtual void after_pass(const ClusterView&) {}
 };
 
 struct PolicyContext {

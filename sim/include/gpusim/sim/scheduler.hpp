@@ -159,8 +159,12 @@ class Scheduler {
   virtual std::string name() const = 0;
   // Called once, when a job arrives.
   virtual QueueKey queue_key(const Job& job) const = 0;
-  // Called once per timestamp at which something changed, when jobs are pending.
+  // Called once per timestamp at which something changed, when jobs are pending (or always, when
+  // decides_when_idle()).
   virtual void decide(const ClusterView& view, Binder& binder) = 0;
+  // Does it want every decision point, also those where nothing is pending? (Tiresias' simulator
+  // demotes running jobs and reorders its queues at each event, so their order later depends on it.)
+  virtual bool decides_when_idle() const { return false; }
   // Would this policy place the job on `pool` now (beyond the job's own constraints)? The autoscaler
   // asks before it adds a node for a pending job, as the Cluster Autoscaler simulates the scheduler.
   virtual bool would_use(const ClusterView&, JobId, PoolId) const { return true; }
