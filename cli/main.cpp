@@ -580,7 +580,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> pk_policies{"fifo+random",      "fifo+dot-product", "fifo+gpu-clustering",
                                        "fifo+gpu-packing", "fifo+best-fit",    "fifo+fgd"};
   std::string pk_seeds = "42-51";
-  std::optional<std::string> pk_csv;
+  std::optional<std::string> pk_csv, pk_placements;
   bool pk_force = false;
   int pk_jobs = 0;
   auto* pk = app.add_subcommand("packing",
@@ -590,7 +590,9 @@ int main(int argc, char** argv) {
   pk->add_option("--seeds", pk_seeds, "Seeds of the pod order, FIRST-LAST or a list (default 42-51, as the paper)");
   pk->add_option("--jobs,-j", pk_jobs, "Runs in parallel (default 0: one per core)")->check(kJobsRange);
   pk->add_option("--csv", pk_csv, "Also write every run's checkpoints (each 1% of arrived demand) to this CSV file");
-  pk->add_flag("--force", pk_force, "Overwrite an existing --csv file (a symlink is replaced, not written through)");
+  pk->add_option("--placements", pk_placements,
+                 "Write each pod's placement (CSV pod,node,gpus; node empty when it failed) to this file; one policy and seed");
+  pk->add_flag("--force", pk_force, "Overwrite existing --csv/--placements files (a symlink is replaced, not written through)");
 
   std::string rep_dir, rep_out = "report.html";
   bool rep_force = false;
@@ -771,14 +773,25 @@ int main(int argc, char** argv) {
     }
     if (pk->parsed()) {
       refuse_overwrite(pk_csv, "--csv", pk_force);
+      refuse_overwrite(pk_placements, "--placements", pk_force);
       const auto seeds = cli::parse_seeds(pk_seeds);
+      if (pk_placements && pk_policies.size() * seeds.size() != 1)
+        throw InputError(
+            {"", std::nullopt, "--placements"},
+            fmt::format("writes one run's placements; got {} policies x {} seeds (give one --policies and one --seeds)",
+                        pk_policies.size(), seeds.size()));
       cli::Progress progress(file_stem(pk_c.scenario));
       progress.phase(fmt::format("loading {}", pk_c.scenario));
       const auto t0 = Clock::now();
       const auto runs = cli::run_packing_grid(pk_c.scenario, pk_c.options(pk_c.sets), pk_policies, seeds,
-                                              cli::resolve_workers(pk_jobs), &progress);
+                                              cli::resolve_workers(pk_jobs), &progress, pk_placements.has_value());
       progress.finish();
       std::cout << cli::packing_table(runs);
+      if (pk_placements) {
+        std::ostringstream csv;
+        write_pod_placements(csv, runs.front().placements);
+        write_output_file(*pk_placements, csv.str());
+      }
       if (pk_csv) {
         std::ostringstream csv;
         cli::write_packing_csv(csv, runs);

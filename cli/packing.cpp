@@ -13,10 +13,10 @@ namespace gpusim::cli {
 
 std::vector<PackingRun> run_packing_grid(const std::string& scenario, const LoadOptions& options,
                                          const std::vector<std::string>& policies, const std::vector<uint64_t>& seeds,
-                                         int workers, Progress* progress) {
+                                         int workers, Progress* progress, bool placements) {
   std::vector<PackingRun> runs;
   for (const auto& p : policies)
-    for (uint64_t seed : seeds) runs.push_back({p, seed, {}, 0});
+    for (uint64_t seed : seeds) runs.push_back({p, seed, {}, 0, {}});
   std::vector<Scenario> scenarios;
   for (uint64_t seed : seeds) {
     LoadOptions o = options;
@@ -32,7 +32,9 @@ std::vector<PackingRun> run_packing_grid(const std::string& scenario, const Load
     const Scenario& s = scenarios[i % seeds.size()];
     auto scheduler = Registry::global().make(runs[i].policy, policy_context(s), {"--policies", std::nullopt, runs[i].policy});
     const auto t0 = std::chrono::steady_clock::now();
-    runs[i].checkpoints = run_packing(s, *scheduler).checkpoints;
+    PackingResult r = run_packing(s, *scheduler, placements);
+    runs[i].checkpoints = std::move(r.checkpoints);
+    runs[i].placements = std::move(r.placements);
     runs[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (progress) progress->run_done();
   });

@@ -17,13 +17,14 @@ struct PackingRun {
   uint64_t seed;
   std::vector<PackingCheckpoint> checkpoints;
   double seconds;  // wall time of the run
+  std::vector<PodPlacement> placements;  // each pod's, when asked for (--placements)
 };
 
 // Every policy x seed of the scenario (its seed replaced), in that order, on `workers` threads;
-// `progress`, when given, counts the runs.
+// `progress`, when given, counts the runs; `placements`: keep each run's pod placements.
 std::vector<PackingRun> run_packing_grid(const std::string& scenario, const LoadOptions& options,
                                          const std::vector<std::string>& policies, const std::vector<uint64_t>& seeds,
-                                         int workers, Progress* progress = nullptr);
+                                         int workers, Progress* progress = nullptr, bool placements = false);
 
 // The value at `percent` of arrived demand, or nullopt past the end of the run.
 std::optional<PackingCheckpoint> at_percent(const std::vector<PackingCheckpoint>& c, int percent);

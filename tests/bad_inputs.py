@@ -330,6 +330,15 @@ field("generator unknown field", {"workload": {"generator": {"seed": 1, "classes
 field("packing until zero", {"workload.packing": {"until": 0}}, "workload.packing.until")
 field("packing until 101", {"workload.packing": {"until": 101}}, "workload.packing.until")
 field("packing coverage 0", {"workload.packing": {"coverage": 0}}, "workload.packing.coverage")
+case("packing order unknown pod", {"scenario.yaml": scenario(**{"workload.packing": {"order": "order.csv"}}),
+                                   "order.csv": "pod\nj\nk\n"}, ["order.csv", "line 3", "unknown pod 'k'"])
+case("packing order file missing", scenario(**{"workload.packing": {"order": "none.csv"}}), ["workload.packing.order", "none.csv"])
+case("packing node_ranks node missing", {"scenario.yaml": scenario(**{"workload.packing": {"node_ranks": "ranks.csv"}}),
+                                         "ranks.csv": "node,rank\np-0,0\n"}, ["ranks.csv", "node 'p-1' has no rank"])
+case("packing node_ranks unknown node", {"scenario.yaml": scenario(**{"workload.packing": {"node_ranks": "ranks.csv"}}),
+                                         "ranks.csv": "node,rank\np-0,0\np-1,1\nq-0,2\n"}, ["ranks.csv", "line 4", "unknown node 'q-0'"])
+case("packing node_ranks duplicate node", {"scenario.yaml": scenario(**{"workload.packing": {"node_ranks": "ranks.csv"}}),
+                                           "ranks.csv": "node,rank\np-0,0\np-0,1\n"}, ["ranks.csv", "line 3", "ranked twice"])
 
 # Variants (read by compare).
 for name, variants, says in [
@@ -511,6 +520,8 @@ case("catalog unknown view", {}, "colours", ["catalog", "colours"])
 case("schema unknown document", {}, "recipe", ["schema", "recipe"])
 case("no subcommand argument", {}, "scenario", ["run"])
 case("packing without packing section", OK, "packing", ["packing", "scenario.yaml"])
+case("packing --placements over several runs", {"scenario.yaml": scenario(**{"workload.packing": {"until": 1.0}})}, "--placements",
+     ["packing", "scenario.yaml", "--placements", "out.csv", "--seeds", "1-2"])
 
 # mig-parted files.
 MIG = "version: v1\nmig-configs:\n  c:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {DEVICES}\n"

@@ -3,8 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <set>
 #include <filesystem>
+#include <set>
+#include <sstream>
 
 #include "gpusim/sim/fragmentation.hpp"
 #include "gpusim/sim/packing.hpp"
@@ -274,6 +275,36 @@ TEST(Placements, OrderTiesGoToTheLowestRank) {
     ranks.insert(placement->rank(r.cluster, n));
   }
   EXPECT_EQ(ranks.size(), 4u);
+}
+
+// A replayed run: pods arrive in the order file's order (names repeat for pods drawn again) and ties
+// go to the rank file's order (p-2, p-0, p-1), not to the seeded one nor the lowest id. Spread takes
+// the node left with the most free GPU (then CPU) and the emptiest GPUs inside it (lowest index on ties):
+//   half  -> all idle, a tie: p-2 (rank 0), GPU 0                    p-2: 500 of 4,000 milli used
+//   whole -> p-0 and p-1 idle, a tie: p-0 (rank 1), GPUs 0+1        p-0: 2,000 used
+//   big   -> only p-1 holds 4 GPUs: p-1, GPUs 0-3                    p-1: full
+//   whole -> p-2 keeps 1.5 GPUs (0.375 of 4) against p-0's 0: p-2, whole GPUs 1+2
+//   half  -> p-0 keeps 1.5 GPUs against p-2's 1.0: p-0, GPU 2 (free 1,000, like GPU 3: lowest index)
+//   half  -> p-2 and p-0 both hold 1.5 GPUs and two pods, a tie: p-2 (rank 0; lowest id: p-0), GPU 3
+//   big   -> no node has 4 free GPUs: failed
+TEST(Packing, ReplaysAnOrderAndNodeRanksFromFiles) {
+  write_file("order.csv", "pod\nhalf\nwhole\nbig\nwhole\nhalf\nhalf\nbig\n");
+  write_file("ranks.csv", "node,rank\np-0,1\np-1,2\np-2,0\n");
+  const Scenario s = test::load(write_file(
+      "replay.yaml", "name: replay\nseed: 3\ncluster: {pools: [{name: p, node: l4-4x, count: 3, sharing: fractional}]}\n"
+                     "workload:\n  packing: {until: 1.0, order: order.csv, node_ranks: ranks.csv}\n  jobs:\n"
+                     "    - {name: half, gpus: 1, gpu_milli: 500, cpu_milli: 1000, duration: 1}\n"
+                     "    - {name: whole, gpus: 2, cpu_milli: 1000, duration: 1}\n"
+                     "    - {name: big, gpus: 4, cpu_milli: 1000, duration: 1}\n"
+                     "policy: fifo+spread\n"));
+  ASSERT_TRUE(s.packing);
+  EXPECT_EQ(s.packing->originals, 3u);  // the pods before the first repeated name
+  auto sched = Registry::global().make(s.policy, policy_context(s), {});
+  const PackingResult r = run_packing(s, *sched, true);
+  std::ostringstream csv;
+  write_pod_placements(csv, r.placements);
+  EXPECT_EQ(csv.str(),
+            "pod,node,gpus\nhalf,p-2,0\nwhole,p-0,0+1\nbig,p-1,0+1+2+3\nwhole,p-2,1+2\nhalf,p-0,2\nhalf,p-2,3\nbig,,\n");
 }
 
 // The artifact's tuning: the original pods (here a share and a CPU-only pod) come first, then pods

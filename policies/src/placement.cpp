@@ -51,7 +51,7 @@ std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, JobId jo
   double best = candidates.front().score;
   for (const Candidate& c : candidates) best = std::min(best, c.score);
   const Cluster& cluster = view.cluster();
-  if (rank_rng_) {  // the lowest-ranked node among the best (a bucket's nodes all score alike)
+  if (rank_rng_ || !rank_.empty()) {  // the lowest-ranked node among the best (a bucket's nodes all score alike)
     NodeId first = kNoNode;
     uint32_t first_rank = 0;
     const auto consider = [&](NodeId n) {
@@ -90,7 +90,7 @@ std::optional<NodeId> PlacementPolicy::best_of(const ClusterView& view, JobId jo
 }
 
 uint32_t PlacementPolicy::rank(const Cluster& cluster, NodeId node) const {
-  if (rank_.empty()) {
+  if (rank_.empty()) {  // drawn (given ranks are never empty: a cluster has a node)
     rank_.resize(cluster.node_count());
     std::iota(rank_.begin(), rank_.end(), 0u);
     for (std::size_t i = rank_.size(); i > 1; --i)  // Fisher-Yates

@@ -276,6 +276,8 @@ std::unique_ptr<PlacementPolicy> Registry::make_placement(std::string_view name,
       if (context.params) given = context.params->get("ties");
       if (given) ties = given->as_string();
       if (ties == "random") placement->break_ties_at_random(make_stream(context.seed, "placement/ties"));
+      else if (ties == "order" && context.packing && !context.packing->node_ranks.empty())
+        placement->break_ties_by_rank(context.packing->node_ranks);
       else if (ties == "order") placement->break_ties_by_rank(make_stream(context.seed, "placement/tie-order"));
       else if (ties != "lowest-id") given->fail(fmt::format("expected lowest-id, random or order, got '{}'", ties));
       return placement;

@@ -1,6 +1,10 @@
 #include "gpusim/sim/packing.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cmath>
+#include <ostream>
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/paged_vector.hpp"
@@ -52,8 +56,9 @@ class FragmentationLedger {
 // those that can never fit anywhere arrive too (and fail), though they never reach the queue.
 class PackingRecorder final : public Observer {
  public:
-  explicit PackingRecorder(const Scenario& s)
+  PackingRecorder(const Scenario& s, bool placements)
       : s_(s),
+        record_placements_(placements),
         ledger_(s),
         capacity_(static_cast<double>(s.packing->capacity_milli)),
         last_percent_(static_cast<int>(std::floor(s.packing->until * 100 + 1e-9))) {}
@@ -64,6 +69,7 @@ class PackingRecorder final : public Observer {
       const Request& q = s_.jobs.jobs[arrived_].request;
       arrived_milli_ += static_cast<double>(q.gpus) * q.milli_per_gpu.value;
       const Placement& p = view.placement(static_cast<JobId>(arrived_));
+      if (record_placements_) record(view.cluster(), s_.jobs.jobs[arrived_].name, p);
       if (p.nodes.empty()) continue;
       ++placed_;
       for (NodeId n : p.nodes) ledger_.node_changed(view, n);
@@ -81,9 +87,21 @@ class PackingRecorder final : public Observer {
   }
 
   std::vector<PackingCheckpoint> take() { return std::move(checkpoints_); }
+  std::vector<PodPlacement> take_placements() { return std::move(placements_); }
 
  private:
+  void record(const Cluster& c, const std::string& pod, const Placement& p) {
+    PodPlacement& out = placements_.emplace_back();
+    out.pod = pod;
+    if (p.nodes.empty()) return;
+    const Node& node = c.node(p.nodes.front());
+    out.node = node.name;
+    for (GpuId g : p.gpus) out.gpus.push_back(static_cast<uint16_t>(g - node.first_gpu));
+  }
+
   const Scenario& s_;
+  const bool record_placements_;
+  std::vector<PodPlacement> placements_;
   FragmentationLedger ledger_;
   const double capacity_;
   const int last_percent_;
@@ -95,13 +113,18 @@ class PackingRecorder final : public Observer {
 
 }  // namespace
 
-PackingResult run_packing(const Scenario& s, Scheduler& scheduler) {
+PackingResult run_packing(const Scenario& s, Scheduler& scheduler, bool placements) {
   if (!s.packing) throw InputError({s.file, std::nullopt, "workload.packing"}, "the scenario has no packing workload");
-  PackingRecorder recorder(s);
+  PackingRecorder recorder(s, placements);
   RunOptions options;
   options.observers.push_back(&recorder);
   RunResult run = simulate(s, scheduler, options);
-  return {recorder.take(), std::move(run)};
+  return {recorder.take(), recorder.take_placements(), std::move(run)};
+}
+
+void write_pod_placements(std::ostream& out, const std::vector<PodPlacement>& placements) {
+  out << "pod,node,gpus\n";
+  for (const PodPlacement& p : placements) out << fmt::format("{},{},{}\n", p.pod, p.node, fmt::join(p.gpus, "+"));
 }
 
 }  // namespace gpusim

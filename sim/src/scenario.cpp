@@ -8,7 +8,10 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -692,6 +695,12 @@ const Section& packing_section() {
                              {"tuning", Type::choice({"artifact", "passes"}), "artifact", "",
                               "artifact: the pods shuffled, then pods drawn with replacement appended (the FGD "
                               "artifact's -tune); passes: shuffled passes over the pods"},
+                             {"order", Type::string(), "", "",
+                              "A CSV of pod names (header pod), one per arrival: pods arrive in exactly this order "
+                              "instead of the tuning's (a replayed run); relative to the scenario"},
+                             {"node_ranks", Type::string(), "", "",
+                              "A CSV (header node,rank) giving every node a tie rank: ties: order goes to the tied node "
+                              "of lowest rank instead of a seeded order; relative to the scenario"},
                          }};
   return s;
 }
@@ -799,6 +808,101 @@ const Section& scenario_section() {
   return s;
 }
 
+// A packing CSV (workload.packing.order, node_ranks), its path relative to the scenario: the rows
+// after the header, split at commas, each with its line.
+struct PackingCsv {
+  std::string file;
+  struct Row {
+    int line;
+    std::vector<std::string> cells;
+  };
+  std::vector<Row> rows;
+  [[noreturn]] void fail(int line, const std::string& what) const { throw InputError({file, line, ""}, what); }
+};
+
+PackingCsv read_packing_csv(const ConfigNode& field, const std::string& scenario_file, const std::string& header) {
+  fs::path p(field.as_string());
+  if (p.is_relative()) p = fs::path(scenario_file).parent_path() / p;
+  std::ifstream in(p);
+  if (std::error_code ec; !fs::is_regular_file(p, ec) || !in) field.fail(fmt::format("file '{}' not found", p.string()));
+  PackingCsv csv{p.string(), {}};
+  const auto columns = static_cast<std::size_t>(std::count(header.begin(), header.end(), ',') + 1);
+  std::string text;
+  bool header_seen = false;
+  for (int line = 1; std::getline(in, text); ++line) {
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.empty()) continue;
+    if (!header_seen) {
+      if (text != header) csv.fail(line, fmt::format("expected the header '{}', got '{}'", header, text));
+      header_seen = true;
+      continue;
+    }
+    std::vector<std::string> cells(1);
+    for (char ch : text)
+      if (ch == ',') cells.emplace_back();
+      else cells.back().push_back(ch);
+    if (cells.size() != columns)
+      csv.fail(line, fmt::format("expected {} column{} ({}), got '{}'", columns, columns == 1 ? "" : "s", header, text));
+    csv.rows.push_back({line, std::move(cells)});
+  }
+  if (!header_seen) csv.fail(1, fmt::format("expected the header '{}', got an empty file", header));
+  return csv;
+}
+
+// workload.packing.node_ranks: a rank for each of the cluster's nodes, by node id (slots never
+// built rank after them).
+std::vector<uint32_t> read_node_ranks(const ConfigNode& field, const Scenario& s) {
+  const PackingCsv csv = read_packing_csv(field, s.file, "node,rank");
+  std::unordered_map<std::string, NodeId> ids;
+  uint32_t slots = 0;
+  for (const PoolSpec& p : s.pools) {
+    for (uint32_t i = 0; i < p.initial_nodes; ++i) ids.emplace(p.node(i).name, static_cast<NodeId>(slots + i));
+    slots += p.node_count;
+  }
+  std::vector<uint32_t> ranks(slots, std::numeric_limits<uint32_t>::max());
+  std::vector<int> given_at(slots, 0);
+  std::unordered_map<uint32_t, int> rank_at;
+  for (const PackingCsv::Row& row : csv.rows) {
+    const std::string& name = row.cells[0];
+    const auto it = ids.find(name);
+    if (it == ids.end()) csv.fail(row.line, fmt::format("unknown node '{}': not one of the cluster's nodes", name));
+    if (given_at[it->second] != 0)
+      csv.fail(row.line, fmt::format("node '{}' is ranked twice (first on line {})", name, given_at[it->second]));
+    uint32_t rank = 0;
+    const std::string& r = row.cells[1];
+    if (const auto [end, ec] = std::from_chars(r.data(), r.data() + r.size(), rank);
+        ec != std::errc() || end != r.data() + r.size() || rank == std::numeric_limits<uint32_t>::max())
+      csv.fail(row.line, fmt::format("expected a rank 0-4294967294 for node '{}', got '{}'", name, r));
+    if (const auto [at, fresh] = rank_at.emplace(rank, row.line); !fresh)
+      csv.fail(row.line, fmt::format("rank {} is given twice (first on line {}): ties would stay ties", rank, at->second));
+    ranks[it->second] = rank;
+    given_at[it->second] = row.line;
+  }
+  slots = 0;
+  for (const PoolSpec& p : s.pools) {  // in id order: the first node missing is named
+    for (uint32_t i = 0; i < p.initial_nodes; ++i)
+      if (given_at[slots + i] == 0)
+        throw InputError({csv.file, std::nullopt, ""}, fmt::format("node '{}' has no rank", p.node(i).name));
+    slots += p.node_count;
+  }
+  return ranks;
+}
+
+// workload.packing.order: indices into `pods` (by name; a name may repeat), in arrival order.
+std::vector<std::size_t> read_pod_order(const ConfigNode& field, const std::string& scenario_file, const std::vector<Job>& pods) {
+  const PackingCsv csv = read_packing_csv(field, scenario_file, "pod");
+  std::unordered_map<std::string_view, std::size_t> index;
+  for (std::size_t k = 0; k < pods.size(); ++k) index.emplace(pods[k].name, k);  // a repeated trace name: its first pod
+  std::vector<std::size_t> order;
+  for (const PackingCsv::Row& row : csv.rows) {
+    const auto it = index.find(row.cells[0]);
+    if (it == index.end()) csv.fail(row.line, fmt::format("unknown pod '{}': not one of the workload's pods", row.cells[0]));
+    order.push_back(it->second);
+  }
+  if (order.empty()) field.fail(fmt::format("'{}' lists no pod", csv.file));
+  return order;
+}
+
 // Replaces the jobs by the packing experiment's arrivals (see PackingSpec).
 void pack_workload(Scenario& s, const Fields& workload) {
   PackingSpec& spec = *s.packing;
@@ -823,7 +927,14 @@ void pack_workload(Scenario& s, const Fields& workload) {
   };
   std::vector<std::size_t> picked;  // indices into pods, in arrival order
   double demand = 0;
-  if (spec.tuning == PackingSpec::Tuning::artifact) {
+  const Fields fields = packing_section().read(workload.at("packing"));
+  if (auto file = fields.get("order")) {
+    picked = read_pod_order(*file, s.file, pods);
+    // The original pods are those before the first repeat (a replayed artifact run lists its
+    // shuffled originals once, then the pods drawn again).
+    std::unordered_set<std::size_t> seen;
+    while (spec.originals < picked.size() && seen.insert(picked[spec.originals]).second) ++spec.originals;
+  } else if (spec.tuning == PackingSpec::Tuning::artifact) {
     shuffle();
     picked = order;
     for (std::size_t k : picked) demand += asked(pods[k]);
@@ -935,6 +1046,7 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     s.packing->until = p.number("until");
     s.packing->coverage = p.number("coverage");
     s.packing->tuning = p.value("tuning").as_string() == "passes" ? PackingSpec::Tuning::passes : PackingSpec::Tuning::artifact;
+    if (auto ranks = p.get("node_ranks")) s.packing->node_ranks = read_node_ranks(*ranks, s);
   }
   if (auto jobs = workload.get("jobs")) s.jobs.append(parse_inline_jobs(*jobs));
   if (auto traces = workload.get("traces"))

@@ -45,6 +45,8 @@ class PlacementPolicy {
   // among equal scores and prefixes each name with a seeded random four-digit rank (simulator.go,
   // syncClusterResourceList).
   void break_ties_by_rank(Rng rng) { rank_rng_ = rng; }
+  // Or by a given rank per node id (a replayed run's node order, PackingSpec::node_ranks).
+  void break_ties_by_rank(std::vector<uint32_t> ranks) { rank_ = std::move(ranks); }
   // The node's rank in that order (drawn on first use over the nodes the cluster has then; nodes
   // added later rank after them by id).
   uint32_t rank(const Cluster& cluster, NodeId node) const;

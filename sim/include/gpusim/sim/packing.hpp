@@ -5,6 +5,8 @@
 // types), and reporting them at every 1% of arrived GPU demand. Fragmentation is kept per node and
 // recomputed only for the nodes a placement changed.
 #include <cstdint>
+#include <iosfwd>
+#include <string>
 #include <vector>
 
 #include "gpusim/sim/engine.hpp"
@@ -21,12 +23,24 @@ struct PackingCheckpoint {
   uint32_t failed_pods = 0;     // arrived and not placed
 };
 
+// Where a pod went as it arrived (packing pods take one node).
+struct PodPlacement {
+  std::string pod;
+  std::string node;            // empty: it failed
+  std::vector<uint16_t> gpus;  // indices within the node
+};
+
 struct PackingResult {
   std::vector<PackingCheckpoint> checkpoints;  // percent 0, 1, ..., floor(100 x until)
+  std::vector<PodPlacement> placements;        // per arrival, when asked for
   RunResult run;
 };
 
 // Throws InputError when the scenario has no `workload.packing`.
-PackingResult run_packing(const Scenario& scenario, Scheduler& scheduler);
+PackingResult run_packing(const Scenario& scenario, Scheduler& scheduler, bool placements = false);
+
+// The placements as `gpusim packing --placements` writes them: CSV pod,node,gpus (GPU indices
+// joined by '+'; node and gpus empty for a pod that failed).
+void write_pod_placements(std::ostream& out, const std::vector<PodPlacement>& placements);
 
 }  // namespace gpusim

@@ -38,6 +38,9 @@ struct PackingSpec {
   // The first `originals` arrivals are the workload's own pods (artifact tuning; all of them for
   // passes): the task mix is theirs, as the artifact's typical pods come from the original list.
   std::size_t originals = 0;
+  // workload.packing.node_ranks: each node's tie rank by node id (ties: order goes to the lowest);
+  // empty: a seeded random order.
+  std::vector<uint32_t> node_ranks;
 };
 
 // outputs.metrics_start when a scenario gives none.
