@@ -8,7 +8,6 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -21,6 +20,7 @@
 #include "gpusim/sim/node_placement.hpp"
 #include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/outputs.hpp"
+#include "gpusim/workloads/csv.hpp"
 #include "gpusim/workloads/spec.hpp"
 #include "gpusim/workloads/traces.hpp"
 
@@ -808,8 +808,8 @@ const Section& scenario_section() {
   return s;
 }
 
-// A packing CSV (workload.packing.order, node_ranks), its path relative to the scenario: the rows
-// after the header, split at commas, each with its line.
+// A packing CSV (workload.packing.order, node_ranks), its path relative to the scenario, read as
+// the trace readers read theirs (workloads/csv.hpp): the rows after the header, each with its line.
 struct PackingCsv {
   std::string file;
   struct Row {
@@ -820,39 +820,28 @@ struct PackingCsv {
   [[noreturn]] void fail(int line, const std::string& what) const { throw InputError({file, line, ""}, what); }
 };
 
-PackingCsv read_packing_csv(const ConfigNode& field, const std::string& scenario_file, const std::string& header) {
+PackingCsv read_packing_csv(const ConfigNode& field, const std::string& scenario_file,
+                            const std::vector<std::string_view>& header) {
   fs::path p(field.as_string());
   if (p.is_relative()) p = fs::path(scenario_file).parent_path() / p;
-  std::ifstream in(p);
-  if (std::error_code ec; !fs::is_regular_file(p, ec) || !in) field.fail(fmt::format("file '{}' not found", p.string()));
-  PackingCsv csv{p.string(), {}};
-  const auto columns = static_cast<std::size_t>(std::count(header.begin(), header.end(), ',') + 1);
-  std::string text;
-  bool header_seen = false;
-  for (int line = 1; std::getline(in, text); ++line) {
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (text.empty()) continue;
-    if (!header_seen) {
-      if (text != header) csv.fail(line, fmt::format("expected the header '{}', got '{}'", header, text));
-      header_seen = true;
-      continue;
-    }
-    std::vector<std::string> cells(1);
-    for (char ch : text)
-      if (ch == ',') cells.emplace_back();
-      else cells.back().push_back(ch);
-    if (cells.size() != columns)
-      csv.fail(line, fmt::format("expected {} column{} ({}), got '{}'", columns, columns == 1 ? "" : "s", header, text));
-    csv.rows.push_back({line, std::move(cells)});
+  if (std::error_code ec; !fs::is_regular_file(p, ec)) field.fail(fmt::format("file '{}' not found", p.string()));
+  csv::Reader r(p.string());
+  PackingCsv out{p.string(), {}};
+  std::vector<std::string_view> f;
+  if (!r.next(f) || f != header) r.fail(fmt::format("expected the header '{}'", fmt::join(header, ",")));
+  while (r.next(f)) {
+    if (f.size() != header.size())
+      r.fail(fmt::format("expected {} column{} ({}), got {}", header.size(), header.size() == 1 ? "" : "s",
+                         fmt::join(header, ","), f.size()));
+    out.rows.push_back({r.line(), std::vector<std::string>(f.begin(), f.end())});
   }
-  if (!header_seen) csv.fail(1, fmt::format("expected the header '{}', got an empty file", header));
-  return csv;
+  return out;
 }
 
 // workload.packing.node_ranks: a rank for each of the cluster's nodes, by node id (slots never
 // built rank after them).
 std::vector<uint32_t> read_node_ranks(const ConfigNode& field, const Scenario& s) {
-  const PackingCsv csv = read_packing_csv(field, s.file, "node,rank");
+  const PackingCsv csv = read_packing_csv(field, s.file, {"node", "rank"});
   std::unordered_map<std::string, NodeId> ids;
   uint32_t slots = 0;
   for (const PoolSpec& p : s.pools) {
@@ -890,7 +879,7 @@ std::vector<uint32_t> read_node_ranks(const ConfigNode& field, const Scenario& s
 
 // workload.packing.order: indices into `pods` (by name; a name may repeat), in arrival order.
 std::vector<std::size_t> read_pod_order(const ConfigNode& field, const std::string& scenario_file, const std::vector<Job>& pods) {
-  const PackingCsv csv = read_packing_csv(field, scenario_file, "pod");
+  const PackingCsv csv = read_packing_csv(field, scenario_file, {"pod"});
   std::unordered_map<std::string_view, std::size_t> index;
   for (std::size_t k = 0; k < pods.size(); ++k) index.emplace(pods[k].name, k);  // a repeated trace name: its first pod
   std::vector<std::size_t> order;
@@ -899,7 +888,6 @@ std::vector<std::size_t> read_pod_order(const ConfigNode& field, const std::stri
     if (it == index.end()) csv.fail(row.line, fmt::format("unknown pod '{}': not one of the workload's pods", row.cells[0]));
     order.push_back(it->second);
   }
-  if (order.empty()) field.fail(fmt::format("'{}' lists no pod", csv.file));
   return order;
 }
 

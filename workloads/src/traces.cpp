@@ -8,7 +8,7 @@
 #include <cmath>
 #include <map>
 
-#include "csv.hpp"
+#include "gpusim/workloads/csv.hpp"
 
 namespace gpusim {
 
