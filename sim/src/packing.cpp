@@ -56,9 +56,8 @@ class FragmentationLedger {
 // those that can never fit anywhere arrive too (and fail), though they never reach the queue.
 class PackingRecorder final : public Observer {
  public:
-  PackingRecorder(const Scenario& s, bool placements)
+  explicit PackingRecorder(const Scenario& s)
       : s_(s),
-        record_placements_(placements),
         ledger_(s),
         capacity_(static_cast<double>(s.packing->capacity_milli)),
         last_percent_(static_cast<int>(std::floor(s.packing->until * 100 + 1e-9))) {}
@@ -69,7 +68,6 @@ class PackingRecorder final : public Observer {
       const Request& q = s_.jobs.jobs[arrived_].request;
       arrived_milli_ += static_cast<double>(q.gpus) * q.milli_per_gpu.value;
       const Placement& p = view.placement(static_cast<JobId>(arrived_));
-      if (record_placements_) record(view.cluster(), s_.jobs.jobs[arrived_].name, p);
       if (p.nodes.empty()) continue;
       ++placed_;
       for (NodeId n : p.nodes) ledger_.node_changed(view, n);
@@ -87,21 +85,9 @@ class PackingRecorder final : public Observer {
   }
 
   std::vector<PackingCheckpoint> take() { return std::move(checkpoints_); }
-  std::vector<PodPlacement> take_placements() { return std::move(placements_); }
 
  private:
-  void record(const Cluster& c, const std::string& pod, const Placement& p) {
-    PodPlacement& out = placements_.emplace_back();
-    out.pod = pod;
-    if (p.nodes.empty()) return;
-    const Node& node = c.node(p.nodes.front());
-    out.node = node.name;
-    for (GpuId g : p.gpus) out.gpus.push_back(static_cast<uint16_t>(g - node.first_gpu));
-  }
-
   const Scenario& s_;
-  const bool record_placements_;
-  std::vector<PodPlacement> placements_;
   FragmentationLedger ledger_;
   const double capacity_;
   const int last_percent_;
@@ -115,11 +101,24 @@ class PackingRecorder final : public Observer {
 
 PackingResult run_packing(const Scenario& s, Scheduler& scheduler, bool placements) {
   if (!s.packing) throw InputError({s.file, std::nullopt, "workload.packing"}, "the scenario has no packing workload");
-  PackingRecorder recorder(s, placements);
+  PackingRecorder recorder(s);
   RunOptions options;
   options.observers.push_back(&recorder);
   RunResult run = simulate(s, scheduler, options);
-  return {recorder.take(), recorder.take_placements(), std::move(run)};
+  // Pods never leave and a failed one is never placed later: where each pod is at the end is where
+  // it went when it arrived.
+  std::vector<PodPlacement> where;
+  if (placements)
+    for (const Job& j : s.jobs.jobs) {
+      PodPlacement& out = where.emplace_back();
+      out.pod = j.name;
+      const PlacementView p = run.placement(j.id);
+      if (p.nodes.empty()) continue;
+      const Node& node = run.cluster.node(p.nodes.front());
+      out.node = node.name;
+      for (GpuId g : p.gpus) out.gpus.push_back(static_cast<uint16_t>(g - node.first_gpu));
+    }
+  return {recorder.take(), std::move(where), std::move(run)};
 }
 
 void write_pod_placements(std::ostream& out, const std::vector<PodPlacement>& placements) {
