@@ -15,8 +15,10 @@ results/ and python/ (outputs such as out/qs land in the working directory, not 
   figures count. `<!-- timings: HEADER; ROW LABEL -->` names the table's columns and rows that
   hold timings, which depend on the machine and are not compared.
 Timings depend on the machine: the README never sets them in bold or under a figures marker.
-Blocks preceded by `<!-- skip: WHY -->`, and blocks with no language (formats, trees, sketches),
-are not run. The set-up and test commands are what run this test: they are skipped too.
+A block or paragraph preceded by `<!-- data: PATH -->` needs a trace that data/ does not carry:
+its commands run with the caller's GPUSIM_DATA (CI sets it) when that directory holds PATH, and are
+skipped, saying so, when it does not. Blocks preceded by `<!-- skip: WHY -->`, and blocks with no
+language (formats, trees, sketches), are not run. The set-up and test commands are what run this test: they are skipped too.
 
 Usage: readme_test.py GPUSIM_BINARY SOURCE_DIR
 """
@@ -28,7 +30,7 @@ import sys
 import tempfile
 from decimal import Decimal, InvalidOperation
 
-MARKER = re.compile(r"^<!--\s*(write|file|figures|timings|skip):\s*(.*?)\s*-->$")
+MARKER = re.compile(r"^<!--\s*(write|file|figures|timings|skip|data):\s*(.*?)\s*-->$")
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)|(?<![\w.,])[-+]?\d+(?:\.\d+)?(?![\d.]\d)")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 SETUP = ("./scripts/setup.sh", "./scripts/test.sh")
@@ -122,24 +124,34 @@ def main():
                 (work / name).symlink_to(root / name)
         env = dict(os.environ, PATH=f"{binary.parent}:{os.environ['PATH']}", MPLBACKEND="Agg",
                    PYTHONPATH=f"{binary.parent.parent / 'python'}:{root / 'python'}")
-        env.pop("GPUSIM_DATA", None)  # a new user has only data/
+        shared_data = env.pop("GPUSIM_DATA", "")  # a new user has only data/
+        shared_data = str(pathlib.Path(shared_data).resolve()) if shared_data else ""  # the commands run elsewhere
         outputs = {}
+        skipped = 0
 
-        def run(command, where):
+        def run(command, where, data=None):
             nonlocal ran
-            if command not in outputs:
-                done = subprocess.run(command, shell=True, cwd=work, env=env, capture_output=True, text=True)
+            key = (command, data)
+            if key not in outputs:
+                run_env = dict(env, GPUSIM_DATA=shared_data) if data else env
+                done = subprocess.run(command, shell=True, cwd=work, env=run_env, capture_output=True, text=True)
                 ran += 1
-                outputs[command] = done.stdout + done.stderr
+                outputs[key] = done.stdout + done.stderr
                 if done.returncode != 0:
                     failures.append(f"README.md:{where}: `{command}` exited {done.returncode}:\n"
                                     + (done.stdout + done.stderr)[-2000:])
-            return outputs[command]
+            return outputs[key]
 
         for kind, payload, where in parse(readme):
             markers = payload[-1]
             kinds = dict(markers)
             if "skip" in kinds:
+                continue
+            data = kinds.get("data")
+            if data and not (shared_data and (pathlib.Path(shared_data) / data).exists()):
+                skipped += 1
+                print(f"SKIP README.md:{where}: needs {data} in the data directory GPUSIM_DATA "
+                      f"({'not set' if not shared_data else 'not in ' + shared_data})")
                 continue
             if kind == "block":
                 lang, text, _ = payload
@@ -159,17 +171,17 @@ def main():
                 if lang == "sh":
                     for command in shell_lines(text):
                         if not command.startswith(SETUP):
-                            run(command, where)
+                            run(command, where, data)
                 elif lang == "python":
                     script = work / f"readme_{where}.py"
                     script.write_text(text)
-                    run(f"/usr/bin/python3 {script.name}", where)
+                    run(f"/usr/bin/python3 {script.name}", where, data)
                 continue
             text, _ = payload
             commands = [arg for k, arg in markers if k == "figures"]
             if not commands:
                 continue
-            printed = [n for c in commands for n in numbers(run(c, where))]
+            printed = [n for c in commands for n in numbers(run(c, where, data))]
             timings = {t.strip() for k, arg in markers if k == "timings" for t in arg.split(";")}
             quoted = table_figures(text, timings) if text.lstrip().startswith("|") else bold_figures(text)
             if not quoted:
@@ -180,7 +192,7 @@ def main():
                     failures.append(f"README.md:{where}: {figure} is not what `{' ; '.join(commands)}` prints")
     for f in failures:
         print(f"FAIL {f}")
-    print(f"README: {ran} commands run, {figures} figures checked, {len(failures)} failures")
+    print(f"README: {ran} commands run, {figures} figures checked, {skipped} skipped for their data, {len(failures)} failures")
     return 1 if failures else 0
 
 

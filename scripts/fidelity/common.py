@@ -11,25 +11,38 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PUBLISHED = os.path.join(ROOT, "results", "published")
 
 
+# A mean over seeds further than its tolerance from the published mean still holds when the
+# difference is under this many standard errors: the seeds cannot tell the two means apart (gpusim
+# draws its own seeded pod orders and node orders, not the artifact's).
+NOISE_LIMIT_SE = 3
+
+
 @dataclasses.dataclass
 class Row:
     """One published figure against gpusim's. A number holds when it is within `tolerance` of the
-    published one (None: reported, not judged); a text (a ranking) holds when it is the same."""
+    published one (None: reported, not judged), or for means over seeds within NOISE_LIMIT_SE of
+    `noise`; a text (a ranking) holds when it is the same, or when `agrees_because` says why not
+    (e.g. it swaps only policies the published seeds do not separate)."""
 
     what: str
     published: object
     gpusim: object
     tolerance: float | None = None
+    noise: float | None = None  # the standard error of the difference of two means over seeds
+    agrees_because: str | None = None
 
     def difference(self):
         if isinstance(self.published, str):
-            return "same" if self.published == self.gpusim else "differs"
+            return "same" if self.published == self.gpusim else self.agrees_because or "differs"
         return self.gpusim - self.published
+
+    def within_tolerance(self):
+        return self.tolerance is None or abs(self.difference()) <= self.tolerance + 1e-9
 
     def holds(self):
         if isinstance(self.published, str):
-            return self.published == self.gpusim
-        return self.tolerance is None or abs(self.difference()) <= self.tolerance + 1e-9
+            return self.published == self.gpusim or self.agrees_because is not None
+        return self.within_tolerance() or (self.noise is not None and abs(self.difference()) < NOISE_LIMIT_SE * self.noise)
 
 
 @dataclasses.dataclass
@@ -59,6 +72,12 @@ def read_published(name):
 def mean(values):
     values = list(values)
     return sum(values) / len(values)
+
+
+def standard_error_of_difference(a, b):
+    """The standard error of mean(a) - mean(b), two independent samples (e.g. per-seed figures)."""
+    variance = lambda v: sum((x - mean(v)) ** 2 for x in v) / (len(v) - 1)
+    return (variance(a) / len(a) + variance(b) / len(b)) ** 0.5
 
 
 def new_context(gpusim, data):
