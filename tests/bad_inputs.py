@@ -339,6 +339,10 @@ case("packing node_ranks unknown node", {"scenario.yaml": scenario(**{"workload.
                                          "ranks.csv": "node,rank\np-0,0\np-1,1\nq-0,2\n"}, ["ranks.csv", "line 4", "unknown node 'q-0'"])
 case("packing node_ranks duplicate node", {"scenario.yaml": scenario(**{"workload.packing": {"node_ranks": "ranks.csv"}}),
                                            "ranks.csv": "node,rank\np-0,0\np-0,1\n"}, ["ranks.csv", "line 3", "ranked twice"])
+case("packing node_ranks read by no tie rule",
+     {"scenario.yaml": scenario(**{"workload.packing": {"node_ranks": "ranks.csv"},
+                                   "policy": {"name": "fifo+best-fit", "params": {"ties": "lowest-id"}}}),
+      "ranks.csv": "node,rank\np-0,0\np-1,1\n"}, ["policy.params.ties", "expected order", "got 'lowest-id'"])
 
 # Variants (read by compare).
 for name, variants, says in [

@@ -275,9 +275,11 @@ std::unique_ptr<PlacementPolicy> Registry::make_placement(std::string_view name,
       std::optional<ConfigNode> given;
       if (context.params) given = context.params->get("ties");
       if (given) ties = given->as_string();
+      const bool ranked = context.packing && !context.packing->node_ranks.empty();
+      if (ranked && ties != "order")  // the ranks would be read by nothing
+        given->fail(fmt::format("expected order (workload.packing.node_ranks gives each node's tie rank), got '{}'", ties));
       if (ties == "random") placement->break_ties_at_random(make_stream(context.seed, "placement/ties"));
-      else if (ties == "order" && context.packing && !context.packing->node_ranks.empty())
-        placement->break_ties_by_rank(context.packing->node_ranks);
+      else if (ties == "order" && ranked) placement->break_ties_by_rank(context.packing->node_ranks);
       else if (ties == "order") placement->break_ties_by_rank(make_stream(context.seed, "placement/tie-order"));
       else if (ties != "lowest-id") given->fail(fmt::format("expected lowest-id, random or order, got '{}'", ties));
       return placement;
