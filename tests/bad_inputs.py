@@ -472,6 +472,10 @@ for name, text, says in [
     ("philly missing cluster column", "timestamp,duration,num_gpus\n2017-10-03 00:00:00,60,1\n", "'cluster'"),
 ]:
     case(name, with_trace("philly", text), ["trace.csv", says])
+case("philly virtual cluster absent", with_trace("philly", PHILLY_HEAD + "2017-10-03 00:00:00,60,1,c1\n", virtual_clusters=["c2"]),
+     ["workload.traces[0].virtual_clusters", "no row of virtual cluster 'c2'"])
+case("virtual clusters of a csv trace", with_trace("csv", CSV_HEAD + "0,10,1\n", virtual_clusters="c1"),
+     ["workload.traces[0].virtual_clusters", "only the philly format"])
 for name, text, says in [
     ("openb gpu_milli 1001", PODS_HEAD + "a,1000,1024,1,1001,0,10\n", "column 'gpu_milli'"),
     ("openb multi-gpu share", PODS_HEAD + "a,1000,1024,2,500,0,10\n", "column 'gpu_milli'"),

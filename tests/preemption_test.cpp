@@ -259,4 +259,49 @@ TEST(Tiresias, PromotesAStarvingJob) {
   EXPECT_EQ(on.jobs[0].end.seconds(), 40500.0);
 }
 
+// Starvation counts every wait since the job's first run after it last entered the first queue, as
+// the simulator's last_pending_time sums them. One GPU, limits 3,250 and 7,200, tiresias_starvation 1.
+// L (30,000 s) runs from 0 and moves down at 3,250; A (1,000 s, t=4,000) preempts it: L has run
+// 4,000 s and waits 1,000 s until A ends. L resumes at 5,000 and B1 (3,000 s, t=6,000) preempts it
+// again after 5,000 s of run; B2 (3,000 s, t=8,000) follows B1 at 9,000. L's waits reach its 5,000 s
+// of run at 10,000 (1,000 + 4,000): it goes to the back of the first queue, so it is ahead of C
+// (1,000 s, t=10,500). At 12,000 B2 ends and L runs, moves down again at 15,250 and C runs
+// 15,250-16,250; L ends at 38,000 after three preemptions. Counting only the current wait, L would
+// be promoted at 11,000, behind C, which would run 12,000-13,000. The simulator's dlas-gpu-1 gives
+// these times.
+TEST(Tiresias, StarvationSumsTheWaits) {
+  const RunResult r = run_free(kOneGpu,
+                               "    - {name: l, gpus: 1, duration: 30000}\n"
+                               "    - {name: a, gpus: 1, duration: 1000, arrival: 4000}\n"
+                               "    - {name: b1, gpus: 1, duration: 3000, arrival: 6000}\n"
+                               "    - {name: b2, gpus: 1, duration: 3000, arrival: 8000}\n"
+                               "    - {name: c, gpus: 1, duration: 1000, arrival: 10500}\n",
+                               "{name: tiresias+first-fit, params: {tiresias_starvation: 1}}");
+  EXPECT_EQ(r.jobs[4].first_start.seconds(), 15250.0);
+  EXPECT_EQ(r.jobs[4].end.seconds(), 16250.0);
+  EXPECT_EQ(r.jobs[0].preemptions, 3u);
+  EXPECT_EQ(r.jobs[0].end.seconds(), 38000.0);
+}
+
+// tiresias-gittins sorts each queue by the Gittins index of a job's service over the workload's sizes
+// (here 1,000 and 2,000 GPU-s; quantum 3,250). One GPU: X (2,000 s) runs from 0; Y (1,000 s) arrives at
+// 1,500. X's 1,500 GPU-s index is that of the size above it, 2,000 - 1 = 1,999: no job larger than that
+// ends, P = 0, index 0. Y's (service 0) is that of 999: both sizes are larger, the 1,000 ends within the
+// quantum, P = 1/2, E = (1,000 + 3,250) / 2 = 2,125 (the simulator's sum of sizes), index
+// 0.5 x 10^6 / 2,125 = 235.29. Y preempts X and runs 1,500-2,500; X ends at 3,000. tiresias keeps the
+// running X first in the first queue: X ends at 2,000, Y at 3,000. The simulator's dlas-gpu-gittins,
+// reading these two sizes as its distribution, gives the same times.
+TEST(Tiresias, GittinsRanksByIndex) {
+  const std::string jobs = "    - {name: x, gpus: 1, duration: 2000}\n"
+                           "    - {name: y, gpus: 1, duration: 1000, arrival: 1500}\n";
+  const RunResult g = run_free(kOneGpu, jobs, "tiresias-gittins+first-fit");
+  EXPECT_EQ(g.jobs[1].first_start.seconds(), 1500.0);
+  EXPECT_EQ(g.jobs[1].end.seconds(), 2500.0);
+  EXPECT_EQ(g.jobs[0].preemptions, 1u);
+  EXPECT_EQ(g.jobs[0].end.seconds(), 3000.0);
+  const RunResult t = run_free(kOneGpu, jobs, "tiresias+first-fit");
+  EXPECT_EQ(t.jobs[0].end.seconds(), 2000.0);
+  EXPECT_EQ(t.jobs[1].end.seconds(), 3000.0);
+}
+
 }  // namespace

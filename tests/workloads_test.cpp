@@ -55,6 +55,16 @@ TEST(PhillyReader, SortsUnsortedRowsAndSkipsTheTrailingBlankLine) {
   EXPECT_EQ(s.jobs.front().kind, JobKind::training);
 }
 
+// One virtual cluster alone (SOURCE.md: b436b2 has 7,423 jobs), its first job at time 0.
+TEST(PhillyReader, KeepsTheVirtualClustersAsked) {
+  TraceOptions o;
+  o.virtual_clusters = {"b436b2"};
+  const JobSet s = read_philly_jobs(source_path("data/philly-pollux-jobs/philly.csv"), o);
+  ASSERT_EQ(s.jobs.size(), 7423u);
+  EXPECT_EQ(s.jobs.front().arrival, Time());
+  EXPECT_EQ(s.tenants, (std::vector<std::string>{"default", "b436b2"}));
+}
+
 TEST(PhillyReader, ParsesTimestamps) {
   EXPECT_EQ(parse_timestamp("1970-01-02 00:00:01"), 86401);
   EXPECT_EQ(parse_timestamp("2017-10-09 07:01:55"), 1507532515);

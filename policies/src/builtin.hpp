@@ -21,6 +21,7 @@ std::unique_ptr<QueueOrder> make_sjf();
 std::unique_ptr<QueueOrder> make_srtf();
 std::unique_ptr<QueueOrder> make_las();
 std::unique_ptr<QueueOrder> make_tiresias(const PolicyContext& context);
+std::unique_ptr<QueueOrder> make_tiresias_gittins(const PolicyContext& context);
 std::unique_ptr<QueueOrder> make_sjf_gpus();
 std::unique_ptr<Scheduler> make_preemptive(std::string name, std::unique_ptr<QueueOrder> order,
                                            std::unique_ptr<PlacementPolicy> placement);

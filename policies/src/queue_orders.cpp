@@ -62,6 +62,54 @@ struct SjfGpus final : QueueOrder {
   QueueKey priority(const ClusterView& v, JobId id) override { return {v.job(id).request.gpus, 0}; }
 };
 
+// The Gittins index of a job's service over a distribution of job sizes (GPU-seconds), as the Tiresias
+// simulator computes it (run_sim.py:1950-2009, cal_r_gittins_index and parse_job_dist; 1244-1249,
+// get_gittins_index), kept x 10^4. For the sorted sizes d_1..d_n and a quantum D = 3,250 GPU-s
+// (jobs.py:116, gittins_delta), the index of service a is P / E x 10^6, with P the share of the jobs
+// larger than a that end by a + D, and E, per job larger than a, the sizes of those (sic: not what
+// is left of them) plus D for each of the others, both rounded to 5 decimals and the index to 4. It is
+// tabled at each size (a = d_i - 1); a job's index is its next size's, 0 past the largest. What a
+// queue order needs is the rank of an index among the table's (0: the highest).
+class GittinsTable {
+ public:
+  explicit GittinsTable(std::vector<double> sizes_s) : sizes_s_(std::move(sizes_s)) {
+    std::sort(sizes_s_.begin(), sizes_s_.end());
+    sums_s_.resize(sizes_s_.size() + 1);
+    for (std::size_t i = 0; i < sizes_s_.size(); ++i) sums_s_[i + 1] = sums_s_[i] + sizes_s_[i];
+    std::vector<int64_t> index;
+    for (double d : sizes_s_) index.push_back(at(d - 1));
+    index.push_back(0);
+    std::vector<int64_t> highest_first = index;
+    std::sort(highest_first.begin(), highest_first.end(), std::greater<>());
+    highest_first.erase(std::unique(highest_first.begin(), highest_first.end()), highest_first.end());
+    for (int64_t i : index)
+      rank_.push_back(std::lower_bound(highest_first.begin(), highest_first.end(), i, std::greater<>()) - highest_first.begin());
+  }
+  int64_t rank(double service_s) const {
+    const double a = std::floor(service_s);  // the simulator's int() of its whole seconds
+    return rank_[a > sizes_s_.back() ? sizes_s_.size() : above(a)];
+  }
+
+ private:
+  static constexpr double kQuantumS = 3250;
+  std::size_t above(double a) const {
+    return static_cast<std::size_t>(std::upper_bound(sizes_s_.begin(), sizes_s_.end(), a) - sizes_s_.begin());
+  }
+  static double round_to(double x, double scale) { return std::nearbyint(x * scale) / scale; }
+  int64_t at(double a) const {
+    const std::size_t n = sizes_s_.size();
+    if (a > sizes_s_.back() - 1) return 0;
+    const std::size_t first = above(a);
+    const std::size_t last = a + kQuantumS > sizes_s_.back() - 1 ? n - 1 : above(a + kQuantumS);
+    const auto left = static_cast<double>(n - first);
+    const double p = round_to(static_cast<double>(last - first) / left, 1e5);
+    const double e = round_to((sums_s_[last] - sums_s_[first] + kQuantumS * static_cast<double>(n - last)) / left, 1e5);
+    return e > 0 ? std::llround(p * 1e6 / e * 1e4) : 0;
+  }
+  std::vector<double> sizes_s_, sums_s_;
+  std::vector<int64_t> rank_;  // at each size, and past the largest
+};
+
 // Tiresias' discretized two-dimensional LAS (Gu et al., NSDI'19, §3.2-3.3), as its simulator's
 // dlas-gpu scheme runs it (SymbioticLab/Tiresias simulator/run_sim.py, dlas_sim_jobs, lines 959-1242):
 // - a job's service is the GPU time it has attained since it last entered the first queue; lower
@@ -78,16 +126,21 @@ struct SjfGpus final : QueueOrder {
 //   ones, keeping their order (lines 1133-1143): a job preempted there goes to the front of the
 //   pending ones, a demoted job still running to the back of the running ones, a demoted job
 //   preempted at once to the back of the pending ones. Each queue is walked in list order;
-// - a pending job that has waited `starvation` x its run time since entering the first queue
-//   (service / GPUs) goes back to the back of the first queue with its service reset (the
-//   simulator's solve_starvation; 0, the default, turns it off). One difference: the wait counted is
-//   the current one, since the job last entered the pending queue, where the simulator adds up its
-//   waits since promotion.
+// - a pending job outside the first queue whose waits add up to `starvation` x its run time goes back
+//   to the back of the first queue, its service reset (the simulator's solve_starvation, lines
+//   1060-1075: last_pending_time sums the job's pending time from its first run after it last entered
+//   the first queue, and both sums restart at promotion; 0, the default, turns it off). The waits
+//   since that first run are the time since it less the run time, so the wait reaches the limit at
+//   first run + (1 + starvation) x run time.
 // A job's place in its queue is kept as (class, position): running, pending, or appended at a decision
 // point (running, demoted there), the position ordering each class.
+// With a Gittins table (tiresias-gittins, the simulator's dlas-gpu-gittins: Tiresias-G, §3.2 of the
+// paper), each queue is sorted at each of the simulator's events by the Gittins index of a job's
+// service then, highest first, ties by arrival (run_sim.py:1105-1106), and then by job id where the
+// simulator keeps its list order (jobs that arrived together and share an index).
 class Tiresias final : public QueueOrder {
  public:
-  explicit Tiresias(const PolicyContext& c) {
+  Tiresias(const PolicyContext& c, std::optional<GittinsTable> gittins) : gittins_(std::move(gittins)) {
     if (c.params) {
       if (auto q = c.params->get("tiresias_queues")) {
         thresholds_s_.clear();
@@ -127,7 +180,7 @@ class Tiresias final : public QueueOrder {
              std::any_of(held_.begin(), held_.end(), [&](JobId id) { return seen_[id] != pass_; });
     if (!event_) return;
     for (JobId id : running_) {
-      State& s = state(id);
+      State& s = state(v, id);
       if (s.checked == now) continue;  // a second pass at this time
       s.checked = now;
       const auto q = static_cast<std::size_t>(s.queue);
@@ -136,6 +189,7 @@ class Tiresias final : public QueueOrder {
         s.place = Place::appended;
         s.position = now.us();  // ties by job id: arrival order
       }
+      if (gittins_) s.gittins = gittins_->rank(service_s(v, id, s));
     }
   }
 
@@ -149,7 +203,7 @@ class Tiresias final : public QueueOrder {
       running_.push_back(id);
       if (id >= seen_.size()) seen_.resize(id + 1);
       seen_[id] = pass_;
-      if (state(id).place != Place::running) started_.push_back(id);
+      if (state(v, id).place != Place::running) started_.push_back(id);
     });
     stopped_front_.clear();
     stopped_back_.clear();
@@ -163,7 +217,11 @@ class Tiresias final : public QueueOrder {
                 [&](JobId a, JobId b) { return std::pair(place_key(a), a) < std::pair(place_key(b), b); });
     };
     in_list_order(started_);
-    for (JobId id : started_) states_[id].place_at(Place::running, ++run_seq_);
+    for (JobId id : started_) {
+      State& s = states_[id];
+      s.place_at(Place::running, ++run_seq_);
+      if (s.first_run == Time::max()) s.first_run = v.now();
+    }
     in_list_order(stopped_front_);
     front_seq_ -= static_cast<int64_t>(stopped_front_.size());
     for (std::size_t i = 0; i < stopped_front_.size(); ++i)
@@ -178,15 +236,24 @@ class Tiresias final : public QueueOrder {
       s.jump = jump(v, id);
       next_jump_ = std::min(next_jump_, s.jump);
     }
+    // The simulator also wakes when a waiting job is due for promotion (run_sim.py:1232-1238).
+    if (starvation_ > 0)
+      v.for_each_pending([&](JobId id) {
+        if (id < states_.size() && states_[id].known)
+          if (auto due = promotion(v, id, states_[id]); due && *due > v.now()) next_jump_ = std::min(next_jump_, *due);
+        return true;
+      });
   }
 
   QueueKey priority(const ClusterView& v, JobId id) override {
-    State& s = state(id);
+    State& s = state(v, id);
     if (v.is_pending(id))
       if (auto due = promotion(v, id, s); due && v.now() >= *due) {
         s.base_gpu_s = v.attained_gpu(id).seconds();
         s.queue = 0;
+        s.first_run = Time::max();
         s.place_at(Place::pending, ++back_seq_);
+        if (gittins_) s.gittins = gittins_->rank(0);
       }
     return place_key(id);
   }
@@ -219,27 +286,39 @@ class Tiresias final : public QueueOrder {
     double base_gpu_s = 0;  // attained GPU time when it last entered the first queue
     int32_t queue = 0;
     Place place = Place::pending;
-    int64_t position = 0;        // order within its queue and place
-    Time checked = Time::max();  // when its demotion was last looked at
-    Time jump = Time::max();     // when the simulator would next wake for it (running, not in the last queue)
+    int64_t position = 0;          // order within its queue and place
+    Time checked = Time::max();    // when its demotion was last looked at
+    Time jump = Time::max();       // when the simulator would next wake for it (running, not in the last queue)
+    Time first_run = Time::max();  // its first start since it last entered the first queue
+    int64_t gittins = 0;           // tiresias-gittins: the rank of its Gittins index at the last event
+    int64_t arrived_with = 0;      // tiresias-gittins: the first job id of its arrival time
     bool known = false;
     void place_at(Place p, int64_t at) {
       place = p;
       position = at;
     }
   };
-  State& state(JobId id) {
+  State& state(const ClusterView& v, JobId id) {
     if (id >= states_.size()) states_.resize(id + 1);
     State& s = states_[id];
     if (!s.known) {
       s = State{};
       s.known = true;
       s.position = ++back_seq_;  // a newcomer: the back of the first queue
+      if (gittins_) {
+        s.gittins = gittins_->rank(0);
+        const JobId before{id.value() - 1};
+        s.arrived_with = id > 0 && v.job(before).arrival == v.job(id).arrival ? state(v, before).arrived_with : id.value();
+      }
     }
     return s;
   }
   QueueKey place_key(JobId id) const {
     const State& s = states_[id];
+    // (queue, index rank, arrival, place) in 9 + 26 + 26 + 2 bits: arrival as the first job id of its
+    // time (ids follow arrival: JobSet::finalize); the simulator's stable sort keeps list order on ties.
+    if (gittins_)
+      return {int64_t{s.queue} << 54 | s.gittins << 28 | s.arrived_with << 2 | static_cast<int64_t>(s.place), s.position};
     return {3 * s.queue + static_cast<int64_t>(s.place), s.position};
   }
   static double service_s(const ClusterView& v, JobId id, const State& s) { return v.attained_gpu(id).seconds() - s.base_gpu_s; }
@@ -248,7 +327,7 @@ class Tiresias final : public QueueOrder {
   std::optional<Time> promotion(const ClusterView& v, JobId id, const State& s) const {
     const double run_s = service_s(v, id, s) / gpus(v, id);
     if (starvation_ <= 0 || s.queue == 0 || run_s <= 0) return std::nullopt;
-    return v.pending_since(id) + Duration::from_seconds(starvation_ * run_s, Round::up);
+    return s.first_run + Duration::from_seconds((1 + starvation_) * run_s, Round::up);
   }
 
   // The simulator's queue limits: num_queue 3 with queue_limit [3250, 7200, 18000] GPU-seconds
@@ -256,6 +335,7 @@ class Tiresias final : public QueueOrder {
   // queue has no limit). Its dlas-gpu scheme does not promote (dlas-gpu-2 is tiresias_starvation: 2).
   std::vector<double> thresholds_s_{3250, 7200};
   double starvation_ = 0;
+  std::optional<GittinsTable> gittins_;
   std::vector<State> states_;
   int64_t run_seq_ = 0;    // positions of running jobs, in the order they were placed behind the others
   int64_t back_seq_ = 0;   // positions at the back of the pending ones
@@ -271,7 +351,15 @@ class Tiresias final : public QueueOrder {
 
 std::unique_ptr<QueueOrder> make_srtf() { return std::make_unique<Srtf>(); }
 std::unique_ptr<QueueOrder> make_las() { return std::make_unique<Las>(); }
-std::unique_ptr<QueueOrder> make_tiresias(const PolicyContext& c) { return std::make_unique<Tiresias>(c); }
+std::unique_ptr<QueueOrder> make_tiresias(const PolicyContext& c) { return std::make_unique<Tiresias>(c, std::nullopt); }
+// The distribution is the workload's own job sizes, as if known in advance (the simulator reads one
+// from a file of job sizes, yarn-gput1000.csv: run_sim.py:1985).
+std::unique_ptr<QueueOrder> make_tiresias_gittins(const PolicyContext& c) {
+  std::vector<double> sizes_s;
+  if (c.workload)
+    for (const Job& j : c.workload->jobs) sizes_s.push_back(j.work.seconds() * std::max(1, j.request.gpus));
+  return std::make_unique<Tiresias>(c, GittinsTable(std::move(sizes_s)));
+}
 std::unique_ptr<QueueOrder> make_sjf_gpus() { return std::make_unique<SjfGpus>(); }
 
 }  // namespace gpusim::builtin

@@ -338,13 +338,17 @@ void register_builtin_policies(Registry& r) {
   r.add_queue_order("srtf", "shortest remaining time first, preemptive; the trace's durations as an oracle",
                     [](const PolicyContext&) { return make_srtf(); });
   r.add_queue_order("las", "least attained service (GPU time held so far) first, preemptive", [](const PolicyContext&) { return make_las(); });
-  r.add_queue_order(
-      "tiresias",
-      "Tiresias' discretized 2D-LAS as its simulator's dlas-gpu runs it: queues by attained GPU time "
-      "(tiresias_queues, GPU-seconds; default 3250,7200), demotion at decision points, each queue a list "
-      "(newcomers and demoted jobs at the back, waiting jobs behind running ones after each decision), "
-      "preemptive; a job waiting tiresias_starvation x its run time goes back to the first queue (default 0: never)",
-      make_tiresias, {"tiresias_queues", "tiresias_starvation"});
+  r.add_queue_order("tiresias",
+                    "Tiresias' discretized 2D-LAS as its simulator's dlas-gpu runs it: queues by attained GPU time "
+                    "(tiresias_queues, GPU-seconds; default 3250,7200), demotion at decision points, each queue a list "
+                    "(newcomers and demoted jobs at the back, waiting jobs behind running ones after each decision), "
+                    "preemptive; a job whose waits since its first run there add up to tiresias_starvation x its run time goes "
+                    "back to the first queue (default 0: never)",
+                    make_tiresias, {"tiresias_queues", "tiresias_starvation"});
+  r.add_queue_order("tiresias-gittins",
+                    "tiresias with each queue sorted by the Gittins index of a job's attained GPU time over the "
+                    "workload's job sizes, highest first: the Tiresias simulator's dlas-gpu-gittins (Tiresias-G)",
+                    make_tiresias_gittins, {"tiresias_queues", "tiresias_starvation"});
   r.add_queue_order("sjf-gpus", "fewest GPUs first (ties by arrival), preemptive: the Tiresias simulator's sjf",
                     [](const PolicyContext&) { return make_sjf_gpus(); });
   // Placements: each registers itself in its own file (a PlacementRegistration), listed once in placements.def.

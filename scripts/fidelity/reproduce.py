@@ -11,8 +11,9 @@ import sys
 
 from common import ROOT, new_context
 import fgd_packing
+import tiresias
 
-COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS}
+COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS + tiresias.COMPARISONS}
 
 
 def number(x):

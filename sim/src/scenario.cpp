@@ -659,6 +659,8 @@ const Section& trace_section() {
           {"u", Type::number().at_least(0).at_most(1), "", "", "The compute demand of every job; default: its kind's"},
           {"multi_node", Type::boolean(), "", "", "May multi-GPU jobs span nodes; default: the format's"},
           {"limit", Type::integer().at_least(1), "", "", "Keep the first N jobs (in arrival order)"},
+          {"virtual_clusters", Type::string_list(), "", "",
+           "philly: keep only these virtual clusters' rows, arrival counted from the earliest kept"},
       }};
   return s;
 }
@@ -669,6 +671,7 @@ TraceOptions read_trace_options(const Fields& e) {
   if (auto u = e.get("u")) o.u = u->as_number(e.range("u"));
   if (auto m = e.get("multi_node")) o.multi_node = m->as_bool();
   if (auto l = e.get("limit")) o.limit = l->as_int(e.range("limit"));
+  o.virtual_clusters = e.string_list("virtual_clusters");
   return o;
 }
 
@@ -678,7 +681,15 @@ JobSet read_trace(const ConfigNode& node, const std::string& data_dir, bool unti
   TraceOptions o = read_trace_options(e);
   o.untimed = untimed;
   if (format == "openb") return read_openb_pods(data_path(e.at("path"), data_dir), o);
-  if (format == "philly") return read_philly_jobs(data_path(e.at("path"), data_dir), o);
+  if (!o.virtual_clusters.empty() && format != "philly")
+    e.at("virtual_clusters").fail("only the philly format has virtual clusters");
+  if (format == "philly") {
+    JobSet set = read_philly_jobs(data_path(e.at("path"), data_dir), o);
+    for (const auto& vc : o.virtual_clusters)
+      if (std::find(set.tenants.begin(), set.tenants.end(), vc) == set.tenants.end())
+        e.at("virtual_clusters").fail(fmt::format("no row of virtual cluster '{}' in the trace", vc));
+    return set;
+  }
   if (format == "csv") return read_generic_csv(data_path(e.at("path"), data_dir), o);
   e.at("format").fail(fmt::format("expected a trace format openb, philly or csv, got '{}'", format));
 }

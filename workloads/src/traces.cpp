@@ -167,6 +167,8 @@ JobSet read_philly_jobs(const std::string& path, const TraceOptions& o) {
   std::vector<int64_t> stamps;
   while (r.next(f)) {
     check_width(r, f, width);
+    const auto& vcs = o.virtual_clusters;
+    if (!vcs.empty() && std::find(vcs.begin(), vcs.end(), f[col.at("cluster")]) == vcs.end()) continue;
     const auto ts = parse_timestamp(f[col.at("timestamp")]);
     if (!ts) r.fail(fmt::format("column 'timestamp': expected YYYY-MM-DD HH:MM:SS, got '{}'", f[col.at("timestamp")]));
     const int64_t duration = r.whole(f[col.at("duration")], "duration", kSpanSeconds);

@@ -16,6 +16,9 @@ struct TraceOptions {
   std::optional<double> u;       // overrides the default compute demand
   std::optional<bool> multi_node;
   std::optional<int64_t> limit;  // keep the first N jobs (in arrival order)
+  // philly: keep only the rows of these virtual clusters (all when empty); arrival is then relative
+  // to the earliest row kept, as a trace of those clusters alone would have it.
+  std::vector<std::string> virtual_clusters;
   // The jobs' times are not used (capacity packing): a file without them (the openb multigpu pod
   // lists have five columns) is read with arrival and work 0.
   bool untimed = false;
@@ -38,8 +41,8 @@ struct OpenbNode {
 std::vector<OpenbNode> read_openb_nodes(const std::string& path);
 
 // Philly per-job table (Pollux extract): timestamp,duration,num_gpus,gpu_time,cluster. Rows are
-// unsorted; arrival is relative to the earliest timestamp; tenant = virtual cluster; kind training;
-// multi-GPU jobs may span nodes.
+// unsorted; arrival is relative to the earliest timestamp kept; tenant = virtual cluster; kind
+// training; multi-GPU jobs may span nodes.
 JobSet read_philly_jobs(const std::string& path, const TraceOptions& options);
 
 // gpusim's generic CSV (header required; documented in the README):
