@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "builtin.hpp"
+#include "gpusim/core/error.hpp"
 
 namespace gpusim::builtin {
 
@@ -70,6 +73,10 @@ struct SjfGpus final : QueueOrder {
 // is left of them) plus D for each of the others, both rounded to 5 decimals and the index to 4. It is
 // tabled at each size (a = d_i - 1); a job's index is its next size's, 0 past the largest. What a
 // queue order needs is the rank of an index among the table's (0: the highest).
+// The limits of Tiresias::place_key's packing of (queue, index rank, arrival, place) into 64 bits.
+constexpr std::size_t kMaxGittinsQueues = std::size_t{1} << 9;
+constexpr std::size_t kMaxGittinsJobs = (std::size_t{1} << 26) - 2;  // ranks go to jobs + 1
+
 class GittinsTable {
  public:
   explicit GittinsTable(std::vector<double> sizes_s) : sizes_s_(std::move(sizes_s)) {
@@ -87,7 +94,7 @@ class GittinsTable {
   }
   int64_t rank(double service_s) const {
     const double a = std::floor(service_s);  // the simulator's int() of its whole seconds
-    return rank_[a > sizes_s_.back() ? sizes_s_.size() : above(a)];
+    return rank_[sizes_s_.empty() || a > sizes_s_.back() ? sizes_s_.size() : above(a)];
   }
 
  private:
@@ -150,6 +157,8 @@ class Tiresias final : public QueueOrder {
           const double t = item.as_number({Bound(0, true), kSpanSeconds.maximum});
           if (!thresholds_s_.empty() && t <= thresholds_s_.back())
             item.fail("expected increasing positive GPU-second thresholds, e.g. [3250, 7200]");
+          if (gittins_ && thresholds_s_.size() == kMaxGittinsQueues - 1)  // place_key gives the queue 9 bits
+            item.fail(fmt::format("expected at most {} thresholds under tiresias-gittins", kMaxGittinsQueues - 1));
           thresholds_s_.push_back(t);
         }
       }
@@ -355,6 +364,9 @@ std::unique_ptr<QueueOrder> make_tiresias(const PolicyContext& c) { return std::
 // The distribution is the workload's own job sizes, as if known in advance (the simulator reads one
 // from a file of job sizes, yarn-gput1000.csv: run_sim.py:1985).
 std::unique_ptr<QueueOrder> make_tiresias_gittins(const PolicyContext& c) {
+  if (c.workload && c.workload->jobs.size() > kMaxGittinsJobs)  // place_key gives a rank and an id 26 bits each
+    throw InputError({"", std::nullopt, "policy"}, fmt::format("tiresias-gittins orders at most {} jobs; the workload has {}",
+                                                               kMaxGittinsJobs, c.workload->jobs.size()));
   std::vector<double> sizes_s;
   if (c.workload)
     for (const Job& j : c.workload->jobs) sizes_s.push_back(j.work.seconds() * std::max(1, j.request.gpus));
