@@ -9,9 +9,10 @@ import shutil
 import sys
 
 from common import ROOT, new_context
+import cant_be_late
 import fgd_packing
 
-COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS}
+COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS + cant_be_late.COMPARISONS}
 
 
 def number(x):
