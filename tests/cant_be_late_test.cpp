@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "gpusim/policies/cant_be_late.hpp"
 #include "test_util.hpp"
@@ -178,4 +179,30 @@ TEST(CantBeLate, TraceOffsetAndDeadlines) {
   ASSERT_EQ(cut.available.size(), full.available.size() - 2);
   EXPECT_TRUE(std::equal(cut.available.begin(), cut.available.end(), full.available.begin() + 2));
   EXPECT_EQ(s.jobs.deadline(s.jobs.jobs[0]), h(52));
+}
+
+// Deadlines follow their jobs when jobs from several sources are sorted by arrival (JobSet keeps them
+// beside the jobs), and jobs.csv has their columns.
+TEST(CantBeLate, DeadlinesFollowTheirJobs) {
+  const Scenario s = test::load(write_file("scenario.yaml", R"(name: deadlines
+cluster: {pools: [{name: p, node: l4-4x, count: 1}]}
+workload:
+  jobs:
+    - {name: late, gpus: 1, duration: 1h, arrival: 5h, deadline: 1h}
+    - {name: none, gpus: 1, duration: 1h, arrival: 1h}
+  generator:
+    classes: [{name: g, count: 2, gpus: 1, duration: 1h, arrival: {start: 2h}, deadline: 3h}]
+)"));
+  std::map<std::string, std::optional<Duration>> by_name;
+  for (const Job& j : s.jobs.jobs) by_name[j.name] = s.jobs.deadline(j);
+  EXPECT_EQ(by_name["late"], h(1));
+  EXPECT_EQ(by_name["none"], std::nullopt);
+  EXPECT_EQ(by_name["g-0"], h(3));
+  EXPECT_EQ(by_name["g-1"], h(3));
+  std::ostringstream csv;
+  write_jobs_csv(csv, s, test::simulate_scenario(s));
+  const std::string text = csv.str();
+  EXPECT_NE(text.find(",deadline_s,deadline_met,lateness_s\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",late,"), std::string::npos);
+  EXPECT_NE(text.find(",21600,1,0\n"), std::string::npos) << text;  // late: due at 6 h, ended at 6 h
 }
