@@ -31,44 +31,48 @@ namespace {
 // - slowdown is of a job's last attempt only: it ignores re-runs and favours skipping checkpoints;
 //   JCT and makespan carry latency.
 const MetricRow kRows[] = {
-    {"cost (USD)", "/cost_usd", Format::usd, Better::lower},
-    {"cost per 730-h month (USD)", "/cost_per_month_usd", Format::usd, Better::lower},
-    {"GPUs", "/gpus", Format::count, Better::neither},
-    {"GPUs at peak", "/gpus_peak", Format::count, Better::neither},
-    {"GPU-hours capacity", "/gpu_hours_capacity", Format::gpu_hours, Better::neither},
-    {"GPU-hours allocated", "/gpu_hours_allocated", Format::gpu_hours, Better::neither},
-    {"GPU-hours busy", "/gpu_hours_busy", Format::gpu_hours, Better::neither},
-    {"GPU-hours goodput", "/gpu_hours_goodput", Format::gpu_hours, Better::neither},
-    {"allocation ratio", "/allocation_ratio", Format::percent, Better::neither},
-    {"effective utilization", "/effective_utilization", Format::percent, Better::neither},
-    {"goodput ratio", "/goodput_ratio", Format::percent, Better::higher},
-    {"jobs total", "/jobs_total", Format::count, Better::neither},
-    {"jobs completed", "/jobs_completed", Format::count, Better::higher},
-    {"jobs running at end", "/jobs_running_at_end", Format::count, Better::neither},
-    {"jobs pending at end", "/jobs_pending_at_end", Format::count, Better::lower},
-    {"jobs unschedulable", "/jobs_unschedulable", Format::count, Better::lower},
-    {"jobs failed", "/jobs_failed", Format::count, Better::lower},
-    {"job kills (OOM, MPS faults)", "/job_kills", Format::count, Better::lower},
-    {"waste (USD)", "/cost/waste_usd", Format::usd, Better::neither},
-    {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::neither},
-    {"evictions", "/spot/evictions", Format::count, Better::lower},
-    {"preemptions", "/preemptions", Format::count, Better::neither},
-    {"GPU-hours lost to rollback", "/spot/gpu_hours_lost_to_rollback", Format::gpu_hours, Better::lower},
-    {"GPU-hours checkpointing", "/spot/gpu_hours_checkpointing", Format::gpu_hours, Better::neither},
-    {"GPU-hours comm stall", "/goodput/gpu_hours_comm_stall", Format::gpu_hours, Better::neither},
-    {"low-utilization hours", "/low_utilization/hours", Format::gpu_hours, Better::neither},
-    {"slowdown mean, training", "/slowdown/training/mean", Format::ratio, Better::neither},
-    {"slowdown mean, all jobs", "/slowdown/all/mean", Format::ratio, Better::neither},
-    {"JCT mean", "/jct_s/mean", Format::seconds, Better::lower},
-    {"JCT mean, multi-GPU jobs", "/multi_gpu/jct_s/mean", Format::seconds, Better::lower},
-    {"JCT p50", "/jct_s/p50", Format::seconds, Better::lower},
-    {"JCT p95", "/jct_s/p95", Format::seconds, Better::lower},
-    {"JCT p99", "/jct_s/p99", Format::seconds, Better::lower},
-    {"queue delay mean", "/queue_delay_s/mean", Format::seconds, Better::lower},
-    {"queue delay p50", "/queue_delay_s/p50", Format::seconds, Better::lower},
-    {"queue delay p95", "/queue_delay_s/p95", Format::seconds, Better::lower},
-    {"queue delay p99", "/queue_delay_s/p99", Format::seconds, Better::lower},
-    {"makespan", "/makespan_s", Format::seconds, Better::lower},
+    {"cost (USD)", "/cost_usd", Format::usd, Better::lower, false},
+    {"cost per 730-h month (USD)", "/cost_per_month_usd", Format::usd, Better::lower, false},
+    {"GPUs", "/gpus", Format::count, Better::neither, false},
+    {"GPUs at peak", "/gpus_peak", Format::count, Better::neither, false},
+    {"GPU-hours capacity", "/gpu_hours_capacity", Format::gpu_hours, Better::neither, false},
+    {"GPU-hours allocated", "/gpu_hours_allocated", Format::gpu_hours, Better::neither, false},
+    {"GPU-hours busy", "/gpu_hours_busy", Format::gpu_hours, Better::neither, false},
+    {"GPU-hours goodput", "/gpu_hours_goodput", Format::gpu_hours, Better::neither, false},
+    {"allocation ratio", "/allocation_ratio", Format::percent, Better::neither, false},
+    {"effective utilization", "/effective_utilization", Format::percent, Better::neither, false},
+    {"goodput ratio", "/goodput_ratio", Format::percent, Better::higher, false},
+    {"jobs total", "/jobs_total", Format::count, Better::neither, false},
+    {"jobs completed", "/jobs_completed", Format::count, Better::higher, false},
+    {"jobs running at end", "/jobs_running_at_end", Format::count, Better::neither, false},
+    {"jobs pending at end", "/jobs_pending_at_end", Format::count, Better::lower, false},
+    {"jobs unschedulable", "/jobs_unschedulable", Format::count, Better::lower, false},
+    {"jobs failed", "/jobs_failed", Format::count, Better::lower, false},
+    {"job kills (OOM, MPS faults)", "/job_kills", Format::count, Better::lower, false},
+    {"waste (USD)", "/cost/waste_usd", Format::usd, Better::neither, false},
+    {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::neither, false},
+    {"evictions", "/spot/evictions", Format::count, Better::lower, false},
+    {"preemptions", "/preemptions", Format::count, Better::neither, false},
+    {"GPU-hours lost to rollback", "/spot/gpu_hours_lost_to_rollback", Format::gpu_hours, Better::lower, false},
+    {"GPU-hours checkpointing", "/spot/gpu_hours_checkpointing", Format::gpu_hours, Better::neither, false},
+    {"GPU-hours comm stall", "/goodput/gpu_hours_comm_stall", Format::gpu_hours, Better::neither, false},
+    {"low-utilization hours", "/low_utilization/hours", Format::gpu_hours, Better::neither, false},
+    {"slowdown mean, training", "/slowdown/training/mean", Format::ratio, Better::neither, false},
+    {"slowdown mean, all jobs", "/slowdown/all/mean", Format::ratio, Better::neither, false},
+    {"JCT mean", "/jct_s/mean", Format::seconds, Better::lower, false},
+    {"JCT mean, multi-GPU jobs", "/multi_gpu/jct_s/mean", Format::seconds, Better::lower, false},
+    {"JCT p50", "/jct_s/p50", Format::seconds, Better::lower, false},
+    {"JCT p95", "/jct_s/p95", Format::seconds, Better::lower, false},
+    {"JCT p99", "/jct_s/p99", Format::seconds, Better::lower, false},
+    {"queue delay mean", "/queue_delay_s/mean", Format::seconds, Better::lower, false},
+    {"queue delay p50", "/queue_delay_s/p50", Format::seconds, Better::lower, false},
+    {"queue delay p95", "/queue_delay_s/p95", Format::seconds, Better::lower, false},
+    {"queue delay p99", "/queue_delay_s/p99", Format::seconds, Better::lower, false},
+    {"makespan", "/makespan_s", Format::seconds, Better::lower, false},
+    {"deadlines met", "/deadlines_met", Format::count, Better::higher, true},
+    {"deadlines missed", "/deadlines_missed", Format::count, Better::lower, true},
+    {"lateness mean", "/lateness_mean_s", Format::seconds, Better::lower, true},
+    {"lateness max", "/lateness_max_s", Format::seconds, Better::lower, true},
 };
 
 std::string render(std::optional<double> v, Format f) {
@@ -159,7 +163,8 @@ std::string run_table_impl(const Json& s, const Column& column, const std::vecto
   std::string out = header(s, seeds, true) + "\n";
   const int width = seeds.empty() ? 16 : 24;
   for (const MetricRow& r : kRows)
-    out += fmt::format("  {:<28} {:>{}}\n", r.label, render(column(dotted(r.pointer)), r.format), width);
+    if (const Cell c = column(dotted(r.pointer)); c.mean || !r.when_given)
+      out += fmt::format("  {:<28} {:>{}}\n", r.label, render(c, r.format), width);
   const int cw = seeds.empty() ? 14 : 22, rw = seeds.empty() ? 12 : 18;
   out += fmt::format("\n  {:<16} {:>9} {:>6} {:>36} {:>{}} {:>{}} {:>{}}\n", "pool", "market", "GPUs", "sharing", "cost (USD)",
                      cw, "allocation", rw, "utilization", rw);
@@ -208,6 +213,7 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
       printed.push_back(render(c, r.format));
       printed_means.push_back(render(c.mean, r.format));
     }
+    if (r.when_given && std::none_of(means.begin(), means.end(), [](const auto& m) { return m.has_value(); })) continue;
     const std::vector<bool> marks = best_marks(means, printed_means, r.better);
     out += fmt::format("  {:<28}", r.label);
     for (std::size_t k = 0; k < printed.size(); ++k) out += fmt::format(" {:>{}}", printed[k] + (marks[k] ? " *" : "  "), width);

@@ -22,6 +22,7 @@ struct MetricRow {
   const char* pointer;  // JSON pointer into summary.json
   Format format;
   Better better;
+  bool when_given;  // shown only when some run has it (deadlines), so that other tables keep their rows
 };
 
 // The rows the run and compare tables show, in order, with their directions.

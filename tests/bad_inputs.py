@@ -200,6 +200,24 @@ field("autoscale delay", {"cluster.pools[0].autoscale": {"max": 2, "scale_up_del
       "cluster.pools[0].autoscale.scale_up_delay")
 field("provisioning delay", {"cluster.pools[0].provisioning_delay": "-"}, "cluster.pools[0].provisioning_delay")
 
+# Deadlines, restart overheads and spot trace offsets (issue 23).
+field("deadline zero", {"workload.jobs[0].deadline": "0"}, "workload.jobs[0].deadline: expected a positive duration")
+field("deadline before arrival", {"workload.jobs[0].deadline": "-1h"}, "workload.jobs[0].deadline")
+field("deadline text", {"workload.jobs[0].deadline": "soon"}, "workload.jobs[0].deadline: expected a duration")
+field("generator deadline zero", {"workload": {"generator": {"classes": [dict(GENERATED, deadline="0s")]}}},
+      "workload.generator.classes[0].deadline: expected a positive duration")
+field("restart overhead text", {"workload.jobs[0].checkpoint": {"interval": "1h", "cost": 0, "restart_overhead": "slow"}},
+      "workload.jobs[0].checkpoint.restart_overhead: expected a duration")
+ONE_TICK_TRACE = json.dumps({"metadata": {"gap_seconds": 600}, "data": [1, 0, 1]})
+for name, offset, says in [
+    ("spot offset negative", "-10m", "cluster.pools[0].spot.availability.offset: expected a duration from 0"),
+    ("spot offset past the end", "30m", "cluster.pools[0].spot.availability.offset: the trace"),
+    ("spot offset in the last tick", "21m", "expected an offset before its last tick"),
+    ("spot offset text", "later", "cluster.pools[0].spot.availability.offset: expected a duration"),
+]:
+    case(name, {"scenario.yaml": scenario(**{"cluster.pools[0].market": "spot", "cluster.pools[0].spot": {
+        "availability": {"path": "spot.json", "offset": offset}}}), "spot.json": ONE_TICK_TRACE}, ["scenario.yaml", says])
+
 # A user's catalog.
 for name, value, says in [
     ("gpu memory zero", {"memory_mib": 0}, "catalog.gpus[0].memory_mib"),

@@ -413,6 +413,31 @@ policy: {name: fifo+spot-aware, params: {spot_fallback_after: 30m}}
   EXPECT_EQ(job(first_fit, "t2").first_start, Time::from_seconds(60));
 }
 
+// spot-aware's wait counts over all of a job's waits (issue 23): on a spot node the market takes away
+// every other half hour, a job that waits 30 min after each eviction has waited its hour in all at
+// its second wait's end (2 h): it takes spot once more (preferred while free), and when evicted at
+// 2.5 h it goes to on-demand at once. Counted from its last eviction, it never fell back.
+TEST(SpotAware, FallsBackOnceItsWaitsAddUp) {
+  const std::string trace = write_file(
+      "trace.json", R"({"metadata": {"gap_seconds": 1800}, "data": [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]})");
+  const Outcome r = run_text(fmt::format(R"(name: flapping-spot
+cluster:
+  pools:
+    - {{name: spot, node: l4-4x, count: 1, market: spot, provisioning_delay: 0, spot: {{availability: {{path: {}}}}}}}
+    - {{name: od, node: l4-4x, count: 1}}
+workload:
+  jobs:
+    - {{name: t, gpus: 1, kind: training, duration: 10h, checkpoint: {{interval: 1h, cost: 0}}}}
+policy: {{name: fifo+spot-aware, params: {{spot_fallback_after: 1h}}}}
+)",
+                                         trace));
+  const JobRecord& t = job(r, "t");
+  EXPECT_EQ(t.evictions, 3u);
+  EXPECT_EQ(t.start, hours(2.5));  // its last start, on on-demand
+  EXPECT_EQ(r.result.cluster.pool_of(r.result.placement(job_id(r, "t")).nodes.front()).name, "od");
+  EXPECT_EQ(t.end, hours(11));  // 1.5 h done on spot
+}
+
 // --- the shipped scenarios -----------------------------------------------------------------------
 
 namespace {

@@ -103,5 +103,5 @@ TEST(Registry, ComposesByNameAndExplainsUnknownNames) {
   EXPECT_THROW(r.add_queue_order("fifo", "again", [](const PolicyContext&) { return std::unique_ptr<QueueOrder>(); }),
                std::invalid_argument);
   EXPECT_EQ(r.queue_orders().size(), 8u);
-  EXPECT_EQ(r.placements().size(), 11u);
+  EXPECT_EQ(r.placements().size(), 16u);
 }

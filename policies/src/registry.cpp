@@ -31,9 +31,11 @@ class ComposedScheduler final : public Scheduler {
   std::string name() const override { return name_; }
   QueueKey queue_key(const Job& job) const override { return order_->key(job); }
   bool would_use(const ClusterView& view, JobId job, PoolId pool) const override { return placement_->admits_pool(view, job, pool); }
+  bool decides_when_idle() const override { return placement_->every_pass(); }
 
   void decide(const ClusterView& view, Binder& binder) override {
     unplaced_.clear();
+    placement_->before_pass(view, binder);
     if (preemption_) preemption_->start_pass(view);
     const SchedulingOptions& options = view.scheduling();
     if (options.queue != QueueMode::kubernetes) decide_in_order(view, binder, options.queue == QueueMode::backfill);

@@ -1,6 +1,7 @@
 // Spot-aware (issue 5): training that can checkpoint prefers spot pools; inference and jobs that
 // cannot checkpoint stay off spot; a job that prefers spot falls back to the other pools once it has
-// waited `spot_fallback_after` in the queue. Best-fit inside the pools a job may use.
+// waited `spot_fallback_after` in the queue, counted over all its waits (issue 23: counted from its
+// last eviction, a job evicted again and again never fell back). Best-fit inside the pools a job may use.
 #include <algorithm>
 
 #include "builtin.hpp"
@@ -21,7 +22,7 @@ struct SpotAware final : PlacementPolicy {
   static bool prefers_spot(const ClusterView& v, JobId job) {
     return v.job(job).kind == JobKind::training && v.checkpoint(job).enabled;
   }
-  bool may_fall_back(const ClusterView& v, JobId job) const { return v.now() - v.pending_since(job) >= fallback_after; }
+  bool may_fall_back(const ClusterView& v, JobId job) const { return v.waited(job) >= fallback_after; }
   static bool is_spot(const ClusterView& v, PoolId pool) { return v.cluster().pool(pool).market == Market::spot; }
 
   bool admits_pool(const ClusterView& v, JobId job, PoolId pool) const override {
@@ -44,7 +45,7 @@ struct SpotAware final : PlacementPolicy {
   void after_pass(const ClusterView& v, Binder& binder, const std::vector<JobId>&) override {
     Time next = Time::max();
     v.for_each_pending([&](JobId id) {
-      if (prefers_spot(v, id) && !may_fall_back(v, id)) next = std::min(next, v.pending_since(id) + fallback_after);
+      if (prefers_spot(v, id) && !may_fall_back(v, id)) next = std::min(next, v.now() + (fallback_after - v.waited(id)));
       return true;
     });
     if (next != Time::max()) binder.recheck_at(next);
@@ -63,7 +64,7 @@ std::unique_ptr<PlacementPolicy> make_spot_aware(const PolicyContext& context) {
 PlacementRegistration spot_aware_placement() {
   return {"spot-aware",
           "checkpointable training on spot pools first, inference and jobs without checkpoints off spot; a spot job "
-          "falls back to other pools after waiting spot_fallback_after (default 1h); best-fit inside",
+          "falls back to other pools once it has waited spot_fallback_after (default 1h) in all; best-fit inside",
           make_spot_aware,
           {"spot_fallback_after"}};
 }

@@ -426,9 +426,10 @@ std::shared_ptr<Run> simulate_py(std::shared_ptr<const Scenario> s, const py::ob
 class ColumnSink final : public TableSink {
  public:
   ColumnSink() : nan_(py::module_::import("numpy").attr("nan")) {}
-  void header(std::initializer_list<std::string_view> names) override {
+  void header(std::span<const std::string_view> names) override {
     for (std::string_view n : names) columns_.emplace_back(n);
   }
+  using TableSink::header;
   void reserve(std::size_t rows) override {
     for (Column& c : columns_) c.reserve(rows);
   }

@@ -10,10 +10,11 @@ import shutil
 import sys
 
 from common import ROOT, new_context
+import cant_be_late
 import fgd_packing
 import tiresias
 
-COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS + tiresias.COMPARISONS}
+COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS + tiresias.COMPARISONS + cant_be_late.COMPARISONS}
 
 
 def number(x):

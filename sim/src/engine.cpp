@@ -146,6 +146,12 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     return records_[id].status == JobStatus::running ? std::as_const(flights_)[records_[id]].placement : kNone;
   }
   Time pending_since(JobId id) const override { return records_[id].queued_at; }
+  Duration waited(JobId id) const override {
+    // The time it held GPUs is its GPU time over its GPUs (JobRecord has no room for a wait counter).
+    const double held_us = attained_gpu(id).us() / std::max(1, jobs_[id].request.gpus);
+    return (now_ - jobs_[id].arrival) - Duration::from_us(static_cast<int64_t>(held_us));
+  }
+  std::optional<Duration> deadline(JobId id) const override { return scenario_.jobs.deadline(jobs_[id]); }
   const CheckpointPolicy& checkpoint(JobId id) const override { return *resolved_[id].checkpoint; }
   bool capacity_grew() const override { return capacity_grew_; }
   uint32_t shape(JobId id) const override { return shapes_.of(id); }
@@ -988,12 +994,15 @@ void Engine::begin_attempt(JobId id) {
   r.attempt_work = r.remaining;
   r.phase = JobPhase::computing;
   r.evicting = false;
-  // Resuming from a checkpoint (its own, or the state a preemption saved) costs a restore first.
+  // Resuming from a checkpoint (its own, or the state a preemption saved) costs a restore first; every
+  // start, the first too, costs its restart overhead (issue 23).
   const Duration restore = policy.enabled ? policy.restore : r.preemptions > 0 ? scenario_.model.preemption.resume : Duration();
-  if (restore > Duration() && f.saved_remaining < Work::of(jobs_[id].work, 1.0)) {
+  const bool resuming = f.saved_remaining < Work::of(jobs_[id].work, 1.0);
+  const Duration pause = (resuming ? restore : Duration()) + policy.restart_overhead;
+  if (pause > Duration()) {
     r.phase = JobPhase::restoring;
     f.phase_start = now_;
-    f.phase_end = now_ + restore;
+    f.phase_end = now_ + pause;
     events_.push(f.phase_end, EventKind::phase_end, id, ++r.phase_generation);
     return;
   }

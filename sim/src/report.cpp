@@ -205,6 +205,14 @@ std::string sharing_text(const SharingConfig& c) {
   return "exclusive";
 }
 
+// Did the job end within its deadline? One that has not ended by the end of the run has not.
+bool deadline_met(const Job& j, const JobRecord& rec, Duration deadline) {
+  return rec.status == JobStatus::completed && rec.end <= j.arrival + deadline;
+}
+// How long after its deadline a completed job ended (0 when on time).
+Duration lateness(const Job& j, const JobRecord& rec, Duration deadline) {
+  return std::max(Duration(), rec.end - (j.arrival + deadline));
+}
 }  // namespace
 
 double percentile(std::vector<double> values, double p) {
@@ -445,6 +453,25 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["multi_gpu"] = std::move(multi);
   out["makespan_s"] = completed ? Json(round_to((last_end - first_arrival).seconds(), 6)) : Json(nullptr);
   out["preemptions"] = preemptions;  // by the scheduler (srtf, las, tiresias); spot evictions are under spot
+  if (s.jobs.any_deadline()) {
+    // Only when some job has one (issue 23). A job not ended by the end of the run missed it; lateness
+    // is over the jobs with a deadline that ended (0 for those on time).
+    std::size_t met = 0, missed = 0;
+    std::vector<double> late;
+    for (const Job& j : jobs) {
+      const std::optional<Duration> d = s.jobs.deadline(j);
+      if (!d) continue;
+      const JobRecord& rec = r.jobs[j.id];
+      ++(deadline_met(j, rec, *d) ? met : missed);
+      if (rec.status == JobStatus::completed) late.push_back(lateness(j, rec, *d).seconds());
+    }
+    out["deadlines_met"] = met;
+    out["deadlines_missed"] = missed;
+    out["lateness_mean_s"] =
+        late.empty() ? Json(nullptr)
+                     : Json(round_to(std::accumulate(late.begin(), late.end(), 0.0) / static_cast<double>(late.size()), 6));
+    out["lateness_max_s"] = late.empty() ? Json(nullptr) : Json(round_to(*std::max_element(late.begin(), late.end()), 6));
+  }
 
   // Spot reclaims, checkpoints and the work they cost (GPU-hours: GPU time to redo or spent pausing).
   uint64_t reclaims = 0, requested = 0, removed = 0, cancelled = 0;
@@ -557,7 +584,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   return out;
 }
 
-void CsvSink::header(std::initializer_list<std::string_view> columns) {
+void CsvSink::header(std::span<const std::string_view> columns) {
   for (std::string_view c : columns) {
     separate();
     buffer_ += c;
@@ -596,33 +623,37 @@ void CsvSink::flush() {
 }
 
 void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
-  sink.header({"id",
-               "name",
-               "tenant",
-               "kind",
-               "arrival_s",
-               "start_s",
-               "end_s",
-               "queue_delay_s",
-               "jct_s",
-               "gpus",
-               "gpu_milli",
-               "u",
-               "status",
-               "pool",
-               "placement",
-               "slowdown",
-               "kills",
-               "lost_work_s",
-               "link",
-               "link_gb_per_s",
-               "attempts",
-               "evictions",
-               "preemptions",
-               "checkpoints",
-               "lost_gpu_hours",
-               "cost_usd",
-               "unused_cost_usd"});
+  std::vector<std::string_view> columns = {"id",
+                                           "name",
+                                           "tenant",
+                                           "kind",
+                                           "arrival_s",
+                                           "start_s",
+                                           "end_s",
+                                           "queue_delay_s",
+                                           "jct_s",
+                                           "gpus",
+                                           "gpu_milli",
+                                           "u",
+                                           "status",
+                                           "pool",
+                                           "placement",
+                                           "slowdown",
+                                           "kills",
+                                           "lost_work_s",
+                                           "link",
+                                           "link_gb_per_s",
+                                           "attempts",
+                                           "evictions",
+                                           "preemptions",
+                                           "checkpoints",
+                                           "lost_gpu_hours",
+                                           "cost_usd",
+                                           "unused_cost_usd"};
+  // Only when some job has a deadline, so that runs without one keep their columns.
+  const bool deadlines = s.jobs.any_deadline();
+  if (deadlines) columns.insert(columns.end(), {"deadline_s", "deadline_met", "lateness_s"});
+  sink.header(columns);
   // A field that applies to the row, or an empty one.
   const auto cell_if = [&](bool applies, auto v) { applies ? sink.cell(v) : sink.empty(); };
   sink.reserve(s.jobs.jobs.size());
@@ -672,6 +703,12 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(round_to(rec.lost_gpu.hours(), 6));
     sink.cell(round_to(rec.cost_usd, 4));
     sink.cell(round_to(rec.cost_usd - rec.busy_cost_usd, 4));
+    if (deadlines) {
+      const std::optional<Duration> d = s.jobs.deadline(j);
+      cell_if(d.has_value(), j.arrival + d.value_or(Duration()));
+      cell_if(d.has_value(), static_cast<int64_t>(d && deadline_met(j, rec, *d)));
+      cell_if(d && done, d && done ? lateness(j, rec, *d) : Duration());
+    }
     sink.end_row();
   }
 }

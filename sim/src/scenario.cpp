@@ -249,6 +249,9 @@ const Section& availability_section() {
                              {"format", Type::choice({"skypilot"}), "skypilot", "", "The trace's format"},
                              {"scale", Type::integer().at_least(1).at_most(10000), "1", "", "Nodes per available instance"},
                              {"prices", Type::boolean(), "false", "", "Bill the trace's prices"},
+                             {"offset", Type::duration(), "0", "",
+                              "Where the run's time 0 falls in the trace, rounded up to a whole tick (as Can't Be Late's "
+                              "simulator starts it): sweep it to start the same run at many points of one trace"},
                          }};
   return s;
 }
@@ -266,6 +269,19 @@ const Section& spot_section() {
           {"notice", Type::duration(), "", "", "Warning before a node is taken back; default: the provider's"},
       }};
   return s;
+}
+
+// Drops the ticks before `offset` (a partial tick counts whole); at least one tick must remain.
+void skip_ticks(AvailabilitySeries& series, const ConfigNode& offset) {
+  const Duration by = offset.as_duration();  // 0 or more: the type refuses negative durations
+  const int64_t ticks = (by.us() + series.gap.us() - 1) / series.gap.us();
+  const auto length = static_cast<int64_t>(series.available.size());
+  if (ticks >= length)
+    offset.fail(fmt::format("the trace {} has {} ticks of {:g} s ({:g} h): expected an offset before its last tick", series.file,
+                            length, series.gap.seconds(), (series.gap * length).hours()));
+  series.available.erase(series.available.begin(), series.available.begin() + ticks);
+  if (!series.price_per_node_hour_usd.empty())
+    series.price_per_node_hour_usd.erase(series.price_per_node_hour_usd.begin(), series.price_per_node_hour_usd.begin() + ticks);
 }
 
 // A spot pool's `spot:` block: one reclaim process, and the notice it gives.
@@ -293,7 +309,9 @@ SpotConfig read_spot(const ConfigNode& node, const ExecutionModel& model, const 
     if (const ConfigNode format = a.value("format"); format.as_string() != "skypilot")
       format.fail(fmt::format("expected format skypilot, got '{}'", format.as_string()));
     c.process = SpotConfig::Process::trace;
-    c.availability = std::make_shared<const AvailabilitySeries>(read_skypilot_series(data_path(a.at("path"), data_dir)));
+    AvailabilitySeries series = read_skypilot_series(data_path(a.at("path"), data_dir));
+    if (auto o = a.get("offset")) skip_ticks(series, *o);
+    c.availability = std::make_shared<const AvailabilitySeries>(std::move(series));
     c.scale = a.integer<int32_t>("scale");
     const ConfigNode prices = a.value("prices");
     c.trace_prices = prices.as_bool();

@@ -72,6 +72,11 @@ void JobSet::append(JobSet&& other) {
   take(texts, other.texts);
   take(profiles, other.profiles);
   take(checkpoints, other.checkpoints);
+  if (!other.deadlines.empty()) {
+    deadlines.resize(jobs.size());
+    other.deadlines.resize(other.jobs.size());
+    take(deadlines, other.deadlines);
+  }
   // The first set's jobs are taken whole: a million jobs are not moved one by one into a second vector.
   if (jobs.empty()) {
     jobs = std::move(other.jobs);
@@ -91,6 +96,12 @@ void JobSet::finalize() {
   std::vector<uint32_t> order(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) order[i] = keyed[i].second;
   keyed = {};
+  if (!deadlines.empty()) {
+    deadlines.resize(jobs.size());
+    std::vector<Duration> by_id(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) by_id[i] = deadlines[order[i]];
+    deadlines = std::move(by_id);
+  }
   // In place, one cycle of the permutation at a time (order[i]: the job that goes to position i;
   // a position done points at itself), so no second copy of the jobs is held.
   for (std::size_t start = 0; start < order.size(); ++start) {

@@ -78,6 +78,9 @@ const Section& checkpoint_section() {
                               "Computing time between checkpoints, or auto (Young/Daly's optimum for the nodes it runs on)"},
                              {"cost", Type::duration(), required, "", "Pause to write a checkpoint"},
                              {"restore", Type::duration(), "0", "", "Pause to read it back when it restarts"},
+                             {"restart_overhead", Type::duration(), "0", "",
+                              "Time lost at every start, the first too, before it computes (getting an instance, setting "
+                              "it up, reloading): Can't Be Late's changeover delay, billed like a restore"},
                              source_field(),
                          }};
   return s;
@@ -114,6 +117,8 @@ std::vector<Field> job_fields() {
        "Its pod's terminationGracePeriodSeconds: how long it may take to leave when preempted (a checkpoint that fits is "
        "written)"},
       {"priority", Type::integer().in(kPriorityRange), "0", "", "Larger runs first under the priority queue order"},
+      {"deadline", Type::duration(), "", "",
+       "How long after its arrival it must have ended (summary: deadlines met and missed, lateness); absent: none"},
       {"multi_node", Type::boolean(), "false", "", "A multi-GPU job may be split across nodes"},
       {"resource", Type::string(R"(^nvidia\.com/(gpu|gpu\.shared|mig-.+)$)"), "nvidia.com/gpu", "",
        "The device-plugin resource it asks for: nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>"},
@@ -341,6 +346,15 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   if (auto c = e.get("checkpoint")) j.checkpoint = JobSet::add(set.checkpoints, parse_checkpoint_policy(*c));
 }
 
+// `deadline:`, after the job's arrival; none when absent.
+std::optional<Duration> read_deadline(const Fields& e) {
+  auto d = e.get("deadline");
+  if (!d) return std::nullopt;
+  const Duration after = d->as_duration();
+  if (after <= Duration()) d->fail("expected a positive duration: a deadline is how long after its arrival the job must end");
+  return after;
+}
+
 // `workers: N` (1 when not given) and where it was given, read once for all the jobs of an entry.
 struct Workers {
   int32_t count = 1;
@@ -416,6 +430,7 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& node) {
   p.cost = c.at("cost").as_duration();
   if (p.auto_interval && p.cost <= Duration()) c.at("cost").fail("interval: auto needs a positive checkpoint cost");
   p.restore = c.value("restore").as_duration();
+  p.restart_overhead = c.value("restart_overhead").as_duration();
   return p;
 }
 
@@ -462,6 +477,9 @@ JobSet parse_inline_jobs(const ConfigNode& list) {
     j.strict = true;
     j.origin = set.origin(e.node().where());
     const int64_t count = e.integer("count");
+    const std::optional<Duration> deadline = read_deadline(e);
+    if (deadline)
+      for (int64_t i = 0; i < count; ++i) set.set_deadline(set.jobs.size() + static_cast<std::size_t>(i), *deadline);
     if (count == 1) {
       claim(j.name);
       set.jobs.push_back(std::move(j));
@@ -523,6 +541,8 @@ JobSet generate_jobs(const ConfigNode& node, uint64_t seed) {
       proto.communication = JobSet::add(set.profiles, parse_comm_profile(communication_section().read(*m)));
     proto.origin = set.origin(c.node().where());
     const Workers workers = read_workers(c);
+    if (const std::optional<Duration> deadline = read_deadline(c))
+      for (int64_t i = 0; i < count; ++i) set.set_deadline(set.jobs.size() + static_cast<std::size_t>(i), *deadline);
 
     Rng arrivals = make_stream(seed, "generator/" + name + "/arrivals");
     Rng sizes = make_stream(seed, "generator/" + name + "/gpus");

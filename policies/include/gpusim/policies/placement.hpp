@@ -27,6 +27,11 @@ class PlacementPolicy {
   // Called after a pass with the jobs that did not fit; a policy may reconfigure drained MIG GPUs or
   // ask for a later decision point here.
   virtual void after_pass(const ClusterView& view, Binder& binder, const std::vector<JobId>& unplaced);
+  // Does it want every decision point, also those where nothing is pending (it moves running jobs)?
+  virtual bool every_pass() const { return false; }
+  // Called at the start of each pass, before any job is placed: a placement that moves running jobs
+  // preempts them here (they are placed again in the same pass) and may ask for a later decision point.
+  virtual void before_pass(const ClusterView&, Binder&) {}
   // May the job go to this pool now (beyond its own constraints)? The autoscaler asks the same.
   virtual bool admits_pool(const ClusterView& view, JobId job, PoolId pool) const;
   // Jobs of one request shape this placement may treat differently fall into `variants()` classes;

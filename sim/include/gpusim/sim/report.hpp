@@ -3,6 +3,7 @@
 // row per job), timeseries.csv, and the resolved scenario. All of it is deterministic text.
 #include <initializer_list>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -31,7 +32,8 @@ std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary,
 class TableSink {
  public:
   virtual ~TableSink() = default;
-  virtual void header(std::initializer_list<std::string_view> columns) = 0;
+  virtual void header(std::span<const std::string_view> columns) = 0;
+  void header(std::initializer_list<std::string_view> columns) { header(std::span(columns.begin(), columns.size())); }
   virtual void reserve(std::size_t /*rows*/) {}  // the rows to come, when known
   virtual void cell(int64_t v) = 0;
   virtual void cell(double v) = 0;    // printed shortest round-trip ("4", "0.25")
@@ -53,7 +55,8 @@ class CsvSink final : public TableSink {
   ~CsvSink() override { flush(); }
   CsvSink(const CsvSink&) = delete;
   CsvSink& operator=(const CsvSink&) = delete;
-  void header(std::initializer_list<std::string_view> columns) override;
+  void header(std::span<const std::string_view> columns) override;
+  using TableSink::header;
   void cell(int64_t v) override;
   void cell(double v) override;
   void cell(Duration v) override;

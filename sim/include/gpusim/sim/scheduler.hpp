@@ -74,6 +74,11 @@ class ClusterView {
   virtual bool is_pending(JobId id) const = 0;
   // When a pending job last entered the queue (its arrival, or its eviction or restart).
   virtual Time pending_since(JobId id) const = 0;
+  // How long it has been in the queue over all its waits up to now: since its arrival, less the time
+  // it has held GPUs (an eviction does not start the count again).
+  virtual Duration waited(JobId id) const = 0;
+  // How long after its arrival it must have ended (issue 23); nullopt: no deadline.
+  virtual std::optional<Duration> deadline(JobId id) const = 0;
   // The job's checkpoint policy: its own, else its kind's default (disabled when it has none).
   virtual const CheckpointPolicy& checkpoint(JobId id) const = 0;
   // Did capacity become free (or get added) since the previous decision point? If not, jobs that

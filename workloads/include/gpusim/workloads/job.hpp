@@ -65,6 +65,9 @@ struct CheckpointPolicy {
   bool enabled = false;  // false: it never checkpoints, an eviction loses everything since its start
   bool auto_interval = false;
   Duration interval, cost, restore;
+  // Lost at every start, the first too (Can't Be Late's changeover delay d): the job holds its GPUs
+  // without computing, as while restoring.
+  Duration restart_overhead;
 };
 
 struct Request {
@@ -189,6 +192,19 @@ struct JobSet {
   // The source index of `where` (its file and field; the line goes into the JobOrigin).
   uint32_t source(const SourceLocation& where);
   JobOrigin origin(const SourceLocation& where) { return {source(where), where.line.value_or(0)}; }
+  // Each job's deadline (issue 23), by position, which is its id once finalized: how long after its
+  // arrival it must have ended; Duration() for none. Kept beside the jobs rather than in Job, which
+  // few jobs would use: empty when no job has one, and shorter than `jobs` when the last have none.
+  std::vector<Duration> deadlines;
+  std::optional<Duration> deadline(const Job& j) const {
+    const auto i = static_cast<std::size_t>(j.id);
+    return i < deadlines.size() && deadlines[i] > Duration() ? std::optional(deadlines[i]) : std::nullopt;
+  }
+  bool any_deadline() const { return !deadlines.empty(); }
+  void set_deadline(std::size_t position, Duration d) {
+    if (deadlines.size() <= position) deadlines.resize(position + 1);
+    deadlines[position] = d;
+  }
   // Where job `j` was written, for messages.
   SourceLocation where(const Job& j) const;
   // Appends `other`, re-indexing its tables.
