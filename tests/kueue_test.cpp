@@ -1,6 +1,7 @@
 // Kueue admission (sim/kueue.hpp) on small cases followed by hand. Clusters of l4-4x nodes (4 GPUs
 // each); jobs ask 1 GPU unless said; fifo+first-fit places what Kueue admits. Preempted workloads
 // leave at once (their pods' termination_grace_period: 0, kNoGrace) unless said.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -274,8 +275,8 @@ TEST(Kueue, FairSharingWeightsFlat) {
   EXPECT_EQ(r->recorder.evictions[0].victim[0], 'b');
   int a_at_0 = 0, b_kept = 0;
   for (int i = 0; i < 6; ++i) {
-    a_at_0 += r->start("a" + std::to_string(i)) == 0 ? 1 : 0;
-    const JobRecord& b = r->result->jobs[r->id("b" + std::to_string(i))];
+    a_at_0 += r->start(fmt::format("a{}", i)) == 0 ? 1 : 0;
+    const JobRecord& b = r->result->jobs[r->id(fmt::format("b{}", i))];
     b_kept += b.first_start.seconds() == 0 && b.preemptions == 0 ? 1 : 0;
   }
   EXPECT_EQ(a_at_0, 4);

@@ -63,7 +63,9 @@ TEST(Mig, PlacementsOfAPartitionableGpu) {
   EXPECT_EQ(all[6], (MigInstance{6, 0}));  // 7g.80gb, the last profile starting at 0
   EXPECT_EQ(all.back(), (MigInstance{2, 6}));
   for (const GpuModel& g : Catalog::builtin().gpus())
-    if (g.mig) EXPECT_LE(mig_placements(*g.mig).size(), 31u) << g.name;
+    if (g.mig) {
+      EXPECT_LE(mig_placements(*g.mig).size(), 31u) << g.name;
+    }
 }
 
 TEST(Mig, EnumeratesLayoutsAndMaximalOnes) {
