@@ -478,6 +478,8 @@ for name, text, says in [
     ("csv u nan", "arrival_s,duration_s,gpus,u\n0,1,1,nan\n", "column 'u'"),
     ("csv u inf", "arrival_s,duration_s,gpus,u\n0,1,1,inf\n", "column 'u'"),
     ("csv priority 2^32", "arrival_s,duration_s,gpus,priority\n0,1,1,4294967296\n", "column 'priority'"),
+    ("csv deadline zero", "arrival_s,duration_s,gpus,deadline_s\n0,1,1,0\n", "column 'deadline_s'"),
+    ("csv deadline text", "arrival_s,duration_s,gpus,deadline_s\n0,1,1,soon\n", "column 'deadline_s'"),
 ]:
     case(name, with_trace("csv", text), ["trace.csv", says])
 for name, text, says in [

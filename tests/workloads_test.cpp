@@ -88,6 +88,24 @@ TEST(GenericCsv, ReadsOptionalColumns) {
   EXPECT_EQ(s.jobs[1].request.gpus, 4);
 }
 
+// deadline_s: seconds after the row's arrival; empty, none. It follows its job when rows of one
+// arrival are sorted, and a limit drops the deadlines of the rows it drops.
+TEST(GenericCsv, ReadsDeadlines) {
+  const auto path = write_file("jobs.csv", "name,arrival_s,duration_s,gpus,deadline_s\n"
+                                           "a,0,60,1,\n"
+                                           "b,10,3600,1,7200\n"
+                                           "c,20,60,1,90.5\n");
+  const JobSet s = read_generic_csv(path, {});
+  ASSERT_EQ(s.jobs.size(), 3u);
+  EXPECT_EQ(s.deadline(s.jobs[0]), std::nullopt);
+  EXPECT_EQ(s.deadline(s.jobs[1]), Duration::from_seconds(7200));
+  EXPECT_EQ(s.deadline(s.jobs[2]), Duration::from_us(90'500'000));
+  EXPECT_TRUE(s.any_deadline());
+  TraceOptions first;
+  first.limit = 1;
+  EXPECT_FALSE(read_generic_csv(path, first).any_deadline());
+}
+
 TEST(Generator, IsDeterministicPerSeedAndFollowsItsDistributions) {
   const auto spec = ConfigNode::parse(R"(
 classes:

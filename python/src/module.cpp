@@ -720,6 +720,13 @@ std::vector<GpuId> fitting_gpus(const ClusterView& v, JobId job, NodeId node) {
   v.fitting_gpus(job, node, out);
   return out;
 }
+// Seconds, as the rest of the Python view speaks: how long after its arrival the job must end (None:
+// no deadline), and how long it has waited in the queue over all its waits.
+std::optional<double> deadline_s(const ClusterView& v, JobId job) {
+  const std::optional<Duration> d = v.deadline(job);
+  return d ? std::optional(d->seconds()) : std::nullopt;
+}
+double waited_s(const ClusterView& v, JobId job) { return v.waited(job).seconds(); }
 std::pair<int64_t, int64_t> gpu_demand(const ClusterView& v, JobId job, PoolId pool) {
   const GpuDemand d = v.gpu_demand(job, pool);
   return {d.milli.value, d.memory_mib};
@@ -927,6 +934,8 @@ PYBIND11_MODULE(_core, m) {
           "Pending jobs in queue order")
       .def("new_arrivals", &ClusterView::new_arrivals)
       .def("is_pending", checked(&ClusterView::is_pending))
+      .def("deadline_s", checked(&deadline_s), "Seconds after its arrival by which the job must end; None: no deadline")
+      .def("waited_s", checked(&waited_s), "Seconds the job has waited in the queue, over all its waits")
       .def(
           "running",
           [](const ClusterView& v) {

@@ -59,6 +59,29 @@ def test_dict_scenario():
     assert list(r.jobs.queue_delay_s) == [0, 3600]
 
 
+def test_deadlines_in_the_view_and_the_summary():
+    scenario = {
+        "name": "deadline", "seed": 1,
+        "cluster": {"pools": [{"name": "a100", "node": "dgx-a100-80gb", "count": 1}]},
+        "workload": {"jobs": [{"name": "a", "arrival": 0, "duration": "1h", "gpus": 8},
+                              {"name": "b", "arrival": 0, "duration": "1h", "gpus": 8, "deadline": "90m"}]},
+    }
+    seen = []
+
+    class Records(gpusim.Placement):
+        name = "records"
+
+        def score(self, view, job, node):
+            seen.append((view.now_s, view.job(job).name, view.deadline_s(job), view.waited_s(job)))
+            return 0.0
+
+    r = gpusim.run(scenario, policy=Records())
+    assert ("a", None) == seen[0][1:3]
+    assert seen[-1] == (3600, "b", 5400, 3600)  # b starts once a ends, having waited an hour
+    assert (r.summary["deadlines_met"], r.summary["deadlines_missed"]) == (0, 1)
+    assert r.summary["lateness_max_s"] == 1800  # due at 1.5 h, ended at 2 h
+
+
 def test_errors_are_the_cli_messages(root, cli, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ncluster: {pools: [{name: p, node: nope, count: 1}]}\nworkload: {jobs: []}\n")

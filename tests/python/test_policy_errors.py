@@ -36,6 +36,8 @@ ACCESSORS = [
     ("pool", 0, ()),
     ("node_gpus", 0, ()),
     ("is_pending", 0, ()),
+    ("deadline_s", 0, ()),
+    ("waited_s", 0, ()),
     ("gpus_to_place", 0, ()),
     ("fits_on_node", 0, ("job", 0)),
     ("fits_on_node", 1, ("job", 0)),
@@ -51,7 +53,7 @@ ACCESSORS = [
 # What each argument of each method is an id of.
 KINDS = {
     "job": ["job"], "node": ["node"], "gpu": ["GPU"], "pool": ["pool"], "node_gpus": ["node"],
-    "is_pending": ["job"], "gpus_to_place": ["job"],
+    "is_pending": ["job"], "deadline_s": ["job"], "waited_s": ["job"], "gpus_to_place": ["job"],
     "fits_on_node": ["job", "node"], "node_admits": ["job", "node"], "gpu_fits": ["job", "GPU"],
     "fitting_gpus": ["job", "node"], "gpu_demand": ["job", "pool"],
 }

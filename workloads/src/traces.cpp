@@ -38,6 +38,7 @@ void check_width(const csv::Reader& r, const std::vector<std::string_view>& fiel
 void apply_options(JobSet& set, const TraceOptions& o) {
   set.finalize();
   if (o.limit && static_cast<int64_t>(set.jobs.size()) > *o.limit) set.jobs.resize(static_cast<std::size_t>(*o.limit));
+  if (set.deadlines.size() > set.jobs.size()) set.deadlines.resize(set.jobs.size());
 }
 
 // "V100M16|V100M32|V100M32" -> {V100M16, V100M32}: an allowed-model set, so repeats and empty
@@ -203,9 +204,9 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
   std::vector<std::string_view> f;
   if (!r.next(f)) r.fail("empty file: expected a header naming the columns");
   const auto col = header_index(r, f);
-  static constexpr std::string_view kKnown[] = {"name", "arrival_s", "duration_s", "gpus", "gpu_milli",
-                                                "gpu_memory_mib", "cpu_milli", "memory_mib", "models",
-                                                "kind", "u", "tenant", "priority", "multi_node"};
+  static constexpr std::string_view kKnown[] = {"name",      "arrival_s",  "duration_s", "gpus", "gpu_milli", "gpu_memory_mib",
+                                                "cpu_milli", "memory_mib", "models",     "kind", "u",         "tenant",
+                                                "priority",  "multi_node", "deadline_s"};
   for (const auto& [name, i] : col)
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       r.fail(fmt::format("unknown column '{}'; expected some of: {}", name, fmt::join(kKnown, ", ")));
@@ -254,6 +255,11 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
     if (auto c = opt("multi_node"); c && !f[*c].empty()) {
       if (f[*c] != "true" && f[*c] != "false") r.fail("column 'multi_node': expected true or false");
       j.multi_node = f[*c] == "true";
+    }
+    if (auto c = opt("deadline_s"); c && !f[*c].empty()) {
+      const double after = r.number(f[*c], "deadline_s", kSpanSeconds);
+      if (after <= 0) r.fail("column 'deadline_s': expected a positive number of seconds after the job's arrival");
+      set.set_deadline(set.jobs.size(), Duration::from_seconds(after, Round::nearest));
     }
     if (auto c = opt("name"); c && !f[*c].empty()) j.name = std::string(f[*c]);
     else j.name = fmt::format("job-line-{}", r.line());

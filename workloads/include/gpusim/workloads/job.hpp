@@ -200,7 +200,9 @@ struct JobSet {
     const auto i = static_cast<std::size_t>(j.id);
     return i < deadlines.size() && deadlines[i] > Duration() ? std::optional(deadlines[i]) : std::nullopt;
   }
-  bool any_deadline() const { return !deadlines.empty(); }
+  bool any_deadline() const {
+    return std::any_of(deadlines.begin(), deadlines.end(), [](Duration d) { return d > Duration(); });
+  }
   void set_deadline(std::size_t position, Duration d) {
     if (deadlines.size() <= position) deadlines.resize(position + 1);
     deadlines[position] = d;
