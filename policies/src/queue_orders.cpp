@@ -316,8 +316,18 @@ class Tiresias final : public QueueOrder {
       s.position = ++back_seq_;  // a newcomer: the back of the first queue
       if (gittins_) {
         s.gittins = gittins_->rank(0);
-        const JobId before{id.value() - 1};
-        s.arrived_with = id > 0 && v.job(before).arrival == v.job(id).arrival ? state(v, before).arrived_with : id.value();
+        // Back over the jobs of its arrival time to the first, or to one already seen (a loop, not a
+        // recursion: thousands of jobs may arrive at one instant).
+        int64_t first = id.value();
+        while (first > 0 && v.job(JobId(first - 1)).arrival == v.job(id).arrival) {
+          const State& before = states_[static_cast<std::size_t>(first - 1)];
+          if (before.known) {
+            first = before.arrived_with;
+            break;
+          }
+          --first;
+        }
+        s.arrived_with = first;
       }
     }
     return s;
