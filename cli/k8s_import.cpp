@@ -173,21 +173,25 @@ std::optional<std::pair<std::string, YAML::Node>> annotation(const Object& o, co
   return std::nullopt;
 }
 
-// A duration annotation, checked here so that an error names the manifest, not the scenario.
+// A duration annotation, checked here so that an error names the manifest, not the scenario (a
+// deadline must also be positive: how long after its arrival the job must end).
 std::string duration_annotation(const Object& o, const YAML::Node& tmpl, const std::string& key, const std::string& fallback) {
   const auto a = annotation(o, tmpl, key);
   if (!a) return fallback;
+  const std::string field = "metadata.annotations." + std::string(kAnnotationPrefix) + key;
+  Duration d;
   try {
-    parse_duration(a->first);
+    d = parse_duration(a->first);
   } catch (const std::exception& e) {
-    o.fail(a->second, "metadata.annotations." + std::string(kAnnotationPrefix) + key, e.what());
+    o.fail(a->second, field, e.what());
   }
+  if (key == "deadline" && d <= Duration()) o.fail(a->second, field, "expected a positive duration after the job's arrival");
   return a->first;
 }
 
 // One inline job of the scenario, written as a flow map.
 struct JobOut {
-  std::string name, tenant, kind, duration, arrival = "0", node, comment;
+  std::string name, tenant, kind, duration, arrival = "0", deadline, node, comment;
   PodRequest request;
   int64_t count = 1, workers = 1;
   YAML::Node rules;  // the pod's Kubernetes settings (PodRules::fields)
@@ -224,6 +228,7 @@ std::string emit_job(const JobOut& j) {
   if (j.request.memory_mib > 0) s += fmt::format(", memory_mib: {}", j.request.memory_mib);
   s += fmt::format(", kind: {}, duration: {}, arrival: {}, tenant: {}", j.kind, yaml_quoted(j.duration), yaml_quoted(j.arrival),
                    yaml_quoted(j.tenant));
+  if (!j.deadline.empty()) s += fmt::format(", deadline: {}", yaml_quoted(j.deadline));
   if (!j.node.empty()) s += fmt::format(", node: {}", yaml_quoted(j.node));
   if (j.rules && j.rules.size() > 0) {
     const std::string f = flow(j.rules);  // {a: 1, b: 2}: its entries go on the job's line
@@ -1249,6 +1254,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
       o.fail(spec, "spec.pytorchReplicaSpecs", "workers of several pods take whole GPUs (nvidia.com/gpu)");
     if (const auto k = annotation(o, tmpl, "kind")) j.kind = k->first;
     j.arrival = duration_annotation(o, tmpl, "arrival", "0");
+    j.deadline = duration_annotation(o, tmpl, "deadline", "");
     if (serving && !annotation(o, tmpl, "duration")) {
       j.duration = horizon;
       j.whole_horizon = true;

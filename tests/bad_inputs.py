@@ -662,6 +662,9 @@ k8s("k8s running on an unknown node", K8S_NODE + k8s_pod("          nvidia.com/g
 k8s("k8s bad duration annotation", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n").replace(
     "  namespace: ml\n", "  namespace: ml\n  annotations: {gpusim.io/duration: soon}\n"),
     ["Pod ml/p", "metadata.annotations.gpusim.io/duration"])
+k8s("k8s zero deadline annotation", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n").replace(
+    "  namespace: ml\n", "  namespace: ml\n  annotations: {gpusim.io/deadline: 0}\n"),
+    ["Pod ml/p", "metadata.annotations.gpusim.io/deadline", "positive"])
 k8s("k8s no nodes", k8s_pod("          nvidia.com/gpu: 1\n"), ["no GPU Node objects"])
 # Tenancy objects and pod settings (issue 17): the file, its line, the object and the field.
 K8S_POD = K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")

@@ -267,4 +267,21 @@ figure "snapshot: GPU-hours allocated" "$TMP/s/summary.json" gpu_hours_allocated
 matches "snapshot: train-0 starts on gpu-h100-1" "$TMP/s/jobs.csv" '^1,pod/research/train-0-x2k4p,research,batch,0,0,10800,.*,gpu-h100-1:0\+1\+2\+3\+4\+5\+6\+7,'
 matches "snapshot: eval-b waits for eval-a" "$TMP/s/jobs.csv" '^4,pod/research/eval-b-k3m2s,research,batch,0,3600,7200,.*,gpu-h100-0:'
 matches "snapshot: the serving pod on its MIG slice" "$TMP/s/jobs.csv" '^0,pod/serving/llm-serve-7d9f-abcde,.*,running,.*,gpu-a100-0:0/1g.10gb@0,'
+
+# A deadline annotation (gpusim.io/deadline): two 8-GPU pods of 1 h on one 8-GPU node; the second, due
+# 90 min after its arrival, waits for the first and ends at 2 h: missed by 30 min.
+pod() {  # pod NAME [ANNOTATIONS]
+  printf -- '---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: ml\n  annotations: {%s}\nspec:\n  containers:\n    - name: c\n      resources:\n        limits:\n          nvidia.com/gpu: 8\n' "$1" "$2"
+}
+{
+  printf 'apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3\n    nvidia.com/gpu.count: "8"\n'
+  pod first ""
+  pod second "gpusim.io/deadline: 90m"
+} > "$TMP/deadline-k8s.yaml"
+check "deadline annotation import" 0 "$GPUSIM" import k8s "$TMP/deadline-k8s.yaml" --out "$TMP/deadline.yaml"
+contains "deadline annotation as the job's deadline" "$TMP/deadline.yaml" 'deadline: "90m"'
+check "deadline annotation run" 0 "$GPUSIM" run "$TMP/deadline.yaml" --out "$TMP/dl"
+figure "deadline: met" "$TMP/dl/summary.json" deadlines_met 0
+figure "deadline: missed" "$TMP/dl/summary.json" deadlines_missed 1
+figure "deadline: lateness" "$TMP/dl/summary.json" lateness_max_s 1800.0
 exit $fail
