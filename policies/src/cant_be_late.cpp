@@ -35,13 +35,13 @@ struct CantBeLate final : PlacementPolicy {
     return {j.work, v.deadline(job).value_or(kMaxSpan), v.now() - j.arrival,
             Duration::from_us(static_cast<int64_t>(v.remaining_work(job).us() + 0.5)), v.checkpoint(job).restart_overhead};
   }
-  // Is a spot node free for the whole job now?
+  // Is a spot node free for the whole job now? One look per group of a pool's ready nodes in the same
+  // state (the cluster's buckets), not per node.
   static bool spot_free(const ClusterView& v, JobId job) {
-    for (PoolId p{0}; p < v.cluster().pools().size(); ++p) {
-      const Pool& pool = v.cluster().pool(p);
-      if (pool.market != Market::spot || !v.pool_allowed(job, p)) continue;
-      for (NodeId n = pool.first_node; n < pool.first_node + pool.built; ++n)
-        if (v.fits_on_node(job, n)) return true;
+    const Cluster& c = v.cluster();
+    for (BucketId b : c.live_buckets()) {
+      const PoolId p = c.node(c.bucket(b).representative()).pool;
+      if (c.pool(p).market == Market::spot && v.pool_allowed(job, p) && v.fits_in_bucket(job, b)) return true;
     }
     return false;
   }
