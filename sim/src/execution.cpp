@@ -156,6 +156,40 @@ const Section& power_section() {
   return s;
 }
 
+const Section& serving_efficiency_section() {
+  static const Section s{
+      "model_serving_efficiency",
+      "Roofline efficiencies and overheads of LLM replicas on some GPU models",
+      {
+          {"gpus", Type::string_list(), "", "", "GPU models (names or aliases) it applies to; absent: a default entry"},
+          {"min_compute_capability", Type::number().at_least(0), "0", "",
+           "A default entry applies to GPUs not listed whose compute capability reaches this (the highest wins)"},
+          {"e_flops", Type::number().above(0).at_most(1), required, "", "Achieved over peak FLOP/s of the weight matmuls"},
+          {"e_bw", Type::number().above(0).at_most(1), required, "", "Achieved over peak memory bandwidth"},
+          {"e_attn", Type::number().above(0).at_most(1), required, "", "Achieved over peak FLOP/s of attention (causal FLOPs)"},
+          {"e_link", Type::number().above(0).at_most(1), required, "", "Achieved over the ring link's bandwidth in all-reduces"},
+          {"overhead_tp1", Type::duration(), required, "", "Fixed cost of an iteration at tensor-parallel degree 1"},
+          {"overhead_tp", Type::duration(), required, "", "Fixed cost of an iteration at tensor-parallel degree 2 or more"},
+          {"alpha", Type::number().at_least(0), required, "s", "Latency of one step of a ring all-reduce"},
+          {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
+          source_field(),
+      }};
+  return s;
+}
+
+const Section& serving_section() {
+  static const Section s = model_subsection(
+      "serving", "LLM serving: vLLM's cache settings and the iteration-time roofline's efficiencies",
+      {
+          {"gpu_memory_utilization", Type::number().above(0).at_most(1), "", "",
+           "vLLM's gpu_memory_utilization: the fraction of the memory a replica sees that it uses"},
+          {"block_size", Type::int32().at_least(1), "", "tokens", "Tokens per KV-cache block"},
+          {"efficiency", Type::list(Type::section(serving_efficiency_section())), "", "",
+           "Efficiencies by GPU model; a scenario's entries are searched before model.yaml's"},
+      });
+  return s;
+}
+
 }  // namespace
 
 const Section& model_section() {
@@ -173,6 +207,7 @@ const Section& model_section() {
                              {"autoscaler", Type::section(autoscaler_section()), "", "", "The cluster autoscaler"},
                              {"low_utilization", Type::section(low_utilization_section()), "", "", "The low-utilization alert"},
                              {"power", Type::section(power_section()), "", "", "The power model of metrics.om"},
+                             {"serving", Type::section(serving_section()), "", "", "LLM serving"},
                          }};
   return s;
 }
@@ -272,6 +307,32 @@ void ExecutionModel::apply(const ConfigNode& model) {
   if (auto block = doc.get("power")) {
     const Fields p = power_section().read(*block);
     if (auto v = p.get("idle_fraction")) power.idle_fraction = v->as_number(p.range("idle_fraction"));
+  }
+  if (auto block = doc.get("serving")) {
+    const Fields sv = serving_section().read(*block);
+    if (auto v = sv.get("gpu_memory_utilization"))
+      serving.gpu_memory_utilization = v->as_number(sv.range("gpu_memory_utilization"));
+    if (auto v = sv.get("block_size")) serving.block_size = v->as_int<int32_t>(sv.range("block_size"));
+    if (auto list = sv.get("efficiency"))
+      for (const auto& item : list->items()) {
+        const Fields e = serving_efficiency_section().read(item);
+        ServingModel::Entry entry;
+        entry.gpus = e.string_list("gpus");
+        if (!entry.gpus.empty() && e.has("min_compute_capability"))
+          e.at("min_compute_capability").fail("expected either gpus or min_compute_capability, not both");
+        entry.min_compute_capability = e.number("min_compute_capability");
+        ServingEfficiency& f = entry.efficiency;
+        f.e_flops = e.number("e_flops");
+        f.e_bw = e.number("e_bw");
+        f.e_attn = e.number("e_attn");
+        f.e_link = e.number("e_link");
+        f.overhead_tp1 = e.value("overhead_tp1").as_duration();
+        f.overhead_tp = e.value("overhead_tp").as_duration();
+        f.alpha_s = e.number("alpha");
+        entry.assumed = e.string_list("assumed");
+        if (auto src = e.get("source")) entry.source = src->as_string();
+        serving.efficiency.push_back(std::move(entry));
+      }
   }
   if (auto block = doc.get("restart")) {
     const Fields r = restart_section().read(*block);

@@ -13,6 +13,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/hardware/catalog.hpp"
+#include "gpusim/sim/serving_model.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -95,6 +96,9 @@ struct ExecutionModel {
   AutoscalerModel autoscaler;
   LowUtilizationAlert low_utilization;
   PowerModel power;
+  ServingModel serving;
+  // The roofline efficiencies of a replica on `gpu` (serving.efficiency_of).
+  const ServingEfficiency& serving_efficiency(const GpuModel& gpu) const { return serving.efficiency_of(gpu); }
   // The compiled-in defaults (sim/data/model.yaml).
   static const ExecutionModel& builtin();
   // Applies a `model:` map (same shape as model.yaml, every field optional).

@@ -1,0 +1,99 @@
+#pragma once
+// The serving model's pure formulas (design note issue18-serving §1-§4): KV-cache
+// capacity, vLLM's engine defaults, the roofline iteration time of a replica, and the share of a
+// GPU a replica gets under time-slicing and MPS. Each is a small function with a test worked by hand
+// (tests/serving_test.cpp). The constants live in sim/data/model.yaml under `serving:`.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpusim/core/time.hpp"
+#include "gpusim/hardware/catalog.hpp"
+#include "gpusim/workloads/served_model.hpp"
+
+namespace gpusim {
+
+// Per-GPU-class kernel efficiencies and overheads of the roofline.
+struct ServingEfficiency {
+  double e_flops = 0, e_bw = 0, e_attn = 0, e_link = 0;
+  Duration overhead_tp1, overhead_tp;  // t0 at TP 1 and at TP >= 2
+  double alpha_s = 0;                  // per-step latency of a ring all-reduce
+};
+
+// model.yaml's `serving:`: vLLM's cache settings and the efficiencies by GPU model.
+struct ServingModel {
+  struct Entry {
+    std::vector<std::string> gpus;      // GPU model names; empty: a default entry
+    double min_compute_capability = 0;  // a default entry applies to unlisted GPUs of at least this
+    ServingEfficiency efficiency;
+    std::vector<std::string> assumed;
+    std::string source;
+  };
+  double gpu_memory_utilization = 0;  // vLLM's per-instance fraction of the visible memory
+  int32_t block_size = 0;             // tokens per KV block
+  // Searched from the back: a scenario's entries (applied later) win over model.yaml's.
+  std::vector<Entry> efficiency;
+  // The entry listing `gpu` (by name or alias), else the default entry with the highest
+  // min_compute_capability the GPU reaches; std::logic_error when none applies (model.yaml has a
+  // default from compute capability 0).
+  const ServingEfficiency& efficiency_of(const GpuModel& gpu) const;
+};
+
+struct ReplicaHardware {   // what one replica has, per GPU, already scaled by its share
+  double flops_per_s = 0;  // peak dense bf16 FLOP/s x compute share
+  double bytes_per_s = 0;  // peak memory bandwidth x bandwidth share
+  int32_t tp = 1;
+  double link_bytes_per_s = 0;  // ring bottleneck link, per direction (tp > 1)
+  const ServingEfficiency* eff = nullptr;
+};
+
+struct BatchShape {       // one iteration's scheduled work
+  int64_t tokens = 0;     // sum of q (new tokens computed)
+  double attention = 0;   // sum of q x (o + q/2), o = tokens already cached for that sequence
+  int64_t kv_tokens = 0;  // sum of (o + q): KV entries read or written
+};
+
+// Bytes of one activation element in the tensor-parallel all-reduce (fp16/bf16 activations, also
+// for quantized weights).
+inline constexpr double kActivationBytes = 2;
+
+// Seconds one iteration takes (note §2.1): t0(tp) + max(t_comp, t_mem) + t_attn + t_ar with
+//   t_comp = 2 P T / (n F e_flops), t_mem = (W / n + kv(n) x kv_tokens) / (B e_bw),
+//   t_attn = 4 L Hq hd x attention / (n F e_attn),
+//   t_ar   = 2 L [2 (n-1) alpha + T h 2 B / (e_link link) x 2 (n-1)/n]  (n > 1; two all-reduces a layer).
+double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b);
+
+struct EngineLimits {
+  int32_t max_num_batched_tokens = 2048, max_num_seqs = 256, block_size = 16;
+  double gpu_memory_utilization = 0.9;
+};
+// vLLM's EngineArgs.get_batch_defaults, OPENAI_API_SERVER column (note §1.2), on the memory the
+// replica sees: 8192 tokens / 1024 sequences on a non-A100 GPU showing >= 70 GiB, else 2048 / 256.
+EngineLimits default_engine_limits(const GpuModel& gpu, int64_t visible_memory_mib);
+// The same with model.yaml's (or a scenario's) block size and memory utilization.
+EngineLimits default_engine_limits(const GpuModel& gpu, int64_t visible_memory_mib, const ServingModel& serving);
+
+// Per GPU of a replica (note §1.3): budget = floor(utilization x visible), weights = P x dtype / tp,
+// reserve = context memory + activations of one max_num_batched_tokens pass
+// (tokens x (2 I / tp + 4 h) x 2 B) + fp32 logits of max_num_seqs rows (seqs x vocab x 4 B),
+// blocks = floor((budget - weights - reserve) / (block_size x kv_bytes_per_token(tp))).
+// The subtraction is done in bytes; the MiB fields are rounded for messages (kv_mib down).
+struct KvCapacity {
+  int64_t budget_mib = 0, weights_mib = 0, reserve_mib = 0, kv_mib = 0, blocks = 0;  // blocks <= 0: does not fit
+};
+KvCapacity kv_capacity(const ServedModel& m, int64_t visible_memory_mib, int32_t tp, const EngineLimits& l,
+                       int64_t context_memory_mib);
+
+// Time-slicing, slot-exact round robin (note §4.2): the busy contexts of a GPU take slots of
+// `timeslice` in turn from `origin` (context at position p owns [origin + (k*n + p)*τ, +τ) ), a slot
+// begins with a switch of `context_switch` when n >= 2 (no switch, no slots when n == 1). Returns when
+// an iteration needing `work_us` of exclusive GPU time, ready at `ready`, completes. Ready inside its
+// own slot, it uses the rest of that slot.
+Time ts_iteration_end(Time ready, Time origin, int32_t n, int32_t position, int64_t work_us, Duration timeslice,
+                      Duration context_switch);
+
+// Max-min fair split of 1 among `demands` (MPS memory bandwidth, note §4.3); out[i] <= demands[i].
+void max_min_shares(std::span<const double> demands, std::span<double> out);
+
+}  // namespace gpusim

@@ -1,0 +1,111 @@
+#include "gpusim/sim/serving_model.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+#include <string_view>
+
+#include "gpusim/sim/execution.hpp"
+
+namespace gpusim {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+bool names(const GpuModel& gpu, std::string_view name) {
+  return gpu.name == name || std::ranges::find(gpu.aliases, name) != gpu.aliases.end();
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+}  // namespace
+
+const ServingEfficiency& ServingModel::efficiency_of(const GpuModel& gpu) const {
+  for (auto e = efficiency.rbegin(); e != efficiency.rend(); ++e)
+    for (const auto& n : e->gpus)
+      if (names(gpu, n)) return e->efficiency;
+  const Entry* best = nullptr;
+  for (auto e = efficiency.rbegin(); e != efficiency.rend(); ++e)
+    if (e->gpus.empty() && e->min_compute_capability <= gpu.compute_capability &&
+        (!best || e->min_compute_capability > best->min_compute_capability))
+      best = &*e;
+  if (!best) throw std::logic_error("serving: no efficiency entry applies to GPU " + gpu.name);
+  return best->efficiency;
+}
+
+double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b) {
+  const ServingEfficiency& e = *hw.eff;
+  const double n = hw.tp;
+  const double tokens = static_cast<double>(b.tokens);
+  const double t_comp = 2.0 * static_cast<double>(m.params) * tokens / (n * hw.flops_per_s * e.e_flops);
+  const double bytes = m.weights_bytes() / n + m.kv_bytes_per_token(hw.tp) * static_cast<double>(b.kv_tokens);
+  const double t_mem = bytes / (hw.bytes_per_s * e.e_bw);
+  const double t_attn = 4.0 * m.layers * m.heads * m.head_dim * b.attention / (n * hw.flops_per_s * e.e_attn);
+  double t_ar = 0;
+  if (hw.tp > 1) {
+    const double ring = 2.0 * (n - 1) / n;
+    t_ar = 2.0 * m.layers *
+           (2.0 * (n - 1) * e.alpha_s + tokens * m.hidden * kActivationBytes / (e.e_link * hw.link_bytes_per_s) * ring);
+  }
+  const Duration t0 = hw.tp > 1 ? e.overhead_tp : e.overhead_tp1;
+  return t0.seconds() + std::max(t_comp, t_mem) + t_attn + t_ar;
+}
+
+EngineLimits default_engine_limits(const GpuModel& gpu, int64_t visible_memory_mib) {
+  // vLLM: `device_memory >= 70 * GiB and "a100" not in device_name` ("H100 and MI300x").
+  std::string lower = gpu.name;
+  std::ranges::transform(lower, lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  EngineLimits l;
+  if (visible_memory_mib >= 70 * 1024 && lower.find("a100") == std::string::npos) {
+    l.max_num_batched_tokens = 8192;
+    l.max_num_seqs = 1024;
+  }
+  return l;
+}
+
+EngineLimits default_engine_limits(const GpuModel& gpu, int64_t visible_memory_mib, const ServingModel& serving) {
+  EngineLimits l = default_engine_limits(gpu, visible_memory_mib);
+  l.block_size = serving.block_size;
+  l.gpu_memory_utilization = serving.gpu_memory_utilization;
+  return l;
+}
+
+KvCapacity kv_capacity(const ServedModel& m, int64_t visible_memory_mib, int32_t tp, const EngineLimits& l,
+                       int64_t context_memory_mib) {
+  KvCapacity c;
+  // The epsilon keeps 0.9 x 81,920 at 73,728 whichever way the product rounds.
+  c.budget_mib = static_cast<int64_t>(std::floor(l.gpu_memory_utilization * static_cast<double>(visible_memory_mib) + 1e-9));
+  const double weights = m.weights_bytes() / tp;
+  const double activation = static_cast<double>(l.max_num_batched_tokens) * (2.0 * m.intermediate / tp + 4.0 * m.hidden) * 2.0 +
+                            static_cast<double>(l.max_num_seqs) * m.vocab * 4.0;
+  const double reserve = static_cast<double>(context_memory_mib) * kMiB + activation;
+  const double kv = static_cast<double>(c.budget_mib) * kMiB - weights - reserve;
+  c.weights_mib = std::llround(weights / kMiB);
+  c.reserve_mib = std::llround(reserve / kMiB);
+  c.kv_mib = static_cast<int64_t>(std::floor(kv / kMiB));
+  c.blocks = static_cast<int64_t>(std::floor(kv / (l.block_size * m.kv_bytes_per_token(tp))));
+  return c;
+}
+
+Time ts_iteration_end(Time ready, Time origin, int32_t n, int32_t position, int64_t work_us, Duration timeslice,
+                      Duration context_switch) {
+  if (n <= 1) return ready + Duration::from_us(work_us);
+  const int64_t tau = timeslice.us(), c = context_switch.us(), cycle = n * tau;
+  const int64_t rel = (ready - origin).us();
+  auto slot_start = [&](int64_t k) { return (k * n + position) * tau; };
+  // The first own slot that has not ended at `ready`.
+  int64_t k = floor_div(rel - position * tau, cycle);
+  if (slot_start(k) + tau <= rel) ++k;
+  const int64_t start = std::max(rel, slot_start(k) + c);
+  const int64_t first = slot_start(k) + tau - start;  // useful time left in that slot
+  if (work_us <= first) return origin + Duration::from_us(start + work_us);
+  const int64_t left = work_us - first, useful = tau - c;
+  const int64_t more = (left + useful - 1) / useful;  // further slots, the last one partly used
+  return origin + Duration::from_us(slot_start(k + more) + c + left - (more - 1) * useful);
+}
+
+void max_min_shares(std::span<const double> demands, std::span<double> out) { max_min_fair(demands, 1.0, out); }
+
+}  // namespace gpusim
