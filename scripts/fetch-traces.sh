@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fetches the public traces gpusim's scenarios can use (data/traces.sha256: the Alibaba openb pod and
-# node lists, the Philly job table and machine list, the SkyPilot spot traces) from their public
-# sources at pinned commits into a data directory, and verifies every file's sha256. Needs a network
-# and curl or wget; the tests never run it with a network (they run --verify on data/).
+# node lists, the Philly job table and machine list, the SkyPilot spot traces, the Azure LLM inference
+# and Mooncake request traces) from their public sources at pinned commits into a data directory, and
+# verifies every file's sha256. Needs a network and curl or wget; the tests never run it with a
+# network (they run --verify on data/).
 #
 #   scripts/fetch-traces.sh [--verify] [DIR]
 #

@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "gpusim/workloads/csv.hpp"
 
 namespace gpusim {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -62,6 +65,33 @@ Request whole_gpus(int64_t gpus) {
 }
 
 }  // namespace
+
+std::string data_path(const ConfigNode& field, const std::string& data_dir) {
+  const std::string rel = field.as_string();
+  const fs::path p(rel);
+  // The error_code forms: a name the system refuses (too long, not permitted) is one not found.
+  std::error_code ec;
+  const auto is_file = [&](const fs::path& f) { return fs::is_regular_file(f, ec); };
+  const auto is_dir = [&](const fs::path& f) { return fs::is_directory(f, ec); };
+  if (p.is_absolute()) {
+    if (is_dir(p)) field.fail(fmt::format("'{}' is a directory: expected a trace file", rel));
+    if (!is_file(p)) field.fail(fmt::format("trace file '{}' not found", rel));
+    return p.string();
+  }
+  std::vector<fs::path> tried;
+  // A scenario given as a Python dict or a string has no file: only the data directory applies.
+  if (const fs::path scenario(field.file()); is_file(scenario)) tried.push_back(scenario.parent_path() / p);
+  tried.push_back(fs::path(data_dir) / p);
+  for (const fs::path& candidate : tried) {
+    if (is_file(candidate)) return candidate.string();
+    if (is_dir(candidate)) field.fail(fmt::format("'{}' is a directory ({}): expected a trace file", rel, candidate.string()));
+  }
+  std::string where;
+  for (const fs::path& candidate : tried) where += fmt::format("{}{}", where.empty() ? "" : ", ", candidate.string());
+  field.fail(fmt::format("trace file '{}' not found (looked for {}: beside the scenario, then in the data directory; "
+                         "set the data directory with --data or GPUSIM_DATA)",
+                         rel, where));
+}
 
 std::optional<int64_t> parse_timestamp(std::string_view t) {
   // YYYY-MM-DD HH:MM:SS

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusim/core/config.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -49,6 +50,11 @@ JobSet read_philly_jobs(const std::string& path, const TraceOptions& options);
 //   arrival_s,duration_s,gpus  required; name,gpu_milli,gpu_memory_mib,cpu_milli,memory_mib,
 //   models (|-separated),kind,u,tenant,priority,multi_node optional. No quoted fields.
 JobSet read_generic_csv(const std::string& path, const TraceOptions& options);
+
+// The file a trace field (`path:`, `file:`) names: a relative path is looked up beside the scenario file
+// first (a trace shipped with its scenario), then in the data directory; an absolute one is taken as is.
+// Not found: an InputError naming the field and every place looked in.
+std::string data_path(const ConfigNode& field, const std::string& data_dir);
 
 // Seconds since 1970-01-01 of "YYYY-MM-DD HH:MM:SS" (no time zone); nullopt if malformed.
 std::optional<int64_t> parse_timestamp(std::string_view text);

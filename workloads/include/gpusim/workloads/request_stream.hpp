@@ -1,0 +1,61 @@
+#pragma once
+// The requests a service receives (issue 18, note §5): replayed from an LLM inference trace (Azure LLM
+// inference 2023, Mooncake FAST'25) or drawn by a generator (Poisson or Gamma arrivals at a rate or
+// along a piecewise-linear rate curve; token lengths fixed, log-normal, uniform or resampled jointly
+// from a trace). A source is read and checked once; every run opens its own stream, which yields the
+// requests in arrival order without holding them all (a 24 h generator at 100 req/s is 8.6 M).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusim/core/config.hpp"
+#include "gpusim/core/fields.hpp"
+#include "gpusim/core/time.hpp"
+
+namespace gpusim {
+
+struct InferenceRequest {  // one request to a service
+  Time arrival;            // from the start of the run
+  int32_t prompt_tokens = 0;
+  int32_t output_tokens = 0;  // >= 1
+};
+
+class RequestStream {  // pull-based: 8.6 M requests never sit in memory at once
+ public:
+  virtual ~RequestStream() = default;
+  virtual std::optional<InferenceRequest> next() = 0;  // in arrival order; nullopt when over
+};
+
+class RequestSource {  // parsed and checked once at load; opened afresh for every run (same seed -> same stream)
+ public:
+  virtual ~RequestSource() = default;
+  virtual std::unique_ptr<RequestStream> open() const = 0;
+  virtual std::string describe() const = 0;  // one line for tables, e.g. "azure-conv x2, 0-3600s"
+};
+
+// The `requests:` map of a service: `trace: {format, file}` or `generator: {...}`, and the common
+// rate_multiplier, window and limit.
+const Section& request_source_section();
+
+// Reads and checks `spec` (a `requests:` map), and every file it names, in full. `name` names the
+// random streams ("requests/<name>/arrivals", "requests/<name>/tokens") so that one service's draws
+// never move another's. Bad input: InputError naming the file and line (a trace row) or the field.
+std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec, const std::string& data_dir, uint64_t seed,
+                                                         std::string_view name);
+
+enum class RequestTraceFormat : uint8_t { azure_llm_2023, mooncake };
+constexpr auto enum_table(RequestTraceFormat) {
+  return std::to_array<EnumName<RequestTraceFormat>>(
+      {{RequestTraceFormat::azure_llm_2023, "azure-llm-2023"}, {RequestTraceFormat::mooncake, "mooncake"}});
+}
+
+// Every row of an LLM request trace, arrivals from its first row (µs; the Azure timestamps' 100 ns
+// rounded to the nearest µs), checked: sorted times, whole token counts, prompt and output >= 1.
+//   azure-llm-2023: CSV TIMESTAMP ("YYYY-MM-DD HH:MM:SS.fffffff"), ContextTokens, GeneratedTokens
+//   mooncake:       JSON lines {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]}
+std::vector<InferenceRequest> read_request_trace(RequestTraceFormat format, const std::string& path);
+
+}  // namespace gpusim

@@ -1,0 +1,648 @@
+#include "gpusim/workloads/request_stream.hpp"
+
+#include <boost/math/distributions/exponential.hpp>
+#include <boost/math/distributions/gamma.hpp>
+#include <boost/math/distributions/lognormal.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/core/number.hpp"
+#include "gpusim/core/random.hpp"
+#include "gpusim/core/utf8.hpp"
+#include "gpusim/workloads/csv.hpp"
+#include "gpusim/workloads/traces.hpp"
+
+namespace gpusim {
+
+namespace {
+
+// Token counts of a request: at least one token (vLLM refuses an empty prompt; every request yields
+// its first token), and what an int32 holds.
+constexpr Range kTokenRange = Range::between(1, std::numeric_limits<int32_t>::max());
+
+// ---------------------------------------------------------------------------------------------------
+// Trace readers
+
+// µs since 1970 of "YYYY-MM-DD HH:MM:SS[.f…]" with up to 7 fractional digits (the Azure traces write
+// 7: 100 ns), rounded to the nearest µs; nullopt if malformed.
+std::optional<int64_t> parse_azure_timestamp(std::string_view t) {
+  const auto seconds = parse_timestamp(t.substr(0, 19));
+  if (!seconds) return std::nullopt;
+  int64_t ticks_100ns = 0;  // the fraction in 100 ns
+  if (t.size() > 19) {
+    const std::string_view frac = t.substr(20);
+    if (t[19] != '.' || frac.empty() || frac.size() > 7) return std::nullopt;
+    for (char c : frac) {
+      if (c < '0' || c > '9') return std::nullopt;
+      ticks_100ns = ticks_100ns * 10 + (c - '0');
+    }
+    for (std::size_t i = frac.size(); i < 7; ++i) ticks_100ns *= 10;
+  }
+  return *seconds * 1'000'000 + (ticks_100ns + 5) / 10;
+}
+
+std::vector<InferenceRequest> read_azure(const std::string& path) {
+  csv::Reader r(path);
+  std::vector<std::string_view> f;
+  if (!r.next(f)) r.fail("empty file: expected the header TIMESTAMP,ContextTokens,GeneratedTokens");
+  const std::size_t width = f.size();
+  auto column = [&](std::string_view name) {
+    const auto it = std::find(f.begin(), f.end(), name);
+    if (it == f.end())
+      r.fail(fmt::format("header lacks the required column '{}' (expected TIMESTAMP,ContextTokens,GeneratedTokens)", name));
+    return static_cast<std::size_t>(it - f.begin());
+  };
+  const std::size_t c_time = column("TIMESTAMP"), c_prompt = column("ContextTokens"), c_output = column("GeneratedTokens");
+  std::vector<InferenceRequest> rows;
+  int64_t first_us = 0, last_us = 0;
+  while (r.next(f)) {
+    if (f.size() != width) r.fail(fmt::format("expected {} columns as in the header, got {}", width, f.size()));
+    const auto us = parse_azure_timestamp(f[c_time]);
+    if (!us) r.fail(fmt::format("column 'TIMESTAMP': expected YYYY-MM-DD HH:MM:SS.fffffff, got '{}'", f[c_time]));
+    if (rows.empty()) first_us = *us;
+    else if (*us < last_us)
+      r.fail(fmt::format("column 'TIMESTAMP': {} is earlier than the row before it: rows must be in arrival order", f[c_time]));
+    last_us = *us;
+    if (!kSpanSeconds.contains(static_cast<double>(*us - first_us) / 1e6))
+      r.fail(fmt::format("column 'TIMESTAMP': {} is past {} after the first row", f[c_time], kMaxSpanText));
+    rows.push_back({Time::from_us(*us - first_us), r.integer<int32_t>(f[c_prompt], "ContextTokens", kTokenRange),
+                    r.integer<int32_t>(f[c_output], "GeneratedTokens", kTokenRange)});
+  }
+  return rows;
+}
+
+// One line of a Mooncake trace: a flat JSON object whose numbers are read by key (the text of the
+// number, checked by the caller); other values (the hash_ids list, strings) are skipped.
+class JsonLine {
+ public:
+  JsonLine(std::string_view line, const std::function<void(const std::string&)>& fail) : s_(line), fail_(fail) {
+    ws();
+    expect('{');
+    ws();
+    if (peek() == '}') return;
+    while (true) {
+      ws();
+      const std::string_view key = string();
+      ws();
+      expect(':');
+      ws();
+      const std::size_t start = i_;
+      value();
+      fields_.emplace_back(key, s_.substr(start, i_ - start));
+      ws();
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
+      expect('}');
+      break;
+    }
+    ws();
+    if (i_ != s_.size()) fail_(fmt::format("unexpected text after the JSON object at column {}", i_ + 1));
+  }
+  std::optional<std::string_view> get(std::string_view key) const {
+    for (const auto& [k, v] : fields_)
+      if (k == key) return v;
+    return std::nullopt;
+  }
+
+ private:
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  void ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
+  }
+  void expect(char c) {
+    if (peek() != c)
+      fail_(fmt::format("expected '{}' at column {} of a JSON object (one per line: {{\"timestamp\": ms, \"input_length\": "
+                        "n, \"output_length\": n, ...}})",
+                        c, i_ + 1));
+    ++i_;
+  }
+  std::string_view string() {
+    expect('"');
+    const std::size_t start = i_;
+    while (i_ < s_.size() && s_[i_] != '"') i_ += s_[i_] == '\\' ? 2 : 1;
+    if (i_ >= s_.size()) fail_("unterminated string in the JSON object");
+    return s_.substr(start, i_++ - start);
+  }
+  void value() {
+    if (peek() == '"') {
+      string();
+      return;
+    }
+    if (peek() == '[' || peek() == '{') {  // skipped whole, strings inside included
+      int depth = 0;
+      do {
+        if (peek() == '"') {
+          string();
+          continue;
+        }
+        if (peek() == '[' || peek() == '{') ++depth;
+        if (peek() == ']' || peek() == '}') --depth;
+        if (peek() == '\0') fail_("unterminated list or object in the JSON line");
+        ++i_;
+      } while (depth > 0);
+      return;
+    }
+    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ' ') ++i_;
+  }
+  std::string_view s_;
+  std::size_t i_ = 0;
+  const std::function<void(const std::string&)>& fail_;
+  std::vector<std::pair<std::string_view, std::string_view>> fields_;
+};
+
+std::vector<InferenceRequest> read_mooncake(const std::string& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    throw InputError({path, std::nullopt, ""}, "is a directory: expected a trace file");
+  std::ifstream in(path);
+  if (!in) throw InputError({path, std::nullopt, ""}, "cannot open trace file");
+  std::string line;
+  int line_no = 0;
+  const std::function<void(const std::string&)> fail = [&](const std::string& what) {
+    throw InputError({path, line_no, ""}, what);
+  };
+  auto field = [&](const JsonLine& j, std::string_view key, const Range& range) -> int64_t {
+    const auto text = j.get(key);
+    if (!text) fail(fmt::format("the object has no \"{}\" (expected timestamp in ms, input_length, output_length)", key));
+    try {
+      return parse_integer(*text, range);
+    } catch (const std::invalid_argument& e) {
+      fail(fmt::format("\"{}\": {}", key, e.what()));
+    }
+    return 0;
+  };
+  std::vector<InferenceRequest> rows;
+  int64_t last_ms = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (const auto bad = first_invalid_utf8(line))
+      fail(fmt::format("byte 0x{:02X} at column {} is not UTF-8 text", static_cast<unsigned char>(line[*bad]), *bad + 1));
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const JsonLine j(line, fail);
+    const int64_t ms = field(j, "timestamp", Range::between(0, kSpanSeconds.maximum->value * 1e3));
+    if (!rows.empty() && ms < last_ms)
+      fail(fmt::format("\"timestamp\": {} ms is earlier than the line before it ({} ms): lines must be in arrival order", ms,
+                       last_ms));
+    last_ms = ms;
+    rows.push_back({Time::from_us(ms * 1000), static_cast<int32_t>(field(j, "input_length", kTokenRange)),
+                    static_cast<int32_t>(field(j, "output_length", kTokenRange))});
+  }
+  if (rows.empty()) throw InputError({path, std::nullopt, ""}, "the file has no requests");
+  // Arrivals from the first request, as for the Azure traces (the shipped files start at 0).
+  const Time first = rows.front().arrival;
+  for (auto& q : rows) q.arrival = Time::from_us(q.arrival.us() - first.us());
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Sections
+
+const Section& trace_file_section() {
+  static const Section s{"request_trace",
+                         "An LLM request trace",
+                         {
+                             {"format", Type::enumeration<RequestTraceFormat>(), required, "",
+                              "azure-llm-2023 (TIMESTAMP,ContextTokens,GeneratedTokens) or mooncake (JSON lines: "
+                              "timestamp ms, input_length, output_length)"},
+                             {"file", Type::string(), required, "",
+                              "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
+                         }};
+  return s;
+}
+
+const Section& window_section() {
+  static const Section s{"request_window",
+                         "The part of the requests' time kept, its start becoming time 0",
+                         {
+                             {"start", Type::duration(), "0", "", "Where it starts (a trace: in the trace's own time)"},
+                             {"duration", Type::duration(), "", "", "How long it lasts; absent: to the end"},
+                         }};
+  return s;
+}
+
+const Section& lognormal_tokens_section() {
+  static const Section s{
+      "lognormal_tokens",
+      "Log-normally distributed token counts, rounded to whole tokens",
+      {
+          {"median", Type::number().above(0), required, "tokens", "Their median"},
+          {"sigma", Type::number().above(0).at_most(10), required, "", "Standard deviation of their logarithm"},
+      }};
+  return s;
+}
+
+const Section& token_distribution_section() {
+  static const Section s{
+      "token_distribution",
+      "A distribution of token counts: one of lognormal and uniform",
+      {
+          {"lognormal", Type::section(lognormal_tokens_section()), "", "", "{median, sigma}"},
+          {"uniform", Type::list(Type::int32().at_least(1)), "", "tokens", "[lo, hi]: every count from lo to hi equally likely"},
+      }};
+  return s;
+}
+
+Type token_distribution_type() { return Type::one_of({Type::int32().at_least(1), Type::section(token_distribution_section())}); }
+
+const Section& token_resample_section() {
+  static const Section s{"request_tokens",
+                         "Token counts resampled from a trace: (prompt, output) pairs drawn jointly, uniformly over its rows",
+                         {{"trace", Type::section(trace_file_section()), required, "", "The trace"}}};
+  return s;
+}
+
+enum class ArrivalProcess : uint8_t { poisson, gamma };
+constexpr auto enum_table(ArrivalProcess) {
+  return std::to_array<EnumName<ArrivalProcess>>({{ArrivalProcess::poisson, "poisson"}, {ArrivalProcess::gamma, "gamma"}});
+}
+
+const Section& request_generator_section() {
+  static const Section s{
+      "request_generator",
+      "Synthetic requests drawn from seeded streams",
+      {
+          {"arrival", Type::enumeration<ArrivalProcess>(), "poisson", "",
+           "poisson (exponential gaps) or gamma (Gamma gaps with coefficient of variation cv)"},
+          {"rate", Type::number().above(0), "", "requests per second", "A constant arrival rate (or rate_curve)"},
+          {"cv", Type::number().above(0).at_most(100), "", "",
+           "gamma: the gaps' coefficient of variation (1 is Poisson; the Azure code trace is about 13)"},
+          {"rate_curve", Type::list(Type::list(Type::number().at_least(0))), "", "[seconds, requests per second]",
+           "A piecewise-linear rate through [time, rate] points, the first at 0 (or rate); after the last point the rate "
+           "stays, unless period is given"},
+          {"period", Type::duration(), "", "",
+           "rate_curve repeats with this period, closing linearly from its last point back to its first rate"},
+          {"duration", Type::duration(), "", "", "Requests arrive during this time from 0; absent: window or limit ends them"},
+          {"prompt_tokens", token_distribution_type(), "", "tokens",
+           "Prompt length: a count, {lognormal: {median, sigma}} or {uniform: [lo, hi]}; draws below 1 become 1"},
+          {"output_tokens", token_distribution_type(), "", "tokens", "Output length, as prompt_tokens"},
+          {"tokens", Type::section(token_resample_section()), "", "",
+           "Instead of prompt_tokens and output_tokens: pairs resampled from a trace"},
+      }};
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Generator pieces
+
+// λ(t), piecewise linear through points, and the inverse of its integral Λ(t) = ∫0^t λ: unit-rate
+// arrival times s map to t = Λ⁻¹(s) (time rescaling), which is exact and draws nothing more, unlike
+// thinning (note §5.4).
+struct RateCurve {
+  std::vector<double> t_s, rate, cum;  // the points, and cum[i] = Λ(t_s[i]); periodic: closed at the period
+  double period_s = 0;                 // 0: not periodic, the last rate holds after the last point
+
+  void finish() {
+    cum.assign(t_s.size(), 0.0);
+    for (std::size_t i = 1; i < t_s.size(); ++i) cum[i] = cum[i - 1] + (rate[i - 1] + rate[i]) / 2 * (t_s[i] - t_s[i - 1]);
+  }
+  // The time t with Λ(t) = s; infinity when Λ never reaches s.
+  double inverse(double s) const {
+    double base_t = 0;
+    if (period_s > 0) {  // cum.back() = Λ(period) > 0, checked at load
+      const double cycles = std::floor(s / cum.back());
+      base_t = cycles * period_s;
+      // Rounding may put s a hair outside [0, Λ(period)): the cycle's ends are the same instants.
+      s = std::clamp(s - cycles * cum.back(), 0.0, cum.back());
+    }
+    const auto after = std::upper_bound(cum.begin(), cum.end(), s);
+    const std::size_t i = after == cum.begin() ? 0 : static_cast<std::size_t>(after - cum.begin()) - 1;
+    const double a = s - cum[i];
+    if (i + 1 == t_s.size()) {
+      if (period_s > 0) return base_t + period_s;
+      return rate[i] > 0 ? t_s[i] + a / rate[i] : std::numeric_limits<double>::infinity();
+    }
+    // Λ(t_i + x) − Λ(t_i) = r0 x + k x² / 2 with k the slope; the root in the form stable for k → 0 and k < 0.
+    const double r0 = rate[i], k = (rate[i + 1] - rate[i]) / (t_s[i + 1] - t_s[i]);
+    const double x = 2 * a / (r0 + std::sqrt(std::max(0.0, r0 * r0 + 2 * k * a)));
+    return base_t + t_s[i] + std::min(x, t_s[i + 1] - t_s[i]);
+  }
+};
+
+struct TokenDistribution {
+  enum class Kind : uint8_t { fixed, lognormal, uniform } kind = Kind::fixed;
+  double a = 1, b = 0;  // fixed: count; lognormal: median, sigma; uniform: lo, hi
+  int32_t sample(Rng& rng) const {
+    const double p = uniform01(rng);
+    double v = a;
+    if (kind == Kind::lognormal) v = std::round(boost::math::quantile(boost::math::lognormal_distribution<>(std::log(a), b), p));
+    if (kind == Kind::uniform) v = a + std::floor(p * (b - a + 1));
+    return static_cast<int32_t>(std::clamp(v, 1.0, kTokenRange.maximum->value));
+  }
+  std::string describe() const {
+    switch (kind) {
+      case Kind::fixed: return fmt::format("{:g}", a);
+      case Kind::lognormal: return fmt::format("lognormal({:g}, {:g})", a, b);
+      case Kind::uniform: return fmt::format("uniform({:g}-{:g})", a, b);
+    }
+    return {};
+  }
+};
+
+TokenDistribution read_token_distribution(const ConfigNode& node) {
+  if (node.is_scalar()) return {TokenDistribution::Kind::fixed, static_cast<double>(node.as_int<int32_t>(kTokenRange)), 0};
+  const Fields d = token_distribution_section().read(node);
+  const auto lognormal = d.get("lognormal");
+  const auto uniform = d.get("uniform");
+  if (lognormal.has_value() == uniform.has_value())
+    d.fail("expected a token count, {lognormal: {median, sigma}} or {uniform: [lo, hi]}");
+  if (lognormal) {
+    const Fields l = lognormal_tokens_section().read(*lognormal);
+    return {TokenDistribution::Kind::lognormal, l.number("median"), l.number("sigma")};
+  }
+  const auto items = uniform->items();
+  if (items.size() != 2) uniform->fail(fmt::format("expected [lo, hi], two token counts; got {} items", items.size()));
+  const double lo = static_cast<double>(items[0].as_int<int32_t>(kTokenRange));
+  const double hi = static_cast<double>(items[1].as_int<int32_t>(kTokenRange));
+  if (hi < lo) uniform->fail(fmt::format("expected lo <= hi, got [{:g}, {:g}]", lo, hi));
+  return {TokenDistribution::Kind::uniform, lo, hi};
+}
+
+RateCurve read_rate_curve(const Fields& g, double multiplier) {
+  RateCurve c;
+  if (auto r = g.get("rate")) {
+    if (g.has("rate_curve")) r->fail("give rate or rate_curve, not both");
+    if (g.has("period")) g.at("period").fail("period repeats a rate_curve: a constant rate has none");
+    c.t_s = {0};
+    c.rate = {g.number("rate") * multiplier};
+    c.finish();
+    return c;
+  }
+  const auto curve = g.get("rate_curve");
+  if (!curve) g.fail("expected rate (requests per second) or rate_curve ([[seconds, requests per second], ...])");
+  const auto points = curve->items();
+  if (points.empty()) curve->fail("expected at least one [seconds, requests per second] point");
+  for (const ConfigNode& p : points) {
+    const auto xy = p.items();
+    if (xy.size() != 2) p.fail(fmt::format("expected a point [seconds, requests per second], got {} numbers", xy.size()));
+    const double t = xy[0].as_number(g.range("rate_curve")), rate = xy[1].as_number(g.range("rate_curve"));
+    if (c.t_s.empty() && t != 0) xy[0].fail(fmt::format("the first point must be at 0 s, got {:g}", t));
+    if (!c.t_s.empty() && t <= c.t_s.back())
+      xy[0].fail(fmt::format("expected times in increasing order: {:g} s comes after {:g} s", t, c.t_s.back()));
+    if (!kSpanSeconds.contains(t)) xy[0].fail(fmt::format("expected a time within {}", kMaxSpanText));
+    c.t_s.push_back(t);
+    c.rate.push_back(rate * multiplier);
+  }
+  if (auto p = g.get("period")) {
+    c.period_s = p->as_duration().seconds();
+    if (c.period_s < c.t_s.back())
+      p->fail(fmt::format("expected a period of at least the curve's last time, {:g} s", c.t_s.back()));
+    if (c.period_s > c.t_s.back()) {  // closes the cycle back to the first rate
+      c.t_s.push_back(c.period_s);
+      c.rate.push_back(c.rate.front());
+    }
+  }
+  c.finish();
+  if (c.cum.back() == 0 && (c.period_s > 0 || c.rate.back() == 0))
+    curve->fail("the rate is 0 throughout: no request would arrive");
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Sources and streams
+
+struct Common {
+  double rate_multiplier = 1;
+  Time window_start;
+  std::optional<Time> window_end;  // absent: no end
+  std::optional<int64_t> limit;
+
+  std::string describe() const {
+    std::string out;
+    if (rate_multiplier != 1) out += fmt::format(" x{:g}", rate_multiplier);
+    if (window_end) out += fmt::format(", {:g}-{:g}s", window_start.seconds(), window_end->seconds());
+    else if (window_start > Time()) out += fmt::format(", from {:g}s", window_start.seconds());
+    if (limit) out += fmt::format(", first {}", *limit);
+    return out;
+  }
+};
+
+using Rows = std::shared_ptr<const std::vector<InferenceRequest>>;
+
+class TraceStream final : public RequestStream {
+ public:
+  TraceStream(Rows rows, const Common& c) : rows_(std::move(rows)), c_(c) {
+    i_ = static_cast<std::size_t>(std::lower_bound(rows_->begin(), rows_->end(), c.window_start,
+                                                   [](const InferenceRequest& q, Time t) { return q.arrival < t; }) -
+                                  rows_->begin());
+  }
+  std::optional<InferenceRequest> next() override {
+    if (i_ == rows_->size() || (c_.limit && emitted_ == *c_.limit)) return std::nullopt;
+    InferenceRequest q = (*rows_)[i_++];
+    if (c_.window_end && q.arrival >= *c_.window_end) return std::nullopt;
+    // Gaps scaled by 1/m: the times from the window's start are.
+    q.arrival = Time::from_us(std::llround(static_cast<double>((q.arrival - c_.window_start).us()) / c_.rate_multiplier));
+    ++emitted_;
+    return q;
+  }
+
+ private:
+  Rows rows_;
+  Common c_;
+  std::size_t i_ = 0;
+  int64_t emitted_ = 0;
+};
+
+class TraceSource final : public RequestSource {
+ public:
+  TraceSource(Rows rows, Common c, std::string label) : rows_(std::move(rows)), c_(c), label_(std::move(label)) {}
+  std::unique_ptr<RequestStream> open() const override { return std::make_unique<TraceStream>(rows_, c_); }
+  std::string describe() const override { return label_ + c_.describe(); }
+
+ private:
+  Rows rows_;
+  Common c_;
+  std::string label_;
+};
+
+struct Generator {
+  ArrivalProcess arrival = ArrivalProcess::poisson;
+  double cv = 1;
+  RateCurve curve;   // the rate_multiplier applied
+  double end_s = 0;  // no arrival at or after this time (before the window)
+  TokenDistribution prompt, output;
+  Rows pairs;  // tokens resampled from a trace instead, when not null
+  uint64_t arrivals_seed = 0, tokens_seed = 0;
+  std::string label, tokens_label;  // "gamma cv 2 10 req/s for 3600s", "tokens 1000/200"
+};
+
+class GeneratorStream final : public RequestStream {
+ public:
+  GeneratorStream(std::shared_ptr<const Generator> g, const Common& c)
+      : g_(std::move(g)),
+        c_(c),
+        arrivals_(g_->arrivals_seed),
+        tokens_(g_->tokens_seed),
+        gamma_(1 / (g_->cv * g_->cv), g_->cv * g_->cv) {}
+
+  std::optional<InferenceRequest> next() override {
+    while (!done_ && !(c_.limit && emitted_ == *c_.limit)) {
+      // A unit-rate renewal process: mean gap 1 (Gamma: shape 1/cv², scale cv²).
+      const double u = uniform01(arrivals_);
+      s_ += g_->arrival == ArrivalProcess::poisson ? boost::math::quantile(exp1_, u) : boost::math::quantile(gamma_, u);
+      const double t_s = g_->curve.inverse(s_);
+      if (!(t_s < g_->end_s)) break;
+      // Tokens are drawn for requests before the window too, so that a window cuts the same stream.
+      InferenceRequest q;
+      if (g_->pairs) {
+        const auto& pairs = *g_->pairs;
+        const auto k = std::min(pairs.size() - 1,
+                                static_cast<std::size_t>(uniform01(tokens_) * static_cast<double>(pairs.size())));
+        q.prompt_tokens = pairs[k].prompt_tokens;
+        q.output_tokens = pairs[k].output_tokens;
+      } else {
+        q.prompt_tokens = g_->prompt.sample(tokens_);
+        q.output_tokens = g_->output.sample(tokens_);
+      }
+      const Time at = Time() + Duration::from_seconds(t_s, Round::nearest);
+      if (at < c_.window_start) continue;
+      q.arrival = std::max(last_, Time() + (at - c_.window_start));  // rounding never reorders
+      last_ = q.arrival;
+      ++emitted_;
+      return q;
+    }
+    done_ = true;  // past the end: the unit-rate clock only grows
+    return std::nullopt;
+  }
+
+ private:
+  std::shared_ptr<const Generator> g_;
+  Common c_;
+  Rng arrivals_, tokens_;
+  boost::math::exponential_distribution<> exp1_{1.0};
+  boost::math::gamma_distribution<> gamma_;
+  double s_ = 0;  // Λ of the last arrival: unit-rate time
+  Time last_;
+  int64_t emitted_ = 0;
+  bool done_ = false;
+};
+
+class GeneratorSource final : public RequestSource {
+ public:
+  GeneratorSource(std::shared_ptr<const Generator> g, Common c) : g_(std::move(g)), c_(c) {}
+  std::unique_ptr<RequestStream> open() const override { return std::make_unique<GeneratorStream>(g_, c_); }
+  std::string describe() const override { return fmt::format("{}{}, {}", g_->label, c_.describe(), g_->tokens_label); }
+
+ private:
+  std::shared_ptr<const Generator> g_;
+  Common c_;
+};
+
+struct TraceRef {
+  Rows rows;
+  std::string label;  // "azure-llm-2023 AzureLLMInferenceTrace_conv.csv"
+};
+
+TraceRef read_trace_ref(const ConfigNode& node, const std::string& data_dir) {
+  const Fields t = trace_file_section().read(node);
+  const auto format = t.at("format").as_enum<RequestTraceFormat>(" or ");
+  const std::string path = data_path(t.at("file"), data_dir);
+  return {std::make_shared<const std::vector<InferenceRequest>>(read_request_trace(format, path)),
+          fmt::format("{} {}", to_string(format), std::filesystem::path(path).filename().string())};
+}
+
+}  // namespace
+
+std::vector<InferenceRequest> read_request_trace(RequestTraceFormat format, const std::string& path) {
+  return format == RequestTraceFormat::azure_llm_2023 ? read_azure(path) : read_mooncake(path);
+}
+
+const Section& request_source_section() {
+  static const Section s{
+      "requests",
+      "The requests a service receives: a trace replayed, or a generator",
+      {
+          {"trace", Type::section(trace_file_section()), "", "", "Replay this trace (arrivals from its first request)"},
+          {"generator", Type::section(request_generator_section()), "", "", "Draw requests instead"},
+          {"rate_multiplier", Type::number().above(0).at_most(1e6), "1", "",
+           "Load factor: a trace's gaps are divided by it, a generator's rate multiplied"},
+          {"window", Type::section(window_section()), "", "", "Keep only this part of the time, its start becoming 0"},
+          {"limit", Type::integer().at_least(1), "", "", "Keep the first N requests"},
+      }};
+  return s;
+}
+
+std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec, const std::string& data_dir, uint64_t seed,
+                                                         std::string_view name) {
+  const Fields f = request_source_section().read(spec);
+  Common c;
+  c.rate_multiplier = f.number("rate_multiplier");
+  if (auto w = f.get("window")) {
+    const Fields wf = window_section().read(*w);
+    c.window_start = Time() + wf.value("start").as_duration();
+    if (auto d = wf.get("duration")) {
+      if (d->as_duration() <= Duration()) d->fail("expected a positive duration");
+      c.window_end = c.window_start + d->as_duration();
+    }
+  }
+  if (auto l = f.get("limit")) c.limit = l->as_int(f.range("limit"));
+  const auto trace = f.get("trace");
+  const auto generator = f.get("generator");
+  if (trace.has_value() == generator.has_value())
+    f.fail("expected either trace: {format, file} (a replay) or generator: {arrival, rate, ...}, and not both");
+
+  if (trace) {
+    TraceRef t = read_trace_ref(*trace, data_dir);
+    const auto& rows = *t.rows;
+    const bool kept = rows.back().arrival >= c.window_start && (!c.window_end || rows.front().arrival < *c.window_end);
+    if (!kept)
+      f.at("window").fail(fmt::format("no request of the trace falls in the window; its requests arrive from 0 to {:g} s",
+                                      rows.back().arrival.seconds()));
+    return std::make_shared<TraceSource>(std::move(t.rows), c, t.label);
+  }
+
+  const Fields g = request_generator_section().read(*generator);
+  auto gen = std::make_shared<Generator>();
+  gen->arrival = g.value("arrival").as_enum<ArrivalProcess>(" or ");
+  if (auto cv = g.get("cv")) {
+    if (gen->arrival != ArrivalProcess::gamma) cv->fail("cv applies to arrival: gamma (Poisson gaps have cv 1)");
+    gen->cv = g.number("cv");
+  } else if (gen->arrival == ArrivalProcess::gamma) {
+    g.fail("arrival: gamma needs cv, the gaps' coefficient of variation");
+  }
+  gen->curve = read_rate_curve(g, c.rate_multiplier);
+  gen->end_s = kSpanSeconds.maximum->value;
+  if (auto d = g.get("duration")) {
+    if (d->as_duration() <= Duration()) d->fail("expected a positive duration");
+    gen->end_s = d->as_duration().seconds();
+  }
+  if (c.window_end) gen->end_s = std::min(gen->end_s, c.window_end->seconds());
+  if (!g.has("duration") && !c.window_end && !c.limit)
+    g.fail("expected duration (or window.duration, or limit): a generator's requests must end");
+  if (auto tokens = g.get("tokens")) {
+    for (std::string_view k : {"prompt_tokens", "output_tokens"})
+      if (g.has(k)) g.at(k).fail("give tokens (resampled from a trace) or prompt_tokens and output_tokens, not both");
+    TraceRef t = read_trace_ref(token_resample_section().read(*tokens).at("trace"), data_dir);
+    gen->pairs = std::move(t.rows);
+  } else {
+    if (!g.has("prompt_tokens") || !g.has("output_tokens"))
+      g.fail(fmt::format("expected prompt_tokens and output_tokens (a count, {{lognormal: {{median, sigma}}}} or {{uniform: "
+                         "[lo, hi]}}), or tokens: {{trace: {{format, file}}}}; {} is missing",
+                         g.has("prompt_tokens") ? "output_tokens" : "prompt_tokens"));
+    gen->prompt = read_token_distribution(g.at("prompt_tokens"));
+    gen->output = read_token_distribution(g.at("output_tokens"));
+  }
+  const std::string stream = fmt::format("requests/{}/", name);
+  gen->arrivals_seed = stream_seed(seed, stream + "arrivals");
+  gen->tokens_seed = stream_seed(seed, stream + "tokens");
+  const RateCurve& rc = gen->curve;
+  gen->label = fmt::format("{}{} {}", to_string(gen->arrival),
+                           gen->arrival == ArrivalProcess::gamma ? fmt::format(" cv {:g}", gen->cv) : "",
+                           rc.t_s.size() == 1 ? fmt::format("{:g} req/s", rc.rate[0] / c.rate_multiplier) : "rate curve");
+  if (rc.period_s > 0) gen->label += fmt::format(" every {:g}s", rc.period_s);
+  if (g.has("duration")) gen->label += fmt::format(" for {:g}s", g.at("duration").as_duration().seconds());
+  gen->tokens_label = gen->pairs ? "tokens resampled"
+                                 : fmt::format("tokens {}/{}", gen->prompt.describe(), gen->output.describe());
+  return std::make_shared<GeneratorSource>(std::move(gen), c);
+}
+
+}  // namespace gpusim
