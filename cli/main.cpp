@@ -122,8 +122,14 @@ std::vector<cli::Breakdown> parse_breakdowns(const std::vector<std::string>& nam
   return out;
 }
 
+const Json& first_summary(const Json& s) { return s; }
+const Json& first_summary(const cli::SeedSummary& s) { return s.first; }
+
+// The --by tables, and the services' whenever the scenario has services: a run's one clear table.
 template <class Summary>
-std::string breakdowns(const Summary& s, const std::vector<cli::Breakdown>& by) {
+std::string breakdowns(const Summary& s, std::vector<cli::Breakdown> by) {
+  if (first_summary(s).contains("services") && std::find(by.begin(), by.end(), cli::Breakdown::service) == by.end())
+    by.push_back(cli::Breakdown::service);
   std::string out;
   for (cli::Breakdown b : by) out += "\n" + cli::breakdown_table(s, b);
   return out;

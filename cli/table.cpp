@@ -73,6 +73,19 @@ const MetricRow kRows[] = {
     {"deadlines missed", "/deadlines_missed", Format::count, Better::lower, true},
     {"lateness mean", "/lateness_mean_s", Format::seconds, Better::lower, true},
     {"lateness max", "/lateness_max_s", Format::seconds, Better::lower, true},
+    // With services (README, Inference services): every request of every service together.
+    {"requests completed", "/serving/requests_completed", Format::count, Better::higher, true},
+    {"requests unfinished", "/serving/requests_unfinished", Format::count, Better::lower, true},
+    {"TTFT p50", "/serving/ttft_s/p50", Format::latency, Better::lower, true},
+    {"TTFT p99", "/serving/ttft_s/p99", Format::latency, Better::lower, true},
+    {"TPOT p50", "/serving/tpot_s/p50", Format::latency, Better::lower, true},
+    {"TPOT p99", "/serving/tpot_s/p99", Format::latency, Better::lower, true},
+    {"ITL p99", "/serving/itl_s/p99", Format::latency, Better::lower, true},
+    {"E2E p99", "/serving/e2e_s/p99", Format::latency, Better::lower, true},
+    {"SLO attainment", "/serving/slo_attainment", Format::percent, Better::higher, true},
+    {"goodput", "/serving/goodput_rps", Format::rate, Better::higher, true},
+    {"output tokens per s", "/serving/output_tokens_per_s", Format::count, Better::neither, true},
+    {"cost per M output tokens (USD)", "/serving/cost_per_million_output_tokens_usd", Format::usd, Better::lower, true},
 };
 
 std::string render(std::optional<double> v, Format f) {
@@ -86,6 +99,8 @@ std::string render(std::optional<double> v, Format f) {
     case Format::ratio: return fmt::format("{:.2f}x", *v);
     case Format::gpus: return with_commas(*v, 2);
     case Format::index: return fmt::format("{:.3f}", *v);
+    case Format::latency: return *v < 1 ? fmt::format("{:.1f} ms", *v * 1000) : fmt::format("{:.2f} s", *v);
+    case Format::rate: return fmt::format("{:.2f}/s", *v);
   }
   return "-";
 }
@@ -139,6 +154,9 @@ std::string render(const Cell& c, Format f) {
     case Format::ratio: return fmt::format("{:.2f} ± {:.2f}x", m, h);
     case Format::gpus: return fmt::format("{} ± {}", with_commas(m, 2), with_commas(h, 2));
     case Format::index: return fmt::format("{:.3f} ± {:.3f}", m, h);
+    case Format::latency:
+      return m < 1 ? fmt::format("{:.1f} ± {:.1f} ms", m * 1000, h * 1000) : fmt::format("{:.2f} ± {:.2f} s", m, h);
+    case Format::rate: return fmt::format("{:.2f} ± {:.2f}/s", m, h);
   }
   return "-";
 }
@@ -302,6 +320,22 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
         {"unused (USD)", "unused_usd", Format::usd}}},
       {"ClusterQueue", "tenancy.cluster_queues", kueue_columns},
       {"cohort", "tenancy.cohorts", kueue_columns},
+      {"service",
+       "services",
+       {{"replicas", "replicas", Format::count},
+        {"ready", "mean_ready_replicas", Format::gpus},
+        {"requests", "requests_arrived", Format::count},
+        {"completed", "requests_completed", Format::count},
+        {"TTFT p50", "ttft_s.p50", Format::latency},
+        {"TTFT p99", "ttft_s.p99", Format::latency},
+        {"TPOT p99", "tpot_s.p99", Format::latency},
+        {"ITL p99", "itl_s.p99", Format::latency},
+        {"E2E p99", "e2e_s.p99", Format::latency},
+        {"SLO", "slo_attainment", Format::percent},
+        {"goodput", "goodput_rps", Format::rate},
+        {"preempted", "preemptions", Format::count},
+        {"cost (USD)", "cost_usd", Format::usd},
+        {"USD per M tokens", "cost_per_million_output_tokens_usd", Format::usd}}},
   };
   return kSpecs[static_cast<std::size_t>(by)];
 }

@@ -15,7 +15,7 @@ namespace gpusim::cli {
 // Which way a metric is better: the one place compare learns it (MetricRow in table.cpp's list).
 enum class Better : uint8_t { lower, higher, neither };
 // gpus: a mean GPU count; index: a unitless index in [0, 1] (Jain's)
-enum class Format : uint8_t { usd, percent, gpu_hours, count, seconds, ratio, gpus, index };
+enum class Format : uint8_t { usd, percent, gpu_hours, count, seconds, ratio, gpus, index, latency, rate };
 
 struct MetricRow {
   const char* label;
@@ -45,9 +45,9 @@ std::string run_table(const SeedSummary& summary);
 std::string compare_table(const std::vector<SeedSummary>& summaries);
 
 // --by: the breakdowns summary.json carries (pools, tenants, cost.by_kind, cost.by_gpu_model, Kueue's
-// tenancy.cluster_queues and tenancy.cohorts) as tables, read from the summary so they cannot
+// tenancy.cluster_queues and tenancy.cohorts, the inference services) as tables, read from the summary so they cannot
 // disagree with it. A column no row reports is left out.
-enum class Breakdown : uint8_t { pool, tenant, kind, model, queue, cohort };
+enum class Breakdown : uint8_t { pool, tenant, kind, model, queue, cohort, service };
 constexpr auto enum_table(Breakdown) {
   using B = Breakdown;
   return std::to_array<EnumName<B>>({{B::pool, "pool"},
@@ -55,7 +55,8 @@ constexpr auto enum_table(Breakdown) {
                                      {B::kind, "kind"},
                                      {B::model, "model"},
                                      {B::queue, "queue"},
-                                     {B::cohort, "cohort"}});
+                                     {B::cohort, "cohort"},
+                                     {B::service, "service"}});
 }
 std::string breakdown_table(const Json& summary, Breakdown by);
 std::string breakdown_table(const SeedSummary& summary, Breakdown by);

@@ -273,7 +273,7 @@ contains by-tenant "$TMP/out" "  tenant "
 contains by-kind "$TMP/out" "  job kind "
 contains by-model "$TMP/out" "  GPU model "
 check by-bad 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --by team
-contains by-bad-text "$TMP/err" "unknown breakdown 'team'; expected pool, tenant, kind, model, queue or cohort"
+contains by-bad-text "$TMP/err" "unknown breakdown 'team'; expected pool, tenant, kind, model, queue, cohort or service"
 check compare-by 0 "$GPUSIM" compare "$ROOT/scenarios/quickstart.yaml" --policies fifo+best-fit,fifo+spread --by pool
 contains compare-by-label "$TMP/out" "fifo+spread:"
 check sweep-seeds 0 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid 'cluster.pools[0].count=1,2' --seeds 1-2 --jobs 2

@@ -143,7 +143,8 @@ def _policy_label(policy) -> str:
 
 
 class Result:
-    """One run: .summary (summary.json as a dict), .jobs, .timeseries, .pool_timeseries, .gpus, .cost and .tenants (DataFrames)."""
+    """One run: .summary (summary.json as a dict), .jobs, .timeseries, .pool_timeseries, .gpus, .cost, .tenants,
+    .services and .requests (DataFrames)."""
 
     def __init__(self, scenario: Scenario, run: _core.Run):
         self.scenario = scenario
@@ -169,6 +170,10 @@ class Result:
     cost = property(lambda self: self._frame("cost"), doc="Cost per pool, market, tenant, kind, model (cost.csv)")
     tenants = property(lambda self: self._frame("tenants"),
                        doc="Per namespace: waits, GPUs held against fair share, preemptions (tenants.csv; empty without tenancy:)")
+    services = property(lambda self: self._frame("services"),
+                        doc="Per inference service: requests, latency percentiles, SLO attainment, cost per token (services.csv)")
+    requests = property(lambda self: self._frame("requests"),
+                        doc="One row per request of the services (requests.csv; empty unless run(..., outputs=['requests']))")
     seconds = property(lambda self: self._run.seconds, doc="Wall time of the simulation")
     events = property(lambda self: self._run.events)
 

@@ -4,6 +4,7 @@ optional Axes, draws, and returns the Axes, so they compose in notebooks and in 
     fig, axes = plt.subplots(2, 2, figsize=(12, 7))
     gpusim.plot.utilization(r, ax=axes[0, 0]); gpusim.plot.cost_breakdown(r, ax=axes[0, 1])
     gpusim.plot.jct_cdf({"fifo": a, "sjf": b}, ax=axes[1, 0]); gpusim.plot.occupancy(r, ax=axes[1, 1])
+    gpusim.plot.latency_cdf({"mig": m, "mps": p}, metric="ttft")   # runs with outputs=["requests"]
 """
 from __future__ import annotations
 
@@ -85,6 +86,26 @@ def jct_cdf(results, ax=None, hours: bool = True):
 def queue_delay_cdf(results, ax=None, hours: bool = True):
     """CDF of queueing delay (arrival to first start), one line per result."""
     return _cdf(results, "queue_delay_s", "queueing delay", ax, hours)
+
+
+def latency_cdf(results, metric: str = "ttft", service: str | None = None, ax=None):
+    """CDF of a request latency ("ttft", "e2e", "queue" or "tpot", in seconds) of completed requests,
+    one line per result; `service` keeps one service's requests. Needs run(..., outputs=["requests"])."""
+    ax = _axes(ax)
+    for name, r in _labelled(results).items():
+        rows = r.requests
+        rows = rows[rows.status == "completed"]
+        if service is not None:
+            rows = rows[rows.service == service]
+        values = np.sort(rows[f"{metric}_s"].dropna().to_numpy())
+        if len(values):
+            ax.step(values, np.arange(1, len(values) + 1) / len(values), where="post", label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel(f"{metric.upper()} (s)")
+    ax.set_ylabel("fraction of requests")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize="small")
+    return ax
 
 
 def occupancy(result, ax=None, hours: bool = True, max_gpus: int = 64):

@@ -978,6 +978,9 @@ PYBIND11_MODULE(_core, m) {
            [](const Run& r) { return frame_columns([&](TableSink& t) { tenants_table(t, *r.scenario, r.result); }); })
       .def("cost_columns",
            [](const Run& r) { return frame_columns([&](TableSink& t) { cost_table(t, *r.scenario, r.result); }); })
+      .def("services_columns", [](const Run& r) { return frame_columns([&](TableSink& t) { services_table(t, r.summary); }); })
+      .def("requests_columns",
+           [](const Run& r) { return frame_columns([&](TableSink& t) { requests_table(t, *r.scenario, r.result); }); })
       .def(
           "write",
           [](const Run& r, const std::string& dir, bool force) {

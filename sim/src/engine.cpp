@@ -27,6 +27,7 @@
 #include "gpusim/sim/kueue.hpp"
 #include "gpusim/sim/network.hpp"
 #include "gpusim/sim/node_lifecycle.hpp"
+#include "gpusim/sim/serving.hpp"
 
 namespace gpusim {
 
@@ -77,6 +78,12 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       if (o->wants_every_event()) every_event_.push_back(o);
     if (!scenario_.tenancy.resource_quotas.empty())
       quota_.emplace(scenario_.tenancy.resource_quotas, scenario_.tenancy.priority, scenario_.jobs);
+    if (!scenario_.services.empty()) {
+      const bool rows = std::any_of(observers_.begin(), observers_.end(), [](const Observer* o) { return o->wants_requests(); });
+      serving_ = std::make_unique<Serving>(scenario_, rows);
+      replicas_ = replica_jobs(scenario_.services);
+      ts_origin_.resize(cluster_.gpu_count());
+    }
   }
 
   RunResult run();
@@ -302,7 +309,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     JobRecord& r = records_[id];
     const JobFlight& f = flights_[r];
     ++r.generation;
-    if (f.rate <= 0) return;  // paused: the completion is scheduled again when it computes
+    if (f.rate <= 0) return;     // paused: the completion is scheduled again when it computes
+    if (is_replica(id)) return;  // it serves until it is stopped
     const double us = std::ceil(r.remaining.us() / f.rate);
     // A rate the inputs make tiny (collectives far longer than the computation) must not wrap the clock.
     if (static_cast<double>(now_.us()) + us >= static_cast<double>(Time::max().us()))
@@ -316,8 +324,18 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // paused or only partly placed.
   double active_u(JobId id) const {
     const JobRecord& r = records_[id];
-    return r.status == JobStatus::running && r.phase == JobPhase::computing ? jobs_[id].u : 0.0;
+    if (r.status != JobStatus::running || r.phase != JobPhase::computing) return 0.0;
+    if (is_replica(id)) return serving_->busy(id) ? 1.0 : 0.0;  // a replica keeps its GPU busy while it has requests
+    return jobs_[id].u;
   }
+  bool is_replica(JobId id) const { return id < replicas_; }
+
+  // --- inference services ---
+  // What the replica has of its GPUs now (MIG slice, MPS shares, its turn on a time-sliced GPU).
+  ReplicaShare replica_share(JobId id) const;
+  ReplicaDevice replica_device(JobId id) const;
+  // Serves what is due now, then applies the replicas' busy changes to their GPUs' sharing.
+  void serve();
 
   // --- checkpointing (issue 5) ---
   // Starts an attempt: a restore first when it resumes from a checkpoint, else its checkpoint clock.
@@ -391,6 +409,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   uint64_t decision_points_ = 0;
   uint64_t oom_events_ = 0, mps_faults_ = 0, reconfigurations_ = 0, rate_changes_ = 0;
   bool bound_jobs_ = false;                               // does any job name its node (ResolvedJob::node)?
+  std::unique_ptr<Serving> serving_;                      // when the scenario has services
+  uint32_t replicas_ = 0;                                 // jobs 0 .. replicas_ - 1 are replicas
+  uint32_t replicas_ended_ = 0;                           // replicas failed or rejected for good
+  std::vector<Time> ts_origin_;                           // per GPU: when its time-slicing round robin last restarted
   mutable std::vector<std::vector<uint32_t>> fit_cache_;  // by shape, then bucket: see fits_in_bucket
   bool fit_cache_usable_ = false;
 };
@@ -423,6 +445,7 @@ bool Engine::pods_created(JobId id) {
   if (!quota_) return true;
   if (const auto why = quota_->admit(jobs_[id])) {
     life_.reject(id);
+    if (is_replica(id)) ++replicas_ended_;
     notify([&](Observer& o) { o.job_rejected(*this, id, *why); });
     return false;
   }
@@ -484,6 +507,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     const Pool& pool = cluster_.pool_of(gpu.node);
     auto& rates = gpu_rates_[g];
     rates.assign(gpu.residents.size(), 1.0);
+    if (serving_) ts_origin_[g] = now_;  // its residents or their demands changed: the round robin starts over
     u.clear();
     caps.clear();
     for (JobId j : gpu.residents) {
@@ -543,6 +567,9 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   }
   std::sort(busy_changed.begin(), busy_changed.end());
   busy_changed.erase(std::unique(busy_changed.begin(), busy_changed.end()), busy_changed.end());
+  if (serving_)
+    for (JobId j : touched_)
+      if (is_replica(j) && records_[j].status == JobStatus::running) serving_->share_changed(j, now_, replica_share(j));
   for (GpuId g : busy_changed) {
     const Gpu& gpu = cluster_.gpu(g);
     double busy = 0;
@@ -551,6 +578,77 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     metrics_.add_busy(cluster_.node(gpu.node).pool, g, busy - gpu.busy, now_);
     cluster_.set_busy(g, busy);
   }
+}
+
+ReplicaShare Engine::replica_share(JobId id) const {
+  const JobRecord& r = records_[id];
+  const JobFlight& f = flights_[r];
+  const GpuModel& model = *cluster_.pool_of(cluster_.gpu(f.placement.gpus.front()).node).gpu;
+  ReplicaShare s;
+  s.hw.tp = static_cast<int32_t>(f.placement.gpus.size());
+  s.hw.eff = &scenario_.model.serving_efficiency(model);
+  s.hw.link_bytes_per_s = r.link.gb_per_s * 1e9;
+  double compute = 1, bandwidth = 1;  // the smallest over its GPUs
+  std::vector<double> demands, shares;
+  for (GpuId g : f.placement.gpus) {
+    const Gpu& gpu = cluster_.gpu(g);
+    const Pool& pool = cluster_.pool_of(gpu.node);
+    const std::size_t at = static_cast<std::size_t>(std::find(gpu.residents.begin(), gpu.residents.end(), id) -
+                                                    gpu.residents.begin());
+    if (gpu.mig && !held_whole(gpu)) {
+      // A MIG instance has its SMs and its memory slices' share of the bandwidth, whatever its neighbours do.
+      const auto slot = std::find_if(gpu.instances.begin(), gpu.instances.end(), [&](const MigSlot& m) { return m.job == id; });
+      const MigProfile& p = pool.gpu->mig->profiles[slot->instance.profile];
+      compute = std::min(compute, static_cast<double>(p.sms) / pool.gpu->sms);
+      bandwidth = std::min(bandwidth, static_cast<double>(p.memory_slices) / pool.gpu->mig->memory_slices);
+    } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
+      // The whole GPU in its turns: its place among the GPU's busy contexts (itself counted).
+      int32_t n = 0, position = 0;
+      for (JobId j : gpu.residents) {
+        if (j == id) position = n;
+        if (j == id || active_u(j) > 0) ++n;
+      }
+      s.ts_contexts = n;
+      s.ts_position = position;
+      s.ts_origin = ts_origin_[g];
+    } else if (pool.sharing.rate_model() == Sharing::mps) {
+      // SMs as the fluid model shares them (thread caps, interference); bandwidth has no QoS under
+      // MPS: max-min fair over the busy clients' demands.
+      compute = std::min(compute, gpu_rates_[g][at]);
+      demands.clear();
+      for (JobId j : gpu.residents) demands.push_back(j == id ? 1.0 : active_u(j));
+      shares.assign(demands.size(), 0.0);
+      max_min_shares(demands, shares);
+      bandwidth = std::min(bandwidth, shares[at]);
+    }
+  }
+  s.hw.flops_per_s = model.bf16_tflops * 1e12 * compute;
+  s.hw.bytes_per_s = model.memory_bandwidth_gb_per_s * 1e9 * bandwidth;
+  return s;
+}
+
+ReplicaDevice Engine::replica_device(JobId id) const {
+  const JobFlight& f = flights_[records_[id]];
+  const GpuId g = f.placement.gpus.front();
+  const Pool& pool = cluster_.pool_of(cluster_.gpu(g).node);
+  const MigProfile* profile = nullptr;
+  if (!f.mig.empty()) profile = &pool.gpu->mig->profiles[f.mig.front().profile];
+  return ReplicaDevice{pool.gpu, replica_memory_mib(jobs_[id].request, pool, profile), cluster_.gpu(g).node};
+}
+
+void Engine::serve() {
+  if (!serving_) return;
+  serving_->advance(now_);
+  std::vector<GpuId> gpus;
+  for (JobId id : serving_->take_busy_changes())
+    if (records_[id].status == JobStatus::running) {
+      const auto& held = flights_[records_[id]].placement.gpus;
+      gpus.insert(gpus.end(), held.begin(), held.end());
+    }
+  if (gpus.empty()) return;
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  refresh_rates(gpus);
 }
 
 void Engine::share_network() {
@@ -680,6 +778,7 @@ void Engine::bind(JobId id, const Placement& p) {
     network_changed_ = true;
   }
   refresh_rates(full.gpus);
+  if (is_replica(id)) serving_->placed(id, now_, replica_device(id), replica_share(id));
   // MPS clients may fault (fault injection); the fault takes down every client of the GPU.
   const Pool& pool = cluster_.pool_of(full.nodes.front());
   if (scenario_.model.mps.fault_rate_per_hour > 0 && pool.sharing.rate_model() == Sharing::mps && !cluster_.gpu(full.gpus.front()).mig) {
@@ -740,6 +839,7 @@ void Engine::stop(JobId id, StopCause cause) {
   JobRecord& r = records_[id];
   const Job& j = jobs_[id];
   settle(id);
+  if (is_replica(id)) serving_->stopped(id, now_);
   notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
   JobFlight& f = flights_[r];
   r.attained_gpu += GpuTime::of(now_ - r.start, static_cast<double>(f.placement.gpus.size()));
@@ -788,6 +888,7 @@ void Engine::kill_all(GpuId g) {
     rollback(id);  // to its last checkpoint, or the beginning
     if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
       life_.fail(id);
+      if (is_replica(id)) ++replicas_ended_;
       if (quota_) quota_->release(jobs_[id]);
       if (kueue_) kueue_->finished(id, now_);
       flights_.release(r);
@@ -813,7 +914,9 @@ RunResult Engine::run() {
       apply(e);
       applied(to_string(e.kind), e.target);
     }
+    serve();
     decision_point(arrived);
+    serve();
     if (options_.progress && (++iterations_ & 0xFFF) == 0)
       options_.progress(scenario_.horizon ? now_.seconds() / horizon_.seconds()
                                           : static_cast<double>(next_arrival_) / static_cast<double>(jobs_.size()));
@@ -823,11 +926,15 @@ RunResult Engine::run() {
 
 std::optional<Time> Engine::next_time() const {
   const bool have_arrival = next_arrival_ < jobs_.size();
-  if (!have_arrival && events_.empty()) return std::nullopt;
-  // Without a horizon the run ends with the last job, whatever the market still has queued.
-  if (!have_arrival && !scenario_.horizon && life_.unfinished() == 0) return std::nullopt;
+  const std::optional<Time> serving = serving_ ? serving_->next_time() : std::nullopt;
+  if (!have_arrival && events_.empty() && !serving) return std::nullopt;
+  // Without a horizon the run ends with the last job and the last request, whatever the market still
+  // has queued; replicas serve until then.
+  if (!have_arrival && !scenario_.horizon && life_.unfinished() == replicas_ - replicas_ended_ && (!serving_ || serving_->done()))
+    return std::nullopt;
   Time t = have_arrival ? jobs_[next_arrival_].arrival : Time::max();
   if (!events_.empty()) t = std::min(t, events_.top().time);
+  if (serving) t = std::min(t, *serving);
   if (t >= horizon_) return std::nullopt;
   return t;
 }
@@ -951,6 +1058,8 @@ RunResult Engine::finish() {
   metrics_.finish(end);
   now_ = end;
   finish_costs();
+  std::vector<ServiceFigures> services;
+  if (serving_) services = serving_->finish(end);
   notify([&](Observer& o) { o.finished(*this); });
 
   std::map<std::string, uint64_t> reasons;
@@ -972,7 +1081,9 @@ RunResult Engine::finish() {
                    reconfigurations_,
                    rate_changes_,
                    nodes_.take_activity(),
-                   tenants_ ? std::optional(tenants_->take()) : std::nullopt};
+                   tenants_ ? std::optional(tenants_->take()) : std::nullopt,
+                   std::move(services),
+                   serving_ ? serving_->take_requests() : std::vector<RequestRow>{}};
 }
 
 void Engine::finish_costs() {

@@ -44,6 +44,16 @@ void gpus_csv(std::ostream& o, const Scenario&, const RunResult& r, const Json&)
 void cost_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json&) { write_cost_csv(o, s, r); }
 void low_utilization_csv(std::ostream& o, const Scenario&, const RunResult& r, const Json&) { write_low_utilization_csv(o, r); }
 void tenants_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json&) { write_tenants_csv(o, s, r); }
+void services_csv(std::ostream& o, const Scenario&, const RunResult&, const Json& summary) { write_services_csv(o, summary); }
+// Asks the run to keep a row per request (Observer::wants_requests).
+class RequestsWriter final : public OutputWriter {
+ public:
+  bool wants_requests() const override { return true; }
+  void write(std::ostream& out, const Scenario& s, const RunResult& r, const Json&) const override {
+    write_requests_csv(out, s, r);
+  }
+  static std::unique_ptr<OutputWriter> make() { return std::make_unique<RequestsWriter>(); }
+};
 void scenario_yaml(std::ostream& o, const Scenario& s, const RunResult&, const Json&) {
   YAML::Emitter e;
   e << s.resolved.yaml();
@@ -68,6 +78,12 @@ const std::vector<OutputSpec>& output_table() {
        "per namespace: waits, GPUs held against fair share, preemptions and rejections (written "
        "whenever the scenario has a tenancy: block)",
        false, &ResultWriter<tenants_csv>::make},
+      {"services", "services.csv",
+       "per inference service: requests, latency percentiles, SLO attainment, goodput, replicas, cost per token (written "
+       "whenever the scenario has services)",
+       false, &ResultWriter<services_csv>::make},
+      {"requests", "requests.csv", "one row per request of the inference services: status, queueing, TTFT, end to end", false,
+       &RequestsWriter::make},
       {"trace", "trace.json", "a Perfetto/Chrome timeline: a track per GPU or MIG slice, reclaims, preemptions", false,
        &make_trace_writer},
       {"metrics", "metrics.om", "the GPUs' DCGM-exporter series and gpusim's own, OpenMetrics text for promtool backfill", false,

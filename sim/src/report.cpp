@@ -409,9 +409,10 @@ Json summarize(const Scenario& s, const RunResult& r) {
     std::vector<double> all;
     all.reserve(jobs.size());
     std::vector<std::size_t> kind_end;
+    const uint32_t replicas = replica_jobs(s.services);  // they have no work to get through: the services' figures say how they did
     for (std::size_t k = 0; k < enum_count<JobKind>; ++k) {
       for (const Job& j : jobs) {
-        if (static_cast<std::size_t>(j.kind) != k) continue;
+        if (static_cast<std::size_t>(j.kind) != k || j.id < replicas) continue;
         const JobRecord& rec = r.jobs[j.id];
         if (rec.status == JobStatus::completed) all.push_back(rec.slowdown());
         // A running job's slowdown so far: time since its start over the work it got through.
@@ -562,6 +563,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     for (const auto& [why, n] : r.tenancy->rejections()) rejected_reasons.push_back({{"reason", why}, {"jobs", n}});
     out["rejected_reasons"] = std::move(rejected_reasons);
   }
+  add_services_summary(out, s, r);
   out["events"] = r.events;
   out["decision_points"] = r.decision_points;
 
@@ -580,6 +582,12 @@ Json summarize(const Scenario& s, const RunResult& r) {
     if (pool.price_source.empty())
       notes.push_back(fmt::format("Pool {} has no price (none in the scenario or its node template): its cost counts as 0.", pool.name));
   if (!s.seed_given) notes.push_back(fmt::format("Seed {} (the default: the scenario has no seed).", s.seed));
+  if (!s.services.empty())
+    notes.push_back(
+        "Services (README 'Inference services'): replicas serve as vLLM V1 does (continuous batching, chunked prefill, "
+        "recompute preemption) with iteration times from a roofline of the share of the GPU each replica has; latency "
+        "percentiles are nearest-rank within 0.1 %; slo_attainment = requests within every per-request target / requests "
+        "arrived, goodput_rps = those requests / simulated seconds; replica jobs are charged as jobs.");
   out["model_notes"] = std::move(notes);
   return out;
 }

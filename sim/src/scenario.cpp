@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -38,8 +39,8 @@ std::string resolve_data_dir(const std::optional<std::string>& flag) {
   return GPUSIM_DEFAULT_DATA_DIR;
 }
 
-// Applies "a.b[0].c=value" (or a.b.0.c) to the document `root` refers to (a YAML::Node is a handle:
-// the edit goes through a copy of it); the value is read as YAML.
+// Applies "a.b[0].c=value" (or a.b.0.c; a.b[*].c sets c in every item of b) to the document `root` refers to (a YAML::Node is a
+// handle: the edit goes through a copy of it); the value is read as YAML.
 static void apply_override(const ConfigNode& doc, const std::string& assignment) {
   const YAML::Node& root = doc.yaml();
   const auto eq = assignment.find('=');
@@ -86,9 +87,33 @@ static void apply_override(const ConfigNode& doc, const std::string& assignment)
     throw InputError(where, fmt::format("cannot set '{}': '{}' is {}, not a map", parts[i], parts[i - 1],
                                         cur.IsScalar() ? fmt::format("the value '{}'", cur.Scalar()) : "not a map or a list"));
   };
-  YAML::Node cur;
-  cur.reset(root);
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+  // The value once, then a copy for each further place a "*" makes.
+  bool placed = false;
+  const auto next_value = [&] {
+    YAML::Node v = placed ? YAML::Clone(value) : value;
+    placed = true;
+    doc.note_set(v, assignment);
+    return v;
+  };
+  // Sets parts[i..] under `node`; "*" on a list stands for each of its items.
+  std::function<void(const YAML::Node&, std::size_t)> set = [&](const YAML::Node& node, std::size_t i) {
+    YAML::Node cur;
+    cur.reset(node);
+    if (cur.IsSequence() && parts[i] == "*") {
+      for (std::size_t k = 0; k < cur.size(); ++k) {
+        YAML::Node item;
+        item.reset(cur[k]);
+        if (i == parts.size() - 1) cur[k] = next_value();
+        else set(item, i + 1);
+      }
+      return;
+    }
+    if (i == parts.size() - 1) {
+      if (cur.IsSequence()) cur[index_of(cur, i)] = next_value();
+      else if (cur.IsMap() || cur.IsNull()) cur[parts[i]] = next_value();
+      else not_a_map(cur, i);
+      return;
+    }
     YAML::Node next;
     if (cur.IsSequence()) {
       next.reset(cur[index_of(cur, i)]);
@@ -100,13 +125,9 @@ static void apply_override(const ConfigNode& doc, const std::string& assignment)
       }
       next.reset(cur[parts[i]]);
     }
-    cur.reset(next);
-  }
-  const std::size_t last = parts.size() - 1;
-  if (cur.IsSequence()) cur[index_of(cur, last)] = value;
-  else if (cur.IsMap() || cur.IsNull()) cur[parts.back()] = value;
-  else not_a_map(cur, last);
-  doc.note_set(value, assignment);
+    set(next, i + 1);
+  };
+  set(root, 0);
 }
 
 namespace {
@@ -719,12 +740,14 @@ const Section& cluster_section() {
 const Section& workload_section() {
   static const Section s{
       "workload",
-      "The jobs: at least one of jobs, traces, generator",
+      "The jobs: at least one of jobs, traces, generator, services",
       {
           {"jobs", Type::list(Type::section(job_section())), "", "", "Inline jobs"},
           {"traces", Type::list(Type::section(trace_section())), "", "", "Jobs from public traces"},
           {"generator", Type::section(generator_section()), "", "", "Synthetic jobs"},
           {"packing", Type::section(packing_section()), "", "", "Run the capacity-packing experiment on these jobs instead"},
+          {"services", Type::list(Type::section(service_section())), "", "",
+           "Inference services: replicas placed as pods, serving requests (README, Inference services)"},
       }};
   return s;
 }
@@ -794,6 +817,8 @@ const Section& scenario_section() {
            "Seed of every random stream (each is named, so one change leaves the others)"},
           {"horizon", Type::duration(), "", "", "Simulated time; absent: until every job that can finish has finished"},
           {"catalog", Type::section(catalog_section()), "", "", "GPU models and node templates added to the built-in ones"},
+          {"models", Type::list(Type::section(served_model_section())), "", "",
+           "Served models added to the built-in ones (gpusim models), for workload.services"},
           {"cluster", Type::section(cluster_section()), required, "", "The fleet"},
           {"model", Type::section(model_section()), "", "", "Overrides of the execution model's constants (sim/data/model.yaml)"},
           {"workload", Type::section(workload_section()), required, "", "The jobs"},
@@ -1036,12 +1061,20 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     s.packing->tuning = p.value("tuning").as_string() == "passes" ? PackingSpec::Tuning::passes : PackingSpec::Tuning::artifact;
     if (auto ranks = p.get("node_ranks")) s.packing->node_ranks = read_node_ranks(*ranks, s);
   }
+  auto models = std::make_shared<ModelCatalog>(ModelCatalog::builtin());
+  if (auto m = root.get("models")) models->add_document(*m);
+  s.models = models;
+  // First, arriving at 0: after finalize the replicas are the first jobs, service by service.
+  if (auto services = workload.get("services")) {
+    if (s.packing) services->fail("the capacity-packing experiment places jobs only: no services");
+    s.services = read_services(*services, *models, s.data_dir, s.seed, s.jobs);
+  }
   if (auto jobs = workload.get("jobs")) s.jobs.append(parse_inline_jobs(*jobs));
   if (auto traces = workload.get("traces"))
     for (const auto& t : traces->items()) s.jobs.append(read_trace(t, s.data_dir, s.packing.has_value()));
   if (auto g = workload.get("generator")) s.jobs.append(generate_jobs(*g, s.seed));
-  if (!workload.has("jobs") && !workload.has("traces") && !workload.has("generator"))
-    workload.fail("expected at least one of jobs, traces, generator");
+  if (!workload.has("jobs") && !workload.has("traces") && !workload.has("generator") && !workload.has("services"))
+    workload.fail("expected at least one of jobs, traces, generator, services");
   // Only inline jobs and generator classes name one (no trace has the column).
   for (const Job& j : s.jobs.jobs)
     if (const std::string gpu(s.jobs.reference_gpu(j)); !gpu.empty() && !catalog->find_gpu(gpu)) {
@@ -1083,6 +1116,8 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     if (!o.by_default && out.value(o.name).as_bool()) s.outputs.emplace_back(o.name);
   if (s.tenancy.given && std::find(s.outputs.begin(), s.outputs.end(), "tenants") == s.outputs.end())
     s.outputs.emplace_back("tenants");
+  if (!s.services.empty() && std::find(s.outputs.begin(), s.outputs.end(), "services") == s.outputs.end())
+    s.outputs.emplace_back("services");
   return s;
 }
 

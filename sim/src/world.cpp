@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/sim/serving.hpp"
 
 namespace gpusim {
 
@@ -20,6 +21,37 @@ void check_modelled(const Scenario& s) {
                        fmt::format("gang: false (workers placed one at a time) is not modelled with spot or autoscaled pools "
                                    "(pool {})",
                                    p.name));
+}
+
+// A service's model must fit every device its replicas may be placed on (weights, activations and at
+// least one KV block), and a tensor-parallel replica needs whole GPUs.
+void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
+  for (const ServiceSpec& svc : s.services) {
+    const Job& j = s.jobs.jobs[svc.first_job];
+    const uint64_t mask = shapes.of_job(j.id).pool_mask;
+    for (PoolId p{0}; p < c.pools().size(); ++p) {
+      if (!(mask >> p & 1)) continue;
+      const Pool& pool = c.pool(p);
+      const SourceLocation where{svc.where.file, svc.where.line, svc.where.field + ".model"};
+      if (svc.tensor_parallel > 1 && pool.sharing.mode != Sharing::exclusive)
+        throw InputError(
+            {svc.where.file, svc.where.line, svc.where.field + ".tensor_parallel"},
+            fmt::format("service '{}': a tensor-parallel replica needs whole GPUs, but pool {} shares its GPUs ({}); "
+                        "restrict pod.models or use tensor_parallel: 1",
+                        svc.name, pool.name, to_string(pool.sharing.mode)));
+      const MigProfile* profile = requested_profile(j.request, *pool.gpu);
+      const int64_t memory = replica_memory_mib(j.request, pool, profile);
+      const EngineLimits limits = engine_limits(s, svc, *pool.gpu, memory);
+      const KvCapacity kv = kv_capacity(*svc.model, memory, svc.tensor_parallel, limits, s.model.time_slicing.context_memory_mib);
+      if (kv.blocks <= 0)
+        throw InputError(where,
+                         fmt::format("model {} does not fit a replica on pool {} ({}{} MiB): at gpu_memory_utilization {:g} "
+                                     "it gets {} MiB, its weights take {} MiB per GPU and activations {} MiB, leaving "
+                                     "no room for the KV cache",
+                                     svc.model->name, pool.name, profile ? profile->name + ", " : "", memory,
+                                     limits.gpu_memory_utilization, kv.budget_mib, kv.weights_mib, kv.reserve_mib));
+    }
+  }
 }
 
 Cluster build_cluster(const Scenario& s) {
@@ -91,10 +123,12 @@ World build_world(const Scenario& s) {
   check_modelled(s);
   Cluster cluster = build_cluster(s);
   Shapes shapes(s.jobs, cluster, *s.catalog);
+  const uint32_t replicas = replica_jobs(s.services);
   for (const Job& j : s.jobs.jobs)
     if (const auto& why = shapes.of_job(j.id).never_fits; j.strict && why)
-      throw InputError({s.jobs.where(j).file, s.jobs.where(j).line, "workload.jobs"},
-                       fmt::format("job '{}' can never run: it {}", j.name, *why));
+      throw InputError({s.jobs.where(j).file, s.jobs.where(j).line, j.id < replicas ? "workload.services" : "workload.jobs"},
+                       fmt::format("{} '{}' can never run: it {}", j.id < replicas ? "replica" : "job", j.name, *why));
+  check_services(s, cluster, shapes);
   ResolvedJobs jobs(s, cluster);
   const bool bound = jobs.any_bound();
   return World{s, std::move(cluster), std::move(shapes), std::move(jobs), bound};

@@ -168,6 +168,12 @@ const Section& job_section() {
   return s;
 }
 
+const Section& replica_pod_section() {
+  static const Section s{"replica_pod", "The pod template of a service's replicas",
+                         join_fields({request_fields(), job_fields(), node_rule_fields(), {checkpoint_field()}})};
+  return s;
+}
+
 namespace {
 
 const Section& arrival_section() {
@@ -432,6 +438,27 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& node) {
   p.restore = c.value("restore").as_duration();
   p.restart_overhead = c.value("restart_overhead").as_duration();
   return p;
+}
+
+Job read_replica_pod(const ConfigNode& pod, int32_t gpus, JobSet& set) {
+  const Fields e = replica_pod_section().read(pod);
+  for (std::string_view refused : {"workers", "multi_node", "deadline", "u", "reference_gpu", "checkpoint"})
+    if (auto f = e.get(refused))
+      f->fail(refused == "u" ? "a replica keeps its GPU busy while it has requests and idle otherwise (the serving model): no u"
+              : refused == "reference_gpu"
+                  ? "a replica's speed comes from its model and its GPU (the serving model): no reference_gpu"
+              : refused == "checkpoint" ? "a replica saves nothing: a new one loads its model (cold_start)"
+                                        : "a replica is one pod on one node: no workers, multi_node or deadline");
+  Job j;
+  j.request.gpus = gpus;
+  read_request_fields(e, j.request);
+  read_job_fields(e, set, j);
+  if (e.has("kind") && j.kind != JobKind::inference) e.at("kind").fail("a replica is of kind inference");
+  j.kind = JobKind::inference;
+  j.u = 0;  // busy or idle, as its requests say: the engine asks the serving model
+  j.strict = true;
+  j.origin = set.origin(pod.where());
+  return j;
 }
 
 JobSet parse_inline_jobs(const ConfigNode& list) {

@@ -76,6 +76,8 @@ class Observer {
   // After each event is applied (`what` names it: an EventKind, "arrival" or "decision"), and for
   // observers that ask for it: per-event calls cost time.
   virtual bool wants_every_event() const { return false; }
+  // Does it need a row per request of the scenario's services (RunResult::requests)?
+  virtual bool wants_requests() const { return false; }
   virtual void event_applied(const RunState&, std::string_view /*what*/, uint32_t /*target*/) {}
   // At each time-series sample (every outputs.timeseries_step, metrics().samples()), once the run has
   // moved past its time: the cluster and the records still show the state that held then (now() is

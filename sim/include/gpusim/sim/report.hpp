@@ -95,5 +95,14 @@ void write_cost_csv(std::ostream& out, const Scenario& scenario, const RunResult
 // Every stretch in which a pool's effective utilization stayed under the alert threshold.
 void write_low_utilization_csv(std::ostream& out, const RunResult& result);
 void write_tenants_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
+// summary.json's `serving` (every service's requests together) and `services` (one each), when the
+// scenario has services.
+void add_services_summary(Json& summary, const Scenario& scenario, const RunResult& result);
+// services.csv: summary.json's services, flattened, one row each.
+void services_table(TableSink& sink, const Json& summary);
+void write_services_csv(std::ostream& out, const Json& summary);
+// requests.csv: one row per request of the services.
+void requests_table(TableSink& sink, const Scenario& scenario, const RunResult& result);
+void write_requests_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 
 }  // namespace gpusim

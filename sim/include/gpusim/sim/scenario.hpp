@@ -18,6 +18,8 @@
 #include "gpusim/sim/scheduler.hpp"
 #include "gpusim/sim/tenancy.hpp"
 #include "gpusim/workloads/job.hpp"
+#include "gpusim/workloads/served_model.hpp"
+#include "gpusim/workloads/service.hpp"
 
 namespace gpusim {
 
@@ -56,6 +58,9 @@ struct Scenario {
   std::vector<PoolSpec> pools;
   ExecutionModel model;            // built-in defaults with the scenario's `model:` applied
   JobSet jobs;
+  std::shared_ptr<const ModelCatalog> models;  // the built-in served models and the scenario's own
+  // Inference services; their replicas are the first jobs of `jobs` (read_services).
+  std::vector<ServiceSpec> services;
   std::optional<PackingSpec> packing;
   std::string policy;
   SourceLocation policy_where;

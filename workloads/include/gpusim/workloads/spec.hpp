@@ -22,6 +22,13 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& c);
 const Section& job_section();
 const Section& generator_section();
 
+// A service's `pod:`, the template of its replicas: an inline job's request and pod fields, without
+// its name, arrival, duration and GPU count.
+const Section& replica_pod_section();
+// A replica of `gpus` GPUs (the service's tensor-parallel degree) of kind inference; fields that mean
+// nothing for a replica (workers, multi_node, deadline, u, another kind) are refused.
+Job read_replica_pod(const ConfigNode& pod, int32_t gpus, JobSet& set);
+
 // `workload.jobs`: a list of jobs; `count: N` repeats one entry N times (names get -0, -1, ...).
 JobSet parse_inline_jobs(const ConfigNode& list);
 

@@ -1,0 +1,119 @@
+#pragma once
+// The serving component (README, "Inference services"): the requests of a scenario's services, routed
+// to their replicas and served as vLLM serves them, iteration by iteration (sim/serving_model.hpp has
+// the formulas). Replicas are pods the engine places like jobs; the engine tells this component where
+// a replica runs and what share of its GPU it has, and asks it whether a replica is busy (which is
+// the compute demand the engine's sharing and utilization see). Nothing else changes a request.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusim/core/time.hpp"
+#include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/latency_histogram.hpp"
+#include "gpusim/sim/serving_model.hpp"
+#include "gpusim/workloads/job.hpp"
+
+namespace gpusim {
+
+struct Scenario;
+struct ServiceSpec;
+
+// What a replica has on its GPUs now: the roofline's inputs after its share, and, on a time-sliced GPU,
+// its place in the round robin of the GPU's busy contexts.
+struct ReplicaShare {
+  ReplicaHardware hw;
+  int32_t ts_contexts = 0;  // busy contexts of its GPU, itself counted; 0: not time-sliced
+  int32_t ts_position = 0;
+  Time ts_origin;           // when the round robin last restarted (its busy set changed)
+  bool operator==(const ReplicaShare& o) const {
+    return hw.flops_per_s == o.hw.flops_per_s && hw.bytes_per_s == o.hw.bytes_per_s && hw.tp == o.hw.tp &&
+           hw.link_bytes_per_s == o.hw.link_bytes_per_s && hw.eff == o.hw.eff && ts_contexts == o.ts_contexts &&
+           ts_position == o.ts_position && ts_origin == o.ts_origin;
+  }
+};
+
+// Where a replica was placed.
+struct ReplicaDevice {
+  const GpuModel* gpu = nullptr;
+  int64_t visible_memory_mib = 0;  // what the engine sees: the GPU, its MIG instance, or the pod's limit
+  NodeId node = kNoNode;
+};
+
+// The device memory a replica's engine sees on a GPU of `pool` (on MIG instance `profile`, if any):
+// the instance's, the MPS pinned limit, the pod's own GPU memory limit, else the whole GPU's.
+int64_t replica_memory_mib(const Request& q, const Pool& pool, const MigProfile* profile);
+// The vLLM engine limits of a replica of `service` on a device of `gpu` showing `visible_memory_mib`:
+// vLLM's defaults for the device, model.serving's, then the service's own settings.
+EngineLimits engine_limits(const Scenario& s, const ServiceSpec& service, const GpuModel& gpu, int64_t visible_memory_mib);
+// The MIG profile a replica's request names (nvidia.com/mig-<profile>) on `gpu`, or null.
+const MigProfile* requested_profile(const Request& q, const GpuModel& gpu);
+
+// Per service, at the end of a run.
+struct ServiceFigures {
+  std::string name;
+  uint64_t arrived = 0, completed = 0, rejected = 0, unfinished = 0;
+  uint64_t good = 0;          // completed and within every per-request SLO target
+  uint64_t preemptions = 0;   // recomputations because the KV cache was full
+  uint64_t retried = 0;       // requests sent again after their replica went away
+  uint64_t prompt_tokens = 0, output_tokens = 0;  // of completed requests
+  LatencyHistogram ttft, tpot, itl, e2e, queue;
+  double ready_replica_s = 0;  // replica-seconds ready to serve
+  double cold_start_s = 0;     // replica-seconds between placement and ready
+  uint64_t replica_starts = 0;
+  int32_t kv_blocks_min = 0, kv_blocks_max = 0;  // over the replicas placed
+  std::string requests;        // the request source, described
+};
+
+// One finished (or rejected) request, for requests.csv.
+struct RequestRow {
+  uint32_t service = 0;
+  uint64_t id = 0;  // in arrival order within its service
+  Time arrival;
+  int64_t queue_us = -1, ttft_us = -1, e2e_us = -1;  // -1: never reached
+  int32_t prompt = 0, output = 0, generated = 0;
+  int32_t replica = -1;
+  uint16_t preemptions = 0, retries = 0;
+  uint8_t status = 0;  // 0 completed, 1 rejected, 2 unfinished
+};
+
+class Serving {
+ public:
+  // `keep_requests`: keep a row per request for requests.csv.
+  Serving(const Scenario& s, bool keep_requests);
+  ~Serving();
+  Serving(const Serving&) = delete;
+  Serving& operator=(const Serving&) = delete;
+
+  // Replicas are the scenario's first jobs (read_services).
+  bool is_replica(JobId id) const { return id < replica_jobs_; }
+  // Has it requests to serve? Its demand on its GPU: 1 while busy, 0 idle.
+  bool busy(JobId id) const;
+  // The earliest time something is due (a request arrives, an iteration ends, a replica is ready).
+  std::optional<Time> next_time();
+  // Everything due at `now`.
+  void advance(Time now);
+  // The replica runs now on `device` with `share`; it is ready after its cold start.
+  void placed(JobId id, Time now, const ReplicaDevice& device, const ReplicaShare& share);
+  // Its share of its GPU changed (a neighbour came, left, went busy or idle): the iteration under way
+  // goes on at the new speed.
+  void share_changed(JobId id, Time now, const ReplicaShare& share);
+  // The replica stopped (evicted, killed): its requests go to the other replicas, from scratch.
+  void stopped(JobId id, Time now);
+  // The replicas whose busy() changed since the last call.
+  std::vector<JobId> take_busy_changes();
+  // Every request stream is over and no request waits or runs.
+  bool done() const;
+  // The figures at the end of the run (`end`); unfinished requests are counted.
+  std::vector<ServiceFigures> finish(Time end);
+  std::vector<RequestRow> take_requests();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  uint32_t replica_jobs_ = 0;
+};
+
+}  // namespace gpusim

@@ -1,0 +1,187 @@
+// summary.json's `serving` and `services`, services.csv and requests.csv: what the scenario's
+// inference services did (README, Inference services).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "gpusim/sim/report.hpp"
+
+namespace gpusim {
+
+namespace {
+
+double round6(double v) { return std::round(v * 1e6) / 1e6; }
+double seconds(int64_t us) { return round6(static_cast<double>(us) / 1e6); }
+double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+
+Json latency_json(const LatencyHistogram& h) {
+  if (h.count() == 0) return Json(nullptr);
+  return {{"p50", seconds(h.percentile_us(50))},
+          {"p90", seconds(h.percentile_us(90))},
+          {"p99", seconds(h.percentile_us(99))},
+          {"mean", round6(h.mean_us() / 1e6)}};
+}
+
+const LatencyHistogram& histogram(const ServiceFigures& f, LatencyMetric m) {
+  switch (m) {
+    case LatencyMetric::ttft: return f.ttft;
+    case LatencyMetric::tpot: return f.tpot;
+    case LatencyMetric::itl: return f.itl;
+    case LatencyMetric::e2e: return f.e2e;
+    case LatencyMetric::queue: return f.queue;
+  }
+  return f.e2e;
+}
+
+// The figures a service and the sum of all services share; `gpu_hours` and `cost_usd` of the replicas.
+void add_figures(Json& j, const ServiceFigures& f, double span_s, double gpu_hours, double cost_usd) {
+  j["requests_arrived"] = f.arrived;
+  j["requests_completed"] = f.completed;
+  j["requests_rejected"] = f.rejected;
+  j["requests_unfinished"] = f.unfinished;
+  j["requests_retried"] = f.retried;
+  j["preemptions"] = f.preemptions;
+  j["prompt_tokens"] = f.prompt_tokens;
+  j["output_tokens"] = f.output_tokens;
+  for (const auto& [m, name] : enum_entries<LatencyMetric>) j[fmt::format("{}_s", name)] = latency_json(histogram(f, m));
+  j["slo_attainment"] = round6(ratio(static_cast<double>(f.good), static_cast<double>(f.arrived)));
+  j["goodput_rps"] = round6(ratio(static_cast<double>(f.good), span_s));
+  j["throughput_rps"] = round6(ratio(static_cast<double>(f.completed), span_s));
+  j["output_tokens_per_s"] = round6(ratio(static_cast<double>(f.output_tokens), span_s));
+  j["mean_ready_replicas"] = round6(ratio(f.ready_replica_s, span_s));
+  j["gpu_hours_allocated"] = round6(gpu_hours);
+  j["cost_usd"] = std::round(cost_usd * 100) / 100;
+  j["cost_per_million_output_tokens_usd"] =
+      f.output_tokens ? Json(round6(cost_usd / static_cast<double>(f.output_tokens) * 1e6)) : Json(nullptr);
+  j["cost_per_thousand_requests_usd"] = f.completed ? Json(round6(cost_usd / static_cast<double>(f.completed) * 1e3)) : Json(nullptr);
+}
+
+}  // namespace
+
+void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
+  if (s.services.empty()) return;
+  const double span_s = (r.end - Time()).seconds();
+  ServiceFigures all;
+  double all_gpu_hours = 0, all_cost = 0;
+  Json services = Json::array();
+  for (std::size_t i = 0; i < s.services.size(); ++i) {
+    const ServiceSpec& spec = s.services[i];
+    const ServiceFigures& f = r.services[i];
+    double gpu_hours = 0, cost = 0;
+    for (int32_t k = 0; k < spec.replicas; ++k) {
+      const JobRecord& rec = r.jobs[spec.first_job + static_cast<uint32_t>(k)];
+      gpu_hours += rec.allocated_gpu.hours();
+      cost += rec.cost_usd;
+    }
+    Json j;
+    j["name"] = spec.name;
+    j["model"] = spec.model->name;
+    j["replicas"] = spec.replicas;
+    j["tensor_parallel"] = spec.tensor_parallel;
+    j["requests"] = f.requests;
+    add_figures(j, f, span_s, gpu_hours, cost);
+    j["replica_starts"] = f.replica_starts;
+    j["cold_start_mean_s"] = f.replica_starts ? Json(round6(f.cold_start_s / static_cast<double>(f.replica_starts))) : Json(nullptr);
+    j["kv_cache_blocks_min"] = f.kv_blocks_min;
+    j["kv_cache_blocks_max"] = f.kv_blocks_max;
+    Json slo = Json::object();
+    for (const SloTarget& t : spec.slo) {
+      if (t.percentile == 0) continue;
+      const LatencyHistogram& h = histogram(f, t.metric);
+      const int64_t value = t.percentile < 0 ? std::llround(h.mean_us()) : h.percentile_us(t.percentile);
+      slo[t.key] = {{"target_s", t.limit.seconds()}, {"value_s", seconds(value)}, {"met", h.count() > 0 && value <= t.limit.us()}};
+    }
+    if (!slo.empty()) j["slo"] = std::move(slo);
+    services.push_back(std::move(j));
+    all.arrived += f.arrived;
+    all.completed += f.completed;
+    all.rejected += f.rejected;
+    all.unfinished += f.unfinished;
+    all.retried += f.retried;
+    all.preemptions += f.preemptions;
+    all.good += f.good;
+    all.prompt_tokens += f.prompt_tokens;
+    all.output_tokens += f.output_tokens;
+    all.ready_replica_s += f.ready_replica_s;
+    all.ttft.merge(f.ttft);
+    all.tpot.merge(f.tpot);
+    all.itl.merge(f.itl);
+    all.e2e.merge(f.e2e);
+    all.queue.merge(f.queue);
+    all_gpu_hours += gpu_hours;
+    all_cost += cost;
+  }
+  Json serving;
+  add_figures(serving, all, span_s, all_gpu_hours, all_cost);
+  out["serving"] = std::move(serving);
+  out["services"] = std::move(services);
+}
+
+void services_table(TableSink& sink, const Json& summary) {
+  // The columns are the figures of summary.json's services, flattened: the two cannot drift.
+  std::vector<std::string> columns{"name", "model", "requests"};
+  const Json& services = summary.contains("services") ? summary["services"] : Json::array();
+  std::vector<std::vector<std::pair<std::string, double>>> rows;
+  for (const Json& svc : services) rows.push_back(flatten_summary(svc));
+  // Every service has the same keys but its latency blocks may be null (nothing completed): the union, in first-seen order.
+  std::vector<std::string> keys;
+  for (const auto& row : rows)
+    for (const auto& [k, v] : row)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  for (const auto& k : keys) columns.push_back(k);
+  std::vector<std::string_view> views(columns.begin(), columns.end());
+  sink.header(views);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    sink.cell(services[i]["name"].get<std::string>());
+    sink.cell(services[i]["model"].get<std::string>());
+    sink.cell(services[i]["requests"].get<std::string>());
+    for (const auto& k : keys) {
+      const auto it = std::find_if(rows[i].begin(), rows[i].end(), [&](const auto& kv) { return kv.first == k; });
+      if (it == rows[i].end()) sink.empty();
+      else sink.cell(it->second);
+    }
+    sink.end_row();
+  }
+}
+
+void write_services_csv(std::ostream& out, const Json& summary) {
+  CsvSink sink(out);
+  services_table(sink, summary);
+}
+
+void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
+  sink.header({"service", "request", "arrival_s", "status", "replica", "prompt_tokens", "output_tokens", "generated_tokens", "queue_s",
+               "ttft_s", "e2e_s", "tpot_s", "preemptions", "retries"});
+  sink.reserve(r.requests.size());
+  const auto seconds = [&](int64_t us) {
+    if (us < 0) sink.empty();
+    else sink.cell(Duration::from_us(us));
+  };
+  for (const RequestRow& q : r.requests) {
+    sink.cell(s.services[q.service].name);
+    sink.cell(static_cast<int64_t>(q.id));
+    sink.cell(q.arrival);
+    sink.cell(q.status == 0 ? "completed" : q.status == 1 ? "rejected" : "unfinished");
+    if (q.replica < 0) sink.empty();
+    else sink.cell(r.jobs.size() > static_cast<std::size_t>(q.replica) ? s.jobs.jobs[static_cast<std::size_t>(q.replica)].name : "");
+    sink.cell(q.prompt);
+    sink.cell(q.output);
+    sink.cell(q.generated);
+    seconds(q.queue_us);
+    seconds(q.ttft_us);
+    seconds(q.e2e_us);
+    seconds(q.e2e_us >= 0 && q.output > 1 ? (q.e2e_us - q.ttft_us) / (q.output - 1) : -1);
+    sink.cell(static_cast<int64_t>(q.preemptions));
+    sink.cell(static_cast<int64_t>(q.retries));
+    sink.end_row();
+  }
+}
+
+void write_requests_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
+  CsvSink sink(out);
+  requests_table(sink, s, r);
+}
+
+}  // namespace gpusim

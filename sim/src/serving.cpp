@@ -1,0 +1,575 @@
+#include "gpusim/sim/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <set>
+
+#include "gpusim/sim/fit.hpp"
+#include "gpusim/sim/scenario.hpp"
+#include "gpusim/workloads/service.hpp"
+
+namespace gpusim {
+
+namespace {
+
+// A request in the system, from its arrival to its end.
+struct Req {
+  Time arrival, first_scheduled = Time::max(), first_token, last_token;
+  int64_t max_gap_us = 0;
+  uint64_t id = 0;  // in arrival order within its service
+  int32_t prompt = 0, output = 0;
+  int32_t computed = 0;   // tokens in its KV cache
+  int32_t generated = 0;  // output tokens so far
+  int32_t blocks = 0;     // KV blocks it holds
+  int32_t replica = -1;
+  uint32_t service = 0;
+  uint16_t preemptions = 0, retries = 0;
+  // vLLM's num_tokens: the prompt and every token generated so far
+  int32_t tokens() const { return prompt + generated; }
+};
+
+enum class ReplicaState : uint8_t { absent, loading, ready };
+
+struct Replica {
+  uint32_t service = 0;
+  JobId job{0};
+  ReplicaState state = ReplicaState::absent;
+  ReplicaShare share;
+  ReplicaDevice device;
+  EngineLimits limits;
+  int64_t total_blocks = 0, free_blocks = 0;
+  int32_t max_len = 0;  // tokens a request may reach: the model's max_model_len, or what the cache holds
+  std::deque<uint32_t> waiting;   // FCFS; a preempted request goes back to the front
+  std::vector<uint32_t> running;  // admission order; preemption takes the newest
+  std::vector<std::pair<uint32_t, int32_t>> batch;  // the iteration under way: request, tokens it computes
+  BatchShape shape;
+  bool in_flight = false;
+  Time iter_end;
+  // The iteration's progress: at `seg_start` a share `left` of it was still to do, at the speed that ends it at iter_end.
+  Time seg_start;
+  double left = 1;
+  uint64_t generation = 0;  // bumps when its due event moves
+  bool busy = false;
+  Time placed_at;
+  int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size()); }
+};
+
+struct Service {
+  const ServiceSpec* spec = nullptr;
+  std::unique_ptr<RequestStream> stream;
+  std::optional<InferenceRequest> next;
+  uint64_t next_id = 0;
+  std::deque<uint32_t> queue;      // arrived while no replica was ready
+  std::vector<uint32_t> replicas;  // job ids
+  std::size_t rr = 0;              // round robin: the replica after the last one chosen
+  ServiceFigures fig;
+  int32_t ready = 0;
+  Time ready_since;
+};
+
+enum class DueKind : uint8_t { iteration_end, ready };
+struct Due {
+  Time time;
+  uint64_t seq = 0;
+  uint32_t replica = 0;
+  uint64_t generation = 0;
+  DueKind kind = DueKind::iteration_end;
+  bool operator>(const Due& o) const { return std::pair(time, seq) > std::pair(o.time, o.seq); }
+};
+
+int64_t blocks_for(int64_t tokens, int32_t block_size) { return (tokens + block_size - 1) / block_size; }
+
+}  // namespace
+
+struct Serving::Impl {
+  const Scenario& scenario;
+  bool keep_requests;
+  std::vector<Service> services;
+  std::vector<Replica> replicas;  // by job id
+  std::vector<Req> reqs;
+  std::vector<uint32_t> free_reqs;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
+  uint64_t seq = 0;
+  std::vector<JobId> busy_changes;
+  std::vector<uint32_t> to_start;
+  std::set<NodeId> imaged;  // nodes that hold the serving image
+  uint64_t in_system = 0;
+  std::vector<RequestRow> rows;
+
+  Impl(const Scenario& s, bool keep) : scenario(s), keep_requests(keep) {
+    for (const ServiceSpec& spec : s.services) {
+      Service& svc = services.emplace_back();
+      svc.spec = &spec;
+      svc.stream = spec.requests->open();
+      svc.next = svc.stream->next();
+      svc.fig.name = spec.name;
+      svc.fig.requests = spec.requests->describe();
+      for (int32_t i = 0; i < spec.replicas; ++i) {
+        const uint32_t job = spec.first_job + static_cast<uint32_t>(i);
+        svc.replicas.push_back(job);
+        if (replicas.size() <= job) replicas.resize(job + 1);
+        replicas[job].service = static_cast<uint32_t>(services.size() - 1);
+        replicas[job].job = JobId{job};
+      }
+    }
+  }
+
+  const ServedModel& model(const Replica& r) const { return *services[r.service].spec->model; }
+
+  void push_due(Replica& r, Time t, DueKind kind) {
+    ++r.generation;
+    due.push(Due{t, seq++, static_cast<uint32_t>(r.job), r.generation, kind});
+  }
+
+  void set_busy(Replica& r) {
+    const bool b = r.outstanding() > 0;
+    if (b == r.busy) return;
+    r.busy = b;
+    busy_changes.push_back(r.job);
+  }
+
+  void count_ready(Service& svc, Time now, int32_t delta) {
+    svc.fig.ready_replica_s += svc.ready * (now - svc.ready_since).seconds();
+    svc.ready_since = now;
+    svc.ready += delta;
+  }
+
+  uint32_t new_request(const Service& svc, uint32_t service, const InferenceRequest& in) {
+    uint32_t id;
+    if (!free_reqs.empty()) {
+      id = free_reqs.back();
+      free_reqs.pop_back();
+    } else {
+      id = static_cast<uint32_t>(reqs.size());
+      reqs.emplace_back();
+    }
+    Req& q = reqs[id];
+    q = Req{};
+    q.arrival = in.arrival;
+    q.id = svc.next_id;
+    q.prompt = in.prompt_tokens;
+    q.output = in.output_tokens;
+    q.service = service;
+    return id;
+  }
+
+  void row(const Req& q, uint8_t status, Time now) {
+    if (!keep_requests) return;
+    RequestRow w;
+    w.service = q.service;
+    w.id = q.id;
+    w.arrival = q.arrival;
+    if (q.first_scheduled != Time::max()) w.queue_us = (q.first_scheduled - q.arrival).us();
+    if (q.generated > 0) w.ttft_us = (q.first_token - q.arrival).us();
+    if (status == 0) w.e2e_us = (now - q.arrival).us();
+    w.prompt = q.prompt;
+    w.output = q.output;
+    w.generated = q.generated;
+    w.replica = q.replica;
+    w.preemptions = q.preemptions;
+    w.retries = q.retries;
+    w.status = status;
+    rows.push_back(w);
+  }
+
+  void release(uint32_t id) {
+    free_reqs.push_back(id);
+    --in_system;
+  }
+
+  void reject(uint32_t id, Time now) {
+    ++services[reqs[id].service].fig.rejected;
+    row(reqs[id], 1, now);
+    release(id);
+  }
+
+  // To a ready replica by the service's rule, else into the service's queue.
+  void route(uint32_t id, Time now) {
+    Service& svc = services[reqs[id].service];
+    const std::size_t n = svc.replicas.size();
+    int64_t chosen = -1;
+    if (svc.spec->router == Router::round_robin) {
+      for (std::size_t k = 0; k < n && chosen < 0; ++k) {
+        const std::size_t at = (svc.rr + k) % n;
+        if (replicas[svc.replicas[at]].state == ReplicaState::ready) {
+          chosen = svc.replicas[at];
+          svc.rr = at + 1;
+        }
+      }
+    } else {
+      for (uint32_t job : svc.replicas)
+        if (replicas[job].state == ReplicaState::ready && (chosen < 0 || replicas[job].outstanding() < replicas[chosen].outstanding()))
+          chosen = job;
+    }
+    if (chosen < 0) {
+      svc.queue.push_back(id);
+      return;
+    }
+    Replica& r = replicas[static_cast<std::size_t>(chosen)];
+    Req& q = reqs[id];
+    q.replica = static_cast<int32_t>(chosen);
+    if (q.prompt + q.output > r.max_len) {
+      reject(id, now);
+      return;
+    }
+    r.waiting.push_back(id);
+    set_busy(r);
+    if (!r.in_flight) to_start.push_back(static_cast<uint32_t>(chosen));
+  }
+
+  void preempt(Replica& r, uint32_t id) {
+    Req& q = reqs[id];
+    r.free_blocks += q.blocks;
+    q.blocks = 0;
+    q.computed = 0;  // recomputed from scratch: prompt and the tokens generated so far
+    ++q.preemptions;
+    ++services[r.service].fig.preemptions;
+    r.waiting.push_front(id);
+  }
+
+  // Allocates the blocks `id` needs to hold `tokens` tokens; false when the cache is short.
+  bool allocate(Replica& r, Req& q, int64_t tokens) {
+    const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks;
+    if (want > r.free_blocks) return false;
+    r.free_blocks -= want;
+    q.blocks += static_cast<int32_t>(want);
+    return true;
+  }
+
+  // One step of vLLM V1's scheduler (Scheduler.schedule): running requests first, in admission order,
+  // each taking what it still needs of the token budget (one token when decoding, the rest of its
+  // prompt or a chunk of it when prefilling), preempting the newest running request while the cache
+  // is short; then, if nothing was preempted, waiting requests in order while budget and seats last.
+  bool schedule(Replica& r, Time now) {
+    int64_t budget = r.limits.max_num_batched_tokens;
+    r.batch.clear();
+    bool preempted = false;
+    for (std::size_t i = 0; i < r.running.size() && budget > 0;) {
+      const uint32_t id = r.running[i];
+      Req& q = reqs[id];
+      const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - q.computed, budget));
+      bool self = false;
+      while (!allocate(r, q, q.computed + n)) {
+        const uint32_t victim = r.running.back();
+        r.running.pop_back();
+        preempt(r, victim);
+        preempted = true;
+        if (victim == id) {
+          self = true;
+          break;
+        }
+      }
+      if (self) break;
+      r.batch.emplace_back(id, n);
+      budget -= n;
+      ++i;
+    }
+    if (!preempted) {
+      while (!r.waiting.empty() && budget > 0 && static_cast<int64_t>(r.running.size()) < r.limits.max_num_seqs) {
+        const uint32_t id = r.waiting.front();
+        Req& q = reqs[id];
+        const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - q.computed, budget));
+        if (!allocate(r, q, q.computed + n)) break;
+        r.waiting.pop_front();
+        r.running.push_back(id);
+        if (q.first_scheduled == Time::max()) q.first_scheduled = now;
+        r.batch.emplace_back(id, n);
+        budget -= n;
+      }
+    }
+    r.shape = BatchShape{};
+    for (const auto& [id, n] : r.batch) {
+      const Req& q = reqs[id];
+      r.shape.tokens += n;
+      r.shape.attention += static_cast<double>(n) * (q.computed + n / 2.0);
+      r.shape.kv_tokens += q.computed + n;
+    }
+    return !r.batch.empty();
+  }
+
+  // When an iteration needing `share` of the full iteration at the replica's speed, starting now, ends.
+  Time iteration_end(const Replica& r, Time now, double share) const {
+    const double s = iteration_time_s(model(r), r.share.hw, r.shape) * share;
+    const int64_t work_us = std::max<int64_t>(1, std::llround(s * 1e6));
+    if (r.share.ts_contexts < 2) return now + Duration::from_us(work_us);
+    const TimeSlicingModel& ts = scenario.model.time_slicing;
+    return ts_iteration_end(now, r.share.ts_origin, r.share.ts_contexts, r.share.ts_position, work_us, ts.timeslice,
+                            ts.context_switch);
+  }
+
+  void start_iteration(Replica& r, Time now) {
+    if (r.in_flight || r.state != ReplicaState::ready || !schedule(r, now)) return;
+    r.in_flight = true;
+    r.seg_start = now;
+    r.left = 1;
+    r.iter_end = iteration_end(r, now, 1.0);
+    push_due(r, r.iter_end, DueKind::iteration_end);
+  }
+
+  void end_iteration(Replica& r, Time now) {
+    Service& svc = services[r.service];
+    ServiceFigures& fig = svc.fig;
+    bool finished_any = false;
+    for (const auto& [id, n] : r.batch) {
+      Req& q = reqs[id];
+      q.computed += n;
+      if (q.computed < q.tokens()) continue;  // a prefill chunk: no token yet
+      ++q.generated;
+      if (q.generated == 1) {
+        q.first_token = now;
+      } else {
+        const int64_t gap = (now - q.last_token).us();
+        fig.itl.add(gap);
+        q.max_gap_us = std::max(q.max_gap_us, gap);
+      }
+      q.last_token = now;
+      if (q.generated == q.output) {
+        finished_any = true;
+        complete(r, id, now);
+      }
+    }
+    if (finished_any)
+      r.running.erase(std::remove_if(r.running.begin(), r.running.end(), [&](uint32_t id) { return reqs[id].blocks < 0; }),
+                      r.running.end());
+    r.batch.clear();
+    r.in_flight = false;
+    set_busy(r);
+    to_start.push_back(static_cast<uint32_t>(r.job));
+  }
+
+  void complete(Replica& r, uint32_t id, Time now) {
+    Req& q = reqs[id];
+    ServiceFigures& fig = services[r.service].fig;
+    r.free_blocks += q.blocks;
+    q.blocks = -1;  // marks it for removal from running
+    const int64_t ttft = (q.first_token - q.arrival).us();
+    const int64_t e2e = (now - q.arrival).us();
+    const int64_t queue = (q.first_scheduled - q.arrival).us();
+    const int64_t tpot = q.output > 1 ? (e2e - ttft) / (q.output - 1) : -1;
+    ++fig.completed;
+    fig.prompt_tokens += static_cast<uint64_t>(q.prompt);
+    fig.output_tokens += static_cast<uint64_t>(q.output);
+    fig.ttft.add(ttft);
+    fig.e2e.add(e2e);
+    fig.queue.add(queue);
+    if (tpot >= 0) fig.tpot.add(tpot);
+    bool good = true;
+    for (const SloTarget& t : services[r.service].spec->slo) {
+      if (t.percentile != 0) continue;
+      const int64_t limit = t.limit.us();
+      switch (t.metric) {
+        case LatencyMetric::ttft: good = good && ttft <= limit; break;
+        case LatencyMetric::tpot: good = good && tpot <= limit; break;
+        case LatencyMetric::itl: good = good && q.max_gap_us <= limit; break;
+        case LatencyMetric::e2e: good = good && e2e <= limit; break;
+        case LatencyMetric::queue: good = good && queue <= limit; break;
+      }
+    }
+    if (good) ++fig.good;
+    row(q, 0, now);
+    release(id);
+  }
+
+  void become_ready(Replica& r, Time now) {
+    Service& svc = services[r.service];
+    r.state = ReplicaState::ready;
+    svc.fig.cold_start_s += (now - r.placed_at).seconds();
+    count_ready(svc, now, +1);
+    std::deque<uint32_t> queued;
+    queued.swap(svc.queue);
+    for (uint32_t id : queued) route(id, now);
+  }
+
+  void arrive(Time now) {
+    for (uint32_t s = 0; s < services.size(); ++s) {
+      Service& svc = services[s];
+      while (svc.next && svc.next->arrival <= now) {
+        const uint32_t id = new_request(svc, s, *svc.next);
+        ++svc.next_id;
+        ++svc.fig.arrived;
+        ++in_system;
+        route(id, now);
+        svc.next = svc.stream->next();
+      }
+    }
+  }
+
+  void start_due(Time now) {
+    std::vector<uint32_t> starting;
+    starting.swap(to_start);
+    std::sort(starting.begin(), starting.end());
+    starting.erase(std::unique(starting.begin(), starting.end()), starting.end());
+    for (uint32_t job : starting) start_iteration(replicas[job], now);
+  }
+
+  void drop_stale() {
+    while (!due.empty()) {
+      const Due& d = due.top();
+      const Replica& r = replicas[d.replica];
+      if (d.generation == r.generation && r.state != ReplicaState::absent) return;
+      due.pop();
+    }
+  }
+};
+
+int64_t replica_memory_mib(const Request& q, const Pool& pool, const MigProfile* profile) {
+  if (profile) return profile->memory_mib;
+  if (pool.sharing.mode == Sharing::mps) return mps_memory_limit_mib(q, pool);
+  if (q.gpu_memory_limit_mib > 0) return std::min(q.gpu_memory_limit_mib, pool.gpu->memory_mib);
+  return pool.gpu->memory_mib;
+}
+
+EngineLimits engine_limits(const Scenario& s, const ServiceSpec& service, const GpuModel& gpu, int64_t visible_memory_mib) {
+  EngineLimits l = default_engine_limits(gpu, visible_memory_mib, s.model.serving);
+  if (service.engine.max_num_batched_tokens) l.max_num_batched_tokens = *service.engine.max_num_batched_tokens;
+  if (service.engine.max_num_seqs) l.max_num_seqs = *service.engine.max_num_seqs;
+  if (service.engine.gpu_memory_utilization) l.gpu_memory_utilization = *service.engine.gpu_memory_utilization;
+  return l;
+}
+
+const MigProfile* requested_profile(const Request& q, const GpuModel& gpu) {
+  const std::string& r = q.resource;
+  if (!gpu.mig || !r.starts_with(kMigResourcePrefix)) return nullptr;
+  return gpu.mig->find(std::string_view(r).substr(kMigResourcePrefix.size()));
+}
+
+Serving::Serving(const Scenario& s, bool keep_requests)
+    : impl_(std::make_unique<Impl>(s, keep_requests)), replica_jobs_(replica_jobs(s.services)) {}
+
+Serving::~Serving() = default;
+
+bool Serving::busy(JobId id) const { return impl_->replicas[id].busy; }
+
+std::optional<Time> Serving::next_time() {
+  Impl& m = *impl_;
+  m.drop_stale();
+  std::optional<Time> t;
+  if (!m.due.empty()) t = m.due.top().time;
+  for (const Service& svc : m.services)
+    if (svc.next && (!t || svc.next->arrival < *t)) t = svc.next->arrival;
+  return t;
+}
+
+void Serving::advance(Time now) {
+  Impl& m = *impl_;
+  for (m.drop_stale(); !m.due.empty() && m.due.top().time <= now; m.drop_stale()) {
+    const Due d = m.due.top();
+    m.due.pop();
+    Replica& r = m.replicas[d.replica];
+    if (d.kind == DueKind::ready) m.become_ready(r, now);
+    else m.end_iteration(r, now);
+  }
+  m.arrive(now);
+  m.start_due(now);
+}
+
+void Serving::placed(JobId id, Time now, const ReplicaDevice& device, const ReplicaShare& share) {
+  Impl& m = *impl_;
+  Replica& r = m.replicas[id];
+  Service& svc = m.services[r.service];
+  const ServiceSpec& spec = *svc.spec;
+  const ServedModel& model = *spec.model;
+  r.state = ReplicaState::loading;
+  r.device = device;
+  r.share = share;
+  r.placed_at = now;
+  r.limits = engine_limits(m.scenario, spec, *device.gpu, device.visible_memory_mib);
+  const KvCapacity kv = kv_capacity(model, device.visible_memory_mib, spec.tensor_parallel, r.limits,
+                                    m.scenario.model.time_slicing.context_memory_mib);
+  r.total_blocks = r.free_blocks = std::max<int64_t>(0, kv.blocks);
+  // vLLM will not start with a max_model_len its cache cannot hold: the longest request is what both allow.
+  r.max_len = static_cast<int32_t>(std::min<int64_t>(model.max_model_len, r.total_blocks * r.limits.block_size));
+  ++svc.fig.replica_starts;
+  const int32_t blocks = static_cast<int32_t>(r.total_blocks);
+  svc.fig.kv_blocks_min = svc.fig.replica_starts == 1 ? blocks : std::min(svc.fig.kv_blocks_min, blocks);
+  svc.fig.kv_blocks_max = std::max(svc.fig.kv_blocks_max, blocks);
+  const ColdStart& c = spec.cold_start;
+  double s = c.engine_init.seconds();
+  if (c.load_gb_per_s > 0) s += model.weights_bytes() / 1e9 / c.load_gb_per_s;
+  if (c.image_gb > 0 && m.imaged.insert(device.node).second) s += c.image_gb / c.registry_gb_per_s;
+  if (s <= 0) {
+    m.become_ready(r, now);
+    return;
+  }
+  m.push_due(r, now + Duration::from_seconds(s, Round::up), DueKind::ready);
+}
+
+void Serving::share_changed(JobId id, Time now, const ReplicaShare& share) {
+  Impl& m = *impl_;
+  Replica& r = m.replicas[id];
+  if (r.state == ReplicaState::absent || share == r.share) return;
+  r.share = share;
+  if (!r.in_flight) return;
+  // The part still to do, at the new speed (a time-sliced iteration counts its waits as progress).
+  const double span = static_cast<double>((r.iter_end - r.seg_start).us());
+  if (span > 0) r.left *= static_cast<double>((r.iter_end - now).us()) / span;
+  r.seg_start = now;
+  r.iter_end = m.iteration_end(r, now, r.left);
+  m.push_due(r, r.iter_end, DueKind::iteration_end);
+}
+
+void Serving::stopped(JobId id, Time now) {
+  Impl& m = *impl_;
+  Replica& r = m.replicas[id];
+  Service& svc = m.services[r.service];
+  if (r.state == ReplicaState::ready) m.count_ready(svc, now, -1);
+  r.state = ReplicaState::absent;
+  r.in_flight = false;
+  r.batch.clear();
+  ++r.generation;
+  std::vector<uint32_t> lost(r.running.begin(), r.running.end());
+  lost.insert(lost.end(), r.waiting.begin(), r.waiting.end());
+  r.running.clear();
+  r.waiting.clear();
+  r.busy = false;
+  r.free_blocks = r.total_blocks;
+  // Its requests start over elsewhere, in arrival order.
+  std::sort(lost.begin(), lost.end(), [&](uint32_t a, uint32_t b) { return m.reqs[a].id < m.reqs[b].id; });
+  for (uint32_t q : lost) {
+    Req& req = m.reqs[q];
+    req.computed = req.generated = req.blocks = 0;
+    req.first_scheduled = Time::max();
+    req.max_gap_us = 0;
+    ++req.retries;
+    ++svc.fig.retried;
+    m.route(q, now);
+  }
+}
+
+std::vector<JobId> Serving::take_busy_changes() {
+  std::vector<JobId> out;
+  out.swap(impl_->busy_changes);
+  return out;
+}
+
+bool Serving::done() const {
+  const Impl& m = *impl_;
+  if (m.in_system > 0) return false;
+  return std::none_of(m.services.begin(), m.services.end(), [](const Service& s) { return s.next.has_value(); });
+}
+
+std::vector<ServiceFigures> Serving::finish(Time end) {
+  Impl& m = *impl_;
+  std::vector<ServiceFigures> out;
+  for (Service& svc : m.services) {
+    m.count_ready(svc, end, 0);
+    svc.fig.unfinished = svc.fig.arrived - svc.fig.completed - svc.fig.rejected;
+    out.push_back(std::move(svc.fig));
+  }
+  if (m.keep_requests) {
+    std::vector<bool> free(m.reqs.size(), false);
+    for (uint32_t id : m.free_reqs) free[id] = true;
+    for (uint32_t id = 0; id < m.reqs.size(); ++id)
+      if (!free[id]) m.row(m.reqs[id], 2, end);
+    std::sort(m.rows.begin(), m.rows.end(),
+              [](const RequestRow& a, const RequestRow& b) { return std::pair(a.service, a.id) < std::pair(b.service, b.id); });
+  }
+  return out;
+}
+
+std::vector<RequestRow> Serving::take_requests() { return std::move(impl_->rows); }
+
+}  // namespace gpusim

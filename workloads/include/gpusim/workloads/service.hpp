@@ -1,0 +1,89 @@
+#pragma once
+// Inference services (Kubernetes Deployments): a model served by replicas, which are pods placed like
+// jobs, and the requests sent to it. The serving model itself (batching, KV cache, iteration time)
+// is sim/serving.hpp's.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusim/core/config.hpp"
+#include "gpusim/core/enum_table.hpp"
+#include "gpusim/core/fields.hpp"
+#include "gpusim/core/time.hpp"
+#include "gpusim/workloads/job.hpp"
+#include "gpusim/workloads/request_stream.hpp"
+#include "gpusim/workloads/served_model.hpp"
+
+namespace gpusim {
+
+// How a service spreads its requests over its ready replicas.
+enum class Router : uint8_t { round_robin, least_outstanding };
+constexpr auto enum_table(Router) {
+  return std::to_array<EnumName<Router>>({{Router::round_robin, "round-robin"}, {Router::least_outstanding, "least-outstanding"}});
+}
+
+// The per-request latencies a service reports (vLLM's benchmark names): time to first token, time per
+// output token after the first, every inter-token gap, end to end, and waiting before the first
+// iteration that computes any of the request.
+enum class LatencyMetric : uint8_t { ttft, tpot, itl, e2e, queue };
+constexpr auto enum_table(LatencyMetric) {
+  using M = LatencyMetric;
+  return std::to_array<EnumName<M>>(
+      {{M::ttft, "ttft"}, {M::tpot, "tpot"}, {M::itl, "itl"}, {M::e2e, "e2e"}, {M::queue, "queue"}});
+}
+
+// One SLO target: `ttft: 500ms` holds each request to it (a request is good when it meets every
+// such target: DistServe's and vLLM's goodput); `ttft_p90: 500ms` holds the service's percentile.
+struct SloTarget {
+  LatencyMetric metric = LatencyMetric::ttft;
+  int32_t percentile = 0;  // 0: per request; else 50, 90, 99
+  Duration limit;
+  std::string key;  // as written, e.g. "ttft_p90"
+};
+
+// What a new replica does between its placement and serving its first request (assumed defaults, with
+// their sources in service_section()): pull the image unless its node has it, load the weights, start
+// the engine.
+struct ColdStart {
+  double image_gb = 0;
+  double registry_gb_per_s = 0;  // 0 with image_gb 0: no pull
+  double load_gb_per_s = 0;      // 0: weights load at once
+  Duration engine_init;
+};
+
+// vLLM engine settings a service may give; absent ones take vLLM's defaults for the replica's device.
+struct EngineSettings {
+  std::optional<int32_t> max_num_batched_tokens, max_num_seqs;
+  std::optional<double> gpu_memory_utilization;
+};
+
+struct ServiceSpec {
+  std::string name;
+  const ServedModel* model = nullptr;  // in the scenario's model catalog
+  int32_t replicas = 1;
+  int32_t tensor_parallel = 1;         // GPUs of one replica
+  Router router = Router::round_robin;
+  std::vector<SloTarget> slo;
+  EngineSettings engine;
+  ColdStart cold_start;
+  std::shared_ptr<const RequestSource> requests;
+  uint32_t first_job = 0;  // its replicas are jobs first_job ... first_job + replicas - 1
+  SourceLocation where;    // the entry of workload.services
+};
+
+const Section& service_section();
+
+// Jobs that are replicas: the first ones (read_services).
+inline uint32_t replica_jobs(const std::vector<ServiceSpec>& services) {
+  return services.empty() ? 0 : services.back().first_job + static_cast<uint32_t>(services.back().replicas);
+}
+
+// `workload.services`: the services, and their replicas as jobs of kind inference appended to `jobs`
+// (arriving at 0, so that after JobSet::finalize they are the first jobs, in this order). `models`
+// holds the built-in models and the scenario's own.
+std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalog& models, const std::string& data_dir, uint64_t seed,
+                                       JobSet& jobs);
+
+}  // namespace gpusim

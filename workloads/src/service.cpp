@@ -1,0 +1,159 @@
+#include "gpusim/workloads/service.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "gpusim/workloads/spec.hpp"
+
+namespace gpusim {
+
+namespace {
+
+const Section& engine_section() {
+  static const Section s{
+      "service_engine",
+      "vLLM engine settings of a service's replicas; absent: vLLM's defaults for the replica's device",
+      {
+          {"max_num_batched_tokens", Type::integer().at_least(1).at_most(1 << 20), "", "tokens",
+           "Token budget of one iteration; absent: 2048 on A100s and devices under 70 GiB, else 8192 (vLLM's OpenAI server)"},
+          {"max_num_seqs", Type::integer().at_least(1).at_most(1 << 16), "", "",
+           "Sequences in one iteration; absent: 256 on A100s and devices under 70 GiB, else 1024"},
+          {"gpu_memory_utilization", Type::number().above(0).at_most(1), "", "",
+           "Share of the device's memory the engine takes (weights, activations, KV cache); absent: model.serving's"},
+      }};
+  return s;
+}
+
+// The defaults are assumptions with public sources (docs/serving.md#cold-start).
+const Section& cold_start_section() {
+  static const Section s{
+      "cold_start",
+      "How a new replica becomes ready: image pull (once per node), weight load, engine start",
+      {
+          {"image_gb", Type::number().at_least(0), "10", "GB",
+           "Compressed serving image; vllm/vllm-openai is 9-12 GB (vllm-project/vllm issues 7609, 27154); assumed"},
+          {"registry_gb_per_s", Type::number().above(0), "0.1", "GB/s",
+           "Image pull speed; 12 GB take 2-8 minutes (blog.zmalik.dev, Lazy-Pulling Container Images); assumed"},
+          {"load_gb_per_s", Type::number().above(0), "0.89", "GB/s",
+           "Weight load speed: Llama-3.1-8B, 16 GB in 18 s from a cached volume (Tensorfuse, Reducing GPU Cold Start "
+           "Time when using vLLM, 2025); assumed"},
+          {"engine_init", Type::duration(), "64s", "",
+           "Imports, compilation, CUDA-graph capture and KV allocation (same source, cached); assumed"},
+      }};
+  return s;
+}
+
+}  // namespace
+
+const Section& service_section() {
+  static const Section s{
+      "service",
+      "An inference service (a Deployment): a model served by replicas, and its requests",
+      {
+          {"name", Type::string(), required, "", "The service's name; its replicas are NAME-0, NAME-1, ..."},
+          {"model", Type::string(), required, "", "The model it serves (gpusim models; a scenario adds its own under models:)"},
+          {"replicas", Type::integer().at_least(1).at_most(10000), "1", "", "Replica pods"},
+          {"tensor_parallel", Type::integer().at_least(1).at_most(64), "1", "",
+           "GPUs of one replica, on one node, the model split across them"},
+          {"pod", Type::section(replica_pod_section()), "{}", "",
+           "The replicas' pod: resource (e.g. nvidia.com/mig-1g.10gb), gpu_milli, models, tenant, priority, ..."},
+          {"router", Type::enumeration<Router>(), "round-robin", "",
+           "How requests are spread over ready replicas: in turn, or to the one with the fewest in flight"},
+          {"slo", Type::map(Type::duration()), "", "",
+           "Latency targets: ttft, tpot, itl, e2e or queue hold every request (goodput counts the requests meeting all); "
+           "with _p50, _p90, _p99 or _mean they hold the service's figure"},
+          {"engine", Type::section(engine_section()), "{}", "", "vLLM engine settings"},
+          {"cold_start", Type::one_of({Type::choice({"none"}), Type::section(cold_start_section())}), "{}", "",
+           "How a replica starts; none: ready once placed"},
+          {"requests", Type::section(request_source_section()), required, "", "The requests: a trace or a generator"},
+      }};
+  return s;
+}
+
+namespace {
+
+SloTarget read_slo(const std::string& key, const ConfigNode& value) {
+  SloTarget t;
+  t.key = key;
+  std::string metric = key;
+  if (const auto cut = key.rfind('_'); cut != std::string::npos) {
+    const std::string stat = key.substr(cut + 1);
+    const std::set<std::string> stats{"p50", "p90", "p99", "mean"};
+    if (stats.contains(stat)) {
+      metric = key.substr(0, cut);
+      t.percentile = stat == "mean" ? -1 : std::stoi(stat.substr(1));
+    }
+  }
+  const auto m = parse_enum<LatencyMetric>(metric);
+  if (!m)
+    value.fail(fmt::format("unknown SLO metric '{}': expected one of {}, alone (every request) or with _p50, _p90, _p99 or _mean",
+                           key, enum_choices<LatencyMetric>(", ")));
+  t.metric = *m;
+  t.limit = value.as_duration();
+  if (t.limit <= Duration()) value.fail("expected a positive latency target");
+  return t;
+}
+
+}  // namespace
+
+std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalog& models, const std::string& data_dir, uint64_t seed,
+                                       JobSet& jobs) {
+  std::vector<ServiceSpec> out;
+  for (const ConfigNode& item : list.items()) {
+    const Fields e = service_section().read(item);
+    ServiceSpec s;
+    s.where = item.where();
+    s.name = e.at("name").as_string();
+    for (const ServiceSpec& other : out)
+      if (other.name == s.name) e.at("name").fail(fmt::format("two services are named '{}'", s.name));
+    const ConfigNode model = e.at("model");
+    s.model = models.find(model.as_string());
+    if (!s.model) {
+      std::vector<std::string> known;
+      for (const ServedModel& m : models.models()) known.push_back(m.name);
+      model.fail(fmt::format("unknown model '{}'; known: {}", model.as_string(), fmt::join(known, ", ")));
+    }
+    s.replicas = e.integer<int32_t>("replicas");
+    s.tensor_parallel = e.integer<int32_t>("tensor_parallel");
+    s.router = e.value("router").as_enum<Router>(" or ");
+    if (auto slo = e.get("slo"))
+      for (const auto& [key, value] : slo->entries()) s.slo.push_back(read_slo(key, value));
+    const Fields engine = engine_section().read(e.value("engine"));
+    if (auto v = engine.get("max_num_batched_tokens")) s.engine.max_num_batched_tokens = v->as_int<int32_t>(engine.range("max_num_batched_tokens"));
+    if (auto v = engine.get("max_num_seqs")) s.engine.max_num_seqs = v->as_int<int32_t>(engine.range("max_num_seqs"));
+    if (auto v = engine.get("gpu_memory_utilization")) s.engine.gpu_memory_utilization = v->as_number(engine.range("gpu_memory_utilization"));
+    // vLLM's own rule (SchedulerConfig): a batch's tokens hold at least one per sequence.
+    if (s.engine.max_num_batched_tokens && s.engine.max_num_seqs && *s.engine.max_num_batched_tokens < *s.engine.max_num_seqs)
+      engine.at("max_num_batched_tokens").fail(fmt::format("expected at least max_num_seqs ({}), as vLLM requires",
+                                                           *s.engine.max_num_seqs));
+    if (const ConfigNode c = e.value("cold_start"); !c.is_scalar()) {
+      const Fields f = cold_start_section().read(c);
+      s.cold_start.image_gb = f.number("image_gb");
+      s.cold_start.registry_gb_per_s = f.number("registry_gb_per_s");
+      s.cold_start.load_gb_per_s = f.number("load_gb_per_s");
+      s.cold_start.engine_init = f.value("engine_init").as_duration();
+    } else if (c.as_string() != "none") {
+      c.fail(fmt::format("expected none or a map of image_gb, registry_gb_per_s, load_gb_per_s, engine_init, got '{}'", c.as_string()));
+    }
+    s.requests = read_request_source(e.at("requests"), data_dir, seed, s.name);
+
+    const ConfigNode pod = e.value("pod");
+    Job proto = read_replica_pod(pod, s.tensor_parallel, jobs);
+    if (s.tensor_parallel > 1 && proto.request.fractional())
+      pod.fail("a tensor-parallel replica holds whole GPUs: no gpu_milli");
+    if (s.tensor_parallel > 1 && proto.request.resource->starts_with("nvidia.com/mig-"))
+      pod.fail("a tensor-parallel replica cannot use MIG instances: they have no peer-to-peer link");
+    s.first_job = static_cast<uint32_t>(jobs.jobs.size());
+    for (int32_t i = 0; i < s.replicas; ++i) {
+      Job j = proto;
+      j.work = kMaxSpan;  // it serves until the run ends: the engine never completes a replica
+      j.name = fmt::format("{}-{}", s.name, i);
+      jobs.jobs.push_back(std::move(j));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace gpusim
