@@ -640,7 +640,11 @@ void Engine::serve() {
   if (!serving_) return;
   serving_->advance(now_);
   std::vector<GpuId> gpus;
-  for (JobId id : serving_->take_busy_changes())
+  // What a replica's busy GPU share cost so far is charged at the demand it had.
+  const auto settle_running = [&](JobId id) {
+    if (records_[id].status == JobStatus::running) settle(id);
+  };
+  for (JobId id : serving_->take_busy_changes(settle_running))
     if (records_[id].status == JobStatus::running) {
       const auto& held = flights_[records_[id]].placement.gpus;
       gpus.insert(gpus.end(), held.begin(), held.end());

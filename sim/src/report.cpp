@@ -409,7 +409,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
     std::vector<double> all;
     all.reserve(jobs.size());
     std::vector<std::size_t> kind_end;
-    const uint32_t replicas = replica_jobs(s.services);  // they have no work to get through: the services' figures say how they did
+    const uint32_t replicas = replica_jobs(
+        s.services);  // they have no work to get through: the services' figures say how they did
     for (std::size_t k = 0; k < enum_count<JobKind>; ++k) {
       for (const Job& j : jobs) {
         if (static_cast<std::size_t>(j.kind) != k || j.id < replicas) continue;

@@ -53,9 +53,10 @@ void add_figures(Json& j, const ServiceFigures& f, double span_s, double gpu_hou
   j["mean_ready_replicas"] = round6(ratio(f.ready_replica_s, span_s));
   j["gpu_hours_allocated"] = round6(gpu_hours);
   j["cost_usd"] = std::round(cost_usd * 100) / 100;
-  j["cost_per_million_output_tokens_usd"] =
-      f.output_tokens ? Json(round6(cost_usd / static_cast<double>(f.output_tokens) * 1e6)) : Json(nullptr);
-  j["cost_per_thousand_requests_usd"] = f.completed ? Json(round6(cost_usd / static_cast<double>(f.completed) * 1e3)) : Json(nullptr);
+  j["cost_per_million_output_tokens_usd"] = f.output_tokens ? Json(round6(cost_usd / static_cast<double>(f.output_tokens) * 1e6))
+                                                            : Json(nullptr);
+  j["cost_per_thousand_requests_usd"] = f.completed ? Json(round6(cost_usd / static_cast<double>(f.completed) * 1e3))
+                                                    : Json(nullptr);
 }
 
 }  // namespace
@@ -83,7 +84,9 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     j["requests"] = f.requests;
     add_figures(j, f, span_s, gpu_hours, cost);
     j["replica_starts"] = f.replica_starts;
-    j["cold_start_mean_s"] = f.replica_starts ? Json(round6(f.cold_start_s / static_cast<double>(f.replica_starts))) : Json(nullptr);
+    j["iterations"] = f.iterations;
+    j["cold_start_mean_s"] = f.replica_starts ? Json(round6(f.cold_start_s / static_cast<double>(f.replica_starts)))
+                                              : Json(nullptr);
     j["kv_cache_blocks_min"] = f.kv_blocks_min;
     j["kv_cache_blocks_max"] = f.kv_blocks_max;
     Json slo = Json::object();
@@ -91,7 +94,8 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
       if (t.percentile == 0) continue;
       const LatencyHistogram& h = histogram(f, t.metric);
       const int64_t value = t.percentile < 0 ? std::llround(h.mean_us()) : h.percentile_us(t.percentile);
-      slo[t.key] = {{"target_s", t.limit.seconds()}, {"value_s", seconds(value)}, {"met", h.count() > 0 && value <= t.limit.us()}};
+      slo[t.key] = {
+          {"target_s", t.limit.seconds()}, {"value_s", seconds(value)}, {"met", h.count() > 0 && value <= t.limit.us()}};
     }
     if (!slo.empty()) j["slo"] = std::move(slo);
     services.push_back(std::move(j));
@@ -105,6 +109,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all.prompt_tokens += f.prompt_tokens;
     all.output_tokens += f.output_tokens;
     all.ready_replica_s += f.ready_replica_s;
+    all.iterations += f.iterations;
     all.ttft.merge(f.ttft);
     all.tpot.merge(f.tpot);
     all.itl.merge(f.itl);
@@ -115,6 +120,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   }
   Json serving;
   add_figures(serving, all, span_s, all_gpu_hours, all_cost);
+  serving["iterations"] = all.iterations;
   out["serving"] = std::move(serving);
   out["services"] = std::move(services);
 }
@@ -152,8 +158,8 @@ void write_services_csv(std::ostream& out, const Json& summary) {
 }
 
 void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
-  sink.header({"service", "request", "arrival_s", "status", "replica", "prompt_tokens", "output_tokens", "generated_tokens", "queue_s",
-               "ttft_s", "e2e_s", "tpot_s", "preemptions", "retries"});
+  sink.header({"service", "request", "arrival_s", "status", "replica", "prompt_tokens", "output_tokens", "generated_tokens",
+               "queue_s", "ttft_s", "e2e_s", "tpot_s", "preemptions", "retries"});
   sink.reserve(r.requests.size());
   const auto seconds = [&](int64_t us) {
     if (us < 0) sink.empty();
@@ -165,7 +171,8 @@ void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(q.arrival);
     sink.cell(q.status == 0 ? "completed" : q.status == 1 ? "rejected" : "unfinished");
     if (q.replica < 0) sink.empty();
-    else sink.cell(r.jobs.size() > static_cast<std::size_t>(q.replica) ? s.jobs.jobs[static_cast<std::size_t>(q.replica)].name : "");
+    else
+      sink.cell(r.jobs.size() > static_cast<std::size_t>(q.replica) ? s.jobs.jobs[static_cast<std::size_t>(q.replica)].name : "");
     sink.cell(q.prompt);
     sink.cell(q.output);
     sink.cell(q.generated);

@@ -41,7 +41,7 @@ struct Replica {
   ReplicaDevice device;
   EngineLimits limits;
   int64_t total_blocks = 0, free_blocks = 0;
-  int32_t max_len = 0;  // tokens a request may reach: the model's max_model_len, or what the cache holds
+  int32_t max_len = 0;            // tokens a request may reach: the model's max_model_len, or what the cache holds
   std::deque<uint32_t> waiting;   // FCFS; a preempted request goes back to the front
   std::vector<uint32_t> running;  // admission order; preemption takes the newest
   std::vector<std::pair<uint32_t, int32_t>> batch;  // the iteration under way: request, tokens it computes
@@ -52,7 +52,9 @@ struct Replica {
   Time seg_start;
   double left = 1;
   uint64_t generation = 0;  // bumps when its due event moves
-  bool busy = false;
+  bool busy = false;        // has requests
+  bool shown_busy = false;  // what the engine knows (Serving::busy)
+  bool listed = false;      // in busy_changes
   Time placed_at;
   int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size()); }
 };
@@ -125,9 +127,9 @@ struct Serving::Impl {
   }
 
   void set_busy(Replica& r) {
-    const bool b = r.outstanding() > 0;
-    if (b == r.busy) return;
-    r.busy = b;
+    r.busy = r.outstanding() > 0;
+    if (r.busy == r.shown_busy || r.listed) return;
+    r.listed = true;
     busy_changes.push_back(r.job);
   }
 
@@ -201,7 +203,8 @@ struct Serving::Impl {
       }
     } else {
       for (uint32_t job : svc.replicas)
-        if (replicas[job].state == ReplicaState::ready && (chosen < 0 || replicas[job].outstanding() < replicas[chosen].outstanding()))
+        if (replicas[job].state == ReplicaState::ready &&
+            (chosen < 0 || replicas[job].outstanding() < replicas[chosen].outstanding()))
           chosen = job;
     }
     if (chosen < 0) {
@@ -303,6 +306,7 @@ struct Serving::Impl {
   void start_iteration(Replica& r, Time now) {
     if (r.in_flight || r.state != ReplicaState::ready || !schedule(r, now)) return;
     r.in_flight = true;
+    ++services[r.service].fig.iterations;
     r.seg_start = now;
     r.left = 1;
     r.iter_end = iteration_end(r, now, 1.0);
@@ -441,7 +445,7 @@ Serving::Serving(const Scenario& s, bool keep_requests)
 
 Serving::~Serving() = default;
 
-bool Serving::busy(JobId id) const { return impl_->replicas[id].busy; }
+bool Serving::busy(JobId id) const { return impl_->replicas[id].shown_busy; }
 
 std::optional<Time> Serving::next_time() {
   Impl& m = *impl_;
@@ -524,7 +528,7 @@ void Serving::stopped(JobId id, Time now) {
   lost.insert(lost.end(), r.waiting.begin(), r.waiting.end());
   r.running.clear();
   r.waiting.clear();
-  r.busy = false;
+  r.busy = r.shown_busy = false;  // it holds no GPU now: nothing to tell the engine
   r.free_blocks = r.total_blocks;
   // Its requests start over elsewhere, in arrival order.
   std::sort(lost.begin(), lost.end(), [&](uint32_t a, uint32_t b) { return m.reqs[a].id < m.reqs[b].id; });
@@ -539,9 +543,19 @@ void Serving::stopped(JobId id, Time now) {
   }
 }
 
-std::vector<JobId> Serving::take_busy_changes() {
+std::vector<JobId> Serving::take_busy_changes(const std::function<void(JobId)>& before) {
+  Impl& m = *impl_;
   std::vector<JobId> out;
-  out.swap(impl_->busy_changes);
+  std::sort(m.busy_changes.begin(), m.busy_changes.end());
+  for (JobId id : m.busy_changes) {
+    Replica& r = m.replicas[id];
+    r.listed = false;
+    if (r.busy == r.shown_busy) continue;  // back as it was
+    before(id);
+    r.shown_busy = r.busy;
+    out.push_back(id);
+  }
+  m.busy_changes.clear();
   return out;
 }
 

@@ -97,8 +97,8 @@ SloTarget read_slo(const std::string& key, const ConfigNode& value) {
 
 }  // namespace
 
-std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalog& models, const std::string& data_dir, uint64_t seed,
-                                       JobSet& jobs) {
+std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalog& models, const std::string& data_dir,
+                                       uint64_t seed, JobSet& jobs) {
   std::vector<ServiceSpec> out;
   for (const ConfigNode& item : list.items()) {
     const Fields e = service_section().read(item);
@@ -120,13 +120,15 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
     if (auto slo = e.get("slo"))
       for (const auto& [key, value] : slo->entries()) s.slo.push_back(read_slo(key, value));
     const Fields engine = engine_section().read(e.value("engine"));
-    if (auto v = engine.get("max_num_batched_tokens")) s.engine.max_num_batched_tokens = v->as_int<int32_t>(engine.range("max_num_batched_tokens"));
+    if (auto v = engine.get("max_num_batched_tokens"))
+      s.engine.max_num_batched_tokens = v->as_int<int32_t>(engine.range("max_num_batched_tokens"));
     if (auto v = engine.get("max_num_seqs")) s.engine.max_num_seqs = v->as_int<int32_t>(engine.range("max_num_seqs"));
-    if (auto v = engine.get("gpu_memory_utilization")) s.engine.gpu_memory_utilization = v->as_number(engine.range("gpu_memory_utilization"));
+    if (auto v = engine.get("gpu_memory_utilization"))
+      s.engine.gpu_memory_utilization = v->as_number(engine.range("gpu_memory_utilization"));
     // vLLM's own rule (SchedulerConfig): a batch's tokens hold at least one per sequence.
     if (s.engine.max_num_batched_tokens && s.engine.max_num_seqs && *s.engine.max_num_batched_tokens < *s.engine.max_num_seqs)
-      engine.at("max_num_batched_tokens").fail(fmt::format("expected at least max_num_seqs ({}), as vLLM requires",
-                                                           *s.engine.max_num_seqs));
+      engine.at("max_num_batched_tokens")
+          .fail(fmt::format("expected at least max_num_seqs ({}), as vLLM requires", *s.engine.max_num_seqs));
     if (const ConfigNode c = e.value("cold_start"); !c.is_scalar()) {
       const Fields f = cold_start_section().read(c);
       s.cold_start.image_gb = f.number("image_gb");
@@ -134,14 +136,14 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
       s.cold_start.load_gb_per_s = f.number("load_gb_per_s");
       s.cold_start.engine_init = f.value("engine_init").as_duration();
     } else if (c.as_string() != "none") {
-      c.fail(fmt::format("expected none or a map of image_gb, registry_gb_per_s, load_gb_per_s, engine_init, got '{}'", c.as_string()));
+      c.fail(fmt::format("expected none or a map of image_gb, registry_gb_per_s, load_gb_per_s, engine_init, got '{}'",
+                         c.as_string()));
     }
     s.requests = read_request_source(e.at("requests"), data_dir, seed, s.name);
 
     const ConfigNode pod = e.value("pod");
     Job proto = read_replica_pod(pod, s.tensor_parallel, jobs);
-    if (s.tensor_parallel > 1 && proto.request.fractional())
-      pod.fail("a tensor-parallel replica holds whole GPUs: no gpu_milli");
+    if (s.tensor_parallel > 1 && proto.request.fractional()) pod.fail("a tensor-parallel replica holds whole GPUs: no gpu_milli");
     if (s.tensor_parallel > 1 && proto.request.resource->starts_with("nvidia.com/mig-"))
       pod.fail("a tensor-parallel replica cannot use MIG instances: they have no peer-to-peer link");
     s.first_job = static_cast<uint32_t>(jobs.jobs.size());

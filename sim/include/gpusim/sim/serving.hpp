@@ -5,6 +5,7 @@
 // a replica runs and what share of its GPU it has, and asks it whether a replica is busy (which is
 // the compute demand the engine's sharing and utilization see). Nothing else changes a request.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,7 +28,7 @@ struct ReplicaShare {
   ReplicaHardware hw;
   int32_t ts_contexts = 0;  // busy contexts of its GPU, itself counted; 0: not time-sliced
   int32_t ts_position = 0;
-  Time ts_origin;           // when the round robin last restarted (its busy set changed)
+  Time ts_origin;  // when the round robin last restarted (its busy set changed)
   bool operator==(const ReplicaShare& o) const {
     return hw.flops_per_s == o.hw.flops_per_s && hw.bytes_per_s == o.hw.bytes_per_s && hw.tp == o.hw.tp &&
            hw.link_bytes_per_s == o.hw.link_bytes_per_s && hw.eff == o.hw.eff && ts_contexts == o.ts_contexts &&
@@ -55,16 +56,17 @@ const MigProfile* requested_profile(const Request& q, const GpuModel& gpu);
 struct ServiceFigures {
   std::string name;
   uint64_t arrived = 0, completed = 0, rejected = 0, unfinished = 0;
-  uint64_t good = 0;          // completed and within every per-request SLO target
-  uint64_t preemptions = 0;   // recomputations because the KV cache was full
-  uint64_t retried = 0;       // requests sent again after their replica went away
+  uint64_t good = 0;                              // completed and within every per-request SLO target
+  uint64_t preemptions = 0;                       // recomputations because the KV cache was full
+  uint64_t retried = 0;                           // requests sent again after their replica went away
   uint64_t prompt_tokens = 0, output_tokens = 0;  // of completed requests
   LatencyHistogram ttft, tpot, itl, e2e, queue;
   double ready_replica_s = 0;  // replica-seconds ready to serve
   double cold_start_s = 0;     // replica-seconds between placement and ready
   uint64_t replica_starts = 0;
+  uint64_t iterations = 0;                       // engine steps of its replicas
   int32_t kv_blocks_min = 0, kv_blocks_max = 0;  // over the replicas placed
-  std::string requests;        // the request source, described
+  std::string requests;                          // the request source, described
 };
 
 // One finished (or rejected) request, for requests.csv.
@@ -89,7 +91,8 @@ class Serving {
 
   // Replicas are the scenario's first jobs (read_services).
   bool is_replica(JobId id) const { return id < replica_jobs_; }
-  // Has it requests to serve? Its demand on its GPU: 1 while busy, 0 idle.
+  // Has it requests to serve, as the engine last took note (take_busy_changes)? Its demand on its
+  // GPU: 1 while busy, 0 idle.
   bool busy(JobId id) const;
   // The earliest time something is due (a request arrives, an iteration ends, a replica is ready).
   std::optional<Time> next_time();
@@ -102,8 +105,10 @@ class Serving {
   void share_changed(JobId id, Time now, const ReplicaShare& share);
   // The replica stopped (evicted, killed): its requests go to the other replicas, from scratch.
   void stopped(JobId id, Time now);
-  // The replicas whose busy() changed since the last call.
-  std::vector<JobId> take_busy_changes();
+  // The replicas that went busy or idle since the last call, in job order, and `before(id)` called
+  // for each while busy(id) still shows the old state (the engine settles what it charged at it);
+  // busy() shows the new state once it returns.
+  std::vector<JobId> take_busy_changes(const std::function<void(JobId)>& before);
   // Every request stream is over and no request waits or runs.
   bool done() const;
   // The figures at the end of the run (`end`); unfinished requests are counted.

@@ -21,7 +21,8 @@ namespace gpusim {
 // How a service spreads its requests over its ready replicas.
 enum class Router : uint8_t { round_robin, least_outstanding };
 constexpr auto enum_table(Router) {
-  return std::to_array<EnumName<Router>>({{Router::round_robin, "round-robin"}, {Router::least_outstanding, "least-outstanding"}});
+  return std::to_array<EnumName<Router>>(
+      {{Router::round_robin, "round-robin"}, {Router::least_outstanding, "least-outstanding"}});
 }
 
 // The per-request latencies a service reports (vLLM's benchmark names): time to first token, time per
@@ -63,7 +64,7 @@ struct ServiceSpec {
   std::string name;
   const ServedModel* model = nullptr;  // in the scenario's model catalog
   int32_t replicas = 1;
-  int32_t tensor_parallel = 1;         // GPUs of one replica
+  int32_t tensor_parallel = 1;  // GPUs of one replica
   Router router = Router::round_robin;
   std::vector<SloTarget> slo;
   EngineSettings engine;
@@ -83,7 +84,7 @@ inline uint32_t replica_jobs(const std::vector<ServiceSpec>& services) {
 // `workload.services`: the services, and their replicas as jobs of kind inference appended to `jobs`
 // (arriving at 0, so that after JobSet::finalize they are the first jobs, in this order). `models`
 // holds the built-in models and the scenario's own.
-std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalog& models, const std::string& data_dir, uint64_t seed,
-                                       JobSet& jobs);
+std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalog& models, const std::string& data_dir,
+                                       uint64_t seed, JobSet& jobs);
 
 }  // namespace gpusim

@@ -1,0 +1,203 @@
+// Inference services (sim/serving.hpp): vLLM V1's batching rules worked by hand on a toy GPU and model
+// whose iteration times are round, recompute preemption against a brute-force reference's iteration
+// counts, and what each sharing mode does to a replica's latency when its neighbour gets busy.
+#include <gtest/gtest.h>
+
+#include "gpusim/sim/latency_histogram.hpp"
+#include "test_util.hpp"
+
+using namespace gpusim;
+using test::write_file;
+
+namespace {
+
+// A GPU of 100 TFLOP/s and 1,000 GB/s with efficiencies 1 and no overheads, and a model of 1e9
+// parameters (2e9 bytes of weights), one layer, one KV head of 64: 256 bytes of KV cache a token.
+// An iteration computing T tokens with `kv` KV entries and `att` = sum q (o + q/2) takes
+//   max(2e9 T / 1e14, (2e9 + 256 kv) / 1e12) + 4 x 64 x att / 1e14  seconds.
+std::string toy(const std::string& model_fields, const std::string& pod, const std::string& requests,
+                const std::string& engine = "{max_num_batched_tokens: 2048}") {
+  return "name: toy\n"
+         "catalog:\n"
+         "  gpus:\n"
+         "    - {name: TOY, memory_mib: 10240, sms: 100, bf16_tflops: 100, fp32_tflops: 10, memory_bandwidth_gb_per_s: 1000,\n"
+         "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n"
+         "  nodes:\n"
+         "    - {name: toy-1x, gpu: TOY, gpus: 1, cpu_milli: 1000, memory_mib: 1024, price_per_node_hour_usd: 1, source: test}\n"
+         "model:\n"
+         "  serving:\n"
+         "    efficiency:\n"
+         "      - {gpus: [TOY], e_flops: 1, e_bw: 1, e_attn: 1, e_link: 1, overhead_tp1: 0, overhead_tp: 0, alpha: 0, source: test}\n"
+         "models:\n"
+         "  - {name: toy, layers: 1, heads: " +
+         model_fields + ", intermediate: 64, vocab: 64, max_model_len: 100000, source: test}\n" +
+         "cluster: {pools: [{name: p, node: toy-1x, count: 1}]}\n"
+         "workload:\n"
+         "  services:\n"
+         "    - {name: s, model: toy, cold_start: none, pod: " +
+         pod + ", engine: " + engine + ",\n       requests: " + requests + "}\n";
+}
+
+std::string azure_trace(const std::string& name, const std::string& rows) {
+  return write_file(name, "TIMESTAMP,ContextTokens,GeneratedTokens\n" + rows);
+}
+
+const RequestRow& row(const RunResult& r, uint64_t id) {
+  for (const RequestRow& q : r.requests)
+    if (q.id == id) return q;
+  throw std::runtime_error("no such request");
+}
+
+// Keeps a row per request (as requests.csv's writer asks).
+struct KeepRequests final : Observer {
+  bool wants_requests() const override { return true; }
+};
+
+RunResult run(const Scenario& s) {
+  auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  KeepRequests keep;
+  return simulate(s, *scheduler, {{}, {&keep}, false});
+}
+
+// Note §1.4 case S6, two requests: A (16 prompt tokens, 3 out) at 0, B (4,000, 2) at 1 ms.
+//   it 1  [0, 2000]       A's prompt (T 16, kv 16, att 128): max(3.2e-4, 2.000004e-3) + 3e-10 -> 2,000 us; A's 1st token
+//   it 2  [2000, 42965]   A decodes first (o 16), B takes the rest of the budget, 2,047 tokens:
+//                         T 2048, kv 17 + 2047, att 16.5 + 2047 x 1023.5: 0.04096 + 5.36e-6 -> 40,965 us; A's 2nd token
+//   it 3  [42965, 82060]  A (o 17) and B's last 1,953 tokens (o 2047): T 1954, kv 18 + 4000,
+//                         att 17.5 + 1953 x 3023.5: 0.03908 + 1.512e-5 -> 39,095 us; A's 3rd token (done), B's 1st
+//   it 4  [82060, 84061]  B decodes (o 4000): 2.001024e-3 + 1e-8 -> 2,001 us; B's 2nd token (done)
+// A: TTFT 2,000, E2E 82,060 (gaps 40,965 and 39,095: the prefill chunks stall its decodes);
+// B: TTFT 82,060 - 1,000 = 81,060 (two chunks), E2E 83,061, TPOT 2,001.
+TEST(Services, ChunkedPrefillRunsBehindDecodesAsVllmV1Does) {
+  const std::string trace = azure_trace("s6.csv",
+                                        "2023-11-16 18:00:00.0000000,16,3\n"
+                                        "2023-11-16 18:00:00.0010000,4000,2\n");
+  const Scenario s = test::load(write_file(
+      "s6.yaml", toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
+                     "{trace: {format: azure-llm-2023, file: " + trace + "}}")));
+  const RunResult r = run(s);
+  ASSERT_EQ(r.requests.size(), 2u);
+  const RequestRow& a = row(r, 0);
+  const RequestRow& b = row(r, 1);
+  EXPECT_EQ(a.ttft_us, 2000);
+  EXPECT_EQ(a.e2e_us, 82060);
+  EXPECT_EQ(b.queue_us, 1000);  // it waits for A's first iteration to end
+  EXPECT_EQ(b.ttft_us, 81060);
+  EXPECT_EQ(b.e2e_us, 83061);
+  ASSERT_EQ(r.services.size(), 1u);
+  const ServiceFigures& f = r.services[0];
+  EXPECT_EQ(f.iterations, 4u);
+  EXPECT_EQ(f.itl.count(), 3u);  // A's two gaps and B's one
+  // Above 2,048 us the histogram keeps a value within 1/1,024 (its bucket's lowest).
+  EXPECT_EQ(f.itl.percentile_us(100), LatencyHistogram::lowest(LatencyHistogram::bucket(40965)));
+  EXPECT_DOUBLE_EQ(f.itl.mean_us(), (40965 + 39095 + 2001) / 3.0);
+  EXPECT_EQ(f.tpot.percentile_us(0), 2001);  // B: (83,061 - 81,060) / 1
+  EXPECT_DOUBLE_EQ(f.tpot.mean_us(), (2001 + 40030) / 2.0);  // A: (82,060 - 2,000) / 2
+  EXPECT_EQ(r.end, Time::from_us(84061));          // no horizon: the run ends with the last request
+}
+
+// Note §1.4 case S7: a cache of 4 blocks of 16 tokens, three requests of 16 prompt and 40 output
+// tokens at once. The KV cache: 64 KV heads of 64 make 16,384 bytes a token, 262,144 a block. The
+// pod sees 2,500 MiB (its limit) at utilization 1; the reserve is 400 MiB of context and
+// 2048 x (2 x 64 + 4 x 4096) x 2 + 256 x 64 x 4 = 67,698,688 bytes of activations; with 2,133,131,264
+// bytes of weights that leaves 2,621,440,000 - 2,133,131,264 - 487,129,088 = 1,179,648 bytes: 4 blocks.
+// The brute-force reference of the rules (note Appendix A.4) gives: iteration 0 admits all three;
+// iteration 1 request 0 takes the last block and request 1 finds none, so the newest, request 2, is
+// preempted (not request 1); at iteration 17 request 0 needs its third block and request 1 goes; they
+// finish at iterations 39, 62 and 101: 102 iterations, 2 preemptions, one each for requests 1 and 2.
+TEST(Services, RecomputePreemptionTakesTheNewestRunningRequest) {
+  const std::string trace = azure_trace("s7.csv",
+                                        "2023-11-16 18:00:00.0000000,16,40\n"
+                                        "2023-11-16 18:00:00.0000000,16,40\n"
+                                        "2023-11-16 18:00:00.0000000,16,40\n");
+  const Scenario s = test::load(write_file(
+      "s7.yaml", toy("64, kv_heads: 64, head_dim: 64, hidden: 4096, params: 1066565632", "{gpu_memory_limit_mib: 2500}",
+                     "{trace: {format: azure-llm-2023, file: " + trace + "}}",
+                     "{max_num_batched_tokens: 2048, max_num_seqs: 256, gpu_memory_utilization: 1}")));
+  const RunResult r = run(s);
+  const ServiceFigures& f = r.services[0];
+  EXPECT_EQ(f.kv_blocks_min, 4);
+  EXPECT_EQ(f.completed, 3u);
+  EXPECT_EQ(f.preemptions, 2u);
+  EXPECT_EQ(f.iterations, 102u);
+  EXPECT_EQ(row(r, 0).preemptions, 0);
+  EXPECT_EQ(row(r, 1).preemptions, 1);
+  EXPECT_EQ(row(r, 2).preemptions, 1);
+  EXPECT_LT(row(r, 0).e2e_us, row(r, 1).e2e_us);
+  EXPECT_LT(row(r, 1).e2e_us, row(r, 2).e2e_us);
+}
+
+// Two services of qwen2-0.5b on one A100-80GB: x gets 2 requests/s, y (its neighbour) 0.05 or 4.
+// Under MIG each has its slice whatever the other does, so x's run is the same to the microsecond;
+// time-sliced, x's iterations wait for y's turns once y is busy; under MPS y takes SMs and bandwidth.
+std::string neighbours(const std::string& pool, const std::string& resource, double y_rate) {
+  return "name: neighbours\nseed: 3\n"
+         "cluster: {pools: [" +
+         pool +
+         "]}\n"
+         "workload:\n  services:\n"
+         "    - {name: x, model: qwen2-0.5b, cold_start: none, pod: {resource: " +
+         resource +
+         "},\n"
+         "       requests: {generator: {rate: 2, duration: 2m, prompt_tokens: 500, output_tokens: 100}}}\n"
+         "    - {name: y, model: qwen2-0.5b, cold_start: none, pod: {resource: " +
+         resource + "},\n       requests: {generator: {rate: " + fmt::format("{}", y_rate) +
+         ", duration: 2m, prompt_tokens: 500, output_tokens: 100}}}\n";
+}
+
+TEST(Services, MigIsolatesLatencyTimeSlicingAndMpsDoNot) {
+  const std::string node = "node: dgx-a100-80gb, count: 1";
+  const auto x_of = [](const std::string& text) {
+    const Scenario s = test::load(write_file("neighbours.yaml", text));
+    return test::run(s)["services"][0];
+  };
+  const std::string mig = "{name: p, " + node + ", mig: {strategy: mixed, config: all-1g.10gb}}";
+  const Json mig_quiet = x_of(neighbours(mig, "nvidia.com/mig-1g.10gb", 0.05));
+  const Json mig_busy = x_of(neighbours(mig, "nvidia.com/mig-1g.10gb", 4));
+  EXPECT_EQ(mig_quiet["itl_s"], mig_busy["itl_s"]);
+  EXPECT_EQ(mig_quiet["ttft_s"], mig_busy["ttft_s"]);
+  EXPECT_EQ(mig_quiet["iterations"], mig_busy["iterations"]);
+
+  const std::string ts = "{name: p, " + node + ", sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}}";
+  const std::string engine_share = ", engine: {gpu_memory_utilization: 0.4}";
+  const auto with_share = [&](std::string text) {
+    for (std::size_t at = 0; (at = text.find("cold_start: none", at)) != std::string::npos; at += 16)
+      text.insert(at + 16, engine_share);
+    return text;
+  };
+  const Json ts_quiet = x_of(with_share(neighbours(ts, "nvidia.com/gpu", 0.05)));
+  const Json ts_busy = x_of(with_share(neighbours(ts, "nvidia.com/gpu", 4)));
+  // y's turns: with two busy contexts x computes at most half the time, less the switches.
+  EXPECT_GT(ts_busy["itl_s"]["p99"].get<double>(), 1.8 * ts_quiet["itl_s"]["p99"].get<double>());
+  EXPECT_GT(ts_busy["ttft_s"]["p50"].get<double>(), ts_quiet["ttft_s"]["p50"].get<double>());
+
+  const std::string mps = "{name: p, " + node + ", sharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}}";
+  const Json mps_quiet = x_of(neighbours(mps, "nvidia.com/gpu", 0.05));
+  const Json mps_busy = x_of(neighbours(mps, "nvidia.com/gpu", 4));
+  // y is busy part of the time: x's mean gap grows (its median is set while y idles).
+  EXPECT_GT(mps_busy["itl_s"]["mean"].get<double>(), 1.05 * mps_quiet["itl_s"]["mean"].get<double>());
+  // A whole A100 per replica under MPS when y idles, against a 1g.10gb slice: x is faster.
+  EXPECT_LT(mps_quiet["itl_s"]["p50"].get<double>(), mig_quiet["itl_s"]["p50"].get<double>());
+}
+
+// Exact below 2,048 us; above, the lowest value of a bucket 1/1,024 of a power of two wide.
+TEST(Services, LatencyHistogramBuckets) {
+  LatencyHistogram h;
+  for (int64_t v : {5, 1, 3, 2, 4}) h.add(v);
+  EXPECT_EQ(h.percentile_us(50), 3);  // nearest rank: the 3rd of 5
+  EXPECT_EQ(h.percentile_us(99), 5);
+  EXPECT_EQ(h.percentile_us(0), 1);
+  EXPECT_DOUBLE_EQ(h.mean_us(), 3);
+  EXPECT_DOUBLE_EQ(h.share_within(2), 0.4);
+  EXPECT_EQ(LatencyHistogram::lowest(LatencyHistogram::bucket(2047)), 2047);
+  // 2^20 + 1,000: buckets of 2^(20-10) = 1,024 us from 2^20: the value falls in the first.
+  EXPECT_EQ(LatencyHistogram::lowest(LatencyHistogram::bucket((int64_t{1} << 20) + 1000)), int64_t{1} << 20);
+  EXPECT_EQ(LatencyHistogram::lowest(LatencyHistogram::bucket((int64_t{1} << 20) + 1024)), (int64_t{1} << 20) + 1024);
+  LatencyHistogram big;
+  big.add(3'000'000, 2);
+  big.merge(h);
+  EXPECT_EQ(big.count(), 7u);
+  EXPECT_LE(3'000'000 - big.percentile_us(100), 3'000'000 / 1024);
+}
+
+}  // namespace
