@@ -1,5 +1,7 @@
 #include "gpusim/sim/serving.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -7,6 +9,7 @@
 #include <queue>
 #include <set>
 
+#include "gpusim/core/error.hpp"
 #include "gpusim/sim/fit.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/workloads/service.hpp"
@@ -32,6 +35,7 @@ struct Req {
 };
 
 enum class ReplicaState : uint8_t { absent, loading, ready };
+enum class DueKind : uint8_t { iteration_end, ready };
 
 struct Replica {
   uint32_t service = 0;
@@ -51,7 +55,8 @@ struct Replica {
   // The iteration's progress: at `seg_start` a share `left` of it was still to do, at the speed that ends it at iter_end.
   Time seg_start;
   double left = 1;
-  uint64_t generation = 0;  // bumps when its due event moves
+  uint64_t due_seq = 0;     // the sequence number of its live due entry; older ones are stale
+  DueKind due_kind{};
   bool busy = false;        // has requests
   bool shown_busy = false;  // what the engine knows (Serving::busy)
   bool listed = false;      // in busy_changes
@@ -72,14 +77,15 @@ struct Service {
   Time ready_since;
 };
 
-enum class DueKind : uint8_t { iteration_end, ready };
+// 16 bytes, so that the heap moves little: the push's sequence number above the replica's job id,
+// so that (time, key) orders as (time, seq).
+constexpr int kReplicaBits = 20;
 struct Due {
   Time time;
-  uint64_t seq = 0;
-  uint32_t replica = 0;
-  uint64_t generation = 0;
-  DueKind kind = DueKind::iteration_end;
-  bool operator>(const Due& o) const { return std::pair(time, seq) > std::pair(o.time, o.seq); }
+  uint64_t key = 0;
+  uint64_t seq() const { return key >> kReplicaBits; }
+  uint32_t replica() const { return static_cast<uint32_t>(key & ((uint64_t{1} << kReplicaBits) - 1)); }
+  bool operator>(const Due& o) const { return time != o.time ? time > o.time : key > o.key; }
 };
 
 int64_t blocks_for(int64_t tokens, int32_t block_size) { return (tokens + block_size - 1) / block_size; }
@@ -96,12 +102,16 @@ struct Serving::Impl {
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
   uint64_t seq = 0;
   std::vector<JobId> busy_changes;
-  std::vector<uint32_t> to_start;
+  std::vector<uint32_t> to_start, starting;  // starting: to_start's contents while they start (both keep their buffers)
   std::set<NodeId> imaged;  // nodes that hold the serving image
   uint64_t in_system = 0;
   std::vector<RequestRow> rows;
 
   Impl(const Scenario& s, bool keep) : scenario(s), keep_requests(keep) {
+    if (replica_jobs(s.services) >= (uint32_t{1} << kReplicaBits))
+      throw InputError({s.file, std::nullopt, "workload.services"},
+                       fmt::format("{} replicas in all; at most {} are modelled", replica_jobs(s.services),
+                                   (uint32_t{1} << kReplicaBits) - 1));
     for (const ServiceSpec& spec : s.services) {
       Service& svc = services.emplace_back();
       svc.spec = &spec;
@@ -122,8 +132,9 @@ struct Serving::Impl {
   const ServedModel& model(const Replica& r) const { return *services[r.service].spec->model; }
 
   void push_due(Replica& r, Time t, DueKind kind) {
-    ++r.generation;
-    due.push(Due{t, seq++, static_cast<uint32_t>(r.job), r.generation, kind});
+    r.due_seq = ++seq;
+    r.due_kind = kind;
+    due.push(Due{t, (r.due_seq << kReplicaBits) | static_cast<uint32_t>(r.job)});
   }
 
   void set_busy(Replica& r) {
@@ -402,7 +413,7 @@ struct Serving::Impl {
   }
 
   void start_due(Time now) {
-    std::vector<uint32_t> starting;
+    starting.clear();
     starting.swap(to_start);
     std::sort(starting.begin(), starting.end());
     starting.erase(std::unique(starting.begin(), starting.end()), starting.end());
@@ -412,8 +423,8 @@ struct Serving::Impl {
   void drop_stale() {
     while (!due.empty()) {
       const Due& d = due.top();
-      const Replica& r = replicas[d.replica];
-      if (d.generation == r.generation && r.state != ReplicaState::absent) return;
+      const Replica& r = replicas[d.replica()];
+      if (d.seq() == r.due_seq && r.state != ReplicaState::absent) return;
       due.pop();
     }
   }
@@ -462,8 +473,9 @@ void Serving::advance(Time now) {
   for (m.drop_stale(); !m.due.empty() && m.due.top().time <= now; m.drop_stale()) {
     const Due d = m.due.top();
     m.due.pop();
-    Replica& r = m.replicas[d.replica];
-    if (d.kind == DueKind::ready) m.become_ready(r, now);
+    Replica& r = m.replicas[d.replica()];
+    r.due_seq = 0;
+    if (r.due_kind == DueKind::ready) m.become_ready(r, now);
     else m.end_iteration(r, now);
   }
   m.arrive(now);
@@ -523,7 +535,7 @@ void Serving::stopped(JobId id, Time now) {
   r.state = ReplicaState::absent;
   r.in_flight = false;
   r.batch.clear();
-  ++r.generation;
+  r.due_seq = 0;
   std::vector<uint32_t> lost(r.running.begin(), r.running.end());
   lost.insert(lost.end(), r.waiting.begin(), r.waiting.end());
   r.running.clear();
