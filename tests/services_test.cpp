@@ -27,7 +27,8 @@ std::string toy(const std::string& model_fields, const std::string& pod, const s
          "model:\n"
          "  serving:\n"
          "    efficiency:\n"
-         "      - {gpus: [TOY], e_flops: 1, e_bw: 1, e_attn: 1, e_link: 1, overhead_tp1: 0, overhead_tp: 0, alpha: 0, source: test}\n"
+         "      - {gpus: [TOY], e_flops: 1, e_bw: 1, e_attn: 1, e_link: 1, overhead_tp1: 0, overhead_tp: 0, alpha: 0, source: "
+         "test}\n"
          "models:\n"
          "  - {name: toy, layers: 1, heads: " +
          model_fields + ", intermediate: 64, vocab: 64, max_model_len: 100000, source: test}\n" +
@@ -59,7 +60,7 @@ RunResult run(const Scenario& s) {
   return simulate(s, *scheduler, {{}, {&keep}, false});
 }
 
-// Note §1.4 case S6, two requests: A (16 prompt tokens, 3 out) at 0, B (4,000, 2) at 1 ms.
+// docs/serving.md#vllm-v1-scheduling, two requests: A (16 prompt tokens, 3 out) at 0, B (4,000, 2) at 1 ms.
 //   it 1  [0, 2000]       A's prompt (T 16, kv 16, att 128): max(3.2e-4, 2.000004e-3) + 3e-10 -> 2,000 us; A's 1st token
 //   it 2  [2000, 42965]   A decodes first (o 16), B takes the rest of the budget, 2,047 tokens:
 //                         T 2048, kv 17 + 2047, att 16.5 + 2047 x 1023.5: 0.04096 + 5.36e-6 -> 40,965 us; A's 2nd token
@@ -69,12 +70,10 @@ RunResult run(const Scenario& s) {
 // A: TTFT 2,000, E2E 82,060 (gaps 40,965 and 39,095: the prefill chunks stall its decodes);
 // B: TTFT 82,060 - 1,000 = 81,060 (two chunks), E2E 83,061, TPOT 2,001.
 TEST(Services, ChunkedPrefillRunsBehindDecodesAsVllmV1Does) {
-  const std::string trace = azure_trace("s6.csv",
-                                        "2023-11-16 18:00:00.0000000,16,3\n"
-                                        "2023-11-16 18:00:00.0010000,4000,2\n");
-  const Scenario s = test::load(write_file(
-      "s6.yaml", toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
-                     "{trace: {format: azure-llm-2023, file: " + trace + "}}")));
+  const std::string trace = azure_trace("s6.csv", "2023-11-16 18:00:00.0000000,16,3\n"
+                                                  "2023-11-16 18:00:00.0010000,4000,2\n");
+  const Scenario s = test::load(write_file("s6.yaml", toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
+                                                          "{trace: {format: azure-llm-2023, file: " + trace + "}}")));
   const RunResult r = run(s);
   ASSERT_EQ(r.requests.size(), 2u);
   const RequestRow& a = row(r, 0);
@@ -91,29 +90,28 @@ TEST(Services, ChunkedPrefillRunsBehindDecodesAsVllmV1Does) {
   // Above 2,048 us the histogram keeps a value within 1/1,024 (its bucket's lowest).
   EXPECT_EQ(f.itl.percentile_us(100), LatencyHistogram::lowest(LatencyHistogram::bucket(40965)));
   EXPECT_DOUBLE_EQ(f.itl.mean_us(), (40965 + 39095 + 2001) / 3.0);
-  EXPECT_EQ(f.tpot.percentile_us(0), 2001);  // B: (83,061 - 81,060) / 1
+  EXPECT_EQ(f.tpot.percentile_us(0), 2001);                  // B: (83,061 - 81,060) / 1
   EXPECT_DOUBLE_EQ(f.tpot.mean_us(), (2001 + 40030) / 2.0);  // A: (82,060 - 2,000) / 2
-  EXPECT_EQ(r.end, Time::from_us(84061));          // no horizon: the run ends with the last request
+  EXPECT_EQ(r.end, Time::from_us(84061));                    // no horizon: the run ends with the last request
 }
 
-// Note §1.4 case S7: a cache of 4 blocks of 16 tokens, three requests of 16 prompt and 40 output
+// Preemption: a cache of 4 blocks of 16 tokens, three requests of 16 prompt and 40 output
 // tokens at once. The KV cache: 64 KV heads of 64 make 16,384 bytes a token, 262,144 a block. The
 // pod sees 2,500 MiB (its limit) at utilization 1; the reserve is 400 MiB of context and
 // 2048 x (2 x 64 + 4 x 4096) x 2 + 256 x 64 x 4 = 67,698,688 bytes of activations; with 2,133,131,264
 // bytes of weights that leaves 2,621,440,000 - 2,133,131,264 - 487,129,088 = 1,179,648 bytes: 4 blocks.
-// The brute-force reference of the rules (note Appendix A.4) gives: iteration 0 admits all three;
+// The brute-force reference of the rules (tests/data/v1_reference.py) gives: iteration 0 admits all three;
 // iteration 1 request 0 takes the last block and request 1 finds none, so the newest, request 2, is
 // preempted (not request 1); at iteration 17 request 0 needs its third block and request 1 goes; they
 // finish at iterations 39, 62 and 101: 102 iterations, 2 preemptions, one each for requests 1 and 2.
 TEST(Services, RecomputePreemptionTakesTheNewestRunningRequest) {
-  const std::string trace = azure_trace("s7.csv",
-                                        "2023-11-16 18:00:00.0000000,16,40\n"
-                                        "2023-11-16 18:00:00.0000000,16,40\n"
-                                        "2023-11-16 18:00:00.0000000,16,40\n");
-  const Scenario s = test::load(write_file(
-      "s7.yaml", toy("64, kv_heads: 64, head_dim: 64, hidden: 4096, params: 1066565632", "{gpu_memory_limit_mib: 2500}",
-                     "{trace: {format: azure-llm-2023, file: " + trace + "}}",
-                     "{max_num_batched_tokens: 2048, max_num_seqs: 256, gpu_memory_utilization: 1}")));
+  const std::string trace = azure_trace("s7.csv", "2023-11-16 18:00:00.0000000,16,40\n"
+                                                  "2023-11-16 18:00:00.0000000,16,40\n"
+                                                  "2023-11-16 18:00:00.0000000,16,40\n");
+  const Scenario s = test::load(
+      write_file("s7.yaml", toy("64, kv_heads: 64, head_dim: 64, hidden: 4096, params: 1066565632",
+                                "{gpu_memory_limit_mib: 2500}", "{trace: {format: azure-llm-2023, file: " + trace + "}}",
+                                "{max_num_batched_tokens: 2048, max_num_seqs: 256, gpu_memory_utilization: 1}")));
   const RunResult r = run(s);
   const ServiceFigures& f = r.services[0];
   EXPECT_EQ(f.kv_blocks_min, 4);

@@ -96,7 +96,7 @@ struct Stated {
 TEST(ServingCalibration, MapeAgainstSplitwiseSimWithinStatedFigures) {
   const std::vector<Point> points = load();
   ASSERT_EQ(points.size(), 150u);
-  // Fit on llama2-70b (TP 2/4/8), held out bloom-176b (TP 8); note issue18-serving §2.4.
+  // Fit on llama2-70b (TP 2/4/8), held out bloom-176b (TP 8); docs/serving.md#calibration.
   for (const Stated& s : {Stated{"llama2-70b", "a100-80gb", 56, 12.4, 4.4}, Stated{"bloom-176b", "a100-80gb", 19, 11.3, 21.0},
                           Stated{"llama2-70b", "h100-80gb", 56, 13.1, 4.9}, Stated{"bloom-176b", "h100-80gb", 19, 17.8, 9.2}}) {
     const Mape e = mape(points, s.model, s.hardware);

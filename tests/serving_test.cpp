@@ -1,5 +1,5 @@
 // The served-model catalog and the serving model's pure formulas (sim/include/gpusim/sim/serving_model.hpp),
-// each against numbers worked by hand (design note issue18-serving §1.2, §1.3, §2.1, §4; tests S1-S5, S10).
+// each against numbers worked by hand (docs/serving.md).
 #include <gtest/gtest.h>
 
 #include <array>

@@ -55,7 +55,7 @@ struct Replica {
   // The iteration's progress: at `seg_start` a share `left` of it was still to do, at the speed that ends it at iter_end.
   Time seg_start;
   double left = 1;
-  uint64_t due_seq = 0;     // the sequence number of its live due entry; older ones are stale
+  uint64_t due_seq = 0;  // the sequence number of its live due entry; older ones are stale
   DueKind due_kind{};
   bool busy = false;        // has requests
   bool shown_busy = false;  // what the engine knows (Serving::busy)
@@ -103,7 +103,7 @@ struct Serving::Impl {
   uint64_t seq = 0;
   std::vector<JobId> busy_changes;
   std::vector<uint32_t> to_start, starting;  // starting: to_start's contents while they start (both keep their buffers)
-  std::set<NodeId> imaged;  // nodes that hold the serving image
+  std::set<NodeId> imaged;                   // nodes that hold the serving image
   uint64_t in_system = 0;
   std::vector<RequestRow> rows;
 

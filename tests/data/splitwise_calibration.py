@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The serving roofline's calibration against SplitwiseSim's profile (design note issue18-serving §2.4).
+"""The serving roofline's calibration against SplitwiseSim's profile (docs/serving.md#calibration).
 
 Reads SplitwiseSim's data/perf_model.csv (github.com/Mutinifni/splitwise-sim, MIT, file at commit
 378088013a54df6f2052c27ff5ae6ea7619c3ecc), takes the median of each configuration's 5 repetitions

@@ -1,5 +1,5 @@
 #pragma once
-// The serving model's pure formulas (design note issue18-serving §1-§4): KV-cache
+// The serving model's pure formulas (docs/serving.md): KV-cache
 // capacity, vLLM's engine defaults, the roofline iteration time of a replica, and the share of a
 // GPU a replica gets under time-slicing and MPS. Each is a small function with a test worked by hand
 // (tests/serving_test.cpp). The constants live in sim/data/model.yaml under `serving:`.
@@ -58,7 +58,7 @@ struct BatchShape {       // one iteration's scheduled work
 // for quantized weights).
 inline constexpr double kActivationBytes = 2;
 
-// Seconds one iteration takes (note §2.1): t0(tp) + max(t_comp, t_mem) + t_attn + t_ar with
+// Seconds one iteration takes (docs/serving.md#iteration-time): t0(tp) + max(t_comp, t_mem) + t_attn + t_ar with
 //   t_comp = 2 P T / (n F e_flops), t_mem = (W / n + kv(n) x kv_tokens) / (B e_bw),
 //   t_attn = 4 L Hq hd x attention / (n F e_attn),
 //   t_ar   = 2 L [2 (n-1) alpha + T h 2 B / (e_link link) x 2 (n-1)/n]  (n > 1; two all-reduces a layer).
@@ -68,13 +68,13 @@ struct EngineLimits {
   int32_t max_num_batched_tokens = 2048, max_num_seqs = 256, block_size = 16;
   double gpu_memory_utilization = 0.9;
 };
-// vLLM's EngineArgs.get_batch_defaults, OPENAI_API_SERVER column (note §1.2), on the memory the
+// vLLM's EngineArgs.get_batch_defaults, OPENAI_API_SERVER column (docs/serving.md#vllm-v1-scheduling), on the memory the
 // replica sees: 8192 tokens / 1024 sequences on a non-A100 GPU showing >= 70 GiB, else 2048 / 256.
 EngineLimits default_engine_limits(const GpuModel& gpu, int64_t visible_memory_mib);
 // The same with model.yaml's (or a scenario's) block size and memory utilization.
 EngineLimits default_engine_limits(const GpuModel& gpu, int64_t visible_memory_mib, const ServingModel& serving);
 
-// Per GPU of a replica (note §1.3): budget = floor(utilization x visible), weights = P x dtype / tp,
+// Per GPU of a replica (docs/serving.md#kv-cache): budget = floor(utilization x visible), weights = P x dtype / tp,
 // reserve = context memory + activations of one max_num_batched_tokens pass
 // (tokens x (2 I / tp + 4 h) x 2 B) + fp32 logits of max_num_seqs rows (seqs x vocab x 4 B),
 // blocks = floor((budget - weights - reserve) / (block_size x kv_bytes_per_token(tp))).
@@ -85,7 +85,7 @@ struct KvCapacity {
 KvCapacity kv_capacity(const ServedModel& m, int64_t visible_memory_mib, int32_t tp, const EngineLimits& l,
                        int64_t context_memory_mib);
 
-// Time-slicing, slot-exact round robin (note §4.2): the busy contexts of a GPU take slots of
+// Time-slicing, slot-exact round robin (docs/serving.md#sharing): the busy contexts of a GPU take slots of
 // `timeslice` in turn from `origin` (context at position p owns [origin + (k*n + p)*τ, +τ) ), a slot
 // begins with a switch of `context_switch` when n >= 2 (no switch, no slots when n == 1). Returns when
 // an iteration needing `work_us` of exclusive GPU time, ready at `ready`, completes. Ready inside its
@@ -93,7 +93,7 @@ KvCapacity kv_capacity(const ServedModel& m, int64_t visible_memory_mib, int32_t
 Time ts_iteration_end(Time ready, Time origin, int32_t n, int32_t position, int64_t work_us, Duration timeslice,
                       Duration context_switch);
 
-// Max-min fair split of 1 among `demands` (MPS memory bandwidth, note §4.3); out[i] <= demands[i].
+// Max-min fair split of 1 among `demands` (MPS memory bandwidth, docs/serving.md#sharing); out[i] <= demands[i].
 void max_min_shares(std::span<const double> demands, std::span<double> out);
 
 }  // namespace gpusim
