@@ -937,6 +937,198 @@ case("kueue termination_grace removed", kueue(**{"termination_grace": "10s"}),
 field("preempt with a preemptive order", {"policy": "las+first-fit+preempt"}, ["policy", "+preempt", "composes with fifo"])
 
 
+# Inference services (issue 18): the service, its model, its replicas' pod and its requests. The base:
+# qwen2-0.5b on a MIG 1g.10gb slice of an A100-80GB, one request a second for a minute.
+SVC = "workload.services[0]"
+SERVICE = {"name": "s", "model": "qwen2-0.5b", "pod": {"resource": "nvidia.com/mig-1g.10gb"},
+           "requests": {"generator": {"rate": 1, "duration": "1m", "prompt_tokens": 100, "output_tokens": 10}}}
+A100_MIG = {"name": "a100", "node": "dgx-a100-80gb", "count": 1, "mig": {"strategy": "mixed", "config": "all-1g.10gb"}}
+A100_SLICED = {"name": "a100", "node": "dgx-a100-80gb", "count": 1,
+               "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}}
+MODEL = {"name": "m", "params": 1000000, "layers": 2, "hidden": 64, "heads": 4, "intermediate": 128, "vocab": 1000,
+         "max_model_len": 4096, "source": "test"}
+
+
+def service(scenario_fields=None, **fields):
+    """The base service scenario; `fields` edit the service (dotted paths), `scenario_fields` the scenario."""
+    svc = copy.deepcopy(SERVICE)
+    for path, value in fields.items():
+        edit(svc, path, value)
+    return scenario(**{"horizon": "10m", "cluster.pools[0]": A100_MIG, "workload": {"services": [svc]},
+                       **(scenario_fields or {})})
+
+
+for name, fields, says in [
+    ("service model unknown", {"model": "gpt-5"}, [f"{SVC}.model", "unknown model 'gpt-5'", "qwen2-0.5b"]),
+    ("service model missing", {"model": DELETE}, [SVC, "model"]),
+    ("service requests missing", {"requests": DELETE}, [SVC, "requests"]),
+    ("service model does not fit its MIG slice", {"model": "llama-3-8b"},
+     [f"{SVC}.model", "model llama-3-8b does not fit a replica on pool a100", "1g.10gb", "MiB", "weights take"]),
+    ("service tensor parallel on MIG", {"tensor_parallel": 2}, [f"{SVC}.pod", "cannot use MIG instances"]),
+    ("service tensor parallel with gpu_milli", {"tensor_parallel": 2, "pod": {"gpu_milli": 500}},
+     [f"{SVC}.pod.gpu_milli", "tensor-parallel replica (tensor_parallel: 2) holds whole GPUs"]),
+    ("service tensor parallel zero", {"tensor_parallel": 0}, f"{SVC}.tensor_parallel"),
+    ("service slo unknown metric", {"slo": {"latency_p95": "1s"}},
+     [f"{SVC}.slo.latency_p95", "unknown SLO metric 'latency_p95'", "ttft"]),
+    ("service slo unknown percentile", {"slo": {"ttft_p95": "1s"}}, [f"{SVC}.slo.ttft_p95", "_p50, _p90, _p99 or _mean"]),
+    ("service slo zero", {"slo": {"ttft": "0s"}}, [f"{SVC}.slo.ttft", "expected a positive latency target"]),
+    ("service slo negative", {"slo": {"tpot_p99": "-10ms"}}, [f"{SVC}.slo.tpot_p99", "expected a duration from 0"]),
+    ("service slo text", {"slo": {"ttft": "fast"}}, [f"{SVC}.slo.ttft", "expected a duration"]),
+    ("service slo a list", {"slo": ["ttft"]}, f"{SVC}.slo"),
+    ("service batched tokens below max_num_seqs", {"engine": {"max_num_batched_tokens": 64, "max_num_seqs": 128}},
+     [f"{SVC}.engine.max_num_batched_tokens", "max_num_batched_tokens is 64 and max_num_seqs 128",
+      "expected max_num_batched_tokens >= max_num_seqs"]),
+    ("service batched tokens below the default max_num_seqs", {"engine": {"max_num_batched_tokens": 64}},
+     [f"{SVC}.engine.max_num_batched_tokens", "on pool a100 max_num_batched_tokens is 64 and max_num_seqs 256 (the default)"]),
+    ("service max_num_seqs above the default batched tokens", {"engine": {"max_num_seqs": 4096}},
+     [f"{SVC}.engine.max_num_seqs", "max_num_batched_tokens is 2048 (the default) and max_num_seqs 4096"]),
+    ("service gpu_memory_utilization 0", {"engine": {"gpu_memory_utilization": 0}}, f"{SVC}.engine.gpu_memory_utilization"),
+    ("service gpu_memory_utilization 1.5", {"engine": {"gpu_memory_utilization": 1.5}},
+     f"{SVC}.engine.gpu_memory_utilization"),
+    ("service engine unknown field", {"engine": {"block_size": 16}}, f"{SVC}.engine.block_size: unknown field"),
+    ("service replica u", {"pod.u": 0.5}, [f"{SVC}.pod.u", "no u"]),
+    ("service replica workers", {"pod.workers": 2}, [f"{SVC}.pod.workers", "one pod on one node"]),
+    ("service replica deadline", {"pod.deadline": "1h"}, [f"{SVC}.pod.deadline", "no workers, multi_node or deadline"]),
+    ("service replica kind training", {"pod.kind": "training"}, [f"{SVC}.pod.kind", "a replica is of kind inference"]),
+    ("service replica checkpoint", {"pod.checkpoint": {"interval": "1h", "cost": "1m"}},
+     [f"{SVC}.pod.checkpoint", "a replica saves nothing"]),
+    ("service replica reference_gpu", {"pod.reference_gpu": "L4"}, [f"{SVC}.pod.reference_gpu", "no reference_gpu"]),
+    ("service replica duration", {"pod.duration": "1h"}, f"{SVC}.pod.duration: unknown field"),
+    ("service cold_start scalar", {"cold_start": "fast"}, [f"{SVC}.cold_start", "expected none or a map", "'fast'"]),
+    ("service cold_start negative", {"cold_start": {"image_gb": -1}}, f"{SVC}.cold_start.image_gb"),
+    ("service cold start past 100 years", {"cold_start": {"registry_gb_per_s": 1e-300}},
+     [f"{SVC}.cold_start", "would take 1e+301 s to start", "expected at most 100 years"]),
+    ("service router unknown", {"router": "random"}, [f"{SVC}.router", "round-robin"]),
+    ("service unknown field", {"hpa": {}}, f"{SVC}.hpa: unknown field"),
+]:
+    case(name, service(**fields), ["scenario.yaml", *([says] if isinstance(says, str) else says)])
+for name, fields, says in [
+    ("service tensor parallel on a time-sliced pool", {"cluster.pools[0]": A100_SLICED,
+                                                       "workload.services[0].pod.resource": "nvidia.com/gpu",
+                                                       "workload.services[0].tensor_parallel": 2},
+     [f"{SVC}.tensor_parallel", "pool a100 shares its GPUs", "tensor_parallel: 1"]),
+    ("service two of one name", {"workload.services[1]": SERVICE}, ["workload.services[1].name", "two services are named 's'"]),
+    ("services with packing", {"workload.packing": {"until": 1.0}}, ["workload.services", "no services"]),
+    ("services a map", {"workload.services": {"s": SERVICE}}, ["workload.services", "expected a list"]),
+    ("service replicas zero", {"workload.services[0].replicas": 0}, f"{SVC}.replicas"),
+    ("service replicas 1e6", {"workload.services[0].replicas": 1000000}, f"{SVC}.replicas"),
+    ("service replicas 2^64", {"workload.services[0].replicas": 18446744073709551616}, f"{SVC}.replicas"),
+    ("service max_num_seqs 2^40", {"workload.services[0].engine": {"max_num_seqs": 2**40}}, f"{SVC}.engine.max_num_seqs"),
+    ("models duplicate name", {"models": [MODEL, MODEL]}, ["models[1].name", "model 'm' is already defined"]),
+    ("models name of a built-in", {"models": [dict(MODEL, name="qwen2-0.5b")]},
+     ["models[0].name", "model 'qwen2-0.5b' is already defined"]),
+    ("models kv_heads not dividing heads", {"models": [dict(MODEL, kv_heads=3)]},
+     ["models[0].kv_heads", "expected a divisor of heads (4), got 3"]),
+    ("models hidden not a multiple of heads", {"models": [dict(MODEL, hidden=66)]}, ["models[0].hidden", "head_dim"]),
+    ("models layers missing", {"models": [{k: v for k, v in MODEL.items() if k != "layers"}]}, ["models[0]", "layers"]),
+    ("models dtype_bytes zero", {"models": [dict(MODEL, dtype_bytes=0)]}, "models[0].dtype_bytes"),
+    ("models dtype_bytes 1e-300", {"models": [dict(MODEL, dtype_bytes=1e-300)]}, "models[0].dtype_bytes"),
+    ("models KV blocks past 32 bits", {"models": [dict(MODEL, layers=1, heads=1, hidden=1, head_dim=1, dtype_bytes=0.125)],
+                                       "workload.services[0].model": "m"},
+     [f"{SVC}.model", "KV blocks", "expected at most 2147483647"]),
+    ("models params 2^64", {"models": [dict(MODEL, params=18446744073709551616)]}, "models[0].params"),
+    ("models a map", {"models": {"m": MODEL}}, ["models", "expected a list"]),
+]:
+    case(name, scenario(**{"horizon": "10m", "cluster.pools[0]": A100_MIG, "workload": {"services": [copy.deepcopy(SERVICE)]},
+                           **fields}),
+         ["scenario.yaml", *([says] if isinstance(says, str) else says)])
+
+# Request streams: a trace replayed or a generator, and the trace files.
+REQ = f"{SVC}.requests"
+GEN = f"{REQ}.generator"
+AZURE_HEAD = "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+AZURE = AZURE_HEAD + "2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n"
+TRACE = {"format": "azure-llm-2023", "file": "azure.csv"}
+GENERATOR = SERVICE["requests"]["generator"]
+
+
+def requests(requests_doc, files=None):
+    """The base service scenario with these requests, and the files beside it."""
+    return {"scenario.yaml": service(requests=requests_doc), **(files or {})}
+
+
+for name, doc, says in [
+    ("requests trace and generator", {"trace": TRACE, "generator": GENERATOR}, [REQ, "not both"]),
+    ("requests neither trace nor generator", {"rate_multiplier": 2}, [REQ, "expected either trace"]),
+    ("requests empty list", [], REQ),
+    ("requests trace format unknown", {"trace": dict(TRACE, format="sharegpt")}, [f"{REQ}.trace.format", "mooncake"]),
+    ("requests trace file missing", {"trace": dict(TRACE, file="nowhere.csv")}, [f"{REQ}.trace.file", "nowhere.csv"]),
+    ("requests rate_multiplier zero", {"trace": TRACE, "rate_multiplier": 0}, f"{REQ}.rate_multiplier"),
+    ("requests window past the trace", {"trace": TRACE, "window": {"start": "1h"}},
+     [f"{REQ}.window", "no request of the trace falls in the window", "from 0 to 4.31"]),
+    ("requests window duration zero", {"trace": TRACE, "window": {"duration": "0s"}}, [f"{REQ}.window.duration", "positive"]),
+    ("requests limit zero", {"trace": TRACE, "limit": 0}, f"{REQ}.limit"),
+    ("generator gamma without cv", {"generator": dict(GENERATOR, arrival="gamma")}, [GEN, "arrival: gamma needs cv"]),
+    ("generator cv with poisson", {"generator": dict(GENERATOR, cv=2)}, [f"{GEN}.cv", "cv applies to arrival: gamma"]),
+    ("generator arrival unknown", {"generator": dict(GENERATOR, arrival="weibull")}, [f"{GEN}.arrival", "poisson"]),
+    ("generator rate with rate_curve", {"generator": dict(GENERATOR, rate_curve=[[0, 1]])},
+     [f"{GEN}.rate", "rate or rate_curve, not both"]),
+    ("generator neither rate nor rate_curve", {"generator": {k: v for k, v in GENERATOR.items() if k != "rate"}},
+     [GEN, "expected rate"]),
+    ("generator rate_curve not from 0", {"generator": dict({k: v for k, v in GENERATOR.items() if k != "rate"},
+                                                          rate_curve=[[10, 1], [20, 2]])},
+     [f"{GEN}.rate_curve", "the first point must be at 0 s, got 10"]),
+    ("generator rate_curve not increasing", {"generator": dict({k: v for k, v in GENERATOR.items() if k != "rate"},
+                                                              rate_curve=[[0, 1], [20, 2], [20, 3]])},
+     [f"{GEN}.rate_curve", "increasing order"]),
+    ("generator rate_curve zero throughout", {"generator": dict({k: v for k, v in GENERATOR.items() if k != "rate"},
+                                                               rate_curve=[[0, 0], [20, 0]])},
+     [f"{GEN}.rate_curve", "no request would arrive"]),
+    ("generator rate_curve point of three", {"generator": dict({k: v for k, v in GENERATOR.items() if k != "rate"},
+                                                              rate_curve=[[0, 1, 2]])},
+     [f"{GEN}.rate_curve", "expected a point [seconds, requests per second]"]),
+    ("generator period with a rate", {"generator": dict(GENERATOR, period="1h")}, [f"{GEN}.period", "a constant rate"]),
+    ("generator without end", {"generator": {k: v for k, v in GENERATOR.items() if k != "duration"}},
+     [GEN, "a generator's requests must end"]),
+    ("generator output_tokens missing", {"generator": {k: v for k, v in GENERATOR.items() if k != "output_tokens"}},
+     [GEN, "output_tokens is missing"]),
+    ("generator prompt_tokens zero", {"generator": dict(GENERATOR, prompt_tokens=0)}, f"{GEN}.prompt_tokens"),
+    ("generator uniform reversed", {"generator": dict(GENERATOR, output_tokens={"uniform": [10, 5]})},
+     [f"{GEN}.output_tokens.uniform", "expected lo <= hi, got [10, 5]"]),
+    ("generator uniform of three", {"generator": dict(GENERATOR, output_tokens={"uniform": [1, 5, 9]})},
+     [f"{GEN}.output_tokens.uniform", "expected [lo, hi]"]),
+    ("generator lognormal and uniform", {"generator": dict(GENERATOR, output_tokens={"uniform": [1, 5],
+                                                                                     "lognormal": {"median": 5, "sigma": 1}})},
+     [f"{GEN}.output_tokens", "expected a token count"]),
+    ("generator tokens with prompt_tokens", {"generator": dict(GENERATOR, tokens={"trace": TRACE})},
+     [f"{GEN}.prompt_tokens", "not both"]),
+    ("generator duration zero", {"generator": dict(GENERATOR, duration="0s")}, [f"{GEN}.duration", "positive"]),
+    ("generator rate 1e300", {"generator": dict(GENERATOR, rate=1e300)}, [f"{GEN}.rate", "expected at most 1e+06 requests per second"]),
+    ("generator rate past the bound by rate_multiplier", {"generator": dict(GENERATOR, rate=2), "rate_multiplier": 1e6},
+     [f"{GEN}.rate", "(rate_multiplier 1e+06 applied), got 2e+06"]),
+    ("generator rate_curve point 1e308", {"generator": dict({k: v for k, v in GENERATOR.items() if k != "rate"},
+                                                           rate_curve=[[0, 1e308]])}, f"{GEN}.rate_curve[0][1]"),
+    ("generator gamma cv 1e-300", {"generator": dict(GENERATOR, arrival="gamma", cv=1e-300)}, f"{GEN}.cv"),
+]:
+    case(name, requests(doc, {"azure.csv": AZURE}), ["scenario.yaml", *([says] if isinstance(says, str) else says)])
+for name, text, says in [
+    ("azure rows out of order", AZURE_HEAD + "2023-11-16 18:15:50.9951690,396,109\n2023-11-16 18:15:46.6805900,374,44\n",
+     ["line 3", "column 'TIMESTAMP'", "arrival order"]),
+    ("azure ContextTokens negative", AZURE_HEAD + "2023-11-16 18:15:46.6805900,-374,44\n", ["line 2", "column 'ContextTokens'"]),
+    ("azure GeneratedTokens 12.5", AZURE_HEAD + "2023-11-16 18:15:46.6805900,374,12.5\n", ["line 2", "column 'GeneratedTokens'"]),
+    ("azure GeneratedTokens zero", AZURE_HEAD + "2023-11-16 18:15:46.6805900,374,0\n", ["line 2", "column 'GeneratedTokens'"]),
+    ("azure timestamp malformed", AZURE_HEAD + "2023-11-16T18:15:46,374,44\n",
+     ["line 2", "column 'TIMESTAMP'", "expected YYYY-MM-DD HH:MM:SS"]),
+    ("azure column missing", "TIMESTAMP,ContextTokens\n2023-11-16 18:15:46.6805900,374\n",
+     ["required column 'GeneratedTokens'"]),
+    ("azure empty", "", "empty file"),
+    ("azure header only", AZURE_HEAD, ["line 1", "a header and no rows"]),
+    ("azure short row", AZURE_HEAD + "2023-11-16 18:15:46.6805900,374\n", ["line 2", "expected 3 columns"]),
+]:
+    case(name, requests({"trace": TRACE}, {"azure.csv": text}), ["azure.csv", *([says] if isinstance(says, str) else says)])
+for name, text, says in [
+    ("mooncake not JSON", "timestamp=0\n", ["line 1", "expected '{'"]),
+    ("mooncake output_length missing", '{"timestamp": 0, "input_length": 10}\n', ["line 1", '"output_length"']),
+    ("mooncake out of order", '{"timestamp": 10, "input_length": 1, "output_length": 1}\n'
+                              '{"timestamp": 5, "input_length": 1, "output_length": 1}\n', ["line 2", "arrival order"]),
+    ("mooncake input_length negative", '{"timestamp": 0, "input_length": -1, "output_length": 1}\n',
+     ["line 1", '"input_length"']),
+    ("mooncake empty", "\n", "no requests"),
+]:
+    case(name, requests({"trace": {"format": "mooncake", "file": "m.jsonl"}}, {"m.jsonl": text}),
+         ["m.jsonl", *([says] if isinstance(says, str) else says)])
+
+
 def main():
     binary = str(pathlib.Path(sys.argv[1]).resolve())
     seen = {}

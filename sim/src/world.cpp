@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 #include <unordered_map>
 
@@ -42,6 +43,16 @@ void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
       const MigProfile* profile = requested_profile(j.request, *pool.gpu);
       const int64_t memory = replica_memory_mib(j.request, pool, profile);
       const EngineLimits limits = engine_limits(s, svc, *pool.gpu, memory);
+      // vLLM's rule (SchedulerConfig), here with the device's defaults for the one not given.
+      if (limits.max_num_batched_tokens < limits.max_num_seqs)
+        throw InputError(
+            {svc.where.file, svc.where.line,
+             svc.where.field + (svc.engine.max_num_batched_tokens ? ".engine.max_num_batched_tokens" : ".engine.max_num_seqs")},
+            fmt::format("service '{}': on pool {} max_num_batched_tokens is {}{} and max_num_seqs {}{}: "
+                        "expected max_num_batched_tokens >= max_num_seqs, as vLLM requires",
+                        svc.name, pool.name, limits.max_num_batched_tokens,
+                        svc.engine.max_num_batched_tokens ? "" : " (the default)", limits.max_num_seqs,
+                        svc.engine.max_num_seqs ? "" : " (the default)"));
       const KvCapacity kv = kv_capacity(*svc.model, memory, svc.tensor_parallel, limits, s.model.time_slicing.context_memory_mib);
       if (kv.blocks <= 0)
         throw InputError(where,
@@ -50,6 +61,13 @@ void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
                                      "no room for the KV cache",
                                      svc.model->name, pool.name, profile ? profile->name + ", " : "", memory,
                                      limits.gpu_memory_utilization, kv.budget_mib, kv.weights_mib, kv.reserve_mib));
+      // The engine counts a replica's KV blocks in 32 bits; only a model of a few bytes of KV per token reaches that.
+      if (kv.blocks > std::numeric_limits<int32_t>::max())
+        throw InputError(where,
+                         fmt::format("model {}: a replica on pool {} would hold {} KV blocks ({:g} bytes of KV per "
+                                     "token): expected at most {}; check its layers, kv_heads, head_dim and dtype_bytes",
+                                     svc.model->name, pool.name, kv.blocks, svc.model->kv_bytes_per_token(svc.tensor_parallel),
+                                     std::numeric_limits<int32_t>::max()));
     }
   }
 }

@@ -28,6 +28,11 @@ namespace {
 // its first token), and what an int32 holds.
 constexpr Range kTokenRange = Range::between(1, std::numeric_limits<int32_t>::max());
 
+// The highest arrival rate, rate_multiplier applied: 10,000 replicas (service.replicas' bound) at 100
+// requests per second each. Every request is simulated one by one, and an overloaded service holds its
+// queue: an unbounded rate (1e300) would never end, and past 1e308 it is no number at all.
+constexpr double kMaxRequestsPerSecond = 1e6;
+
 // ---------------------------------------------------------------------------------------------------
 // Trace readers
 
@@ -274,8 +279,9 @@ const Section& request_generator_section() {
           {"arrival", Type::enumeration<ArrivalProcess>(), "poisson", "",
            "poisson (exponential gaps) or gamma (Gamma gaps with coefficient of variation cv)"},
           {"rate", Type::number().above(0), "", "requests per second", "A constant arrival rate (or rate_curve)"},
-          {"cv", Type::number().above(0).at_most(100), "", "",
-           "gamma: the gaps' coefficient of variation (1 is Poisson; the Azure code trace is about 13)"},
+          {"cv", Type::number().at_least(0.01).at_most(100), "", "",
+           "gamma: the gaps' coefficient of variation (1 is Poisson; the Azure code trace is about 13; near 0, "
+           "nearly regular gaps)"},
           {"rate_curve", Type::list(Type::list(Type::number().at_least(0))), "", "[seconds, requests per second]",
            "A piecewise-linear rate through [time, rate] points, the first at 0 (or rate); after the last point the rate "
            "stays, unless period is given"},
@@ -374,6 +380,9 @@ RateCurve read_rate_curve(const Fields& g, double multiplier) {
     if (g.has("period")) g.at("period").fail("period repeats a rate_curve: a constant rate has none");
     c.t_s = {0};
     c.rate = {g.number("rate") * multiplier};
+    if (c.rate[0] > kMaxRequestsPerSecond)
+      r->fail(fmt::format("expected at most {:g} requests per second (rate_multiplier {:g} applied), got {:g}",
+                          kMaxRequestsPerSecond, multiplier, c.rate[0]));
     c.finish();
     return c;
   }
@@ -389,6 +398,9 @@ RateCurve read_rate_curve(const Fields& g, double multiplier) {
     if (!c.t_s.empty() && t <= c.t_s.back())
       xy[0].fail(fmt::format("expected times in increasing order: {:g} s comes after {:g} s", t, c.t_s.back()));
     if (!kSpanSeconds.contains(t)) xy[0].fail(fmt::format("expected a time within {}", kMaxSpanText));
+    if (rate * multiplier > kMaxRequestsPerSecond)
+      xy[1].fail(fmt::format("expected at most {:g} requests per second (rate_multiplier {:g} applied), got {:g}",
+                             kMaxRequestsPerSecond, multiplier, rate * multiplier));
     c.t_s.push_back(t);
     c.rate.push_back(rate * multiplier);
   }

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "gpusim/core/time.hpp"
 #include "gpusim/workloads/spec.hpp"
 
 namespace gpusim {
@@ -125,16 +126,22 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
     if (auto v = engine.get("max_num_seqs")) s.engine.max_num_seqs = v->as_int<int32_t>(engine.range("max_num_seqs"));
     if (auto v = engine.get("gpu_memory_utilization"))
       s.engine.gpu_memory_utilization = v->as_number(engine.range("gpu_memory_utilization"));
-    // vLLM's own rule (SchedulerConfig): a batch's tokens hold at least one per sequence.
-    if (s.engine.max_num_batched_tokens && s.engine.max_num_seqs && *s.engine.max_num_batched_tokens < *s.engine.max_num_seqs)
-      engine.at("max_num_batched_tokens")
-          .fail(fmt::format("expected at least max_num_seqs ({}), as vLLM requires", *s.engine.max_num_seqs));
+    // vLLM's rule that a batch's tokens hold one per sequence is checked per device (check_services): a
+    // device sets the default of the one not given.
     if (const ConfigNode c = e.value("cold_start"); !c.is_scalar()) {
       const Fields f = cold_start_section().read(c);
       s.cold_start.image_gb = f.number("image_gb");
       s.cold_start.registry_gb_per_s = f.number("registry_gb_per_s");
       s.cold_start.load_gb_per_s = f.number("load_gb_per_s");
       s.cold_start.engine_init = f.value("engine_init").as_duration();
+      // The longest start (image pulled, then the weights loaded) must be a time the clock holds. With the
+      // defaults only weights no GPU holds exceed it, and check_services refuses those by name.
+      const double start_s = s.cold_start.image_gb / s.cold_start.registry_gb_per_s +
+                             s.model->weights_bytes() / 1e9 / s.cold_start.load_gb_per_s + s.cold_start.engine_init.seconds();
+      if (e.has("cold_start") && !kSpanSeconds.contains(start_s))
+        c.fail(fmt::format("a replica of {} would take {:g} s to start (image_gb / registry_gb_per_s + its {:g} GB of "
+                           "weights / load_gb_per_s + engine_init): expected at most {}",
+                           s.model->name, start_s, s.model->weights_bytes() / 1e9, kMaxSpanText));
     } else if (c.as_string() != "none") {
       c.fail(fmt::format("expected none or a map of image_gb, registry_gb_per_s, load_gb_per_s, engine_init, got '{}'",
                          c.as_string()));
@@ -142,8 +149,13 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
     s.requests = read_request_source(e.at("requests"), data_dir, seed, s.name);
 
     const ConfigNode pod = e.value("pod");
+    // Before the pod is read: its reader would refuse a share of several GPUs without naming tensor_parallel.
+    if (s.tensor_parallel > 1 && pod.is_map())
+      if (auto milli = pod.get("gpu_milli"); milli && milli->as_int(Range::between(1, 1000)) < 1000)
+        milli->fail(
+            fmt::format("a tensor-parallel replica (tensor_parallel: {}) holds whole GPUs: expected no gpu_milli below 1000",
+                        s.tensor_parallel));
     Job proto = read_replica_pod(pod, s.tensor_parallel, jobs);
-    if (s.tensor_parallel > 1 && proto.request.fractional()) pod.fail("a tensor-parallel replica holds whole GPUs: no gpu_milli");
     if (s.tensor_parallel > 1 && proto.request.resource->starts_with("nvidia.com/mig-"))
       pod.fail("a tensor-parallel replica cannot use MIG instances: they have no peer-to-peer link");
     s.first_job = static_cast<uint32_t>(jobs.jobs.size());
