@@ -1,4 +1,4 @@
-// Request streams of inference services (issue 18, note §5 and tests S11/S12): the trace readers, the
+// Request streams of inference services (issue 18; docs/serving.md#requests): the trace readers, the
 // generator's arrival processes and token draws, the common options and every bad input.
 #include <gtest/gtest.h>
 
@@ -74,7 +74,7 @@ int64_t count_between(const std::vector<InferenceRequest>& rs, double from_s, do
 
 }  // namespace
 
-// S12. The conv file's first rows: 2023-11-16 18:15:46.6805900,374,44 and 18:15:50.9951690,396,109;
+// The conv file's first rows: 2023-11-16 18:15:46.6805900,374,44 and 18:15:50.9951690,396,109;
 // 50.9951690 − 46.6805900 = 4.3145790 s = 4,314,579 µs.
 TEST(AzureLlmTrace, FirstRowsOfTheConversationTrace) {
   const auto rows = read_request_trace(RequestTraceFormat::azure_llm_2023, source_path("data/" + kConv));
@@ -171,7 +171,7 @@ TEST(MooncakeTrace, ReadsTheConversationTraceWhenPresent) {
   EXPECT_EQ(rows.back().arrival, Time::from_us(3'536'999'000));
 }
 
-// S11. Poisson at 10 req/s, 200,000 draws: mean gap 0.1 s; its standard error is 0.1/√200000 = 0.00022 s
+// Poisson at 10 req/s, 200,000 draws: mean gap 0.1 s; its standard error is 0.1/√200000 = 0.00022 s
 // (0.22 %), so 1 % is 4.5 σ. CV 1 (exponential gaps).
 TEST(RequestGenerator, PoissonMeanGap) {
   const auto rs = drain(*source("{generator: {rate: 10, prompt_tokens: 100, output_tokens: 10}, limit: 200000}"));
@@ -181,7 +181,7 @@ TEST(RequestGenerator, PoissonMeanGap) {
   EXPECT_NEAR(g.cv, 1.0, 0.02);
 }
 
-// S11. Gamma with CV 2 (shape 1/4, scale 4 in unit time) at 10 req/s: mean 0.1 s (standard error
+// Gamma with CV 2 (shape 1/4, scale 4 in unit time) at 10 req/s: mean 0.1 s (standard error
 // 0.1·2/√200000 = 0.45 %, tolerance 2 %); CV 2 (its estimate's error ≈ √((2 + 6/k)/n)/2 = 0.57 % with excess
 // kurtosis 6/k = 24; tolerance 2 %).
 TEST(RequestGenerator, GammaMeanAndCoefficientOfVariation) {

@@ -1062,6 +1062,7 @@ RunResult Engine::finish() {
   metrics_.finish(end);
   now_ = end;
   finish_costs();
+  const uint64_t serving_events = serving_ ? serving_->events() : 0;
   std::vector<ServiceFigures> services;
   if (serving_) services = serving_->finish(end);
   notify([&](Observer& o) { o.finished(*this); });
@@ -1078,7 +1079,7 @@ RunResult Engine::finish() {
                    std::move(flights_),
                    std::move(metrics_),
                    std::move(sorted),
-                   event_count_ + nodes_.events_applied(),
+                   event_count_ + nodes_.events_applied() + serving_events,
                    decision_points_,
                    oom_events_,
                    mps_faults_,

@@ -596,6 +596,12 @@ std::vector<ServiceFigures> Serving::finish(Time end) {
   return out;
 }
 
+uint64_t Serving::events() const {
+  uint64_t n = 0;
+  for (const Service& svc : impl_->services) n += svc.fig.arrived + svc.fig.iterations + svc.fig.replica_starts;
+  return n;
+}
+
 std::vector<RequestRow> Serving::take_requests() { return std::move(impl_->rows); }
 
 }  // namespace gpusim

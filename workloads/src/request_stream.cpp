@@ -302,7 +302,7 @@ const Section& request_generator_section() {
 
 // λ(t), piecewise linear through points, and the inverse of its integral Λ(t) = ∫0^t λ: unit-rate
 // arrival times s map to t = Λ⁻¹(s) (time rescaling), which is exact and draws nothing more, unlike
-// thinning (note §5.4).
+// thinning (docs/serving.md#requests).
 struct RateCurve {
   std::vector<double> t_s, rate, cum;  // the points, and cum[i] = Λ(t_s[i]); periodic: closed at the period
   double period_s = 0;                 // 0: not periodic, the last rate holds after the last point

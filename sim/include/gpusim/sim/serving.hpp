@@ -114,6 +114,8 @@ class Serving {
   // The figures at the end of the run (`end`); unfinished requests are counted.
   std::vector<ServiceFigures> finish(Time end);
   std::vector<RequestRow> take_requests();
+  // Requests arrived, iterations run and replicas made ready: the events it applied.
+  uint64_t events() const;
 
  private:
   struct Impl;

@@ -1,5 +1,5 @@
 #pragma once
-// The requests a service receives (issue 18, note §5): replayed from an LLM inference trace (Azure LLM
+// The requests a service receives (issue 18; docs/serving.md#requests): replayed from an LLM inference trace (Azure LLM
 // inference 2023, Mooncake FAST'25) or drawn by a generator (Poisson or Gamma arrivals at a rate or
 // along a piecewise-linear rate curve; token lengths fixed, log-normal, uniform or resampled jointly
 // from a trace). A source is read and checked once; every run opens its own stream, which yields the
