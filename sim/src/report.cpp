@@ -588,7 +588,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
         "Services (README 'Inference services'): replicas serve as vLLM V1 does (continuous batching, chunked prefill, "
         "recompute preemption) with iteration times from a roofline of the share of the GPU each replica has; latency "
         "percentiles are nearest-rank within 0.1 %; slo_attainment = requests within every per-request target / requests "
-        "arrived, goodput_rps = those requests / simulated seconds; replica jobs are charged as jobs.");
+        "arrived, goodput_rps = those requests / seconds to the last request completed; replica jobs are charged as jobs.");
   out["model_notes"] = std::move(notes);
   return out;
 }

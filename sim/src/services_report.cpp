@@ -46,10 +46,13 @@ void add_figures(Json& j, const ServiceFigures& f, double span_s, double gpu_hou
   j["prompt_tokens"] = f.prompt_tokens;
   j["output_tokens"] = f.output_tokens;
   for (const auto& [m, name] : enum_entries<LatencyMetric>) j[fmt::format("{}_s", name)] = latency_json(histogram(f, m));
+  // Rates per second of serving: from 0 to the last request completed (vLLM's benchmark duration), not
+  // to the end of a run that jobs may make longer.
+  const double served_s = f.completed ? (f.last_completion - Time()).seconds() : span_s;
   j["slo_attainment"] = round6(ratio(static_cast<double>(f.good), static_cast<double>(f.arrived)));
-  j["goodput_rps"] = round6(ratio(static_cast<double>(f.good), span_s));
-  j["throughput_rps"] = round6(ratio(static_cast<double>(f.completed), span_s));
-  j["output_tokens_per_s"] = round6(ratio(static_cast<double>(f.output_tokens), span_s));
+  j["goodput_rps"] = round6(ratio(static_cast<double>(f.good), served_s));
+  j["throughput_rps"] = round6(ratio(static_cast<double>(f.completed), served_s));
+  j["output_tokens_per_s"] = round6(ratio(static_cast<double>(f.output_tokens), served_s));
   j["mean_ready_replicas"] = round6(ratio(f.ready_replica_s, span_s));
   j["gpu_hours_allocated"] = round6(gpu_hours);
   j["cost_usd"] = std::round(cost_usd * 100) / 100;
@@ -110,6 +113,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all.output_tokens += f.output_tokens;
     all.ready_replica_s += f.ready_replica_s;
     all.iterations += f.iterations;
+    all.last_completion = std::max(all.last_completion, f.last_completion);
     all.ttft.merge(f.ttft);
     all.tpot.merge(f.tpot);
     all.itl.merge(f.itl);

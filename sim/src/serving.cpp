@@ -365,6 +365,7 @@ struct Serving::Impl {
     const int64_t queue = (q.first_scheduled - q.arrival).us();
     const int64_t tpot = q.output > 1 ? (e2e - ttft) / (q.output - 1) : -1;
     ++fig.completed;
+    fig.last_completion = now;
     fig.prompt_tokens += static_cast<uint64_t>(q.prompt);
     fig.output_tokens += static_cast<uint64_t>(q.output);
     fig.ttft.add(ttft);

@@ -28,46 +28,50 @@ void check_modelled(const Scenario& s) {
 // least one KV block), and a tensor-parallel replica needs whole GPUs.
 void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
   for (const ServiceSpec& svc : s.services) {
-    const Job& j = s.jobs.jobs[svc.first_job];
-    const uint64_t mask = shapes.of_job(j.id).pool_mask;
-    for (PoolId p{0}; p < c.pools().size(); ++p) {
-      if (!(mask >> p & 1)) continue;
-      const Pool& pool = c.pool(p);
-      const SourceLocation where{svc.where.file, svc.where.line, svc.where.field + ".model"};
-      if (svc.tensor_parallel > 1 && pool.sharing.mode != Sharing::exclusive)
-        throw InputError(
-            {svc.where.file, svc.where.line, svc.where.field + ".tensor_parallel"},
-            fmt::format("service '{}': a tensor-parallel replica needs whole GPUs, but pool {} shares its GPUs ({}); "
-                        "restrict pod.models or use tensor_parallel: 1",
-                        svc.name, pool.name, to_string(pool.sharing.mode)));
-      const MigProfile* profile = requested_profile(j.request, *pool.gpu);
-      const int64_t memory = replica_memory_mib(j.request, pool, profile);
-      const EngineLimits limits = engine_limits(s, svc, *pool.gpu, memory);
-      // vLLM's rule (SchedulerConfig), here with the device's defaults for the one not given.
-      if (limits.max_num_batched_tokens < limits.max_num_seqs)
-        throw InputError(
-            {svc.where.file, svc.where.line,
-             svc.where.field + (svc.engine.max_num_batched_tokens ? ".engine.max_num_batched_tokens" : ".engine.max_num_seqs")},
-            fmt::format("service '{}': on pool {} max_num_batched_tokens is {}{} and max_num_seqs {}{}: "
-                        "expected max_num_batched_tokens >= max_num_seqs, as vLLM requires",
-                        svc.name, pool.name, limits.max_num_batched_tokens,
-                        svc.engine.max_num_batched_tokens ? "" : " (the default)", limits.max_num_seqs,
-                        svc.engine.max_num_seqs ? "" : " (the default)"));
-      const KvCapacity kv = kv_capacity(*svc.model, memory, svc.tensor_parallel, limits, s.model.time_slicing.context_memory_mib);
-      if (kv.blocks <= 0)
-        throw InputError(where,
-                         fmt::format("model {} does not fit a replica on pool {} ({}{} MiB): at gpu_memory_utilization {:g} "
-                                     "it gets {} MiB, its weights take {} MiB per GPU and activations {} MiB, leaving "
-                                     "no room for the KV cache",
-                                     svc.model->name, pool.name, profile ? profile->name + ", " : "", memory,
-                                     limits.gpu_memory_utilization, kv.budget_mib, kv.weights_mib, kv.reserve_mib));
-      // The engine counts a replica's KV blocks in 32 bits; only a model of a few bytes of KV per token reaches that.
-      if (kv.blocks > std::numeric_limits<int32_t>::max())
-        throw InputError(where,
-                         fmt::format("model {}: a replica on pool {} would hold {} KV blocks ({:g} bytes of KV per "
-                                     "token): expected at most {}; check its layers, kv_heads, head_dim and dtype_bytes",
-                                     svc.model->name, pool.name, kv.blocks, svc.model->kv_bytes_per_token(svc.tensor_parallel),
-                                     std::numeric_limits<int32_t>::max()));
+    // The first replica and the last: a baseline's template and the service's own.
+    for (const uint32_t id : {svc.first_job, svc.first_job + static_cast<uint32_t>(svc.replicas) - 1}) {
+      const Job& j = s.jobs.jobs[id];
+      const uint64_t mask = shapes.of_job(j.id).pool_mask;
+      for (PoolId p{0}; p < c.pools().size(); ++p) {
+        if (!(mask >> p & 1)) continue;
+        const Pool& pool = c.pool(p);
+        const SourceLocation where{svc.where.file, svc.where.line, svc.where.field + ".model"};
+        if (svc.tensor_parallel > 1 && pool.sharing.mode != Sharing::exclusive)
+          throw InputError(
+              {svc.where.file, svc.where.line, svc.where.field + ".tensor_parallel"},
+              fmt::format("service '{}': a tensor-parallel replica needs whole GPUs, but pool {} shares its GPUs ({}); "
+                          "restrict pod.models or use tensor_parallel: 1",
+                          svc.name, pool.name, to_string(pool.sharing.mode)));
+        const MigProfile* profile = requested_profile(j.request, *pool.gpu);
+        const int64_t memory = replica_memory_mib(j.request, pool, profile);
+        const EngineLimits limits = engine_limits(s, svc, *pool.gpu, memory);
+        // vLLM's rule (SchedulerConfig), here with the device's defaults for the one not given.
+        if (limits.max_num_batched_tokens < limits.max_num_seqs)
+          throw InputError(
+              {svc.where.file, svc.where.line,
+               svc.where.field + (svc.engine.max_num_batched_tokens ? ".engine.max_num_batched_tokens" : ".engine.max_num_seqs")},
+              fmt::format("service '{}': on pool {} max_num_batched_tokens is {}{} and max_num_seqs {}{}: "
+                          "expected max_num_batched_tokens >= max_num_seqs, as vLLM requires",
+                          svc.name, pool.name, limits.max_num_batched_tokens,
+                          svc.engine.max_num_batched_tokens ? "" : " (the default)", limits.max_num_seqs,
+                          svc.engine.max_num_seqs ? "" : " (the default)"));
+        const KvCapacity kv = kv_capacity(*svc.model, memory, svc.tensor_parallel, limits,
+                                          s.model.time_slicing.context_memory_mib);
+        if (kv.blocks <= 0)
+          throw InputError(where,
+                           fmt::format("model {} does not fit a replica on pool {} ({}{} MiB): at gpu_memory_utilization {:g} "
+                                       "it gets {} MiB, its weights take {} MiB per GPU and activations {} MiB, leaving "
+                                       "no room for the KV cache",
+                                       svc.model->name, pool.name, profile ? profile->name + ", " : "", memory,
+                                       limits.gpu_memory_utilization, kv.budget_mib, kv.weights_mib, kv.reserve_mib));
+        // The engine counts a replica's KV blocks in 32 bits; only a model of a few bytes of KV per token reaches that.
+        if (kv.blocks > std::numeric_limits<int32_t>::max())
+          throw InputError(where,
+                           fmt::format("model {}: a replica on pool {} would hold {} KV blocks ({:g} bytes of KV per "
+                                       "token): expected at most {}; check its layers, kv_heads, head_dim and dtype_bytes",
+                                       svc.model->name, pool.name, kv.blocks, svc.model->kv_bytes_per_token(svc.tensor_parallel),
+                                       std::numeric_limits<int32_t>::max()));
+      }
     }
   }
 }

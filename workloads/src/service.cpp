@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 
 #include "gpusim/core/time.hpp"
@@ -45,6 +46,17 @@ const Section& cold_start_section() {
   return s;
 }
 
+const Section& baseline_section() {
+  static const Section s{
+      "service_baseline",
+      "The first replicas on a pod template of their own: an on-demand baseline, the rest (pod) on spot",
+      {
+          {"replicas", Type::integer().at_least(0).at_most(10000), required, "", "How many of the service's replicas"},
+          {"pod", Type::section(replica_pod_section()), required, "", "Their pod, e.g. {node_selector: {market: on-demand}}"},
+      }};
+  return s;
+}
+
 }  // namespace
 
 const Section& service_section() {
@@ -59,6 +71,8 @@ const Section& service_section() {
            "GPUs of one replica, on one node, the model split across them"},
           {"pod", Type::section(replica_pod_section()), "{}", "",
            "The replicas' pod: resource (e.g. nvidia.com/mig-1g.10gb), gpu_milli, models, tenant, priority, ..."},
+          {"baseline", Type::section(baseline_section()), "", "",
+           "The first replicas on a pod of their own (an on-demand baseline; pod places the rest, e.g. on spot)"},
           {"router", Type::enumeration<Router>(), "round-robin", "",
            "How requests are spread over ready replicas: in turn, or to the one with the fewest in flight"},
           {"slo", Type::map(Type::duration()), "", "",
@@ -148,20 +162,34 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
     }
     s.requests = read_request_source(e.at("requests"), data_dir, seed, s.name);
 
-    const ConfigNode pod = e.value("pod");
-    // Before the pod is read: its reader would refuse a share of several GPUs without naming tensor_parallel.
-    if (s.tensor_parallel > 1 && pod.is_map())
-      if (auto milli = pod.get("gpu_milli"); milli && milli->as_int(Range::between(1, 1000)) < 1000)
-        milli->fail(
-            fmt::format("a tensor-parallel replica (tensor_parallel: {}) holds whole GPUs: expected no gpu_milli below 1000",
-                        s.tensor_parallel));
-    Job proto = read_replica_pod(pod, s.tensor_parallel, jobs);
-    if (s.tensor_parallel > 1 && proto.request.resource->starts_with("nvidia.com/mig-"))
-      pod.fail("a tensor-parallel replica cannot use MIG instances: they have no peer-to-peer link");
+    // A pod template, with the checks a tensor-parallel replica needs.
+    const auto read_pod = [&](const ConfigNode& pod) {
+      // Before the pod is read: its reader would refuse a share of several GPUs without naming tensor_parallel.
+      if (s.tensor_parallel > 1 && pod.is_map())
+        if (auto milli = pod.get("gpu_milli"); milli && milli->as_int(Range::between(1, 1000)) < 1000)
+          milli->fail(
+              fmt::format("a tensor-parallel replica (tensor_parallel: {}) holds whole GPUs: expected no gpu_milli below 1000",
+                          s.tensor_parallel));
+      Job j = read_replica_pod(pod, s.tensor_parallel, jobs);
+      if (s.tensor_parallel > 1 && j.request.resource->starts_with("nvidia.com/mig-"))
+        pod.fail("a tensor-parallel replica cannot use MIG instances: they have no peer-to-peer link");
+      j.work = kMaxSpan;  // it serves until the run ends: the engine never completes a replica
+      return j;
+    };
+    const Job proto = read_pod(e.value("pod"));
+    // The first replicas on their own template (e.g. on-demand nodes), the others on `pod` (e.g. spot).
+    int32_t baseline = 0;
+    std::optional<Job> base;
+    if (auto b = e.get("baseline")) {
+      const Fields f = baseline_section().read(*b);
+      baseline = f.integer<int32_t>("replicas");
+      if (baseline > s.replicas)
+        f.at("replicas").fail(fmt::format("expected at most the service's replicas ({}), got {}", s.replicas, baseline));
+      base = read_pod(f.at("pod"));
+    }
     s.first_job = static_cast<uint32_t>(jobs.jobs.size());
     for (int32_t i = 0; i < s.replicas; ++i) {
-      Job j = proto;
-      j.work = kMaxSpan;  // it serves until the run ends: the engine never completes a replica
+      Job j = i < baseline ? *base : proto;
       j.name = fmt::format("{}-{}", s.name, i);
       jobs.jobs.push_back(std::move(j));
     }

@@ -65,6 +65,7 @@ struct ServiceFigures {
   double cold_start_s = 0;     // replica-seconds between placement and ready
   uint64_t replica_starts = 0;
   uint64_t iterations = 0;                       // engine steps of its replicas
+  Time last_completion;                          // of its last request completed: its rates are per second up to then
   int32_t kv_blocks_min = 0, kv_blocks_max = 0;  // over the replicas placed
   std::string requests;                          // the request source, described
 };
