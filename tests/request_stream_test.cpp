@@ -139,7 +139,7 @@ TEST(RequestSource, WindowAndLimitCutATrace) {
   EXPECT_EQ(rs[0].arrival, Time() + (first->arrival - Time::from_seconds(600)));
   EXPECT_EQ(rs[0].prompt_tokens, first->prompt_tokens);
   EXPECT_LT(rs.back().arrival, Time::from_seconds(60));
-  EXPECT_EQ(s->describe(), "azure-llm-2023 AzureLLMInferenceTrace_conv.csv, 600-660s");
+  EXPECT_EQ(s->describe(), "azure-llm-2023 AzureLLMInferenceTrace_conv.csv; 600-660s");
   const auto limited = drain(*source("{trace: {format: azure-llm-2023, file: " + kConv + "}, window: {start: 10m}, limit: 5}"));
   ASSERT_EQ(limited.size(), 5u);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_TRUE(same(limited[i], rs[i]));
@@ -191,7 +191,7 @@ TEST(RequestGenerator, GammaMeanAndCoefficientOfVariation) {
   const GapStats g = gap_stats(rs);
   EXPECT_NEAR(g.mean_s, 0.1, 0.002);
   EXPECT_NEAR(g.cv, 2.0, 0.04);
-  EXPECT_EQ(s->describe(), "gamma cv 2 10 req/s, first 200000, tokens 100/10");
+  EXPECT_EQ(s->describe(), "gamma cv 2 10 req/s; first 200000; tokens 100/10");
 }
 
 // A ramp λ(t) = 0.2 t over [0, 100] s: Λ(100) = 1000 requests expected, Λ(100) − Λ(50) = 0.1·(100² − 50²) = 750 in
@@ -215,7 +215,7 @@ TEST(RequestGenerator, PeriodicRateCurveRepeats) {
   EXPECT_NEAR(static_cast<double>(rs.size()), 1500, 116);
   EXPECT_NEAR(static_cast<double>(count_between(rs, 150, 200)), 250, 47);
   EXPECT_NEAR(static_cast<double>(count_between(rs, 200, 250)), 250, 47);
-  EXPECT_EQ(s->describe(), "poisson rate curve every 100s for 300s, tokens 1/1");
+  EXPECT_EQ(s->describe(), "poisson rate curve every 100s for 300s; tokens 1/1");
   // Starting at rate 0 (0 → 10 over [0, 50), closing 10 → 0 over [50, 100)): also 500 per period, and the
   // instants where a period ends (rate 0) do not end the stream.
   const auto rising = drain(

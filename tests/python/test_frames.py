@@ -39,3 +39,27 @@ def test_tenants_frame_is_read_csv_of_tenants_csv(tmp_path):
     assert list(r.tenants["name"]) == ["a", "b"]
     assert list(r.tenants["wait_max_s"]) == [0, 7200]
     assert r.summary["tenancy"]["fairness_jain"] == 0.5
+
+
+def test_services_and_requests_frames_are_read_csv_of_their_files(root, tmp_path):
+    r = gpusim.run(root / "scenarios" / "inference-sharing.yaml", data=str(root / "data"), variant="mps",
+                   outputs=["requests"])
+    r.write(str(tmp_path / "run"))
+    for frame, file in {"services": "services.csv", "requests": "requests.csv"}.items():
+        pd.testing.assert_frame_equal(getattr(r, frame), pd.read_csv(tmp_path / "run" / file), check_exact=True)
+    # Seven services, every request completed; each service's rows add up to its figures.
+    assert len(r.services) == 7
+    assert (r.requests.status == "completed").all()
+    counts = r.requests.groupby("service").size()
+    for _, s in r.services.iterrows():
+        assert counts[s["name"]] == s["requests_completed"]
+    assert r.summary["serving"]["requests_completed"] == len(r.requests)
+
+
+def test_latency_cdf_draws_a_line_per_result(root):
+    import matplotlib
+    matplotlib.use("Agg")
+    runs = {v: gpusim.run(root / "scenarios" / "inference-sharing.yaml", data=str(root / "data"), variant=v,
+                          outputs=["requests"]) for v in ("mig", "mps")}
+    ax = gpusim.plot.latency_cdf(runs, metric="ttft")
+    assert [line.get_label() for line in ax.get_lines()] == ["mig", "mps"]

@@ -347,7 +347,7 @@ struct TokenDistribution {
   std::string describe() const {
     switch (kind) {
       case Kind::fixed: return fmt::format("{:g}", a);
-      case Kind::lognormal: return fmt::format("lognormal({:g}, {:g})", a, b);
+      case Kind::lognormal: return fmt::format("lognormal(median {:g} sigma {:g})", a, b);
       case Kind::uniform: return fmt::format("uniform({:g}-{:g})", a, b);
     }
     return {};
@@ -431,9 +431,9 @@ struct Common {
   std::string describe() const {
     std::string out;
     if (rate_multiplier != 1) out += fmt::format(" x{:g}", rate_multiplier);
-    if (window_end) out += fmt::format(", {:g}-{:g}s", window_start.seconds(), window_end->seconds());
-    else if (window_start > Time()) out += fmt::format(", from {:g}s", window_start.seconds());
-    if (limit) out += fmt::format(", first {}", *limit);
+    if (window_end) out += fmt::format("; {:g}-{:g}s", window_start.seconds(), window_end->seconds());
+    else if (window_start > Time()) out += fmt::format("; from {:g}s", window_start.seconds());
+    if (limit) out += fmt::format("; first {}", *limit);
     return out;
   }
 };
@@ -542,7 +542,7 @@ class GeneratorSource final : public RequestSource {
  public:
   GeneratorSource(std::shared_ptr<const Generator> g, Common c) : g_(std::move(g)), c_(c) {}
   std::unique_ptr<RequestStream> open() const override { return std::make_unique<GeneratorStream>(g_, c_); }
-  std::string describe() const override { return fmt::format("{}{}, {}", g_->label, c_.describe(), g_->tokens_label); }
+  std::string describe() const override { return fmt::format("{}{}; {}", g_->label, c_.describe(), g_->tokens_label); }
 
  private:
   std::shared_ptr<const Generator> g_;

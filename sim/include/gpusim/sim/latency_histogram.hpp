@@ -44,16 +44,6 @@ class LatencyHistogram {
     }
     return lowest(counts_.size() - 1);
   }
-  // The share of values at or below `limit_us` (exact when the limit is a bucket's lowest value or
-  // below 2,048 µs; otherwise the bucket holding the limit counts as below it).
-  double share_within(int64_t limit_us) const {
-    if (total_ == 0) return 0;
-    uint64_t seen = 0;
-    const std::size_t last = bucket(limit_us);
-    for (std::size_t b = 0; b <= last && b < counts_.size(); ++b) seen += counts_[b];
-    return static_cast<double>(seen) / static_cast<double>(total_);
-  }
-
   // Bucket of a value: values below 2^(kSubBits+1) map to themselves; above, each power of two 2^e
   // (e > kSubBits) is split into 2^kSubBits buckets.
   static std::size_t bucket(int64_t us) {

@@ -33,7 +33,7 @@ class RequestSource {  // parsed and checked once at load; opened afresh for eve
  public:
   virtual ~RequestSource() = default;
   virtual std::unique_ptr<RequestStream> open() const = 0;
-  virtual std::string describe() const = 0;  // one line for tables, e.g. "azure-conv x2, 0-3600s"
+  virtual std::string describe() const = 0;  // one line for tables, no commas (CSV cells): "azure-llm-2023 conv.csv x2; 0-3600s"
 };
 
 // The `requests:` map of a service: `trace: {format, file}` or `generator: {...}`, and the common
