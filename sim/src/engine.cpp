@@ -1134,7 +1134,7 @@ double Engine::mtbf_hours(const JobRecord& r) const {
 void Engine::schedule_checkpoint(JobId id) {
   JobRecord& r = records_[id];
   const CheckpointPolicy& policy = *resolved_[id].checkpoint;
-  if (!policy.enabled) return;
+  if (!policy.enabled || is_replica(id)) return;  // a replica saves nothing: a new one loads its model
   const std::optional<Duration> interval = policy.auto_interval ? young_daly_interval(policy.cost, mtbf_hours(r))
                                                                 : policy.interval;
   if (interval) events_.push(now_ + *interval, EventKind::checkpoint, id, ++r.phase_generation);
@@ -1261,6 +1261,11 @@ void Engine::suspended(JobId id) {
 void Engine::notice(JobId id, Time gone) {
   JobRecord& r = records_[id];
   if (r.status != JobStatus::running || r.evicting) return;
+  if (is_replica(id)) {
+    // Its pod is terminating: the Service's endpoints drop it, and it finishes what it has until the node goes.
+    serving_->draining(id, now_);
+    return;
+  }
   const CheckpointPolicy& policy = *resolved_[id].checkpoint;
   switch (r.phase) {
     case JobPhase::restoring:

@@ -34,7 +34,7 @@ struct Req {
   int32_t tokens() const { return prompt + generated; }
 };
 
-enum class ReplicaState : uint8_t { absent, loading, ready };
+enum class ReplicaState : uint8_t { absent, loading, ready, draining };
 enum class DueKind : uint8_t { iteration_end, ready };
 
 struct Replica {
@@ -315,7 +315,7 @@ struct Serving::Impl {
   }
 
   void start_iteration(Replica& r, Time now) {
-    if (r.in_flight || r.state != ReplicaState::ready || !schedule(r, now)) return;
+    if (r.in_flight || (r.state != ReplicaState::ready && r.state != ReplicaState::draining) || !schedule(r, now)) return;
     r.in_flight = true;
     ++services[r.service].fig.iterations;
     r.seg_start = now;
@@ -526,6 +526,15 @@ void Serving::share_changed(JobId id, Time now, const ReplicaShare& share) {
   r.seg_start = now;
   r.iter_end = m.iteration_end(r, now, r.left);
   m.push_due(r, r.iter_end, DueKind::iteration_end);
+}
+
+void Serving::draining(JobId id, Time now) {
+  Impl& m = *impl_;
+  Replica& r = m.replicas[id];
+  if (r.state == ReplicaState::ready) m.count_ready(m.services[r.service], now, -1);
+  // Loading, it never becomes ready (its due event is dropped); ready, it goes on with what it has.
+  if (r.state == ReplicaState::loading) r.due_seq = 0;
+  if (r.state != ReplicaState::absent) r.state = ReplicaState::draining;
 }
 
 void Serving::stopped(JobId id, Time now) {

@@ -104,6 +104,9 @@ class Serving {
   // Its share of its GPU changed (a neighbour came, left, went busy or idle): the iteration under way
   // goes on at the new speed.
   void share_changed(JobId id, Time now, const ReplicaShare& share);
+  // The replica's node will be taken back: it takes no new request (its pod is terminating) and
+  // serves what it has until it stops.
+  void draining(JobId id, Time now);
   // The replica stopped (evicted, killed): its requests go to the other replicas, from scratch.
   void stopped(JobId id, Time now);
   // The replicas that went busy or idle since the last call, in job order, and `before(id)` called
