@@ -178,6 +178,23 @@ TEST(Services, MigIsolatesLatencyTimeSlicingAndMpsDoNot) {
   EXPECT_LT(mps_quiet["itl_s"]["p50"].get<double>(), mig_quiet["itl_s"]["p50"].get<double>());
 }
 
+// Tensor parallelism goes through the ring link the topology gives the replica's GPUs: Llama-2-70B
+// over 4 GPUs runs its two all-reduces a layer over NVSwitch (NV12, 300 GB/s a direction) on a DGX
+// A100, over PCIe Gen4 (31.5 GB/s) on a PCIe server: each decode of the PCIe replica is slower.
+TEST(Services, TensorParallelReplicasPayForTheirLink) {
+  const auto tpot_p50 = [](const std::string& node) {
+    const Scenario s = test::load(
+        write_file("tp.yaml", "name: tp\ncluster: {pools: [{name: p, node: " + node +
+                                  ", count: 1}]}\n"
+                                  "workload:\n  services:\n"
+                                  "    - {name: big, model: llama-2-70b, tensor_parallel: 4, cold_start: none,\n"
+                                  "       requests: {generator: {rate: 0.5, duration: 2m, prompt_tokens: "
+                                  "1000, output_tokens: 200}}}\n"));
+    return test::run(s)["services"][0]["tpot_s"]["p50"].get<double>();
+  };
+  EXPECT_GT(tpot_p50("a100-80gb-pcie-8x"), 1.3 * tpot_p50("dgx-a100-80gb"));
+}
+
 // Exact below 2,048 us; above, the lowest value of a bucket 1/1,024 of a power of two wide.
 TEST(Services, LatencyHistogramBuckets) {
   LatencyHistogram h;
@@ -196,5 +213,4 @@ TEST(Services, LatencyHistogramBuckets) {
   EXPECT_EQ(big.count(), 7u);
   EXPECT_LE(3'000'000 - big.percentile_us(100), 3'000'000 / 1024);
 }
-
 }  // namespace
