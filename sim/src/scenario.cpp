@@ -818,7 +818,7 @@ const Section& scenario_section() {
           {"horizon", Type::duration(), "", "", "Simulated time; absent: until every job that can finish has finished"},
           {"catalog", Type::section(catalog_section()), "", "", "GPU models and node templates added to the built-in ones"},
           {"models", Type::list(Type::section(served_model_section())), "", "",
-           "Served models added to the built-in ones (gpusim models), for workload.services"},
+           "Served models added to the built-in ones (workloads/data/models.yaml), for workload.services"},
           {"cluster", Type::section(cluster_section()), required, "", "The fleet"},
           {"model", Type::section(model_section()), "", "", "Overrides of the execution model's constants (sim/data/model.yaml)"},
           {"workload", Type::section(workload_section()), required, "", "The jobs"},

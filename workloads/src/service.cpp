@@ -65,7 +65,8 @@ const Section& service_section() {
       "An inference service (a Deployment): a model served by replicas, and its requests",
       {
           {"name", Type::string(), required, "", "The service's name; its replicas are NAME-0, NAME-1, ..."},
-          {"model", Type::string(), required, "", "The model it serves (gpusim models; a scenario adds its own under models:)"},
+          {"model", Type::string(), required, "",
+           "The model it serves (workloads/data/models.yaml; a scenario adds its own under models:)"},
           {"replicas", Type::integer().at_least(1).at_most(10000), "1", "", "Replica pods"},
           {"tensor_parallel", Type::integer().at_least(1).at_most(64), "1", "",
            "GPUs of one replica, on one node, the model split across them"},
