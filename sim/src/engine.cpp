@@ -520,9 +520,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     }
     if (gpu.mig && !held_whole(gpu)) {  // held whole, its one job runs as on a whole GPU
       for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
-        const auto slot = std::find_if(gpu.instances.begin(), gpu.instances.end(),
-                                       [&](const MigSlot& m) { return m.job == gpu.residents[i]; });
-        const MigProfile& p = pool.gpu->mig->profiles[slot->instance.profile];
+        const MigProfile& p = held_profile(gpu, *pool.gpu, gpu.residents[i]);
         rates[i] = mig_rate(static_cast<double>(p.sms) / pool.gpu->sms, u[i]);
       }
     } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
@@ -597,8 +595,7 @@ ReplicaShare Engine::replica_share(JobId id) const {
                                                     gpu.residents.begin());
     if (gpu.mig && !held_whole(gpu)) {
       // A MIG instance has its SMs and its memory slices' share of the bandwidth, whatever its neighbours do.
-      const auto slot = std::find_if(gpu.instances.begin(), gpu.instances.end(), [&](const MigSlot& m) { return m.job == id; });
-      const MigProfile& p = pool.gpu->mig->profiles[slot->instance.profile];
+      const MigProfile& p = held_profile(gpu, *pool.gpu, id);
       compute = std::min(compute, static_cast<double>(p.sms) / pool.gpu->sms);
       bandwidth = std::min(bandwidth, static_cast<double>(p.memory_slices) / pool.gpu->mig->memory_slices);
     } else if (pool.sharing.rate_model() == Sharing::time_slicing) {

@@ -19,14 +19,6 @@ namespace gpusim {
 
 namespace {
 
-double round_to(double v, int digits) {
-  // Exact powers of ten (what std::pow gives for them), looked up: jobs.csv rounds seven fields a row.
-  static constexpr double kScale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
-  const double scale = kScale[digits];
-  const double r = std::round(v * scale) / scale;
-  return r == 0.0 ? 0.0 : r;  // no "-0"
-}
-
 // Nearest rank of values sorted ascending.
 double sorted_percentile(const std::vector<double>& sorted, double p) {
   const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
@@ -54,8 +46,6 @@ Json stats(std::vector<double>& values) {
   j["p99"] = round_to(sorted_percentile(values, 99), 3);
   return j;
 }
-
-double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
 // stats() and the maximum: for waits, where the longest shows starvation.
 Json wait_stats(std::vector<double> values) {
@@ -214,6 +204,16 @@ Duration lateness(const Job& j, const JobRecord& rec, Duration deadline) {
   return std::max(Duration(), rec.end - (j.arrival + deadline));
 }
 }  // namespace
+
+double round_to(double v, int digits) {
+  // Exact powers of ten (what std::pow gives for them), looked up: jobs.csv rounds seven fields a row.
+  static constexpr double kScale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+  const double scale = kScale[digits];
+  const double r = std::round(v * scale) / scale;
+  return r == 0.0 ? 0.0 : r;  // no "-0"
+}
+
+double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;

@@ -12,9 +12,8 @@ namespace gpusim {
 
 namespace {
 
-double round6(double v) { return std::round(v * 1e6) / 1e6; }
+double round6(double v) { return round_to(v, 6); }
 double seconds(int64_t us) { return round6(static_cast<double>(us) / 1e6); }
-double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
 Json latency_json(const LatencyHistogram& h) {
   if (h.count() == 0) return Json(nullptr);
@@ -55,7 +54,7 @@ void add_figures(Json& j, const ServiceFigures& f, double span_s, double gpu_hou
   j["output_tokens_per_s"] = round6(ratio(static_cast<double>(f.output_tokens), served_s));
   j["mean_ready_replicas"] = round6(ratio(f.ready_replica_s, span_s));
   j["gpu_hours_allocated"] = round6(gpu_hours);
-  j["cost_usd"] = std::round(cost_usd * 100) / 100;
+  j["cost_usd"] = round_to(cost_usd, 2);
   j["cost_per_million_output_tokens_usd"] = f.output_tokens ? Json(round6(cost_usd / static_cast<double>(f.output_tokens) * 1e6))
                                                             : Json(nullptr);
   j["cost_per_thousand_requests_usd"] = f.completed ? Json(round6(cost_usd / static_cast<double>(f.completed) * 1e3))

@@ -167,6 +167,12 @@ inline bool held_whole(const Gpu& gpu) {
          std::none_of(gpu.instances.begin(), gpu.instances.end(), [](const MigSlot& s) { return s.job != kNoJob; });
 }
 
+// The profile of the MIG instance `job` holds on `gpu` (of model `model`), which it must hold.
+inline const MigProfile& held_profile(const Gpu& gpu, const GpuModel& model, JobId job) {
+  const auto slot = std::find_if(gpu.instances.begin(), gpu.instances.end(), [&](const MigSlot& m) { return m.job == job; });
+  return model.mig->profiles[slot->instance.profile];
+}
+
 // Nodes of one pool whose free capacities are identical (as multisets over their GPUs).
 struct NodeBucket {
   ChunkedSet<NodeId> nodes;  // ascending

@@ -18,6 +18,10 @@ inline constexpr double kHoursPerMonth = 730.0;  // monthly figures use 730 h (d
 
 // Nearest-rank percentile (the smallest value with at least p% of values at or below it).
 double percentile(std::vector<double> values, double p);
+// A figure as the summary prints it: rounded to `digits` decimals (0 to 9), never "-0".
+double round_to(double v, int digits);
+// num / den, 0 when den is not positive (a share of nothing).
+double ratio(double num, double den);
 
 Json summarize(const Scenario& scenario, const RunResult& result);
 
