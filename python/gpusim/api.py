@@ -174,6 +174,8 @@ class Result:
                         doc="Per inference service: requests, latency percentiles, SLO attainment, cost per token (services.csv)")
     requests = property(lambda self: self._frame("requests"),
                         doc="One row per request of the services (requests.csv; empty unless run(..., outputs=['requests']))")
+    replicas = property(lambda self: self._frame("replicas"),
+                        doc="Each change of a service's desired, created and ready replicas (replicas.csv)")
     seconds = property(lambda self: self._run.seconds, doc="Wall time of the simulation")
     events = property(lambda self: self._run.events)
 

@@ -108,6 +108,26 @@ def latency_cdf(results, metric: str = "ttft", service: str | None = None, ax=No
     return ax
 
 
+def replicas(result, service: str | None = None, ax=None, hours: bool = True):
+    """A service's replicas over time: desired (the autoscaler's count), pods and ready ones, as steps;
+    the gap between pods and ready is the cold start. `service`: one service (default the first)."""
+    ax = _axes(ax)
+    rows = result.replicas
+    if service is None and len(rows):
+        service = rows.service.iloc[0]
+    rows = rows[rows.service == service]
+    scale = 3600.0 if hours else 1.0
+    end = result.summary["simulated_s"] / scale
+    for column, style in (("desired", ":"), ("pods", "--"), ("ready", "-")):
+        t = np.append(rows.time_s.to_numpy() / scale, end)
+        v = np.append(rows[column].to_numpy(), rows[column].to_numpy()[-1:] if len(rows) else [])
+        ax.step(t[:len(v)], v, where="post", linestyle=style, label=column)
+    ax.set_xlabel("hours" if hours else "seconds")
+    ax.set_ylabel(f"replicas of {service}")
+    ax.legend(fontsize="small")
+    return ax
+
+
 def occupancy(result, ax=None, hours: bool = True, max_gpus: int = 64):
     """Per-GPU occupancy strip: one row per GPU, a bar while a job held it (its latest attempt),
     coloured by job kind; shared GPUs show overlapping translucent bars."""

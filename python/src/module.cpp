@@ -981,6 +981,8 @@ PYBIND11_MODULE(_core, m) {
       .def("services_columns", [](const Run& r) { return frame_columns([&](TableSink& t) { services_table(t, r.summary); }); })
       .def("requests_columns",
            [](const Run& r) { return frame_columns([&](TableSink& t) { requests_table(t, *r.scenario, r.result); }); })
+      .def("replicas_columns",
+           [](const Run& r) { return frame_columns([&](TableSink& t) { replicas_table(t, *r.scenario, r.result); }); })
       .def(
           "write",
           [](const Run& r, const std::string& dir, bool force) {

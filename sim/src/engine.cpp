@@ -27,6 +27,7 @@
 #include "gpusim/sim/kueue.hpp"
 #include "gpusim/sim/network.hpp"
 #include "gpusim/sim/node_lifecycle.hpp"
+#include "gpusim/sim/service_controller.hpp"
 #include "gpusim/sim/serving.hpp"
 
 namespace gpusim {
@@ -82,6 +83,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       const bool rows = std::any_of(observers_.begin(), observers_.end(), [](const Observer* o) { return o->wants_requests(); });
       serving_ = std::make_unique<Serving>(scenario_, rows);
       replicas_ = replica_jobs(scenario_.services);
+      deployments_ = std::make_unique<ServiceController>(scenario_.services, true);
+      replica_arrived_.resize(replicas_);
+      // The initial pods: their slots arrive with the other jobs at the start.
+      for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_->reconcile(s, Time(), slot_fn());
       ts_origin_.resize(cluster_.gpu_count());
     }
   }
@@ -336,6 +341,16 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   ReplicaDevice replica_device(JobId id) const;
   // Serves what is due now, then applies the replicas' busy changes to their GPUs' sharing.
   void serve();
+  // Where a replica slot's pod is.
+  SlotState slot_state(JobId id) const;
+  std::function<SlotState(JobId)> slot_fn() const {
+    return [this](JobId id) { return slot_state(id); };
+  }
+  // Runs the pod autoscalers due now and lets the services' Deployments create and delete pods.
+  void autoscale();
+  void reconcile(uint32_t service);
+  void create_pod(JobId id);
+  void delete_pod(JobId id);
 
   // --- checkpointing (issue 5) ---
   // Starts an attempt: a restore first when it resumes from a checkpoint, else its checkpoint clock.
@@ -412,6 +427,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   std::unique_ptr<Serving> serving_;                      // when the scenario has services
   uint32_t replicas_ = 0;                                 // jobs 0 .. replicas_ - 1 are replicas
   uint32_t replicas_ended_ = 0;                           // replicas failed or rejected for good
+  std::unique_ptr<ServiceController> deployments_;        // with serving_
+  std::vector<bool> replica_arrived_;                     // per replica slot: has it had a pod yet?
   std::vector<Time> ts_origin_;                           // per GPU: when its time-slicing round robin last restarted
   mutable std::vector<std::vector<uint32_t>> fit_cache_;  // by shape, then bucket: see fits_in_bucket
   bool fit_cache_usable_ = false;
@@ -425,6 +442,10 @@ std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, std::optional<MigSl
 }
 
 void Engine::arrive(JobId id) {
+  if (is_replica(id)) {
+    if (!deployments_->has_pod(id)) return;  // a slot its service has no pod for yet
+    replica_arrived_[id] = true;
+  }
   ++event_count_;
   if (shapes_.of_job(id).never_fits) {
     life_.unschedulable(id);
@@ -641,15 +662,81 @@ void Engine::serve() {
   const auto settle_running = [&](JobId id) {
     if (records_[id].status == JobStatus::running) settle(id);
   };
-  for (JobId id : serving_->take_busy_changes(settle_running))
+  std::vector<JobId> drained;
+  for (JobId id : serving_->take_busy_changes(now_, settle_running))
     if (records_[id].status == JobStatus::running) {
       const auto& held = flights_[records_[id]].placement.gpus;
       gpus.insert(gpus.end(), held.begin(), held.end());
+      // A deleted pod that has served what it had exits before its grace period ends.
+      if (records_[id].terminating && !deployments_->has_pod(id) && !serving_->busy(id)) drained.push_back(id);
     }
-  if (gpus.empty()) return;
-  std::sort(gpus.begin(), gpus.end());
-  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-  refresh_rates(gpus);
+  if (!gpus.empty()) {
+    std::sort(gpus.begin(), gpus.end());
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    refresh_rates(gpus);
+  }
+  for (JobId id : drained) leave(id);
+}
+
+SlotState Engine::slot_state(JobId id) const {
+  const JobRecord& r = records_[id];
+  switch (r.status) {
+    case JobStatus::pending: return SlotState::pending;
+    case JobStatus::not_arrived: return deployments_->has_pod(id) ? SlotState::pending : SlotState::free;  // back-off
+    case JobStatus::running: {
+      if (r.terminating) return SlotState::terminating;
+      const ReplicaGauges g = serving_->gauges(id, now_);
+      return g.draining ? SlotState::terminating : g.ready ? SlotState::ready : SlotState::starting;
+    }
+    default: return SlotState::terminating;  // failed or rejected for good: never free again
+  }
+}
+
+void Engine::autoscale() {
+  if (!deployments_) return;
+  const std::optional<Time> due = deployments_->next_time();
+  if (!due || *due != now_) return;
+  for (uint32_t s : deployments_->evaluate(now_, *serving_, slot_fn())) reconcile(s);
+}
+
+void Engine::reconcile(uint32_t service) {
+  const ServiceController::Actions a = deployments_->reconcile(service, now_, slot_fn());
+  for (JobId id : a.remove) delete_pod(id);
+  for (JobId id : a.create) create_pod(id);
+}
+
+void Engine::create_pod(JobId id) {
+  if (!replica_arrived_[id]) {
+    arrive(id);
+    return;
+  }
+  ++event_count_;
+  if (!pods_created(id)) return;
+  if (quota_) notify([&](Observer& o) { o.job_admitted(*this, id); });
+  life_.enqueue(id, now_);
+}
+
+void Engine::delete_pod(JobId id) {
+  ++event_count_;
+  JobRecord& r = records_[id];
+  switch (r.status) {
+    case JobStatus::pending:
+      life_.withdraw(id);
+      if (quota_) quota_->release(jobs_[id]);
+      break;
+    case JobStatus::running:
+      if (r.terminating) break;  // already going: it parks when it leaves
+      // Its endpoint is removed; it serves what it has, within its termination grace period.
+      r.terminating = true;
+      serving_->draining(id, now_);
+      if (!serving_->busy(id)) {
+        leave(id);
+        break;
+      }
+      events_.push(now_ + PrioritySpec::termination_grace(scenario_.jobs, jobs_[id]), EventKind::terminate, id, r.attempt);
+      break;
+    default: break;  // in its restart back-off: its requeue finds no pod
+  }
 }
 
 void Engine::share_network() {
@@ -916,8 +1003,11 @@ RunResult Engine::run() {
       applied(to_string(e.kind), e.target);
     }
     serve();
+    autoscale();
     decision_point(arrived);
     serve();
+    if (deployments_)
+      for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_->note_counts(s, now_, serving_->ready(s));
     if (options_.progress && (++iterations_ & 0xFFF) == 0)
       options_.progress(scenario_.horizon ? now_.seconds() / horizon_.seconds()
                                           : static_cast<double>(next_arrival_) / static_cast<double>(jobs_.size()));
@@ -927,7 +1017,9 @@ RunResult Engine::run() {
 
 std::optional<Time> Engine::next_time() const {
   const bool have_arrival = next_arrival_ < jobs_.size();
-  const std::optional<Time> serving = serving_ ? serving_->next_time() : std::nullopt;
+  std::optional<Time> serving = serving_ ? serving_->next_time() : std::nullopt;
+  if (const std::optional<Time> scaling = deployments_ ? deployments_->next_time() : std::nullopt)
+    serving = serving ? std::min(*serving, *scaling) : *scaling;
   if (!have_arrival && events_.empty() && !serving) return std::nullopt;
   // Without a horizon the run ends with the last job and the last request, whatever the market still
   // has queued; replicas serve until then.
@@ -956,6 +1048,8 @@ void Engine::apply(const Event& e) {
         complete(JobId{e.target});
       break;
     case EventKind::requeue:
+      // A replica whose pod was deleted during its back-off stays parked.
+      if (is_replica(JobId{e.target}) && !deployments_->has_pod(JobId{e.target})) break;
       ++event_count_;
       life_.enqueue(JobId{e.target}, now_);
       break;
@@ -1062,6 +1156,8 @@ RunResult Engine::finish() {
   const uint64_t serving_events = serving_ ? serving_->events() : 0;
   std::vector<ServiceFigures> services;
   if (serving_) services = serving_->finish(end);
+  std::vector<ScalingFigures> scaling;
+  if (deployments_) scaling = deployments_->finish(end);
   notify([&](Observer& o) { o.finished(*this); });
 
   std::map<std::string, uint64_t> reasons;
@@ -1085,7 +1181,9 @@ RunResult Engine::finish() {
                    nodes_.take_activity(),
                    tenants_ ? std::optional(tenants_->take()) : std::nullopt,
                    std::move(services),
-                   serving_ ? serving_->take_requests() : std::vector<RequestRow>{}};
+                   serving_ ? serving_->take_requests() : std::vector<RequestRow>{},
+                   std::move(scaling),
+                   deployments_ ? deployments_->take_counts() : std::vector<ReplicaCount>{}};
 }
 
 void Engine::finish_costs() {
@@ -1194,9 +1292,17 @@ void Engine::rollback(JobId id) {
 
 void Engine::leave(JobId id) {
   JobRecord& r = records_[id];
+  const bool deleted = is_replica(id) && !deployments_->has_pod(id);
   if (!r.terminating) ++r.evictions;  // else counted as a preemption when it was told to go
-  stop(id, StopCause::evicted);
+  stop(id, deleted ? StopCause::scaled_down : StopCause::evicted);
   rollback(id);
+  if (deleted) {
+    // Its pod is gone: the slot is parked until its service creates a pod in it again.
+    if (quota_) quota_->release(jobs_[id]);
+    life_.back_off(id);
+    reconcile(deployments_->service_of(id));
+    return;
+  }
   if (kueue_ && kueue_->left(id, now_)) {
     if (quota_) quota_->release(jobs_[id]);  // its pods are deleted; they count again when it is re-admitted
     life_.back_off(id);                      // Kueue evicted it: it waits in its ClusterQueue again

@@ -45,6 +45,7 @@ void cost_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json
 void low_utilization_csv(std::ostream& o, const Scenario&, const RunResult& r, const Json&) { write_low_utilization_csv(o, r); }
 void tenants_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json&) { write_tenants_csv(o, s, r); }
 void services_csv(std::ostream& o, const Scenario&, const RunResult&, const Json& summary) { write_services_csv(o, summary); }
+void replicas_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json&) { write_replicas_csv(o, s, r); }
 // Asks the run to keep a row per request (Observer::wants_requests).
 class RequestsWriter final : public OutputWriter {
  public:
@@ -82,6 +83,9 @@ const std::vector<OutputSpec>& output_table() {
        "per inference service: requests, latency percentiles, SLO attainment, goodput, replicas, cost per token (written "
        "whenever the scenario has services)",
        false, &ResultWriter<services_csv>::make},
+      {"replicas", "replicas.csv",
+       "each change of a service's desired, created and ready replicas (written whenever a service has an autoscaler)", false,
+       &ResultWriter<replicas_csv>::make},
       {"requests", "requests.csv", "one row per request of the inference services: status, queueing, TTFT, end to end", false,
        &RequestsWriter::make},
       {"trace", "trace.json", "a Perfetto/Chrome timeline: a track per GPU or MIG slice, reclaims, preemptions", false,

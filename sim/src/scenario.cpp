@@ -1118,6 +1118,9 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     s.outputs.emplace_back("tenants");
   if (!s.services.empty() && std::find(s.outputs.begin(), s.outputs.end(), "services") == s.outputs.end())
     s.outputs.emplace_back("services");
+  if (std::any_of(s.services.begin(), s.services.end(), [](const ServiceSpec& v) { return v.autoscaler.has_value(); }) &&
+      std::find(s.outputs.begin(), s.outputs.end(), "replicas") == s.outputs.end())
+    s.outputs.emplace_back("replicas");
   return s;
 }
 

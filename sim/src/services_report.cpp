@@ -73,7 +73,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     const ServiceSpec& spec = s.services[i];
     const ServiceFigures& f = r.services[i];
     double gpu_hours = 0, cost = 0;
-    for (int32_t k = 0; k < spec.replicas; ++k) {
+    for (int32_t k = 0; k < spec.max_replicas; ++k) {
       const JobRecord& rec = r.jobs[spec.first_job + static_cast<uint32_t>(k)];
       gpu_hours += rec.allocated_gpu.hours();
       cost += rec.cost_usd;
@@ -91,6 +91,14 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
                                               : Json(nullptr);
     j["kv_cache_blocks_min"] = f.kv_blocks_min;
     j["kv_cache_blocks_max"] = f.kv_blocks_max;
+    if (spec.autoscaler) {
+      const ScalingFigures& g = r.scaling[i];
+      j["max_replicas"] = spec.max_replicas;
+      j["replicas_mean"] = span_s > 0 ? Json(round6(g.pod_s / span_s)) : Json(nullptr);
+      j["replicas_peak"] = g.max_pods;
+      j["scale_ups"] = g.scale_ups;
+      j["scale_downs"] = g.scale_downs;
+    }
     Json slo = Json::object();
     for (const SloTarget& t : spec.slo) {
       if (t.percentile == 0) continue;
@@ -192,6 +200,24 @@ void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
 void write_requests_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
   CsvSink sink(out);
   requests_table(sink, s, r);
+}
+
+void replicas_table(TableSink& sink, const Scenario& s, const RunResult& r) {
+  sink.header({"time_s", "service", "desired", "pods", "ready"});
+  sink.reserve(r.replica_counts.size());
+  for (const ReplicaCount& c : r.replica_counts) {
+    sink.cell(c.time);
+    sink.cell(s.services[c.service].name);
+    sink.cell(c.desired);
+    sink.cell(c.pods);
+    sink.cell(c.ready);
+    sink.end_row();
+  }
+}
+
+void write_replicas_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
+  CsvSink sink(out);
+  replicas_table(sink, s, r);
 }
 
 }  // namespace gpusim

@@ -59,7 +59,9 @@ struct Replica {
   DueKind due_kind{};
   bool busy = false;        // has requests
   bool shown_busy = false;  // what the engine knows (Serving::busy)
-  bool listed = false;      // in busy_changes
+  double busy_s = 0;        // while shown busy, up to busy_since
+  Time busy_since;
+  bool listed = false;  // in busy_changes
   Time placed_at;
   int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size()); }
 };
@@ -119,7 +121,7 @@ struct Serving::Impl {
       svc.next = svc.stream->next();
       svc.fig.name = spec.name;
       svc.fig.requests = spec.requests->describe();
-      for (int32_t i = 0; i < spec.replicas; ++i) {
+      for (int32_t i = 0; i < spec.max_replicas; ++i) {
         const uint32_t job = spec.first_job + static_cast<uint32_t>(i);
         svc.replicas.push_back(job);
         if (replicas.size() <= job) replicas.resize(job + 1);
@@ -550,6 +552,7 @@ void Serving::stopped(JobId id, Time now) {
   lost.insert(lost.end(), r.waiting.begin(), r.waiting.end());
   r.running.clear();
   r.waiting.clear();
+  if (r.shown_busy) r.busy_s += (now - r.busy_since).seconds();
   r.busy = r.shown_busy = false;  // it holds no GPU now: nothing to tell the engine
   r.free_blocks = r.total_blocks;
   // Its requests start over elsewhere, in arrival order.
@@ -565,7 +568,7 @@ void Serving::stopped(JobId id, Time now) {
   }
 }
 
-std::vector<JobId> Serving::take_busy_changes(const std::function<void(JobId)>& before) {
+std::vector<JobId> Serving::take_busy_changes(Time now, const std::function<void(JobId)>& before) {
   Impl& m = *impl_;
   std::vector<JobId> out;
   std::sort(m.busy_changes.begin(), m.busy_changes.end());
@@ -574,12 +577,36 @@ std::vector<JobId> Serving::take_busy_changes(const std::function<void(JobId)>& 
     r.listed = false;
     if (r.busy == r.shown_busy) continue;  // back as it was
     before(id);
+    if (r.shown_busy) r.busy_s += (now - r.busy_since).seconds();
+    r.busy_since = now;
     r.shown_busy = r.busy;
     out.push_back(id);
   }
   m.busy_changes.clear();
   return out;
 }
+
+ReplicaGauges Serving::gauges(JobId id, Time now) const {
+  const Replica& r = impl_->replicas[id];
+  ReplicaGauges g;
+  g.ready = r.state == ReplicaState::ready;
+  g.draining = r.state == ReplicaState::draining;
+  g.running = static_cast<int32_t>(r.running.size());
+  g.waiting = static_cast<int32_t>(r.waiting.size());
+  g.busy_s = r.busy_s + (r.shown_busy ? (now - r.busy_since).seconds() : 0.0);
+  return g;
+}
+
+int64_t Serving::queue_length(uint32_t s) const {
+  const Service& svc = impl_->services[s];
+  auto n = static_cast<int64_t>(svc.queue.size());
+  for (uint32_t job : svc.replicas) n += static_cast<int64_t>(impl_->replicas[job].waiting.size());
+  return n;
+}
+
+uint64_t Serving::arrived(uint32_t s) const { return impl_->services[s].fig.arrived; }
+
+int32_t Serving::ready(uint32_t s) const { return impl_->services[s].ready; }
 
 bool Serving::done() const {
   const Impl& m = *impl_;

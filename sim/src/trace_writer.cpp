@@ -1,7 +1,8 @@
 // trace.json: the run as a timeline in the Chrome/Perfetto JSON trace-event format (it opens in
 // ui.perfetto.dev and chrome://tracing). One process per node with one track per GPU, per MIG
 // slice, or per replica of a shared GPU; a slice per job residency; instant events for reclaims,
-// preemptions, kills and MIG reconfigurations; counter tracks of allocated and busy GPUs per pool.
+// preemptions, kills and MIG reconfigurations; counter tracks of allocated and busy GPUs per pool, and
+// of an autoscaled service's replicas. A service's replicas are jobs: each residency is a slice.
 // Timestamps are the simulation's microseconds.
 #include <fmt/format.h>
 
@@ -105,8 +106,15 @@ class TraceWriter final : public OutputWriter {
     flush();
   }
 
-  void write(std::ostream& out, const Scenario&, const RunResult&, const Json&) const override {
-    out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n" << events_ << "\n]}\n";
+  void write(std::ostream& out, const Scenario& s, const RunResult& r, const Json&) const override {
+    out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n" << events_;
+    // An autoscaled service's replicas over time: the autoscaler's count, the pods, the ready ones.
+    for (const ReplicaCount& c : r.replica_counts)
+      if (s.services[c.service].autoscaler)
+        out << fmt::format(
+            ",\n{{\"ph\":\"C\",\"name\":{},\"pid\":0,\"ts\":{},\"args\":{{\"desired\":{},\"pods\":{},\"ready\":{}}}}}",
+            json_string(fmt::format("replicas of {}", s.services[c.service].name)), c.time.us(), c.desired, c.pods, c.ready);
+    out << "\n]}\n";
   }
 
  private:

@@ -29,7 +29,7 @@ void check_modelled(const Scenario& s) {
 void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
   for (const ServiceSpec& svc : s.services) {
     // The first replica and the last: a baseline's template and the service's own.
-    for (const uint32_t id : {svc.first_job, svc.first_job + static_cast<uint32_t>(svc.replicas) - 1}) {
+    for (const uint32_t id : {svc.first_job, svc.first_job + static_cast<uint32_t>(svc.max_replicas) - 1}) {
       const Job& j = s.jobs.jobs[id];
       const uint64_t mask = shapes.of_job(j.id).pool_mask;
       for (PoolId p{0}; p < c.pools().size(); ++p) {

@@ -188,8 +188,9 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
         f.at("replicas").fail(fmt::format("expected at most the service's replicas ({}), got {}", s.replicas, baseline));
       base = read_pod(f.at("pod"));
     }
+    s.max_replicas = s.replicas;
     s.first_job = static_cast<uint32_t>(jobs.jobs.size());
-    for (int32_t i = 0; i < s.replicas; ++i) {
+    for (int32_t i = 0; i < s.max_replicas; ++i) {
       Job j = i < baseline ? *base : proto;
       j.name = fmt::format("{}-{}", s.name, i);
       jobs.jobs.push_back(std::move(j));

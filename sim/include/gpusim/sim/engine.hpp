@@ -14,6 +14,7 @@
 #include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/scheduler.hpp"
+#include "gpusim/sim/service_controller.hpp"
 #include "gpusim/sim/serving.hpp"
 #include "gpusim/sim/tenant_ledger.hpp"
 #include "gpusim/sim/world.hpp"
@@ -44,9 +45,11 @@ struct RunResult {
   uint64_t reconfigurations = 0; // MIG layout changes
   uint64_t rate_changes = 0;     // completion events moved because a rate changed
   std::vector<PoolActivity> pools;  // per pool
-  std::optional<TenancyFigures> tenancy;  // per-namespace figures, when the scenario has a tenancy: block
-  std::vector<ServiceFigures> services;   // per service, in the scenario's order
-  std::vector<RequestRow> requests;       // per request, when an output asked for them (Observer::wants_requests)
+  std::optional<TenancyFigures> tenancy;     // per-namespace figures, when the scenario has a tenancy: block
+  std::vector<ServiceFigures> services;      // per service, in the scenario's order
+  std::vector<RequestRow> requests;          // per request, when an output asked for them (Observer::wants_requests)
+  std::vector<ScalingFigures> scaling;       // per service: its pods over time, its autoscaler's decisions
+  std::vector<ReplicaCount> replica_counts;  // each change of a service's desired, created and ready replicas
   // Where job `id` ran last (still runs, when it is running at the end); empty if it never ran.
   PlacementView placement(JobId id) const { return flights.placement(jobs[id]); }
 };

@@ -35,15 +35,17 @@ class RunState : public ClusterView {
 // Why a running job released its GPUs.
 enum class StopCause : uint8_t {
   completed,
-  killed,     // out of memory on a time-sliced GPU, or an MPS fault: the restart policy applies
-  evicted,    // its spot node was reclaimed
-  suspended,  // preempted by the scheduler, its state saved
+  killed,       // out of memory on a time-sliced GPU, or an MPS fault: the restart policy applies
+  evicted,      // its spot node was reclaimed
+  suspended,    // preempted by the scheduler, its state saved
+  scaled_down,  // a replica whose pod its service deleted
 };
 constexpr auto enum_table(StopCause) {
   return std::to_array<EnumName<StopCause>>({{StopCause::completed, "completed"},
                                              {StopCause::killed, "killed"},
                                              {StopCause::evicted, "evicted"},
-                                             {StopCause::suspended, "suspended"}});
+                                             {StopCause::suspended, "suspended"},
+                                             {StopCause::scaled_down, "scaled_down"}});
 }
 
 class Observer {

@@ -108,5 +108,8 @@ void write_services_csv(std::ostream& out, const Json& summary);
 // requests.csv: one row per request of the services.
 void requests_table(TableSink& sink, const Scenario& scenario, const RunResult& result);
 void write_requests_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
+// replicas.csv: each change of a service's desired, created and ready replica counts.
+void replicas_table(TableSink& sink, const Scenario& scenario, const RunResult& result);
+void write_replicas_csv(std::ostream& out, const Scenario& scenario, const RunResult& result);
 
 }  // namespace gpusim

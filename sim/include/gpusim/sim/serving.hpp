@@ -82,6 +82,15 @@ struct RequestRow {
   uint8_t status = 0;  // 0 completed, 1 rejected, 2 unfinished
 };
 
+// What a pod autoscaler reads of a replica (vLLM's gauges and its GPU's duty).
+struct ReplicaGauges {
+  bool ready = false;     // serving (its readiness probe passes)
+  bool draining = false;  // its pod is terminating: it takes no new request
+  int32_t running = 0;    // vllm:num_requests_running
+  int32_t waiting = 0;    // vllm:num_requests_waiting
+  double busy_s = 0;      // seconds it had requests since it was first placed: its GPU's duty integral
+};
+
 class Serving {
  public:
   // `keep_requests`: keep a row per request for requests.csv.
@@ -112,7 +121,13 @@ class Serving {
   // The replicas that went busy or idle since the last call, in job order, and `before(id)` called
   // for each while busy(id) still shows the old state (the engine settles what it charged at it);
   // busy() shows the new state once it returns.
-  std::vector<JobId> take_busy_changes(const std::function<void(JobId)>& before);
+  std::vector<JobId> take_busy_changes(Time now, const std::function<void(JobId)>& before);
+  ReplicaGauges gauges(JobId id, Time now) const;
+  // Requests of service `s` arrived and not started on any replica: held while none is ready, or
+  // waiting in a replica's queue (gpusim_service_queue_length).
+  int64_t queue_length(uint32_t s) const;
+  uint64_t arrived(uint32_t s) const;
+  int32_t ready(uint32_t s) const;
   // Every request stream is over and no request waits or runs.
   bool done() const;
   // The figures at the end of the run (`end`); unfinished requests are counted.

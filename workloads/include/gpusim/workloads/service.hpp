@@ -13,6 +13,7 @@
 #include "gpusim/core/fields.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/workloads/job.hpp"
+#include "gpusim/workloads/pod_autoscaler.hpp"
 #include "gpusim/workloads/request_stream.hpp"
 #include "gpusim/workloads/served_model.hpp"
 
@@ -63,14 +64,16 @@ struct EngineSettings {
 struct ServiceSpec {
   std::string name;
   const ServedModel* model = nullptr;  // in the scenario's model catalog
-  int32_t replicas = 1;
+  int32_t replicas = 1;                // at the start
+  int32_t max_replicas = 1;            // the most it can have: its jobs (replica slots)
+  std::optional<AutoscalerSpec> autoscaler;
   int32_t tensor_parallel = 1;  // GPUs of one replica
   Router router = Router::round_robin;
   std::vector<SloTarget> slo;
   EngineSettings engine;
   ColdStart cold_start;
   std::shared_ptr<const RequestSource> requests;
-  uint32_t first_job = 0;  // its replicas are jobs first_job ... first_job + replicas - 1
+  uint32_t first_job = 0;  // its replica slots are jobs first_job ... first_job + max_replicas - 1
   SourceLocation where;    // the entry of workload.services
 };
 
@@ -78,7 +81,7 @@ const Section& service_section();
 
 // Jobs that are replicas: the first ones (read_services).
 inline uint32_t replica_jobs(const std::vector<ServiceSpec>& services) {
-  return services.empty() ? 0 : services.back().first_job + static_cast<uint32_t>(services.back().replicas);
+  return services.empty() ? 0 : services.back().first_job + static_cast<uint32_t>(services.back().max_replicas);
 }
 
 // `workload.services`: the services, and their replicas as jobs of kind inference appended to `jobs`

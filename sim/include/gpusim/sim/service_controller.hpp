@@ -1,0 +1,91 @@
+#pragma once
+// The Deployment side of the scenario's services (README, "Inference services"): how many replica
+// pods each service wants (its pod autoscaler's count, else its fixed replicas), which of its replica
+// slots hold them, and what its autoscaler reads. It decides; the engine creates and deletes the pods.
+//
+// A service has max_replicas slots, its jobs. A slot holds a pod from its creation to its deletion;
+// a deleted pod's slot is free again once its pod has terminated (the engine parks the job).
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "gpusim/core/time.hpp"
+#include "gpusim/sim/pod_autoscaler.hpp"
+#include "gpusim/sim/serving.hpp"
+#include "gpusim/workloads/service.hpp"
+
+namespace gpusim {
+
+// Where a slot's pod is, as the engine sees it.
+enum class SlotState : uint8_t {
+  free,         // no pod, and the job is parked: a new pod may take it
+  pending,      // a pod waiting for a node (or for its restart back-off)
+  starting,     // placed, loading its model
+  ready,        // serving
+  terminating,  // placed and told to go (deleted, or its spot node is going): serves what it has
+};
+
+// A change of a service's replica counts, for replicas.csv.
+struct ReplicaCount {
+  Time time;
+  uint32_t service = 0;
+  int32_t desired = 0, pods = 0, ready = 0;
+};
+
+// Per service, at the end of a run.
+struct ScalingFigures {
+  uint64_t scale_ups = 0, scale_downs = 0;  // autoscaler decisions that raised or lowered the count
+  int32_t max_pods = 0;
+  double pod_s = 0;  // pod-seconds: the mean number of pods times the run's span
+};
+
+class ServiceController {
+ public:
+  ServiceController(const std::vector<ServiceSpec>& services, bool keep_counts);
+
+  uint32_t service_of(JobId id) const { return slot_service_[id]; }
+  // Does the slot hold a pod (created and not deleted)?
+  bool has_pod(JobId id) const { return has_pod_[id]; }
+  bool autoscaled(uint32_t s) const { return autoscalers_[s].has_value(); }
+  int32_t desired(uint32_t s) const { return desired_[s]; }
+  int32_t pods(uint32_t s) const { return pods_[s]; }
+
+  // When an autoscaler evaluates next (HPA sync, KEDA poll), if any has one.
+  std::optional<Time> next_time() const;
+  // Runs the autoscalers due at `now`, each reading its service through `slot` (where each slot's
+  // pod is) and `serving`; returns the services whose desired count changed.
+  std::vector<uint32_t> evaluate(Time now, const Serving& serving, const std::function<SlotState(JobId)>& slot);
+
+  // The Deployment controller for service `s`: the slots whose pods to create (free ones, lowest
+  // first) and to delete (by the ReplicaSet's rank: pending, then starting, then ready, the highest
+  // slot first among equals: overflow replicas before the baseline) so that its pods meet its count.
+  struct Actions {
+    std::vector<JobId> create, remove;
+  };
+  Actions reconcile(uint32_t s, Time now, const std::function<SlotState(JobId)>& slot);
+
+  // Records the counts at `now` (ready as serving has them) when they changed.
+  void note_counts(uint32_t s, Time now, int32_t ready);
+  std::vector<ReplicaCount> take_counts() { return std::move(counts_); }
+  std::vector<ScalingFigures> finish(Time end);
+
+ private:
+  const std::vector<ServiceSpec>& services_;
+  std::vector<uint32_t> slot_service_;  // by job id (replica slots only)
+  std::vector<bool> has_pod_;
+  std::vector<std::optional<PodAutoscaler>> autoscalers_;
+  std::vector<int32_t> desired_, pods_;
+  // What the readings need from the last evaluation: each slot's duty integral then, and the
+  // arrivals of each service at the evaluations of the last minute.
+  std::vector<std::pair<Time, double>> busy_mark_;
+  std::vector<std::deque<std::pair<Time, uint64_t>>> arrivals_;
+  bool keep_counts_;
+  std::vector<ReplicaCount> counts_;
+  std::vector<ReplicaCount> last_;  // per service
+  std::vector<ScalingFigures> figures_;
+  std::vector<Time> pods_since_;
+};
+
+}  // namespace gpusim
