@@ -73,7 +73,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     const ServiceSpec& spec = s.services[i];
     const ServiceFigures& f = r.services[i];
     double gpu_hours = 0, cost = 0;
-    for (int32_t k = 0; k < spec.replicas; ++k) {
+    for (int32_t k = 0; k < spec.max_replicas; ++k) {
       const JobRecord& rec = r.jobs[spec.first_job + static_cast<uint32_t>(k)];
       gpu_hours += rec.allocated_gpu.hours();
       cost += rec.cost_usd;

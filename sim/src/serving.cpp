@@ -119,7 +119,7 @@ struct Serving::Impl {
       svc.next = svc.stream->next();
       svc.fig.name = spec.name;
       svc.fig.requests = spec.requests->describe();
-      for (int32_t i = 0; i < spec.replicas; ++i) {
+      for (int32_t i = 0; i < spec.max_replicas; ++i) {
         const uint32_t job = spec.first_job + static_cast<uint32_t>(i);
         svc.replicas.push_back(job);
         if (replicas.size() <= job) replicas.resize(job + 1);
