@@ -115,8 +115,8 @@ TEST(PodAutoscaler, T3DownscaleWindowLegacyAndBehavior) {
       "metrics: [{type: Pods, pods: {metric: {name: DCGM_FI_DEV_GPU_UTIL}, target: {type: AverageValue, averageValue: 50}}}]";
   PodAutoscaler legacy(parse("hpa: {maxReplicas: 10, " + metric + "}"), Time());
   EXPECT_EQ(first_time(drive(legacy, 6, 1000, load), 3), 915);
-  PodAutoscaler behavior(parse("hpa: {maxReplicas: 10, " + metric + ", behavior: {scaleDown: {stabilizationWindowSeconds: 300}}}"),
-                         Time());
+  PodAutoscaler behavior(
+      parse("hpa: {maxReplicas: 10, " + metric + ", behavior: {scaleDown: {stabilizationWindowSeconds: 300}}}"), Time());
   EXPECT_EQ(first_time(drive(behavior, 6, 1000, load), 3), 900);
 }
 
@@ -130,8 +130,7 @@ TEST(PodAutoscaler, T4ScaleUpRate) {
   const std::string metric =
       "metrics: [{type: Pods, pods: {metric: {name: DCGM_FI_DEV_GPU_UTIL}, target: {type: AverageValue, averageValue: 10}}}]";
   PodAutoscaler behavior(parse("hpa: {minReplicas: 2, maxReplicas: 20, " + metric + ", behavior: {}}"), Time());
-  EXPECT_EQ(drive(behavior, 2, 60, load),
-            (std::vector<std::pair<int64_t, int32_t>>{{15, 6}, {30, 12}, {45, 20}, {60, 20}}));
+  EXPECT_EQ(drive(behavior, 2, 60, load), (std::vector<std::pair<int64_t, int32_t>>{{15, 6}, {30, 12}, {45, 20}, {60, 20}}));
   PodAutoscaler legacy(parse("hpa: {minReplicas: 2, maxReplicas: 20, " + metric + "}"), Time());
   EXPECT_EQ(drive(legacy, 2, 75, load),
             (std::vector<std::pair<int64_t, int32_t>>{{15, 4}, {30, 8}, {45, 16}, {60, 20}, {75, 20}}));
@@ -143,10 +142,11 @@ TEST(PodAutoscaler, T4ScaleUpRate) {
 // of 75 s keeps the period's start at 2 until it is 60 s old: 5 at 135 s (ceil(3 x 1.5) = 5).
 TEST(PodAutoscaler, T5BackgroundBehavior) {
   // An External AverageValue metric of 50 against 10 asks ceil(50 / 10) = 5 at any count.
-  PodAutoscaler a(parse("hpa: {minReplicas: 2, maxReplicas: 20, metrics: [{type: External, external: {metric: {name: "
-                        "gpusim_service_queue_length}, target: {type: AverageValue, averageValue: '10'}}}], behavior: "
-                        "{scaleUp: {stabilizationWindowSeconds: 60, policies: [{type: Percent, value: 50, periodSeconds: 60}]}}}"),
-                  Time());
+  PodAutoscaler a(
+      parse("hpa: {minReplicas: 2, maxReplicas: 20, metrics: [{type: External, external: {metric: {name: "
+            "gpusim_service_queue_length}, target: {type: AverageValue, averageValue: '10'}}}], behavior: "
+            "{scaleUp: {stabilizationWindowSeconds: 60, policies: [{type: Percent, value: 50, periodSeconds: 60}]}}}"),
+      Time());
   const auto load = [](int64_t, int32_t replicas) {
     AutoscalerReadings r = ready_pods(replicas, 0);
     r.service[kQueue] = 50;
@@ -190,11 +190,10 @@ TEST(PodAutoscaler, T6ExternalAverageValue) {
 // activationThreshold 0 the 1,020 s poll wakes it.
 TEST(PodAutoscaler, T7KedaToZeroAndBack) {
   const auto spec = [](const std::string& activation) {
-    return parse(
-        "keda: {pollingInterval: 30, cooldownPeriod: 300, minReplicaCount: 0, maxReplicaCount: 10, triggers: [{type: "
-        "prometheus, metadata: {query: 'sum(gpusim_service_queue_length{service=\"chat\"})', threshold: '10', "
-        "activationThreshold: '" +
-        activation + "'}}]}");
+    return parse("keda: {pollingInterval: 30, cooldownPeriod: 300, minReplicaCount: 0, maxReplicaCount: 10, triggers: [{type: "
+                 "prometheus, metadata: {query: 'sum(gpusim_service_queue_length{service=\"chat\"})', threshold: '10', "
+                 "activationThreshold: '" +
+                 activation + "'}}]}");
   };
   const auto load = [](int64_t t, int32_t replicas) {
     AutoscalerReadings r = ready_pods(replicas, 0);
@@ -260,7 +259,7 @@ TEST(PodAutoscaler, T9MinMaxDisabled) {
   EXPECT_EQ(above.evaluate(at_s(15), many), 20);
   PodAutoscaler held(parse("hpa: {maxReplicas: 10, metrics: [{type: Pods, pods: {metric: {name: DCGM_FI_DEV_GPU_UTIL}, "
                            "target: {type: AverageValue, averageValue: 70}}}], behavior: {scaleDown: {selectPolicy: Disabled}}}"),
-                  Time());
+                     Time());
   for (const auto& [t, replicas] : drive(held, 5, 1200, [](int64_t, int32_t n) { return ready_pods(n, 0); }))
     EXPECT_EQ(replicas, 5) << t;
 }
@@ -353,7 +352,8 @@ TEST(PodAutoscalerSpec, Quantities) {
 }
 
 TEST(PodAutoscalerSpec, BadSpecsNameTheFieldAndTheExpectation) {
-  const std::string pods = "metrics: [{type: Pods, pods: {metric: {name: DCGM_FI_DEV_GPU_UTIL}, target: {type: AverageValue, averageValue: 70}}}]";
+  const std::string pods =
+      "metrics: [{type: Pods, pods: {metric: {name: DCGM_FI_DEV_GPU_UTIL}, target: {type: AverageValue, averageValue: 70}}}]";
   EXPECT_NE(error_of("hpa: {minReplicas: 0, maxReplicas: 3, " + pods + "}").find("HPAScaleToZero"), std::string::npos);
   EXPECT_NE(error_of("hpa: {minReplicas: 4, maxReplicas: 3, " + pods + "}").find("hpa.maxReplicas"), std::string::npos);
   EXPECT_NE(error_of("hpa: {maxReplicas: 3, metrics: [{type: Resource, resource: {name: cpu}}]}").find("DCGM_FI_DEV_GPU_UTIL"),
@@ -369,7 +369,8 @@ TEST(PodAutoscalerSpec, BadSpecsNameTheFieldAndTheExpectation) {
                      "'sum(gpusim_service_queue_length{service=\"other\"})', threshold: 1}}]}")
                 .find("its own service"),
             std::string::npos);
-  EXPECT_NE(error_of("keda: {triggers: [{type: prometheus, metadata: {query: 'rate(x[1m])', threshold: 1}}]}").find("cannot read query"),
+  EXPECT_NE(error_of("keda: {triggers: [{type: prometheus, metadata: {query: 'rate(x[1m])', threshold: 1}}]}")
+                .find("cannot read query"),
             std::string::npos);
 }
 

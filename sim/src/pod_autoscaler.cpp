@@ -50,11 +50,11 @@ std::optional<int32_t> pods_replicas(const MetricSpec& m, const AutoscalerReadin
   int32_t ready = 0, unready = 0, missing = 0;
   for (const PodReading& p : r.pods) {
     const auto& v = p.value[static_cast<std::size_t>(m.metric)];
-    if (p.phase == PodPhase::pending)
+    if (p.phase == PodPhase::pending) {
       ++unready;
-    else if (!v)
+    } else if (!v) {
       ++missing;
-    else {  // readiness counts for the CPU resource only (R:399-418): a starting pod's sample counts
+    } else {  // readiness counts for the CPU resource only (R:399-418): a starting pod's sample counts
       total_milli += milli(*v);
       ++ready;
     }
@@ -82,7 +82,8 @@ std::optional<int32_t> pods_replicas(const MetricSpec& m, const AutoscalerReadin
 }
 
 // An External metric (R:267-287 and R:332-376).
-std::optional<int32_t> external_replicas(const MetricSpec& m, const AutoscalerReadings& r, int32_t current, const Tolerances& tol) {
+std::optional<int32_t> external_replicas(const MetricSpec& m, const AutoscalerReadings& r, int32_t current,
+                                         const Tolerances& tol) {
   const auto usage = static_cast<double>(external_usage(m, r));
   const auto target = static_cast<double>(m.target_milli);
   if (m.target_type == TargetType::average_value) {
@@ -161,10 +162,8 @@ int32_t PodAutoscaler::sync(Time now, const AutoscalerReadings& r, int32_t curre
     for (const MetricSpec& m : hpa_.metrics) {
       const std::optional<int32_t> p = m.source == MetricSource::pods ? pods_replicas(m, r, current, hpa_.tolerance)
                                                                       : external_replicas(m, r, current, hpa_.tolerance);
-      if (!p)
-        ++invalid;
-      else
-        proposal = std::max(proposal, *p);
+      if (!p) ++invalid;
+      else proposal = std::max(proposal, *p);
     }
     if (invalid == hpa_.metrics.size() || (invalid > 0 && proposal < current)) return current;
     desired = hpa_.behavior ? normalize_with_behavior(now, current, proposal) : normalize_legacy(now, current, proposal);
@@ -221,11 +220,9 @@ int32_t PodAutoscaler::normalize_with_behavior(Time now, int32_t current, int32_
     for (const ScalingPolicy& p : rules.policies) {
       const int32_t start = current - change_within(up_events_, p.period, now) + change_within(down_events_, p.period, now);
       const double factor = scale_up ? 1 + p.value / 100.0 : 1 - p.value / 100.0;
-      int32_t proposed = 0;
-      if (p.type == PolicyType::pods)
-        proposed = scale_up ? start + p.value : start - p.value;
-      else  // up rounds up so a small count can grow at all; down truncates (an int32 conversion)
-        proposed = scale_up ? ceil_count(start * factor) : static_cast<int32_t>(start * factor);
+      int32_t proposed = scale_up ? start + p.value : start - p.value;
+      // Percent up rounds up so that a small count can grow at all; down truncates (an int32 conversion).
+      if (p.type == PolicyType::percent) proposed = scale_up ? ceil_count(start * factor) : static_cast<int32_t>(start * factor);
       result = pick_largest ? std::max(result, proposed) : std::min(result, proposed);
     }
     return result;

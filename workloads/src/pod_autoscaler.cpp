@@ -14,7 +14,7 @@ namespace {
 
 // Kubernetes v1.28 pkg/apis/autoscaling/v2 validation and types (T:185, T:225) bound these.
 constexpr int64_t kMaxWindowSeconds = 3600, kMaxPeriodSeconds = 1800;
-constexpr double kMaxReplicas = 10000;  // as service.replicas
+constexpr double kMaxReplicas = 10000;      // as service.replicas
 constexpr double kMaxSeconds = 3153600000;  // kMaxSpan
 
 Type quantity() { return Type::one_of({Type::number(), Type::string()}); }
@@ -68,14 +68,15 @@ const Section& hpa_metric_section() {
 }
 
 const Section& policy_section() {
-  static const Section s{"hpa_scaling_policy",
-                         "A rate limit: at most value pods (or percent) per periodSeconds",
-                         {
-                             {"type", Type::enumeration<PolicyType>(), required, "", "Pods or Percent"},
-                             {"value", Type::int32().at_least(1), required, "", "Pods, or percent of the count at the period's start"},
-                             {"periodSeconds", Type::integer().at_least(1).at_most(kMaxPeriodSeconds), required, "s",
-                              "The period the change is counted over"},
-                         }};
+  static const Section s{
+      "hpa_scaling_policy",
+      "A rate limit: at most value pods (or percent) per periodSeconds",
+      {
+          {"type", Type::enumeration<PolicyType>(), required, "", "Pods or Percent"},
+          {"value", Type::int32().at_least(1), required, "", "Pods, or percent of the count at the period's start"},
+          {"periodSeconds", Type::integer().at_least(1).at_most(kMaxPeriodSeconds), required, "s",
+           "The period the change is counted over"},
+      }};
   return s;
 }
 
@@ -132,7 +133,8 @@ const Section& keda_metadata_section() {
            "sum(M), avg(M) or max(M), M a metric name, optionally M{service=\"NAME\"} naming this service"},
           {"threshold", quantity(), required, "",
            "Target of the query's value: per replica (AverageValue) or of the value itself (Value)"},
-          {"activationThreshold", quantity(), "0", "", "The trigger is active (wakes a service at zero) while the value exceeds it"},
+          {"activationThreshold", quantity(), "0", "",
+           "The trigger is active (wakes a service at zero) while the value exceeds it"},
           {"serverAddress", Type::string(), "", "", "Accepted for pasted specs and ignored: gpusim answers the query"},
       }};
   return s;
@@ -158,9 +160,10 @@ const Section& keda_hpa_config_section() {
 }
 
 const Section& keda_advanced_section() {
-  static const Section s{"keda_advanced",
-                         "Advanced ScaledObject settings",
-                         {{"horizontalPodAutoscalerConfig", Type::section(keda_hpa_config_section()), "", "", "The HPA KEDA makes"}}};
+  static const Section s{
+      "keda_advanced",
+      "Advanced ScaledObject settings",
+      {{"horizontalPodAutoscalerConfig", Type::section(keda_hpa_config_section()), "", "", "The HPA KEDA makes"}}};
   return s;
 }
 
@@ -185,10 +188,9 @@ const Section& keda_section() {
 }
 
 [[noreturn]] void fail_no_cpu(const ConfigNode& node) {
-  node.fail(
-      "gpusim models no CPU or memory metric: scale on the GPU with a Pods metric DCGM_FI_DEV_GPU_UTIL and an "
-      "AverageValue target (e.g. {type: Pods, pods: {metric: {name: DCGM_FI_DEV_GPU_UTIL}, target: {type: AverageValue, "
-      "averageValue: 70}}})");
+  node.fail("gpusim models no CPU or memory metric: scale on the GPU with a Pods metric DCGM_FI_DEV_GPU_UTIL and an "
+            "AverageValue target (e.g. {type: Pods, pods: {metric: {name: DCGM_FI_DEV_GPU_UTIL}, target: {type: AverageValue, "
+            "averageValue: 70}}})");
 }
 
 ServiceMetric read_metric_name(const ConfigNode& node) {
@@ -206,7 +208,9 @@ int64_t positive_quantity(const ConfigNode& node) {
 MetricSpec read_hpa_metric(const ConfigNode& node) {
   const Fields f = hpa_metric_section().read(node);
   const std::string type = f.at("type").as_string();
-  if (type != "Pods" && type != "External") fail_no_cpu(f.at("type"));
+  if (type == "Resource" || type == "ContainerResource" || type == "Object") fail_no_cpu(f.at("type"));
+  if (type != "Pods" && type != "External")
+    f.at("type").fail(fmt::format("expected Pods or External, got '{}'", type));
   MetricSpec m;
   m.source = type == "Pods" ? MetricSource::pods : MetricSource::external;
   const std::string key = type == "Pods" ? "pods" : "external";
@@ -218,18 +222,19 @@ MetricSpec read_hpa_metric(const ConfigNode& node) {
   const std::string target_type = target.at("type").as_string();
   if (target_type == "Utilization") fail_no_cpu(target.at("type"));
   if (target.has("averageUtilization")) fail_no_cpu(target.at("averageUtilization"));
-  m.target_type = *parse_enum<TargetType>(target_type);
+  m.target_type = target.at("type").as_enum<TargetType>(" or ");
   if (m.source == MetricSource::pods) {
     if (!per_pod(m.metric))
-      src.at("metric").fail(fmt::format("{} is the service's series, not one each pod reports: read it with type External",
-                                        to_string(m.metric)));
+      src.at("metric").fail(
+          fmt::format("{} is the service's series, not one each pod reports: read it with type External", to_string(m.metric)));
     // Kubernetes' validation: a Pods metric has an AverageValue target, positive (V:376-379).
     if (m.target_type != TargetType::average_value || !target.has("averageValue"))
       target.fail("a Pods metric needs type AverageValue with a positive averageValue");
   }
   const std::string_view value_key = m.target_type == TargetType::value ? "value" : "averageValue";
   const std::string_view other_key = m.target_type == TargetType::value ? "averageValue" : "value";
-  if (target.has(other_key)) target.at(other_key).fail(fmt::format("a target of type {} has {}, not {}", target_type, value_key, other_key));
+  if (target.has(other_key))
+    target.at(other_key).fail(fmt::format("a target of type {} has {}, not {}", target_type, value_key, other_key));
   m.target_milli = positive_quantity(target.value(value_key));
   return m;
 }
@@ -240,8 +245,7 @@ ScalingRules read_rules(const std::optional<ConfigNode>& node, bool up, Toleranc
   r.stabilization_window = Duration::from_seconds(up ? 0 : 300);
   if (up)
     r.policies = {{PolicyType::pods, 4, Duration::from_seconds(15)}, {PolicyType::percent, 100, Duration::from_seconds(15)}};
-  else
-    r.policies = {{PolicyType::percent, 100, Duration::from_seconds(15)}};
+  else r.policies = {{PolicyType::percent, 100, Duration::from_seconds(15)}};
   if (!node) return r;
   const Fields f = rules_section().read(*node);
   if (auto w = f.get("stabilizationWindowSeconds"))
@@ -289,11 +293,14 @@ HpaSpec read_hpa(const ConfigNode& node) {
 // scaler fails on a query returning several series (prometheus_scaler.go:273-275), so one aggregates.
 KedaTrigger read_trigger(const ConfigNode& node, const std::string& service) {
   const Fields f = keda_trigger_section().read(node);
+  if (const ConfigNode type = f.at("type"); type.as_string() != "prometheus")
+    type.fail(fmt::format("expected prometheus (the scaler gpusim models), got '{}'", type.as_string()));
   const Fields meta = keda_metadata_section().read(f.at("metadata"));
   KedaTrigger t;
   const ConfigNode query = meta.at("query");
   t.query = query.as_string();
-  static const std::regex form(R"re(^\s*(\w+)\s*\(\s*([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{\s*(\w+)\s*=\s*"([^"]*)"\s*\})?\s*\)\s*$)re");
+  static const std::regex form(
+      R"re(^\s*(\w+)\s*\(\s*([A-Za-z_:][A-Za-z0-9_:]*)\s*(\{\s*(\w+)\s*=\s*"([^"]*)"\s*\})?\s*\)\s*$)re");
   std::smatch m;
   const std::string forms = fmt::format("sum(M), avg(M) or max(M), optionally M{{service=\"{}\"}}, with M one of {}", service,
                                         enum_choices<ServiceMetric>(", "));
@@ -339,7 +346,8 @@ KedaSpec read_keda(const ConfigNode& node, const std::string& service) {
   // With no pod, a pod's series is empty, which the prometheus scaler reads as 0 (ignoreNullValues):
   // never above an activation threshold, so such a service would stay at zero for ever.
   const bool reaches_zero = k.min_replicas == 0 || k.idle_replicas == 0;
-  if (reaches_zero && std::all_of(k.triggers.begin(), k.triggers.end(), [](const KedaTrigger& t) { return per_pod(t.metric.metric); }))
+  if (reaches_zero &&
+      std::all_of(k.triggers.begin(), k.triggers.end(), [](const KedaTrigger& t) { return per_pod(t.metric.metric); }))
     triggers.fail(
         "every trigger reads a series the service's pods report, which is empty at zero replicas: it could never scale "
         "from zero; add a trigger on gpusim_service_queue_length or gpusim_service_request_rate, or set minReplicaCount "

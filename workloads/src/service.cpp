@@ -137,8 +137,9 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
     s.replicas = e.has("replicas") ? e.integer<int32_t>("replicas") : s.autoscaler ? s.autoscaler->min_replicas() : 1;
     s.max_replicas = s.autoscaler ? s.autoscaler->max_replicas() : s.replicas;
     if (s.autoscaler && (s.replicas < s.autoscaler->min_replicas() || s.replicas > s.max_replicas))
-      e.at("replicas").fail(fmt::format("expected a count within the autoscaler's {} to {}, got {}", s.autoscaler->min_replicas(),
-                                        s.max_replicas, s.replicas));
+      e.at("replicas")
+          .fail(fmt::format("expected a count within the autoscaler's {} to {}, got {}", s.autoscaler->min_replicas(),
+                            s.max_replicas, s.replicas));
     if (s.replicas == 0 && !(s.autoscaler && std::holds_alternative<KedaSpec>(s.autoscaler->of)))
       e.at("replicas").fail("expected at least 1: only a keda autoscaler scales a service from zero");
     s.tensor_parallel = e.integer<int32_t>("tensor_parallel");
@@ -195,8 +196,9 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
       const Fields f = baseline_section().read(*b);
       baseline = f.integer<int32_t>("replicas");
       if (baseline > s.max_replicas)
-        f.at("replicas").fail(fmt::format("expected at most the service's {}replicas ({}), got {}", s.autoscaler ? "most " : "",
-                                          s.max_replicas, baseline));
+        f.at("replicas")
+            .fail(fmt::format("expected at most the service's {}replicas ({}), got {}", s.autoscaler ? "most " : "",
+                              s.max_replicas, baseline));
       base = read_pod(f.at("pod"));
     }
     s.first_job = static_cast<uint32_t>(jobs.jobs.size());

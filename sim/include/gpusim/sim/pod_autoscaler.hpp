@@ -62,12 +62,12 @@ class PodAutoscaler {
   int32_t normalize_with_behavior(Time now, int32_t current, int32_t desired);
   int32_t change_within(const std::vector<Record>& events, Duration period, Time now) const;
 
-  HpaSpec hpa_;                  // the HPA, or the one KEDA makes
+  HpaSpec hpa_;  // the HPA, or the one KEDA makes
   std::optional<KedaSpec> keda_;
   Time created_, next_sync_, next_poll_ = Time::max();
-  std::vector<Record> recommendations_;     // unstabilized, with their times (H:921-946, H:1098-1154)
+  std::vector<Record> recommendations_;          // unstabilized, with their times (H:921-946, H:1098-1154)
   std::vector<Record> up_events_, down_events_;  // the HPA's own changes (H:1047-1093), behavior only
-  std::optional<Time> last_active_;         // KEDA's status.lastActiveTime
+  std::optional<Time> last_active_;              // KEDA's status.lastActiveTime
 };
 
 }  // namespace gpusim

@@ -64,8 +64,8 @@ struct EngineSettings {
 struct ServiceSpec {
   std::string name;
   const ServedModel* model = nullptr;  // in the scenario's model catalog
-  int32_t replicas = 1;      // at the start (0 only under KEDA)
-  int32_t max_replicas = 1;  // the most it can have: the autoscaler's maximum, else replicas
+  int32_t replicas = 1;                // at the start (0 only under KEDA)
+  int32_t max_replicas = 1;            // the most it can have: the autoscaler's maximum, else replicas
   std::optional<AutoscalerSpec> autoscaler;
   int32_t tensor_parallel = 1;  // GPUs of one replica
   Router router = Router::round_robin;
@@ -76,7 +76,7 @@ struct ServiceSpec {
   // Its replica slots are jobs first_job ... first_job + max_replicas - 1; those past the current count
   // wait parked until an autoscaler asks for them.
   uint32_t first_job = 0;
-  SourceLocation where;    // the entry of workload.services
+  SourceLocation where;  // the entry of workload.services
 };
 
 const Section& service_section();
