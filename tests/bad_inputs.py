@@ -1005,6 +1005,101 @@ for name, fields, says in [
     ("service unknown field", {"hpa": {}}, f"{SVC}.hpa: unknown field"),
 ]:
     case(name, service(**fields), ["scenario.yaml", *([says] if isinstance(says, str) else says)])
+# Autoscalers (docs/serving.md#autoscaling): Kubernetes' and KEDA's own checks, then gpusim's.
+AS = f"{SVC}.autoscaler"
+RUNNING = {"type": "Pods", "pods": {"metric": {"name": "vllm:num_requests_running"},
+                                    "target": {"type": "AverageValue", "averageValue": "4"}}}
+HPA = {"maxReplicas": 3, "metrics": [RUNNING]}
+QUEUE_TRIGGER = {"type": "prometheus", "metadata": {"query": "sum(gpusim_service_queue_length)", "threshold": "10"}}
+
+
+def hpa(**fields):
+    doc = copy.deepcopy(HPA)
+    for path, value in fields.items():
+        edit(doc, path, value)
+    return {"autoscaler": {"hpa": doc}}
+
+
+def keda(**fields):
+    doc = {"triggers": [copy.deepcopy(QUEUE_TRIGGER)]}
+    for path, value in fields.items():
+        edit(doc, path, value)
+    return {"autoscaler": {"keda": doc}}
+
+
+for name, fields, says in [
+    ("service hpa min above max", hpa(minReplicas=4), [f"{AS}.hpa.maxReplicas", "expected at least minReplicas (4), got 3"]),
+    ("service hpa min 0", hpa(minReplicas=0), [f"{AS}.hpa.minReplicas", "HPAScaleToZero", "use keda"]),
+    ("service hpa max missing", hpa(maxReplicas=DELETE), [f"{AS}.hpa", "maxReplicas"]),
+    ("service hpa no metrics", hpa(metrics=[]), [f"{AS}.hpa.metrics", "expected at least one metric"]),
+    ("service hpa pods metric without averageValue", hpa(**{"metrics[0].pods.target": {"type": "AverageValue"}}),
+     [f"{AS}.hpa.metrics[0].pods.target", "a Pods metric needs type AverageValue with a positive averageValue"]),
+    ("service hpa pods metric with a Value target", hpa(**{"metrics[0].pods.target": {"type": "Value", "value": 4}}),
+     [f"{AS}.hpa.metrics[0].pods.target", "a Pods metric needs type AverageValue"]),
+    ("service hpa pods averageValue 0", hpa(**{"metrics[0].pods.target.averageValue": "0"}),
+     [f"{AS}.hpa.metrics[0].pods.target.averageValue", "expected a positive quantity, got '0'"]),
+    ("service hpa averageValue not a quantity", hpa(**{"metrics[0].pods.target.averageValue": "lots"}),
+     [f"{AS}.hpa.metrics[0].pods.target.averageValue", "expected a quantity", "'lots'"]),
+    ("service hpa utilization target", hpa(**{"metrics[0].pods.target": {"type": "Utilization", "averageUtilization": 70}}),
+     [f"{AS}.hpa.metrics[0].pods.target.type", "no CPU or memory metric", "DCGM_FI_DEV_GPU_UTIL"]),
+    ("service hpa resource metric", hpa(**{"metrics[0]": {"type": "Resource", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}}),
+     [f"{AS}.hpa.metrics[0].type", "no CPU or memory metric", "Pods metric DCGM_FI_DEV_GPU_UTIL"]),
+    ("service hpa metric type unknown", hpa(**{"metrics[0].type": "Custom"}),
+     [f"{AS}.hpa.metrics[0].type", "expected Pods or External, got 'Custom'"]),
+    ("service hpa target type unknown", hpa(**{"metrics[0].pods.target.type": "Average"}),
+     [f"{AS}.hpa.metrics[0].pods.target.type", "expected Value or AverageValue, got 'Average'"]),
+    ("service hpa unknown metric", hpa(**{"metrics[0].pods.metric.name": "gpu_utilization"}),
+     [f"{AS}.hpa.metrics[0].pods.metric.name", "unknown metric 'gpu_utilization'", "DCGM_FI_DEV_GPU_UTIL",
+      "gpusim_service_request_rate"]),
+    ("service hpa pods metric of the service", hpa(**{"metrics[0].pods.metric.name": "gpusim_service_queue_length"}),
+     [f"{AS}.hpa.metrics[0].pods.metric", "the service's series", "type External"]),
+    ("service hpa selectPolicy unknown", hpa(behavior={"scaleUp": {"selectPolicy": "Fastest"}}),
+     [f"{AS}.hpa.behavior.scaleUp.selectPolicy", "expected Max, Min or Disabled, got 'Fastest'"]),
+    ("service hpa window above 3600", hpa(behavior={"scaleDown": {"stabilizationWindowSeconds": 3601}}),
+     f"{AS}.hpa.behavior.scaleDown.stabilizationWindowSeconds"),
+    ("service hpa window negative", hpa(behavior={"scaleUp": {"stabilizationWindowSeconds": -1}}),
+     f"{AS}.hpa.behavior.scaleUp.stabilizationWindowSeconds"),
+    ("service hpa period 0", hpa(behavior={"scaleUp": {"policies": [{"type": "Pods", "value": 1, "periodSeconds": 0}]}}),
+     f"{AS}.hpa.behavior.scaleUp.policies[0].periodSeconds"),
+    ("service hpa period above 1800", hpa(behavior={"scaleDown": {"policies": [
+        {"type": "Percent", "value": 10, "periodSeconds": 1801}]}}), f"{AS}.hpa.behavior.scaleDown.policies[0].periodSeconds"),
+    ("service hpa no policies", hpa(behavior={"scaleDown": {"policies": []}}),
+     [f"{AS}.hpa.behavior.scaleDown.policies", "expected at least one policy"]),
+    ("service hpa policy type unknown", hpa(behavior={"scaleUp": {"policies": [{"type": "Nodes", "value": 1, "periodSeconds": 15}]}}),
+     [f"{AS}.hpa.behavior.scaleUp.policies[0].type", "expected Pods or Percent"]),
+    ("service autoscaler both", {"autoscaler": {"hpa": HPA, "keda": {"triggers": [QUEUE_TRIGGER]}}},
+     [AS, "expected one of hpa or keda"]),
+    ("service keda min above max", keda(minReplicaCount=5, maxReplicaCount=2),
+     [f"{AS}.keda.maxReplicaCount", "expected at least minReplicaCount (5), got 2"]),
+    ("service keda idle not below min", keda(minReplicaCount=1, idleReplicaCount=1),
+     [f"{AS}.keda.idleReplicaCount", "expected fewer than minReplicaCount (1), got 1"]),
+    ("service keda query not an aggregation", keda(**{"triggers[0].metadata.query": "rate(gpusim_requests_total[1m])"}),
+     [f"{AS}.keda.triggers[0].metadata.query", "cannot read query", "sum(M), avg(M) or max(M)"]),
+    ("service keda query aggregation", keda(**{"triggers[0].metadata.query": "min(gpusim_service_queue_length)"}),
+     [f"{AS}.keda.triggers[0].metadata.query", "aggregates with min", "expected sum, avg or max"]),
+    ("service keda query unknown metric", keda(**{"triggers[0].metadata.query": "avg(DCGM_FI_DEV_MEM_COPY_UTIL)"}),
+     [f"{AS}.keda.triggers[0].metadata.query", "unknown metric 'DCGM_FI_DEV_MEM_COPY_UTIL'"]),
+    ("service keda query of another service",
+     keda(**{"triggers[0].metadata.query": 'sum(gpusim_service_queue_length{service="other"})'}),
+     [f"{AS}.keda.triggers[0].metadata.query", "its own service's series", 'service="s"']),
+    ("service keda threshold missing", keda(**{"triggers[0].metadata.threshold": DELETE}),
+     [f"{AS}.keda.triggers[0].metadata", "threshold"]),
+    ("service keda trigger type", keda(**{"triggers[0].type": "cpu"}),
+     [f"{AS}.keda.triggers[0].type", "expected prometheus", "got 'cpu'"]),
+    ("service keda never wakes from zero", keda(**{"triggers[0].metadata.query": "sum(vllm:num_requests_waiting)"}),
+     [f"{AS}.keda.triggers", "could never scale from zero", "gpusim_service_queue_length"]),
+    ("service keda fallback not modelled", keda(fallback={"failureThreshold": 3, "replicas": 2}),
+     f"{AS}.keda.fallback: unknown field"),
+    ("service replicas above the autoscaler's max", {"replicas": 5, **hpa()},
+     [f"{SVC}.replicas", "expected a count within the autoscaler's 1 to 3, got 5"]),
+    ("service replicas below the autoscaler's min", {"replicas": 1, **hpa(minReplicas=2)},
+     [f"{SVC}.replicas", "expected a count within the autoscaler's 2 to 3, got 1"]),
+    ("service replicas 0 under an hpa", {"replicas": 0, **hpa()}, [f"{SVC}.replicas", "within the autoscaler's 1 to 3, got 0"]),
+    ("service gpu utilization on MIG", hpa(**{"metrics[0].pods.metric.name": "DCGM_FI_DEV_GPU_UTIL"}),
+     [AS, "MIG instances (1g.10gb)", "no DCGM_FI_DEV_GPU_UTIL"]),
+]:
+    case(name, service(**fields), ["scenario.yaml", *([says] if isinstance(says, str) else says)])
 for name, fields, says in [
     ("service tensor parallel on a time-sliced pool", {"cluster.pools[0]": A100_SLICED,
                                                        "workload.services[0].pod.resource": "nvidia.com/gpu",
@@ -1013,7 +1108,7 @@ for name, fields, says in [
     ("service two of one name", {"workload.services[1]": SERVICE}, ["workload.services[1].name", "two services are named 's'"]),
     ("services with packing", {"workload.packing": {"until": 1.0}}, ["workload.services", "no services"]),
     ("services a map", {"workload.services": {"s": SERVICE}}, ["workload.services", "expected a list"]),
-    ("service replicas zero", {"workload.services[0].replicas": 0}, f"{SVC}.replicas"),
+    ("service replicas zero", {"workload.services[0].replicas": 0}, [f"{SVC}.replicas", "only a keda autoscaler"]),
     ("service replicas 1e6", {"workload.services[0].replicas": 1000000}, f"{SVC}.replicas"),
     ("service replicas 2^64", {"workload.services[0].replicas": 18446744073709551616}, f"{SVC}.replicas"),
     ("service max_num_seqs 2^40", {"workload.services[0].engine": {"max_num_seqs": 2**40}}, f"{SVC}.engine.max_num_seqs"),

@@ -28,7 +28,7 @@ void check_modelled(const Scenario& s) {
 // least one KV block), and a tensor-parallel replica needs whole GPUs.
 void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
   for (const ServiceSpec& svc : s.services) {
-    // The first replica and the last: a baseline's template and the service's own.
+    // The first replica slot and the last: a baseline's template and the service's own.
     for (const uint32_t id : {svc.first_job, svc.first_job + static_cast<uint32_t>(svc.max_replicas) - 1}) {
       const Job& j = s.jobs.jobs[id];
       const uint64_t mask = shapes.of_job(j.id).pool_mask;
@@ -43,6 +43,13 @@ void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
                           "restrict pod.models or use tensor_parallel: 1",
                           svc.name, pool.name, to_string(pool.sharing.mode)));
         const MigProfile* profile = requested_profile(j.request, *pool.gpu);
+        // NVIDIA's MIG user guide: "GPU utilization is not supported when MIG mode is enabled".
+        if (profile && svc.autoscaler && svc.autoscaler->reads(ServiceMetric::gpu_util))
+          throw InputError({svc.where.file, svc.where.line, svc.where.field + ".autoscaler"},
+                           fmt::format("service '{}': its replicas on pool {} hold MIG instances ({}), for which DCGM reports "
+                                       "no DCGM_FI_DEV_GPU_UTIL; scale on vllm:num_requests_running, "
+                                       "vllm:num_requests_waiting or gpusim_service_queue_length",
+                                       svc.name, pool.name, profile->name));
         const int64_t memory = replica_memory_mib(j.request, pool, profile);
         const EngineLimits limits = engine_limits(s, svc, *pool.gpu, memory);
         // vLLM's rule (SchedulerConfig), here with the device's defaults for the one not given.

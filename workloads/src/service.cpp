@@ -67,7 +67,8 @@ const Section& service_section() {
           {"name", Type::string(), required, "", "The service's name; its replicas are NAME-0, NAME-1, ..."},
           {"model", Type::string(), required, "",
            "The model it serves (workloads/data/models.yaml; a scenario adds its own under models:)"},
-          {"replicas", Type::integer().at_least(1).at_most(10000), "1", "", "Replica pods"},
+          {"replicas", Type::integer().at_least(0).at_most(10000), "", "",
+           "Replica pods at the start (0 only under keda); absent: the autoscaler's minimum, else 1"},
           {"tensor_parallel", Type::integer().at_least(1).at_most(64), "1", "",
            "GPUs of one replica, on one node, the model split across them"},
           {"pod", Type::section(replica_pod_section()), "{}", "",
@@ -83,6 +84,8 @@ const Section& service_section() {
           {"cold_start", Type::one_of({Type::choice({"none"}), Type::section(cold_start_section())}), "{}", "",
            "How a replica starts; none: ready once placed"},
           {"requests", Type::section(request_source_section()), required, "", "The requests: a trace or a generator"},
+          {"autoscaler", Type::section(autoscaler_section()), "", "",
+           "hpa or keda, in Kubernetes' and KEDA's field names; it owns the replica count from the start"},
       }};
   return s;
 }
@@ -130,7 +133,15 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
       for (const ServedModel& m : models.models()) known.push_back(m.name);
       model.fail(fmt::format("unknown model '{}'; known: {}", model.as_string(), fmt::join(known, ", ")));
     }
-    s.replicas = e.integer<int32_t>("replicas");
+    if (auto a = e.get("autoscaler")) s.autoscaler = read_autoscaler(*a, s.name);
+    s.replicas = e.has("replicas") ? e.integer<int32_t>("replicas") : s.autoscaler ? s.autoscaler->min_replicas() : 1;
+    s.max_replicas = s.autoscaler ? s.autoscaler->max_replicas() : s.replicas;
+    if (s.autoscaler && (s.replicas < s.autoscaler->min_replicas() || s.replicas > s.max_replicas))
+      e.at("replicas")
+          .fail(fmt::format("expected a count within the autoscaler's {} to {}, got {}", s.autoscaler->min_replicas(),
+                            s.max_replicas, s.replicas));
+    if (s.replicas == 0 && !(s.autoscaler && std::holds_alternative<KedaSpec>(s.autoscaler->of)))
+      e.at("replicas").fail("expected at least 1: only a keda autoscaler scales a service from zero");
     s.tensor_parallel = e.integer<int32_t>("tensor_parallel");
     s.router = e.value("router").as_enum<Router>(" or ");
     if (auto slo = e.get("slo"))
@@ -184,11 +195,12 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
     if (auto b = e.get("baseline")) {
       const Fields f = baseline_section().read(*b);
       baseline = f.integer<int32_t>("replicas");
-      if (baseline > s.replicas)
-        f.at("replicas").fail(fmt::format("expected at most the service's replicas ({}), got {}", s.replicas, baseline));
+      if (baseline > s.max_replicas)
+        f.at("replicas")
+            .fail(fmt::format("expected at most the service's {}replicas ({}), got {}", s.autoscaler ? "most " : "",
+                              s.max_replicas, baseline));
       base = read_pod(f.at("pod"));
     }
-    s.max_replicas = s.replicas;
     s.first_job = static_cast<uint32_t>(jobs.jobs.size());
     for (int32_t i = 0; i < s.max_replicas; ++i) {
       Job j = i < baseline ? *base : proto;

@@ -64,8 +64,8 @@ struct EngineSettings {
 struct ServiceSpec {
   std::string name;
   const ServedModel* model = nullptr;  // in the scenario's model catalog
-  int32_t replicas = 1;                // at the start
-  int32_t max_replicas = 1;            // the most it can have: its jobs (replica slots)
+  int32_t replicas = 1;                // at the start (0 only under KEDA)
+  int32_t max_replicas = 1;            // the most it can have: the autoscaler's maximum, else replicas
   std::optional<AutoscalerSpec> autoscaler;
   int32_t tensor_parallel = 1;  // GPUs of one replica
   Router router = Router::round_robin;
@@ -73,18 +73,20 @@ struct ServiceSpec {
   EngineSettings engine;
   ColdStart cold_start;
   std::shared_ptr<const RequestSource> requests;
-  uint32_t first_job = 0;  // its replica slots are jobs first_job ... first_job + max_replicas - 1
-  SourceLocation where;    // the entry of workload.services
+  // Its replica slots are jobs first_job ... first_job + max_replicas - 1; those past the current count
+  // wait parked until an autoscaler asks for them.
+  uint32_t first_job = 0;
+  SourceLocation where;  // the entry of workload.services
 };
 
 const Section& service_section();
 
-// Jobs that are replicas: the first ones (read_services).
+// Jobs that are replica slots: the first ones (read_services).
 inline uint32_t replica_jobs(const std::vector<ServiceSpec>& services) {
   return services.empty() ? 0 : services.back().first_job + static_cast<uint32_t>(services.back().max_replicas);
 }
 
-// `workload.services`: the services, and their replicas as jobs of kind inference appended to `jobs`
+// `workload.services`: the services, and their replica slots as jobs of kind inference appended to `jobs`
 // (arriving at 0, so that after JobSet::finalize they are the first jobs, in this order). `models`
 // holds the built-in models and the scenario's own.
 std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalog& models, const std::string& data_dir,
