@@ -12,6 +12,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/workloads/pod_autoscaler.hpp"
+#include "test_util.hpp"
 
 namespace gpusim {
 namespace {
@@ -372,6 +373,37 @@ TEST(PodAutoscalerSpec, BadSpecsNameTheFieldAndTheExpectation) {
   EXPECT_NE(error_of("keda: {triggers: [{type: prometheus, metadata: {query: 'rate(x[1m])', threshold: 1}}]}")
                 .find("cannot read query"),
             std::string::npos);
+}
+
+// A service has max_replicas replica slots (jobs), the first `replicas` running at the start; without
+// an autoscaler the two are equal, as before autoscalers.
+TEST(PodAutoscalerSpec, ServicesHaveSlotsUpToTheirMaximum) {
+  const Scenario s = test::load(test::write_file("s.yaml", R"(
+name: slots
+horizon: 10m
+cluster: {pools: [{name: a100, node: dgx-a100-80gb, count: 1}]}
+workload:
+  services:
+    - name: chat
+      model: qwen2-0.5b
+      requests: {generator: {rate: 1, duration: 1m, prompt_tokens: 100, output_tokens: 10}}
+      autoscaler:
+        keda: {maxReplicaCount: 4, triggers: [{type: prometheus, metadata: {query: 'sum(gpusim_service_queue_length)', threshold: 10}}]}
+    - name: fixed
+      model: qwen2-0.5b
+      replicas: 2
+      requests: {generator: {rate: 1, duration: 1m, prompt_tokens: 100, output_tokens: 10}}
+policy: fifo+first-fit
+)"));
+  ASSERT_EQ(s.services.size(), 2u);
+  EXPECT_EQ(s.services[0].replicas, 0);  // KEDA's minReplicaCount
+  EXPECT_EQ(s.services[0].max_replicas, 4);
+  EXPECT_EQ(s.services[1].replicas, 2);
+  EXPECT_EQ(s.services[1].max_replicas, 2);
+  EXPECT_EQ(s.services[1].first_job, 4u);
+  EXPECT_EQ(replica_jobs(s.services), 6u);
+  EXPECT_EQ(s.jobs.jobs[3].name, "chat-3");
+  EXPECT_EQ(s.jobs.jobs[5].name, "fixed-1");
 }
 
 }  // namespace

@@ -209,8 +209,7 @@ MetricSpec read_hpa_metric(const ConfigNode& node) {
   const Fields f = hpa_metric_section().read(node);
   const std::string type = f.at("type").as_string();
   if (type == "Resource" || type == "ContainerResource" || type == "Object") fail_no_cpu(f.at("type"));
-  if (type != "Pods" && type != "External")
-    f.at("type").fail(fmt::format("expected Pods or External, got '{}'", type));
+  if (type != "Pods" && type != "External") f.at("type").fail(fmt::format("expected Pods or External, got '{}'", type));
   MetricSpec m;
   m.source = type == "Pods" ? MetricSource::pods : MetricSource::external;
   const std::string key = type == "Pods" ? "pods" : "external";
