@@ -1183,7 +1183,8 @@ RunResult Engine::finish() {
                    std::move(services),
                    serving_ ? serving_->take_requests() : std::vector<RequestRow>{},
                    std::move(scaling),
-                   deployments_ ? deployments_->take_counts() : std::vector<ReplicaCount>{}};
+                   deployments_ ? deployments_->take_counts() : std::vector<ReplicaCount>{},
+                   deployments_ ? deployments_->take_first_created() : std::vector<Time>{}};
 }
 
 void Engine::finish_costs() {
@@ -1280,6 +1281,7 @@ void Engine::end_phase(JobId id) {
 }
 
 void Engine::rollback(JobId id) {
+  if (is_replica(id)) return;  // a replica has no progress to lose: its requests are retried (Serving::stopped)
   JobRecord& r = records_[id];
   JobFlight& f = flights_[r];
   const Work lost = std::max(Work(), f.saved_remaining - r.remaining);

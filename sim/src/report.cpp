@@ -437,11 +437,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
   }
   {
     // Every job that has started, to its first start (evicted or in its restart back-off too).
-    std::vector<double> delay = collect([](const Job& j, const JobRecord& rec) -> std::optional<double> {
+    std::vector<double> delay = collect([&](const Job& j, const JobRecord& rec) -> std::optional<double> {
       const bool started = rec.status == JobStatus::completed || rec.status == JobStatus::running ||
                            ((rec.status == JobStatus::pending || rec.status == JobStatus::not_arrived) && rec.attempt > 0);
       if (!started) return std::nullopt;
-      return (rec.first_start - j.arrival).seconds();
+      return (rec.first_start - r.arrival(j)).seconds();
     });
     out["queue_delay_s"] = stats(delay);
   }
@@ -677,10 +677,10 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(j.name);
     sink.cell(s.jobs.tenants[j.tenant]);
     sink.cell(to_string(j.kind));
-    sink.cell(j.arrival);
+    sink.cell(r.arrival(j));
     cell_if(started, rec.first_start);
     cell_if(done, rec.end);
-    cell_if(started, rec.first_start - j.arrival);
+    cell_if(started, rec.first_start - r.arrival(j));
     cell_if(done, rec.end - j.arrival);
     sink.cell(static_cast<int64_t>(j.request.gpus));
     sink.cell(static_cast<int64_t>(j.request.gpus ? j.request.milli_per_gpu.value : 0));

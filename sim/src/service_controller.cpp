@@ -26,6 +26,7 @@ ServiceController::ServiceController(const std::vector<ServiceSpec>& services, b
     : services_(services),
       slot_service_(replica_jobs(services)),
       has_pod_(replica_jobs(services)),
+      first_created_(replica_jobs(services), Time::max()),
       autoscalers_(services.size()),
       desired_(services.size()),
       pods_(services.size()),
@@ -52,8 +53,7 @@ std::optional<Time> ServiceController::next_time() const {
   return t;
 }
 
-std::vector<uint32_t> ServiceController::evaluate(Time now, const Serving& serving,
-                                                  const std::function<SlotState(JobId)>& slot) {
+std::vector<uint32_t> ServiceController::evaluate(Time now, const Serving& serving, const std::function<SlotState(JobId)>& slot) {
   std::vector<uint32_t> changed;
   for (uint32_t s = 0; s < services_.size(); ++s) {
     if (!autoscalers_[s] || autoscalers_[s]->next_time() != now) continue;
@@ -109,6 +109,7 @@ ServiceController::Actions ServiceController::reconcile(uint32_t s, Time now, co
     const JobId id = slot_id(k);
     if (has_pod_[id] || slot(id) != SlotState::free) continue;
     has_pod_[id] = true;
+    first_created_[id] = std::min(first_created_[id], now);
     ++pods_[s];
     out.create.push_back(id);
   }

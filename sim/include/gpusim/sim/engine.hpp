@@ -50,6 +50,11 @@ struct RunResult {
   std::vector<RequestRow> requests;          // per request, when an output asked for them (Observer::wants_requests)
   std::vector<ScalingFigures> scaling;       // per service: its pods over time, its autoscaler's decisions
   std::vector<ReplicaCount> replica_counts;  // each change of a service's desired, created and ready replicas
+  std::vector<Time> replica_created;         // by replica slot: when its first pod was created (Time::max(): never)
+  // When job `id` entered the system: its arrival, or a replica slot's first pod's creation.
+  Time arrival(const Job& j) const {
+    return j.id < replica_created.size() && replica_created[j.id] != Time::max() ? replica_created[j.id] : j.arrival;
+  }
   // Where job `id` ran last (still runs, when it is running at the end); empty if it never ran.
   PlacementView placement(JobId id) const { return flights.placement(jobs[id]); }
 };

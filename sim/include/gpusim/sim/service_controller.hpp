@@ -70,11 +70,14 @@ class ServiceController {
   void note_counts(uint32_t s, Time now, int32_t ready);
   std::vector<ReplicaCount> take_counts() { return std::move(counts_); }
   std::vector<ScalingFigures> finish(Time end);
+  // By replica slot: when its service first created a pod in it (Time::max(): never).
+  std::vector<Time> take_first_created() { return std::move(first_created_); }
 
  private:
   const std::vector<ServiceSpec>& services_;
   std::vector<uint32_t> slot_service_;  // by job id (replica slots only)
   std::vector<bool> has_pod_;
+  std::vector<Time> first_created_;
   std::vector<std::optional<PodAutoscaler>> autoscalers_;
   std::vector<int32_t> desired_, pods_;
   // What the readings need from the last evaluation: each slot's duty integral then, and the
