@@ -947,6 +947,8 @@ A100_SLICED = {"name": "a100", "node": "dgx-a100-80gb", "count": 1,
                "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}}
 MODEL = {"name": "m", "params": 1000000, "layers": 2, "hidden": 64, "heads": 4, "intermediate": 128, "vocab": 1000,
          "max_model_len": 4096, "source": "test"}
+FIXED = {"name": "f", "kind": "fixed", "params": 1000000, "service_time": "5ms", "reference_gpu": "A100-80GB-SXM",
+         "max_batch": 8, "batch_alpha": 0.2, "source": "test"}
 
 
 def service(scenario_fields=None, **fields):
@@ -1031,6 +1033,25 @@ for name, fields, says in [
      [f"{SVC}.model", "KV blocks", "expected at most 2147483647"]),
     ("models params 2^64", {"models": [dict(MODEL, params=18446744073709551616)]}, "models[0].params"),
     ("models a map", {"models": {"m": MODEL}}, ["models", "expected a list"]),
+    ("models fixed with an llm field", {"models": [dict(FIXED, layers=2)]},
+     ["models[0].layers", "a model of kind fixed has no layers"]),
+    ("models fixed without service_time", {"models": [{k: v for k, v in FIXED.items() if k != "service_time"}]},
+     ["models[0]", "service_time"]),
+    ("models fixed service_time zero", {"models": [dict(FIXED, service_time="0s")]},
+     ["models[0].service_time", "expected a positive service time"]),
+    ("models llm with a fixed field", {"models": [dict(MODEL, max_batch=8)]},
+     ["models[0].max_batch", "a model of kind llm has no max_batch"]),
+    ("models fixed reference_gpu unknown", {"models": [dict(FIXED, reference_gpu="Z100")]},
+     ["models[0].reference_gpu", "GPU model 'Z100' is not in the catalog"]),
+    ("service fixed model slo on ttft", {"workload.services[0].model": "resnet-50", "workload.services[0].slo": {"ttft_p90": "1s"}},
+     [f"{SVC}.slo.ttft_p90", "model resnet-50 is of kind fixed", "expected an SLO on e2e or queue"]),
+    ("service fixed model tensor parallel", {"cluster.pools[0]": {"name": "a100", "node": "dgx-a100-80gb", "count": 1},
+                                             "workload.services[0].model": "resnet-50",
+                                             "workload.services[0].pod.resource": "nvidia.com/gpu",
+                                             "workload.services[0].tensor_parallel": 2},
+     [f"{SVC}.tensor_parallel", "model resnet-50 is of kind fixed", "expected tensor_parallel 1"]),
+    ("service fixed model does not fit", {"models": [dict(FIXED, params=8_000_000_000)], "workload.services[0].model": "f"},
+     [f"{SVC}.model", "model f does not fit a replica on pool a100", "1g.10gb", "weights take 15259 MiB"]),
 ]:
     case(name, scenario(**{"horizon": "10m", "cluster.pools[0]": A100_MIG, "workload": {"services": [copy.deepcopy(SERVICE)]},
                            **fields}),
