@@ -1140,6 +1140,18 @@ for name, text, says in [
     ("azure short row", AZURE_HEAD + "2023-11-16 18:15:46.6805900,374\n", ["line 2", "expected 3 columns"]),
 ]:
     case(name, requests({"trace": TRACE}, {"azure.csv": text}), ["azure.csv", *([says] if isinstance(says, str) else says)])
+QPS_HEAD = "timestamp_anon,value,container_ip,request_type\n"
+QPS = QPS_HEAD + "100.0,0.5,a1,Generative Requests\n157.0,0.09,,API Requests\n"
+for name, text, request_type, says in [
+    ("qps request_type absent", QPS, "Batch", ["request_type 'Batch'", "API Requests, Generative Requests"]),
+    ("qps one time only", QPS, "Generative Requests", ["two times at least", "got 1"]),
+    ("qps value negative", QPS_HEAD + "100.0,-1,a1,Generative Requests\n", "Generative Requests", ["line 2", "column 'value'"]),
+    ("qps column missing", "timestamp_anon,value\n100.0,1\n", "Generative Requests", "required column 'request_type'"),
+    ("qps not gzip data", b"\x1f\x8b\x08\x00garbage", "Generative Requests", "not valid gzip data"),
+]:
+    case(name, requests({"generator": {"rate_trace": {"file": "qps.csv", "request_type": request_type}, "prompt_tokens": 1,
+                                       "output_tokens": 1}}, {"qps.csv": text}),
+         ["qps.csv", *([says] if isinstance(says, str) else says)])
 for name, text, says in [
     ("mooncake not JSON", "timestamp=0\n", ["line 1", "expected '{'"]),
     ("mooncake output_length missing", '{"timestamp": 0, "input_length": 10}\n', ["line 1", '"output_length"']),
