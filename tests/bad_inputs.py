@@ -947,6 +947,8 @@ A100_SLICED = {"name": "a100", "node": "dgx-a100-80gb", "count": 1,
                "sharing": {"timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}}
 MODEL = {"name": "m", "params": 1000000, "layers": 2, "hidden": 64, "heads": 4, "intermediate": 128, "vocab": 1000,
          "max_model_len": 4096, "source": "test"}
+FIXED = {"name": "f", "kind": "fixed", "params": 1000000, "service_time": "5ms", "reference_gpu": "A100-80GB-SXM",
+         "max_batch": 8, "batch_alpha": 0.2, "source": "test"}
 
 
 def service(scenario_fields=None, **fields):
@@ -1126,6 +1128,25 @@ for name, fields, says in [
      [f"{SVC}.model", "KV blocks", "expected at most 2147483647"]),
     ("models params 2^64", {"models": [dict(MODEL, params=18446744073709551616)]}, "models[0].params"),
     ("models a map", {"models": {"m": MODEL}}, ["models", "expected a list"]),
+    ("models fixed with an llm field", {"models": [dict(FIXED, layers=2)]},
+     ["models[0].layers", "a model of kind fixed has no layers"]),
+    ("models fixed without service_time", {"models": [{k: v for k, v in FIXED.items() if k != "service_time"}]},
+     ["models[0]", "service_time"]),
+    ("models fixed service_time zero", {"models": [dict(FIXED, service_time="0s")]},
+     ["models[0].service_time", "expected a positive service time"]),
+    ("models llm with a fixed field", {"models": [dict(MODEL, max_batch=8)]},
+     ["models[0].max_batch", "a model of kind llm has no max_batch"]),
+    ("models fixed reference_gpu unknown", {"models": [dict(FIXED, reference_gpu="Z100")]},
+     ["models[0].reference_gpu", "GPU model 'Z100' is not in the catalog"]),
+    ("service fixed model slo on ttft", {"workload.services[0].model": "resnet-50", "workload.services[0].slo": {"ttft_p90": "1s"}},
+     [f"{SVC}.slo.ttft_p90", "model resnet-50 is of kind fixed", "expected an SLO on e2e or queue"]),
+    ("service fixed model tensor parallel", {"cluster.pools[0]": {"name": "a100", "node": "dgx-a100-80gb", "count": 1},
+                                             "workload.services[0].model": "resnet-50",
+                                             "workload.services[0].pod.resource": "nvidia.com/gpu",
+                                             "workload.services[0].tensor_parallel": 2},
+     [f"{SVC}.tensor_parallel", "model resnet-50 is of kind fixed", "expected tensor_parallel 1"]),
+    ("service fixed model does not fit", {"models": [dict(FIXED, params=8_000_000_000)], "workload.services[0].model": "f"},
+     [f"{SVC}.model", "model f does not fit a replica on pool a100", "1g.10gb", "weights take 15259 MiB"]),
 ]:
     case(name, scenario(**{"horizon": "10m", "cluster.pools[0]": A100_MIG, "workload": {"services": [copy.deepcopy(SERVICE)]},
                            **fields}),
@@ -1214,6 +1235,18 @@ for name, text, says in [
     ("azure short row", AZURE_HEAD + "2023-11-16 18:15:46.6805900,374\n", ["line 2", "expected 3 columns"]),
 ]:
     case(name, requests({"trace": TRACE}, {"azure.csv": text}), ["azure.csv", *([says] if isinstance(says, str) else says)])
+QPS_HEAD = "timestamp_anon,value,container_ip,request_type\n"
+QPS = QPS_HEAD + "100.0,0.5,a1,Generative Requests\n157.0,0.09,,API Requests\n"
+for name, text, request_type, says in [
+    ("qps request_type absent", QPS, "Batch", ["request_type 'Batch'", "API Requests, Generative Requests"]),
+    ("qps one time only", QPS, "Generative Requests", ["two times at least", "got 1"]),
+    ("qps value negative", QPS_HEAD + "100.0,-1,a1,Generative Requests\n", "Generative Requests", ["line 2", "column 'value'"]),
+    ("qps column missing", "timestamp_anon,value\n100.0,1\n", "Generative Requests", "required column 'request_type'"),
+    ("qps not gzip data", b"\x1f\x8b\x08\x00garbage", "Generative Requests", "not valid gzip data"),
+]:
+    case(name, requests({"generator": {"rate_trace": {"file": "qps.csv", "request_type": request_type}, "prompt_tokens": 1,
+                                       "output_tokens": 1}}, {"qps.csv": text}),
+         ["qps.csv", *([says] if isinstance(says, str) else says)])
 for name, text, says in [
     ("mooncake not JSON", "timestamp=0\n", ["line 1", "expected '{'"]),
     ("mooncake output_length missing", '{"timestamp": 0, "input_length": 10}\n', ["line 1", '"output_length"']),

@@ -6,8 +6,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <set>
+
+#include <zlib.h>
 
 #include "gpusim/workloads/request_stream.hpp"
 #include "test_util.hpp"
@@ -368,6 +372,64 @@ TEST(RequestTraceErrors, MooncakeLines) {
 }
 
 // Bad `requests:` maps: the message names the scenario file, line and field, and what was expected.
+// tests/data/gentd26_qps.csv, Generative Requests: 0.5 + 1.5 = 2 at 1662859404 s, 1 at +57 s (the
+// other container's None skipped), 3 at +171 s; the step is the smallest gap, 57 s, so [114, 171) s and
+// from 228 s on have no sample: rate 0. API Requests: 0.09 at 1662859176 s and 0.18 at +57 s (rows out of
+// order). A gzip copy reads the same.
+TEST(GenTd26Qps, SumsContainersPerStepWithZeroWhereNoSample) {
+  const std::string path = source_path("tests/data/gentd26_qps.csv");
+  const auto steps = read_qps_trace(path, "Generative Requests");
+  const std::vector<std::pair<double, double>> want{{0, 2}, {57, 1}, {114, 0}, {171, 3}, {228, 0}};
+  ASSERT_EQ(steps.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_DOUBLE_EQ(steps[i].start_s, want[i].first) << i;
+    EXPECT_DOUBLE_EQ(steps[i].requests_per_s, want[i].second) << i;
+  }
+  const auto api = read_qps_trace(path, "API Requests");
+  ASSERT_EQ(api.size(), 3u);
+  EXPECT_DOUBLE_EQ(api[1].start_s, 57);
+  EXPECT_DOUBLE_EQ(api[1].requests_per_s, 0.18);
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string gz = write_file("qps.csv.gz", "");
+  gzFile out = gzopen(gz.c_str(), "wb");
+  gzwrite(out, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(out);
+  const auto from_gz = read_qps_trace(gz, "Generative Requests");
+  ASSERT_EQ(from_gz.size(), steps.size());
+  EXPECT_DOUBLE_EQ(from_gz[3].requests_per_s, 3);
+  // Truncated gzip data is refused, not read short.
+  const std::string cut = write_file("cut.csv.gz", "");
+  std::ifstream whole(gz, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  EXPECT_NE(error_of([&] { read_qps_trace(cut, "Generative Requests"); }).find("not valid gzip data"), std::string::npos);
+}
+
+// Arrivals along the fixture's steps x 20 (a Poisson process on the piecewise-constant rate):
+// [0, 57) s: 2 x 20 x 57 = 2,280 ± 3√2,280 = ±143; [57, 114): 1,140 ± 101; [114, 171): none;
+// [171, 228): 3,420 ± 175; none after. The same seed draws the same stream.
+TEST(RequestGenerator, RateTraceArrivalsFollowTheQpsSteps) {
+  const std::string spec = "{rate_multiplier: 20, generator: {rate_trace: {file: " + source_path("tests/data/gentd26_qps.csv") +
+                           "}, prompt_tokens: 1, output_tokens: 1}}";
+  const auto s = source(spec);
+  const auto rs = drain(*s);
+  EXPECT_NEAR(static_cast<double>(count_between(rs, 0, 57)), 2280, 143);
+  EXPECT_NEAR(static_cast<double>(count_between(rs, 57, 114)), 1140, 101);
+  EXPECT_EQ(count_between(rs, 114, 171), 0);
+  EXPECT_NEAR(static_cast<double>(count_between(rs, 171, 228)), 3420, 175);
+  EXPECT_LT(rs.back().arrival, Time::from_seconds(228));
+  const auto again = drain(*source(spec));
+  ASSERT_EQ(again.size(), rs.size());
+  EXPECT_TRUE(std::equal(rs.begin(), rs.end(), again.begin(), same));
+  EXPECT_EQ(s->describe(), "poisson rate of gentd26_qps.csv Generative Requests x20; tokens 1/1");
+  // API Requests, from 57 s for 57 s (window): only the second step, 0.18 x 20 x 57 = 205 ± 43.
+  const auto api = drain(*source("{rate_multiplier: 20, window: {start: 57s, duration: 57s}, generator: {rate_trace: {file: " +
+                                 source_path("tests/data/gentd26_qps.csv") +
+                                 ", request_type: API Requests}, prompt_tokens: 1, output_tokens: 1}}"));
+  EXPECT_NEAR(static_cast<double>(api.size()), 205, 43);
+}
+
 TEST(RequestSourceErrors, Fields) {
   const std::string conv = "trace: {format: azure-llm-2023, file: " + kConv + "}";
   const std::string tokens = "prompt_tokens: 100, output_tokens: 10";
@@ -420,6 +482,22 @@ TEST(RequestSourceErrors, Fields) {
     EXPECT_NE(e.find("scenario.yaml:line 1"), std::string::npos) << yaml << " -> " << e;
     EXPECT_NE(e.find(expected), std::string::npos) << yaml << " -> " << e;
   }
+}
+
+// A request_type the QPS file lacks names the file and the types it has; a rate_trace beside a rate is refused.
+TEST(RequestSourceErrors, RateTrace) {
+  const std::string qps = source_path("tests/data/gentd26_qps.csv");
+  const std::string e = source_error("{generator: {rate_trace: {file: " + qps +
+                                     ", request_type: Batch}, prompt_tokens: 1, output_tokens: 1}}");
+  EXPECT_NE(e.find("gentd26_qps.csv"), std::string::npos) << e;
+  EXPECT_NE(e.find("request_type 'Batch'"), std::string::npos) << e;
+  EXPECT_NE(e.find("API Requests, Generative Requests"), std::string::npos) << e;
+  const std::string both = source_error("{generator: {rate: 1, rate_trace: {file: " + qps +
+                                        "}, prompt_tokens: 1, output_tokens: 1}}");
+  EXPECT_NE(both.find("generator.rate: give one of rate, rate_curve and rate_trace"), std::string::npos) << both;
+  const std::string header = source_error("{generator: {rate_trace: {file: " + write_file("q.csv", "time,value\n1,2\n") +
+                                          "}, prompt_tokens: 1, output_tokens: 1}}");
+  EXPECT_NE(header.find("header lacks the required column 'timestamp_anon'"), std::string::npos) << header;
 }
 
 // An error in a trace the generator resamples names that file and line.

@@ -195,6 +195,61 @@ TEST(Services, TensorParallelReplicasPayForTheirLink) {
   EXPECT_GT(tpot_p50("a100-80gb-pcie-8x"), 1.3 * tpot_p50("dgx-a100-80gb"));
 }
 
+// A model of kind fixed (docs/serving.md#non-llm-models): 10 ms alone on a reference GPU of 200 TFLOP/s
+// at e_flops 1, batch_alpha 0.5, max_batch 2, served on the toy GPU (100 TFLOP/s, e_flops 1): twice as
+// slow. Three requests at 0 (their token counts ignored):
+//   batch 1  [0, 30 ms]   requests 0 and 1: 10 ms x (1 + 0.5 x 1) x 2e14 / 1e14 = 30 ms
+//   batch 2  [30, 50 ms]  request 2 alone: 10 ms x 2 = 20 ms; it queued 30 ms
+// With an e2e SLO of 40 ms, two of three are good.
+TEST(Services, FixedModelServesDynamicBatches) {
+  const std::string trace = azure_trace("fixed.csv", "2023-11-16 18:00:00.0000000,100,10\n"
+                                                     "2023-11-16 18:00:00.0000000,100,10\n"
+                                                     "2023-11-16 18:00:00.0000000,100,10\n");
+  const std::string yaml =
+      "name: fixed\n"
+      "catalog:\n"
+      "  gpus:\n"
+      "    - {name: TOY, memory_mib: 10240, sms: 100, bf16_tflops: 100, fp32_tflops: 10, memory_bandwidth_gb_per_s: 1000,\n"
+      "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n"
+      "    - {name: REF, memory_mib: 10240, sms: 100, bf16_tflops: 200, fp32_tflops: 10, memory_bandwidth_gb_per_s: 1000,\n"
+      "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n"
+      "  nodes:\n"
+      "    - {name: toy-1x, gpu: TOY, gpus: 1, cpu_milli: 1000, memory_mib: 1024, price_per_node_hour_usd: 1, source: test}\n"
+      "model:\n"
+      "  serving:\n"
+      "    efficiency:\n"
+      "      - {gpus: [TOY, REF], e_flops: 1, e_bw: 1, e_attn: 1, e_link: 1, overhead_tp1: 0, overhead_tp: 0, alpha: 0, "
+      "source: test}\n"
+      "models:\n"
+      "  - {name: vision, kind: fixed, params: 1000000, service_time: 10ms, reference_gpu: REF, max_batch: 2, batch_alpha: 0.5,"
+      " source: test}\n"
+      "cluster: {pools: [{name: p, node: toy-1x, count: 1}]}\n"
+      "workload:\n"
+      "  services:\n"
+      "    - {name: s, model: vision, cold_start: none, slo: {e2e: 40ms},\n"
+      "       requests: {trace: {format: azure-llm-2023, file: " +
+      trace + "}}}\n";
+  const RunResult r = run(test::load(write_file("fixed.yaml", yaml)));
+  ASSERT_EQ(r.requests.size(), 3u);
+  for (uint64_t id : {0u, 1u}) {
+    EXPECT_EQ(row(r, id).queue_us, 0);
+    EXPECT_EQ(row(r, id).e2e_us, 30000);
+  }
+  EXPECT_EQ(row(r, 2).queue_us, 30000);
+  EXPECT_EQ(row(r, 2).e2e_us, 50000);
+  EXPECT_EQ(row(r, 2).ttft_us, -1);  // no tokens: no TTFT
+  EXPECT_EQ(row(r, 2).prompt, 0);
+  const ServiceFigures& f = r.services[0];
+  EXPECT_EQ(f.iterations, 2u);
+  EXPECT_EQ(f.completed, 3u);
+  EXPECT_EQ(f.good, 2u);
+  EXPECT_EQ(f.ttft.count(), 0u);
+  EXPECT_EQ(f.tpot.count(), 0u);
+  EXPECT_EQ(f.output_tokens, 0u);
+  EXPECT_EQ(f.e2e.percentile_us(100), LatencyHistogram::lowest(LatencyHistogram::bucket(50000)));
+  EXPECT_EQ(r.end, Time::from_us(50000));
+}
+
 // Exact below 2,048 us; above, the lowest value of a bucket 1/1,024 of a power of two wide.
 TEST(Services, LatencyHistogramBuckets) {
   LatencyHistogram h;

@@ -80,6 +80,31 @@ TEST(ServedModels, ScenarioAddsItsOwnAndRejectsKnownNames) {
                InputError);
 }
 
+TEST(ServedModels, FixedModelsNameAKnownReferenceGpu) {
+  for (const char* name : {"resnet-50", "bert-large"}) {
+    const ServedModel& m = model(name);
+    EXPECT_EQ(m.kind, ModelKind::fixed) << name;
+    EXPECT_NE(Catalog::builtin().find_gpu(m.reference_gpu), nullptr) << name;
+    EXPECT_FALSE(m.source.empty()) << name;
+  }
+  EXPECT_EQ(model("llama-3-8b").kind, ModelKind::llm);
+  ModelCatalog c;
+  c.add_document(ConfigNode::parse("- {name: v, kind: fixed, params: 1000, service_time: 4ms, reference_gpu: L4, max_batch: 8,"
+                                   " batch_alpha: 0.25}\n",
+                                   "s.yaml"));
+  EXPECT_EQ(c.find("v")->service_time, Duration::from_us(4000));
+  EXPECT_EQ(c.find("v")->max_batch, 8);
+  // An architecture field on a fixed model, a batch field on an LLM: refused.
+  EXPECT_THROW(c.add_document(ConfigNode::parse("- {name: w, kind: fixed, params: 1, service_time: 4ms, reference_gpu: L4,"
+                                                " max_batch: 8, batch_alpha: 0, layers: 2}\n",
+                                                "s.yaml")),
+               InputError);
+  EXPECT_THROW(c.add_document(ConfigNode::parse("- {name: x, params: 1, layers: 1, hidden: 8, heads: 1, intermediate: 8,"
+                                                " vocab: 8, max_model_len: 8, max_batch: 4}\n",
+                                                "s.yaml")),
+               InputError);
+}
+
 // ----------------------------------------------------------------------------- engine defaults
 
 TEST(Serving, DefaultEngineLimitsFollowVllmOpenAiServer) {
@@ -179,6 +204,26 @@ TEST(Serving, IterationTimeOnWholeGpuAndMigSlice) {
 TEST(Serving, PrefillIsComputeBoundWithTensorParallelAllReduce) {
   const BatchShape prompt{8192, 8192.0 * 4096, 8192};
   EXPECT_NEAR(iteration_time_s(model("llama-2-70b"), whole(gpu("A100-80GB-SXM"), 2), prompt), 3.381271, 1e-6);
+}
+
+// S11: ResNet-50 (kind fixed: 2.128 ms alone on a whole A100-80GB-SXM, batch_alpha 0.137). The
+// reference's effective FLOP/s: 312e12 x 0.72 = 224.64e12.
+//   whole A100, batch 1:  2.128 ms x 1 x 224.64e12 / (312e12 x 0.72) = 2.128 ms
+//   whole A100, batch 32: 2.128 x (1 + 0.137 x 31) = 2.128 x 5.247 = 11.165616 ms
+//   1g.10gb slice (F x 14/108), batch 1: 2.128 x 108 / 14 = 16.416 ms
+//   whole H100-80GB-SXM (989e12 x 0.77 = 761.53e12), batch 1: 2.128 x 224.64 / 761.53 = 0.6277283 ms
+TEST(Serving, FixedBatchTimeScalesByBatchAndEffectiveFlops) {
+  const GpuModel& a100 = gpu("A100-80GB-SXM");
+  const double reference = 312e12 * 0.72;
+  const ServedModel& resnet = model("resnet-50");
+  EXPECT_NEAR(fixed_batch_time_s(resnet, whole(a100), reference, 1) * 1e3, 2.128, 1e-9);
+  EXPECT_NEAR(fixed_batch_time_s(resnet, whole(a100), reference, 32) * 1e3, 11.165616, 1e-9);
+  ReplicaHardware slice = whole(a100);
+  slice.flops_per_s *= 14.0 / 108;
+  EXPECT_NEAR(fixed_batch_time_s(resnet, slice, reference, 1) * 1e3, 16.416, 1e-9);
+  EXPECT_NEAR(fixed_batch_time_s(resnet, whole(gpu("H100-80GB-SXM")), reference, 1) * 1e3, 0.6277283, 1e-7);
+  // BERT-large at its max_batch 16: 3.6 x (1 + 0.478 x 15) = 29.412 ms (measured 29.4 ms).
+  EXPECT_NEAR(fixed_batch_time_s(model("bert-large"), whole(a100), reference, 16) * 1e3, 29.412, 1e-9);
 }
 
 TEST(Serving, EfficiencyEntriesByGpuAndDefaults) {

@@ -1062,7 +1062,12 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
     if (auto ranks = p.get("node_ranks")) s.packing->node_ranks = read_node_ranks(*ranks, s);
   }
   auto models = std::make_shared<ModelCatalog>(ModelCatalog::builtin());
-  if (auto m = root.get("models")) models->add_document(*m);
+  if (auto m = root.get("models")) {
+    models->add_document(*m);
+    for (const ConfigNode& entry : m->items())
+      if (auto gpu = entry.get("reference_gpu"); gpu && !catalog->find_gpu(gpu->as_string()))
+        gpu->fail(fmt::format("GPU model '{}' is not in the catalog; define it under catalog.gpus", gpu->as_string()));
+  }
   s.models = models;
   // First, arriving at 0: after finalize the replicas are the first jobs, service by service.
   if (auto services = workload.get("services")) {

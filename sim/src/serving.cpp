@@ -77,6 +77,7 @@ struct Service {
   ServiceFigures fig;
   int32_t ready = 0;
   Time ready_since;
+  double reference_flops_per_s = 0;  // a model of kind fixed: its reference GPU's, whole, times e_flops
 };
 
 // 16 bytes, so that the heap moves little: the push's sequence number above the replica's job id,
@@ -121,6 +122,11 @@ struct Serving::Impl {
       svc.next = svc.stream->next();
       svc.fig.name = spec.name;
       svc.fig.requests = spec.requests->describe();
+      if (spec.model->kind == ModelKind::fixed) {
+        // The scenario's reader made sure the catalog has it.
+        const GpuModel& ref = *s.catalog->find_gpu(spec.model->reference_gpu);
+        svc.reference_flops_per_s = ref.bf16_tflops * 1e12 * s.model.serving_efficiency(ref).e_flops;
+      }
       for (int32_t i = 0; i < spec.max_replicas; ++i) {
         const uint32_t job = spec.first_job + static_cast<uint32_t>(i);
         svc.replicas.push_back(job);
@@ -165,8 +171,11 @@ struct Serving::Impl {
     q = Req{};
     q.arrival = in.arrival;
     q.id = svc.next_id;
-    q.prompt = in.prompt_tokens;
-    q.output = in.output_tokens;
+    // A model of kind fixed has no tokens: its source's counts are ignored.
+    if (svc.spec->model->kind == ModelKind::llm) {
+      q.prompt = in.prompt_tokens;
+      q.output = in.output_tokens;
+    }
     q.service = service;
     return id;
   }
@@ -260,6 +269,7 @@ struct Serving::Impl {
   // prompt or a chunk of it when prefilling), preempting the newest running request while the cache
   // is short; then, if nothing was preempted, waiting requests in order while budget and seats last.
   bool schedule(Replica& r, Time now) {
+    if (model(r).kind == ModelKind::fixed) return take_batch(r, now);
     int64_t budget = r.limits.max_num_batched_tokens;
     r.batch.clear();
     bool preempted = false;
@@ -306,9 +316,28 @@ struct Serving::Impl {
     return !r.batch.empty();
   }
 
+  // Triton's dynamic batcher with no queue delay, for a model of kind fixed: when the replica is free,
+  // the oldest waiting requests, at most max_batch of them.
+  bool take_batch(Replica& r, Time now) {
+    r.batch.clear();
+    const std::size_t n = std::min<std::size_t>(r.waiting.size(), static_cast<std::size_t>(model(r).max_batch));
+    for (std::size_t i = 0; i < n; ++i) {
+      const uint32_t id = r.waiting.front();
+      r.waiting.pop_front();
+      r.running.push_back(id);
+      reqs[id].first_scheduled = now;
+      r.batch.emplace_back(id, 0);
+    }
+    return n > 0;
+  }
+
   // When an iteration needing `share` of the full iteration at the replica's speed, starting now, ends.
   Time iteration_end(const Replica& r, Time now, double share) const {
-    const double s = iteration_time_s(model(r), r.share.hw, r.shape) * share;
+    const ServedModel& m = model(r);
+    const double s = (m.kind == ModelKind::fixed ? fixed_batch_time_s(m, r.share.hw, services[r.service].reference_flops_per_s,
+                                                                      static_cast<int32_t>(r.batch.size()))
+                                                 : iteration_time_s(m, r.share.hw, r.shape)) *
+                     share;
     const int64_t work_us = std::max<int64_t>(1, std::llround(s * 1e6));
     if (r.share.ts_contexts < 2) return now + Duration::from_us(work_us);
     const TimeSlicingModel& ts = scenario.model.time_slicing;
@@ -330,7 +359,13 @@ struct Serving::Impl {
     Service& svc = services[r.service];
     ServiceFigures& fig = svc.fig;
     bool finished_any = false;
+    const bool fixed = model(r).kind == ModelKind::fixed;
     for (const auto& [id, n] : r.batch) {
+      if (fixed) {  // a batch serves its requests whole
+        finished_any = true;
+        complete(r, id, now);
+        continue;
+      }
       Req& q = reqs[id];
       q.computed += n;
       if (q.computed < q.tokens()) continue;  // a prefill chunk: no token yet
@@ -370,7 +405,7 @@ struct Serving::Impl {
     fig.last_completion = now;
     fig.prompt_tokens += static_cast<uint64_t>(q.prompt);
     fig.output_tokens += static_cast<uint64_t>(q.output);
-    fig.ttft.add(ttft);
+    if (q.generated > 0) fig.ttft.add(ttft);  // a model of kind fixed makes no token
     fig.e2e.add(e2e);
     fig.queue.add(queue);
     if (tpot >= 0) fig.tpot.add(tpot);
@@ -496,9 +531,13 @@ void Serving::placed(JobId id, Time now, const ReplicaDevice& device, const Repl
   r.share = share;
   r.placed_at = now;
   r.limits = engine_limits(m.scenario, spec, *device.gpu, device.visible_memory_mib);
-  const KvCapacity kv = kv_capacity(model, device.visible_memory_mib, spec.tensor_parallel, r.limits,
-                                    m.scenario.model.time_slicing.context_memory_mib);
-  r.total_blocks = r.free_blocks = std::max<int64_t>(0, kv.blocks);
+  // A model of kind fixed keeps no KV cache, and its requests have no tokens.
+  const int64_t kv_blocks = model.kind == ModelKind::fixed
+                                ? 0
+                                : kv_capacity(model, device.visible_memory_mib, spec.tensor_parallel, r.limits,
+                                              m.scenario.model.time_slicing.context_memory_mib)
+                                      .blocks;
+  r.total_blocks = r.free_blocks = std::max<int64_t>(0, kv_blocks);
   // vLLM will not start with a max_model_len its cache cannot hold: the longest request is what both allow.
   r.max_len = static_cast<int32_t>(std::min<int64_t>(model.max_model_len, r.total_blocks * r.limits.block_size));
   ++svc.fig.replica_starts;

@@ -53,6 +53,11 @@ double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const B
   return t0.seconds() + std::max(t_comp, t_mem) + t_attn + t_ar;
 }
 
+double fixed_batch_time_s(const ServedModel& m, const ReplicaHardware& hw, double reference_flops_per_s, int32_t batch) {
+  const double batch_factor = 1.0 + m.batch_alpha * (batch - 1);
+  return m.service_time.seconds() * batch_factor * reference_flops_per_s / (hw.flops_per_s * hw.eff->e_flops);
+}
+
 EngineLimits default_engine_limits(const GpuModel& gpu, int64_t visible_memory_mib) {
   // vLLM: `device_memory >= 70 * GiB and "a100" not in device_name` ("H100 and MI300x").
   std::string lower = gpu.name;

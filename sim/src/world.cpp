@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
@@ -22,6 +23,23 @@ void check_modelled(const Scenario& s) {
                        fmt::format("gang: false (workers placed one at a time) is not modelled with spot or autoscaled pools "
                                    "(pool {})",
                                    p.name));
+}
+
+// A model of kind fixed needs its weights and a CUDA context on the device (activations are not
+// modelled), on one GPU: its service time is measured on one.
+void check_fixed_fit(const Scenario& s, const ServiceSpec& svc, const Pool& pool, const MigProfile* profile, int64_t memory_mib) {
+  if (svc.tensor_parallel > 1)
+    throw InputError({svc.where.file, svc.where.line, svc.where.field + ".tensor_parallel"},
+                     fmt::format("service '{}': model {} is of kind fixed, measured on one GPU: expected tensor_parallel 1",
+                                 svc.name, svc.model->name));
+  const auto weights_mib = static_cast<int64_t>(std::ceil(svc.model->weights_bytes() / (1024.0 * 1024.0)));
+  const int64_t context_mib = s.model.time_slicing.context_memory_mib;
+  if (weights_mib + context_mib > memory_mib)
+    throw InputError(
+        {svc.where.file, svc.where.line, svc.where.field + ".model"},
+        fmt::format("model {} does not fit a replica on pool {} ({}{} MiB): its weights take {} MiB and the "
+                    "CUDA context {} MiB",
+                    svc.model->name, pool.name, profile ? profile->name + ", " : "", memory_mib, weights_mib, context_mib));
 }
 
 // A service's model must fit every device its replicas may be placed on (weights, activations and at
@@ -51,6 +69,10 @@ void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
                                        "vllm:num_requests_waiting or gpusim_service_queue_length",
                                        svc.name, pool.name, profile->name));
         const int64_t memory = replica_memory_mib(j.request, pool, profile);
+        if (svc.model->kind == ModelKind::fixed) {
+          check_fixed_fit(s, svc, pool, profile, memory);
+          continue;
+        }
         const EngineLimits limits = engine_limits(s, svc, *pool.gpu, memory);
         // vLLM's rule (SchedulerConfig), here with the device's defaults for the one not given.
         if (limits.max_num_batched_tokens < limits.max_num_seqs)

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/number.hpp"
@@ -59,13 +61,9 @@ std::vector<InferenceRequest> read_azure(const std::string& path) {
   std::vector<std::string_view> f;
   if (!r.next(f)) r.fail("empty file: expected the header TIMESTAMP,ContextTokens,GeneratedTokens");
   const std::size_t width = f.size();
-  auto column = [&](std::string_view name) {
-    const auto it = std::find(f.begin(), f.end(), name);
-    if (it == f.end())
-      r.fail(fmt::format("header lacks the required column '{}' (expected TIMESTAMP,ContextTokens,GeneratedTokens)", name));
-    return static_cast<std::size_t>(it - f.begin());
-  };
-  const std::size_t c_time = column("TIMESTAMP"), c_prompt = column("ContextTokens"), c_output = column("GeneratedTokens");
+  const std::string_view header = "TIMESTAMP,ContextTokens,GeneratedTokens";
+  const std::size_t c_time = r.column(f, "TIMESTAMP", header), c_prompt = r.column(f, "ContextTokens", header),
+                    c_output = r.column(f, "GeneratedTokens", header);
   std::vector<InferenceRequest> rows;
   int64_t first_us = 0, last_us = 0;
   while (r.next(f)) {
@@ -212,6 +210,20 @@ std::vector<InferenceRequest> read_mooncake(const std::string& path) {
 // ---------------------------------------------------------------------------------------------------
 // Sections
 
+const Section& rate_trace_section() {
+  static const Section s{
+      "rate_trace",
+      "A request rate read from the Alibaba GenAI 2026 (GenTD26) trace's per-container QPS samples",
+      {
+          {"file", Type::string(), required, "",
+           "qps.csv or qps.csv.gz (timestamp_anon,value,container_ip,request_type): beside the scenario file, else in the "
+           "data directory, e.g. alibaba-genai-v2026-gentd26/qps.csv.gz"},
+          {"request_type", Type::string(), "Generative Requests", "",
+           "The samples summed: Generative Requests (per container) or API Requests"},
+      }};
+  return s;
+}
+
 const Section& trace_file_section() {
   static const Section s{"request_trace",
                          "An LLM request trace",
@@ -282,6 +294,9 @@ const Section& request_generator_section() {
           {"cv", Type::number().at_least(0.01).at_most(100), "", "",
            "gamma: the gaps' coefficient of variation (1 is Poisson; the Azure code trace is about 13; near 0, "
            "nearly regular gaps)"},
+          {"rate_trace", Type::section(rate_trace_section()), "", "",
+           "Instead of rate or rate_curve: the piecewise-constant rate of a QPS trace (GenTD26), from its first sample; "
+           "its scale is anonymised: set rate_multiplier"},
           {"rate_curve", Type::list(Type::list(Type::number().at_least(0))), "", "[seconds, requests per second]",
            "A piecewise-linear rate through [time, rate] points, the first at 0 (or rate); after the last point the rate "
            "stays, unless period is given"},
@@ -306,10 +321,12 @@ const Section& request_generator_section() {
 struct RateCurve {
   std::vector<double> t_s, rate, cum;  // the points, and cum[i] = Λ(t_s[i]); periodic: closed at the period
   double period_s = 0;                 // 0: not periodic, the last rate holds after the last point
+  bool steps = false;                  // piecewise constant instead: rate[i] holds until t_s[i + 1]
 
   void finish() {
     cum.assign(t_s.size(), 0.0);
-    for (std::size_t i = 1; i < t_s.size(); ++i) cum[i] = cum[i - 1] + (rate[i - 1] + rate[i]) / 2 * (t_s[i] - t_s[i - 1]);
+    for (std::size_t i = 1; i < t_s.size(); ++i)
+      cum[i] = cum[i - 1] + (steps ? rate[i - 1] : (rate[i - 1] + rate[i]) / 2) * (t_s[i] - t_s[i - 1]);
   }
   // The time t with Λ(t) = s; infinity when Λ never reaches s.
   double inverse(double s) const {
@@ -328,7 +345,7 @@ struct RateCurve {
       return rate[i] > 0 ? t_s[i] + a / rate[i] : std::numeric_limits<double>::infinity();
     }
     // Λ(t_i + x) − Λ(t_i) = r0 x + k x² / 2 with k the slope; the root in the form stable for k → 0 and k < 0.
-    const double r0 = rate[i], k = (rate[i + 1] - rate[i]) / (t_s[i + 1] - t_s[i]);
+    const double r0 = rate[i], k = steps ? 0 : (rate[i + 1] - rate[i]) / (t_s[i + 1] - t_s[i]);
     const double x = 2 * a / (r0 + std::sqrt(std::max(0.0, r0 * r0 + 2 * k * a)));
     return base_t + t_s[i] + std::min(x, t_s[i + 1] - t_s[i]);
   }
@@ -373,8 +390,26 @@ TokenDistribution read_token_distribution(const ConfigNode& node) {
   return {TokenDistribution::Kind::uniform, lo, hi};
 }
 
-RateCurve read_rate_curve(const Fields& g, double multiplier) {
+RateCurve read_rate_curve(const Fields& g, double multiplier, const std::string& data_dir) {
   RateCurve c;
+  if (auto t = g.get("rate_trace")) {
+    for (std::string_view k : {"rate", "rate_curve", "period"})
+      if (g.has(k)) g.at(k).fail("give one of rate, rate_curve and rate_trace");
+    const Fields f = rate_trace_section().read(*t);
+    const std::string path = data_path(f.at("file"), data_dir);
+    for (const RateStep& s : read_qps_trace(path, f.value("request_type").as_string())) {
+      if (s.requests_per_s * multiplier > kMaxRequestsPerSecond)
+        g.at("rate_trace")
+            .fail(fmt::format("{} at {:g} s: {:g} requests per second with rate_multiplier {:g}: expected at most {:g}", path,
+                              s.start_s, s.requests_per_s * multiplier, multiplier, kMaxRequestsPerSecond));
+      c.t_s.push_back(s.start_s);
+      c.rate.push_back(s.requests_per_s * multiplier);
+    }
+    c.steps = true;
+    c.finish();
+    if (c.cum.back() == 0) t->fail(fmt::format("the rate of {} is 0 throughout: no request would arrive", path));
+    return c;
+  }
   if (auto r = g.get("rate")) {
     if (g.has("rate_curve")) r->fail("give rate or rate_curve, not both");
     if (g.has("period")) g.at("period").fail("period repeats a rate_curve: a constant rate has none");
@@ -568,6 +603,46 @@ std::vector<InferenceRequest> read_request_trace(RequestTraceFormat format, cons
   return format == RequestTraceFormat::azure_llm_2023 ? read_azure(path) : read_mooncake(path);
 }
 
+std::vector<RateStep> read_qps_trace(const std::string& path, std::string_view request_type) {
+  csv::Reader r(path);
+  std::vector<std::string_view> f;
+  const std::string_view header = "timestamp_anon,value,container_ip,request_type";
+  if (!r.next(f)) r.fail(fmt::format("empty file: expected the header {}", header));
+  const std::size_t width = f.size();
+  const std::size_t c_time = r.column(f, "timestamp_anon", header), c_value = r.column(f, "value", header),
+                    c_type = r.column(f, "request_type", header);
+  std::map<double, double> qps;  // by timestamp, summed over containers
+  std::set<std::string> types;
+  while (r.next(f)) {
+    if (f.size() != width) r.fail(fmt::format("expected {} columns as in the header, got {}", width, f.size()));
+    if (f[c_type] != request_type) {
+      types.emplace(f[c_type]);
+      continue;
+    }
+    const double t = r.number(f[c_time], "timestamp_anon", Range::at_least(0));
+    if (f[c_value] == "None" || f[c_value] == "NULL" || f[c_value].empty()) continue;
+    qps[t] += r.number(f[c_value], "value", Range::at_least(0));
+  }
+  if (qps.size() < 2)
+    throw InputError({path, std::nullopt, "request_type"},
+                     fmt::format("expected samples of request_type '{}' at two times at least (to find the step), got {}; "
+                                 "the file's other types: {}",
+                                 request_type, qps.size(), fmt::join(types, ", ")));
+  const double first_s = qps.begin()->first;
+  double step_s = std::numeric_limits<double>::infinity();
+  for (auto a = qps.begin(), b = std::next(a); b != qps.end(); ++a, ++b) step_s = std::min(step_s, b->first - a->first);
+  if (!kSpanSeconds.contains(qps.rbegin()->first + step_s - first_s))
+    throw InputError({path, std::nullopt, "timestamp_anon"}, fmt::format("the samples span more than {}", kMaxSpanText));
+  std::vector<RateStep> out;
+  for (auto it = qps.begin(); it != qps.end(); ++it) {
+    const double t = it->first - first_s;
+    out.push_back({t, it->second});
+    const auto next = std::next(it);
+    if (next == qps.end() || next->first - first_s > t + step_s) out.push_back({t + step_s, 0});
+  }
+  return out;
+}
+
 const Section& request_source_section() {
   static const Section s{
       "requests",
@@ -621,14 +696,14 @@ std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec,
   } else if (gen->arrival == ArrivalProcess::gamma) {
     g.fail("arrival: gamma needs cv, the gaps' coefficient of variation");
   }
-  gen->curve = read_rate_curve(g, c.rate_multiplier);
+  gen->curve = read_rate_curve(g, c.rate_multiplier, data_dir);
   gen->end_s = kSpanSeconds.maximum->value;
   if (auto d = g.get("duration")) {
     if (d->as_duration() <= Duration()) d->fail("expected a positive duration");
     gen->end_s = d->as_duration().seconds();
   }
   if (c.window_end) gen->end_s = std::min(gen->end_s, c.window_end->seconds());
-  if (!g.has("duration") && !c.window_end && !c.limit)
+  if (!g.has("duration") && !c.window_end && !c.limit && !g.has("rate_trace"))
     g.fail("expected duration (or window.duration, or limit): a generator's requests must end");
   if (auto tokens = g.get("tokens")) {
     for (std::string_view k : {"prompt_tokens", "output_tokens"})
@@ -647,9 +722,14 @@ std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec,
   gen->arrivals_seed = stream_seed(seed, stream + "arrivals");
   gen->tokens_seed = stream_seed(seed, stream + "tokens");
   const RateCurve& rc = gen->curve;
+  std::string rate = rc.t_s.size() == 1 ? fmt::format("{:g} req/s", rc.rate[0] / c.rate_multiplier) : "rate curve";
+  if (auto t = g.get("rate_trace")) {
+    const Fields r = rate_trace_section().read(*t);
+    rate = fmt::format("rate of {} {}", std::filesystem::path(r.at("file").as_string()).filename().string(),
+                       r.value("request_type").as_string());
+  }
   gen->label = fmt::format("{}{} {}", to_string(gen->arrival),
-                           gen->arrival == ArrivalProcess::gamma ? fmt::format(" cv {:g}", gen->cv) : "",
-                           rc.t_s.size() == 1 ? fmt::format("{:g} req/s", rc.rate[0] / c.rate_multiplier) : "rate curve");
+                           gen->arrival == ArrivalProcess::gamma ? fmt::format(" cv {:g}", gen->cv) : "", rate);
   if (rc.period_s > 0) gen->label += fmt::format(" every {:g}s", rc.period_s);
   if (g.has("duration")) gen->label += fmt::format(" for {:g}s", g.at("duration").as_duration().seconds());
   gen->tokens_label = gen->pairs ? "tokens resampled"

@@ -145,7 +145,13 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
     s.tensor_parallel = e.integer<int32_t>("tensor_parallel");
     s.router = e.value("router").as_enum<Router>(" or ");
     if (auto slo = e.get("slo"))
-      for (const auto& [key, value] : slo->entries()) s.slo.push_back(read_slo(key, value));
+      for (const auto& [key, value] : slo->entries()) {
+        s.slo.push_back(read_slo(key, value));
+        if (s.model->kind == ModelKind::fixed && s.slo.back().metric != LatencyMetric::e2e &&
+            s.slo.back().metric != LatencyMetric::queue)
+          value.fail(
+              fmt::format("model {} is of kind fixed: it makes no tokens, expected an SLO on e2e or queue", s.model->name));
+      }
     const Fields engine = engine_section().read(e.value("engine"));
     if (auto v = engine.get("max_num_batched_tokens"))
       s.engine.max_num_batched_tokens = v->as_int<int32_t>(engine.range("max_num_batched_tokens"));

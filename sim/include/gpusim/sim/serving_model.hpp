@@ -64,6 +64,12 @@ inline constexpr double kActivationBytes = 2;
 //   t_ar   = 2 L [2 (n-1) alpha + T h 2 B / (e_link link) x 2 (n-1)/n]  (n > 1; two all-reduces a layer).
 double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b);
 
+// Seconds a batch of `batch` requests of a model of kind fixed takes (docs/serving.md#non-llm-models):
+//   service_time x (1 + batch_alpha x (batch - 1)) x reference / (F e_flops)
+// where F is the replica's FLOP/s after its share (hw.flops_per_s) and `reference_flops_per_s` the
+// effective FLOP/s (F x e_flops) of a whole reference GPU: the model is taken as compute-bound.
+double fixed_batch_time_s(const ServedModel& m, const ReplicaHardware& hw, double reference_flops_per_s, int32_t batch);
+
 struct EngineLimits {
   int32_t max_num_batched_tokens = 2048, max_num_seqs = 256, block_size = 16;
   double gpu_memory_utilization = 0.9;

@@ -1,11 +1,14 @@
 #pragma once
 // Line-by-line CSV reading shared by the trace readers: no quoting (none of the supported traces
-// quote), fields trimmed of spaces, blank lines skipped, every error with file and line. The first
+// quote), fields trimmed of spaces, blank lines skipped, every error with file and line. A
+// gzip-compressed file is read as its text, streamed (zlib reads an uncompressed one as it is). The first
 // record is the header; a file with a header and no rows, or one starting with a UTF-8 byte-order
 // mark (which would hide inside the first column's name), is refused here for every trace reader.
+#include <zlib.h>
+
+#include <algorithm>
 #include <concepts>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,12 +28,15 @@ class Reader {
   explicit Reader(const std::string& path) : path_(path) {
     if (std::error_code ec; std::filesystem::is_directory(path, ec))
       throw InputError({path, std::nullopt, ""}, "is a directory: expected a trace file");
-    in_.open(path);
+    in_ = gzopen(path.c_str(), "rb");
     if (!in_) throw InputError({path, std::nullopt, ""}, "cannot open trace file");
   }
+  ~Reader() { gzclose(in_); }
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
   // Next non-blank line split into fields; false at end of file (refused after the header alone).
   bool next(std::vector<std::string_view>& fields) {
-    while (std::getline(in_, line_)) {
+    while (read_line()) {
       ++line_no_;
       if (line_no_ == 1 && line_.starts_with("\xEF\xBB\xBF"))
         fail("the file starts with a byte-order mark (bytes EF BB BF, as some spreadsheet programs write): save it as "
@@ -56,6 +62,12 @@ class Reader {
     }
     if (records_ == 1) throw InputError({path_, header_line_, ""}, "the file has a header and no rows");
     return false;
+  }
+  // Where column `name` is in the header `fields`; refused naming the header expected.
+  std::size_t column(const std::vector<std::string_view>& fields, std::string_view name, std::string_view expected) const {
+    const auto it = std::find(fields.begin(), fields.end(), name);
+    if (it == fields.end()) fail(fmt::format("header lacks the required column '{}' (expected {})", name, expected));
+    return static_cast<std::size_t>(it - fields.begin());
   }
   int line() const { return line_no_; }
   const std::string& path() const { return path_; }
@@ -85,8 +97,23 @@ class Reader {
       fail(fmt::format("column '{}': {}", column, e.what()));
     }
   }
+  // The next line into line_, without its '\n'; false at the end of the file.
+  bool read_line() {
+    line_.clear();
+    char chunk[4096];
+    while (gzgets(in_, chunk, sizeof chunk)) {
+      line_ += chunk;
+      if (line_.back() == '\n') {
+        line_.pop_back();
+        return true;
+      }
+    }
+    if (int code = 0; gzerror(in_, &code), code != Z_OK)
+      throw InputError({path_, line_no_ + 1, ""}, "the file is not valid gzip data (truncated or corrupt)");
+    return !line_.empty();
+  }
   std::string path_;
-  std::ifstream in_;
+  gzFile in_ = nullptr;
   std::string line_;
   int line_no_ = 0;
   int records_ = 0;  // non-blank lines read, the header included

@@ -1,9 +1,9 @@
 #pragma once
 // The requests a service receives (issue 18; docs/serving.md#requests): replayed from an LLM inference trace (Azure LLM
-// inference 2023, Mooncake FAST'25) or drawn by a generator (Poisson or Gamma arrivals at a rate or
-// along a piecewise-linear rate curve; token lengths fixed, log-normal, uniform or resampled jointly
-// from a trace). A source is read and checked once; every run opens its own stream, which yields the
-// requests in arrival order without holding them all (a 24 h generator at 100 req/s is 8.6 M).
+// inference 2023, Mooncake FAST'25) or drawn by a generator (Poisson or Gamma arrivals at a rate,
+// along a piecewise-linear rate curve or along the per-service QPS of the Alibaba GenAI 2026 trace; token lengths fixed,
+// log-normal, uniform or resampled jointly from a trace). A source is read and checked once; every run opens its own stream,
+// which yields the requests in arrival order without holding them all (a 24 h generator at 100 req/s is 8.6 M).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -57,5 +57,18 @@ constexpr auto enum_table(RequestTraceFormat) {
 //   azure-llm-2023: CSV TIMESTAMP ("YYYY-MM-DD HH:MM:SS.fffffff"), ContextTokens, GeneratedTokens
 //   mooncake:       JSON lines {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]}
 std::vector<InferenceRequest> read_request_trace(RequestTraceFormat format, const std::string& path);
+
+// One step of a piecewise-constant request rate: `requests_per_s` from `start_s` to the next step.
+struct RateStep {
+  double start_s = 0;
+  double requests_per_s = 0;
+};
+
+// The Alibaba GenAI 2026 (GenTD26) QPS samples (qps.csv, or qps.csv.gz: columns timestamp_anon in s,
+// value in QPS, container_ip, request_type, found by name) of one request_type, summed over containers
+// per timestamp: a piecewise-constant rate from the first sample's time. Each sum holds for one step,
+// the smallest gap between timestamps (the trace's 57 s); where no container reported, and after the
+// last step, the rate is 0. Values None, NULL or empty are missing (the trace's README).
+std::vector<RateStep> read_qps_trace(const std::string& path, std::string_view request_type);
 
 }  // namespace gpusim
