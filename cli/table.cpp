@@ -86,6 +86,9 @@ const MetricRow kRows[] = {
     {"SLO attainment", "/serving/slo_attainment", Format::percent, Better::higher, true},
     {"goodput", "/serving/goodput_rps", Format::rate, Better::higher, true},
     {"output tokens per s", "/serving/output_tokens_per_s", Format::count, Better::neither, true},
+    {"replicas mean", "/serving/replicas_mean", Format::gpus, Better::neither, true},
+    {"replica starts", "/serving/replica_starts", Format::count, Better::neither, true},
+    {"cold start mean", "/serving/cold_start_mean_s", Format::seconds, Better::neither, true},
     {"cost per M output tokens (USD)", "/serving/cost_per_million_output_tokens_usd", Format::usd, Better::lower, true},
 };
 

@@ -67,7 +67,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   if (s.services.empty()) return;
   const double span_s = (r.end - Time()).seconds();
   ServiceFigures all;
-  double all_gpu_hours = 0, all_cost = 0;
+  double all_gpu_hours = 0, all_cost = 0, all_pod_s = 0;
   Json services = Json::array();
   for (std::size_t i = 0; i < s.services.size(); ++i) {
     const ServiceSpec& spec = s.services[i];
@@ -120,6 +120,9 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all.output_tokens += f.output_tokens;
     all.ready_replica_s += f.ready_replica_s;
     all.iterations += f.iterations;
+    all.replica_starts += f.replica_starts;
+    all.cold_start_s += f.cold_start_s;
+    all_pod_s += r.scaling[i].pod_s;
     all.last_completion = std::max(all.last_completion, f.last_completion);
     all.ttft.merge(f.ttft);
     all.tpot.merge(f.tpot);
@@ -132,6 +135,11 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   Json serving;
   add_figures(serving, all, span_s, all_gpu_hours, all_cost);
   serving["iterations"] = all.iterations;
+  // Replicas over the run (pods, ready or not) and how long a new one took to be ready.
+  serving["replicas_mean"] = span_s > 0 ? Json(round6(all_pod_s / span_s)) : Json(nullptr);
+  serving["replica_starts"] = all.replica_starts;
+  serving["cold_start_mean_s"] = all.replica_starts ? Json(round6(all.cold_start_s / static_cast<double>(all.replica_starts)))
+                                                    : Json(nullptr);
   out["serving"] = std::move(serving);
   out["services"] = std::move(services);
 }

@@ -63,3 +63,21 @@ def test_latency_cdf_draws_a_line_per_result(root):
                           outputs=["requests"]) for v in ("mig", "mps")}
     ax = gpusim.plot.latency_cdf(runs, metric="ttft")
     assert [line.get_label() for line in ax.get_lines()] == ["mig", "mps"]
+
+
+def test_replicas_frame_and_plot_follow_an_autoscaled_service(root, tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    r = gpusim.run(root / "scenarios" / "inference-autoscale.yaml", data=str(root / "data"),
+                   variant="HPA on running requests")
+    r.write(str(tmp_path / "run"))
+    pd.testing.assert_frame_equal(r.replicas, pd.read_csv(tmp_path / "run" / "replicas.csv"), check_exact=True)
+    # Pods follow the autoscaler's count within its bounds; a pod is ready only once created.
+    assert r.replicas.desired.between(1, 10).all()
+    assert (r.replicas.ready <= r.replicas.pods).all()
+    assert r.replicas.time_s.is_monotonic_increasing
+    s = r.summary["services"][0]
+    assert s["replicas_peak"] == r.replicas.pods.max()
+    assert s["scale_ups"] > 0 and s["scale_downs"] > 0
+    ax = gpusim.plot.replicas(r)
+    assert [line.get_label() for line in ax.get_lines()] == ["desired", "pods", "ready"]
