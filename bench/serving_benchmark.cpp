@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include <string>
+#include <vector>
 
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/engine.hpp"
@@ -25,8 +26,8 @@ double peak_rss_mib() {
 }
 
 // Loading (reading the trace, or nothing: the generator draws while the run goes) is outside the timing.
-void serve(benchmark::State& state, const char* scenario) {
-  const Scenario s = load_scenario(path(scenario), {{}, path("data"), {}, {}});
+void serve(benchmark::State& state, const char* scenario, std::vector<std::string> overrides = {}) {
+  const Scenario s = load_scenario(path(scenario), {std::move(overrides), path("data"), {}, {}});
   uint64_t requests = 0, iterations = 0;
   for (auto _ : state) {
     auto scheduler = Registry::global().make(s.policy, policy_context(s), {});
@@ -53,5 +54,16 @@ BENCHMARK(BM_ServingAzureConvHour)->Unit(benchmark::kMillisecond);
 // 24 h of Poisson arrivals at 100 requests/s (8.64 M requests) on 64 llama-3-8b replicas; one run.
 void BM_ServingDay100Rps(benchmark::State& s) { serve(s, "scenarios/scale/serving-24h.yaml"); }
 BENCHMARK(BM_ServingDay100Rps)->Unit(benchmark::kSecond)->Iterations(1);
+
+// scenarios/inference-autoscale.yaml's HPA on running requests: a day of 1.04 M requests on 1 to 10
+// replicas that the HPA resizes every 15 s (the autoscaler's readings and the Deployment's pods on
+// top of the serving model).
+void BM_ServingAutoscaledDay(benchmark::State& s) {
+  serve(s, "scenarios/inference-autoscale.yaml",
+        {"workload.services[0].replicas=1",
+         "workload.services[0].autoscaler={hpa: {minReplicas: 1, maxReplicas: 10, metrics: [{type: Pods, pods: {metric: "
+         "{name: 'vllm:num_requests_running'}, target: {type: AverageValue, averageValue: '16'}}}]}}"});
+}
+BENCHMARK(BM_ServingAutoscaledDay)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
