@@ -1100,6 +1100,8 @@ for name, fields, says in [
     ("service replicas 0 under an hpa", {"replicas": 0, **hpa()}, [f"{SVC}.replicas", "within the autoscaler's 1 to 3, got 0"]),
     ("service gpu utilization on MIG", hpa(**{"metrics[0].pods.metric.name": "DCGM_FI_DEV_GPU_UTIL"}),
      [AS, "MIG instances (1g.10gb)", "no DCGM_FI_DEV_GPU_UTIL"]),
+    ("service vllm gauge of a fixed model", {"model": "resnet-50", **hpa()},
+     [AS, "model resnet-50 is of kind fixed", "no vllm:num_requests_running", "expected DCGM_FI_DEV_GPU_UTIL"]),
 ]:
     case(name, service(**fields), ["scenario.yaml", *([says] if isinstance(says, str) else says)])
 for name, fields, says in [

@@ -133,7 +133,15 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
       for (const ServedModel& m : models.models()) known.push_back(m.name);
       model.fail(fmt::format("unknown model '{}'; known: {}", model.as_string(), fmt::join(known, ", ")));
     }
-    if (auto a = e.get("autoscaler")) s.autoscaler = read_autoscaler(*a, s.name);
+    if (auto a = e.get("autoscaler")) {
+      s.autoscaler = read_autoscaler(*a, s.name);
+      // A fixed-time model is not served by vLLM: its replicas have no vLLM gauges to read.
+      for (const ServiceMetric m : {ServiceMetric::requests_running, ServiceMetric::requests_waiting})
+        if (s.model->kind == ModelKind::fixed && s.autoscaler->reads(m))
+          a->fail(fmt::format("model {} is of kind fixed (not served by vLLM): its replicas report no {}; expected "
+                              "DCGM_FI_DEV_GPU_UTIL, gpusim_service_queue_length or gpusim_service_request_rate",
+                              s.model->name, to_string(m)));
+    }
     s.replicas = e.has("replicas") ? e.integer<int32_t>("replicas") : s.autoscaler ? s.autoscaler->min_replicas() : 1;
     s.max_replicas = s.autoscaler ? s.autoscaler->max_replicas() : s.replicas;
     if (s.autoscaler && (s.replicas < s.autoscaler->min_replicas() || s.replicas > s.max_replicas))
