@@ -19,18 +19,7 @@ namespace {
 // token read at 1 GB/s: 0.256 us a token in the batch). `pool` adds to the pool's fields,
 // `service` to the service's.
 std::string toy(const std::string& pool, const std::string& service, const std::string& trace, const std::string& horizon = "") {
-  return "name: toy\n" + (horizon.empty() ? "" : "horizon: " + horizon + "\n") +
-         "catalog:\n"
-         "  gpus:\n"
-         "    - {name: TOY, memory_mib: 10240, sms: 100, bf16_tflops: 100, fp32_tflops: 10, memory_bandwidth_gb_per_s: 1,\n"
-         "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n"
-         "  nodes:\n"
-         "    - {name: toy-1x, gpu: TOY, gpus: 1, cpu_milli: 1000, memory_mib: 1024, price_per_node_hour_usd: 1, source: test}\n"
-         "model:\n"
-         "  serving:\n"
-         "    efficiency:\n"
-         "      - {gpus: [TOY], e_flops: 1, e_bw: 1, e_attn: 1, e_link: 1, overhead_tp1: 0, overhead_tp: 0, alpha: 0, source: "
-         "test}\n"
+  return "name: toy\n" + (horizon.empty() ? "" : "horizon: " + horizon + "\n") + test::toy_serving_hardware(1) +
          "models:\n"
          "  - {name: toy, layers: 1, heads: 1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000, intermediate: 64,"
          " vocab: 64, max_model_len: 100000, source: test}\n"

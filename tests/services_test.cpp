@@ -17,18 +17,7 @@ namespace {
 //   max(2e9 T / 1e14, (2e9 + 256 kv) / 1e12) + 4 x 64 x att / 1e14  seconds.
 std::string toy(const std::string& model_fields, const std::string& pod, const std::string& requests,
                 const std::string& engine = "{max_num_batched_tokens: 2048}") {
-  return "name: toy\n"
-         "catalog:\n"
-         "  gpus:\n"
-         "    - {name: TOY, memory_mib: 10240, sms: 100, bf16_tflops: 100, fp32_tflops: 10, memory_bandwidth_gb_per_s: 1000,\n"
-         "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n"
-         "  nodes:\n"
-         "    - {name: toy-1x, gpu: TOY, gpus: 1, cpu_milli: 1000, memory_mib: 1024, price_per_node_hour_usd: 1, source: test}\n"
-         "model:\n"
-         "  serving:\n"
-         "    efficiency:\n"
-         "      - {gpus: [TOY], e_flops: 1, e_bw: 1, e_attn: 1, e_link: 1, overhead_tp1: 0, overhead_tp: 0, alpha: 0, source: "
-         "test}\n"
+  return "name: toy\n" + test::toy_serving_hardware(1000) +
          "models:\n"
          "  - {name: toy, layers: 1, heads: " +
          model_fields + ", intermediate: 64, vocab: 64, max_model_len: 100000, source: test}\n" +
@@ -206,20 +195,12 @@ TEST(Services, FixedModelServesDynamicBatches) {
                                                      "2023-11-16 18:00:00.0000000,100,10\n"
                                                      "2023-11-16 18:00:00.0000000,100,10\n");
   const std::string yaml =
-      "name: fixed\n"
-      "catalog:\n"
-      "  gpus:\n"
-      "    - {name: TOY, memory_mib: 10240, sms: 100, bf16_tflops: 100, fp32_tflops: 10, memory_bandwidth_gb_per_s: 1000,\n"
-      "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n"
-      "    - {name: REF, memory_mib: 10240, sms: 100, bf16_tflops: 200, fp32_tflops: 10, memory_bandwidth_gb_per_s: 1000,\n"
-      "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n"
-      "  nodes:\n"
-      "    - {name: toy-1x, gpu: TOY, gpus: 1, cpu_milli: 1000, memory_mib: 1024, price_per_node_hour_usd: 1, source: test}\n"
-      "model:\n"
-      "  serving:\n"
-      "    efficiency:\n"
-      "      - {gpus: [TOY, REF], e_flops: 1, e_bw: 1, e_attn: 1, e_link: 1, overhead_tp1: 0, overhead_tp: 0, alpha: 0, "
-      "source: test}\n"
+      "name: fixed\n" +
+      test::toy_serving_hardware(1000,
+                                 "    - {name: REF, memory_mib: 10240, sms: 100, bf16_tflops: 200, fp32_tflops: 10, "
+                                 "memory_bandwidth_gb_per_s: 1000,\n"
+                                 "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n",
+                                 "TOY, REF") +
       "models:\n"
       "  - {name: vision, kind: fixed, params: 1000000, service_time: 10ms, reference_gpu: REF, max_batch: 2, batch_alpha: 0.5,"
       " source: test}\n"
