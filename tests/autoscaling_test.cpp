@@ -273,20 +273,24 @@ TEST(Autoscaling, ScaleDownDeletesThePendingPodFirst) {
 // 7. DCGM_FI_DEV_GPU_UTIL is the pod's busy share of the last sync period, x100. One replica, target
 // 60, a request at 0 of `output` tokens (iterations of ~2 s): at the 15 s sync, 5 tokens keep it busy
 // ~10 s: 66.7, ratio 1.11 > 1.1: ceil(1.11) = 2. 4 tokens, ~8 s: 53.3, ratio 0.89: down, but to the
-// minimum 1: no change. (The horizon keeps the run going past the request.)
+// minimum 1: no change. (The horizon keeps the run going past the request.) With metrics_delay 5s the
+// 15 s sync acts on readings taken at 10 s: 4 tokens keep it busy ~8 s of those 10: 80, ratio 1.33: 2.
 TEST(Autoscaling, GpuUtilIsTheBusyShareOfTheSyncPeriod) {
-  const auto counts_with = [](int output) {
-    return counts(run(test::load(write_file(
-        "util.yaml", toy("count: 2",
-                         "cold_start: none,\n"
-                         "       autoscaler: {hpa: {minReplicas: 1, maxReplicas: 2, metrics: [{type: Pods, pods: {metric: "
-                         "{name: DCGM_FI_DEV_GPU_UTIL}, target: {type: AverageValue, averageValue: '60'}}}]}}",
-                         trace("util.csv", {{0, 16, output}}), "60s")))));
+  const auto counts_with = [](int output, const std::string& delay) {
+    return counts(run(test::load(
+        write_file("util.yaml", toy("count: 2",
+                                    "cold_start: none,\n"
+                                    "       autoscaler: {metrics_delay: " +
+                                        delay +
+                                        ", hpa: {minReplicas: 1, maxReplicas: 2, metrics: [{type: Pods, pods: {metric: "
+                                        "{name: DCGM_FI_DEV_GPU_UTIL}, target: {type: AverageValue, averageValue: '60'}}}]}}",
+                                    trace("util.csv", {{0, 16, output}}), "60s")))));
   };
   const std::vector<std::array<int64_t, 4>> up{{0, 1, 1, 1}, {15, 2, 2, 2}};
-  EXPECT_EQ(counts_with(5), up);
+  EXPECT_EQ(counts_with(5, "0s"), up);
   const std::vector<std::array<int64_t, 4>> same{{0, 1, 1, 1}};
-  EXPECT_EQ(counts_with(4), same);
+  EXPECT_EQ(counts_with(4, "0s"), same);
+  EXPECT_EQ(counts_with(4, "5s"), up);
 }
 
 }  // namespace

@@ -110,11 +110,13 @@ def latency_cdf(results, metric: str = "ttft", service: str | None = None, ax=No
 
 def replicas(result, service: str | None = None, ax=None, hours: bool = True):
     """A service's replicas over time: desired (the autoscaler's count), pods and ready ones, as steps;
-    the gap between pods and ready is the cold start. `service`: one service (default the first)."""
+    the gap between pods and ready is the cold start. `service`: one service (default the first
+    autoscaled one)."""
     ax = _axes(ax)
     rows = result.replicas
-    if service is None and len(rows):
-        service = rows.service.iloc[0]
+    if service is None:
+        scaled = [s["name"] for s in result.summary.get("services", []) if "scale_ups" in s]
+        service = scaled[0] if scaled else (rows.service.iloc[0] if len(rows) else None)
     rows = rows[rows.service == service]
     scale = 3600.0 if hours else 1.0
     end = result.summary["simulated_s"] / scale

@@ -83,7 +83,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       const bool rows = std::any_of(observers_.begin(), observers_.end(), [](const Observer* o) { return o->wants_requests(); });
       serving_ = std::make_unique<Serving>(scenario_, rows);
       replicas_ = replica_jobs(scenario_.services);
-      deployments_ = std::make_unique<ServiceController>(scenario_.services, true);
+      deployments_ = std::make_unique<ServiceController>(scenario_.services);
       replica_arrived_.resize(replicas_);
       // The initial pods: their slots arrive with the other jobs at the start.
       for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_->reconcile(s, Time(), slot_fn());
@@ -735,7 +735,10 @@ void Engine::delete_pod(JobId id) {
       }
       events_.push(now_ + PrioritySpec::termination_grace(scenario_.jobs, jobs_[id]), EventKind::terminate, id, r.attempt);
       break;
-    default: break;  // in its restart back-off: its requeue finds no pod
+    case JobStatus::not_arrived:  // in its restart back-off: its requeue finds no pod
+      if (quota_) quota_->release(jobs_[id]);
+      break;
+    default: break;
   }
 }
 
@@ -983,6 +986,12 @@ void Engine::kill_all(GpuId g) {
       continue;
     }
     life_.back_off(id);  // waiting out its back-off
+    if (is_replica(id) && !deployments_->has_pod(id)) {
+      // Its pod was deleted: no restart, and its slot is free for the service's next pod.
+      if (quota_) quota_->release(jobs_[id]);
+      reconcile(deployments_->service_of(id));
+      continue;
+    }
     Duration backoff = policy.backoff;
     for (uint32_t k = 1; k < r.kills && backoff < policy.backoff_max; ++k) backoff = backoff + backoff;
     events_.push(now_ + std::min(backoff, policy.backoff_max), EventKind::requeue, id, r.kills);
@@ -1018,8 +1027,11 @@ RunResult Engine::run() {
 std::optional<Time> Engine::next_time() const {
   const bool have_arrival = next_arrival_ < jobs_.size();
   std::optional<Time> serving = serving_ ? serving_->next_time() : std::nullopt;
+  // Autoscalers alone keep the run going only while they may still change a count (e.g. wake a
+  // service its held requests wait for).
+  const bool idle = !have_arrival && events_.empty() && !serving;
   if (const std::optional<Time> scaling = deployments_ ? deployments_->next_time() : std::nullopt)
-    serving = serving ? std::min(*serving, *scaling) : *scaling;
+    if (!idle || !deployments_->settled(*scaling)) serving = serving ? std::min(*serving, *scaling) : *scaling;
   if (!have_arrival && events_.empty() && !serving) return std::nullopt;
   // Without a horizon the run ends with the last job and the last request, whatever the market still
   // has queued; replicas serve until then.
@@ -1048,8 +1060,12 @@ void Engine::apply(const Event& e) {
         complete(JobId{e.target});
       break;
     case EventKind::requeue:
-      // A replica whose pod was deleted during its back-off stays parked.
-      if (is_replica(JobId{e.target}) && !deployments_->has_pod(JobId{e.target})) break;
+      // A replica whose pod was deleted during its back-off stays parked; one whose slot has a new pod
+      // since (created pending, or running) is not this back-off's.
+      if (is_replica(JobId{e.target}) &&
+          (!deployments_->has_pod(JobId{e.target}) || records_[e.target].status != JobStatus::not_arrived ||
+           records_[e.target].kills != e.generation))
+        break;
       ++event_count_;
       life_.enqueue(JobId{e.target}, now_);
       break;

@@ -70,7 +70,7 @@ std::optional<int32_t> pods_replicas(const MetricSpec& m, const AutoscalerReadin
   if (missing > 0 && ratio < 1.0) {
     total_milli += m.target_milli * missing;
     n += missing;
-  } else if (missing > 0 && ratio > 1.0) {
+  } else if (missing > 0) {  // at 0 from a ratio of exactly 1 too (replica_calculator.go: `usageRatio < 1.0` or else)
     n += missing;
   }
   if (up_with_unready) n += unready;

@@ -681,7 +681,7 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     cell_if(started, rec.first_start);
     cell_if(done, rec.end);
     cell_if(started, rec.first_start - r.arrival(j));
-    cell_if(done, rec.end - j.arrival);
+    cell_if(done, rec.end - r.arrival(j));
     sink.cell(static_cast<int64_t>(j.request.gpus));
     sink.cell(static_cast<int64_t>(j.request.gpus ? j.request.milli_per_gpu.value : 0));
     sink.cell(j.u);

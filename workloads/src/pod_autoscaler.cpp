@@ -68,15 +68,15 @@ const Section& hpa_metric_section() {
 }
 
 const Section& policy_section() {
-  static const Section s{
-      "hpa_scaling_policy",
-      "A rate limit: at most value pods (or percent) per periodSeconds",
-      {
-          {"type", Type::enumeration<PolicyType>(), required, "", "Pods or Percent"},
-          {"value", Type::int32().at_least(1), required, "", "Pods, or percent of the count at the period's start"},
-          {"periodSeconds", Type::integer().at_least(1).at_most(kMaxPeriodSeconds), required, "s",
-           "The period the change is counted over"},
-      }};
+  static const Section s{"hpa_scaling_policy",
+                         "A rate limit: at most value pods (or percent) per periodSeconds",
+                         {
+                             {"type", Type::enumeration<PolicyType>(), required, "", "Pods or Percent"},
+                             {"value", Type::int32().at_least(1).at_most(1000000), required, "",
+                              "Pods, or percent of the count at the period's start (at most 1,000,000)"},
+                             {"periodSeconds", Type::integer().at_least(1).at_most(kMaxPeriodSeconds), required, "s",
+                              "The period the change is counted over"},
+                         }};
   return s;
 }
 
@@ -91,7 +91,7 @@ const Section& rules_section() {
           {"selectPolicy", Type::enumeration<SelectPolicy>(), "Max", "",
            "Max: the policy allowing the largest change; Min: the smallest; Disabled: no change this way"},
           {"policies", Type::list(Type::section(policy_section())), "", "", "Rate limits (at least one)"},
-          {"tolerance", Type::number().at_least(0), "", "",
+          {"tolerance", Type::number().at_least(0).below(1), "", "",
            "Dead band around a usage ratio of 1 this way (Kubernetes v1.33+); absent: the HPA's tolerance"},
       }};
   return s;
@@ -208,7 +208,10 @@ int64_t positive_quantity(const ConfigNode& node) {
 MetricSpec read_hpa_metric(const ConfigNode& node) {
   const Fields f = hpa_metric_section().read(node);
   const std::string type = f.at("type").as_string();
-  if (type == "Resource" || type == "ContainerResource" || type == "Object") fail_no_cpu(f.at("type"));
+  if (type == "Resource" || type == "ContainerResource") fail_no_cpu(f.at("type"));
+  if (type == "Object")
+    f.at("type").fail("gpusim models no Kubernetes objects' metrics: expected Pods or External (e.g. External "
+                      "gpusim_service_queue_length or gpusim_service_request_rate)");
   if (type != "Pods" && type != "External") f.at("type").fail(fmt::format("expected Pods or External, got '{}'", type));
   MetricSpec m;
   m.source = type == "Pods" ? MetricSource::pods : MetricSource::external;
@@ -336,8 +339,9 @@ KedaSpec read_keda(const ConfigNode& node, const std::string& service) {
     f.at("maxReplicaCount").fail(fmt::format("expected at least minReplicaCount ({}), got {}", k.min_replicas, k.max_replicas));
   if (auto idle = f.get("idleReplicaCount")) {
     k.idle_replicas = idle->as_int<int32_t>(f.range("idleReplicaCount"));
-    if (*k.idle_replicas >= k.min_replicas)
-      idle->fail(fmt::format("expected fewer than minReplicaCount ({}), got {}", k.min_replicas, *k.idle_replicas));
+    // KEDA supports 0 alone: an idle count above 0 is below its HPA's minimum, which restores it at its next sync.
+    if (*k.idle_replicas != 0) idle->fail(fmt::format("expected 0 (the only value KEDA supports), got {}", *k.idle_replicas));
+    if (k.min_replicas == 0) idle->fail("expected no idleReplicaCount with minReplicaCount 0 (it must be below it)");
   }
   const ConfigNode triggers = f.at("triggers");
   for (const ConfigNode& item : triggers.items()) k.triggers.push_back(read_trigger(item, service));
@@ -380,6 +384,9 @@ const Section& autoscaler_section() {
                          {
                              {"hpa", Type::section(hpa_section()), "", "", "A HorizontalPodAutoscaler"},
                              {"keda", Type::section(keda_section()), "", "", "A KEDA ScaledObject"},
+                             {"metrics_delay", Type::duration(), "0s", "",
+                              "How old the readings are at a sync or poll: the metrics pipeline's scrape and "
+                              "adapter (under the shortest sync or poll interval)"},
                          }};
   return s;
 }
@@ -387,8 +394,17 @@ const Section& autoscaler_section() {
 AutoscalerSpec read_autoscaler(const ConfigNode& node, const std::string& service) {
   const Fields f = autoscaler_section().read(node);
   if (f.has("hpa") == f.has("keda")) f.fail("expected one of hpa or keda");
-  if (auto hpa = f.get("hpa")) return {read_hpa(*hpa)};
-  return {read_keda(f.at("keda"), service)};
+  const Duration delay = f.value("metrics_delay").as_duration();
+  AutoscalerSpec spec = f.has("hpa") ? AutoscalerSpec{read_hpa(f.at("hpa")), delay}
+                                     : AutoscalerSpec{read_keda(f.at("keda"), service), delay};
+  // Readings are taken once per sync or poll: one must be taken after the previous sync.
+  Duration shortest = Duration::from_seconds(15);
+  if (const auto* keda = std::get_if<KedaSpec>(&spec.of)) shortest = std::min(shortest, keda->polling_interval);
+  if (spec.metrics_delay >= shortest)
+    f.at("metrics_delay")
+        .fail(fmt::format("expected less than the shortest sync or poll interval ({} s), got {} s", shortest.seconds(),
+                          spec.metrics_delay.seconds()));
+  return spec;
 }
 
 int64_t read_quantity_milli(const ConfigNode& node) {

@@ -202,6 +202,9 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
       j.work = kMaxSpan;  // it serves until the run ends: the engine never completes a replica
       return j;
     };
+    // Kueue admits a workload's pods once; pods an autoscaler creates and deletes would bypass it.
+    if (s.autoscaler && e.value("pod").has("queue"))
+      e.at("pod").at("queue").fail("an autoscaled service's pods cannot wait in a Kueue queue: expected no queue");
     const Job proto = read_pod(e.value("pod"));
     // The first replicas on their own template (e.g. on-demand nodes), the others on `pod` (e.g. spot).
     int32_t baseline = 0;

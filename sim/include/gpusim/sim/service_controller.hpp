@@ -43,7 +43,7 @@ struct ScalingFigures {
 
 class ServiceController {
  public:
-  ServiceController(const std::vector<ServiceSpec>& services, bool keep_counts);
+  explicit ServiceController(const std::vector<ServiceSpec>& services);
 
   uint32_t service_of(JobId id) const { return slot_service_[id]; }
   // Does the slot hold a pod (created and not deleted)?
@@ -52,10 +52,16 @@ class ServiceController {
   int32_t desired(uint32_t s) const { return desired_[s]; }
   int32_t pods(uint32_t s) const { return pods_[s]; }
 
-  // When an autoscaler evaluates next (HPA sync, KEDA poll), if any has one.
+  // When an autoscaler next reads its metrics (metrics_delay before its evaluation) or evaluates
+  // (HPA sync, KEDA poll), if any service has one.
   std::optional<Time> next_time() const;
-  // Runs the autoscalers due at `now`, each reading its service through `slot` (where each slot's
-  // pod is) and `serving`; returns the services whose desired count changed.
+  // Could no autoscaler change its count at `t` or after, the rest of the world standing still? True
+  // once every one has read the same and kept its count longer than anything it remembers
+  // (stabilization windows, policy periods, KEDA's cooldown): with nothing else to come, the run may end.
+  bool settled(Time t) const;
+  // Takes the readings due at `now` and runs the autoscalers due at `now`, reading each service
+  // through `slot` (where each slot's pod is) and `serving`; returns the services whose desired count
+  // changed.
   std::vector<uint32_t> evaluate(Time now, const Serving& serving, const std::function<SlotState(JobId)>& slot);
 
   // The Deployment controller for service `s`: the slots whose pods to create (free ones, lowest
@@ -66,6 +72,12 @@ class ServiceController {
   };
   Actions reconcile(uint32_t s, Time now, const std::function<SlotState(JobId)>& slot);
 
+ private:
+  // When service `s`'s autoscaler reads its metrics for its next evaluation.
+  Time read_time(uint32_t s) const;
+  AutoscalerReadings read(uint32_t s, Time now, const Serving& serving, const std::function<SlotState(JobId)>& slot);
+
+ public:
   // Records the counts at `now` (ready as serving has them) when they changed.
   void note_counts(uint32_t s, Time now, int32_t ready);
   std::vector<ReplicaCount> take_counts() { return std::move(counts_); }
@@ -79,12 +91,15 @@ class ServiceController {
   std::vector<bool> has_pod_;
   std::vector<Time> first_created_;
   std::vector<std::optional<PodAutoscaler>> autoscalers_;
+  std::vector<std::optional<AutoscalerReadings>> read_;  // taken metrics_delay before the evaluation they are for
   std::vector<int32_t> desired_, pods_;
+  std::vector<Time> changed_at_;  // per service: when its autoscaler's readings or count last changed
+  std::vector<AutoscalerReadings> last_read_;
+  std::vector<Duration> memory_;  // per service: how long its autoscaler's past decisions weigh
   // What the readings need from the last evaluation: each slot's duty integral then, and the
   // arrivals of each service at the evaluations of the last minute.
   std::vector<std::pair<Time, double>> busy_mark_;
   std::vector<std::deque<std::pair<Time, uint64_t>>> arrivals_;
-  bool keep_counts_;
   std::vector<ReplicaCount> counts_;
   std::vector<ReplicaCount> last_;  // per service
   std::vector<ScalingFigures> figures_;

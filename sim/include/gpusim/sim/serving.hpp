@@ -88,7 +88,7 @@ struct ReplicaGauges {
   bool draining = false;  // its pod is terminating: it takes no new request
   int32_t running = 0;    // vllm:num_requests_running
   int32_t waiting = 0;    // vllm:num_requests_waiting
-  double busy_s = 0;      // seconds it had requests since it was first placed: its GPU's duty integral
+  double busy_s = 0;      // seconds its slot's replicas had requests: their GPU's duty integral
 };
 
 class Serving {

@@ -103,7 +103,7 @@ class Reader {
     char chunk[4096];
     while (gzgets(in_, chunk, sizeof chunk)) {
       line_ += chunk;
-      if (line_.back() == '\n') {
+      if (!line_.empty() && line_.back() == '\n') {
         line_.pop_back();
         return true;
       }

@@ -116,6 +116,7 @@ struct KedaSpec {
 
 struct AutoscalerSpec {
   std::variant<HpaSpec, KedaSpec> of;
+  Duration metrics_delay;        // the readings a sync or poll acts on were taken this long before it
   int32_t min_replicas() const;  // KEDA: may be 0
   int32_t max_replicas() const;
   bool reads(ServiceMetric m) const;  // does a metric or trigger read m
