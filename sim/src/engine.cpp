@@ -84,6 +84,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
       serving_ = std::make_unique<Serving>(scenario_, rows);
       replicas_ = replica_jobs(scenario_.services);
       deployments_ = std::make_unique<ServiceController>(scenario_.services);
+      autoscaled_ = deployments_->any_autoscaled();
       replica_arrived_.resize(replicas_);
       // The initial pods: their slots arrive with the other jobs at the start.
       for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_->reconcile(s, Time(), slot_fn());
@@ -429,6 +430,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   uint32_t replicas_ended_ = 0;                           // replicas failed or rejected for good
   std::unique_ptr<ServiceController> deployments_;        // with serving_
   std::vector<bool> replica_arrived_;                     // per replica slot: has it had a pod yet?
+  bool autoscaled_ = false;                               // has a service an autoscaler?
   std::vector<Time> ts_origin_;                           // per GPU: when its time-slicing round robin last restarted
   mutable std::vector<std::vector<uint32_t>> fit_cache_;  // by shape, then bucket: see fits_in_bucket
   bool fit_cache_usable_ = false;
@@ -693,7 +695,7 @@ SlotState Engine::slot_state(JobId id) const {
 }
 
 void Engine::autoscale() {
-  if (!deployments_) return;
+  if (!autoscaled_) return;
   const std::optional<Time> due = deployments_->next_time();
   if (!due || *due != now_) return;
   for (uint32_t s : deployments_->evaluate(now_, *serving_, slot_fn())) reconcile(s);
@@ -1015,7 +1017,7 @@ RunResult Engine::run() {
     autoscale();
     decision_point(arrived);
     serve();
-    if (deployments_)
+    if (autoscaled_)
       for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_->note_counts(s, now_, serving_->ready(s));
     if (options_.progress && (++iterations_ & 0xFFF) == 0)
       options_.progress(scenario_.horizon ? now_.seconds() / horizon_.seconds()
@@ -1030,7 +1032,7 @@ std::optional<Time> Engine::next_time() const {
   // Autoscalers alone keep the run going only while they may still change a count (e.g. wake a
   // service its held requests wait for).
   const bool idle = !have_arrival && events_.empty() && !serving;
-  if (const std::optional<Time> scaling = deployments_ ? deployments_->next_time() : std::nullopt)
+  if (const std::optional<Time> scaling = autoscaled_ ? deployments_->next_time() : std::nullopt)
     if (!idle || !deployments_->settled(*scaling)) serving = serving ? std::min(*serving, *scaling) : *scaling;
   if (!have_arrival && events_.empty() && !serving) return std::nullopt;
   // Without a horizon the run ends with the last job and the last request, whatever the market still

@@ -65,6 +65,7 @@ ServiceController::ServiceController(const std::vector<ServiceSpec>& services)
   for (uint32_t s = 0; s < services.size(); ++s) {
     const ServiceSpec& spec = services[s];
     if (spec.autoscaler) {
+      any_autoscaled_ = true;
       autoscalers_[s].emplace(*spec.autoscaler, Time());
       memory_[s] = memory(*spec.autoscaler);
     }

@@ -45,12 +45,13 @@ struct RunResult {
   uint64_t reconfigurations = 0; // MIG layout changes
   uint64_t rate_changes = 0;     // completion events moved because a rate changed
   std::vector<PoolActivity> pools;  // per pool
-  std::optional<TenancyFigures> tenancy;     // per-namespace figures, when the scenario has a tenancy: block
-  std::vector<ServiceFigures> services;      // per service, in the scenario's order
-  std::vector<RequestRow> requests;          // per request, when an output asked for them (Observer::wants_requests)
-  std::vector<ScalingFigures> scaling;       // per service: its pods over time, its autoscaler's decisions
-  std::vector<ReplicaCount> replica_counts;  // each change of a service's desired, created and ready replicas
-  std::vector<Time> replica_created;         // by replica slot: when its first pod was created (Time::max(): never)
+  std::optional<TenancyFigures> tenancy;  // per-namespace figures, when the scenario has a tenancy: block
+  std::vector<ServiceFigures> services;   // per service, in the scenario's order
+  std::vector<RequestRow> requests;       // per request, when an output asked for them (Observer::wants_requests)
+  std::vector<ScalingFigures> scaling;    // per service: its pods over time, its autoscaler's decisions
+  std::vector<ReplicaCount>
+      replica_counts;                 // each change of a service's desired, created and ready replicas (with an autoscaler)
+  std::vector<Time> replica_created;  // by replica slot: when its first pod was created (Time::max(): never)
   // When job `id` entered the system: its arrival, or a replica slot's first pod's creation.
   Time arrival(const Job& j) const {
     return j.id < replica_created.size() && replica_created[j.id] != Time::max() ? replica_created[j.id] : j.arrival;

@@ -49,6 +49,7 @@ class ServiceController {
   // Does the slot hold a pod (created and not deleted)?
   bool has_pod(JobId id) const { return has_pod_[id]; }
   bool autoscaled(uint32_t s) const { return autoscalers_[s].has_value(); }
+  bool any_autoscaled() const { return any_autoscaled_; }
   int32_t desired(uint32_t s) const { return desired_[s]; }
   int32_t pods(uint32_t s) const { return pods_[s]; }
 
@@ -91,6 +92,7 @@ class ServiceController {
   std::vector<bool> has_pod_;
   std::vector<Time> first_created_;
   std::vector<std::optional<PodAutoscaler>> autoscalers_;
+  bool any_autoscaled_ = false;
   std::vector<std::optional<AutoscalerReadings>> read_;  // taken metrics_delay before the evaluation they are for
   std::vector<int32_t> desired_, pods_;
   std::vector<Time> changed_at_;  // per service: when its autoscaler's readings or count last changed
