@@ -77,6 +77,7 @@ const MetricRow kRows[] = {
     {"requests completed", "/serving/requests_completed", Format::count, Better::higher, true},
     {"requests unfinished", "/serving/requests_unfinished", Format::count, Better::lower, true},
     {"requests retried", "/serving/requests_retried", Format::count, Better::lower, true},
+    {"requests timed out", "/serving/requests_timed_out", Format::count, Better::lower, true},
     {"TTFT p50", "/serving/ttft_s/p50", Format::latency, Better::lower, true},
     {"TTFT p99", "/serving/ttft_s/p99", Format::latency, Better::lower, true},
     {"TPOT p50", "/serving/tpot_s/p50", Format::latency, Better::lower, true},

@@ -1104,6 +1104,7 @@ for name, fields, says in [
     ("service replicas 0 under an hpa", {"replicas": 0, **hpa()}, [f"{SVC}.replicas", "within the autoscaler's 1 to 3, got 0"]),
     ("service gpu utilization on MIG", hpa(**{"metrics[0].pods.metric.name": "DCGM_FI_DEV_GPU_UTIL"}),
      [AS, "MIG instances (1g.10gb)", "no DCGM_FI_DEV_GPU_UTIL"]),
+    ("service timeout zero", {"timeout": "0s"}, [f"{SVC}.timeout", "expected a positive duration"]),
     ("service autoscaled pods in a Kueue queue", {"pod.queue": "team-a", **hpa()},
      [f"{SVC}.pod.queue", "cannot wait in a Kueue queue", "expected no queue"]),
     ("service vllm gauge of a fixed model", {"model": "resnet-50", **hpa()},

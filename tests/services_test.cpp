@@ -84,6 +84,28 @@ TEST(Services, ChunkedPrefillRunsBehindDecodesAsVllmV1Does) {
   EXPECT_EQ(r.end, Time::from_us(84061));                    // no horizon: the run ends with the last request
 }
 
+// The same two requests with a client timeout of 50 ms: at the end of iteration 3 (82,060 us) A has its
+// third token and completes (82 ms, though past the timeout: it finished in that iteration); B, arrived
+// at 1 ms, has waited 81 ms for its second token: it is aborted and counted timed out; no iteration 4.
+TEST(Services, ATimedOutRequestIsAbortedAtItsIterationsEnd) {
+  const std::string trace = azure_trace("timeout.csv", "2023-11-16 18:00:00.0000000,16,3\n"
+                                                       "2023-11-16 18:00:00.0010000,4000,2\n");
+  const Scenario s = test::load(write_file("timeout.yaml", toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000",
+                                                               "{}", "{trace: {format: azure-llm-2023, file: " + trace + "}}",
+                                                               "{max_num_batched_tokens: 2048}, timeout: 50ms")));
+  const RunResult r = run(s);
+  const ServiceFigures& f = r.services[0];
+  EXPECT_EQ(f.completed, 1u);
+  EXPECT_EQ(f.timed_out, 1u);
+  EXPECT_EQ(f.unfinished, 0u);
+  EXPECT_EQ(f.iterations, 3u);
+  EXPECT_EQ(row(r, 0).status, 0);
+  EXPECT_EQ(row(r, 0).e2e_us, 82060);
+  EXPECT_EQ(row(r, 1).status, 3);
+  EXPECT_EQ(row(r, 1).generated, 1);
+  EXPECT_EQ(r.end, Time::from_us(82060));
+}
+
 // Preemption: a cache of 4 blocks of 16 tokens, three requests of 16 prompt and 40 output
 // tokens at once. The KV cache: 64 KV heads of 64 make 16,384 bytes a token, 262,144 a block. The
 // pod sees 2,500 MiB (its limit) at utilization 1; the reserve is 400 MiB of context and

@@ -85,6 +85,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     j["tensor_parallel"] = spec.tensor_parallel;
     j["requests"] = f.requests;
     add_figures(j, f, span_s, gpu_hours, cost);
+    if (spec.timeout) j["requests_timed_out"] = f.timed_out;
     j["replica_starts"] = f.replica_starts;
     j["iterations"] = f.iterations;
     j["cold_start_mean_s"] = f.replica_starts ? Json(round6(f.cold_start_s / static_cast<double>(f.replica_starts)))
@@ -113,6 +114,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all.completed += f.completed;
     all.rejected += f.rejected;
     all.unfinished += f.unfinished;
+    all.timed_out += f.timed_out;
     all.retried += f.retried;
     all.preemptions += f.preemptions;
     all.good += f.good;
@@ -135,6 +137,8 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   Json serving;
   add_figures(serving, all, span_s, all_gpu_hours, all_cost);
   serving["iterations"] = all.iterations;
+  if (std::any_of(s.services.begin(), s.services.end(), [](const ServiceSpec& v) { return v.timeout.has_value(); }))
+    serving["requests_timed_out"] = all.timed_out;
   // Replicas over the run (pods, ready or not) and how long a new one took to be ready.
   serving["replicas_mean"] = span_s > 0 ? Json(round6(all_pod_s / span_s)) : Json(nullptr);
   serving["replica_starts"] = all.replica_starts;
@@ -188,7 +192,7 @@ void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(s.services[q.service].name);
     sink.cell(static_cast<int64_t>(q.id));
     sink.cell(q.arrival);
-    sink.cell(q.status == 0 ? "completed" : q.status == 1 ? "rejected" : "unfinished");
+    sink.cell(q.status == 0 ? "completed" : q.status == 1 ? "rejected" : q.status == 2 ? "unfinished" : "timed_out");
     if (q.replica < 0) sink.empty();
     else
       sink.cell(r.jobs.size() > static_cast<std::size_t>(q.replica) ? s.jobs.jobs[static_cast<std::size_t>(q.replica)].name : "");

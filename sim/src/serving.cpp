@@ -210,8 +210,24 @@ struct Serving::Impl {
     release(id);
   }
 
+  // Has its client given up on it by `now`?
+  bool expired(const Req& q, Time now) const {
+    const std::optional<Duration>& t = services[q.service].spec->timeout;
+    return t && now - q.arrival > *t;
+  }
+
+  void time_out(uint32_t id, Time now) {
+    ++services[reqs[id].service].fig.timed_out;
+    row(reqs[id], 3, now);
+    release(id);
+  }
+
   // To a ready replica by the service's rule, else into the service's queue.
   void route(uint32_t id, Time now) {
+    if (expired(reqs[id], now)) {
+      time_out(id, now);
+      return;
+    }
     Service& svc = services[reqs[id].service];
     const std::size_t n = svc.replicas.size();
     int64_t chosen = -1;
@@ -297,6 +313,11 @@ struct Serving::Impl {
       while (!r.waiting.empty() && budget > 0 && static_cast<int64_t>(r.running.size()) < r.limits.max_num_seqs) {
         const uint32_t id = r.waiting.front();
         Req& q = reqs[id];
+        if (expired(q, now)) {  // its client is gone (a preempted one holds no blocks)
+          r.waiting.pop_front();
+          time_out(id, now);
+          continue;
+        }
         const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - q.computed, budget));
         if (!allocate(r, q, q.computed + n)) break;
         r.waiting.pop_front();
@@ -383,6 +404,16 @@ struct Serving::Impl {
         complete(r, id, now);
       }
     }
+    // Requests whose clients gave up are aborted once their iteration is over.
+    if (svc.spec->timeout)
+      for (uint32_t id : r.running) {
+        Req& q = reqs[id];
+        if (q.blocks < 0 || !expired(q, now)) continue;
+        r.free_blocks += q.blocks;
+        q.blocks = -1;  // marks it for removal from running
+        finished_any = true;
+        time_out(id, now);
+      }
     if (finished_any)
       r.running.erase(std::remove_if(r.running.begin(), r.running.end(), [&](uint32_t id) { return reqs[id].blocks < 0; }),
                       r.running.end());
@@ -656,16 +687,21 @@ bool Serving::done() const {
 std::vector<ServiceFigures> Serving::finish(Time end) {
   Impl& m = *impl_;
   std::vector<ServiceFigures> out;
+  // Requests still in the system: timed out if their clients have given up, else unfinished.
+  std::vector<bool> free(m.reqs.size(), false);
+  for (uint32_t id : m.free_reqs) free[id] = true;
+  for (uint32_t id = 0; id < m.reqs.size(); ++id)
+    if (!free[id]) {
+      const bool gone = m.expired(m.reqs[id], end);
+      if (gone) ++m.services[m.reqs[id].service].fig.timed_out;
+      m.row(m.reqs[id], gone ? 3 : 2, end);
+    }
   for (Service& svc : m.services) {
     m.count_ready(svc, end, 0);
-    svc.fig.unfinished = svc.fig.arrived - svc.fig.completed - svc.fig.rejected;
+    svc.fig.unfinished = svc.fig.arrived - svc.fig.completed - svc.fig.rejected - svc.fig.timed_out;
     out.push_back(std::move(svc.fig));
   }
   if (m.keep_requests) {
-    std::vector<bool> free(m.reqs.size(), false);
-    for (uint32_t id : m.free_reqs) free[id] = true;
-    for (uint32_t id = 0; id < m.reqs.size(); ++id)
-      if (!free[id]) m.row(m.reqs[id], 2, end);
     std::sort(m.rows.begin(), m.rows.end(),
               [](const RequestRow& a, const RequestRow& b) { return std::pair(a.service, a.id) < std::pair(b.service, b.id); });
   }

@@ -81,6 +81,9 @@ const Section& service_section() {
            "Latency targets: ttft, tpot, itl, e2e or queue hold every request (goodput counts the requests meeting all); "
            "with _p50, _p90, _p99 or _mean they hold the service's figure"},
           {"engine", Type::section(engine_section()), "{}", "", "vLLM engine settings"},
+          {"timeout", Type::duration(), "", "",
+           "A client gives up on a request not completed within this long, and the engine aborts it (freeing its "
+           "KV cache) when it next looks at it; absent: clients wait"},
           {"cold_start", Type::one_of({Type::choice({"none"}), Type::section(cold_start_section())}), "{}", "",
            "How a replica starts; none: ready once placed"},
           {"requests", Type::section(request_source_section()), required, "", "The requests: a trace or a generator"},
@@ -160,6 +163,10 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
           value.fail(
               fmt::format("model {} is of kind fixed: it makes no tokens, expected an SLO on e2e or queue", s.model->name));
       }
+    if (auto t = e.get("timeout")) {
+      s.timeout = t->as_duration();
+      if (*s.timeout <= Duration()) t->fail("expected a positive duration");
+    }
     const Fields engine = engine_section().read(e.value("engine"));
     if (auto v = engine.get("max_num_batched_tokens"))
       s.engine.max_num_batched_tokens = v->as_int<int32_t>(engine.range("max_num_batched_tokens"));

@@ -56,6 +56,7 @@ const MigProfile* requested_profile(const Request& q, const GpuModel& gpu);
 struct ServiceFigures {
   std::string name;
   uint64_t arrived = 0, completed = 0, rejected = 0, unfinished = 0;
+  uint64_t timed_out = 0;                         // given up by their clients (ServiceSpec::timeout), aborted
   uint64_t good = 0;                              // completed and within every per-request SLO target
   uint64_t preemptions = 0;                       // recomputations because the KV cache was full
   uint64_t retried = 0;                           // requests sent again after their replica went away
@@ -79,7 +80,7 @@ struct RequestRow {
   int32_t prompt = 0, output = 0, generated = 0;
   int32_t replica = -1;
   uint16_t preemptions = 0, retries = 0;
-  uint8_t status = 0;  // 0 completed, 1 rejected, 2 unfinished
+  uint8_t status = 0;  // 0 completed, 1 rejected, 2 unfinished, 3 timed out
 };
 
 // What a pod autoscaler reads of a replica (vLLM's gauges and its GPU's duty).

@@ -71,6 +71,7 @@ struct ServiceSpec {
   Router router = Router::round_robin;
   std::vector<SloTarget> slo;
   EngineSettings engine;
+  std::optional<Duration> timeout;  // clients give up on a request not completed within it
   ColdStart cold_start;
   std::shared_ptr<const RequestSource> requests;
   // Its replica slots are jobs first_job ... first_job + max_replicas - 1; those past the current count
