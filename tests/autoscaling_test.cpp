@@ -41,23 +41,6 @@ std::string trace(const std::string& name, const std::vector<std::array<int, 3>>
   return write_file(name, text);
 }
 
-const RequestRow& row(const RunResult& r, uint64_t id) {
-  for (const RequestRow& q : r.requests)
-    if (q.id == id) return q;
-  throw std::runtime_error("no such request");
-}
-
-// Keeps a row per request (as requests.csv's writer asks).
-struct KeepRequests final : Observer {
-  bool wants_requests() const override { return true; }
-};
-
-RunResult run(const Scenario& s, bool audit = false) {
-  auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  KeepRequests keep;
-  return simulate(s, *scheduler, {{}, {&keep}, audit});
-}
-
 // The service's counts as replica_counts has them: {second, desired, pods, ready}.
 std::vector<std::array<int64_t, 4>> counts(const RunResult& r) {
   std::vector<std::array<int64_t, 4>> out;
@@ -89,7 +72,7 @@ TEST(Autoscaling, KedaScalesFromZeroAndBackThroughTheEngine) {
     for (int k = 0; k < 3; ++k) rows.push_back({t, 16, 10});
   const std::string file = trace("keda.csv", rows);
   const auto run_with = [&](const std::string& activation) {
-    return run(test::load(write_file(
+    return test::simulate_keeping_requests(test::load(write_file(
         "keda.yaml",
         toy("count: 1",
             "replicas: 1, cold_start: {image_gb: 0, load_gb_per_s: 2, engine_init: 81s},\n"
@@ -103,9 +86,9 @@ TEST(Autoscaling, KedaScalesFromZeroAndBackThroughTheEngine) {
   const std::vector<std::array<int64_t, 4>> want{{0, 1, 1, 0},    {82, 1, 1, 1},   {390, 0, 0, 0},
                                                  {1110, 1, 1, 0}, {1192, 1, 1, 1}, {1500, 0, 0, 0}};
   EXPECT_EQ(counts(r), want);
-  EXPECT_EQ(row(r, 0).queue_us, 82 * kS);
-  EXPECT_EQ(row(r, 8).queue_us, 192 * kS);
-  EXPECT_EQ(row(r, 11).queue_us, 92 * kS);
+  EXPECT_EQ(test::request_row(r, 0).queue_us, 82 * kS);
+  EXPECT_EQ(test::request_row(r, 8).queue_us, 192 * kS);
+  EXPECT_EQ(test::request_row(r, 11).queue_us, 92 * kS);
   for (const RequestRow& q : r.requests) EXPECT_EQ(q.status, 0) << q.id;
   ASSERT_EQ(r.scaling.size(), 1u);
   EXPECT_EQ(r.scaling[0].scale_ups, 1u);
@@ -121,8 +104,8 @@ TEST(Autoscaling, KedaScalesFromZeroAndBackThroughTheEngine) {
   const std::vector<std::array<int64_t, 4>> eager_want{{0, 1, 1, 0},    {82, 1, 1, 1},   {390, 0, 0, 0},
                                                        {1020, 1, 1, 0}, {1102, 1, 1, 1}, {1410, 0, 0, 0}};
   EXPECT_EQ(counts(eager), eager_want);
-  EXPECT_EQ(row(eager, 8).queue_us, 102 * kS);
-  EXPECT_EQ(row(eager, 11).queue_us, 2 * kS);
+  EXPECT_EQ(test::request_row(eager, 8).queue_us, 102 * kS);
+  EXPECT_EQ(test::request_row(eager, 11).queue_us, 2 * kS);
 }
 
 // Two replicas (of at most 3, on 3 nodes) under a legacy HPA on vllm:num_requests_running, target 1;
@@ -149,17 +132,17 @@ std::string two_replicas(const std::string& name, int b_output, std::vector<std:
 // gets the pod (slot 2 never does), ready at once.
 TEST(Autoscaling, HpaScaleDownDrainsAndTheSlotIsReused) {
   const Scenario s = test::load(write_file("drain.yaml", two_replicas("drain", 175, {{400, 16, 10}, {400, 16, 10}})));
-  const RunResult r = run(s);
+  const RunResult r = test::simulate_keeping_requests(s);
   const std::vector<std::array<int64_t, 4>> want{{0, 2, 2, 2}, {345, 1, 1, 1}, {405, 2, 2, 2}};
   EXPECT_EQ(counts(r), want);
   const uint32_t s1 = s.services[0].first_job + 1;
-  EXPECT_EQ(row(r, 1).replica, static_cast<int32_t>(s1));
-  EXPECT_EQ(row(r, 1).retries, 0);
-  EXPECT_EQ(row(r, 1).status, 0);
-  EXPECT_GT(row(r, 1).arrival.us() + row(r, 1).e2e_us, 345 * kS);  // in flight when deleted
-  EXPECT_LT(row(r, 1).arrival.us() + row(r, 1).e2e_us, 375 * kS);  // done within its grace
-  EXPECT_EQ(row(r, 3).replica, static_cast<int32_t>(s.services[0].first_job));
-  EXPECT_EQ(row(r, 4).replica, static_cast<int32_t>(s.services[0].first_job));
+  EXPECT_EQ(test::request_row(r, 1).replica, static_cast<int32_t>(s1));
+  EXPECT_EQ(test::request_row(r, 1).retries, 0);
+  EXPECT_EQ(test::request_row(r, 1).status, 0);
+  EXPECT_GT(test::request_row(r, 1).arrival.us() + test::request_row(r, 1).e2e_us, 345 * kS);  // in flight when deleted
+  EXPECT_LT(test::request_row(r, 1).arrival.us() + test::request_row(r, 1).e2e_us, 375 * kS);  // done within its grace
+  EXPECT_EQ(test::request_row(r, 3).replica, static_cast<int32_t>(s.services[0].first_job));
+  EXPECT_EQ(test::request_row(r, 4).replica, static_cast<int32_t>(s.services[0].first_job));
   EXPECT_EQ(r.services[0].retried, 0u);
   EXPECT_EQ(r.services[0].replica_starts, 3u);  // s-0, s-1, and s-1 again
   EXPECT_EQ(s.jobs.jobs[s1].name, "s-1");
@@ -177,11 +160,11 @@ TEST(Autoscaling, HpaScaleDownDrainsAndTheSlotIsReused) {
 // it stays 1.
 TEST(Autoscaling, TerminationGraceRetriesWhatIsLeft) {
   const Scenario s = test::load(write_file("grace.yaml", two_replicas("grace", 200)));
-  const RunResult r = run(s);
+  const RunResult r = test::simulate_keeping_requests(s);
   const std::vector<std::array<int64_t, 4>> want{{0, 2, 2, 2}, {345, 1, 1, 1}};
   EXPECT_EQ(counts(r), want);
   EXPECT_EQ(r.services[0].retried, 1u);
-  const RequestRow& b = row(r, 1);
+  const RequestRow& b = test::request_row(r, 1);
   EXPECT_EQ(b.retries, 1);
   EXPECT_EQ(b.status, 0);
   EXPECT_EQ(b.replica, static_cast<int32_t>(s.services[0].first_job));
@@ -194,8 +177,8 @@ TEST(Autoscaling, TerminationGraceRetriesWhatIsLeft) {
 // 4. The same scenario twice gives the same counts and rows, and the audit finds nothing broken.
 TEST(Autoscaling, RunsAreDeterministicAndPassTheAudit) {
   const Scenario s = test::load(write_file("again.yaml", two_replicas("again", 200, {{400, 16, 10}, {400, 16, 10}})));
-  const RunResult a = run(s);
-  const RunResult b = run(s);
+  const RunResult a = test::simulate_keeping_requests(s);
+  const RunResult b = test::simulate_keeping_requests(s);
   EXPECT_EQ(counts(a), counts(b));
   ASSERT_EQ(a.requests.size(), b.requests.size());
   for (std::size_t k = 0; k < a.requests.size(); ++k) {
@@ -204,7 +187,7 @@ TEST(Autoscaling, RunsAreDeterministicAndPassTheAudit) {
               std::tie(y.service, y.id, y.arrival, y.queue_us, y.ttft_us, y.e2e_us, y.generated, y.replica, y.retries, y.status))
         << k;
   }
-  EXPECT_NO_THROW(run(s, true));
+  EXPECT_NO_THROW(test::simulate_keeping_requests(s, true));
 }
 
 // 5. One node (autoscaled pool, 1 to 2 nodes, scale-up delay 10 s, provisioning 300 s), one replica
@@ -230,13 +213,13 @@ std::string pending(const std::string& name, const std::string& behavior, const 
 
 TEST(Autoscaling, PendingReplicasWaitForAProvisionedNode) {
   const Scenario s = test::load(write_file("pending.yaml", pending("pending", "")));
-  const RunResult r = run(s);
+  const RunResult r = test::simulate_keeping_requests(s);
   const std::vector<std::array<int64_t, 4>> want{{0, 1, 1, 0}, {60, 2, 2, 1}, {430, 2, 2, 2}};
   EXPECT_EQ(counts(r), want);
   const uint32_t s1 = s.services[0].first_job + 1;
   EXPECT_EQ(r.jobs[s1].first_start, Time::from_seconds(370));
   EXPECT_DOUBLE_EQ(r.services[0].cold_start_s, 60 + 60);
-  for (uint64_t id = 0; id < 4; ++id) EXPECT_EQ(row(r, id).queue_us, 60 * kS);
+  for (uint64_t id = 0; id < 4; ++id) EXPECT_EQ(test::request_row(r, id).queue_us, 60 * kS);
 }
 
 // 6. The same with a scale-down window of 0 (behavior): the four requests end at ~260 s (100
@@ -249,7 +232,7 @@ TEST(Autoscaling, PendingReplicasWaitForAProvisionedNode) {
 TEST(Autoscaling, ScaleDownDeletesThePendingPodFirst) {
   const Scenario s = test::load(
       write_file("down.yaml", pending("down", ", behavior: {scaleDown: {stabilizationWindowSeconds: 0}}")));
-  const RunResult r = run(s);
+  const RunResult r = test::simulate_keeping_requests(s);
   const std::vector<std::array<int64_t, 4>> want{{0, 1, 1, 0}, {60, 2, 2, 1}, {270, 1, 1, 1}};
   EXPECT_EQ(counts(r), want);
   EXPECT_EQ(r.services[0].replica_starts, 1u);
@@ -259,7 +242,7 @@ TEST(Autoscaling, ScaleDownDeletesThePendingPodFirst) {
 
   const Scenario slow = test::load(
       write_file("slow.yaml", pending("slow", ", behavior: {scaleDown: {stabilizationWindowSeconds: 0}}", "159s", "100s")));
-  const RunResult q = run(slow);
+  const RunResult q = test::simulate_keeping_requests(slow);
   const std::vector<std::array<int64_t, 4>> slow_want{{0, 1, 1, 0}, {160, 1, 1, 1}, {165, 2, 2, 1}, {375, 1, 1, 1}};
   EXPECT_EQ(counts(q), slow_want);
   const uint32_t s1 = slow.services[0].first_job + 1;
@@ -277,7 +260,7 @@ TEST(Autoscaling, ScaleDownDeletesThePendingPodFirst) {
 // 15 s sync acts on readings taken at 10 s: 4 tokens keep it busy ~8 s of those 10: 80, ratio 1.33: 2.
 TEST(Autoscaling, GpuUtilIsTheBusyShareOfTheSyncPeriod) {
   const auto counts_with = [](int output, const std::string& delay) {
-    return counts(run(test::load(
+    return counts(test::simulate_keeping_requests(test::load(
         write_file("util.yaml", toy("count: 2",
                                     "cold_start: none,\n"
                                     "       autoscaler: {metrics_delay: " +

@@ -32,23 +32,6 @@ std::string azure_trace(const std::string& name, const std::string& rows) {
   return write_file(name, "TIMESTAMP,ContextTokens,GeneratedTokens\n" + rows);
 }
 
-const RequestRow& row(const RunResult& r, uint64_t id) {
-  for (const RequestRow& q : r.requests)
-    if (q.id == id) return q;
-  throw std::runtime_error("no such request");
-}
-
-// Keeps a row per request (as requests.csv's writer asks).
-struct KeepRequests final : Observer {
-  bool wants_requests() const override { return true; }
-};
-
-RunResult run(const Scenario& s) {
-  auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  KeepRequests keep;
-  return simulate(s, *scheduler, {{}, {&keep}, false});
-}
-
 // docs/serving.md#vllm-v1-scheduling, two requests: A (16 prompt tokens, 3 out) at 0, B (4,000, 2) at 1 ms.
 //   it 1  [0, 2000]       A's prompt (T 16, kv 16, att 128): max(3.2e-4, 2.000004e-3) + 3e-10 -> 2,000 us; A's 1st token
 //   it 2  [2000, 42965]   A decodes first (o 16), B takes the rest of the budget, 2,047 tokens:
@@ -63,10 +46,10 @@ TEST(Services, ChunkedPrefillRunsBehindDecodesAsVllmV1Does) {
                                                   "2023-11-16 18:00:00.0010000,4000,2\n");
   const Scenario s = test::load(write_file("s6.yaml", toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
                                                           "{trace: {format: azure-llm-2023, file: " + trace + "}}")));
-  const RunResult r = run(s);
+  const RunResult r = test::simulate_keeping_requests(s);
   ASSERT_EQ(r.requests.size(), 2u);
-  const RequestRow& a = row(r, 0);
-  const RequestRow& b = row(r, 1);
+  const RequestRow& a = test::request_row(r, 0);
+  const RequestRow& b = test::request_row(r, 1);
   EXPECT_EQ(a.ttft_us, 2000);
   EXPECT_EQ(a.e2e_us, 82060);
   EXPECT_EQ(b.queue_us, 1000);  // it waits for A's first iteration to end
@@ -93,16 +76,16 @@ TEST(Services, ATimedOutRequestIsAbortedAtItsIterationsEnd) {
   const Scenario s = test::load(write_file("timeout.yaml", toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000",
                                                                "{}", "{trace: {format: azure-llm-2023, file: " + trace + "}}",
                                                                "{max_num_batched_tokens: 2048}, timeout: 50ms")));
-  const RunResult r = run(s);
+  const RunResult r = test::simulate_keeping_requests(s);
   const ServiceFigures& f = r.services[0];
   EXPECT_EQ(f.completed, 1u);
   EXPECT_EQ(f.timed_out, 1u);
   EXPECT_EQ(f.unfinished, 0u);
   EXPECT_EQ(f.iterations, 3u);
-  EXPECT_EQ(row(r, 0).status, 0);
-  EXPECT_EQ(row(r, 0).e2e_us, 82060);
-  EXPECT_EQ(row(r, 1).status, 3);
-  EXPECT_EQ(row(r, 1).generated, 1);
+  EXPECT_EQ(test::request_row(r, 0).status, 0);
+  EXPECT_EQ(test::request_row(r, 0).e2e_us, 82060);
+  EXPECT_EQ(test::request_row(r, 1).status, 3);
+  EXPECT_EQ(test::request_row(r, 1).generated, 1);
   EXPECT_EQ(r.end, Time::from_us(82060));
 }
 
@@ -123,17 +106,17 @@ TEST(Services, RecomputePreemptionTakesTheNewestRunningRequest) {
       write_file("s7.yaml", toy("64, kv_heads: 64, head_dim: 64, hidden: 4096, params: 1066565632",
                                 "{gpu_memory_limit_mib: 2500}", "{trace: {format: azure-llm-2023, file: " + trace + "}}",
                                 "{max_num_batched_tokens: 2048, max_num_seqs: 256, gpu_memory_utilization: 1}")));
-  const RunResult r = run(s);
+  const RunResult r = test::simulate_keeping_requests(s);
   const ServiceFigures& f = r.services[0];
   EXPECT_EQ(f.kv_blocks_min, 4);
   EXPECT_EQ(f.completed, 3u);
   EXPECT_EQ(f.preemptions, 2u);
   EXPECT_EQ(f.iterations, 102u);
-  EXPECT_EQ(row(r, 0).preemptions, 0);
-  EXPECT_EQ(row(r, 1).preemptions, 1);
-  EXPECT_EQ(row(r, 2).preemptions, 1);
-  EXPECT_LT(row(r, 0).e2e_us, row(r, 1).e2e_us);
-  EXPECT_LT(row(r, 1).e2e_us, row(r, 2).e2e_us);
+  EXPECT_EQ(test::request_row(r, 0).preemptions, 0);
+  EXPECT_EQ(test::request_row(r, 1).preemptions, 1);
+  EXPECT_EQ(test::request_row(r, 2).preemptions, 1);
+  EXPECT_LT(test::request_row(r, 0).e2e_us, test::request_row(r, 1).e2e_us);
+  EXPECT_LT(test::request_row(r, 1).e2e_us, test::request_row(r, 2).e2e_us);
 }
 
 // Two services of qwen2-0.5b on one A100-80GB: x gets 2 requests/s, y (its neighbour) 0.05 or 4.
@@ -232,16 +215,16 @@ TEST(Services, FixedModelServesDynamicBatches) {
       "    - {name: s, model: vision, cold_start: none, slo: {e2e: 40ms},\n"
       "       requests: {trace: {format: azure-llm-2023, file: " +
       trace + "}}}\n";
-  const RunResult r = run(test::load(write_file("fixed.yaml", yaml)));
+  const RunResult r = test::simulate_keeping_requests(test::load(write_file("fixed.yaml", yaml)));
   ASSERT_EQ(r.requests.size(), 3u);
   for (uint64_t id : {0u, 1u}) {
-    EXPECT_EQ(row(r, id).queue_us, 0);
-    EXPECT_EQ(row(r, id).e2e_us, 30000);
+    EXPECT_EQ(test::request_row(r, id).queue_us, 0);
+    EXPECT_EQ(test::request_row(r, id).e2e_us, 30000);
   }
-  EXPECT_EQ(row(r, 2).queue_us, 30000);
-  EXPECT_EQ(row(r, 2).e2e_us, 50000);
-  EXPECT_EQ(row(r, 2).ttft_us, -1);  // no tokens: no TTFT
-  EXPECT_EQ(row(r, 2).prompt, 0);
+  EXPECT_EQ(test::request_row(r, 2).queue_us, 30000);
+  EXPECT_EQ(test::request_row(r, 2).e2e_us, 50000);
+  EXPECT_EQ(test::request_row(r, 2).ttft_us, -1);  // no tokens: no TTFT
+  EXPECT_EQ(test::request_row(r, 2).prompt, 0);
   const ServiceFigures& f = r.services[0];
   EXPECT_EQ(f.iterations, 2u);
   EXPECT_EQ(f.completed, 3u);

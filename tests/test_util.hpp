@@ -38,6 +38,23 @@ inline RunResult simulate_scenario(const Scenario& s, const std::string& policy 
 
 inline Json run(const Scenario& s, const std::string& policy = "") { return summarize(s, simulate_scenario(s, policy)); }
 
+// Runs the scenario under its own policy keeping a row per request (as requests.csv's writer asks);
+// `audit` checks the run's invariants after every event.
+inline RunResult simulate_keeping_requests(const Scenario& s, bool audit = false) {
+  struct KeepRequests final : Observer {
+    bool wants_requests() const override { return true; }
+  } keep;
+  auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
+  return simulate(s, *scheduler, {{}, {&keep}, audit});
+}
+
+// The row of request `id` (its service's arrival order) of a run with a single service.
+inline const RequestRow& request_row(const RunResult& r, uint64_t id) {
+  for (const RequestRow& q : r.requests)
+    if (q.id == id) return q;
+  throw std::runtime_error("no such request");
+}
+
 // The message of the InputError `f` throws; fails the test if it throws nothing.
 template <typename F>
 std::string input_error(F&& f) {
