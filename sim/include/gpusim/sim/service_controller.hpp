@@ -48,10 +48,7 @@ class ServiceController {
   uint32_t service_of(JobId id) const { return slot_service_[id]; }
   // Does the slot hold a pod (created and not deleted)?
   bool has_pod(JobId id) const { return has_pod_[id]; }
-  bool autoscaled(uint32_t s) const { return autoscalers_[s].has_value(); }
   bool any_autoscaled() const { return any_autoscaled_; }
-  int32_t desired(uint32_t s) const { return desired_[s]; }
-  int32_t pods(uint32_t s) const { return pods_[s]; }
 
   // When an autoscaler next reads its metrics (metrics_delay before its evaluation) or evaluates
   // (HPA sync, KEDA poll), if any service has one.
