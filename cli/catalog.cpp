@@ -158,7 +158,21 @@ std::string all_balanced(const GpuModel& g) {
 
 // --- text sections -------------------------------------------------------------------------------
 
-std::string gpus_text(const Selection& s) {
+// The throughput classes whose ratios vary by GPU model (not those bound by nothing), in catalog order.
+std::vector<const ThroughputClass*> ratio_classes(const Catalog& c) {
+  std::vector<const ThroughputClass*> out;
+  for (const ThroughputClass& t : c.throughput_classes())
+    if (t.bound != ThroughputBound::none) out.push_back(&t);
+  return out;
+}
+
+// "2.06" measured, "(3.17)" the peak ratio a class falls back on.
+std::string ratio_text(const ThroughputRatio& r) {
+  return r.measured ? fmt::format("{:.2f}", r.value) : fmt::format("({:.2f})", r.value);
+}
+
+std::string gpus_text(const Catalog& c, const Selection& s) {
+  const std::vector<const ThroughputClass*> classes = ratio_classes(c);
   std::vector<std::vector<std::string>> rows;
   bool any_assumed = false;
   for (const GpuModel* g : s.gpus) {
@@ -171,24 +185,34 @@ std::string gpus_text(const Selection& s) {
          g->nvlink_gb_per_s > 0 ? mark(*g, "nvlink_gb_per_s", fmt::format("{:g} ({})", g->nvlink_gb_per_s, g->nvlinks)) : "-",
          fmt::format("Gen{}", g->pcie_gen), mark(*g, "compute_capability", fmt::format("{:.1f}", g->compute_capability)),
          g->mig ? g->mig->geometry : "-"});
+    for (const ThroughputClass* t : classes) rows.back().push_back(ratio_text(c.throughput(*t, *g)));
   }
+  std::vector<TextColumn> columns{{"name"},
+                                  {"aliases"},
+                                  {"memory GB", true},
+                                  {"SMs", true},
+                                  {"BF16 TFLOPS", true},
+                                  {"FP32 TFLOPS", true},
+                                  {"mem BW GB/s", true},
+                                  {"TDP W", true},
+                                  {"NVLink GB/s (links)", true},
+                                  {"PCIe"},
+                                  {"CC", true},
+                                  {"MIG"}};
+  for (const ThroughputClass* t : classes) columns.push_back({fmt::format("{} x", t->name), true});
   std::string out = fmt::format("GPU models ({})\n\n", s.gpus.size());
-  out += aligned_table({{"name"},
-                        {"aliases"},
-                        {"memory GB", true},
-                        {"SMs", true},
-                        {"BF16 TFLOPS", true},
-                        {"FP32 TFLOPS", true},
-                        {"mem BW GB/s", true},
-                        {"TDP W", true},
-                        {"NVLink GB/s (links)", true},
-                        {"PCIe"},
-                        {"CC", true},
-                        {"MIG"}},
-                       rows);
+  out += aligned_table(columns, rows);
   out +=
       "\n  BF16: dense tensor peak (FP16 on T4, V100, P100); NVLink: bidirectional total per GPU; CC: CUDA compute capability.\n";
   if (any_assumed) out += "  * assumed: no primary source confirms it (docs/hardware.md#gpu-peak-figures).\n";
+  out += fmt::format(
+      "  training x, inference x: throughput per GPU against {} for that class of work, measured (MLPerf, "
+      "hardware/data/throughput.yaml);\n"
+      "  (in parentheses) where no measurement lists the GPU: the ratio of the peak the class is bound by (compute: BF16, "
+      "memory: bandwidth).\n"
+      "  A job stated on GPU R runs on GPU G at x(G) / x(R) of its class; notebooks (interactive) at 1 "
+      "(docs/hardware.md#job-speed).\n",
+      c.throughput_reference().name);
   return out;
 }
 
@@ -292,7 +316,12 @@ std::string mig_text(const Selection& s) {
 
 Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
-Json gpu_json(const GpuModel& g) {
+Json gpu_json(const Catalog& c, const GpuModel& g) {
+  Json throughput = Json::object();
+  for (const ThroughputClass* t : ratio_classes(c)) {
+    const ThroughputRatio r = c.throughput(*t, g);
+    throughput[t->name] = {{"ratio", r.value}, {"measured", r.measured}};
+  }
   return {{"name", g.name},
           {"aliases", g.aliases},
           {"memory_mib", g.memory_mib},
@@ -306,6 +335,7 @@ Json gpu_json(const GpuModel& g) {
           {"pcie_gen", g.pcie_gen},
           {"compute_capability", g.compute_capability},
           {"mig", g.mig ? Json(g.mig->geometry) : Json(nullptr)},
+          {"throughput", std::move(throughput)},
           {"assumed", g.assumed},
           {"source", g.source}};
 }
@@ -386,7 +416,7 @@ CatalogView parse_catalog_view(std::string_view name) {
 std::string catalog_text(const Catalog& catalog, const CatalogQuery& q) {
   const Selection s = select_entries(catalog, q);
   std::vector<std::string> sections;
-  if (shows(q.view, CatalogView::gpus)) sections.push_back(gpus_text(s));
+  if (shows(q.view, CatalogView::gpus)) sections.push_back(gpus_text(catalog, s));
   if (shows(q.view, CatalogView::nodes)) sections.push_back(nodes_text(s));
   if (shows(q.view, CatalogView::prices)) sections.push_back(prices_text(s));
   if (q.view == CatalogView::all) sections.push_back(mig_summary_text(s));
@@ -406,7 +436,7 @@ Json catalog_json(const Catalog& catalog, const CatalogQuery& q) {
     out[key] = Json::array();
     for (const auto* e : entries) out[key].push_back(to_json(*e));
   };
-  section(CatalogView::gpus, "gpus", s.gpus, gpu_json);
+  section(CatalogView::gpus, "gpus", s.gpus, [&](const GpuModel& g) { return gpu_json(catalog, g); });
   section(CatalogView::nodes, "nodes", s.nodes, node_json);
   section(CatalogView::prices, "prices", s.nodes, price_json);
   section(CatalogView::mig, "mig", s.mig, mig_json);

@@ -1295,7 +1295,12 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
   if (long_running) y += fmt::format("horizon: {}\n", yaml_quoted(horizon));
   y += "cluster:\n  pools:\n";
   for (const PoolOut& p : pools) y += pool_block(p, configs, *first_of_pool[p.key]);
-  y += "workload:\n  jobs:\n";
+  // The run times are as a pod took on the cluster, whatever GPU it got there: the same on every model
+  // until the user names the GPU they were measured on.
+  y += "workload:\n"
+       "  reference_gpu: any   # run times hold on every GPU model; name the GPU they were measured on to scale them "
+       "(docs/hardware.md#job-speed)\n"
+       "  jobs:\n";
   for (const JobOut& j : jobs) y += emit_job(j);
   if (tenancy.any()) y += tenancy_block(tenancy);
   out.scenario_yaml = std::move(y);

@@ -182,6 +182,18 @@ constexpr const char* kSeedsNote =
     "  x ± h: mean over the seeds ± half-width of its 95% confidence interval (Student t, n-1 degrees of\n"
     "  freedom); a figure without ± is the same for every seed.\n";
 
+// The run notes of the summaries (what their figures rest on that the scenario did not say), each once.
+std::string run_notes(const std::vector<Json>& summaries) {
+  std::vector<std::string> notes;
+  for (const Json& s : summaries)
+    for (const Json& n : s.value("run_notes", Json::array()))
+      if (std::find(notes.begin(), notes.end(), n.get<std::string>()) == notes.end()) notes.push_back(n.get<std::string>());
+  std::string out;
+  if (!notes.empty()) out += "\n  notes:\n";
+  for (const std::string& n : notes) out += fmt::format("  - {}\n", n);
+  return out;
+}
+
 std::string run_table_impl(const Json& s, const Column& column, const std::vector<uint64_t>& seeds) {
   std::string out = header(s, seeds, true) + "\n";
   const int width = seeds.empty() ? 16 : 24;
@@ -204,6 +216,7 @@ std::string run_table_impl(const Json& s, const Column& column, const std::vecto
     for (const auto& r : s["unschedulable_reasons"])
       out += fmt::format("    {:>6} {}\n", r["jobs"].get<uint64_t>(), r["reason"].get<std::string>());
   }
+  out += run_notes({s});
   if (!seeds.empty()) {
     out += '\n';
     out += kSeedsNote;
@@ -245,6 +258,7 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
   out += fmt::format("\n  * best {} of the row, in rows whose metric has a direction (goodput ratio has; utilization, which\n"
                      "    counts collective stalls and re-run work as busy, has not); none where every run prints the same\n",
                      seeds.empty() ? "value" : "mean");
+  out += run_notes(firsts);
   if (!seeds.empty()) out += kSeedsNote;
   return out;
 }

@@ -345,7 +345,7 @@ TEST(BadInput, DuplicateNames) {
 
 TEST(BadInput, UnknownReferenceGpu) {
   EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, reference_gpu: Z9000}")),
-             "scenario.yaml:line 7: workload.jobs[0].reference_gpu: unknown GPU model 'Z9000'; known: ");
+             "scenario.yaml:line 7: workload.jobs[0].reference_gpu: unknown GPU model 'Z9000'; expected any or one of: ");
   EXPECT_NO_THROW(test::load(write_file("ok.yaml", replace(kGood, "duration: 1h}", "duration: 1h, reference_gpu: L4}"))));
 }
 

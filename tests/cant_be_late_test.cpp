@@ -104,6 +104,7 @@ cluster:
     - {{name: spot, node: v1, count: 1, market: spot, provisioning_delay: 0, spot: {{availability: {{path: {}}}}}}}
     - {{name: od, node: v1, count: 1, provisioning_delay: 0}}
 workload:
+  reference_gpu: any
   jobs:
     - {{name: j, gpus: 1, kind: training, duration: 4h, deadline: 6h,
        checkpoint: {{interval: 1h, cost: 0, restart_overhead: 15m}}}}
@@ -187,6 +188,7 @@ TEST(CantBeLate, DeadlinesFollowTheirJobs) {
   const Scenario s = test::load(write_file("scenario.yaml", R"(name: deadlines
 cluster: {pools: [{name: p, node: l4-4x, count: 1}]}
 workload:
+  reference_gpu: any
   jobs:
     - {name: late, gpus: 1, duration: 1h, arrival: 5h, deadline: 1h}
     - {name: none, gpus: 1, duration: 1h, arrival: 1h}

@@ -62,7 +62,7 @@ std::unique_ptr<Outcome> run(int nodes, const std::string& jobs, const std::stri
   const std::string text =
       "name: k\ncluster:\n  pools:\n" +
       (pools.empty() ? "    - {name: p, node: l4-4x, count: " + std::to_string(nodes) + ", labels: {gpu: l4}}\n" : pools) +
-      "workload:\n  jobs:\n" + jobs + "tenancy:\n  kueue:\n" + kueue + "policy: fifo+first-fit\n";
+      "workload:\n  reference_gpu: any\n  jobs:\n" + jobs + "tenancy:\n  kueue:\n" + kueue + "policy: fifo+first-fit\n";
   auto r = std::make_unique<Outcome>(test::load(write_file("k.yaml", text)));
   auto sched = Registry::global().make(r->scenario.policy, policy_context(r->scenario), r->scenario.policy_where);
   RunOptions o;
@@ -614,12 +614,13 @@ TEST(KueueFairSharing, KueueTestCaseHierarchical) {
 // Bad input: the reader names the field and what it expected.
 TEST(Kueue, BadInput) {
   const auto error = [](const std::string& kueue, const std::string& job_queue = "a") {
-    const std::string text = "name: k\ncluster: {pools: [{name: p, node: l4-4x, count: 1}]}\nworkload:\n  jobs:\n"
-                             "    - {name: j, tenant: a, queue: " +
-                             job_queue +
-                             ", gpus: 1, duration: 1h}\n"
-                             "tenancy:\n  kueue:\n" +
-                             kueue + "policy: fifo+first-fit\n";
+    const std::string text =
+        "name: k\ncluster: {pools: [{name: p, node: l4-4x, count: 1}]}\nworkload:\n  reference_gpu: any\n  jobs:\n"
+        "    - {name: j, tenant: a, queue: " +
+        job_queue +
+        ", gpus: 1, duration: 1h}\n"
+        "tenancy:\n  kueue:\n" +
+        kueue + "policy: fifo+first-fit\n";
     return test::input_error([&] { test::load(write_file("bad.yaml", text)); });
   };
   const std::string good_queue = "    cluster_queues:\n" + queue("a", 1) + locals({"a"});

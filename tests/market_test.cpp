@@ -58,6 +58,7 @@ cluster:
       provisioning_delay: 0
       spot: {{availability: {{path: {}}}, notice: 2m}}
 workload:
+  reference_gpu: any
   jobs:
     - {{name: train, gpus: 4, kind: training, duration: 5h, checkpoint: {}}}
 )",
@@ -171,6 +172,7 @@ TEST(Checkpoint, PeriodicCheckpointsPauseTheJob) {
   const Outcome r = run_text(R"(name: ckpt
 cluster: {pools: [{name: p, node: l4-4x, count: 1}]}
 workload:
+  reference_gpu: any
   jobs: [{name: j, gpus: 2, kind: training, duration: 10h, checkpoint: {interval: 1h, cost: 6m, restore: 1m}}]
 )");
   const JobRecord& j = job(r, "j");
@@ -273,6 +275,7 @@ cluster:
     - {name: l4, node: l4-4x, count: 1}
     - {name: free, node: l4-4x, count: 1, price_per_node_hour_usd: 0}
 workload:
+  reference_gpu: any
   jobs:
     - {name: t, count: 3, gpus: 2, kind: training, duration: 2h, tenant: a}
     - {name: i, count: 4, gpus: 1, gpu_milli: 500, kind: inference, duration: 3h, tenant: b}
@@ -319,9 +322,10 @@ cluster:
   pools:
     - {{name: s, node: l4-4x, count: 1, market: spot, spot: {{availability: {{path: {}}}}}}}
 workload:
+  reference_gpu: any
   jobs: [{{name: j, gpus: 1, kind: training, duration: 1h, checkpoint: {{interval: auto, cost: 72s}}}}]
 )",
-                                     trace));
+                                         trace));
   const JobRecord& j = job(r, "j");
   EXPECT_EQ(j.checkpoints, 1u);
   EXPECT_EQ(j.end, Time::from_seconds(3600 + 72));
@@ -329,6 +333,7 @@ workload:
   const Outcome od = run_text(fmt::format(R"(name: auto
 cluster: {{pools: [{{name: p, node: l4-4x, count: 1}}]}}
 workload:
+  reference_gpu: any
   jobs: [{{name: j, gpus: 1, kind: training, duration: 1h, checkpoint: {{interval: auto, cost: 72s}}}}]
 )"));
   EXPECT_EQ(job(od, "j").checkpoints, 0u);
@@ -344,6 +349,7 @@ cluster:
   pools:
     - {name: s, node: dgx-a100-80gb, autoscale: {min: 0, max: 8}, market: spot, spot: {interruptions_per_node_month: 30}}
 workload:
+  reference_gpu: any
   jobs: [{name: t, count: 8, gpus: 8, kind: training, duration: 48h, checkpoint: {interval: 1h, cost: 3m, restore: 3m}}]
 )";
   const Outcome a = run_text(base), b = run_text(base);
@@ -370,9 +376,10 @@ cluster:
   pools:
     - {{name: s, node: l4-4x, count: 1, market: spot, spot: {{availability: {{path: {}, prices: true}}}}}}
 workload:
+  reference_gpu: any
   jobs: [{{name: j, gpus: 4, duration: 3h}}]
 )",
-                                     trace));
+                                         trace));
   EXPECT_NEAR(r.summary["cost_usd"].get<double>(), 6.0, 1e-9);
   EXPECT_NEAR(job(r, "j").cost_usd, 6.0, 1e-9);  // it held the whole node throughout
 }
@@ -388,6 +395,7 @@ cluster:
     - {name: spot, node: l4-4x, count: 1, market: spot, spot: {interruptions_per_node_month: 0}}
     - {name: od, node: l4-4x, count: 1}
 workload:
+  reference_gpu: any
   jobs:
     - {name: t1, gpus: 4, kind: training, duration: 4h, checkpoint: {interval: 1h, cost: 0}}
     - {name: infer, gpus: 1, kind: inference, duration: 4h}
@@ -426,6 +434,7 @@ cluster:
     - {{name: spot, node: l4-4x, count: 1, market: spot, provisioning_delay: 0, spot: {{availability: {{path: {}}}}}}}
     - {{name: od, node: l4-4x, count: 1}}
 workload:
+  reference_gpu: any
   jobs:
     - {{name: t, gpus: 1, kind: training, duration: 10h, checkpoint: {{interval: 1h, cost: 0}}}}
 policy: {{name: fifo+spot-aware, params: {{spot_fallback_after: 1h}}}}
@@ -513,6 +522,7 @@ cluster:
     - {name: a, node: dgx-a100-80gb, count: 1, autoscale: {min: 1, max: 1000000}}
     - {name: b, node: l4-4x, count: 1}
 workload:
+  reference_gpu: any
   jobs:
     - {name: small, count: 4, gpus: 1, gpu_memory_mib: 20000, duration: 3h, arrival: 0}
     - {name: burst, count: 40, gpus: 1, gpu_memory_mib: 40000, duration: 2h, arrival: 1h}

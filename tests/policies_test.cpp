@@ -11,6 +11,7 @@ const char* kHalfFull = R"(
 name: h
 cluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}
 workload:
+  reference_gpu: any
   jobs:
     - {name: resident, gpus: 1, gpu_milli: 600, duration: 100}
     - {name: probe, gpus: 1, gpu_milli: 300, duration: 10, arrival: 1}
@@ -49,6 +50,7 @@ name: r
 seed: 5
 cluster: {pools: [{name: p, node: l4-4x, count: 8}]}
 workload:
+  reference_gpu: any
   generator:
     classes: [{name: j, count: 200, arrival: {rate_per_hour: 3600}, gpus: 1, duration: 1}]
 policy: fifo+random
@@ -76,6 +78,7 @@ TEST(QueueOrders, PriorityAndSjfReorderTheQueue) {
 name: q
 cluster: {pools: [{name: p, node: a10-1x, count: 1}]}
 workload:
+  reference_gpu: any
   jobs:
     - {name: blocker, gpus: 1, duration: 10}
     - {name: long-low, gpus: 1, duration: 100, arrival: 1, priority: 0}

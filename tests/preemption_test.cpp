@@ -12,7 +12,8 @@ namespace {
 
 RunResult run_on_one_gpu(const std::string& jobs, const std::string& policy) {
   const std::string text = "name: pre\ncluster: {pools: [{name: p, node: a10-1x, count: 1}]}\n"
-                           "workload:\n  jobs:\n" + jobs + "policy: " + policy + "\n";
+                           "workload:\n  reference_gpu: any\n  jobs:\n" +
+                           jobs + "policy: " + policy + "\n";
   const Scenario s = test::load(write_file("pre.yaml", text));
   auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);
   return simulate(s, *sched);
@@ -104,7 +105,7 @@ class EvictForUrgent final : public Scheduler {
 
 RunResult run_evicting(const std::string& checkpoint, Duration grace) {
   const std::string text = "name: evict\ncluster: {pools: [{name: p, node: a10-1x, count: 1}]}\n"
-                           "workload:\n  jobs:\n"
+                           "workload:\n  reference_gpu: any\n  jobs:\n"
                            "    - {name: long, gpus: 1, duration: 10h" +
                            checkpoint +
                            "}\n"
@@ -148,7 +149,7 @@ TEST(Preemption, AnEvictedJobLeavesWithinItsGracePeriod) {
 RunResult run_free(const std::string& pools, const std::string& jobs, const std::string& policy) {
   const std::string text = "name: sim\ncluster: {pools: [" + pools +
                            "]}\nmodel: {preemption: {suspend: 0, resume: 0}}\n"
-                           "workload:\n  jobs:\n" +
+                           "workload:\n  reference_gpu: any\n  jobs:\n" +
                            jobs + "policy: " + policy + "\n";
   const Scenario s = test::load(write_file("sim.yaml", text));
   auto sched = Registry::global().make(s.policy, policy_context(s), s.policy_where);

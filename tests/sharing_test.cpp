@@ -7,6 +7,7 @@
 
 using namespace gpusim;
 using test::source_path;
+using test::write_file;
 
 namespace {
 
@@ -172,10 +173,32 @@ TEST(Rates, MpsCapsAndInterference) {
   EXPECT_NEAR(one[0], 0.12 / 0.95, 1e-12);  // the thread cap binds even alone
 }
 
-TEST(Rates, HardwareFactor) {
+TEST(Rates, SpeedFactor) {
   const auto& c = Catalog::builtin();
-  EXPECT_DOUBLE_EQ(hardware_factor(*c.find_gpu("H100-80GB-SXM"), nullptr), 1.0);
-  EXPECT_NEAR(hardware_factor(*c.find_gpu("H100-80GB-SXM"), c.find_gpu("A100-80GB-SXM")), 989.0 / 312, 1e-12);
+  const GpuModel& a100 = *c.find_gpu("A100-80GB-SXM");
+  const GpuModel& h100 = *c.find_gpu("H100-80GB-SXM");
+  const GpuModel& t4 = *c.find_gpu("T4");
+  const ThroughputClass* training = c.find_throughput_class("training");
+  const ThroughputClass* inference = c.find_throughput_class("inference");
+  ASSERT_TRUE(training && inference && c.find_throughput_class("interactive"));
+  EXPECT_EQ(&c.throughput_reference(), &a100);
+  EXPECT_DOUBLE_EQ(speed_factor(c, h100, {nullptr, training, nullptr}), 1.0);  // stated on any GPU
+  EXPECT_DOUBLE_EQ(speed_factor(c, h100, {&h100, training, nullptr}), 1.0);    // on its own reference
+  // Measured (MLPerf Training v3.0: 8 x H100 against 8 x A100 of the same chassis).
+  EXPECT_DOUBLE_EQ(speed_factor(c, h100, {&a100, training, nullptr}), 2.06);
+  EXPECT_DOUBLE_EQ(speed_factor(c, a100, {&h100, training, nullptr}), 1 / 2.06);
+  EXPECT_DOUBLE_EQ(speed_factor(c, h100, {&a100, inference, nullptr}), 2.41);
+  // No MLPerf Training result for the T4: its BF16 (FP16) peak over the reference's.
+  EXPECT_FALSE(c.throughput(*training, t4).measured);
+  EXPECT_DOUBLE_EQ(speed_factor(c, t4, {&a100, training, nullptr}), 65.0 / 312);
+  EXPECT_DOUBLE_EQ(speed_factor(c, h100, {&t4, training, nullptr}), 2.06 / (65.0 / 312));
+  // Nor an LLM inference one: memory bandwidth.
+  EXPECT_DOUBLE_EQ(speed_factor(c, *c.find_gpu("A100-40GB-SXM"), {&a100, inference, nullptr}), 1555.0 / 2039);
+  EXPECT_DOUBLE_EQ(speed_factor(c, t4, {&a100, c.find_throughput_class("interactive"), nullptr}), 1.0);
+  // A job's own speedup comes first; a model it does not list follows its class.
+  const std::vector<std::pair<std::string, double>> own{{"H100-80GB-SXM", 2.5}};
+  EXPECT_DOUBLE_EQ(speed_factor(c, h100, {&a100, training, &own}), 2.5);
+  EXPECT_DOUBLE_EQ(speed_factor(c, t4, {&a100, training, &own}), 65.0 / 312);
 }
 
 // --- scenarios ---------------------------------------------------------------------------------
@@ -245,6 +268,7 @@ cluster:
       count: 1
       sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}
 workload:
+  reference_gpu: any
   jobs:
     - {name: a, gpus: 1, kind: training, duration: 1h}
     - {name: b, gpus: 1, kind: training, duration: 2h}
@@ -260,4 +284,107 @@ policy: fifo+first-fit
   // b did a_end x rate of work by then, and the rest alone at rate 1.
   EXPECT_NEAR(r.jobs[1].end.seconds(), a_end + (7200 - a_end * rates[1]), 1e-3);
   EXPECT_GT(r.rate_changes, 0u);
+}
+
+// --- job speed (docs/hardware.md#job-speed) ----------------------------------------------------
+
+namespace {
+
+// One one-GPU job (no collectives) of `kind` on one node of `node`; `workload` adds to the workload,
+// `job` to the job.
+Json one_job(const std::string& node, const std::string& kind = "training", const std::string& job = "",
+             const std::string& workload = "") {
+  return test::run(test::load(
+      write_file("speed.yaml", fmt::format("name: speed\ncluster: {{pools: [{{name: p, node: {}, count: 1}}]}}\nworkload:\n{}"
+                                           "  jobs:\n    - {{name: j, gpus: 1, kind: {}, duration: 6h{}}}\n",
+                                           node, workload, kind, job))));
+}
+
+double jct_h(const Json& summary) { return summary["jct_s"]["mean"].get<double>() / 3600; }
+
+}  // namespace
+
+TEST(JobSpeed, TheGpuModelSetsTheRunTimeAndTheDefaultReferenceIsFlagged) {
+  // Stated on the default reference (A100-80GB-SXM): faster on H100s by MLPerf's measured ratio,
+  // slower on T4s by the BF16 peak ratio (no MLPerf Training result for the T4).
+  const Json a100 = one_job("dgx-a100-80gb");
+  EXPECT_NEAR(jct_h(a100), 6.0, 1e-6);
+  EXPECT_NEAR(jct_h(one_job("hgx-h100")), 6.0 / 2.06, 1e-6);
+  EXPECT_NEAR(jct_h(one_job("t4-8x")), 6.0 / (65.0 / 312), 1e-6);
+  ASSERT_EQ(a100["run_notes"].size(), 1u);
+  EXPECT_NE(
+      a100["run_notes"][0].get<std::string>().find("1 job have durations stated on A100-80GB-SXM, the default reference GPU"),
+      std::string::npos);
+  // Stated on the H100 by the workload: slower on the A100, and nothing to flag.
+  const Json h100 = one_job("hgx-h100", "training", "", "  reference_gpu: H100-80GB-SXM\n");
+  EXPECT_NEAR(jct_h(h100), 6.0, 1e-6);
+  EXPECT_TRUE(h100["run_notes"].empty());
+  EXPECT_NEAR(jct_h(one_job("dgx-a100-80gb", "training", "", "  reference_gpu: H100-80GB-SXM\n")), 6.0 * 2.06, 1e-6);
+  // A job's own reference comes before the workload's.
+  EXPECT_NEAR(jct_h(one_job("hgx-h100", "training", ", reference_gpu: A100-80GB-SXM", "  reference_gpu: H100-80GB-SXM\n")),
+              6.0 / 2.06, 1e-6);
+}
+
+TEST(JobSpeed, KindsClassesAndOverrides) {
+  EXPECT_NEAR(jct_h(one_job("hgx-h100", "inference")), 6.0 / 2.41, 1e-6);  // MLPerf Inference GPT-J
+  EXPECT_NEAR(jct_h(one_job("t4-8x", "notebook")), 6.0, 1e-6);             // a session lasts as its user works
+  EXPECT_NEAR(jct_h(one_job("hgx-h100", "batch")), 6.0 / 2.06, 1e-6);      // batch follows training
+  EXPECT_NEAR(jct_h(one_job("hgx-h100", "training", ", throughput_class: inference")), 6.0 / 2.41, 1e-6);
+  EXPECT_NEAR(jct_h(one_job("hgx-h100", "training", ", speedup: {H100-80GB-SXM: 3}")), 2.0, 1e-6);
+  EXPECT_NEAR(jct_h(one_job("hgx-h100", "training", ", reference_gpu: any")), 6.0, 1e-6);
+  EXPECT_NEAR(jct_h(one_job("hgx-h100", "training", "", "  reference_gpu: any\n")), 6.0, 1e-6);
+  // A scenario's own class, and its own ratio for a built-in class.
+  const std::string catalog = "catalog:\n  throughput:\n    classes:\n"
+                              "      - {name: recsys, bound: memory, ratios: [{gpu: H100-80GB-SXM, ratio: 1.5, source: ours}]}\n"
+                              "      - {name: training, ratios: [{gpu: H100-80GB-SXM, ratio: 2.5, source: ours}]}\n";
+  const auto run_with = [&](const std::string& job) {
+    return jct_h(test::run(test::load(
+        write_file("own.yaml", catalog +
+                                   "name: own\ncluster: {pools: [{name: p, node: hgx-h100, count: 1}]}\nworkload:\n  jobs:\n"
+                                   "    - {name: j, gpus: 1, kind: training, duration: 6h" +
+                                   job + "}\n"))));
+  };
+  EXPECT_NEAR(run_with(", throughput_class: recsys"), 4.0, 1e-6);
+  EXPECT_NEAR(run_with(""), 6.0 / 2.5, 1e-6);
+  EXPECT_EQ(Catalog::builtin().find_throughput_class("recsys"), nullptr);  // the built-in table is untouched
+}
+
+TEST(JobSpeed, TracesReplayedAsPublishedTakeTheirRecordedTimes) {
+  // A Philly job of 2 h on an H100 node: as recorded (any GPU) unless the trace names its reference.
+  const std::string trace = write_file("philly.csv",
+                                       "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-03 00:00:00,7200,1,7200,vc1\n");
+  const auto jct = [&](const std::string& extra) {
+    return jct_h(test::run(test::load(
+        write_file("t.yaml", fmt::format("name: t\ncluster: {{pools: [{{name: p, node: hgx-h100, count: 1}}]}}\n"
+                                         "workload:\n  reference_gpu: V100-16GB\n  traces: [{{format: philly, path: {}{}}}]\n",
+                                         trace, extra)))));
+  };
+  EXPECT_NEAR(jct(""), 2.0, 1e-6);  // the workload's reference is for jobs that state none, not for the trace's
+  EXPECT_NEAR(jct(", reference_gpu: A100-80GB-SXM"), 2.0 / 2.06, 1e-6);
+  const Json s = test::run(
+      test::load(write_file("t.yaml", fmt::format("name: t\ncluster: {{pools: [{{name: p, node: hgx-h100, count: 1}}]}}\n"
+                                                  "workload:\n  traces: [{{format: philly, path: {}}}]\n",
+                                                  trace))));
+  ASSERT_EQ(s["run_notes"].size(), 1u);
+  EXPECT_NE(s["run_notes"][0].get<std::string>().find("1 job take as long on every GPU model (reference_gpu any"),
+            std::string::npos);
+}
+
+TEST(JobSpeed, BadSpeedSettingsNameTheirField) {
+  const auto error = [&](const std::string& job, const std::string& workload = "") {
+    return test::input_error([&] {
+      test::load(write_file("bad.yaml", "name: b\ncluster: {pools: [{name: p, node: hgx-h100, count: 1}]}\nworkload:\n" +
+                                            workload + "  jobs:\n    - {name: j, gpus: 1, duration: 1h" + job + "}\n"));
+    });
+  };
+  EXPECT_NE(error(", throughput_class: recsys")
+                .find("workload.jobs[0].throughput_class: unknown throughput class 'recsys'; "
+                      "known: training, inference, interactive"),
+            std::string::npos);
+  EXPECT_NE(error(", speedup: {Z9: 2}").find("workload.jobs[0].speedup: unknown GPU model 'Z9'"), std::string::npos);
+  EXPECT_NE(error(", reference_gpu: any, speedup: {T4: 2}").find("workload.jobs[0].speedup: reference_gpu any takes as long"),
+            std::string::npos);
+  EXPECT_NE(error("", "  reference_gpu: Z9\n").find("workload.reference_gpu: unknown GPU model 'Z9'; expected any or one of"),
+            std::string::npos);
+  EXPECT_NE(error(", speedup: {T4: 0}").find("workload.jobs[0].speedup"), std::string::npos);
 }

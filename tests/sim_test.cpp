@@ -180,6 +180,7 @@ cluster:
   pools:
     - {name: p, node: l4-4x, count: 2, sharing: fractional}
 workload:
+  reference_gpu: any
   jobs:
     - {name: a, gpus: 1, gpu_milli: 500, duration: 10, arrival: 0}
     - {name: b, gpus: 1, gpu_milli: 500, duration: 10, arrival: 0}
@@ -266,6 +267,7 @@ TEST(Engine, MultiNodeJobsSpanTheFewestNodesAllOrNothing) {
 name: m
 cluster: {pools: [{name: p, node: l4-4x, count: 3}]}
 workload:
+  reference_gpu: any
   jobs:
     - {name: small, gpus: 1, duration: 100}
     - {name: wide, gpus: 8, duration: 10, multi_node: true}
@@ -290,6 +292,7 @@ cluster:
     - {name: a, node: dgx-a100-80gb, count: 2}
     - {name: b, node: dgx-a100-80gb, count: 1, autoscale: {max: 10}}
 workload:
+  reference_gpu: any
   jobs: [{name: j, count: 5}, {name: k}]
   generator: {classes: [{name: c, count: 7}, {name: d, count: nope}]}
 )",
@@ -351,6 +354,7 @@ TEST(BoundJobs, RunOnTheirNodeOnly) {
 cluster:
   pools: [{name: h100, node: hgx-h100, node_names: [n1, n2]}]
 workload:
+  reference_gpu: any
   jobs:
     - {name: a, gpus: 8, duration: 1h, node: n2}
     - {name: b, gpus: 8, duration: 1h, node: n2}
@@ -373,6 +377,7 @@ TEST(BoundJobs, UnknownNodeIsAnInputErrorNamingTheField) {
 cluster:
   pools: [{name: h100, node: hgx-h100, count: 2}]
 workload:
+  reference_gpu: any
   jobs: [{name: a, gpus: 8, duration: 1h, node: n9}]
 )");
   const std::string e = test::input_error([&] { (void)build_world(test::load(path)); });
@@ -383,6 +388,7 @@ workload:
 cluster:
   pools: [{name: h100, node: hgx-h100, count: 2}]
 workload:
+  reference_gpu: any
   jobs: [{name: a, gpus: 8, duration: 1h, node: h100-1}]
 )");
   EXPECT_NO_THROW((void)build_world(test::load(ok)));

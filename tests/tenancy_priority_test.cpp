@@ -25,7 +25,7 @@ struct Outcome {
 
 Outcome run(int nodes, const std::string& jobs, const std::string& policy, const std::string& tenancy = "") {
   const std::string text = fmt::format("name: t\ncluster: {{pools: [{{name: p, node: l4-4x, count: {}}}]}}\n"
-                                       "workload:\n  jobs:\n{}policy: {}\n{}",
+                                       "workload:\n  reference_gpu: any\n  jobs:\n{}policy: {}\n{}",
                                        nodes, jobs, policy, tenancy.empty() ? "" : "tenancy:\n" + tenancy);
   Scenario s = test::load(write_file("t.yaml", text));
   RunResult r = test::simulate_scenario(s);

@@ -44,7 +44,7 @@ TEST(Tenancy, JainIndex) {
 TEST(Tenancy, FiguresOfATwoNamespaceRun) {
   const std::string text = "name: two\ncluster: {pools: [{name: p, node: a10-1x, count: 2}]}\n"
                            "tenancy: {}\n"
-                           "workload:\n  jobs:\n"
+                           "workload:\n  reference_gpu: any\n  jobs:\n"
                            "    - {name: a, count: 2, gpus: 1, duration: 2h, namespace: a}\n"
                            "    - {name: b, gpus: 1, duration: 1h, namespace: b}\n";
   const Scenario s = test::load(write_file("two.yaml", text));
@@ -144,7 +144,7 @@ TEST(Tenancy, ClusterQueueAndCohortFigures) {
                             "[{name: nvidia.com/gpu, nominal_quota: ";
   const std::string text =
       "name: kq\ncluster: {pools: [{name: p, node: l4-4x, count: 1, labels: {gpu: l4}}]}\n"
-      "workload:\n  jobs:\n"
+      "workload:\n  reference_gpu: any\n  jobs:\n"
       "    - {name: a, count: 4, gpus: 1, duration: 1h, namespace: a, queue: a}\n"
       "    - {name: b, gpus: 1, duration: 1h, arrival: 2h, namespace: b, queue: b}\n"
       "tenancy:\n  kueue:\n"
@@ -191,7 +191,7 @@ TEST(Tenancy, ClusterQueueAndCohortFigures) {
 TEST(Tenancy, JobNeverAdmittedByKueueCountsUntilTheEnd) {
   const std::string text =
       "name: starve\nhorizon: 5h\ncluster: {pools: [{name: p, node: l4-4x, count: 1, labels: {gpu: l4}}]}\n"
-      "workload:\n  jobs:\n"
+      "workload:\n  reference_gpu: any\n  jobs:\n"
       "    - {name: a, count: 2, gpus: 1, duration: 10h, namespace: a, queue: a}\n"
       "tenancy:\n  kueue:\n"
       "    resource_flavors: [{name: l4, node_labels: {gpu: l4}}]\n"

@@ -9,6 +9,7 @@ namespace gpusim {
 namespace embedded {
 std::string_view gpus_yaml();
 std::string_view nodes_yaml();
+std::string_view throughput_yaml();
 }  // namespace embedded
 
 const MigProfile* MigTable::find(std::string_view profile) const {
@@ -22,6 +23,7 @@ const Catalog& Catalog::builtin() {
     Catalog c;
     c.add_document(ConfigNode::parse(std::string(embedded::gpus_yaml()), "<builtin>/hardware/data/gpus.yaml"));
     c.add_document(ConfigNode::parse(std::string(embedded::nodes_yaml()), "<builtin>/hardware/data/nodes.yaml"));
+    c.add_document(ConfigNode::parse(std::string(embedded::throughput_yaml()), "<builtin>/hardware/data/throughput.yaml"));
     return c;
   }();
   return catalog;
@@ -133,6 +135,52 @@ const Section& node_section() {
   return s;
 }
 
+const Section& measured_ratio_section() {
+  static const Section s{
+      "throughput_ratio",
+      "A measured throughput of a GPU model for the class, relative to the table's reference GPU",
+      {
+          {"gpu", Type::string(), required, "", "The GPU model (a name or an alias)"},
+          {"ratio", Type::number().above(0).at_most(1000), required, "", "Its throughput per GPU over the reference GPU's"},
+          source_field(required),
+      }};
+  return s;
+}
+
+const Section& throughput_class_section() {
+  static const Section s{
+      "throughput_class",
+      "A class of work and how fast it runs on GPU models (a row of the throughput matrix); an existing class's name "
+      "adds to or replaces its ratios",
+      {
+          {"name", Type::string(), required, "", "The class's name, e.g. training, inference, interactive"},
+          {"bound", Type::enumeration<ThroughputBound>(), "", "",
+           "What an unlisted GPU's ratio follows: compute (BF16 peak, else FP32), memory (bandwidth) or none (1); "
+           "required for a new class"},
+          {"description", Type::string(), "", "", "What work it stands for"},
+          {"ratios", Type::list(Type::section(measured_ratio_section())), "", "", "Measured ratios, per GPU model"},
+          source_field(),
+      }};
+  return s;
+}
+
+const Section& throughput_section() {
+  static const Section s{
+      "throughput",
+      "How fast classes of work run on each GPU model (docs/hardware.md#job-speed)",
+      {
+          {"reference", Type::string(), "", "", "The GPU model ratios are relative to; the built-in table's is A100-80GB-SXM"},
+          {"classes", Type::list(Type::section(throughput_class_section())), required, "", "The classes"},
+      }};
+  return s;
+}
+
+// The ratio of one peak figure of `gpu` to the reference's; none when either lacks it.
+std::optional<double> peak_ratio(double gpu, double reference) {
+  if (gpu <= 0 || reference <= 0) return std::nullopt;
+  return gpu / reference;
+}
+
 }  // namespace
 
 const Section& catalog_section() {
@@ -143,6 +191,8 @@ const Section& catalog_section() {
           {"mig_geometries", Type::list(Type::section(mig_geometry_section())), "", "", "MIG geometries GPU models refer to"},
           {"gpus", Type::list(Type::section(gpu_section())), "", "", "GPU models"},
           {"nodes", Type::list(Type::section(node_section())), "", "", "Node templates"},
+          {"throughput", Type::section(throughput_section()), "", "",
+           "Classes of work and their measured speed per GPU model (built in: training, inference, interactive)"},
       }};
   return s;
 }
@@ -155,6 +205,76 @@ void Catalog::add_document(const ConfigNode& node) {
     for (const auto& e : g->items()) add_gpu(e);
   if (auto n = doc.get("nodes"))
     for (const auto& e : n->items()) add_node(e);
+  if (auto t = doc.get("throughput")) add_throughput(*t);
+}
+
+void Catalog::add_throughput(const ConfigNode& node) {
+  const Fields doc = throughput_section().read(node);
+  if (auto r = doc.get("reference")) {
+    const GpuModel* gpu = find_gpu(r->as_string());
+    if (!gpu) r->fail(fmt::format("unknown GPU model '{}'", r->as_string()));
+    if (!throughput_reference_.empty() && throughput_reference_ != gpu->name)
+      r->fail(fmt::format("the throughput table's ratios are relative to {}: expected {} or no reference", throughput_reference_,
+                          throughput_reference_));
+    throughput_reference_ = gpu->name;
+  }
+  if (throughput_reference_.empty()) doc.fail("expected a reference GPU model for the throughput table");
+  for (const auto& item : doc.at("classes").items()) {
+    const Fields e = throughput_class_section().read(item);
+    const std::string name = e.at("name").as_string();
+    auto it = std::find_if(classes_.begin(), classes_.end(), [&](const ThroughputClass& c) { return c.name == name; });
+    if (it == classes_.end()) {
+      if (!e.has("bound")) e.node().fail(fmt::format("class '{}' is new: expected its bound (compute, memory or none)", name));
+      classes_.push_back({name, {}, {}, {}, {}});
+      it = classes_.end() - 1;
+    }
+    ThroughputClass& c = *it;
+    if (auto b = e.get("bound")) c.bound = b->as_enum<ThroughputBound>(" or ");
+    if (auto d = e.get("description")) c.description = d->as_string();
+    if (auto src = e.get("source")) c.source = src->as_string();
+    if (auto ratios = e.get("ratios"))
+      for (const auto& r : ratios->items()) {
+        const Fields m = measured_ratio_section().read(r);
+        const GpuModel* gpu = find_gpu(m.at("gpu").as_string());
+        if (!gpu) m.at("gpu").fail(fmt::format("unknown GPU model '{}'", m.at("gpu").as_string()));
+        ThroughputClass::Measured measured{gpu->name, m.number("ratio"), m.at("source").as_string()};
+        if (gpu->name == throughput_reference_ && measured.ratio != 1)
+          m.at("ratio").fail(fmt::format("{} is the table's reference: its ratio is 1", gpu->name));
+        auto old = std::find_if(c.ratios.begin(), c.ratios.end(), [&](const auto& x) { return x.gpu == gpu->name; });
+        if (old != c.ratios.end()) *old = std::move(measured);
+        else c.ratios.push_back(std::move(measured));
+      }
+  }
+}
+
+const ThroughputClass::Measured* ThroughputClass::find(std::string_view gpu) const {
+  for (const Measured& m : ratios)
+    if (m.gpu == gpu) return &m;
+  return nullptr;
+}
+
+const ThroughputClass* Catalog::find_throughput_class(std::string_view name) const {
+  for (const ThroughputClass& c : classes_)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+const GpuModel& Catalog::throughput_reference() const { return *find_gpu(throughput_reference_); }
+
+ThroughputRatio Catalog::throughput(const ThroughputClass& c, const GpuModel& gpu) const {
+  if (gpu.name == throughput_reference_) return {1.0, true};
+  if (const ThroughputClass::Measured* m = c.find(gpu.name)) return {m->ratio, true};
+  const GpuModel& ref = throughput_reference();
+  std::optional<double> r;
+  switch (c.bound) {
+    case ThroughputBound::compute:
+      r = peak_ratio(gpu.bf16_tflops, ref.bf16_tflops);
+      if (!r) r = peak_ratio(gpu.fp32_tflops, ref.fp32_tflops);
+      break;
+    case ThroughputBound::memory: r = peak_ratio(gpu.memory_bandwidth_gb_per_s, ref.memory_bandwidth_gb_per_s); break;
+    case ThroughputBound::none: break;
+  }
+  return {r.value_or(1.0), false};
 }
 
 void Catalog::add_geometry(const ConfigNode& entry) {

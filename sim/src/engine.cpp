@@ -561,9 +561,8 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     if (r.status != JobStatus::running) continue;
     const double sharing = job_sharing_rate(j);
     JobFlight& f = flights_[r];
-    const GpuModel* model = cluster_.pool_of(cluster_.gpu(f.placement.gpus.front()).node).gpu;
     const ResolvedJob settings = resolved_[j];  // worked out from the Job: once
-    double rate = sharing * hardware_factor(*model, settings.reference);
+    double rate = sharing * resolved_.speed(j, cluster_.node(cluster_.gpu(f.placement.gpus.front()).node).pool);
     double stall = 0;
     if (const CommProfile* c = settings.comm) {
       const int ranks = static_cast<int>(f.placement.gpus.size());

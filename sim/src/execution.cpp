@@ -80,6 +80,18 @@ const Section& communication_default_section() {
   return s;
 }
 
+const Section& speed_section() {
+  static const Section s = model_subsection(
+      "speed", "How fast jobs run on each GPU model (docs/hardware.md#job-speed)",
+      {
+          {"reference_gpu", Type::string(), "", "",
+           "The GPU a job's duration is stated on when neither it nor workload.reference_gpu names one"},
+          {"classes", Type::map(Type::string(), {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}), "", "",
+           "The throughput class (a row of the catalog's throughput table) each job kind follows"},
+      });
+  return s;
+}
+
 const Section& model_communication_section() {
   static const Section s = model_subsection(
       "communication", "Communication of multi-GPU jobs that state none",
@@ -196,6 +208,7 @@ const Section& model_section() {
   static const Section s{"model",
                          "The execution model's constants (sim/data/model.yaml); every field optional",
                          {
+                             {"speed", Type::section(speed_section()), "", "", "Jobs' speed on GPU models"},
                              {"time_slicing", Type::section(time_slicing_section()), "", "", "CUDA time-slicing"},
                              {"mps", Type::section(mps_section()), "", "", "MPS"},
                              {"mig", Type::section(mig_section()), "", "", "MIG repartitioning"},
@@ -228,6 +241,15 @@ void ExecutionModel::apply(const ConfigNode& model) {
     if (t <= Duration()) n.fail("expected a positive duration");
     return t;
   };
+  if (auto block = doc.get("speed")) {
+    const Fields sp = speed_section().read(*block);
+    if (auto v = sp.get("reference_gpu")) speed.reference_gpu = v->as_string();
+    if (auto c = sp.get("classes")) {
+      c->allow_only(enum_names<JobKind>);
+      for (const auto& [kind_name, name] : c->entries())
+        speed.classes[static_cast<std::size_t>(*parse_enum<JobKind>(kind_name))] = name.as_string();
+    }
+  }
   if (auto block = doc.get("time_slicing")) {
     const Fields t = time_slicing_section().read(*block);
     if (auto v = t.get("context_switch")) time_slicing.context_switch = v->as_duration();
@@ -360,9 +382,12 @@ std::optional<double> SpotModel::aws_bucket(std::string_view bucket) const {
   return std::nullopt;
 }
 
-double hardware_factor(const GpuModel& gpu, const GpuModel* reference) {
-  if (!reference || reference == &gpu || reference->bf16_tflops <= 0 || gpu.bf16_tflops <= 0) return 1.0;
-  return gpu.bf16_tflops / reference->bf16_tflops;
+double speed_factor(const Catalog& catalog, const GpuModel& gpu, const SpeedProfile& job) {
+  if (!job.reference || job.reference == &gpu) return 1.0;
+  if (job.speedup)
+    for (const auto& [name, ratio] : *job.speedup)
+      if (catalog.find_gpu(name) == &gpu) return ratio;
+  return catalog.throughput(*job.throughput, gpu).value / catalog.throughput(*job.throughput, *job.reference).value;
 }
 
 double mig_rate(double slice_sm_fraction, double u) {

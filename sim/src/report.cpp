@@ -14,6 +14,7 @@
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/sim/goodput.hpp"
+#include "gpusim/sim/world.hpp"
 
 namespace gpusim {
 
@@ -241,6 +242,37 @@ std::vector<std::pair<std::string, double>> flatten_summary(const Json& summary,
   std::vector<std::pair<std::string, double>> out;
   flatten_into(summary, "", arrays_by_name, out);
   return out;
+}
+
+// Which GPU models the jobs' durations are stated on (docs/hardware.md#job-speed), each with its
+// number of jobs; a reference the run took from model.speed's default says so. Replicas' speed is the
+// serving model's: they state no work.
+Json speed_notes(const Scenario& s) {
+  struct Count {
+    uint64_t jobs = 0;
+    bool defaulted = false;
+  };
+  std::map<std::string_view, Count> by_reference;
+  for (const Job& j : s.jobs.jobs) {
+    if (j.id < replica_jobs(s.services)) continue;
+    const JobReference ref = job_reference(s, j);
+    Count& c = by_reference[ref.gpu];
+    ++c.jobs;
+    c.defaulted = c.defaulted || ref.defaulted;
+  }
+  Json notes = Json::array();
+  for (const auto& [gpu, c] : by_reference) {
+    const std::string jobs = fmt::format("{} job{}", c.jobs, c.jobs == 1 ? "" : "s");
+    if (gpu == JobSpeed::kAny)
+      notes.push_back(fmt::format("{} take as long on every GPU model (reference_gpu any: times recorded on their own "
+                                  "cluster, as the openb and philly traces give them): no hardware factor.",
+                                  jobs));
+    else if (c.defaulted)
+      notes.push_back(fmt::format("{} have durations stated on {}, the default reference GPU: set workload.reference_gpu (or a "
+                                  "job's reference_gpu) to the GPU they were measured on (docs/hardware.md#job-speed).",
+                                  jobs, gpu));
+  }
+  return notes;
 }
 
 Json summarize(const Scenario& s, const RunResult& r) {
@@ -569,7 +601,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["decision_points"] = r.decision_points;
 
   Json notes = Json::array();
-  notes.push_back("A job runs at a rate = hardware factor x sharing factor (time-slicing, MPS, MIG slice; README 'Sharing modes'), and a multi-GPU job's iterations also wait for their collective over the slowest link of its ring (README 'Topology and communication'); slowdown = run time of its last attempt / the work that attempt had left.");
+  notes.push_back("A job runs at a rate = speed factor x sharing factor: its speed on its GPU model against the GPU its duration "
+                  "is stated on (its class's row of the throughput table, docs/hardware.md#job-speed) times its share of the GPU "
+                  "(time-slicing, MPS, MIG slice; README 'Sharing modes'), and a multi-GPU job's iterations also wait for their "
+                  "collective over the slowest link of its ring (README 'Topology and communication'); slowdown = run time of "
+                  "its last attempt / the work that attempt had left.");
   notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show (0 while a job writes or restores a checkpoint); effective_utilization = busy GPU-hours / capacity GPU-hours (GPUs of ready nodes), allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of memory slices, a time-slicing or MPS replica 1/replicas).");
   notes.push_back(
       "gpu_hours_goodput = GPU-hours jobs held while computing, less the part spent waiting in collectives "
@@ -590,6 +626,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
         "percentiles are nearest-rank within 0.1 %; slo_attainment = requests within every per-request target / requests "
         "arrived, goodput_rps = those requests / seconds to the last request completed; replica jobs are charged as jobs.");
   out["model_notes"] = std::move(notes);
+  // What this run's figures rest on that the scenario did not say: the terminal table repeats these.
+  out["run_notes"] = speed_notes(s);
   return out;
 }
 

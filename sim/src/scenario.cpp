@@ -658,20 +658,21 @@ void read_node_list(const ConfigNode& node, const Catalog& catalog, Scenario& s)
 
 const Section& trace_section() {
   static const Section s{
-      "trace",
-      "Jobs from a public trace",
-      {
-          {"format", Type::choice({"openb", "philly", "csv"}), required, "",
-           "openb (Alibaba GPU v2023 pods), philly (Microsoft Philly jobs) or csv (arrival_s, duration_s, gpus, ...)"},
-          {"path", Type::string(), required, "",
-           "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
-          {"kind", Type::enumeration<JobKind>(), "", "", "The kind of every job; default: the format's"},
-          {"u", Type::number().at_least(0).at_most(1), "", "", "The compute demand of every job; default: its kind's"},
-          {"multi_node", Type::boolean(), "", "", "May multi-GPU jobs span nodes; default: the format's"},
-          {"limit", Type::integer().at_least(1), "", "", "Keep the first N jobs (in arrival order)"},
-          {"virtual_clusters", Type::string_list(), "", "",
-           "philly: keep only these virtual clusters' rows, arrival counted from the earliest kept"},
-      }};
+      "trace", "Jobs from a public trace",
+      join_fields(
+          {{
+               {"format", Type::choice({"openb", "philly", "csv"}), required, "",
+                "openb (Alibaba GPU v2023 pods), philly (Microsoft Philly jobs) or csv (arrival_s, duration_s, gpus, ...)"},
+               {"path", Type::string(), required, "",
+                "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
+               {"kind", Type::enumeration<JobKind>(), "", "", "The kind of every job; default: the format's"},
+               {"u", Type::number().at_least(0).at_most(1), "", "", "The compute demand of every job; default: its kind's"},
+               {"multi_node", Type::boolean(), "", "", "May multi-GPU jobs span nodes; default: the format's"},
+               {"limit", Type::integer().at_least(1), "", "", "Keep the first N jobs (in arrival order)"},
+               {"virtual_clusters", Type::string_list(), "", "",
+                "philly: keep only these virtual clusters' rows, arrival counted from the earliest kept"},
+           },
+           job_speed_fields()})};
   return s;
 }
 
@@ -685,12 +686,56 @@ TraceOptions read_trace_options(const Fields& e) {
   return o;
 }
 
+// A job's (or the workload's) speed settings name GPU models and a throughput class of the catalog;
+// `where` is the entry that gives them.
+void check_speed(const Catalog& catalog, const JobSpeed& speed, SourceLocation where) {
+  const auto fail = [&](std::string_view field, const std::string& what) {
+    where.field += fmt::format(".{}", field);
+    throw InputError(where, what);
+  };
+  const auto known_gpus = [&] {
+    std::vector<std::string> known;
+    for (const GpuModel& g : catalog.gpus()) known.push_back(g.name);
+    return fmt::format("{}", fmt::join(known, ", "));
+  };
+  if (!speed.reference_gpu.empty() && speed.reference_gpu != JobSpeed::kAny && !catalog.find_gpu(speed.reference_gpu))
+    fail("reference_gpu", fmt::format("unknown GPU model '{}'; expected any or one of: {}", speed.reference_gpu, known_gpus()));
+  if (!speed.throughput_class.empty() && !catalog.find_throughput_class(speed.throughput_class)) {
+    std::vector<std::string> known;
+    for (const ThroughputClass& c : catalog.throughput_classes()) known.push_back(c.name);
+    fail("throughput_class", fmt::format("unknown throughput class '{}'; known: {} (a scenario adds its own under "
+                                         "catalog.throughput)",
+                                         speed.throughput_class, fmt::join(known, ", ")));
+  }
+  for (const auto& [gpu, ratio] : speed.speedup)
+    if (!catalog.find_gpu(gpu)) fail("speedup", fmt::format("unknown GPU model '{}'; known: {}", gpu, known_gpus()));
+}
+
+// The jobs of a trace, every one with the trace's speed settings. The openb and philly traces give
+// the lifetimes their jobs had on their own clusters, whose GPU per job they do not record: replayed as
+// published, a job takes as long on every model (reference_gpu any) unless the entry says otherwise.
+JobSet with_trace_speed(JobSet set, const Fields& e, bool recorded_on_own_cluster) {
+  std::optional<JobSpeed> speed = read_job_speed(e);
+  if (recorded_on_own_cluster && (!speed || speed->reference_gpu.empty())) {
+    if (!speed) speed.emplace();
+    if (!speed->speedup.empty())
+      e.at("speedup").fail("this trace's durations hold on every GPU model unless the entry names its reference_gpu: expected "
+                           "a reference_gpu with speedup");
+    speed->reference_gpu = JobSpeed::kAny;
+  }
+  if (speed) {
+    const uint32_t index = JobSet::add(set.speeds, std::move(*speed));
+    for (Job& j : set.jobs) j.speed = index;
+  }
+  return set;
+}
+
 JobSet read_trace(const ConfigNode& node, const std::string& data_dir, bool untimed) {
   const Fields e = trace_section().read(node);
   const auto format = e.at("format").as_string();
   TraceOptions o = read_trace_options(e);
   o.untimed = untimed;
-  if (format == "openb") return read_openb_pods(data_path(e.at("path"), data_dir), o);
+  if (format == "openb") return with_trace_speed(read_openb_pods(data_path(e.at("path"), data_dir), o), e, true);
   if (!o.virtual_clusters.empty() && format != "philly")
     e.at("virtual_clusters").fail("only the philly format has virtual clusters");
   if (format == "philly") {
@@ -698,9 +743,9 @@ JobSet read_trace(const ConfigNode& node, const std::string& data_dir, bool unti
     for (const auto& vc : o.virtual_clusters)
       if (std::find(set.tenants.begin(), set.tenants.end(), vc) == set.tenants.end())
         e.at("virtual_clusters").fail(fmt::format("no row of virtual cluster '{}' in the trace", vc));
-    return set;
+    return with_trace_speed(std::move(set), e, true);
   }
-  if (format == "csv") return read_generic_csv(data_path(e.at("path"), data_dir), o);
+  if (format == "csv") return with_trace_speed(read_generic_csv(data_path(e.at("path"), data_dir), o), e, false);
   e.at("format").fail(fmt::format("expected a trace format openb, philly or csv, got '{}'", format));
 }
 
@@ -748,6 +793,9 @@ const Section& workload_section() {
           {"packing", Type::section(packing_section()), "", "", "Run the capacity-packing experiment on these jobs instead"},
           {"services", Type::list(Type::section(service_section())), "", "",
            "Inference services: replicas placed as pods, serving requests (README, Inference services)"},
+          {"reference_gpu", Type::string(), "", "",
+           "The GPU model the durations of jobs that name none are stated on, or any (as long on every model); absent: "
+           "model.speed.reference_gpu, A100-80GB-SXM (docs/hardware.md#job-speed)"},
       }};
   return s;
 }
@@ -1031,6 +1079,15 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   }
   s.model = ExecutionModel::builtin();
   if (auto m = root.get("model")) s.model.apply(*m);
+  // model.speed names catalog entries, which the scenario may add.
+  {
+    const std::optional<ConfigNode> speed = root.get("model") ? root.at("model").get("speed") : std::nullopt;
+    const SourceLocation where{speed ? speed->where().file : path, speed ? speed->where().line : std::nullopt, "model.speed"};
+    check_speed(*catalog, JobSpeed{s.model.speed.reference_gpu, {}, {}}, where);
+    if (s.model.speed.reference_gpu == JobSpeed::kAny)
+      throw InputError(where, "expected a GPU model as the default reference_gpu, not any");
+    for (const std::string& c : s.model.speed.classes) check_speed(*catalog, JobSpeed{{}, c, {}}, where);
+  }
 
   const Fields cluster = cluster_section().read(root.at("cluster"));
   if (auto pools = cluster.get("pools"))
@@ -1080,14 +1137,16 @@ Scenario load_scenario(const std::string& path, const LoadOptions& options) {
   if (auto g = workload.get("generator")) s.jobs.append(generate_jobs(*g, s.seed));
   if (!workload.has("jobs") && !workload.has("traces") && !workload.has("generator") && !workload.has("services"))
     workload.fail("expected at least one of jobs, traces, generator, services");
-  // Only inline jobs and generator classes name one (no trace has the column).
+  if (auto r = workload.get("reference_gpu")) {
+    s.reference_gpu = r->as_string();
+    check_speed(*catalog, JobSpeed{s.reference_gpu, {}, {}}, {r->where().file, r->where().line, "workload"});
+  }
+  // Each job's settings (one entry of JobSet::speeds per inline entry, class or trace), checked once.
+  std::vector<bool> checked(s.jobs.speeds.size(), false);
   for (const Job& j : s.jobs.jobs)
-    if (const std::string gpu(s.jobs.reference_gpu(j)); !gpu.empty() && !catalog->find_gpu(gpu)) {
-      std::vector<std::string> known;
-      for (const GpuModel& g : catalog->gpus()) known.push_back(g.name);
-      SourceLocation where = s.jobs.where(j);
-      where.field += ".reference_gpu";
-      throw InputError(where, fmt::format("unknown GPU model '{}'; known: {}", gpu, fmt::join(known, ", ")));
+    if (j.speed != Job::kNone && !checked[j.speed]) {
+      checked[j.speed] = true;
+      check_speed(*catalog, s.jobs.speeds[j.speed], s.jobs.where(j));
     }
   s.jobs.finalize();
   if (s.packing) pack_workload(s, workload);

@@ -138,12 +138,42 @@ void check_binding(const Scenario& s, const Cluster& c, const Job& j, std::strin
 
 }  // namespace
 
+JobReference job_reference(const Scenario& s, const Job& j) {
+  if (const JobSpeed* own = s.jobs.speed(j); own && !own->reference_gpu.empty()) return {own->reference_gpu, false};
+  if (!s.reference_gpu.empty()) return {s.reference_gpu, false};
+  return {s.model.speed.reference_gpu, true};
+}
+
+namespace {
+
+// Each JobSet::speeds entry (and none, first) for each kind, on each pool's GPU model.
+std::vector<double> speed_table(const Scenario& s, const Cluster& c) {
+  const Catalog& catalog = *s.catalog;
+  std::vector<double> out;
+  const JobSpeed none;
+  for (std::size_t k = 0; k <= s.jobs.speeds.size(); ++k) {
+    const JobSpeed& own = k == 0 ? none : s.jobs.speeds[k - 1];
+    for (std::size_t kind = 0; kind < enum_count<JobKind>; ++kind) {
+      Job probe;
+      probe.speed = k == 0 ? Job::kNone : static_cast<uint32_t>(k - 1);
+      const std::string_view reference = job_reference(s, probe).gpu;
+      SpeedProfile p;
+      p.reference = reference == JobSpeed::kAny ? nullptr : catalog.find_gpu(reference);
+      p.throughput = catalog.find_throughput_class(own.throughput_class.empty() ? s.model.speed.classes[kind]
+                                                                                : own.throughput_class);
+      p.speedup = &own.speedup;
+      for (const Pool& pool : c.pools()) out.push_back(pool.gpu ? speed_factor(catalog, *pool.gpu, p) : 1.0);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 ResolvedJobs::ResolvedJobs(const Scenario& s, const Cluster& c)
-    : scenario_(s), model_of_text_(s.jobs.texts.size(), nullptr), node_of_text_(s.jobs.texts.size(), kNoNode) {
+    : scenario_(s), node_of_text_(s.jobs.texts.size(), kNoNode), speed_by_pool_(speed_table(s, c)), pools_(c.pools().size()) {
   std::unordered_map<std::string_view, NodeId> by_name;
   for (const Job& j : s.jobs.jobs) {
-    if (const std::string_view gpu = s.jobs.reference_gpu(j); !gpu.empty() && !model_of_text_[j.reference_gpu])
-      model_of_text_[j.reference_gpu] = s.catalog->find_gpu(gpu);
     if (j.node == Job::kNone) continue;
     if (by_name.empty()) c.for_each_node([&](NodeId n) { by_name.emplace(c.node(n).name, n); });
     const std::string_view name = s.jobs.node(j);
@@ -162,7 +192,6 @@ ResolvedJob ResolvedJobs::operator[](std::size_t job) const {
   ResolvedJob r;
   const CheckpointPolicy* own = s.jobs.checkpoint(j);
   r.checkpoint = own ? own : &s.model.checkpoint.defaults[kind];
-  if (j.reference_gpu != Job::kNone) r.reference = model_of_text_[j.reference_gpu];
   const CommProfile& fallback = s.model.communication.defaults[kind];
   if (const CommProfile* given = s.jobs.communication(j); j.request.gpus >= 2)
     r.comm = given ? given : fallback.given() ? &fallback : nullptr;

@@ -31,7 +31,8 @@ def test_tenants_frame_is_read_csv_of_tenants_csv(tmp_path):
     # Two namespaces, one waiting for the other (tests/tenancy_test.cpp works the figures by hand).
     r = gpusim.run({"name": "two", "cluster": {"pools": [{"name": "p", "node": "a10-1x", "count": 2}]},
                     "tenancy": {},
-                    "workload": {"jobs": [{"name": "a", "count": 2, "gpus": 1, "duration": "2h", "namespace": "a"},
+                    "workload": {"reference_gpu": "A10",
+                                 "jobs": [{"name": "a", "count": 2, "gpus": 1, "duration": "2h", "namespace": "a"},
                                           {"name": "b", "gpus": 1, "duration": "1h", "namespace": "b"}]}})
     r.write(str(tmp_path / "run"))
     expected = pd.read_csv(tmp_path / "run" / "tenants.csv")

@@ -63,13 +63,14 @@ void JobSet::append(JobSet&& other) {
     j.tenant = static_cast<uint16_t>(tenant_of[j.tenant]);
     if (j.origin.source < source_of.size()) j.origin.source = source_of[j.origin.source];
     if (j.pod != Job::kNoPod) j.pod = pod_of[j.pod];
-    offset(j.reference_gpu, texts.size());
     offset(j.node, texts.size());
+    offset(j.speed, speeds.size());
     offset(j.communication, profiles.size());
     offset(j.checkpoint, checkpoints.size());
   }
   const auto take = [](auto& to, auto& from) { std::move(from.begin(), from.end(), std::back_inserter(to)); };
   take(texts, other.texts);
+  take(speeds, other.speeds);
   take(profiles, other.profiles);
   take(checkpoints, other.checkpoints);
   if (!other.deadlines.empty()) {

@@ -132,11 +132,44 @@ std::vector<Field> job_fields() {
        "The pod's own GPU memory limit (time-slicing cap, MPS pinned limit); absent: none"},
       {"mps_thread_percent", Type::integer().at_least(1).at_most(100), "", "%",
        "MPS active thread percentage; absent: the device plugin's 100 / replicas"},
-      {"reference_gpu", Type::string(), "", "", "The GPU model its duration was measured on; absent: any (no hardware factor)"},
       {"workers", Type::integer().at_least(1).at_most(kJobGpuRange.maximum->value), "1", "",
        "Worker pods, each with `gpus` whole GPUs on one node (workers x gpus at most 100000); more than one may span nodes"},
   };
 }
+
+// A job's fields after its duration, its speed settings included (a replica refuses those).
+std::vector<Field> job_and_speed_fields() { return join_fields({job_fields(), job_speed_fields()}); }
+
+}  // namespace
+
+std::vector<Field> job_speed_fields() {
+  return {
+      {"reference_gpu", Type::string(), "", "",
+       "The GPU model its duration is stated on, or any (it takes as long on every model); absent: the workload's "
+       "reference_gpu"},
+      {"throughput_class", Type::string(), "", "",
+       "The row of the throughput table (gpusim catalog gpus) its speed on other GPU models follows; absent: its kind's "
+       "(training and batch: training, inference: inference, notebook: interactive)"},
+      {"speedup", Type::map(Type::number().above(0).at_most(1000)), "", "",
+       "Its own speed on GPU models relative to its reference_gpu, e.g. {H100-80GB-SXM: 2.5}; a model not listed follows "
+       "the throughput class"},
+  };
+}
+
+std::optional<JobSpeed> read_job_speed(const Fields& e) {
+  JobSpeed speed;
+  if (auto r = e.get("reference_gpu")) speed.reference_gpu = r->as_string();
+  if (auto c = e.get("throughput_class")) speed.throughput_class = c->as_string();
+  if (auto m = e.get("speedup")) {
+    if (speed.reference_gpu == JobSpeed::kAny)
+      m->fail("reference_gpu any takes as long on every GPU model: expected no speedup (or a reference_gpu)");
+    for (const auto& [gpu, ratio] : m->entries()) speed.speedup.emplace_back(gpu, ratio.as_number(e.range("speedup")));
+  }
+  if (speed == JobSpeed{}) return std::nullopt;
+  return speed;
+}
+
+namespace {
 
 Field checkpoint_field() {
   return {"checkpoint", checkpoint_type(), "", "", "How it saves its progress; absent: its kind's default (model.checkpoint)"};
@@ -160,7 +193,7 @@ const Section& job_section() {
                 "it fits there (a node of the cluster at time 0); absent: the scheduler places it"},
            },
            request_fields(),
-           job_fields(),
+           job_and_speed_fields(),
            node_rule_fields(),
            {{"communication", Type::section(job_communication_section()), "", "",
              "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
@@ -170,7 +203,7 @@ const Section& job_section() {
 
 const Section& replica_pod_section() {
   static const Section s{"replica_pod", "The pod template of a service's replicas",
-                         join_fields({request_fields(), job_fields(), node_rule_fields(), {checkpoint_field()}})};
+                         join_fields({request_fields(), job_and_speed_fields(), node_rule_fields(), {checkpoint_field()}})};
   return s;
 }
 
@@ -277,7 +310,7 @@ const Section& class_section() {
            },
            request_fields(),
            {{"duration", distribution_type(), required, "", "How long each runs alone: a duration, or a distribution of them"}},
-           job_fields(),
+           job_and_speed_fields(),
            node_rule_fields(),
            {{"communication", Type::section(communication_section()), "", "",
              "How a multi-GPU job communicates; absent: its kind's default (model.communication)"},
@@ -348,7 +381,7 @@ void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   if (pod != PodSpec{}) j.pod = set.pod(std::move(pod));
   j.priority = e.integer<int32_t>("priority");
   j.multi_node = e.value("multi_node").as_bool();
-  if (auto r = e.get("reference_gpu")) j.reference_gpu = JobSet::add(set.texts, r->as_string());
+  if (auto speed = read_job_speed(e)) j.speed = JobSet::add(set.speeds, std::move(*speed));
   if (auto c = e.get("checkpoint")) j.checkpoint = JobSet::add(set.checkpoints, parse_checkpoint_policy(*c));
 }
 
@@ -442,11 +475,12 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& node) {
 
 Job read_replica_pod(const ConfigNode& pod, int32_t gpus, JobSet& set) {
   const Fields e = replica_pod_section().read(pod);
-  for (std::string_view refused : {"workers", "multi_node", "deadline", "u", "reference_gpu", "checkpoint"})
+  for (std::string_view refused :
+       {"workers", "multi_node", "deadline", "u", "reference_gpu", "throughput_class", "speedup", "checkpoint"})
     if (auto f = e.get(refused))
       f->fail(refused == "u" ? "a replica keeps its GPU busy while it has requests and idle otherwise (the serving model): no u"
-              : refused == "reference_gpu"
-                  ? "a replica's speed comes from its model and its GPU (the serving model): no reference_gpu"
+              : refused == "reference_gpu" || refused == "throughput_class" || refused == "speedup"
+                  ? fmt::format("a replica's speed comes from its model and its GPU (the serving model): no {}", refused)
               : refused == "checkpoint" ? "a replica saves nothing: a new one loads its model (cold_start)"
                                         : "a replica is one pod on one node: no workers, multi_node or deadline");
   Job j;
@@ -456,6 +490,7 @@ Job read_replica_pod(const ConfigNode& pod, int32_t gpus, JobSet& set) {
   if (e.has("kind") && j.kind != JobKind::inference) e.at("kind").fail("a replica is of kind inference");
   j.kind = JobKind::inference;
   j.u = 0;  // busy or idle, as its requests say: the engine asks the serving model
+  j.speed = JobSet::add(set.speeds, JobSpeed{std::string(JobSpeed::kAny), {}, {}});  // the serving model's, not work
   j.strict = true;
   j.origin = set.origin(pod.where());
   return j;

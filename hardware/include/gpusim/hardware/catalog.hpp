@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpusim/core/config.hpp"
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/hardware/topology.hpp"
 
 namespace gpusim {
@@ -73,6 +74,36 @@ struct NodeTemplate {
   std::string source;
 };
 
+// What a class of work is bound by: the peak its speed follows on a GPU model no measurement lists.
+enum class ThroughputBound : uint8_t { compute, memory, none };
+constexpr auto enum_table(ThroughputBound) {
+  using B = ThroughputBound;
+  return std::to_array<EnumName<B>>({{B::compute, "compute"}, {B::memory, "memory"}, {B::none, "none"}});
+}
+
+// A row of the throughput matrix (hardware/data/throughput.yaml): how fast a class of work runs on
+// GPU models, per GPU, relative to the table's reference GPU.
+struct ThroughputClass {
+  struct Measured {
+    std::string gpu;  // a GpuModel's name
+    double ratio = 1;
+    std::string source;
+  };
+  std::string name;  // "training", "inference", "interactive", or a scenario's own
+  ThroughputBound bound = ThroughputBound::compute;
+  std::string description;
+  std::vector<Measured> ratios;
+  std::string source;
+  const Measured* find(std::string_view gpu) const;
+};
+
+// A GPU model's throughput for a class relative to the table's reference GPU: measured, or the ratio
+// of the peak the class is bound by.
+struct ThroughputRatio {
+  double value = 1;
+  bool measured = false;
+};
+
 // The fields of a catalog document (gpus.yaml, nodes.yaml, a scenario's `catalog:`).
 const Section& catalog_section();
 
@@ -81,8 +112,9 @@ class Catalog {
   // The compiled-in catalog (parsed once).
   static const Catalog& builtin();
 
-  // Adds GPU models (`gpus:` list, optional `mig_geometries:`) and node templates (`nodes:` list)
-  // from a catalog document; entries must have unique names (aliases included).
+  // Adds GPU models (`gpus:` list, optional `mig_geometries:`), node templates (`nodes:` list) and
+  // throughput classes (`throughput:`) from a catalog document; GPUs and nodes must have unique names
+  // (aliases included); a class of an existing name adds to or replaces its measured ratios.
   void add_document(const ConfigNode& doc);
   void add_gpu(const ConfigNode& entry);
   void add_node(const ConfigNode& entry);
@@ -91,6 +123,13 @@ class Catalog {
   const NodeTemplate* find_node(std::string_view name) const;
   const std::vector<GpuModel>& gpus() const { return gpus_; }
   const std::vector<NodeTemplate>& nodes() const { return nodes_; }
+  const std::vector<ThroughputClass>& throughput_classes() const { return classes_; }
+  const ThroughputClass* find_throughput_class(std::string_view name) const;
+  // The GPU model throughput ratios are relative to (the built-in table's A100-80GB-SXM).
+  const GpuModel& throughput_reference() const;
+  // `gpu`'s throughput for `c` relative to throughput_reference(): a measured ratio when `c` lists it,
+  // else the ratio of the peak `c` is bound by.
+  ThroughputRatio throughput(const ThroughputClass& c, const GpuModel& gpu) const;
 
  private:
   struct Geometry {
@@ -101,9 +140,12 @@ class Catalog {
     std::vector<MigProfile> classes;  // class templates: slices, starts, counts
   };
   void add_geometry(const ConfigNode& entry);
+  void add_throughput(const ConfigNode& doc);
   std::vector<Geometry> geometries_;
   std::vector<GpuModel> gpus_;
   std::vector<NodeTemplate> nodes_;
+  std::vector<ThroughputClass> classes_;
+  std::string throughput_reference_;  // a GpuModel's name
 };
 
 }  // namespace gpusim

@@ -84,7 +84,15 @@ struct PowerModel {
 // The fields of a `model:` map, model.yaml's shape.
 const Section& model_section();
 
+// Jobs' speed on GPU models (docs/hardware.md#job-speed): the GPU a job's work is stated on when
+// neither it nor the workload names one, and the row of the catalog's throughput table each kind follows.
+struct SpeedModel {
+  std::string reference_gpu;
+  std::array<std::string, enum_count<JobKind>> classes;  // by JobKind
+};
+
 struct ExecutionModel {
+  SpeedModel speed;
   TimeSlicingModel time_slicing;
   CommunicationModel communication;
   MpsModel mps;
@@ -107,9 +115,17 @@ struct ExecutionModel {
 
 // --- rate factors; each returns a multiplier of the job's ideal speed -----------------------------
 
-// Relative speed of `gpu` against the GPU the job's work was measured on (dense BF16 peak ratio);
-// 1 when the job names no reference.
-double hardware_factor(const GpuModel& gpu, const GpuModel* reference);
+// What a job's speed on each GPU model follows from, resolved against the catalog.
+struct SpeedProfile {
+  const GpuModel* reference = nullptr;  // the GPU its work is stated on; null: any (as long on every model)
+  const ThroughputClass* throughput = nullptr;
+  const std::vector<std::pair<std::string, double>>* speedup = nullptr;  // its own ratios by GPU model name; may be null
+};
+
+// How fast a job runs on `gpu` against its work: 1 for a job stated on any GPU or on `gpu` itself;
+// its own speedup for `gpu` when it gives one; else its throughput class's ratio of `gpu` over its
+// reference GPU (measured, or the peak the class is bound by).
+double speed_factor(const Catalog& catalog, const GpuModel& gpu, const SpeedProfile& job);
 
 // MIG: an instance with `slice_sm_fraction` of the GPU's SMs runs a job of demand u at min(1, f/u).
 double mig_rate(double slice_sm_fraction, double u);

@@ -58,6 +58,9 @@ struct Scenario {
   std::vector<PoolSpec> pools;
   ExecutionModel model;            // built-in defaults with the scenario's `model:` applied
   JobSet jobs;
+  // workload.reference_gpu: the GPU model the durations of jobs that name none are stated on (a model
+  // or "any"); "": model.speed's default.
+  std::string reference_gpu;
   std::shared_ptr<const ModelCatalog> models;  // the built-in served models and the scenario's own
   // Inference services; their replicas are the first jobs of `jobs` (read_services).
   std::vector<ServiceSpec> services;

@@ -70,6 +70,19 @@ struct CheckpointPolicy {
   Duration restart_overhead;
 };
 
+// What a job's speed on a GPU model follows from (docs/hardware.md#job-speed), kept once in its JobSet
+// for all the jobs of an entry, generator class or trace. Unset parts take the workload's defaults.
+struct JobSpeed {
+  static constexpr std::string_view kAny = "any";
+  // The GPU model its work (duration) is stated on; "any": it takes as long on every model (no
+  // hardware factor); "": the workload's reference GPU.
+  std::string reference_gpu;
+  std::string throughput_class;  // a class of the catalog's throughput table; "": its kind's (model.speed)
+  // Its own speed on GPU models relative to its reference GPU, before the class's ratios.
+  std::vector<std::pair<std::string, double>> speedup;
+  bool operator==(const JobSpeed&) const = default;
+};
+
 struct Request {
   int32_t gpus = 0;                // whole GPUs, or 1 with a fractional milli_per_gpu
   Milli milli_per_gpu = kWholeGpu; // < 1000 only when gpus == 1 (a GPU share)
@@ -145,8 +158,8 @@ struct Job {
   bool strict = false;             // from the scenario itself: a job that can never fit is an error
   uint16_t pod = kNoPod;           // JobSet::pods; kNoPod: none (fills the padding after `strict`)
   JobOrigin origin;                // where it was written (file, field and line), for messages: JobSet::where
-  // The GPU model `work` was measured on (JobSet::texts); none: any (hardware factor 1).
-  uint32_t reference_gpu = kNone;
+  // What its speed on a GPU model follows from (JobSet::speeds); none: the workload's defaults.
+  uint32_t speed = kNone;
   // Kubernetes `spec.nodeName` (JobSet::texts): the node it runs on, bypassing the scheduler; none: the
   // scheduler places it.
   uint32_t node = kNone;
@@ -159,8 +172,9 @@ struct Job {
 struct JobSet {
   std::vector<Job> jobs;
   std::vector<std::string> tenants{"default"};
-  // What Job::reference_gpu, node, communication and checkpoint index.
+  // What Job::node, speed, communication and checkpoint index.
   std::vector<std::string> texts;
+  std::vector<JobSpeed> speeds;
   std::vector<CommProfile> profiles;
   std::vector<CheckpointPolicy> checkpoints;
   // Where jobs come from, without their lines; JobOrigin::source indexes it.
@@ -178,7 +192,7 @@ struct JobSet {
     return static_cast<uint32_t>(table.size() - 1);
   }
   // "" when not given.
-  std::string_view reference_gpu(const Job& j) const { return text(j.reference_gpu); }
+  const JobSpeed* speed(const Job& j) const { return j.speed == Job::kNone ? nullptr : &speeds[j.speed]; }
   std::string_view node(const Job& j) const { return text(j.node); }
   // A view of texts[i] (not of a temporary std::string, which `? "" : texts[i]` would make).
   std::string_view text(uint32_t i) const { return i == Job::kNone ? std::string_view{} : std::string_view{texts[i]}; }

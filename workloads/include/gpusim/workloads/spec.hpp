@@ -1,6 +1,8 @@
 #pragma once
 // Jobs described in the scenario itself: inline jobs and the synthetic generator.
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
@@ -17,6 +19,12 @@ CommProfile parse_comm_profile(const Fields& c);
 // `checkpoint:` {interval: DURATION | auto, cost: DURATION, restore: DURATION}, or `none`.
 Type checkpoint_type();
 CheckpointPolicy parse_checkpoint_policy(const ConfigNode& c);
+
+// reference_gpu, throughput_class and speedup: what a job's speed on each GPU model follows from, as
+// inline jobs, generator classes and traces give it (docs/hardware.md#job-speed).
+std::vector<Field> job_speed_fields();
+// The speed settings a map of those fields gives; none when it gives none of them.
+std::optional<JobSpeed> read_job_speed(const Fields& e);
 
 // An entry of `workload.jobs`, and `workload.generator`.
 const Section& job_section();
