@@ -110,6 +110,19 @@ std::vector<cli::SeedSummary> by_seed(const std::vector<cli::RunOutcome>& outcom
   return out;
 }
 
+// One warning on stderr per unpriced pool of the runs: their cost figures leave it out.
+void warn_unpriced(const std::vector<cli::RunOutcome>& outcomes) {
+  std::vector<std::string> warned;
+  for (const cli::RunOutcome& o : outcomes)
+    for (const Json& pool : o.summary.value("unpriced_pools", Json::array()))
+      if (std::find(warned.begin(), warned.end(), pool.get<std::string>()) == warned.end()) {
+        warned.push_back(pool.get<std::string>());
+        std::cerr << fmt::format("gpusim: warning: pool {} is unpriced: no cost figure counts it (give the pool "
+                                 "price_per_gpu_hour_usd or price_per_node_hour_usd)\n",
+                                 warned.back());
+      }
+}
+
 std::vector<cli::Breakdown> parse_breakdowns(const std::vector<std::string>& names) {
   std::vector<cli::Breakdown> out;
   for (const auto& n : names) {
@@ -178,6 +191,7 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
   const auto t0 = Clock::now();
   const auto outcomes = cli::run_all(specs, cli::resolve_workers(flags.jobs), &progress);
   progress.finish();
+  warn_unpriced(outcomes);
   const cli::SeedSummary summary = by_seed(outcomes, seeds).front();
   if (flags.json) std::cout << summary.json().dump(2) << '\n';
   else std::cout << cli::run_table(summary) << breakdowns(summary, by);
@@ -238,6 +252,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
     write_output_file(*report, cli::html_report(cli::run_files(outputs, s, r, summary), out ? *out : "run"));
   }
   progress.finish();
+  warn_unpriced({{summary, wall, {}}});
   if (json) {
     std::cout << summary.dump(2) << '\n';
   } else {
@@ -457,6 +472,7 @@ int cmd_sweep(const Common& c, const std::vector<std::string>& grid, const std::
   const auto t0 = Clock::now();
   const auto outcomes = cli::run_all(specs, cli::resolve_workers(jobs), &progress);
   progress.finish();
+  warn_unpriced(outcomes);
   std::ostringstream csv;
   if (seeds) cli::write_sweep_seeds_csv(csv, points, by_seed(outcomes, *seeds));
   else cli::write_sweep_csv(csv, points, outcomes);
@@ -732,6 +748,7 @@ int main(int argc, char** argv) {
       }
       const auto outcomes = cli::run_all(specs, cli::resolve_workers(cmp_jobs), &progress);
       progress.finish();
+      warn_unpriced(outcomes);
       if (seeds) {
         const auto setups = by_seed(outcomes, *seeds);
         std::vector<double> seconds(setups.size(), 0.0);

@@ -182,6 +182,19 @@ constexpr const char* kSeedsNote =
     "  x ± h: mean over the seeds ± half-width of its 95% confidence interval (Student t, n-1 degrees of\n"
     "  freedom); a figure without ± is the same for every seed.\n";
 
+// A USD figure of a summary whose cluster has unpriced pools covers the priced ones only: it says so.
+std::string usd_text(std::string printed, const Json& summary) {
+  const std::size_t unpriced = summary.value("unpriced_pools", Json::array()).size();
+  if (unpriced == 0) return printed;
+  return printed == "-" || unpriced == summary.value("pools", Json::array()).size() ? "unpriced" : printed + " + unpriced";
+}
+
+bool unpriced_pool(const Json& summary, const std::string& pool) {
+  for (const Json& p : summary.value("unpriced_pools", Json::array()))
+    if (p.get<std::string>() == pool) return true;
+  return false;
+}
+
 // The run notes of the summaries (what their figures rest on that the scenario did not say), each once.
 std::string run_notes(const std::vector<Json>& summaries) {
   std::vector<std::string> notes;
@@ -199,17 +212,19 @@ std::string run_table_impl(const Json& s, const Column& column, const std::vecto
   const int width = seeds.empty() ? 16 : 24;
   for (const MetricRow& r : kRows)
     if (const Cell c = column(dotted(r.pointer)); c.mean || !r.when_given)
-      out += fmt::format("  {:<28} {:>{}}\n", r.label, render(c, r.format), width);
+      out += fmt::format("  {:<28} {:>{}}\n", r.label,
+                         r.format == Format::usd ? usd_text(render(c, r.format), s) : render(c, r.format), width);
   const int cw = seeds.empty() ? 14 : 22, rw = seeds.empty() ? 12 : 18;
   out += fmt::format("\n  {:<16} {:>9} {:>6} {:>36} {:>{}} {:>{}} {:>{}}\n", "pool", "market", "GPUs", "sharing", "cost (USD)",
                      cw, "allocation", rw, "utilization", rw);
   for (const auto& p : s["pools"]) {
     const std::string key = "pools." + p["name"].get<std::string>() + ".";
-    out += fmt::format("  {:<16} {:>9} {:>6} {:>36} {:>{}} {:>{}} {:>{}}\n", p["name"].get<std::string>(),
-                       p["market"].get<std::string>(), p["gpus"].get<int>(), p["sharing"].get<std::string>(),
-                       render(column(key + "cost_usd"), Format::usd), cw,
-                       render(column(key + "allocation_ratio"), Format::percent), rw,
-                       render(column(key + "effective_utilization"), Format::percent), rw);
+    out += fmt::format(
+        "  {:<16} {:>9} {:>6} {:>36} {:>{}} {:>{}} {:>{}}\n", p["name"].get<std::string>(), p["market"].get<std::string>(),
+        p["gpus"].get<int>(), p["sharing"].get<std::string>(),
+        unpriced_pool(s, p["name"].get<std::string>()) ? "unpriced" : render(column(key + "cost_usd"), Format::usd), cw,
+        render(column(key + "allocation_ratio"), Format::percent), rw,
+        render(column(key + "effective_utilization"), Format::percent), rw);
   }
   if (!s["unschedulable_reasons"].empty()) {
     out += seeds.empty() ? "\n  unschedulable jobs:\n" : fmt::format("\n  unschedulable jobs (seed {}):\n", seeds.front());
@@ -231,11 +246,15 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
   std::size_t width = 16;
   const auto label = [](const Json& s) { return s.value("label", s["policy"].get<std::string>()); };
   for (const auto& s : firsts) width = std::max(width, label(s).size() + 2);
+  // A cell as printed: a USD figure of a column with unpriced pools says it covers the priced ones only.
+  const auto text = [&](const Cell& c, Format f, std::size_t column) {
+    return f == Format::usd ? usd_text(render(c, f), firsts[column]) : render(c, f);
+  };
   std::vector<std::vector<Cell>> cells(std::size(kRows));
   for (std::size_t i = 0; i < std::size(kRows); ++i)
-    for (const auto& c : columns) {
-      cells[i].push_back(c(dotted(kRows[i].pointer)));
-      width = std::max(width, shown_width(render(cells[i].back(), kRows[i].format)) + 2);
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      cells[i].push_back(columns[k](dotted(kRows[i].pointer)));
+      width = std::max(width, shown_width(text(cells[i].back(), kRows[i].format, k)) + 2);
     }
   out += fmt::format("  {:<28}", "metric");
   for (const auto& s : firsts) out += fmt::format(" {:>{}}", label(s), width);
@@ -244,9 +263,10 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
     const MetricRow& r = kRows[i];
     std::vector<std::optional<double>> means;
     std::vector<std::string> printed, printed_means;  // ties are judged on the mean as printed, not its ± part
-    for (const auto& c : cells[i]) {
+    for (std::size_t k = 0; k < cells[i].size(); ++k) {
+      const Cell& c = cells[i][k];
       means.push_back(c.mean);
-      printed.push_back(render(c, r.format));
+      printed.push_back(text(c, r.format, k));
       printed_means.push_back(render(c.mean, r.format));
     }
     if (r.when_given && std::none_of(means.begin(), means.end(), [](const auto& m) { return m.has_value(); })) continue;
@@ -382,7 +402,8 @@ std::vector<std::string> breakdown_rows(const std::vector<Json>& summaries, cons
   return rows;
 }
 
-std::string breakdown_impl(const std::vector<std::string>& rows, const Column& column, Breakdown by) {
+// `summary`: the run's (the first seed's), which says which pools are unpriced.
+std::string breakdown_impl(const std::vector<std::string>& rows, const Column& column, Breakdown by, const Json& summary) {
   const BreakdownSpec& spec = breakdown_spec(by);
   std::vector<std::string> head{spec.title};
   std::vector<std::vector<std::string>> body(rows.size());
@@ -392,8 +413,9 @@ std::string breakdown_impl(const std::vector<std::string>& rows, const Column& c
     bool any = false;
     for (const auto& row : rows) {
       const Cell cell = column(fmt::format("{}.{}.{}", spec.path, row, c.field));
-      any = any || cell.mean.has_value();
-      cells.push_back(render(cell, c.format));
+      const bool unpriced = by == Breakdown::pool && c.format == Format::usd && unpriced_pool(summary, row);
+      any = any || cell.mean.has_value() || unpriced;
+      cells.push_back(unpriced ? "unpriced" : render(cell, c.format));
     }
     if (!any) continue;
     head.emplace_back(c.title);
@@ -445,7 +467,7 @@ std::string compare_table(const std::vector<SeedSummary>& summaries) {
 }
 
 std::string breakdown_table(const Json& summary, Breakdown by) {
-  return breakdown_impl(breakdown_rows({summary}, breakdown_spec(by).path), single_column(summary), by);
+  return breakdown_impl(breakdown_rows({summary}, breakdown_spec(by).path), single_column(summary), by, summary);
 }
 
 std::string breakdown_table(const SeedSummary& summary, Breakdown by) {
@@ -460,7 +482,7 @@ std::string breakdown_table(const SeedSummary& summary, Breakdown by) {
       for (const auto& r : rows) known = known || rest.starts_with(r + ".");
       if (!known) rows.push_back(rest.substr(0, rest.find('.')));
     }
-  return breakdown_impl(rows, seeds_column(summary), by);
+  return breakdown_impl(rows, seeds_column(summary), by, summary.first);
 }
 
 }  // namespace gpusim::cli

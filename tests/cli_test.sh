@@ -282,4 +282,28 @@ contains sweep-seeds-columns "$TMP/out" "cost_usd_mean,cost_usd_ci95"
 contains sweep-seeds-row "$TMP/out" '2,fifo+best-fit,1-2,2,'
 check sweep-seeds-grid 2 "$GPUSIM" sweep "$ROOT/scenarios/quickstart.yaml" --grid seed=1,2 --seeds 1-2
 
+# A pool without a price is unpriced, not free (issue 39): "unpriced" in its cells, "+ unpriced" on the
+# totals, unpriced_pools in summary.json, one warning on stderr; the catalog's PCIe and T4 templates are priced.
+cat > "$TMP/unpriced.yaml" <<'YAML'
+name: unpriced
+catalog:
+  nodes: [{name: mine, gpu: T4, gpus: 4, cpu_milli: 8000, memory_mib: 65536, source: "our own server"}]
+cluster:
+  pools: [{name: own, node: mine, count: 1}, {name: cloud, node: t4-8x, count: 1}, {name: pcie, node: a100-80gb-pcie-8x, count: 1}]
+workload:
+  reference_gpu: T4
+  jobs: [{name: j, count: 12, gpus: 1, duration: 1h}]
+YAML
+check unpriced 0 "$GPUSIM" run "$TMP/unpriced.yaml" --json
+/usr/bin/python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["unpriced_pools"] == ["own"] and s["pools"][0]["cost_usd"] is None, s["unpriced_pools"]' "$TMP/out" \
+  && ok unpriced-json || { echo "FAIL unpriced-json"; fail=1; }
+check unpriced-table 0 "$GPUSIM" run "$TMP/unpriced.yaml" --by pool
+matches unpriced-total "$TMP/out" '^  cost \(USD\) +37\.21 \+ unpriced$'
+matches unpriced-pool-row "$TMP/out" '^  own +on-demand +4 +exclusive +unpriced '
+matches unpriced-by-pool "$TMP/out" '^  own +4 +4\.0 .* unpriced +unpriced +unpriced +unpriced$'
+contains unpriced-note "$TMP/out" "Pool own is unpriced (node template mine has no price, nor does the scenario)"
+[ "$(grep -c "warning: pool own is unpriced" "$TMP/err")" -eq 1 ] && ok unpriced-warning-once || { echo "FAIL unpriced-warning-once"; cat "$TMP/err"; fail=1; }
+check unpriced-compare 0 "$GPUSIM" compare "$TMP/unpriced.yaml" --policies fifo+first-fit,fifo+spread
+[ "$(grep -c "warning: pool own is unpriced" "$TMP/err")" -eq 1 ] && ok unpriced-compare-warning-once || { echo "FAIL unpriced-compare-warning-once"; cat "$TMP/err"; fail=1; }
+
 exit $fail

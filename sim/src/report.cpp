@@ -318,7 +318,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["nodes_initial"] = pool.initial_nodes;
     pj["gpus"] = pool.gpu_count;
     pj["gpus_peak"] = r.metrics.peak_ready_gpus(p);
-    pj["price_per_node_hour_usd"] = pool.price_per_node_hour_usd;
+    pj["price_per_node_hour_usd"] = pool.priced() ? Json(pool.price_per_node_hour_usd) : Json(nullptr);
     pj["node_hours_billed"] = round_to(r.metrics.billed_node_time(p).hours(), 6);
     pj["cost_usd"] = round_to(pool_cost, 2);
     pj["gpu_hours_capacity"] = round_to(cap, 6);
@@ -331,6 +331,10 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["idle_cost_usd"] = round_to(pool_cost - r.metrics.allocated_cost_usd(p), 2);
     pj["unused_allocated_cost_usd"] = round_to(r.metrics.allocated_cost_usd(p) - r.metrics.busy_cost_usd(p), 2);
     pj["waste_usd"] = round_to(pool_cost - r.metrics.busy_cost_usd(p), 2);
+    if (!pool.priced())  // what it cost is not known: no figure rather than a plausible 0
+      for (const char* key :
+           {"cost_usd", "allocated_cost_usd", "busy_cost_usd", "idle_cost_usd", "unused_allocated_cost_usd", "waste_usd"})
+        pj[key] = nullptr;
     const PoolActivity& a = r.pools[p];
     if (pool.autoscale.enabled)
       pj["autoscale"] = {{"min", pool.autoscale.min_nodes},
@@ -353,6 +357,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
   }
   out["gpus"] = c.gpu_count();
   out["gpus_peak"] = r.metrics.peak_ready_gpus();
+  // Every cost figure below covers the priced pools only.
+  Json unpriced = Json::array();
+  for (const Pool& pool : c.pools())
+    if (!pool.priced()) unpriced.push_back(pool.name);
+  out["unpriced_pools"] = std::move(unpriced);
   out["cost_usd"] = round_to(cost, 2);
   out["cost_per_month_usd"] = round_to(hours > 0 ? cost / hours * kHoursPerMonth : 0.0, 2);
   out["gpu_hours_capacity"] = round_to(capacity, 6);
@@ -614,10 +623,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
       "gpu_hours_allocated. Unlike busy GPU-hours, stalls and re-run work do not count.");
   notes.push_back("Cost = billed node-hours x price: a node is billed from its request until it is gone (README 'Cost'). Jobs are charged the share of GPUs they hold x the pool's price per GPU-hour; waste = cost - busy cost = idle capacity + allocated-but-unused capacity.");
   notes.push_back("A share request (gpu_milli < 1000) on an exclusive pool takes a whole GPU.");
-  notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every job that has started (to its first start).");
-  for (const Pool& pool : c.pools())
-    if (pool.price_source.empty())
-      notes.push_back(fmt::format("Pool {} has no price (none in the scenario or its node template): its cost counts as 0.", pool.name));
+  notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every job that has started (to its "
+                  "first start).");
   if (!s.seed_given) notes.push_back(fmt::format("Seed {} (the default: the scenario has no seed).", s.seed));
   if (!s.services.empty())
     notes.push_back(
@@ -627,7 +634,13 @@ Json summarize(const Scenario& s, const RunResult& r) {
         "arrived, goodput_rps = those requests / seconds to the last request completed; replica jobs are charged as jobs.");
   out["model_notes"] = std::move(notes);
   // What this run's figures rest on that the scenario did not say: the terminal table repeats these.
-  out["run_notes"] = speed_notes(s);
+  Json run_notes = speed_notes(s);
+  for (const Pool& pool : c.pools())
+    if (!pool.priced())
+      run_notes.push_back(fmt::format("Pool {} is unpriced (node template {} has no {}price, nor does the scenario): no cost "
+                                      "figure counts it; give the pool price_per_gpu_hour_usd or price_per_node_hour_usd.",
+                                      pool.name, pool.node_template, pool.market == Market::spot ? "spot " : ""));
+  out["run_notes"] = std::move(run_notes);
   return out;
 }
 
@@ -769,18 +782,21 @@ void cost_table(TableSink& sink, const Scenario& s, const RunResult& r) {
   const Cluster& c = r.cluster;
   sink.header({"scope", "name", "market", "cost_usd", "allocated_cost_usd", "busy_cost_usd", "idle_cost_usd",
                "unused_allocated_cost_usd", "waste_usd", "gpu_hours_capacity", "gpu_hours_allocated", "gpu_hours_busy"});
+  // An unpriced pool's row leaves its cost cells empty: what it cost is not known.
   const auto row = [&](std::string_view scope, std::string_view name, std::string_view market, double cost, double allocated,
-                       double busy, std::optional<double> capacity_h, double allocated_h, std::optional<double> busy_h) {
+                       double busy, std::optional<double> capacity_h, double allocated_h, std::optional<double> busy_h,
+                       bool priced = true) {
     const auto opt = [&](std::optional<double> v) { v ? sink.cell(round_to(*v, 6)) : sink.empty(); };
+    const auto usd = [&](std::optional<double> v) { v&& priced ? sink.cell(round_to(*v, 2)) : sink.empty(); };
     sink.cell(scope);
     sink.cell(name);
     sink.cell(market);
-    sink.cell(round_to(cost, 2));
-    sink.cell(round_to(allocated, 2));
-    sink.cell(round_to(busy, 2));
-    capacity_h ? sink.cell(round_to(cost - allocated, 2)) : sink.empty();
-    sink.cell(round_to(allocated - busy, 2));
-    sink.cell(round_to(cost - busy, 2));
+    usd(cost);
+    usd(allocated);
+    usd(busy);
+    usd(capacity_h ? std::optional(cost - allocated) : std::nullopt);
+    usd(allocated - busy);
+    usd(cost - busy);
     opt(capacity_h);
     sink.cell(round_to(allocated_h, 6));
     opt(busy_h);
@@ -789,6 +805,7 @@ void cost_table(TableSink& sink, const Scenario& s, const RunResult& r) {
   // Pools, then markets, then the total: billed cost, split into what jobs held and used.
   struct Sum {
     double cost = 0, allocated = 0, busy = 0, capacity_h = 0, allocated_h = 0, busy_h = 0;
+    bool priced = false;  // any of its pools: a sum of unpriced pools alone is no cost either
   };
   std::map<std::string, Sum> markets;
   Sum total;
@@ -798,10 +815,12 @@ void cost_table(TableSink& sink, const Scenario& s, const RunResult& r) {
                 r.metrics.busy_cost_usd(p),
                 r.metrics.capacity_gpu_time(p).hours(),
                 r.metrics.allocated_gpu_time(p).hours(),
-                r.metrics.busy_gpu_time(p).hours()};
+                r.metrics.busy_gpu_time(p).hours(),
+                c.pool(p).priced()};
     const std::string market(to_string(c.pool(p).market));
-    row("pool", c.pool(p).name, market, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h);
+    row("pool", c.pool(p).name, market, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h, x.priced);
     for (Sum* acc : {&markets[market], &total}) {
+      acc->priced = acc->priced || x.priced;
       acc->cost += x.cost;
       acc->allocated += x.allocated;
       acc->busy += x.busy;
@@ -810,12 +829,14 @@ void cost_table(TableSink& sink, const Scenario& s, const RunResult& r) {
       acc->busy_h += x.busy_h;
     }
   }
-  for (const auto& [m, x] : markets) row("market", m, m, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h);
-  row("total", "all", "", total.cost, total.allocated, total.busy, total.capacity_h, total.allocated_h, total.busy_h);
+  for (const auto& [m, x] : markets)
+    row("market", m, m, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h, x.priced);
+  row("total", "all", "", total.cost, total.allocated, total.busy, total.capacity_h, total.allocated_h, total.busy_h,
+      total.priced);
   // Jobs' held shares, rolled up: what they cost and what of it their SMs left unused.
   const CostRollup shares = roll_up_costs(s, r);
   const auto share_row = [&](std::string_view scope, std::string_view name, const CostShare& x, double hours) {
-    row(scope, name, "", x.cost_usd, x.cost_usd, x.busy_cost_usd, std::nullopt, hours, std::nullopt);
+    row(scope, name, "", x.cost_usd, x.cost_usd, x.busy_cost_usd, std::nullopt, hours, std::nullopt, total.priced);
   };
   for (uint16_t t = 0; t < shares.tenants.size(); ++t) {
     double hours = 0;

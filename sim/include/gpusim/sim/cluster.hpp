@@ -68,7 +68,8 @@ struct PoolSpec {
   // accept (bit 0: a whole GPU, bit 1 + i: MIG profile i); empty without DRA.
   std::vector<uint64_t> device_match;
   double price_per_node_hour_usd = 0;  // at the start (a spot trace may change it over time)
-  std::string price_source;            // empty: no price given, cost counts as 0 (stated in the run's notes)
+  std::string price_source;            // empty: unpriced (no price given): outputs mark its cost unknown
+  bool priced() const { return !price_source.empty(); }
   SpotConfig spot;                     // spot pools: how they lose nodes
   AutoscaleConfig autoscale;
   Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes
