@@ -826,15 +826,20 @@ int main(int argc, char** argv) {
     if (chk->parsed()) return cmd_check(chk_baseline, chk_sources, chk_jobs, chk_update, chk_junit, chk_markdown, chk_force);
     if (swp->parsed()) return cmd_sweep(swp_c, swp_grid, swp_policies, swp_jobs, swp_out, swp_force, swp_seeds);
     if (val->parsed()) {
-      const auto check = [](const Scenario& v) {
+      // Each warning once, prefixed by the variant it is about (when not every one).
+      std::vector<std::string> warnings;
+      const auto check = [&](const Scenario& v, const std::string& variant) {
         Registry::global().make(v.policy, policy_context(v), v.policy_where);
-        build_world(v);  // checks the jobs against the cluster
+        for (std::string& w : scenario_warnings(build_world(v))) {  // the world build checks the jobs against the cluster
+          if (std::find(warnings.begin(), warnings.end(), w) != warnings.end()) continue;
+          warnings.push_back(variant.empty() ? w : fmt::format("variant {}: {}", variant, w));
+        }
       };
       const Scenario s = load(val_c);
-      check(s);
+      check(s, "");
       // Each variant as compare runs it: its overrides applied, its jobs against its cluster.
       if (!s.variants.empty())
-        for (const auto& [name, v] : load_variants(val_c.scenario, val_c.options(val_c.sets))) check(v);
+        for (const auto& [name, v] : load_variants(val_c.scenario, val_c.options(val_c.sets))) check(v, name);
       uint64_t nodes = 0, gpus = 0;
       for (const auto& p : s.pools) {
         nodes += p.node_count;
@@ -843,6 +848,7 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("{}: ok: scenario '{}', {} pools, {} nodes, {} GPUs, {} jobs, policy {}{}\n", s.file, s.name,
                                s.pools.size(), nodes, gpus, s.jobs.jobs.size(), s.policy,
                                s.variants.empty() ? "" : fmt::format(", {} variants", s.variants.size()));
+      for (const std::string& w : warnings) std::cout << "warning: " << w << '\n';
       return 0;
     }
     if (mig_val->parsed()) return cmd_mig_validate(mig_file, mig_node);

@@ -31,66 +31,71 @@ namespace {
 // - slowdown is of a job's last attempt only: it ignores re-runs and favours skipping checkpoints;
 //   JCT and makespan carry latency.
 const MetricRow kRows[] = {
-    {"cost (USD)", "/cost_usd", Format::usd, Better::lower, false},
-    {"cost per 730-h month (USD)", "/cost_per_month_usd", Format::usd, Better::lower, false},
-    {"GPUs", "/gpus", Format::count, Better::neither, false},
-    {"GPUs at peak", "/gpus_peak", Format::count, Better::neither, false},
-    {"GPU-hours capacity", "/gpu_hours_capacity", Format::gpu_hours, Better::neither, false},
-    {"GPU-hours allocated", "/gpu_hours_allocated", Format::gpu_hours, Better::neither, false},
-    {"GPU-hours busy", "/gpu_hours_busy", Format::gpu_hours, Better::neither, false},
-    {"GPU-hours goodput", "/gpu_hours_goodput", Format::gpu_hours, Better::neither, false},
-    {"allocation ratio", "/allocation_ratio", Format::percent, Better::neither, false},
-    {"effective utilization", "/effective_utilization", Format::percent, Better::neither, false},
-    {"goodput ratio", "/goodput_ratio", Format::percent, Better::higher, false},
-    {"jobs total", "/jobs_total", Format::count, Better::neither, false},
-    {"jobs completed", "/jobs_completed", Format::count, Better::higher, false},
-    {"jobs running at end", "/jobs_running_at_end", Format::count, Better::neither, false},
-    {"jobs pending at end", "/jobs_pending_at_end", Format::count, Better::lower, false},
-    {"jobs unschedulable", "/jobs_unschedulable", Format::count, Better::lower, false},
-    {"jobs failed", "/jobs_failed", Format::count, Better::lower, false},
-    {"job kills (OOM, MPS faults)", "/job_kills", Format::count, Better::lower, false},
-    {"waste (USD)", "/cost/waste_usd", Format::usd, Better::neither, false},
-    {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::neither, false},
-    {"evictions", "/spot/evictions", Format::count, Better::lower, false},
-    {"preemptions", "/preemptions", Format::count, Better::neither, false},
-    {"GPU-hours lost to rollback", "/spot/gpu_hours_lost_to_rollback", Format::gpu_hours, Better::lower, false},
-    {"GPU-hours checkpointing", "/spot/gpu_hours_checkpointing", Format::gpu_hours, Better::neither, false},
-    {"GPU-hours comm stall", "/goodput/gpu_hours_comm_stall", Format::gpu_hours, Better::neither, false},
-    {"low-utilization hours", "/low_utilization/hours", Format::gpu_hours, Better::neither, false},
-    {"slowdown mean, training", "/slowdown/training/mean", Format::ratio, Better::neither, false},
-    {"slowdown mean, all jobs", "/slowdown/all/mean", Format::ratio, Better::neither, false},
-    {"JCT mean", "/jct_s/mean", Format::seconds, Better::lower, false},
-    {"JCT mean, multi-GPU jobs", "/multi_gpu/jct_s/mean", Format::seconds, Better::lower, false},
-    {"JCT p50", "/jct_s/p50", Format::seconds, Better::lower, false},
-    {"JCT p95", "/jct_s/p95", Format::seconds, Better::lower, false},
-    {"JCT p99", "/jct_s/p99", Format::seconds, Better::lower, false},
-    {"queue delay mean", "/queue_delay_s/mean", Format::seconds, Better::lower, false},
-    {"queue delay p50", "/queue_delay_s/p50", Format::seconds, Better::lower, false},
-    {"queue delay p95", "/queue_delay_s/p95", Format::seconds, Better::lower, false},
-    {"queue delay p99", "/queue_delay_s/p99", Format::seconds, Better::lower, false},
-    {"makespan", "/makespan_s", Format::seconds, Better::lower, false},
-    {"deadlines met", "/deadlines_met", Format::count, Better::higher, true},
-    {"deadlines missed", "/deadlines_missed", Format::count, Better::lower, true},
-    {"lateness mean", "/lateness_mean_s", Format::seconds, Better::lower, true},
-    {"lateness max", "/lateness_max_s", Format::seconds, Better::lower, true},
+    {"cost (USD)", "/cost_usd", Format::usd, Better::lower, Shown::always},
+    {"cost per 730-h month (USD)", "/cost_per_month_usd", Format::usd, Better::lower, Shown::always},
+    {"GPUs", "/gpus", Format::count, Better::neither, Shown::always},
+    {"GPUs at peak", "/gpus_peak", Format::count, Better::neither, Shown::always},
+    {"GPU-hours capacity", "/gpu_hours_capacity", Format::gpu_hours, Better::neither, Shown::always},
+    {"GPU-hours allocated", "/gpu_hours_allocated", Format::gpu_hours, Better::neither, Shown::always},
+    {"GPU-hours busy", "/gpu_hours_busy", Format::gpu_hours, Better::neither, Shown::always},
+    {"GPU-hours goodput", "/gpu_hours_goodput", Format::gpu_hours, Better::neither, Shown::always},
+    {"allocation ratio", "/allocation_ratio", Format::percent, Better::neither, Shown::always},
+    {"effective utilization", "/effective_utilization", Format::percent, Better::neither, Shown::always},
+    {"goodput ratio", "/goodput_ratio", Format::percent, Better::higher, Shown::always},
+    {"jobs total", "/jobs_total", Format::count, Better::neither, Shown::always},
+    {"jobs completed", "/jobs_completed", Format::count, Better::higher, Shown::always},
+    {"jobs running at end", "/jobs_running_at_end", Format::count, Better::neither, Shown::always},
+    {"jobs pending at end", "/jobs_pending_at_end", Format::count, Better::lower, Shown::always},
+    {"jobs unschedulable", "/jobs_unschedulable", Format::count, Better::lower, Shown::always},
+    {"jobs failed", "/jobs_failed", Format::count, Better::lower, Shown::always},
+    {"jobs rejected", "/jobs_rejected", Format::count, Better::lower, Shown::when_given},
+    {"jobs not arrived", "/jobs_not_arrived", Format::count, Better::neither, Shown::when_nonzero},
+    {"job kills (OOM, MPS faults)", "/job_kills", Format::count, Better::lower, Shown::always},
+    {"waste (USD)", "/cost/waste_usd", Format::usd, Better::neither, Shown::always},
+    {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::neither, Shown::always},
+    {"evictions", "/spot/evictions", Format::count, Better::lower, Shown::always},
+    {"preemptions", "/preemptions", Format::count, Better::neither, Shown::always},
+    {"GPU-hours lost to rollback", "/spot/gpu_hours_lost_to_rollback", Format::gpu_hours, Better::lower, Shown::always},
+    {"GPU-hours checkpointing", "/spot/gpu_hours_checkpointing", Format::gpu_hours, Better::neither, Shown::always},
+    {"GPU-hours comm stall", "/goodput/gpu_hours_comm_stall", Format::gpu_hours, Better::neither, Shown::always},
+    {"low-utilization hours", "/low_utilization/hours", Format::gpu_hours, Better::neither, Shown::always},
+    {"slowdown mean, training", "/slowdown/training/mean", Format::ratio, Better::neither, Shown::always},
+    {"slowdown mean, all jobs", "/slowdown/all/mean", Format::ratio, Better::neither, Shown::always},
+    {"JCT mean", "/jct_s/mean", Format::seconds, Better::lower, Shown::always},
+    {"JCT mean, multi-GPU jobs", "/multi_gpu/jct_s/mean", Format::seconds, Better::lower, Shown::always},
+    {"JCT p50", "/jct_s/p50", Format::seconds, Better::lower, Shown::always},
+    {"JCT p95", "/jct_s/p95", Format::seconds, Better::lower, Shown::always},
+    {"JCT p99", "/jct_s/p99", Format::seconds, Better::lower, Shown::always},
+    {"queue delay mean", "/queue_delay_s/mean", Format::seconds, Better::lower, Shown::always},
+    {"queue delay p50", "/queue_delay_s/p50", Format::seconds, Better::lower, Shown::always},
+    {"queue delay p95", "/queue_delay_s/p95", Format::seconds, Better::lower, Shown::always},
+    {"queue delay p99", "/queue_delay_s/p99", Format::seconds, Better::lower, Shown::always},
+    {"makespan", "/makespan_s", Format::seconds, Better::lower, Shown::always},
+    {"deadlines met", "/deadlines_met", Format::count, Better::higher, Shown::when_given},
+    {"deadlines missed", "/deadlines_missed", Format::count, Better::lower, Shown::when_given},
+    {"lateness mean", "/lateness_mean_s", Format::seconds, Better::lower, Shown::when_given},
+    {"lateness max", "/lateness_max_s", Format::seconds, Better::lower, Shown::when_given},
     // With services (README, Inference services): every request of every service together.
-    {"requests completed", "/serving/requests_completed", Format::count, Better::higher, true},
-    {"requests unfinished", "/serving/requests_unfinished", Format::count, Better::lower, true},
-    {"requests retried", "/serving/requests_retried", Format::count, Better::lower, true},
-    {"requests timed out", "/serving/requests_timed_out", Format::count, Better::lower, true},
-    {"TTFT p50", "/serving/ttft_s/p50", Format::latency, Better::lower, true},
-    {"TTFT p99", "/serving/ttft_s/p99", Format::latency, Better::lower, true},
-    {"TPOT p50", "/serving/tpot_s/p50", Format::latency, Better::lower, true},
-    {"TPOT p99", "/serving/tpot_s/p99", Format::latency, Better::lower, true},
-    {"ITL p99", "/serving/itl_s/p99", Format::latency, Better::lower, true},
-    {"E2E p99", "/serving/e2e_s/p99", Format::latency, Better::lower, true},
-    {"SLO attainment", "/serving/slo_attainment", Format::percent, Better::higher, true},
-    {"goodput", "/serving/goodput_rps", Format::rate, Better::higher, true},
-    {"output tokens per s", "/serving/output_tokens_per_s", Format::count, Better::neither, true},
-    {"replicas mean", "/serving/replicas_mean", Format::gpus, Better::neither, true},
-    {"replica starts", "/serving/replica_starts", Format::count, Better::neither, true},
-    {"cold start mean", "/serving/cold_start_mean_s", Format::seconds, Better::neither, true},
-    {"cost per M output tokens (USD)", "/serving/cost_per_million_output_tokens_usd", Format::usd, Better::lower, true},
+    {"requests arrived", "/serving/requests_arrived", Format::count, Better::neither, Shown::when_given},
+    {"requests completed", "/serving/requests_completed", Format::count, Better::higher, Shown::when_given},
+    {"requests rejected", "/serving/requests_rejected", Format::count, Better::lower, Shown::when_given},
+    {"requests unfinished", "/serving/requests_unfinished", Format::count, Better::lower, Shown::when_given},
+    {"requests retried", "/serving/requests_retried", Format::count, Better::lower, Shown::when_given},
+    {"requests timed out", "/serving/requests_timed_out", Format::count, Better::lower, Shown::when_given},
+    {"TTFT p50", "/serving/ttft_s/p50", Format::latency, Better::lower, Shown::when_given},
+    {"TTFT p99", "/serving/ttft_s/p99", Format::latency, Better::lower, Shown::when_given},
+    {"TPOT p50", "/serving/tpot_s/p50", Format::latency, Better::lower, Shown::when_given},
+    {"TPOT p99", "/serving/tpot_s/p99", Format::latency, Better::lower, Shown::when_given},
+    {"ITL p99", "/serving/itl_s/p99", Format::latency, Better::lower, Shown::when_given},
+    {"E2E p99", "/serving/e2e_s/p99", Format::latency, Better::lower, Shown::when_given},
+    {"SLO attainment", "/serving/slo_attainment", Format::percent, Better::higher, Shown::when_given},
+    {"goodput", "/serving/goodput_rps", Format::rate, Better::higher, Shown::when_given},
+    {"output tokens per s", "/serving/output_tokens_per_s", Format::count, Better::neither, Shown::when_given},
+    {"replicas mean", "/serving/replicas_mean", Format::gpus, Better::neither, Shown::when_given},
+    {"replica starts", "/serving/replica_starts", Format::count, Better::neither, Shown::when_given},
+    {"cold start mean", "/serving/cold_start_mean_s", Format::seconds, Better::neither, Shown::when_given},
+    {"cost per M output tokens (USD)", "/serving/cost_per_million_output_tokens_usd", Format::usd, Better::lower,
+     Shown::when_given},
 };
 
 std::string render(std::optional<double> v, Format f) {
@@ -182,6 +187,16 @@ constexpr const char* kSeedsNote =
     "  x ± h: mean over the seeds ± half-width of its 95% confidence interval (Student t, n-1 degrees of\n"
     "  freedom); a figure without ± is the same for every seed.\n";
 
+// Is row `r` shown, its runs' figures being `values`?
+bool shown(const MetricRow& r, std::span<const std::optional<double>> values) {
+  switch (r.shown) {
+    case Shown::always: return true;
+    case Shown::when_given: return std::any_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); });
+    case Shown::when_nonzero: return std::any_of(values.begin(), values.end(), [](const auto& v) { return v && *v != 0; });
+  }
+  return true;
+}
+
 // A USD figure of a summary whose cluster has unpriced pools covers the priced ones only: it says so.
 std::string usd_text(std::string printed, const Json& summary) {
   const std::size_t unpriced = summary.value("unpriced_pools", Json::array()).size();
@@ -211,7 +226,7 @@ std::string run_table_impl(const Json& s, const Column& column, const std::vecto
   std::string out = header(s, seeds, true) + "\n";
   const int width = seeds.empty() ? 16 : 24;
   for (const MetricRow& r : kRows)
-    if (const Cell c = column(dotted(r.pointer)); c.mean || !r.when_given)
+    if (const Cell c = column(dotted(r.pointer)); shown(r, std::array{c.mean}))
       out += fmt::format("  {:<28} {:>{}}\n", r.label,
                          r.format == Format::usd ? usd_text(render(c, r.format), s) : render(c, r.format), width);
   const int cw = seeds.empty() ? 14 : 22, rw = seeds.empty() ? 12 : 18;
@@ -226,11 +241,18 @@ std::string run_table_impl(const Json& s, const Column& column, const std::vecto
         render(column(key + "allocation_ratio"), Format::percent), rw,
         render(column(key + "effective_utilization"), Format::percent), rw);
   }
-  if (!s["unschedulable_reasons"].empty()) {
-    out += seeds.empty() ? "\n  unschedulable jobs:\n" : fmt::format("\n  unschedulable jobs (seed {}):\n", seeds.front());
-    for (const auto& r : s["unschedulable_reasons"])
-      out += fmt::format("    {:>6} {}\n", r["jobs"].get<uint64_t>(), r["reason"].get<std::string>());
-  }
+  // Every job and request that did not complete, by why (with seeds: the first seed's).
+  const auto reasons = [&](const char* title, const Json& list, const char* count, const char* status = nullptr) {
+    if (list.empty()) return;
+    out += seeds.empty() ? fmt::format("\n  {}:\n", title) : fmt::format("\n  {} (seed {}):\n", title, seeds.front());
+    for (const auto& r : list)
+      out += fmt::format("    {:>6} {}{}\n", r[count].get<uint64_t>(), status ? r[status].get<std::string>() + ": " : "",
+                         r["reason"].get<std::string>());
+  };
+  reasons("unschedulable jobs", s["unschedulable_reasons"], "jobs");
+  reasons("rejected jobs", s.value("rejected_reasons", Json::array()), "jobs");
+  reasons("failed jobs", s.value("failed_reasons", Json::array()), "jobs");
+  if (s.contains("serving")) reasons("requests not completed", s["serving"]["requests_not_completed"], "requests", "status");
   out += run_notes({s});
   if (!seeds.empty()) {
     out += '\n';
@@ -269,7 +291,7 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
       printed.push_back(text(c, r.format, k));
       printed_means.push_back(render(c.mean, r.format));
     }
-    if (r.when_given && std::none_of(means.begin(), means.end(), [](const auto& m) { return m.has_value(); })) continue;
+    if (!shown(r, means)) continue;
     const std::vector<bool> marks = best_marks(means, printed_means, r.better);
     out += fmt::format("  {:<28}", r.label);
     for (std::size_t k = 0; k < printed.size(); ++k) out += fmt::format(" {:>{}}", printed[k] + (marks[k] ? " *" : "  "), width);
@@ -365,6 +387,9 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
         {"ready", "mean_ready_replicas", Format::gpus},
         {"requests", "requests_arrived", Format::count},
         {"completed", "requests_completed", Format::count},
+        {"rejected", "requests_rejected", Format::count},
+        {"timed out", "requests_timed_out", Format::count},
+        {"unfinished", "requests_unfinished", Format::count},
         {"TTFT p50", "ttft_s.p50", Format::latency},
         {"TTFT p99", "ttft_s.p99", Format::latency},
         {"TPOT p99", "tpot_s.p99", Format::latency},

@@ -17,12 +17,16 @@ enum class Better : uint8_t { lower, higher, neither };
 // gpus: a mean GPU count; index: a unitless index in [0, 1] (Jain's)
 enum class Format : uint8_t { usd, percent, gpu_hours, count, seconds, ratio, gpus, index, latency, rate };
 
+// When a row is shown: always; when some run has its figure (deadlines, services), so that other
+// tables keep their rows; when some run's figure is not 0 (jobs not arrived by the end).
+enum class Shown : uint8_t { always, when_given, when_nonzero };
+
 struct MetricRow {
   const char* label;
   const char* pointer;  // JSON pointer into summary.json
   Format format;
   Better better;
-  bool when_given;  // shown only when some run has it (deadlines), so that other tables keep their rows
+  Shown shown;
 };
 
 // The rows the run and compare tables show, in order, with their directions.

@@ -204,7 +204,7 @@ workload:
   std::ostringstream csv;
   write_jobs_csv(csv, s, test::simulate_scenario(s));
   const std::string text = csv.str();
-  EXPECT_NE(text.find(",deadline_s,deadline_met,lateness_s\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",deadline_s,deadline_met,lateness_s,reason\n"), std::string::npos) << text;
   EXPECT_NE(text.find(",late,"), std::string::npos);
-  EXPECT_NE(text.find(",21600,1,0\n"), std::string::npos) << text;  // late: due at 6 h, ended at 6 h
+  EXPECT_NE(text.find(",21600,1,0,\n"), std::string::npos) << text;  // late: due at 6 h, ended at 6 h; no reason
 }

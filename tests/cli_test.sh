@@ -306,4 +306,17 @@ contains unpriced-note "$TMP/out" "Pool own is unpriced (node template mine has 
 check unpriced-compare 0 "$GPUSIM" compare "$TMP/unpriced.yaml" --policies fifo+first-fit,fifo+spread
 [ "$(grep -c "warning: pool own is unpriced" "$TMP/err")" -eq 1 ] && ok unpriced-compare-warning-once || { echo "FAIL unpriced-compare-warning-once"; cat "$TMP/err"; fail=1; }
 
+# A bare number is seconds: an SLO of 200 (200 s) is allowed, and validate warns, showing milliseconds.
+cat > "$TMP/slo.yaml" <<'YAML'
+name: slo
+cluster: {pools: [{name: p, node: dgx-a100-80gb, count: 1}]}
+workload:
+  services:
+    - {name: chat, model: llama-3-8b, cold_start: none, slo: {ttft: 200, tpot: 50ms},
+       requests: {generator: {rate: 1, duration: 1m, prompt_tokens: 100, output_tokens: 10}}}
+YAML
+check slo-validate 0 "$GPUSIM" validate "$TMP/slo.yaml"
+contains slo-warning "$TMP/out" "warning: $TMP/slo.yaml:line 5: workload.services[0].slo.ttft: 200 s is a long latency target (a bare number is seconds); for milliseconds write ttft: 200ms"
+lacks slo-ms-no-warning "$TMP/out" "slo.tpot"
+
 exit $fail

@@ -4,9 +4,10 @@
 Runs each scenario of scenarios/ once per variant under its own policy, every extra policy
 results/baseline.yaml records for it, and the FGD packing experiment (one seed, every policy),
 and compares a digest of each file the run writes with tests/golden/outputs.sha256. Every run is
-made under --audit, so every shipped scenario also has its invariants checked after each event. A refactoring
-must leave them all unchanged; a named model change or fix regenerates them with --update, and
-the commit says why.
+made under --audit, so every shipped scenario also has its invariants checked after each event, and
+every run's summary.json and run table are checked to account for every job and request (the rows
+of each table add up to its total: tests/accounting.py). A refactoring must leave them all
+unchanged; a named model change or fix regenerates them with --update, and the commit says why.
 
 Usage: golden_outputs.py GPUSIM_BINARY SOURCE_DIR [--update]
 """
@@ -16,7 +17,11 @@ import subprocess
 import sys
 import tempfile
 
+import json
+
 import yaml
+
+import accounting
 
 
 def runs(root):
@@ -42,15 +47,20 @@ def runs(root):
 def digests(binary, root):
     out = {}
     data = ["--data", str(root / "data")]
+    unaccounted = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, args) in enumerate(runs(root)):
             d = pathlib.Path(tmp) / str(i)
-            done = subprocess.run([binary, *args, *data, "--audit", "--out", str(d)], stdout=subprocess.DEVNULL,
+            done = subprocess.run([binary, *args, *data, "--audit", "--out", str(d)], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
             if done.returncode != 0:
                 sys.exit(f"{label}: gpusim exited {done.returncode}: {done.stderr}")
+            unaccounted += [f"{label}: {p}" for p in accounting.problems(json.loads((d / "summary.json").read_text()),
+                                                                         done.stdout)]
             for f in sorted(d.iterdir()):
                 out[f"{label}/{f.name}"] = hashlib.sha256(f.read_bytes()).hexdigest()
+        if unaccounted:
+            sys.exit("rows that do not add up to their total:\n" + "\n".join(unaccounted))
         csv = pathlib.Path(tmp) / "packing.csv"
         table = subprocess.run([binary, "packing", str(root / "scenarios/fgd-openb.yaml"), "--seeds", "42", *data,
                                 "--csv", str(csv)], check=True, capture_output=True).stdout

@@ -52,6 +52,11 @@ figure "manifests: makespan" "$TMP/m/summary.json" makespan_s 21600.0
 figure "manifests: GPU-hours allocated" "$TMP/m/summary.json" gpu_hours_allocated 101.0
 matches "manifests: the PyTorchJob over research's quota" "$TMP/m/jobs.csv" '^13,pytorchjob/research/bert-finetune,research,training,0,,,.*,rejected,'
 contains "manifests: the quota's reason" "$TMP/m/summary.json" '"reason": "exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu"'
+matches "manifests: the rejected job's reason in jobs.csv" "$TMP/m/jobs.csv" '^13,pytorchjob/research/bert-finetune,.*,exceeded quota: gpu-quota; requested: requests.nvidia.com/gpu$'
+# The run table's job rows add up to its total: the rejected PyTorchJob has its own row and reason.
+check "manifests run table" 0 "$GPUSIM" run "$TMP/manifests.yaml"
+matches "manifests: jobs rejected row" "$TMP/out" '^  jobs rejected +1$'
+contains "manifests: rejected jobs by reason" "$TMP/out" "         1 exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu"
 matches "manifests: vit-sweep-b waits 3 h for Kueue quota" "$TMP/m/jobs.csv" '^15,job/vision/vit-sweep-b,vision,batch,0,10800,21600,10800,'
 matches "manifests: the notebooks on the tainted T4 node" "$TMP/m/jobs.csv" '^3,deployment/research/jupyter-0,.*,g4dn.metal-t4-timeslice-4,'
 got=$(python3 -c "import json,sys; print([t['admission_wait_s']['max'] for t in json.load(open(sys.argv[1]))['tenants'] if t['name'] == 'vision'])" "$TMP/m/summary.json")

@@ -179,6 +179,45 @@ TEST(Kueue, WithinClusterQueue) {
   EXPECT_EQ(with("preemption: {within_cluster_queue: LowerPriority}, ", two("1"))->start("high"), 10 * 3600);
 }
 
+// A workload admitted but not placed yet (a job outside Kueue holds the node) and preempted before it
+// runs is a preemption like any other: in its record, its namespace's preemptions_received and the
+// summary's preemptions, as in preemptions_received_by_reason. While it waits for admission again it
+// counts as pending (status queued), also at the end of a run with a horizon.
+TEST(Kueue, APreemptionBeforeThePodRunsCountsEverywhere) {
+  const std::string js = "    - {name: blocker, tenant: other, gpus: 4, duration: 3h}\n"
+                         "    - {name: low, tenant: a, queue: a, " +
+                         kNoGrace + "gpus: 1, duration: 1h, priority: 1}\n" + "    - {name: high, tenant: a, queue: a, " +
+                         kNoGrace + "gpus: 1, duration: 10h, arrival: 1h, priority: 5}\n";
+  const auto r = run(
+      1, js,
+      kFlavor + "    cluster_queues:\n" + queue("a", 1, "preemption: {within_cluster_queue: LowerPriority}, ") + locals({"a"}));
+  ASSERT_EQ(r->recorder.evictions.size(), 1u);
+  EXPECT_EQ(r->recorder.evictions[0].victim, "low");
+  EXPECT_EQ(r->recorder.evictions[0].at_s, 3600);
+  const JobRecord& low = r->result->jobs[r->id("low")];
+  EXPECT_EQ(low.preemptions, 1u);
+  EXPECT_EQ(r->start("low"), 13 * 3600);  // after high, which waited for the node until 3 h
+  const Json summary = summarize(r->scenario, *r->result);
+  EXPECT_EQ(summary["preemptions"], 1);
+  const Json& ns = summary["tenants"][1];  // default, then a
+  ASSERT_EQ(ns["name"], "a");
+  EXPECT_EQ(ns["preemptions_received"], 1);
+  EXPECT_EQ(ns["preemptions_received_by_reason"]["InClusterQueue"], 1);
+  // With a 2-hour horizon, low waits in its queue at the end: pending, as in the time series.
+  const std::string text = "name: k\nhorizon: 2h\ncluster: {pools: [{name: p, node: l4-4x, count: 1, labels: {gpu: l4}}]}\n"
+                           "workload:\n  reference_gpu: any\n  jobs:\n" +
+                           js + "tenancy:\n  kueue:\n" + kFlavor + "    cluster_queues:\n" +
+                           queue("a", 1, "preemption: {within_cluster_queue: LowerPriority}, ") + locals({"a"}) +
+                           "outputs: {timeseries_step: 30m}\n";
+  const Scenario cut = test::load(write_file("cut.yaml", text));
+  const RunResult end = test::simulate_scenario(cut);
+  EXPECT_EQ(end.jobs[1].status, JobStatus::queued);  // low, by arrival order after blocker
+  const Json s2 = summarize(cut, end);
+  EXPECT_EQ(s2["jobs_pending_at_end"], 2);  // low (queued) and high (admitted, waiting for the node)
+  EXPECT_EQ(s2["jobs_not_arrived"], 0);
+  EXPECT_EQ(end.metrics.samples().back().pending, 2u);
+}
+
 // Cohort of a, b, c with nominal 2 each (6 of 8 GPUs). b runs four priority-1 jobs (borrowing c's 2),
 // a runs two priority-10 jobs, and a third priority-10 job of a arrives at 1 h. It fits a's nominal
 // quota alone (1 <= 2) but a is at its nominal quota, so reclaim alone may not take from b:

@@ -89,6 +89,45 @@ TEST(Services, ATimedOutRequestIsAbortedAtItsIterationsEnd) {
   EXPECT_EQ(r.end, Time::from_us(82060));
 }
 
+// Every request accounted for, with its reason: a model of max_model_len 100 rejects B (4,000 + 2
+// tokens: longer than its context); with the timeout B times out. requests.csv says why, the summary's
+// requests_not_completed too. Without an SLO there is no attainment and no goodput (not 100%); a
+// per-request target gives them, and a duration takes its unit (100ms).
+TEST(Services, EveryRequestHasAnOutcomeAndNoSloNoAttainment) {
+  const std::string trace = azure_trace("outcomes.csv", "2023-11-16 18:00:00.0000000,16,3\n"
+                                                        "2023-11-16 18:00:00.0010000,4000,2\n");
+  std::string text = toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
+                         "{trace: {format: azure-llm-2023, file: " + trace + "}}");
+  const std::string short_context = text.replace(text.find("max_model_len: 100000"), 21, "max_model_len: 100");
+  const Scenario s = test::load(write_file("outcomes.yaml", short_context));
+  const RunResult r = test::simulate_keeping_requests(s);
+  EXPECT_EQ(test::request_row(r, 1).status, 1);
+  std::ostringstream csv;
+  write_requests_csv(csv, s, r);
+  EXPECT_NE(csv.str().find(",reason\n"), std::string::npos);
+  EXPECT_NE(csv.str().find("s,1,0.001,rejected,s-0,4000,2,0,,,,,0,0,longer than the model's context (prompt + output tokens over "
+                           "max_model_len)\n"),
+            std::string::npos)
+      << csv.str();
+  const Json summary = summarize(s, r);
+  const Json& serving = summary["serving"];
+  ASSERT_EQ(serving["requests_not_completed"].size(), 1u);
+  EXPECT_EQ(serving["requests_not_completed"][0]["status"], "rejected");
+  EXPECT_EQ(serving["requests_not_completed"][0]["requests"], 1);
+  EXPECT_EQ(serving["requests_not_completed"][0]["reason"],
+            "longer than the model's context (prompt + output tokens over max_model_len)");
+  EXPECT_TRUE(serving["slo_attainment"].is_null());
+  EXPECT_TRUE(serving["goodput_rps"].is_null());
+  EXPECT_TRUE(summary["services"][0]["slo_attainment"].is_null());
+  // A's TTFT is 2 ms: a 100ms target holds it; B, rejected, does not count as within it.
+  std::string with_slo = short_context;
+  with_slo.replace(with_slo.find("cold_start: none"), 16, "cold_start: none, slo: {ttft: 100ms}");
+  const Scenario slo = test::load(write_file("slo.yaml", with_slo));
+  const Json withs = summarize(slo, test::simulate_keeping_requests(slo));
+  EXPECT_DOUBLE_EQ(withs["serving"]["slo_attainment"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(withs["services"][0]["slo_attainment"].get<double>(), 0.5);
+}
+
 // Preemption: a cache of 4 blocks of 16 tokens, three requests of 16 prompt and 40 output
 // tokens at once. The KV cache: 64 KV heads of 64 make 16,384 bytes a token, 262,144 a block. The
 // pod sees 2,500 MiB (its limit) at utilization 1; the reserve is 400 MiB of context and

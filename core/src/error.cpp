@@ -4,17 +4,15 @@
 
 namespace gpusim {
 
-namespace {
-std::string render(const SourceLocation& w, const std::string& what) {
+std::string located(const SourceLocation& w, const std::string& what) {
   std::string out;
   if (!w.file.empty()) out += w.file;
   if (w.line) out += fmt::format("{}line {}", out.empty() ? "" : ":", *w.line);
   if (!w.field.empty()) out += fmt::format("{}{}", out.empty() ? "" : ": ", w.field);
   return out.empty() ? what : out + ": " + what;
 }
-}  // namespace
 
 InputError::InputError(const SourceLocation& where, const std::string& what)
-    : std::runtime_error(render(where, what)), where_(where), reason_(what) {}
+    : std::runtime_error(located(where, what)), where_(where), reason_(what) {}
 
 }  // namespace gpusim

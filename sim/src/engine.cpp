@@ -32,6 +32,17 @@
 
 namespace gpusim {
 
+void JobReasons::add(JobId id, std::string why) {
+  auto it = std::find(texts.begin(), texts.end(), why);
+  if (it == texts.end()) it = texts.insert(texts.end(), std::move(why));
+  of_job.emplace_back(id, static_cast<uint32_t>(it - texts.begin()));
+}
+
+std::string_view JobReasons::of(JobId id) const {
+  const auto it = std::lower_bound(of_job.begin(), of_job.end(), std::pair{id, uint32_t{0}});
+  return it != of_job.end() && it->first == id ? std::string_view(texts[it->second]) : std::string_view();
+}
+
 namespace {
 
 class Engine final : public RunState, public Binder, private NodeLifecycle::Host {
@@ -115,7 +126,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // Integrates the metrics up to t (before anything happens at t) and shows observers the samples taken.
   void advance_metrics(Time t) {
     const std::size_t before = metrics_.samples().size();
-    metrics_.advance(t, life_.running_count(), life_.pending_count());
+    metrics_.advance(t, life_.running_count(), life_.pending_count() + life_.queued_count());
     for (std::size_t i = before; i < metrics_.samples().size(); ++i)
       notify([&](Observer& o) { o.sampled(*this, metrics_.samples()[i]); });
   }
@@ -278,7 +289,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void stop(JobId id, StopCause cause);
   void complete(JobId id);
   // Kills every job on GPU g (out-of-memory blast radius, MPS fault) and applies the restart policy.
-  void kill_all(GpuId g);
+  // Kills every job on GPU g (`cause`: what killed them, for the reason of those that fail for good).
+  void kill_all(GpuId g, std::string_view cause);
   // Kills the residents of time-sliced GPUs started on in this pass whose memory overflowed.
   void check_memory();
   // Recomputes the sharing rates on `changed` GPUs (and with `network`, every multi-node job's NIC
@@ -424,6 +436,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   uint64_t event_count_ = 0;
   uint64_t decision_points_ = 0;
   uint64_t oom_events_ = 0, mps_faults_ = 0, reconfigurations_ = 0, rate_changes_ = 0;
+  JobReasons reasons_;                                    // of the jobs that end without completing
   bool bound_jobs_ = false;                               // does any job name its node (ResolvedJob::node)?
   std::unique_ptr<Serving> serving_;                      // when the scenario has services
   uint32_t replicas_ = 0;                                 // jobs 0 .. replicas_ - 1 are replicas
@@ -456,6 +469,7 @@ void Engine::arrive(JobId id) {
   records_[id].remaining = Work::of(jobs_[id].work, 1.0);
   notify([&](Observer& o) { o.job_arrived(*this, id); });
   if (kueue_ && kueue_->manages(id)) {
+    life_.hold(id);
     kueue_->arrive(id, now_);  // it waits in its ClusterQueue, suspended: no pod of it exists yet
     return;
   }
@@ -467,6 +481,7 @@ void Engine::arrive(JobId id) {
 bool Engine::pods_created(JobId id) {
   if (!quota_) return true;
   if (const auto why = quota_->admit(jobs_[id])) {
+    reasons_.add(id, std::string(*why));
     life_.reject(id);
     if (is_replica(id)) ++replicas_ended_;
     notify([&](Observer& o) { o.job_rejected(*this, id, *why); });
@@ -500,9 +515,12 @@ void Engine::admit_kueue() {
           evict(e.victim, PrioritySpec::termination_grace(scenario_.jobs, jobs_[e.victim]), e.by, e.reason);
           continue;
         }
-        // Admitted but not placed yet: its pods are deleted before they run.
-        life_.withdraw(e.victim);
+        // Admitted but not placed yet: its pods are deleted before they run. A preemption all the same,
+        // counted where evict() counts one.
+        life_.take_back(e.victim);
         if (quota_) quota_->release(jobs_[e.victim]);
+        ++records_[e.victim].preemptions;
+        notify([&](Observer& o) { o.job_preempted(*this, e.victim); });
         notify([&](Observer& o) { o.job_evicted(*this, e.victim, e.by, e.reason); });
         kueue_->left(e.victim, now_);
       }
@@ -891,7 +909,7 @@ void Engine::check_memory() {
     // No memory isolation: when the residents together outgrow the GPU, all of them die.
     if (gpu.used_memory_mib > cluster_.pool_of(gpu.node).gpu->memory_mib) {
       ++oom_events_;
-      kill_all(g);
+      kill_all(g, "out of memory on a time-sliced GPU");
     }
   }
   memory_check_.clear();
@@ -970,7 +988,7 @@ void Engine::complete(JobId id) {
   flights_.release(records_[id]);
 }
 
-void Engine::kill_all(GpuId g) {
+void Engine::kill_all(GpuId g, std::string_view cause) {
   const auto victims = cluster_.gpu(g).residents;  // a copy: stop() edits the list
   const RestartModel& policy = scenario_.model.restart;
   for (JobId id : victims) {
@@ -979,6 +997,9 @@ void Engine::kill_all(GpuId g) {
     ++r.kills;
     rollback(id);  // to its last checkpoint, or the beginning
     if (!policy.requeue || r.kills > static_cast<uint32_t>(policy.max_restarts)) {
+      reasons_.add(id, policy.requeue ? fmt::format("killed by {}, past its {} restarts (model.restart.max_restarts)", cause,
+                                                    policy.max_restarts)
+                                      : fmt::format("killed by {} (model.restart.policy: fail)", cause));
       life_.fail(id);
       if (is_replica(id)) ++replicas_ended_;
       if (quota_) quota_->release(jobs_[id]);
@@ -1074,7 +1095,7 @@ void Engine::apply(const Event& e) {
       if (records_[e.target].status == JobStatus::running && records_[e.target].attempt == e.generation) {
         ++event_count_;
         ++mps_faults_;
-        for (GpuId g : std::vector<GpuId>(flights_[records_[e.target]].placement.gpus)) kill_all(g);
+        for (GpuId g : std::vector<GpuId>(flights_[records_[e.target]].placement.gpus)) kill_all(g, "an MPS client fault");
       }
       break;
     case EventKind::layout_ready:
@@ -1179,7 +1200,11 @@ RunResult Engine::finish() {
 
   std::map<std::string, uint64_t> reasons;
   for (JobId id{0}; id < jobs_.size(); ++id)
-    if (records_[id].status == JobStatus::unschedulable) reasons[*shapes_.of_job(id).never_fits]++;
+    if (records_[id].status == JobStatus::unschedulable) {
+      reasons[*shapes_.of_job(id).never_fits]++;
+      reasons_.add(id, *shapes_.of_job(id).never_fits);
+    }
+  std::sort(reasons_.of_job.begin(), reasons_.of_job.end());
   std::vector<std::pair<std::string, uint64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return RunResult{scheduler_.name(),
@@ -1189,6 +1214,7 @@ RunResult Engine::finish() {
                    std::move(flights_),
                    std::move(metrics_),
                    std::move(sorted),
+                   std::move(reasons_),
                    event_count_ + nodes_.events_applied() + serving_events,
                    decision_points_,
                    oom_events_,
@@ -1324,7 +1350,7 @@ void Engine::leave(JobId id) {
   }
   if (kueue_ && kueue_->left(id, now_)) {
     if (quota_) quota_->release(jobs_[id]);  // its pods are deleted; they count again when it is re-admitted
-    life_.back_off(id);                      // Kueue evicted it: it waits in its ClusterQueue again
+    life_.requeue(id);                       // Kueue evicted it: it waits in its ClusterQueue again
     return;
   }
   life_.enqueue(id, now_);  // the job controller recreates the pod at once

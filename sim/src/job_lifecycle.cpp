@@ -20,6 +20,7 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
   if (r.status != from)
     throw std::logic_error(fmt::format("job {}: {} -> {} from {}", id, to_string(from), to_string(to), to_string(r.status)));
   r.status = to;
+  queued_ += (to == JobStatus::queued) - (from == JobStatus::queued);
   if (from == JobStatus::running) running_.erase(id);
   if (to == JobStatus::running) running_.insert(id);
   const uint32_t shape = shapes_.of(id);
@@ -33,7 +34,10 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
 }
 
 void JobLifecycle::unschedulable(JobId id) { set(id, JobStatus::not_arrived, JobStatus::unschedulable); }
-void JobLifecycle::reject(JobId id) { set(id, JobStatus::not_arrived, JobStatus::rejected); }
+void JobLifecycle::reject(JobId id) {
+  set(id, records_[id].status == JobStatus::queued ? JobStatus::queued : JobStatus::not_arrived, JobStatus::rejected);
+}
+void JobLifecycle::hold(JobId id) { set(id, JobStatus::not_arrived, JobStatus::queued); }
 
 void JobLifecycle::arrive(JobId id, QueueKey key, Time now) {
   keys_.insert_or_assign(id, key);
@@ -42,7 +46,8 @@ void JobLifecycle::arrive(JobId id, QueueKey key, Time now) {
 
 void JobLifecycle::enqueue(JobId id, Time now) {
   JobRecord& r = records_[id];
-  set(id, r.status == JobStatus::running ? JobStatus::running : JobStatus::not_arrived, JobStatus::pending);
+  set(id, r.status == JobStatus::running || r.status == JobStatus::queued ? r.status : JobStatus::not_arrived,
+      JobStatus::pending);
   r.queued_at = now;
   const QueueKey& key = keys_.at(id);
   queue_.emplace(key, id);
@@ -65,8 +70,13 @@ void JobLifecycle::complete(JobId id) { set(id, JobStatus::running, JobStatus::c
 void JobLifecycle::fail(JobId id) { set(id, JobStatus::running, JobStatus::failed); }
 void JobLifecycle::back_off(JobId id) { set(id, JobStatus::running, JobStatus::not_arrived); }
 
-void JobLifecycle::withdraw(JobId id) {
-  set(id, JobStatus::pending, JobStatus::not_arrived);
+void JobLifecycle::requeue(JobId id) { set(id, JobStatus::running, JobStatus::queued); }
+
+void JobLifecycle::withdraw(JobId id) { unqueue(id, JobStatus::not_arrived); }
+void JobLifecycle::take_back(JobId id) { unqueue(id, JobStatus::queued); }
+
+void JobLifecycle::unqueue(JobId id, JobStatus to) {
+  set(id, JobStatus::pending, to);
   leave_queue(id);
   std::erase(arrivals_, id);
 }

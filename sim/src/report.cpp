@@ -264,8 +264,8 @@ Json speed_notes(const Scenario& s) {
   for (const auto& [gpu, c] : by_reference) {
     const std::string jobs = fmt::format("{} job{}", c.jobs, c.jobs == 1 ? "" : "s");
     if (gpu == JobSpeed::kAny)
-      notes.push_back(fmt::format("{} take as long on every GPU model (reference_gpu any: times recorded on their own "
-                                  "cluster, as the openb and philly traces give them): no hardware factor.",
+      notes.push_back(fmt::format("{} take as long on every GPU model (reference_gpu any: durations as recorded on their "
+                                  "own cluster, whatever GPU ran them): no hardware factor.",
                                   jobs));
     else if (c.defaulted)
       notes.push_back(fmt::format("{} have durations stated on {}, the default reference GPU: set workload.reference_gpu (or a "
@@ -417,7 +417,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
         last_end = std::max(last_end, rec.end);
         break;
       case JobStatus::running: ++running; break;
-      case JobStatus::pending: ++pending; break;
+      case JobStatus::pending:
+      case JobStatus::queued: ++pending; break;
       case JobStatus::unschedulable: ++unschedulable; break;
       case JobStatus::failed: ++failed; break;
       case JobStatus::rejected: ++rejected; break;
@@ -605,6 +606,13 @@ Json summarize(const Scenario& s, const RunResult& r) {
     for (const auto& [why, n] : r.tenancy->rejections()) rejected_reasons.push_back({{"reason", why}, {"jobs", n}});
     out["rejected_reasons"] = std::move(rejected_reasons);
   }
+  // Jobs that failed for good, by why (their kills outlasted the restart policy).
+  std::map<std::string_view, uint64_t> failed_by;
+  for (const auto& [id, why] : r.reasons.of_job)
+    if (r.jobs[id].status == JobStatus::failed) ++failed_by[r.reasons.texts[why]];
+  Json failed_reasons = Json::array();
+  for (const auto& [why, n] : failed_by) failed_reasons.push_back({{"reason", why}, {"jobs", n}});
+  out["failed_reasons"] = std::move(failed_reasons);
   add_services_summary(out, s, r);
   out["events"] = r.events;
   out["decision_points"] = r.decision_points;
@@ -713,7 +721,9 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
   // Only when some job has a deadline, so that runs without one keep their columns.
   const bool deadlines = s.jobs.any_deadline();
   if (deadlines) columns.insert(columns.end(), {"deadline_s", "deadline_met", "lateness_s"});
+  columns.push_back("reason");  // why an unschedulable, rejected or failed job ended
   sink.header(columns);
+  std::string reason;
   // A field that applies to the row, or an empty one.
   const auto cell_if = [&](bool applies, auto v) { applies ? sink.cell(v) : sink.empty(); };
   sink.reserve(s.jobs.jobs.size());
@@ -769,6 +779,10 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
       cell_if(d.has_value(), static_cast<int64_t>(d && deadline_met(j, rec, *d)));
       cell_if(d && done, d && done ? lateness(j, rec, *d) : Duration());
     }
+    // gpusim's CSV files are unquoted: a reason's commas are written as semicolons.
+    reason = r.reasons.of(j.id);
+    std::replace(reason.begin(), reason.end(), ',', ';');
+    sink.cell(reason);
     sink.end_row();
   }
 }

@@ -34,8 +34,43 @@ const LatencyHistogram& histogram(const ServiceFigures& f, LatencyMetric m) {
   return f.e2e;
 }
 
+// Why requests did not complete (requests.csv's reason, the summary's requests_not_completed): one
+// reason for each way (no commas: gpusim's CSV files are unquoted).
+constexpr std::string_view kTooLong = "longer than the model's context (prompt + output tokens over max_model_len)";
+constexpr std::string_view kTimedOut = "its client gave up (the service's timeout passed)";
+constexpr std::string_view kWaiting = "waiting for a replica at the end of the run";
+constexpr std::string_view kInProgress = "in progress at the end of the run";
+
+std::string_view request_reason(const RequestRow& q) {
+  switch (q.status) {
+    case 1: return kTooLong;
+    case 2: return q.queue_us < 0 ? kWaiting : kInProgress;
+    case 3: return kTimedOut;
+    default: return "";
+  }
+}
+
+Json not_completed(const ServiceFigures& f) {
+  Json out = Json::array();
+  const auto add = [&](std::string_view status, std::string_view reason, uint64_t n) {
+    if (n > 0) out.push_back({{"status", status}, {"reason", reason}, {"requests", n}});
+  };
+  add("rejected", kTooLong, f.rejected);
+  add("timed_out", kTimedOut, f.timed_out);
+  add("unfinished", kWaiting, f.waiting);
+  add("unfinished", kInProgress, f.unfinished - f.waiting);
+  return out;
+}
+
+// Does a service hold its requests to a target (an SLO on each request, not on a percentile)? Without
+// one, no request is "within SLO": attainment and goodput have no basis.
+bool holds_requests(const ServiceSpec& s) {
+  return std::any_of(s.slo.begin(), s.slo.end(), [](const SloTarget& t) { return t.percentile == 0; });
+}
+
 // The figures a service and the sum of all services share; `gpu_hours` and `cost_usd` of the replicas.
-void add_figures(Json& j, const ServiceFigures& f, double span_s, double gpu_hours, double cost_usd) {
+// `slo_arrived`: the requests of services that hold their requests to a target (none: no attainment).
+void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double span_s, double gpu_hours, double cost_usd) {
   j["requests_arrived"] = f.arrived;
   j["requests_completed"] = f.completed;
   j["requests_rejected"] = f.rejected;
@@ -48,8 +83,9 @@ void add_figures(Json& j, const ServiceFigures& f, double span_s, double gpu_hou
   // Rates per second of serving: from 0 to the last request completed (vLLM's benchmark duration), not
   // to the end of a run that jobs may make longer.
   const double served_s = f.completed ? (f.last_completion - Time()).seconds() : span_s;
-  j["slo_attainment"] = round6(ratio(static_cast<double>(f.good), static_cast<double>(f.arrived)));
-  j["goodput_rps"] = round6(ratio(static_cast<double>(f.good), served_s));
+  j["slo_attainment"] = slo_arrived ? Json(round6(ratio(static_cast<double>(f.good), static_cast<double>(slo_arrived))))
+                                    : Json(nullptr);
+  j["goodput_rps"] = slo_arrived ? Json(round6(ratio(static_cast<double>(f.good), served_s))) : Json(nullptr);
   j["throughput_rps"] = round6(ratio(static_cast<double>(f.completed), served_s));
   j["output_tokens_per_s"] = round6(ratio(static_cast<double>(f.output_tokens), served_s));
   j["mean_ready_replicas"] = round6(ratio(f.ready_replica_s, span_s));
@@ -67,6 +103,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   if (s.services.empty()) return;
   const double span_s = (r.end - Time()).seconds();
   ServiceFigures all;
+  uint64_t all_slo_arrived = 0;
   double all_gpu_hours = 0, all_cost = 0, all_pod_s = 0;
   Json services = Json::array();
   for (std::size_t i = 0; i < s.services.size(); ++i) {
@@ -84,7 +121,8 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     j["replicas"] = spec.replicas;
     j["tensor_parallel"] = spec.tensor_parallel;
     j["requests"] = f.requests;
-    add_figures(j, f, span_s, gpu_hours, cost);
+    const uint64_t slo_arrived = holds_requests(spec) ? f.arrived : 0;
+    add_figures(j, f, slo_arrived, span_s, gpu_hours, cost);
     if (spec.timeout) j["requests_timed_out"] = f.timed_out;
     j["replica_starts"] = f.replica_starts;
     j["iterations"] = f.iterations;
@@ -114,10 +152,14 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all.completed += f.completed;
     all.rejected += f.rejected;
     all.unfinished += f.unfinished;
+    all.waiting += f.waiting;
     all.timed_out += f.timed_out;
     all.retried += f.retried;
     all.preemptions += f.preemptions;
-    all.good += f.good;
+    if (holds_requests(spec)) {  // a service without a target counts toward neither side
+      all.good += f.good;
+      all_slo_arrived += slo_arrived;
+    }
     all.prompt_tokens += f.prompt_tokens;
     all.output_tokens += f.output_tokens;
     all.ready_replica_s += f.ready_replica_s;
@@ -135,8 +177,9 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all_cost += cost;
   }
   Json serving;
-  add_figures(serving, all, span_s, all_gpu_hours, all_cost);
+  add_figures(serving, all, all_slo_arrived, span_s, all_gpu_hours, all_cost);
   serving["iterations"] = all.iterations;
+  serving["requests_not_completed"] = not_completed(all);
   if (std::any_of(s.services.begin(), s.services.end(), [](const ServiceSpec& v) { return v.timeout.has_value(); }))
     serving["requests_timed_out"] = all.timed_out;
   // Replicas over the run (pods, ready or not) and how long a new one took to be ready.
@@ -182,7 +225,7 @@ void write_services_csv(std::ostream& out, const Json& summary) {
 
 void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
   sink.header({"service", "request", "arrival_s", "status", "replica", "prompt_tokens", "output_tokens", "generated_tokens",
-               "queue_s", "ttft_s", "e2e_s", "tpot_s", "preemptions", "retries"});
+               "queue_s", "ttft_s", "e2e_s", "tpot_s", "preemptions", "retries", "reason"});
   sink.reserve(r.requests.size());
   const auto seconds = [&](int64_t us) {
     if (us < 0) sink.empty();
@@ -205,6 +248,7 @@ void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     seconds(q.e2e_us >= 0 && q.output > 1 ? (q.e2e_us - q.ttft_us) / (q.output - 1) : -1);
     sink.cell(static_cast<int64_t>(q.preemptions));
     sink.cell(static_cast<int64_t>(q.retries));
+    sink.cell(request_reason(q));
     sink.end_row();
   }
 }

@@ -694,6 +694,7 @@ std::vector<ServiceFigures> Serving::finish(Time end) {
     if (!free[id]) {
       const bool gone = m.expired(m.reqs[id], end);
       if (gone) ++m.services[m.reqs[id].service].fig.timed_out;
+      else if (m.reqs[id].first_scheduled == Time::max()) ++m.services[m.reqs[id].service].fig.waiting;
       m.row(m.reqs[id], gone ? 3 : 2, end);
     }
   for (Service& svc : m.services) {

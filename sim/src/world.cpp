@@ -214,4 +214,18 @@ World build_world(const Scenario& s) {
   return World{s, std::move(cluster), std::move(shapes), std::move(jobs), bound};
 }
 
+std::vector<std::string> scenario_warnings(const World& world) {
+  const Scenario& s = world.scenario;
+  std::vector<std::string> out;
+  // A bare number is seconds, as every duration: `ttft: 200` is 200 s, which no interactive service means.
+  constexpr double kLongTargetS = 10;
+  for (const ServiceSpec& svc : s.services)
+    for (const SloTarget& t : svc.slo)
+      if (t.limit.seconds() > kLongTargetS)
+        out.push_back(located(t.where, fmt::format("{:g} s is a long latency target (a bare number is seconds); for "
+                                                   "milliseconds write {}: {:g}ms",
+                                                   t.limit.seconds(), t.key, t.limit.seconds())));
+  return out;
+}
+
 }  // namespace gpusim

@@ -112,6 +112,7 @@ SloTarget read_slo(const std::string& key, const ConfigNode& value) {
     value.fail(fmt::format("unknown SLO metric '{}': expected one of {}, alone (every request) or with _p50, _p90, _p99 or _mean",
                            key, enum_choices<LatencyMetric>(", ")));
   t.metric = *m;
+  t.where = value.where();
   t.limit = value.as_duration();
   if (t.limit <= Duration()) value.fail("expected a positive latency target");
   return t;

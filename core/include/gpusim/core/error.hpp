@@ -14,6 +14,9 @@ struct SourceLocation {
   std::string field;          // dotted path such as "cluster.pools[0].count"
 };
 
+// "FILE:line N: FIELD: what", as errors and warnings about input name their place.
+std::string located(const SourceLocation& where, const std::string& what);
+
 class InputError : public std::runtime_error {
  public:
   InputError(const SourceLocation& where, const std::string& what);

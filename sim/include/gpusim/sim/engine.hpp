@@ -30,6 +30,16 @@ struct RunOptions {
   bool audit = false;
 };
 
+// Why jobs ended without completing (unschedulable, rejected by admission, failed after kills): each
+// distinct reason once, and the jobs that have one, ascending.
+struct JobReasons {
+  std::vector<std::string> texts;
+  std::vector<std::pair<JobId, uint32_t>> of_job;  // (job, index into texts)
+  void add(JobId id, std::string why);
+  // "" when the job has none.
+  std::string_view of(JobId id) const;
+};
+
 struct RunResult {
   std::string policy;
   Time end;                               // the horizon, or the last event when there is none
@@ -38,6 +48,7 @@ struct RunResult {
   JobFlights flights;                     // the jobs still in flight at the end, and where the others ran
   Metrics metrics;
   std::vector<std::pair<std::string, uint64_t>> unschedulable_reasons;  // reason, jobs
+  JobReasons reasons;
   uint64_t events = 0;
   uint64_t decision_points = 0;
   uint64_t oom_events = 0;       // time-sliced GPUs whose residents outgrew its memory

@@ -8,7 +8,10 @@
 //        +--> unschedulable   |  +----enqueue-----+  (evicted, suspended: back in the queue)
 //        +--> rejected        +--enqueue-- not_arrived <--back_off-- running (killed, restarts)
 //             (admission: over a namespace ResourceQuota)
-//                                          not_arrived <--withdraw-- pending (Kueue preempted it before it ran)
+//   not_arrived --hold--> queued --arrive--> pending (Kueue: it waits in its queue until admitted)
+//                         queued <--take_back-- pending (Kueue preempted it before it ran)
+//                         queued <--requeue-- running (Kueue evicted it)
+//   not_arrived <--withdraw-- pending (its pod was deleted before it ran: a replica scaled down)
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -35,14 +38,17 @@ class JobLifecycle {
 
   // --- transitions ---
   void unschedulable(JobId id);                   // not_arrived: no node could ever hold it
-  void reject(JobId id);                          // not_arrived -> rejected: refused by admission
-  void arrive(JobId id, QueueKey key, Time now);  // not_arrived -> pending, with its queue key
+  void reject(JobId id);                          // not_arrived or queued -> rejected: refused by admission
+  void hold(JobId id);                            // not_arrived -> queued: it waits for Kueue to admit it
+  void arrive(JobId id, QueueKey key, Time now);  // not_arrived or queued -> pending, with its queue key
   void enqueue(JobId id, Time now);               // not_arrived (back-off over) or running (evicted, suspended) -> pending
   void start(JobId id);                           // pending -> running; it leaves the queue at end_pass()
   void complete(JobId id);                        // running -> completed
   void fail(JobId id);                            // running -> failed
   void back_off(JobId id);                        // running -> not_arrived, until its restart is due
-  void withdraw(JobId id);                        // pending -> not_arrived: admission (Kueue) took it back
+  void withdraw(JobId id);                        // pending -> not_arrived: its pod was deleted before it ran
+  void take_back(JobId id);                       // pending -> queued: Kueue took it back before it ran
+  void requeue(JobId id);                         // running -> queued: Kueue evicted it
 
   // Called at every status change (from, to), when set: what per-namespace figures follow.
   void watch(std::function<void(JobId, JobStatus, JobStatus)> on_change) { on_change_ = std::move(on_change); }
@@ -53,6 +59,7 @@ class JobLifecycle {
   // --- what follows from the statuses ---
   bool any_pending() const { return !queue_.empty(); }
   uint32_t pending_count() const { return static_cast<uint32_t>(queue_.size()); }
+  uint32_t queued_count() const { return queued_; }  // waiting for Kueue's admission
   uint32_t running_count() const { return static_cast<uint32_t>(running_.size()); }
   std::size_t unfinished() const { return unfinished_; }
   uint32_t pending_shapes() const { return distinct_pending_shapes_; }
@@ -71,6 +78,7 @@ class JobLifecycle {
 
  private:
   void set(JobId id, JobStatus from, JobStatus to);
+  void unqueue(JobId id, JobStatus to);  // pending -> `to`, out of the queue
   void leave_queue(JobId id);
 
   const Shapes& shapes_;
@@ -94,6 +102,7 @@ class JobLifecycle {
   std::vector<uint32_t> pending_by_shape_;
   uint32_t distinct_pending_shapes_ = 0;
   ChunkedSet<JobId> running_;
+  uint32_t queued_ = 0;
   std::size_t unfinished_;
 };
 

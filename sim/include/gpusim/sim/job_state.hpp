@@ -19,7 +19,9 @@ namespace gpusim {
 
 // `failed`: killed (out of memory, MPS fault) and not restarted under the restart policy.
 // rejected: refused for good by admission when its pods were created (over a namespace ResourceQuota).
-enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed, rejected };
+// queued: arrived, waiting in its Kueue queue for admission (suspended: no pod of it exists yet); it
+// counts as pending in every figure.
+enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed, rejected, queued };
 constexpr auto enum_table(JobStatus) {
   return std::to_array<EnumName<JobStatus>>({{JobStatus::not_arrived, "not_arrived"},
                                              {JobStatus::pending, "pending"},
@@ -27,7 +29,8 @@ constexpr auto enum_table(JobStatus) {
                                              {JobStatus::completed, "completed"},
                                              {JobStatus::unschedulable, "unschedulable"},
                                              {JobStatus::failed, "failed"},
-                                             {JobStatus::rejected, "rejected"}});
+                                             {JobStatus::rejected, "rejected"},
+                                             {JobStatus::queued, "queued"}});
 }
 
 // What a running job is doing: computing at its rate, or paused while it writes a checkpoint or

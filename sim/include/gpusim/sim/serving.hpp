@@ -56,6 +56,7 @@ const MigProfile* requested_profile(const Request& q, const GpuModel& gpu);
 struct ServiceFigures {
   std::string name;
   uint64_t arrived = 0, completed = 0, rejected = 0, unfinished = 0;
+  uint64_t waiting = 0;                           // of the unfinished: never scheduled on a replica by the end
   uint64_t timed_out = 0;                         // given up by their clients (ServiceSpec::timeout), aborted
   uint64_t good = 0;                              // completed and within every per-request SLO target
   uint64_t preemptions = 0;                       // recomputations because the KV cache was full

@@ -70,4 +70,8 @@ struct World {
 // unschedulable instead). Throws InputError naming the file and line. `scenario` must outlive it.
 World build_world(const Scenario& scenario);
 
+// What `gpusim validate` warns of: settings that are allowed but most likely not what was meant (a
+// latency target of seconds where milliseconds are usual), each "FILE:line N: FIELD: what".
+std::vector<std::string> scenario_warnings(const World& world);
+
 }  // namespace gpusim

@@ -43,6 +43,7 @@ struct SloTarget {
   int32_t percentile = 0;  // 0: per request; else 50, 90, 99
   Duration limit;
   std::string key;  // as written, e.g. "ttft_p90"
+  SourceLocation where;
 };
 
 // What a new replica does between its placement and serving its first request (assumed defaults, with
