@@ -128,6 +128,42 @@ TEST(Services, EveryRequestHasAnOutcomeAndNoSloNoAttainment) {
   EXPECT_DOUBLE_EQ(withs["services"][0]["slo_attainment"].get<double>(), 0.5);
 }
 
+// Time-slicing isolates no memory: three Llama-2-7B replicas on one A100-80GB, each vLLM taking its
+// default gpu_memory_utilization 0.9 of the 81,920 MiB it sees (73,728 MiB), ask 221,184 MiB: every one
+// is killed at every start (the OOM blast radius jobs have), and validate says so beforehand with the
+// arithmetic. Each told to take 0.3 (what operators do: --gpu-memory-utilization 0.3), they all serve.
+TEST(Services, TimeSlicedReplicasTakeTheMemoryTheirEngineTakes) {
+  const auto text = [](const std::string& engine) {
+    return "name: ts\nhorizon: 1h\n"
+           "catalog: {nodes: [{name: one, gpu: A100-80GB-SXM, gpus: 1, cpu_milli: 12000, memory_mib: 147456, source: test}]}\n"
+           "cluster: {pools: [{name: a100, node: one, count: 1, price_per_node_hour_usd: 1,\n"
+           "  sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}}]}\n"
+           "workload:\n  services:\n"
+           "    - {name: chat, count: 3, model: llama-2-7b, cold_start: none" +
+           engine +
+           ",\n"
+           "       requests: {generator: {rate: 1, duration: 10m, prompt_tokens: 200, output_tokens: 50}}}\n";
+  };
+  const Scenario naive = test::load(write_file("naive.yaml", text("")));
+  const World world = build_world(naive);
+  const std::vector<std::string> warnings = scenario_warnings(world);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("3 replicas of chat-0, chat-1, chat-2 may share one GPU and take 73728 + 73728 + 73728 = 221184 "
+                             "MiB of its 81920 MiB"),
+            std::string::npos)
+      << warnings[0];
+  const Json bad = test::run(naive);
+  EXPECT_GE(bad["oom_events"].get<int>(), 1);
+  EXPECT_GE(bad["job_kills"].get<int>(), 3);
+  EXPECT_EQ(bad["serving"]["requests_completed"], 0);
+  const Scenario told = test::load(write_file("told.yaml", text(", engine: {gpu_memory_utilization: 0.3}")));
+  EXPECT_TRUE(scenario_warnings(build_world(told)).empty());
+  const Json good = test::run(told);
+  EXPECT_EQ(good["oom_events"], 0);
+  EXPECT_EQ(good["job_kills"], 0);
+  EXPECT_EQ(good["serving"]["requests_completed"], good["serving"]["requests_arrived"]);
+}
+
 // Preemption: a cache of 4 blocks of 16 tokens, three requests of 16 prompt and 40 output
 // tokens at once. The KV cache: 64 KV heads of 64 make 16,384 bytes a token, 262,144 a block. The
 // pod sees 2,500 MiB (its limit) at utilization 1; the reserve is 400 MiB of context and

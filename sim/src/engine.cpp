@@ -453,7 +453,13 @@ std::optional<GpuClaim> Engine::claim_for(JobId id, GpuId g, std::optional<MigSl
   const Gpu& gpu = cluster_.gpu(g);
   const Node& node = cluster_.node(gpu.node);
   if (gpu.reconfiguring || !node.ready() || !pool_allowed(id, node.pool) || !node_allowed(id, gpu.node)) return std::nullopt;
-  return claim_on(jobs_[id].request, cluster_.pool(node.pool), gpu, instance, scenario_.model.time_slicing);
+  const Pool& pool = cluster_.pool(node.pool);
+  std::optional<GpuClaim> c = claim_on(jobs_[id].request, pool, gpu, instance, scenario_.model.time_slicing);
+  // A replica's engine takes what its model needs of a GPU that isolates no memory, not its request's.
+  if (c && is_replica(id) && !gpu.mig && pool.sharing.mode == Sharing::time_slicing)
+    c->footprint_mib = replica_footprint_mib(scenario_, scenario_.services[deployments_->service_of(id)], jobs_[id].request,
+                                             pool);
+  return c;
 }
 
 void Engine::arrive(JobId id) {

@@ -1,6 +1,7 @@
 #include "gpusim/sim/world.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -214,9 +215,57 @@ World build_world(const Scenario& s) {
   return World{s, std::move(cluster), std::move(shapes), std::move(jobs), bound};
 }
 
+namespace {
+
+// Replicas on a time-sliced pool share its GPUs' memory without isolation: the most memory the
+// replicas that may land on one GPU can take together, against the GPU's (the arithmetic said out).
+void warn_shared_memory(const World& world, std::vector<std::string>& out) {
+  const Scenario& s = world.scenario;
+  for (PoolId p{0}; p < world.cluster.pools().size(); ++p) {
+    const Pool& pool = world.cluster.pool(p);
+    if (pool.sharing.mode != Sharing::time_slicing) continue;
+    struct Replica {
+      int64_t footprint_mib;
+      const ServiceSpec* service;
+    };
+    std::vector<Replica> replicas;
+    for (const ServiceSpec& svc : s.services)
+      for (int32_t k = 0; k < svc.max_replicas; ++k) {
+        const Job& j = s.jobs.jobs[svc.first_job + static_cast<uint32_t>(k)];
+        if (world.shapes.of_job(j.id).pool_mask >> p & 1)
+          replicas.push_back({replica_footprint_mib(s, svc, j.request, pool), &svc});
+      }
+    const auto per_gpu = static_cast<std::size_t>(std::min(pool.sharing.replicas, s.model.time_slicing.max_contexts));
+    const std::size_t k = std::min(per_gpu, replicas.size());
+    std::partial_sort(replicas.begin(), replicas.begin() + static_cast<std::ptrdiff_t>(k), replicas.end(),
+                      [](const Replica& a, const Replica& b) { return a.footprint_mib > b.footprint_mib; });
+    int64_t total = 0;
+    std::vector<std::string> parts, names;
+    for (std::size_t i = 0; i < k; ++i) {
+      total += replicas[i].footprint_mib;
+      parts.push_back(std::to_string(replicas[i].footprint_mib));
+      if (std::find(names.begin(), names.end(), replicas[i].service->name) == names.end())
+        names.push_back(replicas[i].service->name);
+    }
+    const int64_t memory = pool.gpu->memory_mib;
+    if (k < 2 || total <= memory) continue;
+    out.push_back(located(
+        {s.file, std::nullopt, fmt::format("cluster.pools[{}]", static_cast<std::size_t>(p))},
+        fmt::format("pool {} time-slices each GPU into {} replicas with no memory isolation: {} replicas of {} may share one "
+                    "GPU and take {} = {} MiB of its {} MiB (a vLLM engine takes its gpu_memory_utilization, {:g} by "
+                    "default, of the memory it sees): every pod on that GPU would be killed (out of memory); give each "
+                    "service engine.gpu_memory_utilization of at most {:.2f}, or the pods a gpu_memory_limit_mib",
+                    pool.name, pool.sharing.replicas, k, fmt::join(names, ", "), fmt::join(parts, " + "), total, memory,
+                    s.model.serving.gpu_memory_utilization, std::floor(100.0 / static_cast<double>(k)) / 100.0)));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> scenario_warnings(const World& world) {
   const Scenario& s = world.scenario;
   std::vector<std::string> out;
+  warn_shared_memory(world, out);
   // A bare number is seconds, as every duration: `ttft: 200` is 200 s, which no interactive service means.
   constexpr double kLongTargetS = 10;
   for (const ServiceSpec& svc : s.services)

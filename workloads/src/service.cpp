@@ -64,7 +64,11 @@ const Section& service_section() {
       "service",
       "An inference service (a Deployment): a model served by replicas, and its requests",
       {
-          {"name", Type::string(), required, "", "The service's name; its replicas are NAME-0, NAME-1, ..."},
+          {"name", Type::string(), required, "",
+           "The service's name; its replicas are NAME-0, NAME-1, ... (with count: the services are NAME-0, NAME-1, ...)"},
+          {"count", Type::integer().at_least(1).at_most(10000), "1", "",
+           "Copies of this service, each with its own replicas and requests (drawn from its own streams), named NAME-0, "
+           "NAME-1, ..."},
           {"model", Type::string(), required, "",
            "The model it serves (workloads/data/models.yaml; a scenario adds its own under models:)"},
           {"replicas", Type::integer().at_least(0).at_most(10000), "", "",
@@ -125,114 +129,118 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
   std::vector<ServiceSpec> out;
   for (const ConfigNode& item : list.items()) {
     const Fields e = service_section().read(item);
-    ServiceSpec s;
-    s.where = item.where();
-    s.name = e.at("name").as_string();
-    for (const ServiceSpec& other : out)
-      if (other.name == s.name) e.at("name").fail(fmt::format("two services are named '{}'", s.name));
-    const ConfigNode model = e.at("model");
-    s.model = models.find(model.as_string());
-    if (!s.model) {
-      std::vector<std::string> known;
-      for (const ServedModel& m : models.models()) known.push_back(m.name);
-      model.fail(fmt::format("unknown model '{}'; known: {}", model.as_string(), fmt::join(known, ", ")));
-    }
-    if (auto a = e.get("autoscaler")) {
-      s.autoscaler = read_autoscaler(*a, s.name);
-      // A fixed-time model is not served by vLLM: its replicas have no vLLM gauges to read.
-      for (const ServiceMetric m : {ServiceMetric::requests_running, ServiceMetric::requests_waiting})
-        if (s.model->kind == ModelKind::fixed && s.autoscaler->reads(m))
-          a->fail(fmt::format("model {} is of kind fixed (not served by vLLM): its replicas report no {}; expected "
-                              "DCGM_FI_DEV_GPU_UTIL, gpusim_service_queue_length or gpusim_service_request_rate",
-                              s.model->name, to_string(m)));
-    }
-    s.replicas = e.has("replicas") ? e.integer<int32_t>("replicas") : s.autoscaler ? s.autoscaler->min_replicas() : 1;
-    s.max_replicas = s.autoscaler ? s.autoscaler->max_replicas() : s.replicas;
-    if (s.autoscaler && (s.replicas < s.autoscaler->min_replicas() || s.replicas > s.max_replicas))
-      e.at("replicas")
-          .fail(fmt::format("expected a count within the autoscaler's {} to {}, got {}", s.autoscaler->min_replicas(),
-                            s.max_replicas, s.replicas));
-    if (s.replicas == 0 && !(s.autoscaler && std::holds_alternative<KedaSpec>(s.autoscaler->of)))
-      e.at("replicas").fail("expected at least 1: only a keda autoscaler scales a service from zero");
-    s.tensor_parallel = e.integer<int32_t>("tensor_parallel");
-    s.router = e.value("router").as_enum<Router>(" or ");
-    if (auto slo = e.get("slo"))
-      for (const auto& [key, value] : slo->entries()) {
-        s.slo.push_back(read_slo(key, value));
-        if (s.model->kind == ModelKind::fixed && s.slo.back().metric != LatencyMetric::e2e &&
-            s.slo.back().metric != LatencyMetric::queue)
-          value.fail(
-              fmt::format("model {} is of kind fixed: it makes no tokens, expected an SLO on e2e or queue", s.model->name));
+    // count: N copies, NAME-0 .. NAME-N-1, each its own service (its own streams follow from its name).
+    const int64_t count = e.integer("count");
+    for (int64_t copy = 0; copy < count; ++copy) {
+      ServiceSpec s;
+      s.where = item.where();
+      s.name = count == 1 ? e.at("name").as_string() : fmt::format("{}-{}", e.at("name").as_string(), copy);
+      for (const ServiceSpec& other : out)
+        if (other.name == s.name) e.at("name").fail(fmt::format("two services are named '{}'", s.name));
+      const ConfigNode model = e.at("model");
+      s.model = models.find(model.as_string());
+      if (!s.model) {
+        std::vector<std::string> known;
+        for (const ServedModel& m : models.models()) known.push_back(m.name);
+        model.fail(fmt::format("unknown model '{}'; known: {}", model.as_string(), fmt::join(known, ", ")));
       }
-    if (auto t = e.get("timeout")) {
-      s.timeout = t->as_duration();
-      if (*s.timeout <= Duration()) t->fail("expected a positive duration");
-    }
-    const Fields engine = engine_section().read(e.value("engine"));
-    if (auto v = engine.get("max_num_batched_tokens"))
-      s.engine.max_num_batched_tokens = v->as_int<int32_t>(engine.range("max_num_batched_tokens"));
-    if (auto v = engine.get("max_num_seqs")) s.engine.max_num_seqs = v->as_int<int32_t>(engine.range("max_num_seqs"));
-    if (auto v = engine.get("gpu_memory_utilization"))
-      s.engine.gpu_memory_utilization = v->as_number(engine.range("gpu_memory_utilization"));
-    // vLLM's rule that a batch's tokens hold one per sequence is checked per device (check_services): a
-    // device sets the default of the one not given.
-    if (const ConfigNode c = e.value("cold_start"); !c.is_scalar()) {
-      const Fields f = cold_start_section().read(c);
-      s.cold_start.image_gb = f.number("image_gb");
-      s.cold_start.registry_gb_per_s = f.number("registry_gb_per_s");
-      s.cold_start.load_gb_per_s = f.number("load_gb_per_s");
-      s.cold_start.engine_init = f.value("engine_init").as_duration();
-      // The longest start (image pulled, then the weights loaded) must be a time the clock holds. With the
-      // defaults only weights no GPU holds exceed it, and check_services refuses those by name.
-      const double start_s = s.cold_start.image_gb / s.cold_start.registry_gb_per_s +
-                             s.model->weights_bytes() / 1e9 / s.cold_start.load_gb_per_s + s.cold_start.engine_init.seconds();
-      if (e.has("cold_start") && !kSpanSeconds.contains(start_s))
-        c.fail(fmt::format("a replica of {} would take {:g} s to start (image_gb / registry_gb_per_s + its {:g} GB of "
-                           "weights / load_gb_per_s + engine_init): expected at most {}",
-                           s.model->name, start_s, s.model->weights_bytes() / 1e9, kMaxSpanText));
-    } else if (c.as_string() != "none") {
-      c.fail(fmt::format("expected none or a map of image_gb, registry_gb_per_s, load_gb_per_s, engine_init, got '{}'",
-                         c.as_string()));
-    }
-    s.requests = read_request_source(e.at("requests"), data_dir, seed, s.name);
+      if (auto a = e.get("autoscaler")) {
+        s.autoscaler = read_autoscaler(*a, s.name);
+        // A fixed-time model is not served by vLLM: its replicas have no vLLM gauges to read.
+        for (const ServiceMetric m : {ServiceMetric::requests_running, ServiceMetric::requests_waiting})
+          if (s.model->kind == ModelKind::fixed && s.autoscaler->reads(m))
+            a->fail(fmt::format("model {} is of kind fixed (not served by vLLM): its replicas report no {}; expected "
+                                "DCGM_FI_DEV_GPU_UTIL, gpusim_service_queue_length or gpusim_service_request_rate",
+                                s.model->name, to_string(m)));
+      }
+      s.replicas = e.has("replicas") ? e.integer<int32_t>("replicas") : s.autoscaler ? s.autoscaler->min_replicas() : 1;
+      s.max_replicas = s.autoscaler ? s.autoscaler->max_replicas() : s.replicas;
+      if (s.autoscaler && (s.replicas < s.autoscaler->min_replicas() || s.replicas > s.max_replicas))
+        e.at("replicas")
+            .fail(fmt::format("expected a count within the autoscaler's {} to {}, got {}", s.autoscaler->min_replicas(),
+                              s.max_replicas, s.replicas));
+      if (s.replicas == 0 && !(s.autoscaler && std::holds_alternative<KedaSpec>(s.autoscaler->of)))
+        e.at("replicas").fail("expected at least 1: only a keda autoscaler scales a service from zero");
+      s.tensor_parallel = e.integer<int32_t>("tensor_parallel");
+      s.router = e.value("router").as_enum<Router>(" or ");
+      if (auto slo = e.get("slo"))
+        for (const auto& [key, value] : slo->entries()) {
+          s.slo.push_back(read_slo(key, value));
+          if (s.model->kind == ModelKind::fixed && s.slo.back().metric != LatencyMetric::e2e &&
+              s.slo.back().metric != LatencyMetric::queue)
+            value.fail(
+                fmt::format("model {} is of kind fixed: it makes no tokens, expected an SLO on e2e or queue", s.model->name));
+        }
+      if (auto t = e.get("timeout")) {
+        s.timeout = t->as_duration();
+        if (*s.timeout <= Duration()) t->fail("expected a positive duration");
+      }
+      const Fields engine = engine_section().read(e.value("engine"));
+      if (auto v = engine.get("max_num_batched_tokens"))
+        s.engine.max_num_batched_tokens = v->as_int<int32_t>(engine.range("max_num_batched_tokens"));
+      if (auto v = engine.get("max_num_seqs")) s.engine.max_num_seqs = v->as_int<int32_t>(engine.range("max_num_seqs"));
+      if (auto v = engine.get("gpu_memory_utilization"))
+        s.engine.gpu_memory_utilization = v->as_number(engine.range("gpu_memory_utilization"));
+      // vLLM's rule that a batch's tokens hold one per sequence is checked per device (check_services): a
+      // device sets the default of the one not given.
+      if (const ConfigNode c = e.value("cold_start"); !c.is_scalar()) {
+        const Fields f = cold_start_section().read(c);
+        s.cold_start.image_gb = f.number("image_gb");
+        s.cold_start.registry_gb_per_s = f.number("registry_gb_per_s");
+        s.cold_start.load_gb_per_s = f.number("load_gb_per_s");
+        s.cold_start.engine_init = f.value("engine_init").as_duration();
+        // The longest start (image pulled, then the weights loaded) must be a time the clock holds. With the
+        // defaults only weights no GPU holds exceed it, and check_services refuses those by name.
+        const double start_s = s.cold_start.image_gb / s.cold_start.registry_gb_per_s +
+                               s.model->weights_bytes() / 1e9 / s.cold_start.load_gb_per_s + s.cold_start.engine_init.seconds();
+        if (e.has("cold_start") && !kSpanSeconds.contains(start_s))
+          c.fail(fmt::format("a replica of {} would take {:g} s to start (image_gb / registry_gb_per_s + its {:g} GB of "
+                             "weights / load_gb_per_s + engine_init): expected at most {}",
+                             s.model->name, start_s, s.model->weights_bytes() / 1e9, kMaxSpanText));
+      } else if (c.as_string() != "none") {
+        c.fail(fmt::format("expected none or a map of image_gb, registry_gb_per_s, load_gb_per_s, engine_init, got '{}'",
+                           c.as_string()));
+      }
+      s.requests = read_request_source(e.at("requests"), data_dir, seed, s.name);
 
-    // A pod template, with the checks a tensor-parallel replica needs.
-    const auto read_pod = [&](const ConfigNode& pod) {
-      // Before the pod is read: its reader would refuse a share of several GPUs without naming tensor_parallel.
-      if (s.tensor_parallel > 1 && pod.is_map())
-        if (auto milli = pod.get("gpu_milli"); milli && milli->as_int(Range::between(1, 1000)) < 1000)
-          milli->fail(
-              fmt::format("a tensor-parallel replica (tensor_parallel: {}) holds whole GPUs: expected no gpu_milli below 1000",
-                          s.tensor_parallel));
-      Job j = read_replica_pod(pod, s.tensor_parallel, jobs);
-      if (s.tensor_parallel > 1 && j.request.resource->starts_with("nvidia.com/mig-"))
-        pod.fail("a tensor-parallel replica cannot use MIG instances: they have no peer-to-peer link");
-      j.work = kMaxSpan;  // it serves until the run ends: the engine never completes a replica
-      return j;
-    };
-    // Kueue admits a workload's pods once; pods an autoscaler creates and deletes would bypass it.
-    if (s.autoscaler && e.value("pod").has("queue"))
-      e.at("pod").at("queue").fail("an autoscaled service's pods cannot wait in a Kueue queue: expected no queue");
-    const Job proto = read_pod(e.value("pod"));
-    // The first replicas on their own template (e.g. on-demand nodes), the others on `pod` (e.g. spot).
-    int32_t baseline = 0;
-    std::optional<Job> base;
-    if (auto b = e.get("baseline")) {
-      const Fields f = baseline_section().read(*b);
-      baseline = f.integer<int32_t>("replicas");
-      if (baseline > s.max_replicas)
-        f.at("replicas")
-            .fail(fmt::format("expected at most the service's {}replicas ({}), got {}", s.autoscaler ? "most " : "",
-                              s.max_replicas, baseline));
-      base = read_pod(f.at("pod"));
+      // A pod template, with the checks a tensor-parallel replica needs.
+      const auto read_pod = [&](const ConfigNode& pod) {
+        // Before the pod is read: its reader would refuse a share of several GPUs without naming tensor_parallel.
+        if (s.tensor_parallel > 1 && pod.is_map())
+          if (auto milli = pod.get("gpu_milli"); milli && milli->as_int(Range::between(1, 1000)) < 1000)
+            milli->fail(
+                fmt::format("a tensor-parallel replica (tensor_parallel: {}) holds whole GPUs: expected no gpu_milli below 1000",
+                            s.tensor_parallel));
+        Job j = read_replica_pod(pod, s.tensor_parallel, jobs);
+        if (s.tensor_parallel > 1 && j.request.resource->starts_with("nvidia.com/mig-"))
+          pod.fail("a tensor-parallel replica cannot use MIG instances: they have no peer-to-peer link");
+        j.work = kMaxSpan;  // it serves until the run ends: the engine never completes a replica
+        return j;
+      };
+      // Kueue admits a workload's pods once; pods an autoscaler creates and deletes would bypass it.
+      if (s.autoscaler && e.value("pod").has("queue"))
+        e.at("pod").at("queue").fail("an autoscaled service's pods cannot wait in a Kueue queue: expected no queue");
+      const Job proto = read_pod(e.value("pod"));
+      // The first replicas on their own template (e.g. on-demand nodes), the others on `pod` (e.g. spot).
+      int32_t baseline = 0;
+      std::optional<Job> base;
+      if (auto b = e.get("baseline")) {
+        const Fields f = baseline_section().read(*b);
+        baseline = f.integer<int32_t>("replicas");
+        if (baseline > s.max_replicas)
+          f.at("replicas")
+              .fail(fmt::format("expected at most the service's {}replicas ({}), got {}", s.autoscaler ? "most " : "",
+                                s.max_replicas, baseline));
+        base = read_pod(f.at("pod"));
+      }
+      s.first_job = static_cast<uint32_t>(jobs.jobs.size());
+      for (int32_t i = 0; i < s.max_replicas; ++i) {
+        Job j = i < baseline ? *base : proto;
+        j.name = fmt::format("{}-{}", s.name, i);
+        jobs.jobs.push_back(std::move(j));
+      }
+      out.push_back(std::move(s));
     }
-    s.first_job = static_cast<uint32_t>(jobs.jobs.size());
-    for (int32_t i = 0; i < s.max_replicas; ++i) {
-      Job j = i < baseline ? *base : proto;
-      j.name = fmt::format("{}-{}", s.name, i);
-      jobs.jobs.push_back(std::move(j));
-    }
-    out.push_back(std::move(s));
   }
   return out;
 }

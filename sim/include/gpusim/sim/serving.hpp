@@ -49,6 +49,10 @@ int64_t replica_memory_mib(const Request& q, const Pool& pool, const MigProfile*
 // The vLLM engine limits of a replica of `service` on a device of `gpu` showing `visible_memory_mib`:
 // vLLM's defaults for the device, model.serving's, then the service's own settings.
 EngineLimits engine_limits(const Scenario& s, const ServiceSpec& service, const GpuModel& gpu, int64_t visible_memory_mib);
+// What a replica of `service` takes of a GPU of time-slicing `pool`, which isolates no memory: a vLLM
+// engine its gpu_memory_utilization of the memory it sees (its CUDA context included); a fixed-time
+// model its weights and its context. Past the GPU's memory, every job on it dies (the OOM blast radius).
+int64_t replica_footprint_mib(const Scenario& s, const ServiceSpec& service, const Request& q, const Pool& pool);
 // The MIG profile a replica's request names (nvidia.com/mig-<profile>) on `gpu`, or null.
 const MigProfile* requested_profile(const Request& q, const GpuModel& gpu);
 
