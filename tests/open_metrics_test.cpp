@@ -2,6 +2,7 @@
 // tiny run worked out by hand.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "gpusim/sim/open_metrics.hpp"
@@ -123,6 +124,45 @@ TEST(OpenMetrics, TinyRunByHand) {
   EXPECT_TRUE(om.ends_with("# EOF\n"));
   // Same scenario, same bytes.
   EXPECT_EQ(om, run_metrics(s));
+}
+
+// A vLLM replica on a MIG instance reports the engine activity its requests give it (it was 0.0000 in
+// every sample: replicas have no fixed u): on a GPU with that one instance in use, the instance's
+// activity x its 14 of 108 SMs is the GPU's utilization, which its power draw (60 + 340 x util W) shows.
+TEST(OpenMetrics, ReplicasOnMigReportTheirEngineActivity) {
+  const Scenario s = test::load(test::write_file("mig-serving.yaml", R"(
+name: mig-serving
+horizon: 30m
+catalog:
+  nodes:
+    - {name: one-a100, gpu: A100-80GB-SXM, gpus: 1, cpu_milli: 16000, memory_mib: 131072, price_per_node_hour_usd: 1, source: "test"}
+cluster:
+  pools:
+    - {name: mig, node: one-a100, count: 1, mig: {strategy: mixed, config: all-1g.10gb}}
+workload:
+  services:
+    - {name: chat, model: qwen2-0.5b, cold_start: none, pod: {resource: nvidia.com/mig-1g.10gb},
+       requests: {generator: {rate: 2, duration: 30m, prompt_tokens: 500, output_tokens: 100}}}
+outputs: {timeseries_step: 5m, metrics_start: "2026-01-01"}
+)"));
+  const std::string om = run_metrics(s);
+  std::map<std::string, double> activity, power;  // by timestamp
+  std::istringstream lines(om);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("DCGM_")) continue;
+    const auto value_at = line.rfind(' ', line.rfind(' ') - 1);
+    const std::string ts = line.substr(line.rfind(' ') + 1);
+    const double value = std::stod(line.substr(value_at + 1, line.rfind(' ') - value_at - 1));
+    if (line.starts_with("DCGM_FI_PROF_GR_ENGINE_ACTIVE{") && line.find(R"(pod="chat-0")") != std::string::npos)
+      activity[ts] = value;
+    if (line.starts_with("DCGM_FI_DEV_POWER_USAGE{")) power[ts] = value;
+  }
+  ASSERT_EQ(activity.size(), 5u) << om;  // at 5, 10, ... 25 minutes (the first sample has no step before it)
+  for (const auto& [ts, a] : activity) {
+    EXPECT_GT(a, 0.0) << ts;
+    EXPECT_LE(a, 1.0) << ts;
+    EXPECT_NEAR(a * 14 / 108, (power.at(ts) - 60) / 340, 1e-3) << ts;
+  }
 }
 
 TEST(OpenMetrics, BadStartDate) {

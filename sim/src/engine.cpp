@@ -137,6 +137,9 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const std::vector<GpuClaim>& claims(JobId id) const override { return flights_[records_[id]].claims; }
   PlacementView last_placement(JobId id) const override { return flights_.placement(records_[id]); }
   const Metrics& metrics() const override { return metrics_; }
+  double busy_share(JobId id) const override {
+    return records_[id].status == JobStatus::running ? active_u(id) * std::as_const(flights_)[records_[id]].sharing_rate : 0.0;
+  }
   const KueueState* kueue() const override { return kueue_.get(); }
   // ClusterView
   Time now() const override { return now_; }
@@ -621,6 +624,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     busy = std::clamp(busy, 0.0, 1.0);
     metrics_.add_busy(cluster_.node(gpu.node).pool, g, busy - gpu.busy, now_);
     cluster_.set_busy(g, busy);
+    notify([&](Observer& o) { o.gpu_busy_changed(*this, g); });
   }
 }
 

@@ -9,7 +9,8 @@
 //   DCGM_FI_DEV_GPU_UTIL           %, the GPU's mean busy fraction (the engine's, Metrics::gpu_busy), rounded
 //                                  to an integer as DCGM's field is; not on MIG GPUs (DCGM reports none there)
 //   DCGM_FI_PROF_GR_ENGINE_ACTIVE  ratio, the same mean; per MIG instance, its job's busy share of the
-//                                  instance's SMs, averaged over the step
+//                                  instance's SMs (a replica's as its engine keeps it busy), averaged over
+//                                  the step; a MIG instance has no DCGM_FI_DEV_GPU_UTIL (DCGM reports none)
 //   DCGM_FI_DEV_FB_USED/FB_FREE    MiB at t, per GPU or MIG instance: each resident's stated GPU memory, or,
 //                                  when its job states none, all of the memory its share or instance holds
 //                                  (frameworks reserve what they see); capped at the GPU's (instance's) memory
@@ -83,9 +84,24 @@ class MetricsWriter final : public OutputWriter {
     cost_written_.assign(run.cluster().pools().size(), 0.0);
   }
 
-  void job_started(const RunState& run, JobId id) override { set_instance_busy(run, id, false); }
-  void job_phase(const RunState& run, JobId id, JobPhase) override { set_instance_busy(run, id, false); }
-  void job_stopping(const RunState& run, JobId id, StopCause) override { set_instance_busy(run, id, true); }
+  void job_stopping(const RunState& run, JobId id, StopCause) override {
+    const std::vector<GpuClaim>& claims = run.claims(id);
+    const PlacementView p = run.last_placement(id);
+    for (std::size_t i = 0; i < p.gpus.size() && i < claims.size(); ++i)
+      if (claims[i].instance) set_instance_busy(run, p.gpus[i], *claims[i].instance, 0.0);
+  }
+  void gpu_busy_changed(const RunState& run, GpuId g) override {
+    const Gpu& gpu = run.cluster().gpu(g);
+    if (!gpu.mig || held_whole(gpu)) return;
+    const GpuModel& model = *run.cluster().pool_of(gpu.node).gpu;
+    for (std::size_t s = 0; s < gpu.instances.size(); ++s)
+      if (const JobId j = gpu.instances[s].job; j != kNoJob) {
+        // The job's busy share of the whole GPU, over the instance's share of its SMs.
+        const double share = static_cast<double>(model.mig->profiles[gpu.instances[s].instance.profile].sms) / model.sms;
+        set_instance_busy(run, g, static_cast<MigSlotIndex>(s),
+                          share > 0 ? std::clamp(run.busy_share(j) / share, 0.0, 1.0) : 0.0);
+      }
+  }
   void mig_reconfigured(const RunState&, GpuId g) override {
     instances_.erase(instances_.lower_bound({g, 0}), instances_.upper_bound({g, 0xFF}));
   }
@@ -140,29 +156,12 @@ class MetricsWriter final : public OutputWriter {
     double at(Time t) const { return integral_us + busy * static_cast<double>((t - since).us()); }
   };
 
-  // The job's MIG instances take its busy share (0 when it stops or pauses) from now on.
-  void set_instance_busy(const RunState& run, JobId id, bool stopping) {
-    const JobRecord& r = run.record(id);
-    const PlacementView p = run.last_placement(id);
-    const std::vector<GpuClaim>& claims = run.claims(id);
-    const Job& job = run.job(id);
-    const Cluster& c = run.cluster();
-    for (std::size_t i = 0; i < p.gpus.size() && i < claims.size(); ++i) {
-      const std::optional<MigSlotIndex> slot = claims[i].instance;
-      if (!slot) continue;
-      const GpuId g = p.gpus[i];
-      const Gpu& gpu = c.gpu(g);
-      const GpuModel& model = *c.pool_of(gpu.node).gpu;
-      const MigProfile& profile = model.mig->profiles[gpu.instances[*slot].instance.profile];
-      const bool computing = !stopping && r.status == JobStatus::running && r.phase == JobPhase::computing;
-      // As the engine: a computing job keeps u x its MIG rate of the whole GPU busy (execution.hpp,
-      // mig_rate; its co-residents never change it), so of its instance that over the instance's SM share.
-      const double share = static_cast<double>(profile.sms) / model.sms;
-      InstanceBusy& b = instances_[{g, *slot}];
-      b.integral_us = b.at(run.now());
-      b.since = run.now();
-      b.busy = computing && share > 0 ? std::clamp(job.u * mig_rate(share, job.u) / share, 0.0, 1.0) : 0.0;
-    }
+  // Instance `slot` of GPU g is `busy` (of its own SMs) from now on.
+  void set_instance_busy(const RunState& run, GpuId g, MigSlotIndex slot, double busy) {
+    InstanceBusy& b = instances_[{g, slot}];
+    b.integral_us = b.at(run.now());
+    b.since = run.now();
+    b.busy = busy;
   }
 
   void sample_node(const RunState& run, NodeId n, Time at, const std::string& ts) {

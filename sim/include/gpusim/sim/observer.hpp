@@ -28,6 +28,9 @@ class RunState : public ClusterView {
   // Where the job runs, or ran last (also once it has ended); empty if it never ran.
   virtual PlacementView last_placement(JobId id) const = 0;
   virtual const Metrics& metrics() const = 0;
+  // The fraction of one whole GPU's SMs the job keeps busy now on each GPU it holds (its active demand
+  // times its sharing rate; a replica's demand is its engine's); 0 when it is not computing.
+  virtual double busy_share(JobId id) const = 0;
   // Kueue's queues and quotas (sim/kueue.hpp); null when the scenario has no tenancy.kueue.
   virtual const KueueState* kueue() const { return nullptr; }
 };
@@ -73,6 +76,9 @@ class Observer {
   virtual void node_state(const RunState&, NodeId, NodeState /*from*/) {}
   // A drained MIG GPU took a new layout (reconfiguring until the delay passes).
   virtual void mig_reconfigured(const RunState&, GpuId) {}
+  // The GPU's busy fraction changed (a job's rate or demand, a job placed or gone): its residents'
+  // busy_share are the new ones.
+  virtual void gpu_busy_changed(const RunState&, GpuId) {}
   // After each decision point, and at every time jobs arrive even when no decision was taken.
   virtual void decided(const RunState&) {}
   // After each event is applied (`what` names it: an EventKind, "arrival" or "decision"), and for
