@@ -13,6 +13,7 @@
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "gpusim/workloads/served_model.hpp"
 #include "text.hpp"
 
 namespace gpusim::cli {
@@ -312,6 +313,57 @@ std::string mig_text(const Selection& s) {
   return out;
 }
 
+// The served models whose name or alias holds the filter, in catalog order.
+std::vector<const ServedModel*> select_models(const CatalogQuery& q) {
+  std::vector<const ServedModel*> out;
+  for (const ServedModel& m : ModelCatalog::builtin().models())
+    if (matches(q.filter, {m.name}, m.aliases)) out.push_back(&m);
+  return out;
+}
+
+std::string models_text(const std::vector<const ServedModel*>& models) {
+  std::vector<std::vector<std::string>> llm, fixed;
+  for (const ServedModel* m : models) {
+    const std::string params = fmt::format("{:.1f}", static_cast<double>(m->params) / 1e9);
+    const std::string weights = fmt::format("{:.1f}", m->weights_bytes() / 1e9);
+    if (m->kind == ModelKind::fixed) {
+      fixed.push_back({m->name, params, weights, fmt::format("{:.2f} ms", m->service_time.seconds() * 1000), m->reference_gpu,
+                       number(m->max_batch), fmt::format("{:g}", m->batch_alpha)});
+      continue;
+    }
+    llm.push_back({m->name, params, number(m->layers), number(m->heads), number(m->kv_heads), number(m->head_dim),
+                   number(m->dtype_bytes), weights, with_commas(m->kv_bytes_per_token() / 1024.0, 0),
+                   with_commas(m->max_model_len, 0)});
+  }
+  std::string out = fmt::format("Served models ({}; a service's model:, a scenario adds its own under models:)\n\n",
+                                models.size());
+  if (!llm.empty())
+    out += aligned_table({{"LLM (vLLM)"},
+                          {"params B", true},
+                          {"layers", true},
+                          {"heads", true},
+                          {"KV heads", true},
+                          {"head dim", true},
+                          {"bytes", true},
+                          {"weights GB", true},
+                          {"KV KiB/token", true},
+                          {"max len", true}},
+                         llm);
+  if (!fixed.empty())
+    out += (llm.empty() ? "" : "\n") + aligned_table({{"fixed-time (Triton)"},
+                                                      {"params B", true},
+                                                      {"weights GB", true},
+                                                      {"batch of 1", true},
+                                                      {"on"},
+                                                      {"max batch", true},
+                                                      {"batch alpha", true}},
+                                                     fixed);
+  out += "\n  bytes: per weight and KV element; KV KiB/token: one token's KV cache on one GPU; max len: max_model_len, the "
+         "context a\n"
+         "  request must fit. Sources: workloads/data/models.yaml (each entry's source), docs/serving.md.\n";
+  return out;
+}
+
 // --- JSON ----------------------------------------------------------------------------------------
 
 Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
@@ -369,6 +421,32 @@ Json price_json(const NodeTemplate& n) {
           {"spot_discount", od && spot ? Json(1.0 - *spot / *od) : Json(nullptr)}};
 }
 
+Json model_json(const ServedModel& m) {
+  Json j = {{"name", m.name},
+            {"aliases", m.aliases},
+            {"kind", to_string(m.kind)},
+            {"params", m.params},
+            {"weights_bytes", m.weights_bytes()},
+            {"dtype_bytes", m.dtype_bytes},
+            {"source", m.source},
+            {"assumed", m.assumed}};
+  if (m.kind == ModelKind::fixed) {
+    j["service_time_s"] = m.service_time.seconds();
+    j["reference_gpu"] = m.reference_gpu;
+    j["max_batch"] = m.max_batch;
+    j["batch_alpha"] = m.batch_alpha;
+  } else {
+    j["layers"] = m.layers;
+    j["hidden"] = m.hidden;
+    j["heads"] = m.heads;
+    j["kv_heads"] = m.kv_heads;
+    j["head_dim"] = m.head_dim;
+    j["max_model_len"] = m.max_model_len;
+    j["kv_bytes_per_token"] = m.kv_bytes_per_token();
+  }
+  return j;
+}
+
 Json mig_json(const GpuModel& g) {
   const MigTable& t = *g.mig;
   Json profiles = Json::array();
@@ -421,6 +499,7 @@ std::string catalog_text(const Catalog& catalog, const CatalogQuery& q) {
   if (shows(q.view, CatalogView::prices)) sections.push_back(prices_text(s));
   if (q.view == CatalogView::all) sections.push_back(mig_summary_text(s));
   if (q.view == CatalogView::mig) sections.push_back(mig_text(s));
+  if (q.view == CatalogView::models) sections.push_back(models_text(select_models(q)));
   std::string out = fmt::format("{}", fmt::join(sections, "\n"));
   if (q.view == CatalogView::all)
     out += "\nEvery value's source: docs/hardware.md (gpusim catalog --json gives each entry's `source`).\n";
@@ -440,6 +519,7 @@ Json catalog_json(const Catalog& catalog, const CatalogQuery& q) {
   section(CatalogView::nodes, "nodes", s.nodes, node_json);
   section(CatalogView::prices, "prices", s.nodes, price_json);
   section(CatalogView::mig, "mig", s.mig, mig_json);
+  if (q.view == CatalogView::models) section(CatalogView::models, "models", select_models(q), model_json);
   return out;
 }
 

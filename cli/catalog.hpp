@@ -1,6 +1,7 @@
 #pragma once
 // What the hardware catalog holds, as `gpusim catalog` prints it: GPU models, node templates, prices
-// and markets, and each MIG-capable model's profiles with the configs mig-parted generates for it.
+// and markets, and each MIG-capable model's profiles with the configs mig-parted generates for it; and
+// the served models services name.
 // One implementation for both front ends: the CLI prints these strings and Python returns them.
 #include <cstdint>
 #include <optional>
@@ -13,11 +14,12 @@
 
 namespace gpusim::cli {
 
-enum class CatalogView : uint8_t { all, gpus, nodes, prices, mig };
+// models: the served-model catalog (workloads/data/models.yaml), which services name.
+enum class CatalogView : uint8_t { all, gpus, nodes, prices, mig, models };
 constexpr auto enum_table(CatalogView) {
   using V = CatalogView;
   return std::to_array<EnumName<V>>(
-      {{V::all, "all"}, {V::gpus, "gpus"}, {V::nodes, "nodes"}, {V::prices, "prices"}, {V::mig, "mig"}});
+      {{V::all, "all"}, {V::gpus, "gpus"}, {V::nodes, "nodes"}, {V::prices, "prices"}, {V::mig, "mig"}, {V::models, "models"}});
 }
 // The view of that name; an InputError (field VIEW) naming the views when it is unknown.
 CatalogView parse_catalog_view(std::string_view name);

@@ -68,6 +68,7 @@ void add_sources(CLI::App* cmd, Sources& s) {
 struct Common : Sources {
   std::string scenario;
   std::vector<std::string> sets;
+  std::optional<std::string> variant;  // run --variant: the scenario as that variant makes it
 };
 
 void add_common(CLI::App* cmd, Common& c) {
@@ -76,7 +77,12 @@ void add_common(CLI::App* cmd, Common& c) {
   add_sources(cmd, c);
 }
 
-Scenario load(const Common& c) { return load_scenario(c.scenario, c.options(c.sets)); }
+// The scenario (as its --variant makes it) with `sets` applied after the variant's own.
+Scenario load(const Common& c, const std::vector<std::string>& sets) {
+  return c.variant ? load_variant(c.scenario, c.options(sets), *c.variant, {"", std::nullopt, "--variant"})
+                   : load_scenario(c.scenario, c.options(sets));
+}
+Scenario load(const Common& c) { return load(c, c.sets); }
 
 std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
@@ -184,7 +190,7 @@ int cmd_run_seeds(const Common& c, const RunFlags& flags, const std::vector<uint
   for (uint64_t seed : seeds) {
     std::vector<std::string> sets = c.sets;
     sets.push_back(fmt::format("seed={}", seed));
-    Scenario s = load_scenario(c.scenario, c.options(sets));
+    Scenario s = load(c, sets);
     auto [name, where] = run_policy(s, flags.policy);
     specs.push_back({name, std::move(s), name, where, flags.audit});
   }
@@ -508,6 +514,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run one scenario and print its result table");
   add_common(run, run_c);
   run->add_option("--policy", run_f.policy, "Policy QUEUE+PLACEMENT (default: the scenario's)");
+  run->add_option("--variant", run_c.variant, "Run the scenario as its variant NAME makes it (its set: before --set)");
   run->add_option("--out", run_f.out, fmt::format("Write {} into this directory", default_output_files()));
   // One flag per output written on request (the output table), e.g. --trace.
   for (const OutputSpec& o : output_table())
@@ -539,8 +546,9 @@ int main(int argc, char** argv) {
       ->check(kJobsRange)
       ->needs(run_seeds);
   // The JSON already holds every breakdown: --by with --json is refused rather than ignored.
-  run->add_option("--by", run_f.by,
-                  "Also print breakdown tables: pool, tenant, kind, model, queue, cohort (comma-separated or repeated)")
+  run->add_option(
+         "--by", run_f.by,
+         fmt::format("Also print breakdown tables: {} (comma-separated or repeated)", enum_choices<cli::Breakdown>(", ")))
       ->delimiter(',')
       ->excludes(run_json);
 
@@ -550,11 +558,15 @@ int main(int argc, char** argv) {
   cmp->add_option("--policies", cmp_policies,
                   "Comma-separated policies, e.g. fifo+first-fit,fifo+best-fit (default: the scenario's, once per variant)")
       ->delimiter(',');
+  std::vector<std::string> cmp_variants;
+  cmp->add_option("--variant", cmp_variants, "Only these of the scenario's variants (comma-separated or repeated)")
+      ->delimiter(',');
   auto* cmp_json_flag = cmp->add_flag("--json", cmp_json, "Print the summaries as a JSON array");
   std::optional<std::string> cmp_seeds;
   std::vector<std::string> cmp_by;
   cmp->add_option("--seeds", cmp_seeds, "Run every column once per seed (1-10, 1,3,5, 1-3,7); mean and 95% CI per figure");
-  cmp->add_option("--by", cmp_by, "Also print each column's breakdown tables: pool, tenant, kind, model, queue, cohort")
+  cmp->add_option("--by", cmp_by,
+                  fmt::format("Also print each column's breakdown tables: {}", enum_choices<cli::Breakdown>(", ")))
       ->delimiter(',')
       ->excludes(cmp_json_flag);
 
@@ -727,6 +739,18 @@ int main(int argc, char** argv) {
         std::vector<std::string> sets = cmp_c.sets;
         if (seeds) sets.push_back(fmt::format("seed={}", seed));
         loaded.push_back(load_variants(cmp_c.scenario, cmp_c.options(sets)));
+        // --variant: those variants alone, in the scenario's order; a name it does not have is refused.
+        for (const std::string& name : cmp_variants)
+          if (std::none_of(loaded.back().begin(), loaded.back().end(), [&](const auto& v) { return v.first == name; })) {
+            std::vector<std::string> known;
+            for (const auto& v : loaded.back()) known.push_back(v.first.empty() ? "(none)" : v.first);
+            throw InputError({"", std::nullopt, "--variant"}, fmt::format("{} has no variant '{}'; its variants: {}",
+                                                                          cmp_c.scenario, name, fmt::join(known, ", ")));
+          }
+        if (!cmp_variants.empty())
+          std::erase_if(loaded.back(), [&](const auto& v) {
+            return std::find(cmp_variants.begin(), cmp_variants.end(), v.first) == cmp_variants.end();
+          });
       }
       if (cmp_policies.empty() && loaded.front().front().first.empty())
         throw InputError({"", std::nullopt, "--policies"}, "give --policies, or a scenario with variants");

@@ -178,9 +178,13 @@ std::string header(const Json& s, const std::vector<uint64_t>& seeds, bool polic
       seeds.empty()
           ? fmt::format("seed {}{}", s["seed"].get<uint64_t>(), defaulted ? " (the default: the scenario has no seed)" : "")
           : fmt::format("seeds {} ({} run{} each)", seeds_text(seeds), seeds.size(), seeds.size() == 1 ? "" : "s");
-  return fmt::format("gpusim {} | scenario {}{} | {} | simulated {}\n", s["gpusim_version"].get<std::string>(),
-                     s["scenario"].get<std::string>(), policy ? fmt::format(" | policy {}", s["policy"].get<std::string>()) : "",
-                     seed, human_seconds(s["simulated_s"].get<double>()));
+  // A run's variant (a compare table names each column's instead).
+  const std::string variant = policy && s.contains("variant") ? fmt::format(" | variant {}", s["variant"].get<std::string>())
+                                                              : "";
+  return fmt::format("gpusim {} | scenario {}{}{} | {} | simulated {}\n", s["gpusim_version"].get<std::string>(),
+                     s["scenario"].get<std::string>(), variant,
+                     policy ? fmt::format(" | policy {}", s["policy"].get<std::string>()) : "", seed,
+                     human_seconds(s["simulated_s"].get<double>()));
 }
 
 constexpr const char* kSeedsNote =

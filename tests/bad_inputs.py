@@ -301,6 +301,10 @@ for name, key, value, says in [
     ("job memory limit zero", "gpu_memory_limit_mib", 0, ""),
     ("job claim sms negative", "claim", {"sms": -1}, ""),
     ("job reference gpu", "reference_gpu", "Z9000", "Z9000"),
+    ("job throughput class unknown", "throughput_class", "recsys", "unknown throughput class 'recsys'"),
+    ("job speedup unknown gpu", "speedup", {"Z9": 2}, "unknown GPU model 'Z9'"),
+    ("job speedup zero", "speedup", {"T4": 0}, "speedup"),
+    ("job speedup text", "speedup", {"T4": "fast"}, "expected a number"),
     ("job resource unknown", "resource", "nvidia.com/vgpu", "nvidia.com/vgpu"),
     ("job unknown field", "gpu", 1, "unknown field 'gpu'"),
     ("job collective", "communication", {**COMM, "collective": "broadcast"}, "collective"),
@@ -533,6 +537,9 @@ for name, args, says in [
     ("--jobs without --seeds", ["-j", "2"], "--seeds"),
     ("--json with --by", ["--json", "--by", "pool"], "--by"),
     ("unknown flag", ["--fast"], "--fast"),
+    ("--set null on a list item", ["--set", "cluster.pools[0]=null"], ["--set", "null removes a key of a map"]),
+    ("--set null on a required field", ["--set", "name=null"], "missing required field 'name'"),
+    ("--variant of a scenario without variants", ["--variant", "a"], ["--variant", "has no variants"]),
 ]:
     case(name, OK, says, ["run", "scenario.yaml", *args])
 case("--out is a file", {**OK, "out": "x"}, "out", ["run", "scenario.yaml", "--out", "out"])
@@ -1005,6 +1012,10 @@ for name, fields, says in [
      [f"{SVC}.cold_start", "would take 1e+301 s to start", "expected at most 100 years"]),
     ("service router unknown", {"router": "random"}, [f"{SVC}.router", "round-robin"]),
     ("service unknown field", {"hpa": {}}, f"{SVC}.hpa: unknown field"),
+    ("service count zero", {"count": 0}, f"{SVC}.count"),
+    ("service count text", {"count": "many"}, [f"{SVC}.count", "expected an integer"]),
+    ("service replica throughput_class", {"pod.throughput_class": "training"},
+     [f"{SVC}.pod.throughput_class", "no throughput_class"]),
 ]:
     case(name, service(**fields), ["scenario.yaml", *([says] if isinstance(says, str) else says)])
 # Autoscalers (docs/serving.md#autoscaling): Kubernetes' and KEDA's own checks, then gpusim's.

@@ -63,7 +63,19 @@ contains not-mig-text "$TMP/err" "T4 does not support MIG; MIG-capable models: A
 check catalog-unknown-gpu-any 2 "$GPUSIM" catalog gpus --gpu nope
 contains unknown-any-text "$TMP/err" "known: T4, "
 check catalog-bad-view 2 "$GPUSIM" catalog gpu
-contains bad-view-text "$TMP/err" "gpus,nodes,prices,mig"
+contains bad-view-text "$TMP/err" "gpus,nodes,prices,mig,models"
+
+# The served models services name (issue 39): both kinds, filtered, and as JSON with sources.
+check catalog-models 0 "$GPUSIM" catalog models
+matches models-llm "$TMP/out" '^  llama-3-8b +8\.0 +32 +32 +8 +128 +2 +16\.1 +128 +8,192$'
+matches models-fixed "$TMP/out" '^  resnet-50 +0\.0 +0\.1 +2\.13 ms +A100-80GB-SXM +32 +0\.137$'
+check catalog-models-filter 0 "$GPUSIM" catalog models --filter qwen2 --json
+contains models-json "$TMP/out" '"name": "qwen2-7b"'
+lacks models-filtered "$TMP/out" '"name": "llama-3-8b"'
+# The throughput ratios (issue 39): measured, and the peak fallback in parentheses.
+check catalog-ratios 0 "$GPUSIM" catalog gpus
+matches ratios-h100 "$TMP/out" '^  H100-80GB-SXM .* seven-slice +2\.06 +2\.41$'
+matches ratios-t4 "$TMP/out" '^  T4 .* \(0\.21\) +\(0\.16\)$'
 
 # gpusim topo without a template lists the templates; with an unknown one it names them.
 check topo-list 0 "$GPUSIM" topo

@@ -319,4 +319,32 @@ check slo-validate 0 "$GPUSIM" validate "$TMP/slo.yaml"
 contains slo-warning "$TMP/out" "warning: $TMP/slo.yaml:line 5: workload.services[0].slo.ttft: 200 s is a long latency target (a bare number is seconds); for milliseconds write ttft: 200ms"
 lacks slo-ms-no-warning "$TMP/out" "slo.tpot"
 
+# Writing a scenario (issue 39): --variant on run and compare, --set PATH=null removes a block, --by
+# service in run's help, and a hint when services' replicas leave a job no node.
+check run-help-by 0 "$GPUSIM" run --help
+contains run-help-by-service "$TMP/out" "pool, tenant, kind, model, queue, cohort, service"
+check run-variant 0 "$GPUSIM" run "$ROOT/scenarios/inference-sharing.yaml" --variant mps
+contains run-variant-header "$TMP/out" "| scenario inference-sharing | variant mps | policy"
+contains run-variant-pool "$TMP/out" "mps x7 (nvidia.com/gpu)"
+check run-variant-unknown 2 "$GPUSIM" run "$ROOT/scenarios/inference-sharing.yaml" --variant nope
+contains run-variant-unknown-text "$TMP/err" "--variant: $ROOT/scenarios/inference-sharing.yaml has no variant 'nope'; its variants: mig, time-slicing, mps, whole-gpus"
+check compare-variants 0 "$GPUSIM" compare "$ROOT/scenarios/inference-sharing.yaml" --variant mig --variant whole-gpus
+matches compare-variants-columns "$TMP/out" '^  metric +mig +whole-gpus$'
+check set-null 0 "$GPUSIM" run "$ROOT/scenarios/first-scenario.yaml" --set 'cluster.pools[1].sharing=null' --set horizon=1d
+contains set-null-exclusive "$TMP/out" "  dev              on-demand      8                            exclusive"
+check set-null-list 2 "$GPUSIM" run "$ROOT/scenarios/first-scenario.yaml" --set 'cluster.pools[0]=null'
+contains set-null-list-text "$TMP/err" "null removes a key of a map; 'pools' is a list: give a value"
+cat > "$TMP/block.yaml" <<'YAML'
+name: block
+cluster: {pools: [{name: a100, node: dgx-a100-80gb, count: 2}]}
+workload:
+  services:
+    - {name: chat, count: 9, model: llama-3-8b, cold_start: none,
+       requests: {generator: {rate: 1, duration: 10m, prompt_tokens: 100, output_tokens: 10}}}
+  jobs:
+    - {name: train, gpus: 8, kind: training, duration: 2h}
+YAML
+check block-validate 0 "$GPUSIM" validate "$TMP/block.yaml"
+contains block-hint "$TMP/out" "workload.jobs[0]: job 'train' (8 GPUs) fits an empty cluster but no node its pools have once the replicas of chat-0, chat-1, chat-2 and 6 more services hold their GPUs"
+
 exit $fail

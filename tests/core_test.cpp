@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include <yaml-cpp/yaml.h>
+
 #include "gpusim/core/chunked_set.hpp"
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/enum_table.hpp"
@@ -307,6 +309,36 @@ TEST(Config, NestedAliasesAreRefusedWhenTheDocumentIsRead) {
   }
   const auto doc = ConfigNode::parse("base: &b {gpus: 1, duration: 1h}\njobs: [*b, *b, *b]\n", "ok.yaml");
   EXPECT_EQ(doc.at("jobs").items().size(), 3u);
+}
+
+// YAML merge keys: a map takes the entries of the maps it merges (<<: *anchor, or a list of them, the
+// earlier first) where it does not give the key itself; the merged values are copies, so that a change
+// to one map's value leaves the others'. A merge of anything but maps is refused where it is written.
+TEST(Config, MergeKeysFillInAMapsMissingKeys) {
+  const auto doc = ConfigNode::parse("jobs:\n"
+                                     "  - &base {name: a, gpus: 1, duration: 1h, kind: training}\n"
+                                     "  - <<: *base\n"
+                                     "    name: b\n"
+                                     "  - {<<: [{gpus: 4, tenant: x}, *base], name: c}\n",
+                                     "merge.yaml");
+  const auto jobs = doc.at("jobs").items();
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[1].at("name").as_string(), "b");
+  EXPECT_EQ(jobs[1].at("duration").as_string(), "1h");
+  EXPECT_FALSE(jobs[1].has("<<"));
+  EXPECT_EQ(jobs[2].at("gpus").as_string(), "4");  // the earlier merged map wins
+  EXPECT_EQ(jobs[2].at("tenant").as_string(), "x");
+  EXPECT_EQ(jobs[2].at("kind").as_string(), "training");
+  YAML::Node b = jobs[1].yaml();
+  b["kind"] = "batch";
+  EXPECT_EQ(jobs[0].at("kind").as_string(), "training");
+  std::string msg;
+  try {
+    ConfigNode::parse("a: {<<: 3, b: 1}\n", "bad.yaml");
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("bad.yaml:line 1: <<: a merge key takes a map or a list of maps"), std::string::npos) << msg;
 }
 
 // Reads of elements never written are the fill value and allocate nothing; a write allocates the

@@ -78,6 +78,37 @@ double check_keys_in(const YAML::Node& n, const std::string& file, const std::st
   return counted();
 }
 
+// YAML merge keys (`<<: *anchor`, or a list of anchors), which yaml-cpp reads as a plain key "<<": each
+// map's merged entries are added where the map does not give the key itself (the earlier of several
+// merged maps first), as copies, and "<<" goes. Nodes are resolved once each (an alias names the same node
+// again); check_keys has bounded what the copies can add.
+void resolve_merges(YAML::Node node, const std::string& file, std::vector<YAML::Node>& done) {
+  if (!node.IsMap() && !node.IsSequence()) return;
+  for (const YAML::Node& d : done)
+    if (d.is(node)) return;
+  done.push_back(node);
+  if (node.IsSequence()) {
+    for (YAML::Node item : node) resolve_merges(item, file, done);
+    return;
+  }
+  std::vector<YAML::Node> sources;
+  for (auto kv : node) {
+    resolve_merges(kv.second, file, done);
+    if (kv.first.Scalar() != "<<") continue;
+    const YAML::Node& v = kv.second;
+    if (v.IsMap()) sources.push_back(v);
+    for (std::size_t i = 0; v.IsSequence() && i < v.size(); ++i) sources.push_back(v[i]);
+    if (!v.IsMap() && !(v.IsSequence() && std::all_of(v.begin(), v.end(), [](const YAML::Node& m) { return m.IsMap(); })))
+      throw InputError({file, line_of(kv.first), "<<"}, "a merge key takes a map or a list of maps, e.g. <<: *defaults");
+  }
+  if (sources.empty()) return;
+  node.remove("<<");
+  for (const YAML::Node& source : sources)
+    for (const auto& kv : source)
+      // A copy: an override of one map's merged value (--set) must not reach the other maps.
+      if (!node[kv.first.Scalar()].IsDefined()) node[kv.first.Scalar()] = YAML::Clone(kv.second);
+}
+
 }  // namespace
 
 void ConfigNode::check_keys(const YAML::Node& node, const std::string& file, const std::string& path) {
@@ -101,6 +132,8 @@ ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
   }
   // yaml-cpp keeps both of two equal keys and finds the first: refused here, once, for every document.
   check_keys(doc, file, "");
+  std::vector<YAML::Node> resolved;
+  resolve_merges(doc, file, resolved);
   return ConfigNode(doc, std::make_shared<const std::string>(file), "");
 }
 

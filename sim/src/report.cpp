@@ -282,6 +282,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   Json out;
   out["gpusim_version"] = kVersion;
   out["scenario"] = s.name;
+  if (!s.variant.empty()) out["variant"] = s.variant;
   out["policy"] = r.policy;
   out["seed"] = s.seed;
   // Only then, so the summaries of scenarios with a seed are as before.

@@ -40,7 +40,8 @@ std::string resolve_data_dir(const std::optional<std::string>& flag) {
 }
 
 // Applies "a.b[0].c=value" (or a.b.0.c; a.b[*].c sets c in every item of b) to the document `root` refers to (a YAML::Node is a
-// handle: the edit goes through a copy of it); the value is read as YAML.
+// handle: the edit goes through a copy of it); the value is read as YAML. A null value (null, ~) removes
+// the key from its map: an optional block such as a pool's mig goes, as if never written.
 static void apply_override(const ConfigNode& doc, const std::string& assignment) {
   const YAML::Node& root = doc.yaml();
   const auto eq = assignment.find('=');
@@ -109,7 +110,10 @@ static void apply_override(const ConfigNode& doc, const std::string& assignment)
       return;
     }
     if (i == parts.size() - 1) {
+      if (cur.IsSequence() && value.IsNull())
+        throw InputError(where, fmt::format("null removes a key of a map; '{}' is a list: give a value", parts[i - 1]));
       if (cur.IsSequence()) cur[index_of(cur, i)] = next_value();
+      else if (cur.IsMap() && value.IsNull()) cur.remove(parts[i]);
       else if (cur.IsMap() || cur.IsNull()) cur[parts[i]] = next_value();
       else not_a_map(cur, i);
       return;
@@ -1195,26 +1199,47 @@ Json scenario_schema(const std::vector<std::string>& policy_params) {
   return schema;
 }
 
+namespace {
+
+// The scenario with variant `v`'s overrides applied before options.overrides.
+Scenario load_as(const std::string& path, const LoadOptions& options, const Scenario::Variant& v) {
+  LoadOptions o = options;
+  o.overrides.insert(o.overrides.begin(), v.overrides.begin(), v.overrides.end());
+  try {
+    Scenario s = load_scenario(path, o);
+    s.variant = v.name;
+    return s;
+  } catch (const InputError& e) {
+    // An error the variant's own assignment caused is named by the variant, not by a --set flag.
+    const std::string& field = e.where().field;
+    const bool own = e.where().file == "--set" && std::any_of(v.overrides.begin(), v.overrides.end(), [&](const auto& s) {
+                       return field == s || field.starts_with(s + ": ");
+                     });
+    if (!own) throw;
+    throw InputError(v.where, fmt::format("variant '{}': {}: {}", v.name, field, e.reason()));
+  }
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& path, const LoadOptions& options) {
   Scenario base = load_scenario(path, options);
   std::vector<std::pair<std::string, Scenario>> out;
-  for (const auto& v : base.variants) {
-    LoadOptions o = options;
-    o.overrides.insert(o.overrides.begin(), v.overrides.begin(), v.overrides.end());
-    try {
-      out.emplace_back(v.name, load_scenario(path, o));
-    } catch (const InputError& e) {
-      // An error the variant's own assignment caused is named by the variant, not by a --set flag.
-      const std::string& field = e.where().field;
-      const bool own = e.where().file == "--set" && std::any_of(v.overrides.begin(), v.overrides.end(), [&](const auto& s) {
-                         return field == s || field.starts_with(s + ": ");
-                       });
-      if (!own) throw;
-      throw InputError(v.where, fmt::format("variant '{}': {}: {}", v.name, field, e.reason()));
-    }
-  }
+  for (const auto& v : base.variants) out.emplace_back(v.name, load_as(path, options, v));
   if (out.empty()) out.emplace_back("", std::move(base));
   return out;
+}
+
+Scenario load_variant(const std::string& path, const LoadOptions& options, const std::string& name, const SourceLocation& where) {
+  const Scenario base = load_scenario(path, options);
+  std::vector<std::string> known;
+  for (const auto& v : base.variants) {
+    if (v.name == name) return load_as(path, options, v);
+    known.push_back(v.name);
+  }
+  throw InputError(where, known.empty()
+                              ? fmt::format("{} has no variants", path)
+                              : fmt::format("{} has no variant '{}'; its variants: {}", path, name, fmt::join(known, ", ")));
 }
 
 std::optional<MigCounts> builtin_mig_config(const GpuModel& model, std::string_view name) {

@@ -260,12 +260,82 @@ void warn_shared_memory(const World& world, std::vector<std::string>& out) {
   }
 }
 
+// The GPUs of node n job j could take in cluster `c` now (claims on each, the first that fits).
+std::vector<std::pair<GpuId, GpuClaim>> free_gpus_for(const Cluster& c, const Scenario& s, const Job& j, NodeId n) {
+  std::vector<std::pair<GpuId, GpuClaim>> out;
+  const Node& node = c.node(n);
+  const Pool& pool = c.pool(node.pool);
+  for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+    const Gpu& gpu = c.gpu(g);
+    std::optional<GpuClaim> claim;
+    if (gpu.mig)
+      for (std::size_t k = 0; k < gpu.instances.size() && !claim; ++k)
+        claim = claim_on(j.request, pool, gpu, static_cast<MigSlotIndex>(k), s.model.time_slicing);
+    if (!claim) claim = claim_on(j.request, pool, gpu, std::nullopt, s.model.time_slicing);
+    if (claim) out.emplace_back(g, *claim);
+  }
+  return out;
+}
+
+// The first node (by id) of the pools job j may use where all its GPUs fit on their own; none: kNoNode.
+NodeId first_fit(const World& w, const Cluster& c, const Job& j) {
+  const uint64_t mask = w.shapes.of_job(j.id).pool_mask;
+  NodeId found = kNoNode;
+  c.for_each_node([&](NodeId n) {
+    if (found != kNoNode || !(mask >> c.node(n).pool & 1) || !c.node(n).ready()) return;
+    if (free_gpus_for(c, w.scenario, j, n).size() >= static_cast<std::size_t>(j.request.gpus)) found = n;
+  });
+  return found;
+}
+
+// Services whose replicas hold GPUs for the whole run (no autoscaler) may leave a job's pools with no
+// node it fits: placed first-fit before the jobs (they arrive first), which jobs written in the
+// scenario could then never start? (Another placement may pack the replicas differently: a hint.)
+void warn_services_block_jobs(const World& w, std::vector<std::string>& out) {
+  const Scenario& s = w.scenario;
+  Cluster c = w.cluster;
+  std::vector<std::string> holders;
+  for (const ServiceSpec& svc : s.services) {
+    if (svc.autoscaler) continue;
+    for (int32_t k = 0; k < svc.replicas; ++k) {
+      const Job& r = s.jobs.jobs[svc.first_job + static_cast<uint32_t>(k)];
+      const NodeId n = first_fit(w, c, r);
+      if (n == kNoNode) continue;
+      const auto gpus = free_gpus_for(c, s, r, n);
+      for (int32_t i = 0; i < r.request.gpus; ++i)
+        c.attach(gpus[static_cast<std::size_t>(i)].first, r.id, gpus[static_cast<std::size_t>(i)].second);
+      if (std::find(holders.begin(), holders.end(), svc.name) == holders.end()) holders.push_back(svc.name);
+    }
+  }
+  if (holders.empty()) return;
+  constexpr std::size_t kNamed = 3;  // services named in the hint; the rest counted
+  const std::string services = holders.size() <= kNamed + 1
+                                   ? fmt::format("{}", fmt::join(holders, ", "))
+                                   : fmt::format("{} and {} more services",
+                                                 fmt::join(holders.begin(), holders.begin() + kNamed, ", "),
+                                                 holders.size() - kNamed);
+  std::vector<bool> checked(w.shapes.count(), false);  // jobs of one shape fit alike: one warning each
+  for (const Job& j : s.jobs.jobs) {
+    if (j.id < replica_jobs(s.services) || !j.strict || j.request.gpus == 0 || j.multi_node) continue;
+    if (checked[w.shapes.of(j.id)]) continue;
+    checked[w.shapes.of(j.id)] = true;
+    if (first_fit(w, w.cluster, j) == kNoNode || first_fit(w, c, j) != kNoNode) continue;
+    out.push_back(located(s.jobs.where(j),
+                          fmt::format("job '{}' ({} GPU{}) fits an empty cluster but no node its pools have once the "
+                                      "replicas of {} hold their GPUs (placed first-fit, for the whole run): it would never "
+                                      "start; give the services' pods a node_selector (or the job one) so they use "
+                                      "separate nodes, or add nodes",
+                                      j.name, j.request.gpus, j.request.gpus == 1 ? "" : "s", services)));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> scenario_warnings(const World& world) {
   const Scenario& s = world.scenario;
   std::vector<std::string> out;
   warn_shared_memory(world, out);
+  warn_services_block_jobs(world, out);
   // A bare number is seconds, as every duration: `ttft: 200` is 200 s, which no interactive service means.
   constexpr double kLongTargetS = 10;
   for (const ServiceSpec& svc : s.services)

@@ -51,6 +51,7 @@ inline constexpr std::string_view kDefaultMetricsStart = "2026-01-01T00:00:00Z";
 struct Scenario {
   std::string file;
   std::string name;
+  std::string variant;  // the variant it was loaded as (load_variants, load_variant); "": none
   uint64_t seed = 0;
   bool seed_given = false;      // false: the scenario has no seed: (nor --set seed=), and `seed` is the default
   std::optional<Time> horizon;  // when the run stops; none: run until every job that can finish has finished
@@ -103,6 +104,10 @@ Json scenario_schema(const std::vector<std::string>& policy_params);
 // The scenario once per variant (its overrides applied before options.overrides), named by the
 // variant; once, named "", when it has none. What `compare`, `check` and `sweep` run.
 std::vector<std::pair<std::string, Scenario>> load_variants(const std::string& path, const LoadOptions& options);
+
+// The scenario as its variant `name` makes it (its overrides applied before options.overrides). An
+// unknown name is an InputError at `where` naming the variants there are.
+Scenario load_variant(const std::string& path, const LoadOptions& options, const std::string& name, const SourceLocation& where);
 
 // mig-parted's generated configs for a model: all-disabled, all-enabled (no instances),
 // all-<profile> (as many as fit), all-balanced (seven-slice: 2 x 1g + 1 x 2g + 1 x 3g, the
