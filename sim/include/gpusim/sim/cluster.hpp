@@ -70,7 +70,7 @@ struct PoolSpec {
   double price_per_node_hour_usd = 0;  // at the start (a spot trace may change it over time)
   std::string price_source;            // empty: unpriced (no price given): outputs mark its cost unknown
   bool priced() const { return !price_source.empty(); }
-  SpotConfig spot;                     // spot pools: how they lose nodes
+  SpotConfig spot;  // spot pools: how they lose nodes
   AutoscaleConfig autoscale;
   Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes
   uint32_t initial_nodes = 0;   // ready at time 0; the slots after them start off
