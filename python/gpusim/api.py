@@ -287,7 +287,7 @@ class Catalog:
         return _pandas().DataFrame([{f: getattr(n, f) for f in fields} for n in self.nodes])
 
     def table(self, view: str = "all", filter: str | None = None, gpu: str | None = None) -> str:
-        """The text `gpusim catalog VIEW [--filter F] [--gpu G]` prints; view: all, gpus, nodes, prices or mig."""
+        """The text `gpusim catalog VIEW [--filter F] [--gpu G]` prints; view: all, gpus, nodes, prices, mig or models."""
         return _core.catalog_text(view, filter, gpu)
 
     def json(self, view: str = "all", filter: str | None = None, gpu: str | None = None) -> dict:

@@ -41,5 +41,5 @@ def test_known_values():
 def test_bad_names_are_input_errors():
     with pytest.raises(gpusim.InputError, match="MIG-capable models: A30-24GB"):
         gpusim.catalog().table("mig", gpu="T4")
-    with pytest.raises(gpusim.InputError, match="expected all, gpus, nodes, prices or mig"):
+    with pytest.raises(gpusim.InputError, match="expected all, gpus, nodes, prices, mig or models"):
         gpusim.catalog().table("gpu")
