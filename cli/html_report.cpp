@@ -1,6 +1,7 @@
 #include "html_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -259,6 +260,43 @@ std::pair<std::vector<double>, std::vector<double>> job_times(const RunFiles& ru
   return out;
 }
 
+// Completed requests' TTFT and end-to-end latency (requests.csv), in seconds, by service.
+struct RequestTimes {
+  std::vector<std::pair<std::string, std::vector<double>>> ttft, e2e;  // service, values (first-seen order)
+};
+RequestTimes request_times(const RunFiles& run, const std::string& where) {
+  RequestTimes out;
+  const Csv csv(run, where, "requests.csv");
+  if (!csv.present()) return out;
+  const std::size_t svc = csv.column("service"), status = csv.column("status"), ttft = csv.column("ttft_s"),
+                    e2e = csv.column("e2e_s");
+  const auto into = [](auto& by_service, std::string_view name) -> std::vector<double>& {
+    for (auto& [n, v] : by_service)
+      if (n == name) return v;
+    return by_service.emplace_back(std::string(name), std::vector<double>{}).second;
+  };
+  csv.each([&](const std::vector<std::string_view>& f, int line) {
+    if (f[status] != "completed") return;
+    if (const auto v = csv.number(f[ttft], line, ttft)) into(out.ttft, f[svc]).push_back(*v);
+    if (const auto v = csv.number(f[e2e], line, e2e)) into(out.e2e, f[svc]).push_back(*v);
+  });
+  return out;
+}
+
+// Each autoscaled service's ready replicas over time (replicas.csv).
+std::vector<Series> replica_series(const RunFiles& run, const std::string& where) {
+  std::vector<Series> out;
+  const Csv csv(run, where, "replicas.csv");
+  if (!csv.present()) return out;
+  const std::size_t t = csv.column("time_s"), svc = csv.column("service"), ready = csv.column("ready");
+  csv.each([&](const std::vector<std::string_view>& f, int line) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const Series& s) { return s.name == f[svc]; });
+    if (it == out.end()) it = out.insert(out.end(), Series{std::string(f[svc]), {}});
+    it->points.emplace_back(csv.number(f[t], line, t).value_or(0), csv.number(f[ready], line, ready).value_or(0));
+  });
+  return out;
+}
+
 struct CostRow {
   std::string name;
   double busy = 0, unused = 0, idle = 0;  // USD: what jobs' SMs used, what jobs held unused, what nobody held
@@ -287,6 +325,8 @@ struct TimeUnit {
   const char* name;
 };
 TimeUnit time_unit(double span_s) {
+  if (span_s <= 2.0) return {0.001, "ms"};  // request latencies
+  if (span_s <= 120.0) return {1.0, "s"};
   if (span_s <= 2 * 3600.0) return {60.0, "min"};
   if (span_s <= 3 * 86400.0) return {3600.0, "h"};
   return {86400.0, "days"};
@@ -305,11 +345,8 @@ class Frame {
     } else x_label_ = x_label;
     xt_ = nice_ticks(x_lo / unit_.seconds, x_hi / unit_.seconds, 8);
     yt_ = nice_ticks(y_lo, y_hi, 6);
-    svg_ = fmt::format(
-        R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img">)", kWidth,
-        kHeight, kWidth, kHeight);
-    svg_ += fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", xml_escape(title), kLeft,
-                        xml_escape(title));
+    svg_ = fmt::format(R"(<title>{}</title><text x="{}" y="18" class="t">{}</text>)", xml_escape(title), kLeft,
+                       xml_escape(title));
     for (double v : yt_.values) {
       const double y = py(v);
       svg_ += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" class="g"/>)", kLeft, y, kWidth - kRight, y);
@@ -338,6 +375,7 @@ class Frame {
                 : fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"/>)", x, y - 3,
                               x + 14, y - 3, c);
     svg_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" class="lg">{}</text>)", x + 18, y + 1, xml_escape(name));
+    legend_chars_ = std::max(legend_chars_, name.size());
   }
   // A series as a polyline; `steps`: held until the next point (samples of a state).
   void line(const Series& s, const char* c, bool steps) {
@@ -350,7 +388,15 @@ class Frame {
     svg_ += fmt::format(R"(<polyline class="mark" fill="none" stroke="{}" stroke-width="1.6" points="{}"/>)", c, pts);
     legend(s.name, c);
   }
-  std::string done() { return svg_ + "</svg>\n"; }
+  // The chart widens to fit its longest legend entry (about 6.5 px a character at 11 px).
+  std::string done() {
+    const double width = std::max(kWidth, kWidth - kRight + 28 + 6.5 * static_cast<double>(legend_chars_) + 6);
+    return fmt::format(
+               R"(<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{}" viewBox="0 0 {:.0f} {}" )"
+               R"(role="img">)",
+               width, kHeight, width, kHeight) +
+           svg_ + "</svg>\n";
+  }
   std::string svg_;
 
  private:
@@ -358,6 +404,7 @@ class Frame {
   std::string x_label_;
   Ticks xt_, yt_;
   int legends_ = 0;
+  std::size_t legend_chars_ = 0;
 };
 
 std::string note(const std::string& text) { return fmt::format("<p class=\"note\">{}</p>\n", xml_escape(text)); }
@@ -386,24 +433,30 @@ std::string time_chart(const std::string& title, const std::string& y_label, con
   return f.done();
 }
 
-// CDFs of durations (seconds) on one chart.
-std::string cdf_chart(const std::string& title, const std::vector<std::pair<std::string, std::vector<double>>>& samples) {
+// CDFs of durations (seconds) on one chart; `what`: what the values are of ("jobs", "requests").
+std::string cdf_chart(const std::string& title, const std::vector<std::pair<std::string, std::vector<double>>>& samples,
+                      const std::string& what = "jobs") {
   std::vector<Series> series;
   double hi = 0;
   std::string same;  // runs whose every value is one number: a vertical line is no plot, a sentence says it
+  std::string none;  // runs with no value, among runs with some: named, not left out of the legend unsaid
   for (const auto& [name, values] : samples) {
-    if (values.empty()) continue;
+    if (values.empty()) {
+      none += (none.empty() ? "" : ", ") + name;
+      continue;
+    }
     if (*std::min_element(values.begin(), values.end()) == *std::max_element(values.begin(), values.end())) {
-      same += note(fmt::format("{}: all {} jobs took {}.", title,
+      same += note(fmt::format("{}: all {} {} took {}.", title,
                                with_commas(static_cast<double>(values.size()), 0) + (samples.size() > 1 ? " of " + name : ""),
-                               human_seconds(values.front())));
+                               what, human_seconds(values.front())));
       continue;
     }
     series.push_back({fmt::format("{} ({})", name, with_commas(static_cast<double>(values.size()), 0)), cdf_points(values, 200)});
     hi = std::max(hi, series.back().points.back().first);
   }
-  if (series.empty()) return same.empty() ? note(title + ": no jobs to show.") : same;
-  Frame f(title, "duration", "share of jobs", 0, std::max(hi, 1.0), 0, 1, true, true);
+  if (!none.empty() && (!series.empty() || !same.empty())) same += note(fmt::format("{}: none in {}.", title, none));
+  if (series.empty()) return same.empty() ? note(fmt::format("{}: no {} to show.", title, what)) : same;
+  Frame f(title, "duration", "share of " + what, 0, what == "jobs" ? std::max(hi, 1.0) : hi, 0, 1, true, true);
   for (std::size_t i = 0; i < series.size(); ++i) {
     Series s = series[i];
     s.points.insert(s.points.begin(), {s.points.front().first, 0.0});  // from 0 up at the smallest value
@@ -538,7 +591,17 @@ std::string heat_map(const Json& occ) {
 std::string mig_drawing(const std::string& model, const std::string& layout, std::size_t gpus) {
   const MigGeometry g = mig_geometry(model, layout);
   if (g.memory_slices == 0 || g.boxes.empty()) return note(fmt::format("{}: {} ({} GPUs)", model, layout, gpus));
-  const std::string title = fmt::format("{} x {}: {}", gpus, model, layout);
+  // The title counts the instances by profile ("7 x 1g.10gb"): the boxes show where each is, and a list of
+  // placements would not fit.
+  std::vector<std::pair<std::string, int>> counts;
+  for (const MigBox& b : g.boxes) {
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == b.profile; });
+    if (it == counts.end()) counts.emplace_back(b.profile, 1);
+    else ++it->second;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [profile, n] : counts) parts.push_back(fmt::format("{} x {}", n, profile));
+  const std::string title = fmt::format("{} GPU{} {}: {}", gpus, gpus == 1 ? "" : "s", model, fmt::join(parts, " + "));
   // Wide enough for its title (at most about 8 px a character at 13 px bold).
   const double left = 110, slot = 56, band = 34, top = 26,
                width = std::max(left + slot * g.memory_slices + 20, 8.0 * static_cast<double>(title.size()) + 10);
@@ -586,6 +649,7 @@ svg{display:block;margin:8px 0}svg text{font-size:11px;fill:#222}svg .t{font-siz
 svg .xl{text-anchor:middle}svg .yl{text-anchor:end}svg .in{text-anchor:middle;font-size:11px}
 svg .g{stroke:#e4e4e4}svg .ax{fill:none;stroke:#555}
 .cols{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+.wide{overflow-x:auto}.wide td,.wide th{white-space:nowrap}
 </style>
 )";
 
@@ -595,14 +659,13 @@ std::string page_start(const std::string& title) {
                      xml_escape(title), kStyle, xml_escape(title));
 }
 
-// The run's headline figures (the run table's rows), then pending and unschedulable with reasons.
+// The run's headline figures (the run table's rows), then what did not complete, with reasons.
 std::string headline(const Json& summary) {
   // Side by side in three tables: the page stays short.
   std::vector<std::string> rows;
   for (const MetricRow& m : metric_rows())
-    if (const auto v = figure(summary, m.pointer))
-      rows.push_back(
-          fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(m.label), xml_escape(format_figure(v, m.format))));
+    if (const auto v = figure(summary, m.pointer); row_shown(m, std::array{v}))
+      rows.push_back(fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(m.label), xml_escape(row_text(m, v, summary))));
   std::string s = "<div class=\"cols\">";
   const std::size_t per = std::max<std::size_t>(1, (rows.size() + 2) / 3);
   for (std::size_t i = 0; i < rows.size(); i += per) {
@@ -611,12 +674,12 @@ std::string headline(const Json& summary) {
     s += "</table>";
   }
   s += "</div>\n";
-  if (summary.contains("unschedulable_reasons") && !summary["unschedulable_reasons"].empty()) {
-    s += "<p>Unschedulable jobs, by reason:</p><table><tr><th>reason</th><th>jobs</th></tr>\n";
-    for (const Json& r : summary["unschedulable_reasons"])
-      s += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(text_of(r, "reason")), r.value("jobs", 0));
+  for (const NotCompleted& n : not_completed(summary)) {
+    s += fmt::format("<p>{}, by reason:</p><table><tr><th>reason</th><th>count</th></tr>\n", xml_escape(n.title));
+    for (const auto& [count, why] : n.rows) s += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", xml_escape(why), count);
     s += "</table>\n";
   }
+  for (const Json& n : summary.value("run_notes", Json::array())) s += note("Note: " + n.get<std::string>());
   return s;
 }
 
@@ -688,6 +751,65 @@ std::string events_section(const Json& occ, const std::vector<PoolSeries>& pools
   return s;
 }
 
+// At most this many series on one chart; more are drawn as one, all together.
+constexpr std::size_t kMaxSeries = 8;
+
+using ByService = std::vector<std::pair<std::string, std::vector<double>>>;
+
+// Every service's values in one list.
+std::vector<double> together(const ByService& by_service) {
+  std::vector<double> all;
+  for (const auto& [service, values] : by_service) all.insert(all.end(), values.begin(), values.end());
+  return all;
+}
+
+// Latency CDFs of the completed requests, by service when few, else of all of them together.
+ByService by_service_or_all(ByService v) {
+  if (v.size() <= kMaxSeries) return v;
+  return {{"all services", together(v)}};
+}
+
+std::string services_section(const Json& summary, const RunFiles& run, const std::string& where) {
+  if (!summary.contains("services")) return "";
+  std::string s = "<h2>Inference services</h2>\n";
+  s += "<div "
+       "class=\"wide\"><table><tr><th>service</th><th>model</th><th>replicas</th><th>requests</th><th>completed</"
+       "th><th>rejected</th>"
+       "<th>timed out</th><th>unfinished</th><th>TTFT p50</th><th>TTFT p99</th><th>TPOT p99</th><th>E2E p99</th>"
+       "<th>SLO attainment</th><th>cost (USD)</th><th>USD per M output tokens</th></tr>\n";
+  const auto latency = [](const Json& svc, const char* metric, const char* p) {
+    const Json& m = svc[metric];
+    return format_figure(m.is_object() && m[p].is_number() ? std::optional(m[p].get<double>()) : std::nullopt, Format::latency);
+  };
+  const auto number_or_dash = [](const Json& v, Format f) {
+    return format_figure(v.is_number() ? std::optional(v.get<double>()) : std::nullopt, f);
+  };
+  for (const Json& svc : summary["services"])
+    s += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        xml_escape(text_of(svc, "name")), xml_escape(text_of(svc, "model")), svc.value("replicas", 0),
+        with_commas(svc.value("requests_arrived", 0.0), 0), with_commas(svc.value("requests_completed", 0.0), 0),
+        with_commas(svc.value("requests_rejected", 0.0), 0), with_commas(svc.value("requests_timed_out", 0.0), 0),
+        with_commas(svc.value("requests_unfinished", 0.0), 0), latency(svc, "ttft_s", "p50"), latency(svc, "ttft_s", "p99"),
+        latency(svc, "tpot_s", "p99"), latency(svc, "e2e_s", "p99"), number_or_dash(svc["slo_attainment"], Format::percent),
+        number_or_dash(svc["cost_usd"], Format::usd), number_or_dash(svc["cost_per_million_output_tokens_usd"], Format::usd));
+  s += "</table></div>\n" +
+       note("SLO attainment: the requests within every per-request target of their service over those that arrived; '-' "
+            "where a service sets none. Requests not completed are listed, by reason, under the headline figures.");
+  const RequestTimes times = request_times(run, where);
+  if (times.ttft.empty() && times.e2e.empty())
+    s += note("requests.csv is missing: run with --report (or --requests) to draw the latency curves.");
+  else
+    s += cdf_chart("Time to first token of completed requests (CDF)", by_service_or_all(times.ttft), "requests") +
+         cdf_chart("End-to-end latency of completed requests (CDF)", by_service_or_all(times.e2e), "requests");
+  if (std::vector<Series> replicas = replica_series(run, where); !replicas.empty())
+    s += time_chart(
+        "Ready replicas of the autoscaled services", "replicas",
+        replicas.size() <= kMaxSeries ? replicas : std::vector<Series>(replicas.begin(), replicas.begin() + kMaxSeries), true);
+  return s;
+}
+
 std::string tenants_section(const Json& summary, const RunFiles& run, const std::string& where) {
   if (!summary.contains("tenants") || summary["tenants"].size() < 2) return "";
   std::string s = "<h2>Tenants</h2>\n<table><tr><th>tenant</th><th>jobs</th><th>completed</th><th>GPU-hours allocated</th>"
@@ -707,8 +829,15 @@ std::string tenants_section(const Json& summary, const RunFiles& run, const std:
 
 const std::vector<std::string_view>& report_files() {
   static const std::vector<std::string_view> files{"summary.json", "timeseries.csv", "pool_timeseries.csv", "jobs.csv",
-                                                   "gpus.csv",     "cost.csv",       "occupancy.json",      "scenario.yaml"};
+                                                   "gpus.csv",     "cost.csv",       "occupancy.json",      "scenario.yaml",
+                                                   "requests.csv", "replicas.csv"};
   return files;
+}
+
+std::vector<std::string> report_outputs(const Scenario& s) {
+  std::vector<std::string> out{"occupancy"};              // the heat map and node events
+  if (!s.services.empty()) out.emplace_back("requests");  // the latency curves
+  return out;
 }
 
 RunFiles read_run_dir(const std::string& dir) {
@@ -772,6 +901,7 @@ std::string render_report(const RunFiles& run, const std::string& where) {
   s += "<h2>GPU occupancy (nodes x time)</h2>\n";
   s += occ.is_object() ? heat_map(occ)
                        : note("occupancy.json is missing: run with --occupancy (or --report) to draw the heat map.");
+  s += services_section(summary, run, where);
   s += mig_section(run, where, summary);
   s += events_section(occ, pools);
   s += tenants_section(summary, run, where);
@@ -797,9 +927,9 @@ std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& 
     std::vector<std::string> printed;
     for (const Json& j : summaries) {
       values.push_back(figure(j, m.pointer));
-      printed.push_back(format_figure(values.back(), m.format));
+      printed.push_back(row_text(m, values.back(), j));
     }
-    if (std::all_of(values.begin(), values.end(), [](const auto& v) { return !v; })) continue;
+    if (!row_shown(m, values)) continue;
     const bool differ = std::any_of(printed.begin(), printed.end(), [&](const std::string& p) { return p != printed.front(); });
     const std::vector<bool> best = best_marks(values, printed, m.better);
     s += fmt::format("<tr{}><td>{}</td>", differ ? " class=\"diff\"" : "", xml_escape(m.label));
@@ -828,6 +958,17 @@ std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& 
   s += "<h2>Cost and waste</h2>\n" + cost_bars("Cost per run (USD)", cost);
   s += "<h2>Job completion time and queueing delay</h2>\n" + cdf_chart("JCT of completed jobs (CDF)", jct) +
        cdf_chart("Queueing delay to first start (CDF)", queue);
+  // Services: every run's completed requests together, one curve a run.
+  if (std::any_of(summaries.begin(), summaries.end(), [](const Json& j) { return j.contains("services"); })) {
+    std::vector<std::pair<std::string, std::vector<double>>> ttft, e2e;
+    for (const auto& [label, files] : runs) {
+      const RequestTimes t = request_times(files, label);
+      ttft.emplace_back(label, together(t.ttft));
+      e2e.emplace_back(label, together(t.e2e));
+    }
+    s += "<h2>Inference services</h2>\n" + cdf_chart("Time to first token of completed requests (CDF)", ttft, "requests") +
+         cdf_chart("End-to-end latency of completed requests (CDF)", e2e, "requests");
+  }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Json occ = parse_json(runs[i].second, runs[i].first, "occupancy.json");
     if (occ.is_object() && occ.contains("rows"))

@@ -18,6 +18,9 @@ using RunFiles = std::map<std::string, std::string>;
 
 // The files the report reads (summary.json required; the others shown when present).
 const std::vector<std::string_view>& report_files();
+// The on-request outputs a run keeps for its report: occupancy (the heat map), and requests (the
+// latency curves) when the scenario has services.
+std::vector<std::string> report_outputs(const Scenario& s);
 // Those files of a run directory. InputError naming the path when `dir` is missing or not a run directory.
 RunFiles read_run_dir(const std::string& dir);
 // Those files of a run in memory, as `outputs` would write them (ask it for "occupancy" for the heat map).

@@ -231,7 +231,8 @@ int cmd_run(const Common& c, const RunFlags& flags) {
     throw InputError({"", std::nullopt, "--" + asked.front()}, "writes a file into the run directory; give --out DIR too");
   std::vector<std::string> requested = s.outputs;
   requested.insert(requested.end(), asked.begin(), asked.end());
-  if (report) requested.emplace_back("occupancy");  // the report's heat map and node events
+  if (report)  // what the report draws beyond the default files
+    for (std::string& o : cli::report_outputs(s)) requested.push_back(std::move(o));
   const RunOutputs outputs(requested);
   std::vector<Observer*> observers = out || report ? outputs.observers() : std::vector<Observer*>{};
   // --metrics FILE: the metrics writer on its own, into FILE.
@@ -801,7 +802,7 @@ int main(int argc, char** argv) {
         runs.reserve(outcomes.size());
         for (const auto& o : outcomes) runs.emplace_back(o.summary["label"].get<std::string>(), o.files);
         write_output_file(*cmp_report,
-                          cli::html_compare_report(runs, fmt::format("gpusim compare: {}", file_stem(cmp_c.scenario))));
+                          cli::html_compare_report(runs, fmt::format("gpusim compare: {}", loaded.front().front().second.name)));
         std::cerr << fmt::format("wrote {}\n", *cmp_report);
       }
       if (cmp_json) std::cout << Json(summaries).dump(2) << '\n';

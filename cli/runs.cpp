@@ -57,7 +57,7 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, 
         const RunSpec& spec = specs[i];
         auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
         const auto t0 = std::chrono::steady_clock::now();
-        const RunOutputs outputs(spec.keep_files ? std::vector<std::string>{"occupancy"} : std::vector<std::string>{});
+        const RunOutputs outputs(spec.keep_files ? report_outputs(spec.scenario) : std::vector<std::string>{});
         const RunResult r = simulate(spec.scenario, *scheduler,
                                      {{}, spec.keep_files ? outputs.observers() : std::vector<Observer*>{}, spec.audit});
         out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

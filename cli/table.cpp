@@ -191,8 +191,9 @@ constexpr const char* kSeedsNote =
     "  x ± h: mean over the seeds ± half-width of its 95% confidence interval (Student t, n-1 degrees of\n"
     "  freedom); a figure without ± is the same for every seed.\n";
 
-// Is row `r` shown, its runs' figures being `values`?
-bool shown(const MetricRow& r, std::span<const std::optional<double>> values) {
+}  // namespace
+
+bool row_shown(const MetricRow& r, std::span<const std::optional<double>> values) {
   switch (r.shown) {
     case Shown::always: return true;
     case Shown::when_given: return std::any_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); });
@@ -200,6 +201,25 @@ bool shown(const MetricRow& r, std::span<const std::optional<double>> values) {
   }
   return true;
 }
+
+std::vector<NotCompleted> not_completed(const Json& s) {
+  std::vector<NotCompleted> out;
+  const auto add = [&](const char* title, const Json& list, const char* count, const char* status = nullptr) {
+    if (list.empty()) return;
+    NotCompleted& n = out.emplace_back();
+    n.title = title;
+    for (const Json& r : list)
+      n.rows.emplace_back(r[count].get<uint64_t>(),
+                          (status ? r[status].get<std::string>() + ": " : "") + r["reason"].get<std::string>());
+  };
+  add("unschedulable jobs", s.value("unschedulable_reasons", Json::array()), "jobs");
+  add("rejected jobs", s.value("rejected_reasons", Json::array()), "jobs");
+  add("failed jobs", s.value("failed_reasons", Json::array()), "jobs");
+  if (s.contains("serving")) add("requests not completed", s["serving"]["requests_not_completed"], "requests", "status");
+  return out;
+}
+
+namespace {
 
 // A USD figure of a summary whose cluster has unpriced pools covers the priced ones only: it says so.
 std::string usd_text(std::string printed, const Json& summary) {
@@ -230,7 +250,7 @@ std::string run_table_impl(const Json& s, const Column& column, const std::vecto
   std::string out = header(s, seeds, true) + "\n";
   const int width = seeds.empty() ? 16 : 24;
   for (const MetricRow& r : kRows)
-    if (const Cell c = column(dotted(r.pointer)); shown(r, std::array{c.mean}))
+    if (const Cell c = column(dotted(r.pointer)); row_shown(r, std::array{c.mean}))
       out += fmt::format("  {:<28} {:>{}}\n", r.label,
                          r.format == Format::usd ? usd_text(render(c, r.format), s) : render(c, r.format), width);
   const int cw = seeds.empty() ? 14 : 22, rw = seeds.empty() ? 12 : 18;
@@ -246,17 +266,10 @@ std::string run_table_impl(const Json& s, const Column& column, const std::vecto
         render(column(key + "effective_utilization"), Format::percent), rw);
   }
   // Every job and request that did not complete, by why (with seeds: the first seed's).
-  const auto reasons = [&](const char* title, const Json& list, const char* count, const char* status = nullptr) {
-    if (list.empty()) return;
-    out += seeds.empty() ? fmt::format("\n  {}:\n", title) : fmt::format("\n  {} (seed {}):\n", title, seeds.front());
-    for (const auto& r : list)
-      out += fmt::format("    {:>6} {}{}\n", r[count].get<uint64_t>(), status ? r[status].get<std::string>() + ": " : "",
-                         r["reason"].get<std::string>());
-  };
-  reasons("unschedulable jobs", s["unschedulable_reasons"], "jobs");
-  reasons("rejected jobs", s.value("rejected_reasons", Json::array()), "jobs");
-  reasons("failed jobs", s.value("failed_reasons", Json::array()), "jobs");
-  if (s.contains("serving")) reasons("requests not completed", s["serving"]["requests_not_completed"], "requests", "status");
+  for (const NotCompleted& n : not_completed(s)) {
+    out += seeds.empty() ? fmt::format("\n  {}:\n", n.title) : fmt::format("\n  {} (seed {}):\n", n.title, seeds.front());
+    for (const auto& [count, why] : n.rows) out += fmt::format("    {:>6} {}\n", count, why);
+  }
   out += run_notes({s});
   if (!seeds.empty()) {
     out += '\n';
@@ -295,7 +308,7 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
       printed.push_back(text(c, r.format, k));
       printed_means.push_back(render(c.mean, r.format));
     }
-    if (!shown(r, means)) continue;
+    if (!row_shown(r, means)) continue;
     const std::vector<bool> marks = best_marks(means, printed_means, r.better);
     out += fmt::format("  {:<28}", r.label);
     for (std::size_t k = 0; k < printed.size(); ++k) out += fmt::format(" {:>{}}", printed[k] + (marks[k] ? " *" : "  "), width);
@@ -460,6 +473,10 @@ std::string breakdown_impl(const std::vector<std::string>& rows, const Column& c
 }  // namespace
 
 std::string format_figure(std::optional<double> v, Format f) { return render(v, f); }
+
+std::string row_text(const MetricRow& row, std::optional<double> v, const Json& summary) {
+  return row.format == Format::usd ? usd_text(render(v, row.format), summary) : render(v, row.format);
+}
 
 std::span<const MetricRow> metric_rows() { return kRows; }
 

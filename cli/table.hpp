@@ -39,6 +39,18 @@ std::vector<bool> best_marks(std::span<const std::optional<double>> values, std:
 
 // A figure as the tables print it ("-" when absent).
 std::string format_figure(std::optional<double> v, Format f);
+// A row's figure of one run as every table prints it: a cost of a run with unpriced pools says it
+// covers the priced ones only ("+ unpriced"; "unpriced" when no pool is priced).
+std::string row_text(const MetricRow& row, std::optional<double> v, const Json& summary);
+// Is the row shown, its runs' figures being `values` (MetricRow::shown)?
+bool row_shown(const MetricRow& row, std::span<const std::optional<double>> values);
+
+// What did not complete, by why: unschedulable, rejected and failed jobs, requests not completed.
+struct NotCompleted {
+  std::string title;                                   // "unschedulable jobs", "requests not completed", ...
+  std::vector<std::pair<uint64_t, std::string>> rows;  // count, reason (a request's status before it)
+};
+std::vector<NotCompleted> not_completed(const Json& summary);
 
 std::string run_table(const Json& summary);
 // Policies side by side; the best value of each row with a direction is marked with '*'.

@@ -244,9 +244,11 @@ void warn_shared_memory(const World& world, std::vector<std::string>& out) {
     for (std::size_t i = 0; i < k; ++i) {
       total += replicas[i].footprint_mib;
       parts.push_back(std::to_string(replicas[i].footprint_mib));
-      if (std::find(names.begin(), names.end(), replicas[i].service->name) == names.end())
-        names.push_back(replicas[i].service->name);
     }
+    for (const ServiceSpec& svc : s.services)  // in the scenario's order
+      if (std::any_of(replicas.begin(), replicas.begin() + static_cast<std::ptrdiff_t>(k),
+                      [&](const Replica& r) { return r.service == &svc; }))
+        names.push_back(svc.name);
     const int64_t memory = pool.gpu->memory_mib;
     if (k < 2 || total <= memory) continue;
     out.push_back(located(
