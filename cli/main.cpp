@@ -118,15 +118,16 @@ std::vector<cli::SeedSummary> by_seed(const std::vector<cli::RunOutcome>& outcom
 
 // One warning on stderr per unpriced pool of the runs: their cost figures leave it out.
 void warn_unpriced(const std::vector<cli::RunOutcome>& outcomes) {
-  std::vector<std::string> warned;
+  std::vector<std::string> pools;  // every run's, once each: one warning for them all
   for (const cli::RunOutcome& o : outcomes)
     for (const Json& pool : o.summary.value("unpriced_pools", Json::array()))
-      if (std::find(warned.begin(), warned.end(), pool.get<std::string>()) == warned.end()) {
-        warned.push_back(pool.get<std::string>());
-        std::cerr << fmt::format("gpusim: warning: pool {} is unpriced: no cost figure counts it (give the pool "
-                                 "price_per_gpu_hour_usd or price_per_node_hour_usd)\n",
-                                 warned.back());
-      }
+      if (std::find(pools.begin(), pools.end(), pool.get<std::string>()) == pools.end()) pools.push_back(pool.get<std::string>());
+  if (pools.empty()) return;
+  const bool one = pools.size() == 1;
+  std::cerr << fmt::format("gpusim: warning: pool{} {} {} unpriced: no cost figure counts {} (give {} price_per_gpu_hour_usd or "
+                           "price_per_node_hour_usd)\n",
+                           one ? "" : "s", fmt::join(pools, ", "), one ? "is" : "are", one ? "it" : "them",
+                           one ? "the pool" : "each");
 }
 
 std::vector<cli::Breakdown> parse_breakdowns(const std::vector<std::string>& names) {

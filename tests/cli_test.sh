@@ -305,6 +305,11 @@ contains unpriced-note "$TMP/out" "Pool own is unpriced (node template mine has 
 [ "$(grep -c "warning: pool own is unpriced" "$TMP/err")" -eq 1 ] && ok unpriced-warning-once || { echo "FAIL unpriced-warning-once"; cat "$TMP/err"; fail=1; }
 check unpriced-compare 0 "$GPUSIM" compare "$TMP/unpriced.yaml" --policies fifo+first-fit,fifo+spread
 [ "$(grep -c "warning: pool own is unpriced" "$TMP/err")" -eq 1 ] && ok unpriced-compare-warning-once || { echo "FAIL unpriced-compare-warning-once"; cat "$TMP/err"; fail=1; }
+# Two unpriced pools of one template: one note and one warning name both.
+check unpriced-two 0 "$GPUSIM" run "$TMP/unpriced.yaml" --set 'cluster.pools[1]={name: own2, node: mine, count: 1}'
+contains unpriced-two-note "$TMP/out" "Pools own, own2 are unpriced (node template mine has no price, nor does the scenario)"
+[ "$(grep -c "warning:" "$TMP/err")" -eq 1 ] && grep -q "warning: pools own, own2 are unpriced" "$TMP/err" && ok unpriced-two-warning-once \
+  || { echo "FAIL unpriced-two-warning-once"; cat "$TMP/err"; fail=1; }
 
 # A bare number is seconds: an SLO of 200 (200 s) is allowed, and validate warns, showing milliseconds.
 cat > "$TMP/slo.yaml" <<'YAML'

@@ -313,7 +313,7 @@ TEST(JobSpeed, TheGpuModelSetsTheRunTimeAndTheDefaultReferenceIsFlagged) {
   EXPECT_NEAR(jct_h(one_job("t4-8x")), 6.0 / (65.0 / 312), 1e-6);
   ASSERT_EQ(a100["run_notes"].size(), 1u);
   EXPECT_NE(
-      a100["run_notes"][0].get<std::string>().find("1 job have durations stated on A100-80GB-SXM, the default reference GPU"),
+      a100["run_notes"][0].get<std::string>().find("1 job has durations stated on A100-80GB-SXM, the default reference GPU"),
       std::string::npos);
   // Stated on the H100 by the workload: slower on the A100, and nothing to flag.
   const Json h100 = one_job("hgx-h100", "training", "", "  reference_gpu: H100-80GB-SXM\n");
@@ -366,7 +366,7 @@ TEST(JobSpeed, TracesReplayedAsPublishedTakeTheirRecordedTimes) {
                                                   "workload:\n  traces: [{{format: philly, path: {}}}]\n",
                                                   trace))));
   ASSERT_EQ(s["run_notes"].size(), 1u);
-  EXPECT_NE(s["run_notes"][0].get<std::string>().find("1 job take as long on every GPU model (reference_gpu any"),
+  EXPECT_NE(s["run_notes"][0].get<std::string>().find("1 job takes as long on every GPU model (reference_gpu any"),
             std::string::npos);
 }
 

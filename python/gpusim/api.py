@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
 
 from . import _core
@@ -142,6 +143,17 @@ def _policy_label(policy) -> str:
     return policy.name
 
 
+class RunNote(UserWarning):
+    """A default a run relied on or a figure it could not give (summary.json's run_notes: a reference GPU the
+    scenario did not name, an unpriced pool), raised as a warning by run() and compare(), as the CLI prints them
+    under its table. warnings.filterwarnings("ignore", category=gpusim.RunNote) silences them."""
+
+
+def _warn_notes(summary: dict) -> None:
+    for note in summary.get("run_notes") or []:
+        warnings.warn(note, RunNote, stacklevel=3)
+
+
 class Result:
     """One run: .summary (summary.json as a dict), .jobs, .timeseries, .pool_timeseries, .gpus, .cost, .tenants,
     .services and .requests (DataFrames)."""
@@ -198,7 +210,8 @@ class Result:
 
     def __repr__(self) -> str:
         s = self.summary
-        return (f"<gpusim.Result {s['scenario']} {s['policy']}: cost {s['cost_usd']:,.2f} USD, "
+        unpriced = " + unpriced" if s.get("unpriced_pools") else ""
+        return (f"<gpusim.Result {s['scenario']} {s['policy']}: cost {s['cost_usd']:,.2f} USD{unpriced}, "
                 f"allocation {s['allocation_ratio']:.1%}, jobs completed {s['jobs_completed']}/{s['jobs_total']}>")
 
 
@@ -214,7 +227,9 @@ def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = 
     (e.g. ["trace"]; see gpusim.outputs()). audit: check the run's invariants after every event
     (raises gpusim.AuditError at the first broken one). max_memory: as load_scenario's."""
     s = load_scenario(scenario, overrides, seed, data, variant, max_memory)
-    return Result(s, _core.simulate(s._core, _policy_arg(s, policy), list(outputs), audit))
+    result = Result(s, _core.simulate(s._core, _policy_arg(s, policy), list(outputs), audit))
+    _warn_notes(result.summary)
+    return result
 
 
 def report(run_dir: str, path: str, force: bool = False) -> None:
@@ -243,6 +258,7 @@ def compare(scenario: ScenarioLike, policies: Sequence | None = None, overrides=
         s = Scenario(core, path, text, sets, data)
         for p in policies or [None]:
             result = Result(s, _core.simulate(core, _policy_arg(s, p)))
+            _warn_notes(result.summary)
             row = {"variant": variant, "policy": result.summary["policy"] if p is None else _policy_label(_policy_arg(s, p))}
             row.update(result.figures())
             rows.append(row)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -262,15 +263,16 @@ Json speed_notes(const Scenario& s) {
   }
   Json notes = Json::array();
   for (const auto& [gpu, c] : by_reference) {
-    const std::string jobs = fmt::format("{} job{}", c.jobs, c.jobs == 1 ? "" : "s");
+    const bool one = c.jobs == 1;
+    const std::string jobs = fmt::format("{} job{}", c.jobs, one ? "" : "s");
     if (gpu == JobSpeed::kAny)
-      notes.push_back(fmt::format("{} take as long on every GPU model (reference_gpu any: durations as recorded on their "
+      notes.push_back(fmt::format("{} take{} as long on every GPU model (reference_gpu any: durations as recorded on {} "
                                   "own cluster, whatever GPU ran them): no hardware factor.",
-                                  jobs));
+                                  jobs, one ? "s" : "", one ? "its" : "their"));
     else if (c.defaulted)
-      notes.push_back(fmt::format("{} have durations stated on {}, the default reference GPU: set workload.reference_gpu (or a "
-                                  "job's reference_gpu) to the GPU they were measured on (docs/hardware.md#job-speed).",
-                                  jobs, gpu));
+      notes.push_back(fmt::format("{} {} durations stated on {}, the default reference GPU: set workload.reference_gpu (or a "
+                                  "job's reference_gpu) to the GPU {} measured on (docs/hardware.md#job-speed).",
+                                  jobs, one ? "has" : "have", gpu, one ? "it was" : "they were"));
   }
   return notes;
 }
@@ -644,11 +646,28 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["model_notes"] = std::move(notes);
   // What this run's figures rest on that the scenario did not say: the terminal table repeats these.
   Json run_notes = speed_notes(s);
-  for (const Pool& pool : c.pools())
-    if (!pool.priced())
-      run_notes.push_back(fmt::format("Pool {} is unpriced (node template {} has no {}price, nor does the scenario): no cost "
-                                      "figure counts it; give the pool price_per_gpu_hour_usd or price_per_node_hour_usd.",
-                                      pool.name, pool.node_template, pool.market == Market::spot ? "spot " : ""));
+  struct Unpriced {
+    std::string_view node_template;
+    bool spot;
+    std::vector<std::string_view> pools;
+  };
+  std::vector<Unpriced> unpriced_by_template;  // one note per node template (a node list's pools share one), in pool order
+  for (const Pool& pool : c.pools()) {
+    if (pool.priced()) continue;
+    const bool spot = pool.market == Market::spot;
+    auto it = std::find_if(unpriced_by_template.begin(), unpriced_by_template.end(),
+                           [&](const Unpriced& u) { return u.node_template == pool.node_template && u.spot == spot; });
+    if (it == unpriced_by_template.end())
+      it = unpriced_by_template.insert(unpriced_by_template.end(), Unpriced{pool.node_template, spot, {}});
+    it->pools.push_back(pool.name);
+  }
+  for (const Unpriced& u : unpriced_by_template) {
+    const bool one = u.pools.size() == 1;
+    run_notes.push_back(fmt::format("Pool{} {} {} unpriced (node template {} has no {}price, nor does the scenario): no cost "
+                                    "figure counts {}; give {} price_per_gpu_hour_usd or price_per_node_hour_usd.",
+                                    one ? "" : "s", fmt::join(u.pools, ", "), one ? "is" : "are", u.node_template,
+                                    u.spot ? "spot " : "", one ? "it" : "them", one ? "the pool" : "each"));
+  }
   out["run_notes"] = std::move(run_notes);
   return out;
 }

@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+import warnings
 
 import pandas as pd
 import pytest
@@ -57,6 +58,31 @@ def test_dict_scenario():
     assert r.summary["jobs_completed"] == 2
     assert r.summary["makespan_s"] == 7200  # the second waits for the first: one node of 8 GPUs
     assert list(r.jobs.queue_delay_s) == [0, 3600]
+
+
+def test_run_notes_are_warnings_and_unpriced_cost_is_flagged():
+    # A pool of a node template with no price, and a job whose GPU its duration was stated on is not named.
+    scenario = {
+        "name": "own-hardware", "seed": 1,
+        "catalog": {"nodes": [{"name": "own-box", "gpu": "A100-80GB-SXM", "gpus": 2, "cpu_milli": 8000,
+                               "memory_mib": 65536, "source": "ours"}]},
+        "cluster": {"pools": [{"name": "own", "node": "own-box", "count": 1}]},
+        "workload": {"jobs": [{"name": "j", "gpus": 1, "duration": "1h"}]},
+    }
+    with pytest.warns(gpusim.RunNote) as caught:
+        r = gpusim.run(scenario)
+    notes = [str(w.message) for w in caught]
+    assert any("1 job has durations stated on A100-80GB-SXM, the default reference GPU" in n for n in notes)
+    assert any(n.startswith("Pool own is unpriced") for n in notes)
+    assert r.summary["unpriced_pools"] == ["own"]
+    assert "+ unpriced" in repr(r)
+    # Named and priced: nothing to flag.
+    scenario["workload"]["reference_gpu"] = "A100-80GB-SXM"
+    scenario["cluster"]["pools"][0]["price_per_gpu_hour_usd"] = 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpusim.RunNote)
+        r = gpusim.run(scenario)
+    assert "unpriced" not in repr(r)
 
 
 def test_deadlines_in_the_view_and_the_summary():
