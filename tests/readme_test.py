@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The README as a new user meets it: every command runs, every quoted figure is what gpusim prints.
 
-Reads README.md and, in a fresh working directory that sees the repository's scenarios/, data/,
+Reads README.md, then every page of docs/ (docs/**/*.md, in path order) and, in a fresh working directory that sees the repository's scenarios/, data/,
 results/ and python/ (outputs such as out/qs land in the working directory, not in the checkout):
 
 - runs every line of every ```sh block (exit 0 expected; `gpusim check` included), and every
@@ -115,7 +115,7 @@ def shell_lines(text):
 
 def main():
     binary, root = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2]).resolve()
-    readme = (root / "README.md").read_text()
+    pages = [root / "README.md"] + sorted((root / "docs").rglob("*.md"))
     failures, ran, figures = [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
@@ -138,11 +138,12 @@ def main():
                 ran += 1
                 outputs[key] = done.stdout + done.stderr
                 if done.returncode != 0:
-                    failures.append(f"README.md:{where}: `{command}` exited {done.returncode}:\n"
+                    failures.append(f"{where}: `{command}` exited {done.returncode}:\n"
                                     + (done.stdout + done.stderr)[-2000:])
             return outputs[key]
 
-        for kind, payload, where in parse(readme):
+        for page, kind, payload, where in ((p, *item) for p in pages for item in parse(p.read_text())):
+            where = f"{page.relative_to(root)}:{where}"
             markers = payload[-1]
             kinds = dict(markers)
             if "skip" in kinds:
@@ -150,30 +151,30 @@ def main():
             data = kinds.get("data")
             if data and not (shared_data and (pathlib.Path(shared_data) / data).exists()):
                 skipped += 1
-                print(f"SKIP README.md:{where}: needs {data} in the data directory GPUSIM_DATA "
+                print(f"SKIP {where}: needs {data} in the data directory GPUSIM_DATA "
                       f"({'not set' if not shared_data else 'not in ' + shared_data})")
                 continue
             if kind == "block":
                 lang, text, _ = payload
                 if "figures" in kinds or "timings" in kinds:
-                    failures.append(f"README.md:{where}: a figures or timings marker before a code block checks nothing")
+                    failures.append(f"{where}: a figures or timings marker before a code block checks nothing")
                 if "write" in kinds:
                     target = work / kinds["write"]
                     if target.parent.resolve() != work.resolve():  # not through the checkout's symlinked folders
-                        failures.append(f"README.md:{where}: write: takes a file name in the working directory")
+                        failures.append(f"{where}: write: takes a file name in the working directory")
                     else:
                         target.write_text(text)
                     continue
                 if "file" in kinds:
                     if (root / kinds["file"]).read_text() != text:
-                        failures.append(f"README.md:{where}: the block differs from {kinds['file']}")
+                        failures.append(f"{where}: the block differs from {kinds['file']}")
                     continue
                 if lang == "sh":
                     for command in shell_lines(text):
                         if not command.startswith(SETUP):
                             run(command, where, data)
                 elif lang == "python":
-                    script = work / f"readme_{where}.py"
+                    script = work / ("readme_" + re.sub(r"\W", "_", where) + ".py")
                     script.write_text(text)
                     run(f"/usr/bin/python3 {script.name}", where, data)
                 continue
@@ -185,14 +186,15 @@ def main():
             timings = {t.strip() for k, arg in markers if k == "timings" for t in arg.split(";")}
             quoted = table_figures(text, timings) if text.lstrip().startswith("|") else bold_figures(text)
             if not quoted:
-                failures.append(f"README.md:{where}: a figures marker with no figure after it")
+                failures.append(f"{where}: a figures marker with no figure after it")
             for figure in quoted:
                 figures += 1
                 if not matches(figure, printed):
-                    failures.append(f"README.md:{where}: {figure} is not what `{' ; '.join(commands)}` prints")
+                    failures.append(f"{where}: {figure} is not what `{' ; '.join(commands)}` prints")
     for f in failures:
         print(f"FAIL {f}")
-    print(f"README: {ran} commands run, {figures} figures checked, {skipped} skipped for their data, {len(failures)} failures")
+    print(f"README and docs/: {ran} commands run, {figures} figures checked, {skipped} skipped for their data, "
+          f"{len(failures)} failures")
     return 1 if failures else 0
 
 
