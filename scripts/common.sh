@@ -8,7 +8,7 @@ PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy clang-14 libclang-rt-14-dev
           pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest python3-yaml python3-jsonschema
           python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel python3-distributed
-          chromium chromium-driver python3-selenium python3-pil prometheus)
+          chromium chromium-driver python3-selenium python3-pil prometheus mkdocs mkdocs-material)
 
 install_dependencies() {
   local missing=()
@@ -38,7 +38,7 @@ build() {
   cmake --build "$BUILD" --parallel "$(nproc)"
 }
 
-# The sanitizer build (README, "Fuzzing and sanitizers"): clang 14, ASan + UBSan on every target
+# The sanitizer build (docs/design/testing.md): clang 14, ASan + UBSan on every target
 # and the fuzz/ harnesses, in its own directory (no Python module, no benchmarks). ccache keeps a
 # rebuild short.
 SANITIZE_BUILD="${GPUSIM_SANITIZE_BUILD_DIR:-$ROOT/build-asan}"
@@ -49,7 +49,7 @@ build_sanitized() {
   cmake --build "$SANITIZE_BUILD" --parallel "$(nproc)" "$@"
 }
 
-# Limits for one input (README, "Fuzzing and sanitizers"): slower than FUZZ_TIMEOUT_S seconds or
+# Limits for one input (docs/design/testing.md): slower than FUZZ_TIMEOUT_S seconds or
 # larger than FUZZ_RSS_MB is a finding, like a crash or a sanitizer report.
 FUZZ_TIMEOUT_S=10
 FUZZ_RSS_MB=2048
