@@ -1,6 +1,6 @@
 // Kueue admission at scale (issue 17): 1,000 ClusterQueues in 100 cohorts, 100,000 workloads and
 // 10,000 nodes (40,000 GPUs), admission plus placement on one core; the same workload without Kueue
-// for comparison. README, "Tenants: Kueue" gives the figures.
+// for comparison. docs/guide/tenants.md, Kueue gives the figures.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 

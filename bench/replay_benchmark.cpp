@@ -72,7 +72,7 @@ void BM_Contended(benchmark::State& state, const char* policy) {
 BENCHMARK_CAPTURE(BM_Contended, best_fit, "fifo+best-fit")->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_Contended, fgd, "fifo+fgd")->Unit(benchmark::kSecond)->Iterations(1);
 
-// Philly (82,247 jobs on 744 GPUs) under each queue order of the README's table. The preemptive
+// Philly (82,247 jobs on 744 GPUs) under each queue order of docs/fidelity.md's table. The preemptive
 // orders replay for seconds (every suspension rebinds multi-node jobs and re-shares the network),
 // so they run once.
 void BM_Philly(benchmark::State& s, const char* policy) { replay(s, "scenarios/philly.yaml", policy); }
@@ -84,7 +84,7 @@ BENCHMARK_CAPTURE(BM_Philly, tiresias, "tiresias+first-fit")->Unit(benchmark::kS
 
 // The FGD paper's experiment: the openb default pod list packed to 130% of its 6,212 GPUs (10,785
 // arrivals), recording allocation and fragmentation after each one. Target: under 1 s on one core
-// (README, "Performance"; the paper's Go simulator takes about 10 minutes on 2 vCPUs).
+// (docs/design/performance.md; the paper's Go simulator takes about 10 minutes on 2 vCPUs).
 void packing(benchmark::State& state, const char* policy) {
   const Scenario s = load("scenarios/fgd-openb.yaml");
   double allocated = 0;
@@ -108,7 +108,7 @@ BENCHMARK_CAPTURE(BM_LoadScenario, openb_default, "scenarios/openb-default.yaml"
 BENCHMARK_CAPTURE(BM_LoadScenario, philly, "scenarios/philly.yaml")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LoadScenario, synthetic_1m, "scenarios/synthetic-1m.yaml")->Unit(benchmark::kSecond)->Iterations(1);
 
-// The cost of a decision must not grow with the number of idle identical nodes (README, "Performance"): the
+// The cost of a decision must not grow with the number of idle identical nodes (docs/design/performance.md): the
 // same 20,000 one-GPU jobs (about 300 GPUs busy at a time, so 64 nodes carry them) on 64 to 16,384
 // eight-GPU nodes; time per job should stay flat.
 void BM_DecisionCostVsIdleNodes(benchmark::State& state) {

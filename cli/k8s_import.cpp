@@ -458,7 +458,7 @@ void read_quota(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
   t.quotas.push_back(flow(q));
 }
 
-// Kueue's fields gpusim reads (README, "Kueue"), camelCase; the scenario's are their snake_case.
+// Kueue's fields gpusim reads (docs/guide/tenants.md, Kueue), camelCase; the scenario's are their snake_case.
 struct KueueField {
   std::string_view name;
   YAML::NodeType::value type;
@@ -1281,7 +1281,7 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
                      "no workload asking for GPUs (Pods, Deployments, StatefulSets, Jobs, PyTorchJobs)");
 
   std::string y = fmt::format(
-      "# Written by gpusim import k8s {} (README, \"Kubernetes objects in\").\n"
+      "# Written by gpusim import k8s {} (docs/guide/kubernetes.md).\n"
       "# Run times: annotation gpusim.io/duration, else --duration {}; serving replicas (Deployments,\n"
       "# StatefulSets, pods of ReplicaSets) run for the whole horizon. Arrivals: gpusim.io/arrival, else 0.\n"
       "# Pods bound to a node (spec.nodeName) start there at time 0; other pods are queued at time 0.\n",

@@ -4,7 +4,7 @@
 // PyTorchJobs, the NVIDIA device plugin's and the MIG manager's ConfigMaps; PriorityClasses,
 // PodDisruptionBudgets, ResourceQuotas, Kueue's objects, DRA DeviceClasses and ResourceClaimTemplates
 // into a tenancy: block), or a cluster snapshot (`kubectl get nodes,pods -A -o json`), and writes a
-// scenario that names the objects, with what it ignored as comments (README, "Kubernetes objects in").
+// scenario that names the objects, with what it ignored as comments (docs/guide/kubernetes.md).
 #include <string>
 #include <vector>
 

@@ -75,7 +75,7 @@ const MetricRow kRows[] = {
     {"deadlines missed", "/deadlines_missed", Format::count, Better::lower, Shown::when_given},
     {"lateness mean", "/lateness_mean_s", Format::seconds, Better::lower, Shown::when_given},
     {"lateness max", "/lateness_max_s", Format::seconds, Better::lower, Shown::when_given},
-    // With services (README, Inference services): every request of every service together.
+    // With services (docs/guide/services.md): every request of every service together.
     {"requests arrived", "/serving/requests_arrived", Format::count, Better::neither, Shown::when_given},
     {"requests completed", "/serving/requests_completed", Format::count, Better::higher, Shown::when_given},
     {"requests rejected", "/serving/requests_rejected", Format::count, Better::lower, Shown::when_given},
@@ -373,7 +373,7 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
         {"cost (USD)", "cost_allocated_usd", Format::usd},
         {"unused (USD)", "cost_unused_usd", Format::usd},
         {"JCT mean", "jct_s.mean", Format::seconds},
-        // With a tenancy: block (README, Tenants).
+        // With a tenancy: block (docs/guide/tenants.md).
         {"rejected", "jobs_rejected", Format::count},
         {"wait p99", "wait_s.p99", Format::seconds},
         {"wait max", "wait_s.max", Format::seconds},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Part of scripts/test.sh (README, "Fuzzing and sanitizers"): the clang build with ASan + UBSan
+# Part of scripts/test.sh (docs/design/testing.md): the clang build with ASan + UBSan
 # (build-asan), its C++ tests through CTest (the GoogleTest binaries, the CLI tests and every shipped
 # scenario run under --audit by golden_outputs), then each fuzz harness over its seed corpus and
 # regressions, and FUZZ_SECONDS (default 20) of fuzzing each. Skipped, saying so, without clang 14.

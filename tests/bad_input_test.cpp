@@ -1,5 +1,5 @@
 // Bad input never crashes and never defaults silently: each case fails with the file, the line or
-// field, and what was expected (README, "Scenario format").
+// field, and what was expected (docs/reference/scenario.md).
 #include <gtest/gtest.h>
 
 #include "gpusim/workloads/traces.hpp"

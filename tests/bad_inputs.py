@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Bad input, case by case: every case runs the gpusim command on one bad input and asserts exit 2
 (bad input) and a message naming the field, column or flag at fault — never a crash, an "internal
-error" or a run that goes ahead on a default (README, "Bad input").
+error" or a run that goes ahead on a default (docs/reference/cli.md).
 
 A case is a scenario (the base one with fields replaced or removed, or a text of its own), the files
 beside it (traces, baselines, mig-parted files) and the command's arguments. Cases must differ in

@@ -3,7 +3,7 @@
 100,000 jobs on 1,000 GPUs, the same load per GPU. Under fifo+best-fit and fifo+fgd every job
 completes and the queue is non-empty most of the time while jobs arrive: the fraction of the time
 series' samples (every 10 minutes) with a pending job, up to the last arrival, is at least 60%.
-(The full run is too slow for a test; its figures are in the README, "Performance".)
+(The full run is too slow for a test; its figures are in docs/design/performance.md.)
 
 Usage: contended_scale_test.py GPUSIM_BINARY SOURCE_DIR
 """

@@ -1,6 +1,6 @@
 #!/bin/bash
 # gpusim import k8s on the shipped examples (scenarios/k8s/): what it writes, what it ignores, and the
-# figures of the runs it makes, worked out by hand below (README, "Kubernetes objects in").
+# figures of the runs it makes, worked out by hand below (docs/guide/kubernetes.md).
 source "$(dirname "$0")/cli_lib.sh"
 K8S="$ROOT/scenarios/k8s"
 figure() {  # figure NAME SUMMARY KEY VALUE

@@ -15,7 +15,7 @@
 using namespace gpusim;
 using test::write_file;
 
-// A million-job run holds a Job and a JobRecord per job (README, "Performance"; FootprintCosts::job):
+// A million-job run holds a Job and a JobRecord per job (docs/design/performance.md; FootprintCosts::job):
 // a field that makes either bigger should be a decision, not an accident. Sizes of a 64-bit libstdc++.
 // A JobFlight (one per job in flight, a few thousand) holds the placement's lists; a finished job's
 // placement is a 20-byte PlacementRef into one shared archive.

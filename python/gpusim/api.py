@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def _pandas():
-    """pandas, imported on first use: `import gpusim` does not pay for it (README, Python)."""
+    """pandas, imported on first use: `import gpusim` does not pay for it (docs/guide/python.md)."""
     import pandas
 
     return pandas

@@ -6,7 +6,7 @@ What a method returns is checked too: the wrong type (or NaN) raises gpusim.Poli
 policy's class, the method and the job. The view checks every id it is given: one it does not have
 (negative, or past the end) raises IndexError naming it and the valid range. Node ids run up to
 every pool's size, autoscaling maximum included; a slot its pool has not provisioned is an off node.
-Python costs speed (see the README's Performance section for the measured factor).
+Python costs speed (see docs/design/performance.md for the measured factor).
 
     class Smallest(gpusim.QueueOrder):
         name = "smallest-first"

@@ -1,4 +1,4 @@
-"""Regenerate the README's fidelity comparisons and print each published figure beside gpusim's.
+"""Regenerate the fidelity comparisons of docs/fidelity.md and print each published figure beside gpusim's.
 
     scripts/reproduce.sh [NAME ...] [--quick] [--list] [--gpusim PATH] [--data DIR]
 

@@ -14,13 +14,14 @@ namespace gpusim {
 namespace {
 
 constexpr std::string_view kSelectorHelp = "selectors are CEL over device.driver, device.attributes[\"gpu.nvidia.com\"].NAME and "
-                                           "device.capacity[\"gpu.nvidia.com\"].NAME; README, DRA claims";
+                                           "device.capacity[\"gpu.nvidia.com\"].NAME; docs/guide/tenants.md, DRA claims";
 
 // A selector as Kubernetes writes it: {cel: {expression: "..."}} (DeviceSelector, CELDeviceSelector).
 const Section& cel_selector_section() {
-  static const Section s{"cel_device_selector",
-                         "A CEL device selector (selectors[].cel)",
-                         {{"expression", Type::string(), required, "", "The CEL expression (README, DRA claims)"}}};
+  static const Section s{
+      "cel_device_selector",
+      "A CEL device selector (selectors[].cel)",
+      {{"expression", Type::string(), required, "", "The CEL expression (docs/guide/tenants.md, DRA claims)"}}};
   return s;
 }
 const Section& device_selector_section() {
@@ -221,7 +222,8 @@ const ClaimSpec& find_claim(const DraSpec& dra, const PodClaimRef& ref, const st
 
 std::vector<Field> dra_fields() {
   return {
-      {"device_classes", Type::list(Type::section(device_class_section())), "", "", "DRA DeviceClasses (README, DRA claims)"},
+      {"device_classes", Type::list(Type::section(device_class_section())), "", "",
+       "DRA DeviceClasses (docs/guide/tenants.md, DRA claims)"},
       {"resource_claim_templates", Type::list(Type::section(claim_template_section())), "", "",
        "DRA ResourceClaimTemplates jobs name in resource_claims"},
       {"resource_claims", Type::list(Type::section(resource_claim_section())), "", "",

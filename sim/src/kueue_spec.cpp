@@ -256,7 +256,7 @@ double read_weight(const Fields& f) {
 const Section& kueue_section() {
   static const Section s{
       "kueue",
-      "Kueue: queues with quotas in front of the scheduler (README, Tenants: Kueue)",
+      "Kueue: queues with quotas in front of the scheduler (docs/guide/tenants.md, Kueue)",
       {{"resource_flavors", Type::list(Type::section(flavor_section())), "", "", "ResourceFlavors"},
        {"cohorts", Type::list(Type::section(cohort_section())), "", "",
         "Cohorts (hierarchical); a name a ClusterQueue uses is one"},

@@ -2,7 +2,7 @@
 // NVIDIA's DCGM exporter (github.com/NVIDIA/dcgm-exporter, etc/default-counters.csv and its Kubernetes
 // pod mapping), plus gpusim's own series, timestamped in simulated time from outputs.metrics_start, so
 // that `promtool tsdb create-blocks-from openmetrics` can backfill a simulated month into Prometheus
-// (README, "Prometheus and Grafana"). Sampled every outputs.timeseries_step, as timeseries.csv.
+// (docs/guide/prometheus.md). Sampled every outputs.timeseries_step, as timeseries.csv.
 //
 // Per GPU of every node that is up (ready or draining: a node's exporter runs only there), at each
 // sample time t > 0, over the step that ends at t:

@@ -440,7 +440,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["jobs_pending_at_end"] = pending;
   out["jobs_unschedulable"] = unschedulable;
   out["jobs_failed"] = failed;
-  if (s.tenancy.given) out["jobs_rejected"] = rejected;  // by admission (README, Tenants)
+  if (s.tenancy.given) out["jobs_rejected"] = rejected;  // by admission (docs/guide/tenants.md)
   out["jobs_not_arrived"] = jobs.size() - completed - running - pending - unschedulable - failed - rejected;
   out["job_kills"] = kills;
   out["lost_gpu_work_s"] = round_to(lost.seconds(), 6);
@@ -623,8 +623,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
   Json notes = Json::array();
   notes.push_back("A job runs at a rate = speed factor x sharing factor: its speed on its GPU model against the GPU its duration "
                   "is stated on (its class's row of the throughput table, docs/hardware.md#job-speed) times its share of the GPU "
-                  "(time-slicing, MPS, MIG slice; README 'Sharing modes'), and a multi-GPU job's iterations also wait for their "
-                  "collective over the slowest link of its ring (README 'Topology and communication'); slowdown = run time of "
+                  "(time-slicing, MPS, MIG slice; docs/guide/sharing.md), and a multi-GPU job's iterations also wait for their "
+                  "collective over the slowest link of its ring (docs/guide/topology.md); slowdown = run time of "
                   "its last attempt / the work that attempt had left.");
   notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show (0 while a job writes or restores a checkpoint); effective_utilization = busy GPU-hours / capacity GPU-hours (GPUs of ready nodes), allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of memory slices, a time-slicing or MPS replica 1/replicas).");
   notes.push_back(
@@ -632,14 +632,16 @@ Json summarize(const Scenario& s, const RunResult& r) {
       "(goodput.gpu_hours_comm_stall) and the part whose progress a kill or eviction threw away (goodput.gpu_hours_rerun); "
       "checkpoint writes, restores and workers waiting for their gang are not computing. goodput_ratio = gpu_hours_goodput / "
       "gpu_hours_allocated. Unlike busy GPU-hours, stalls and re-run work do not count.");
-  notes.push_back("Cost = billed node-hours x price: a node is billed from its request until it is gone (README 'Cost'). Jobs are charged the share of GPUs they hold x the pool's price per GPU-hour; waste = cost - busy cost = idle capacity + allocated-but-unused capacity.");
+  notes.push_back("Cost = billed node-hours x price: a node is billed from its request until it is gone (docs/guide/markets.md, "
+                  "Cost and waste). Jobs are charged the share of GPUs they hold x the pool's price per GPU-hour; waste = cost - "
+                  "busy cost = idle capacity + allocated-but-unused capacity.");
   notes.push_back("A share request (gpu_milli < 1000) on an exclusive pool takes a whole GPU.");
   notes.push_back("Percentiles are nearest-rank; jct_s covers completed jobs, queue_delay_s every job that has started (to its "
                   "first start).");
   if (!s.seed_given) notes.push_back(fmt::format("Seed {} (the default: the scenario has no seed).", s.seed));
   if (!s.services.empty())
     notes.push_back(
-        "Services (README 'Inference services'): replicas serve as vLLM V1 does (continuous batching, chunked prefill, "
+        "Services (docs/guide/services.md): replicas serve as vLLM V1 does (continuous batching, chunked prefill, "
         "recompute preemption) with iteration times from a roofline of the share of the GPU each replica has; latency "
         "percentiles are nearest-rank within 0.1 %; slo_attainment = requests within every per-request target / requests "
         "arrived, goodput_rps = those requests / seconds to the last request completed; replica jobs are charged as jobs.");

@@ -1,5 +1,5 @@
 // summary.json's `serving` and `services`, services.csv and requests.csv: what the scenario's
-// inference services did (README, Inference services).
+// inference services did (docs/guide/services.md).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -10,13 +10,14 @@ const Section& tenancy_section() {
       join_fields(
           {{{"extended_resource_toleration", Type::boolean(), "false", "",
              "The ExtendedResourceToleration admission plugin: pods asking a GPU resource tolerate NoSchedule taints "
-             "keyed by it (README, Taints, selectors and affinity)"},
+             "keyed by it (docs/guide/tenants.md, Taints, selectors and affinity)"},
             {"priority_classes", Type::list(Type::section(priority_class_section())), "", "", "PriorityClasses jobs name"},
             {"pod_disruption_budgets", Type::list(Type::section(disruption_budget_section())), "", "",
              "PodDisruptionBudgets the scheduler's preemption avoids violating"},
             {"resource_quotas", Type::list(Type::section(resource_quota_section())), "", "",
              "Namespace ResourceQuotas: a job over one is rejected when its pods are created"},
-            {"kueue", Type::section(kueue_section()), "", "", "Kueue queues, cohorts and flavors (README, Tenants: Kueue)"}},
+            {"kueue", Type::section(kueue_section()), "", "",
+             "Kueue queues, cohorts and flavors (docs/guide/tenants.md, Kueue)"}},
            dra_fields()})};
   return s;
 }

@@ -188,7 +188,7 @@ class TraceWriter final : public OutputWriter {
       pending_[p] = {run.metrics().allocated_gpus_now(p), run.metrics().busy_gpus_now(p)};
     if (names_.empty())
       for (const Pool& p : c.pools()) names_.push_back(json_string(p.name));
-    // With a tenancy: block, the GPUs each namespace holds (README, Tenants).
+    // With a tenancy: block, the GPUs each namespace holds (docs/guide/tenants.md).
     if (run.scenario().tenancy.given) {
       const std::vector<std::string>& tenants = run.scenario().jobs.tenants;
       pending_tenants_.resize(tenants.size());

@@ -70,7 +70,7 @@ def test_the_schema_states_types_defaults_and_units(cli):
     duration = validator(s, {"$ref": "#/$defs/duration"})
     assert all(duration.is_valid(v) for v in [90, 0.5, "30m", "2h", "7d", "250ms", "1.5h"])
     assert not any(duration.is_valid(v) for v in ["soon", "5 parsecs", "h", True])
-    # Durations run from 0 to 100 years, as the reader checks (README, "Scenario format").
+    # Durations run from 0 to 100 years, as the reader checks (docs/reference/scenario.md).
     assert not any(duration.is_valid(v) for v in [-1, "-10h", 3153600001])
     assert duration.is_valid(3153600000)
 

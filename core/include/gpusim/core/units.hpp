@@ -1,5 +1,5 @@
 #pragma once
-// Quantities that can be confused get their own types (README, "House rules"). A milli-GPU is a thousandth of
+// Quantities that can be confused get their own types (docs/design/testing.md). A milli-GPU is a thousandth of
 // one GPU's compute, as in Alibaba's GPU-sharing traces and Kubernetes' milli-CPU.
 #include <compare>
 #include <cstdint>

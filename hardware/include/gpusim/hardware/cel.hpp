@@ -2,7 +2,7 @@
 // A documented subset of CEL, the language of Kubernetes DRA device selectors (resource.k8s.io
 // CELDeviceSelector: "an expression which evaluates a single device; true when the device satisfies
 // the criteria, false when it does not; any other result is an error and causes allocation to abort").
-// Pure: a parser and an evaluator over one device; nothing about scheduling. README "DRA claims".
+// Pure: a parser and an evaluator over one device; nothing about scheduling. docs/guide/tenants.md, DRA claims.
 //
 // What it reads (everything else is a syntax error naming the column and what was expected):
 //   device.driver                              string

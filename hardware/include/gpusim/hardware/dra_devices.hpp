@@ -2,7 +2,7 @@
 // The DRA devices a GPU publishes, as NVIDIA's DRA driver (github.com/NVIDIA/k8s-dra-driver-gpu,
 // cmd/gpu-kubelet-plugin: deviceinfo.go GpuInfo.Attributes, partitions.go fullGpuCapacity, mig.go
 // CommonAttributesMig/CommonCapacitiesMig) puts them in its ResourceSlices, from the catalog's figures.
-// README "DRA claims" lists them.
+// docs/guide/tenants.md, DRA claims lists them.
 #include <string_view>
 
 #include "gpusim/hardware/catalog.hpp"

@@ -10,7 +10,7 @@
 
 namespace gpusim::cbl {
 
-// Which rule moves the job (the paper's policies; README, "Deadlines and spot").
+// Which rule moves the job (the paper's policies; docs/guide/markets.md).
 //   greedy            spot whenever available; on-demand for good once idle with R(t) <= C(t) + 2d (§3.4)
 //   uniform-plain     Uniform Progress without hysteresis: idle and behind ep(t) -> on-demand; spot
 //                     whenever available, from on-demand too (§5.2.2 rules 1-2)

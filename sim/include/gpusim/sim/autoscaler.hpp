@@ -1,9 +1,8 @@
 #pragma once
-// The autoscaler's scale-up estimate (README, "Markets, spot reclaims, checkpoints and
-// autoscaling"), after the Kubernetes Cluster Autoscaler: the pods still unschedulable are bin-packed, in queue order, first onto
-// what is free on ready nodes and on nodes already on their way, then onto new nodes of the cheapest pool that can take them (its
-// `price` expander). A gang partly fits what is free and takes new nodes for the rest. A pure plan: the engine requests the nodes
-// it adds.
+// The autoscaler's scale-up estimate (docs/guide/markets.md), after the Kubernetes Cluster Autoscaler: the pods still
+// unschedulable are bin-packed, in queue order, first onto what is free on ready nodes and on nodes already on their way, then
+// onto new nodes of the cheapest pool that can take them (its `price` expander). A gang partly fits what is free and takes new
+// nodes for the rest. A pure plan: the engine requests the nodes it adds.
 #include <boost/container/small_vector.hpp>
 
 #include <cstdint>

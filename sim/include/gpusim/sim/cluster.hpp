@@ -1,6 +1,6 @@
 #pragma once
 // Cluster state: pools -> nodes -> GPUs, plus an index that groups nodes in identical states, so a
-// placement decision costs the number of distinct node states, not the number of nodes (README, "Performance").
+// placement decision costs the number of distinct node states, not the number of nodes (docs/design/performance.md).
 // Policies see it through `const Cluster&`; only the engine changes it.
 #include <boost/container/small_vector.hpp>
 

@@ -8,7 +8,7 @@
 // device accounting cannot model: that is bad input. Devices are what NVIDIA's DRA driver publishes for each GPU of a pool
 // (hardware/dra_devices.hpp): the whole GPU, and on MIG pools the MIG devices of the layout; on
 // partitionable pools (SharingConfig::mig_partitionable) the whole GPU and every MIG placement.
-// Part of the scenario's `tenancy:` block (README "DRA claims"). A job's claim becomes a capacity
+// Part of the scenario's `tenancy:` block (docs/guide/tenants.md, DRA claims). A job's claim becomes a capacity
 // claim (Request::claim) whose device selector (Request::device_selector) is worked out once per
 // pool and device kind here (PoolSpec::device_match), so the fit rules (sim/fit.hpp) answer every
 // caller alike and no CEL runs during a simulation.

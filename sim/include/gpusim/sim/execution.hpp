@@ -1,5 +1,5 @@
 #pragma once
-// The fluid execution model (README, "Sharing modes"): a running job progresses at a rate, the product of
+// The fluid execution model (docs/guide/sharing.md): a running job progresses at a rate, the product of
 // documented factors, each a small pure function below. The defaults of every constant live in
 // sim/data/model.yaml with their sources; a scenario overrides them under `model:`.
 #include <array>

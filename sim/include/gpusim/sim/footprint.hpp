@@ -1,6 +1,6 @@
 #pragma once
 // What a run will hold, estimated from the counts a scenario gives before anything is expanded
-// (README, "Memory limit"): a run whose estimate is over the memory limit is refused before it
+// (docs/guide/checks-and-sweeps.md, Memory limit): a run whose estimate is over the memory limit is refused before it
 // allocates, naming the fields responsible, instead of growing until the machine runs out.
 #include <cstdint>
 #include <optional>

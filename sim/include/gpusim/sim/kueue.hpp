@@ -1,5 +1,5 @@
 #pragma once
-// Kueue admission in front of the scheduler (DESIGN §7; README "Tenants: Kueue"). A job that names a
+// Kueue admission in front of the scheduler (DESIGN §7; docs/guide/tenants.md, Kueue). A job that names a
 // LocalQueue arrives in its ClusterQueue's queue, not the scheduler's. At each decision point the
 // engine runs Kueue's scheduling cycles (kueue pkg/scheduler/scheduler.go): the heads of the
 // ClusterQueues are nominated, a flavor is assigned per resource group (pkg/scheduler/flavorassigner),

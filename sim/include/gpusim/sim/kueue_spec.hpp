@@ -1,6 +1,6 @@
 #pragma once
 // `tenancy.kueue`: Kueue's objects (kueue.sigs.k8s.io, API kueue.x-k8s.io/v1beta1) in gpusim's
-// snake_case (README, "Tenants: Kueue" maps every field to Kueue's): ResourceFlavors matched to node
+// snake_case (docs/guide/tenants.md, Kueue maps every field to Kueue's): ResourceFlavors matched to node
 // pools by their labels, ClusterQueues with quotas per flavor and resource, hierarchical Cohorts,
 // LocalQueues per namespace, and the global fair-sharing settings of Kueue's Configuration.
 #include <array>

@@ -1,6 +1,6 @@
 #pragma once
-// Markets, spot reclaims, checkpoint intervals and the autoscaler's settings (README, "Markets, spot
-// reclaims, checkpoints and autoscaling"; docs/hardware.md#prices-and-spot-behaviour). The functions
+// Markets, spot reclaims, checkpoint intervals and the autoscaler's settings (docs/guide/markets.md;
+// docs/hardware.md#prices-and-spot-behaviour). The functions
 // here are small pure models with their own tests; the engine owns every state change they lead to.
 #include <cstdint>
 #include <memory>

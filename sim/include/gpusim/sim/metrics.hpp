@@ -1,5 +1,5 @@
 #pragma once
-// Exact time-weighted integrals (README, "Outputs"): the engine reports every change of
+// Exact time-weighted integrals (docs/reference/outputs.md): the engine reports every change of
 // allocation, busy GPUs, ready capacity, billed nodes and prices as it happens, and advance()
 // integrates the piecewise-constant values up to `now`. Nothing is sampled except the time series,
 // which is for plots only.

@@ -1,5 +1,5 @@
 #pragma once
-// Network sharing (README, "Topology, communication and gang scheduling"): the multi-node jobs whose collectives cross nodes
+// Network sharing (docs/guide/topology.md): the multi-node jobs whose collectives cross nodes
 // share each node's NICs max-min fairly; a job's link is the slower of its in-node ring and its
 // share of the NICs. The component owns the set of such jobs and the links they get.
 #include <cstdint>

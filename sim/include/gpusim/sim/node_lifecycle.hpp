@@ -1,5 +1,5 @@
 #pragma once
-// Node lifecycle and markets (README, "Markets, spot reclaims, checkpoints and autoscaling"): nodes being requested,
+// Node lifecycle and markets (docs/guide/markets.md): nodes being requested,
 // provisioned, reclaimed with a notice, drained and removed; spot reclaim processes (Poisson or a
 // recorded availability trace) and their prices; an autoscaled pool's idle nodes going away. The
 // component owns each pool's and node's runtime state and its own events (node_ready, reclaim,

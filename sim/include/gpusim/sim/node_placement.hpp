@@ -1,6 +1,6 @@
 #pragma once
-// Where a pod's node rules (workloads/node_rules.hpp) let it go, pool by pool (issue 17; README
-// "Taints, selectors and affinity"). Pools are uniform (every node of a pool has its labels and
+// Where a pod's node rules (workloads/node_rules.hpp) let it go, pool by pool (issue 17;
+// docs/guide/tenants.md, "Taints, selectors and affinity"). Pools are uniform (every node of a pool has its labels and
 // taints), so the filter and the preferences are static per (request shape, pool): fit.cpp's
 // analyse folds them into the request shapes, which every caller (engine, view, autoscaler) shares.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Observers (README, "Architecture"): attached to one engine instance and called at its state changes. Output
+// Observers (docs/design/architecture.md): attached to one engine instance and called at its state changes. Output
 // writers, the packing recorder and the audit are observers; two runs never share one, so two
 // runs in one process never see each other. An observer reads the run through RunState and
 // changes nothing: the engine stays the only place state changes.

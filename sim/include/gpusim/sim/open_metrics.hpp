@@ -1,5 +1,5 @@
 #pragma once
-// The pure pieces of metrics.om (README, "Prometheus and Grafana"): the OpenMetrics text format's
+// The pure pieces of metrics.om (docs/guide/prometheus.md): the OpenMetrics text format's
 // escaping and timestamps, the start date, and the power model. The writer (sim/src/metrics_writer.cpp)
 // is an observer that samples the run with them.
 //

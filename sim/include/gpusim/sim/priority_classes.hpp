@@ -1,6 +1,6 @@
 #pragma once
 // PriorityClasses and PodDisruptionBudgets (`tenancy.priority_classes`, `tenancy.pod_disruption_budgets`;
-// README "Tenants"): the rules kube-scheduler's default preemption goes by. A job's class sets its
+// docs/guide/tenants.md): the rules kube-scheduler's default preemption goes by. A job's class sets its
 // priority as the Priority admission controller does
 // (https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/).
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// What a run writes (README, "Outputs"): summary.json (every figure, units in the key names), jobs.csv (one
+// What a run writes (docs/reference/outputs.md): summary.json (every figure, units in the key names), jobs.csv (one
 // row per job), timeseries.csv, and the resolved scenario. All of it is deterministic text.
 #include <initializer_list>
 #include <ostream>

@@ -1,5 +1,5 @@
 #pragma once
-// Namespace ResourceQuotas (`tenancy.resource_quotas`; README "Tenants") and their admission: when a
+// Namespace ResourceQuotas (`tenancy.resource_quotas`; docs/guide/tenants.md) and their admission: when a
 // job's pods are created, a job whose requests would take its namespace's usage over a matching
 // quota's hard limit is rejected for good, never queued
 // (https://kubernetes.io/docs/concepts/policy/resource-quotas/). Usage is the requests of the

@@ -1,5 +1,5 @@
 #pragma once
-// Scenario files (README, "Scenario format"): one schema for YAML and JSON, validated strictly, every error naming
+// Scenario files (docs/reference/scenario.md): one schema for YAML and JSON, validated strictly, every error naming
 // the file, the line and the field. `--set path=value` overrides apply to the tree before validation.
 #include <cstdint>
 #include <memory>

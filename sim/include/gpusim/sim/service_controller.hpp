@@ -1,5 +1,5 @@
 #pragma once
-// The Deployment side of the scenario's services (README, "Inference services"): how many replica
+// The Deployment side of the scenario's services (docs/guide/services.md): how many replica
 // pods each service wants (its pod autoscaler's count, else its fixed replicas), which of its replica
 // slots hold them, and what its autoscaler reads. It decides; the engine creates and deletes the pods.
 //

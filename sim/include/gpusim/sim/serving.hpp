@@ -1,5 +1,5 @@
 #pragma once
-// The serving component (README, "Inference services"): the requests of a scenario's services, routed
+// The serving component (docs/guide/services.md): the requests of a scenario's services, routed
 // to their replicas and served as vLLM serves them, iteration by iteration (sim/serving_model.hpp has
 // the formulas). Replicas are pods the engine places like jobs; the engine tells this component where
 // a replica runs and what share of its GPU it has, and asks it whether a replica is busy (which is

@@ -1,5 +1,5 @@
 #pragma once
-// How the GPUs of a pool are shared (README, "Sharing modes"; docs/hardware.md), in the forms operators already
+// How the GPUs of a pool are shared (docs/guide/sharing.md; docs/hardware.md), in the forms operators already
 // write: the device plugin's `sharing:` block (timeSlicing / mps) and mig-parted configs.
 #include <cstdint>
 #include <optional>

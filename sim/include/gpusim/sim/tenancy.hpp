@@ -1,5 +1,5 @@
 #pragma once
-// A scenario's `tenancy:` block (issue 17; README "Tenants"): the Kubernetes objects of a shared
+// A scenario's `tenancy:` block (issue 17; docs/guide/tenants.md): the Kubernetes objects of a shared
 // cluster. Some sit in front of the scheduler (admission: namespace ResourceQuotas, Kueue queues);
 // the others are rules the scheduler places and preempts by (PriorityClasses, disruption budgets,
 // DRA device classes). Each part has its own reader; the whole is checked against the scenario's

@@ -1,6 +1,6 @@
 #pragma once
-// Per-namespace, per-ClusterQueue and per-cohort figures of a multi-tenant run (issue 17; README
-// "Tenants"): how long each group's jobs waited, what it held against its fair share over time, how
+// Per-namespace, per-ClusterQueue and per-cohort figures of a multi-tenant run (issue 17;
+// docs/guide/tenants.md): how long each group's jobs waited, what it held against its fair share over time, how
 // fair the cluster and each cohort were (Jain's index), what a ClusterQueue used, borrowed and lent
 // of its quota, who was preempted or rejected and why, and what it cost. Kept by an observer the
 // engine attaches when the scenario has a `tenancy:` block; exact time integrals, updated at every

@@ -1,6 +1,6 @@
 #pragma once
-// A pod's rules about the nodes it may run on, as Kubernetes defines them (issue 17; README
-// "Taints, selectors and affinity"): tolerations of node taints
+// A pod's rules about the nodes it may run on, as Kubernetes defines them (issue 17;
+// docs/guide/tenants.md, "Taints, selectors and affinity"): tolerations of node taints
 // (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/), nodeSelector and
 // node affinity (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/), and the
 // node side they match (labels, taints). The matching rules are those of k8s.io/api/core/v1

@@ -46,7 +46,7 @@ std::vector<OpenbNode> read_openb_nodes(const std::string& path);
 // training; multi-GPU jobs may span nodes.
 JobSet read_philly_jobs(const std::string& path, const TraceOptions& options);
 
-// gpusim's generic CSV (header required; documented in the README):
+// gpusim's generic CSV (header required; documented in docs/guide/traces.md):
 //   arrival_s,duration_s,gpus  required; name,gpu_milli,gpu_memory_mib,cpu_milli,memory_mib,
 //   models (|-separated),kind,u,tenant,priority,multi_node optional. No quoted fields.
 JobSet read_generic_csv(const std::string& path, const TraceOptions& options);
