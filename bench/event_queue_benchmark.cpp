@@ -30,7 +30,7 @@ std::vector<int64_t> increments() {
 class FourAryHeap {
  public:
   void push(Time time, EventKind kind, uint32_t target, uint32_t generation) {
-    heap_.push(Event{time, next_sequence_++, kind, target, generation});
+    heap_.push(Event{time, next_sequence_++ & ((uint64_t{1} << 56) - 1), kind, target, generation});
   }
   const Event& top() const { return heap_.top(); }
   void pop() { heap_.pop(); }
