@@ -18,6 +18,7 @@
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/json.hpp"
 #include "gpusim/hardware/catalog.hpp"
+#include "gpusim/workloads/csv.hpp"
 #include "table.hpp"
 #include "text.hpp"
 
@@ -117,68 +118,43 @@ std::string tick_label(double v, double step) {
 
 // ---------------------------------------------------------------- reading a run's files
 
-// A CSV file of a run (no quoting: gpusim writes none) read one line at a time.
+// One CSV file of the run directory, read as the trace readers read theirs (workloads/csv.hpp), with
+// every row as wide as the header; a file the run directory does not hold is absent.
 class Csv {
  public:
-  Csv(const RunFiles& run, const std::string& where, std::string file) : file_(std::move(file)), where_(where) {
-    const auto it = run.find(file_);
+  Csv(const RunFiles& run, const std::string& where, const std::string& file) {
+    const auto it = run.find(file);
     if (it == run.end()) return;
-    text_ = it->second;
-    const std::size_t nl = text_.find('\n');
-    split(text_.substr(0, nl), header_);
-    body_ = nl == std::string_view::npos ? std::string_view() : text_.substr(nl + 1);
+    reader_.emplace(it->second, (fs::path(where) / file).string(), csv::Reader::Rows::optional);
+    std::vector<std::string_view> fields;
+    if (!reader_->next(fields)) reader_->fail("the file is empty: expected a header");
+    header_.assign(fields.begin(), fields.end());  // copied: the reader's line moves on
   }
-  bool present() const { return !header_.empty(); }
+  bool present() const { return reader_.has_value(); }
   std::size_t column(std::string_view name) const {
     const auto it = std::find(header_.begin(), header_.end(), name);
-    if (it == header_.end()) throw error(1, fmt::format("expected a column '{}' in the header", name));
+    if (it == header_.end()) reader_->fail(fmt::format("expected a column '{}' in the header", name));
     return static_cast<std::size_t>(it - header_.begin());
   }
-  // f(fields, line) for each line after the header.
+  // f(fields) for each row after the header.
   template <class F>
-  void each(F&& f) const {
+  void each(F&& f) {
     std::vector<std::string_view> fields;
-    std::size_t pos = 0;
-    int line = 1;
-    while (pos < body_.size()) {
-      const std::size_t nl = std::min(body_.find('\n', pos), body_.size());
-      ++line;
-      split(body_.substr(pos, nl - pos), fields);
-      pos = nl + 1;
-      if (fields.size() == 1 && fields[0].empty()) continue;
+    while (reader_->next(fields)) {
       if (fields.size() != header_.size())
-        throw error(line, fmt::format("expected {} fields as in the header, found {}", header_.size(), fields.size()));
-      f(fields, line);
+        reader_->fail(fmt::format("expected {} fields as in the header, found {}", header_.size(), fields.size()));
+      f(fields);
     }
   }
-  // A field as a number; empty is nullopt.
-  std::optional<double> number(std::string_view field, int line, std::size_t col) const {
+  // A field of column `col` of the current row as a number; empty is nullopt.
+  std::optional<double> number(std::string_view field, std::size_t col) const {
     if (field.empty()) return std::nullopt;
-    double v = 0;
-    const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
-    if (ec != std::errc() || ptr != field.data() + field.size())
-      throw error(line, fmt::format("column '{}': expected a number, found '{}'", header_[col], field));
-    return v;
+    return reader_->number(field, header_[col]);
   }
-  InputError error(int line, const std::string& what) const { return InputError({path(), line, ""}, what); }
 
  private:
-  static void split(std::string_view s, std::vector<std::string_view>& out) {
-    out.clear();
-    if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-    std::size_t pos = 0;
-    for (;;) {
-      const std::size_t c = s.find(',', pos);
-      out.push_back(s.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
-      if (c == std::string_view::npos) break;
-      pos = c + 1;
-    }
-  }
-  std::string path() const { return (fs::path(where_) / file_).string(); }
-
-  std::string file_, where_;
-  std::string_view text_, body_;
-  std::vector<std::string_view> header_;
+  std::optional<csv::Reader> reader_;
+  std::vector<std::string> header_;
 };
 
 Json parse_json(const RunFiles& run, const std::string& where, const std::string& file) {
@@ -214,21 +190,21 @@ struct PoolSeries {
 
 std::vector<PoolSeries> pool_series(const RunFiles& run, const std::string& where) {
   std::vector<PoolSeries> out;
-  const Csv csv(run, where, "pool_timeseries.csv");
+  Csv csv(run, where, "pool_timeseries.csv");
   if (!csv.present()) return out;
   const std::size_t t = csv.column("time_s"), p = csv.column("pool"), ready = csv.column("gpus_ready"),
                     alloc = csv.column("gpus_allocated"), busy = csv.column("gpus_busy"), nodes = csv.column("nodes_billed");
-  csv.each([&](const std::vector<std::string_view>& f, int line) {
+  csv.each([&](const std::vector<std::string_view>& f) {
     auto it = std::find_if(out.begin(), out.end(), [&](const PoolSeries& s) { return s.pool == f[p]; });
     if (it == out.end()) {
       out.push_back({std::string(f[p])});
       it = out.end() - 1;
     }
-    const double x = csv.number(f[t], line, t).value_or(0);
-    it->ready.points.emplace_back(x, csv.number(f[ready], line, ready).value_or(0));
-    it->allocated.points.emplace_back(x, csv.number(f[alloc], line, alloc).value_or(0));
-    it->busy.points.emplace_back(x, csv.number(f[busy], line, busy).value_or(0));
-    it->nodes.points.emplace_back(x, csv.number(f[nodes], line, nodes).value_or(0));
+    const double x = csv.number(f[t], t).value_or(0);
+    it->ready.points.emplace_back(x, csv.number(f[ready], ready).value_or(0));
+    it->allocated.points.emplace_back(x, csv.number(f[alloc], alloc).value_or(0));
+    it->busy.points.emplace_back(x, csv.number(f[busy], busy).value_or(0));
+    it->nodes.points.emplace_back(x, csv.number(f[nodes], nodes).value_or(0));
   });
   return out;
 }
@@ -236,13 +212,13 @@ std::vector<PoolSeries> pool_series(const RunFiles& run, const std::string& wher
 // The cluster's allocated and busy GPUs over time (timeseries.csv).
 std::pair<Series, Series> cluster_series(const RunFiles& run, const std::string& where) {
   std::pair<Series, Series> out{{"allocated", {}}, {"busy", {}}};
-  const Csv csv(run, where, "timeseries.csv");
+  Csv csv(run, where, "timeseries.csv");
   if (!csv.present()) return out;
   const std::size_t t = csv.column("time_s"), alloc = csv.column("gpus_allocated"), busy = csv.column("gpus_busy");
-  csv.each([&](const std::vector<std::string_view>& f, int line) {
-    const double x = csv.number(f[t], line, t).value_or(0);
-    out.first.points.emplace_back(x, csv.number(f[alloc], line, alloc).value_or(0));
-    out.second.points.emplace_back(x, csv.number(f[busy], line, busy).value_or(0));
+  csv.each([&](const std::vector<std::string_view>& f) {
+    const double x = csv.number(f[t], t).value_or(0);
+    out.first.points.emplace_back(x, csv.number(f[alloc], alloc).value_or(0));
+    out.second.points.emplace_back(x, csv.number(f[busy], busy).value_or(0));
   });
   return out;
 }
@@ -250,12 +226,12 @@ std::pair<Series, Series> cluster_series(const RunFiles& run, const std::string&
 // Completed jobs' JCTs and started jobs' queue delays (jobs.csv), in seconds.
 std::pair<std::vector<double>, std::vector<double>> job_times(const RunFiles& run, const std::string& where) {
   std::pair<std::vector<double>, std::vector<double>> out;
-  const Csv csv(run, where, "jobs.csv");
+  Csv csv(run, where, "jobs.csv");
   if (!csv.present()) return out;
   const std::size_t jct = csv.column("jct_s"), queue = csv.column("queue_delay_s");
-  csv.each([&](const std::vector<std::string_view>& f, int line) {
-    if (const auto v = csv.number(f[jct], line, jct)) out.first.push_back(*v);
-    if (const auto v = csv.number(f[queue], line, queue)) out.second.push_back(*v);
+  csv.each([&](const std::vector<std::string_view>& f) {
+    if (const auto v = csv.number(f[jct], jct)) out.first.push_back(*v);
+    if (const auto v = csv.number(f[queue], queue)) out.second.push_back(*v);
   });
   return out;
 }
@@ -266,7 +242,7 @@ struct RequestTimes {
 };
 RequestTimes request_times(const RunFiles& run, const std::string& where) {
   RequestTimes out;
-  const Csv csv(run, where, "requests.csv");
+  Csv csv(run, where, "requests.csv");
   if (!csv.present()) return out;
   const std::size_t svc = csv.column("service"), status = csv.column("status"), ttft = csv.column("ttft_s"),
                     e2e = csv.column("e2e_s");
@@ -275,10 +251,10 @@ RequestTimes request_times(const RunFiles& run, const std::string& where) {
       if (n == name) return v;
     return by_service.emplace_back(std::string(name), std::vector<double>{}).second;
   };
-  csv.each([&](const std::vector<std::string_view>& f, int line) {
+  csv.each([&](const std::vector<std::string_view>& f) {
     if (f[status] != "completed") return;
-    if (const auto v = csv.number(f[ttft], line, ttft)) into(out.ttft, f[svc]).push_back(*v);
-    if (const auto v = csv.number(f[e2e], line, e2e)) into(out.e2e, f[svc]).push_back(*v);
+    if (const auto v = csv.number(f[ttft], ttft)) into(out.ttft, f[svc]).push_back(*v);
+    if (const auto v = csv.number(f[e2e], e2e)) into(out.e2e, f[svc]).push_back(*v);
   });
   return out;
 }
@@ -286,13 +262,13 @@ RequestTimes request_times(const RunFiles& run, const std::string& where) {
 // Each autoscaled service's ready replicas over time (replicas.csv).
 std::vector<Series> replica_series(const RunFiles& run, const std::string& where) {
   std::vector<Series> out;
-  const Csv csv(run, where, "replicas.csv");
+  Csv csv(run, where, "replicas.csv");
   if (!csv.present()) return out;
   const std::size_t t = csv.column("time_s"), svc = csv.column("service"), ready = csv.column("ready");
-  csv.each([&](const std::vector<std::string_view>& f, int line) {
+  csv.each([&](const std::vector<std::string_view>& f) {
     auto it = std::find_if(out.begin(), out.end(), [&](const Series& s) { return s.name == f[svc]; });
     if (it == out.end()) it = out.insert(out.end(), Series{std::string(f[svc]), {}});
-    it->points.emplace_back(csv.number(f[t], line, t).value_or(0), csv.number(f[ready], line, ready).value_or(0));
+    it->points.emplace_back(csv.number(f[t], t).value_or(0), csv.number(f[ready], ready).value_or(0));
   });
   return out;
 }
@@ -305,14 +281,14 @@ struct CostRow {
 // cost.csv's rows of one scope (pool, tenant, kind, gpu_model).
 std::vector<CostRow> cost_rows(const RunFiles& run, const std::string& where, std::string_view scope) {
   std::vector<CostRow> out;
-  const Csv csv(run, where, "cost.csv");
+  Csv csv(run, where, "cost.csv");
   if (!csv.present()) return out;
   const std::size_t sc = csv.column("scope"), name = csv.column("name"), busy = csv.column("busy_cost_usd"),
                     unused = csv.column("unused_allocated_cost_usd"), idle = csv.column("idle_cost_usd");
-  csv.each([&](const std::vector<std::string_view>& f, int line) {
+  csv.each([&](const std::vector<std::string_view>& f) {
     if (f[sc] != scope) return;
-    out.push_back({std::string(f[name]), csv.number(f[busy], line, busy).value_or(0),
-                   csv.number(f[unused], line, unused).value_or(0), csv.number(f[idle], line, idle).value_or(0)});
+    out.push_back({std::string(f[name]), csv.number(f[busy], busy).value_or(0), csv.number(f[unused], unused).value_or(0),
+                   csv.number(f[idle], idle).value_or(0)});
   });
   return out;
 }
@@ -699,11 +675,11 @@ std::string notes(const Json& summary) {
 
 // The MIG layouts in use at the end (gpus.csv), each with the number of GPUs in it.
 std::string mig_section(const RunFiles& run, const std::string& where, const Json& summary) {
-  const Csv csv(run, where, "gpus.csv");
+  Csv csv(run, where, "gpus.csv");
   if (!csv.present()) return "";
   const std::size_t pool = csv.column("pool"), layout = csv.column("mig_layout");
   std::map<std::pair<std::string, std::string>, std::size_t> layouts;  // (pool, layout) -> GPUs
-  csv.each([&](const std::vector<std::string_view>& f, int) {
+  csv.each([&](const std::vector<std::string_view>& f) {
     if (!f[layout].empty()) ++layouts[{std::string(f[pool]), std::string(f[layout])}];
   });
   if (layouts.empty()) return "";

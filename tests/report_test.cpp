@@ -76,7 +76,7 @@ TEST(ReportInput, MalformedFilesNameTheFileAndLine) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.where().file, "dir/jobs.csv");
     EXPECT_EQ(e.where().line, 2);
-    EXPECT_NE(e.reason().find("expected a number, found 'abc'"), std::string::npos) << e.reason();
+    EXPECT_NE(e.reason().find("column 'jct_s': expected a number, got 'abc'"), std::string::npos) << e.reason();
   }
   try {
     html_report({{"summary.json", summary}, {"pool_timeseries.csv", "time_s,pool\n0,a\n"}}, "dir");

@@ -1,9 +1,10 @@
 #pragma once
-// Line-by-line CSV reading shared by the trace readers: no quoting (none of the supported traces
-// quote), fields trimmed of spaces, blank lines skipped, every error with file and line. A
-// gzip-compressed file is read as its text, streamed (zlib reads an uncompressed one as it is). The first
-// record is the header; a file with a header and no rows, or one starting with a UTF-8 byte-order
-// mark (which would hide inside the first column's name), is refused here for every trace reader.
+// Line-by-line CSV reading shared by the trace readers and the HTML report (which reads a run's own
+// files): no quoting (none of the supported traces quote, nor does gpusim write any), fields trimmed of
+// spaces, blank lines skipped, every error with file and line. A gzip-compressed file is read as its
+// text, streamed (zlib reads an uncompressed one as it is); text already in memory is read in place. The
+// first record is the header; a trace with a header and no rows, or any file starting with a UTF-8
+// byte-order mark (which would hide inside the first column's name), is refused here.
 #include <zlib.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,13 +27,19 @@ namespace gpusim::csv {
 
 class Reader {
  public:
+  // Rows after the header: a trace must have some; a run's output may have none (no requests, no events).
+  enum class Rows { required, optional };
   explicit Reader(const std::string& path) : path_(path) {
     if (std::error_code ec; std::filesystem::is_directory(path, ec))
       throw InputError({path, std::nullopt, ""}, "is a directory: expected a trace file");
     in_ = gzopen(path.c_str(), "rb");
     if (!in_) throw InputError({path, std::nullopt, ""}, "cannot open trace file");
   }
-  ~Reader() { gzclose(in_); }
+  // `text` read in place (it must outlive the reader); `path` names it in errors.
+  Reader(std::string_view text, std::string path, Rows rows) : path_(std::move(path)), text_(text), rows_(rows) {}
+  ~Reader() {
+    if (in_) gzclose(in_);
+  }
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
   // Next non-blank line split into fields; false at end of file (refused after the header alone).
@@ -60,7 +68,8 @@ class Reader {
       if (++records_ == 1) header_line_ = line_no_;
       return true;
     }
-    if (records_ == 1) throw InputError({path_, header_line_, ""}, "the file has a header and no rows");
+    if (records_ == 1 && rows_ == Rows::required)
+      throw InputError({path_, header_line_, ""}, "the file has a header and no rows");
     return false;
   }
   // Where column `name` is in the header `fields`; refused naming the header expected.
@@ -100,6 +109,13 @@ class Reader {
   // The next line into line_, without its '\n'; false at the end of the file.
   bool read_line() {
     line_.clear();
+    if (!in_) {  // text in memory
+      if (text_pos_ >= text_.size()) return false;
+      const std::size_t nl = std::min(text_.find('\n', text_pos_), text_.size());
+      line_.assign(text_.substr(text_pos_, nl - text_pos_));
+      text_pos_ = nl + 1;
+      return true;
+    }
     char chunk[4096];
     while (gzgets(in_, chunk, sizeof chunk)) {
       line_ += chunk;
@@ -114,6 +130,9 @@ class Reader {
   }
   std::string path_;
   gzFile in_ = nullptr;
+  std::string_view text_;
+  std::size_t text_pos_ = 0;
+  Rows rows_ = Rows::required;
   std::string line_;
   int line_no_ = 0;
   int records_ = 0;  // non-blank lines read, the header included
