@@ -14,8 +14,10 @@
 #include <set>
 #include <utility>
 
+#include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/number.hpp"
+#include "gpusim/sim/kueue_spec.hpp"
 
 namespace gpusim::cli {
 
@@ -466,8 +468,18 @@ struct KueueField {
   bool quantity = false;
 };
 
+// The names of `values` as Kueue spells them (kueue_spec.hpp's tables: one spelling for the reader and here).
+template <NamedEnum E>
+std::vector<std::string_view> names(std::initializer_list<E> values) {
+  std::vector<std::string_view> out;
+  for (E v : values) out.push_back(to_string(v));
+  return out;
+}
+
 const KueueField* kueue_field(std::string_view name) {
   using T = YAML::NodeType;
+  using P = KueuePreemptionPolicy;
+  using F = Fungibility;
   static const std::vector<KueueField> fields{
       {"resourceGroups", T::Sequence},
       {"coveredResources", T::Sequence},
@@ -479,16 +491,16 @@ const KueueField* kueue_field(std::string_view name) {
       {"lendingLimit", T::Scalar, {}, true},
       {"cohort", T::Scalar},
       {"parent", T::Scalar},
-      {"queueingStrategy", T::Scalar, {"StrictFIFO", "BestEffortFIFO"}},
+      {"queueingStrategy", T::Scalar, {enum_names<QueueingStrategy>.begin(), enum_names<QueueingStrategy>.end()}},
       {"preemption", T::Map},
-      {"withinClusterQueue", T::Scalar, {"Never", "LowerPriority", "LowerOrNewerEqualPriority"}},
-      {"reclaimWithinCohort", T::Scalar, {"Never", "LowerPriority", "Any"}},
+      {"withinClusterQueue", T::Scalar, names({P::never, P::lower_priority, P::lower_or_newer_equal_priority})},
+      {"reclaimWithinCohort", T::Scalar, names({P::never, P::lower_priority, P::any})},
       {"borrowWithinCohort", T::Map},
-      {"policy", T::Scalar, {"Never", "LowerPriority"}},
+      {"policy", T::Scalar, names({P::never, P::lower_priority})},
       {"maxPriorityThreshold", T::Scalar},
       {"flavorFungibility", T::Map},
-      {"whenCanBorrow", T::Scalar, {"Borrow", "TryNextFlavor"}},
-      {"whenCanPreempt", T::Scalar, {"Preempt", "TryNextFlavor"}},
+      {"whenCanBorrow", T::Scalar, names({F::borrow, F::try_next_flavor})},
+      {"whenCanPreempt", T::Scalar, names({F::preempt, F::try_next_flavor})},
       {"fairSharing", T::Map},
       {"weight", T::Scalar, {}, true},
   };
