@@ -10,7 +10,7 @@ Reads SplitwiseSim's data/perf_model.csv (github.com/Mutinifni/splitwise-sim, MI
                         fixed at Vidur's values (grid search minimising squared relative errors of prefill and
                         decode), printing the parameters and the MAPEs on llama2-70b and the held-out bloom-176b.
 The formula is sim/src/serving_model.cpp's iteration_time_s; the C++ test
-tests/serving_calibration_test.cpp evaluates the shipped values against the medians.
+tests/serving/serving_calibration_test.cpp evaluates the shipped values against the medians.
 
 Usage: splitwise_calibration.py perf_model.csv [--write-medians PATH]
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A brute-force, iteration-by-iteration reference of vLLM V1's scheduling rules as docs/serving.md
 states them (FCFS, chunked prefill, recompute preemption of the newest running request), counted in
-iterations. tests/services_test.cpp checks gpusim's replicas against what it prints:
+iterations. tests/serving/services_test.cpp checks gpusim's replicas against what it prints:
     /usr/bin/python3 tests/data/v1_reference.py
 """
 import math

@@ -28,7 +28,7 @@ def test_a_table_with_no_rows_is_read_csv_of_its_header(root, tmp_path):
 
 
 def test_tenants_frame_is_read_csv_of_tenants_csv(tmp_path):
-    # Two namespaces, one waiting for the other (tests/tenancy_test.cpp works the figures by hand).
+    # Two namespaces, one waiting for the other (tests/tenancy/tenancy_test.cpp works the figures by hand).
     r = gpusim.run({"name": "two", "cluster": {"pools": [{"name": "p", "node": "a10-1x", "count": 2}]},
                     "tenancy": {},
                     "workload": {"reference_gpu": "A10",

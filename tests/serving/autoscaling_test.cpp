@@ -1,5 +1,5 @@
 // Service autoscaling through the engine (docs/serving.md#autoscaling): the pure controllers'
-// decisions (tests/pod_autoscaler_test.cpp) acted on by the Deployment, with pods that load, drain,
+// decisions (tests/serving/pod_autoscaler_test.cpp) acted on by the Deployment, with pods that load, drain,
 // leave at their termination grace and wait for nodes, on a toy GPU whose iterations take 2 s.
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ using test::write_file;
 
 namespace {
 
-// The toy of tests/services_test.cpp with a memory bandwidth of 1 GB/s: its 2e9 bytes of weights
+// The toy of tests/serving/services_test.cpp with a memory bandwidth of 1 GB/s: its 2e9 bytes of weights
 // make every iteration of a few requests take 2 s and a few microseconds (256 bytes of KV cache a
 // token read at 1 GB/s: 0.256 us a token in the batch). `pool` adds to the pool's fields,
 // `service` to the service's.
@@ -50,7 +50,7 @@ std::vector<std::array<int64_t, 4>> counts(const RunResult& r) {
 
 constexpr int64_t kS = 1'000'000;  // microseconds a second
 
-// 1. KEDA from zero and back (T7 in tests/pod_autoscaler_test.cpp, through the engine): a trigger on
+// 1. KEDA from zero and back (T7 in tests/serving/pod_autoscaler_test.cpp, through the engine): a trigger on
 // the service's queue, threshold 10, polls every 30 s (0, 30, ...), cooldown 300 s, min 0, one pod at
 // the start (a trace starts at its first row: the first requests come at 0 and need it); cold start =
 // weights 2 GB at 2 GB/s + engine init 81 s = 82 s. Eight requests at 0, three at 1,000 s and three

@@ -2,7 +2,7 @@
 // The serving model's pure formulas (docs/serving.md): KV-cache
 // capacity, vLLM's engine defaults, the roofline iteration time of a replica, and the share of a
 // GPU a replica gets under time-slicing and MPS. Each is a small function with a test worked by hand
-// (tests/serving_test.cpp). The constants live in sim/data/model.yaml under `serving:`.
+// (tests/serving/serving_test.cpp). The constants live in sim/data/model.yaml under `serving:`.
 #include <cstdint>
 #include <span>
 #include <string>
