@@ -32,22 +32,23 @@ TEST(Check, VerdictFollowsToleranceAndDirection) {
 }
 
 TEST(Check, ReadsTolerancesAndRejectsUntoleratedMetrics) {
-  const std::string file = test::write_file("baseline.yaml",
-                                            "version: 1\n"
-                                            "tolerances: {cost_usd: {worse: higher, rel: 0.01}}\n"
-                                            "runs:\n"
-                                            "  - scenario: q.yaml\n"
-                                            "    tolerances: {jobs_completed: {worse: lower}}\n"
-                                            "    metrics: {cost_usd: 10, jobs_completed: 3}\n");
+  const std::string file = test::write_file("baseline.yaml", "version: 1\n"
+                                                             "tolerances: {cost_usd: {worse: higher, rel: 0.01}}\n"
+                                                             "runs:\n"
+                                                             "  - scenario: q.yaml\n"
+                                                             "    tolerances: {jobs_completed: {worse: lower}}\n"
+                                                             "    metrics: {cost_usd: 10, jobs_completed: 3}\n");
   const Baseline b = read_baseline(file);
   ASSERT_EQ(b.runs.size(), 1u);
   EXPECT_EQ(b.runs[0].metrics.size(), 2u);
   EXPECT_EQ(b.tolerance(b.runs[0], "jobs_completed")->worse, Worse::lower);
   EXPECT_DOUBLE_EQ(b.tolerance(b.runs[0], "cost_usd")->rel, 0.01);
-  const std::string bad = test::write_file("bad-baseline.yaml", "version: 1\nruns:\n  - scenario: q.yaml\n    metrics: {cost_usd: 10}\n");
+  const std::string bad = test::write_file("bad-baseline.yaml",
+                                           "version: 1\nruns:\n  - scenario: q.yaml\n    metrics: {cost_usd: 10}\n");
   const std::string msg = test::input_error([&] { read_baseline(bad); });
   EXPECT_NE(msg.find("line 4: runs[0].metrics.cost_usd: no tolerance for 'cost_usd'"), std::string::npos) << msg;
-  const std::string worse = test::write_file("bad-worse.yaml", "version: 1\ntolerances: {x: {worse: up}}\nruns: [{scenario: q.yaml}]\n");
+  const std::string worse = test::write_file("bad-worse.yaml",
+                                             "version: 1\ntolerances: {x: {worse: up}}\nruns: [{scenario: q.yaml}]\n");
   EXPECT_NE(test::input_error([&] { read_baseline(worse); }).find("expected higher, lower or either"), std::string::npos);
 }
 
@@ -65,8 +66,8 @@ TEST(Sweep, PointsComeInAFixedOrder) {
   const auto points = sweep_points(file, {{}, test::source_path("data"), {}, {}}, {parse_grid_axis("seed=1,2")},
                                    {"fifo+first-fit", "fifo+best-fit"});
   ASSERT_EQ(points.size(), 8u);
-  EXPECT_EQ(points[0].columns, (std::vector<std::pair<std::string, std::string>>{
-                                   {"variant", "gang"}, {"seed", "1"}, {"policy", "fifo+first-fit"}}));
+  EXPECT_EQ(points[0].columns,
+            (std::vector<std::pair<std::string, std::string>>{{"variant", "gang"}, {"seed", "1"}, {"policy", "fifo+first-fit"}}));
   EXPECT_EQ(points[3].columns[1].second, "2");
   EXPECT_EQ(points[3].policy, "fifo+best-fit");
   EXPECT_EQ(points[4].columns[0].second, "greedy");

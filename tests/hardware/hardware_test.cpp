@@ -72,10 +72,11 @@ gpus:
   - {name: X1, memory_mib: 1024, sms: 4, bf16_tflops: 1, fp32_tflops: 1, memory_bandwidth_gb_per_s: 1, tdp_w: 1, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}
 nodes:
   - {name: x1-node, gpu: X1, gpus: 2, cpu_milli: 1000, memory_mib: 1024, source: test}
-)", "s.yaml"));
+)",
+                                   "s.yaml"));
   EXPECT_EQ(c.find_node("x1-node")->gpus, 2);
   EXPECT_THROW(c.add_document(ConfigNode::parse("gpus: [{name: T4}]", "s.yaml")), InputError);
-  EXPECT_THROW(c.add_document(ConfigNode::parse(
-                   "nodes: [{name: n, gpu: NOPE, gpus: 1, cpu_milli: 1, memory_mib: 1, source: s}]", "s.yaml")),
+  EXPECT_THROW(c.add_document(
+                   ConfigNode::parse("nodes: [{name: n, gpu: NOPE, gpus: 1, cpu_milli: 1, memory_mib: 1, source: s}]", "s.yaml")),
                InputError);
 }

@@ -45,7 +45,9 @@ JobId job_id(const Outcome& r, const std::string& name) {
 const JobRecord& job(const Outcome& r, const std::string& name) { return r.result.jobs[job_id(r, name)]; }
 
 // A one-node spot pool that the market takes away at 2 h and gives back at 4 h (1-h ticks).
-std::string one_node_trace() { return write_file("trace.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 0, 0, 1, 1, 1, 1, 1, 1]})"); }
+std::string one_node_trace() {
+  return write_file("trace.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 0, 0, 1, 1, 1, 1, 1, 1]})");
+}
 
 std::string spot_job_scenario(const std::string& trace, const std::string& checkpoint) {
   return fmt::format(R"(name: one-spot-job
@@ -92,7 +94,8 @@ TEST(Market, YoungDalyInterval) {
 }
 
 TEST(Market, ReadsSkypilotSeries) {
-  const auto s = read_skypilot_series(write_file("t.json", R"({"metadata": {"gap_seconds": 600}, "data": [2, 2, 0, 1], "prices": [1, 1, 2, 2]})"));
+  const auto s = read_skypilot_series(
+      write_file("t.json", R"({"metadata": {"gap_seconds": 600}, "data": [2, 2, 0, 1], "prices": [1, 1, 2, 2]})"));
   EXPECT_EQ(s.gap, Duration::from_seconds(600));
   EXPECT_EQ(s.tick_at(Time::from_seconds(1199)), 1u);
   EXPECT_EQ(s.tick_at(Time::from_seconds(99999)), 3u);  // the last value holds
@@ -100,9 +103,9 @@ TEST(Market, ReadsSkypilotSeries) {
   EXPECT_DOUBLE_EQ(s.reclaims_per_node_hour(), 2.4);
   EXPECT_EQ(s.price_per_node_hour_usd[2], 2.0);
   for (const auto& [text, field] : {std::pair{R"({"data": [1]})", "metadata.gap_seconds"},
-                                   {R"({"metadata": {"gap_seconds": 60}, "data": [1, -1]})", "data"},
-                                   {R"({"metadata": {"gap_seconds": 60}, "data": [1, 1], "prices": [1]})", "prices"},
-                                   {R"([1, 2)", ""}}) {
+                                    {R"({"metadata": {"gap_seconds": 60}, "data": [1, -1]})", "data"},
+                                    {R"({"metadata": {"gap_seconds": 60}, "data": [1, 1], "prices": [1]})", "prices"},
+                                    {R"([1, 2)", ""}}) {
     const std::string msg = test::input_error([&, t = text] { read_skypilot_series(write_file("bad.json", t)); });
     EXPECT_NE(msg.find("bad.json"), std::string::npos) << msg;
     EXPECT_NE(msg.find(field), std::string::npos) << msg;
@@ -316,7 +319,8 @@ TEST(Checkpoint, SpotNodesAreBilledWhileTheyExist) {
 // node-hours (MTBF 19 h); with a 72-s checkpoint, tau = sqrt(2 x 72 s x 68,400 s) = 3,138 s, so a
 // 1-h job checkpoints once and ends at 1 h + 72 s.
 TEST(Checkpoint, AutoIntervalIsYoungDaly) {
-  const std::string trace = write_file("t.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1]})");
+  const std::string trace = write_file(
+      "t.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1]})");
   const Outcome r = run_text(fmt::format(R"(name: auto
 cluster:
   pools:
@@ -368,8 +372,8 @@ workload:
 
 // A trace's price series bills each tick at its price.
 TEST(Spot, TracePricesAreBilledPerTick) {
-  const std::string trace =
-      write_file("priced.json", R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 1], "prices": [1.0, 3.0, 2.0]})");
+  const std::string trace = write_file("priced.json",
+                                       R"({"metadata": {"gap_seconds": 3600}, "data": [1, 1, 1], "prices": [1.0, 3.0, 2.0]})");
   const Outcome r = run_text(fmt::format(R"(name: priced
 horizon: 3h
 cluster:

@@ -71,7 +71,8 @@ TEST(Fragmentation, TypicalTaskTypesCoverTheMix) {
 std::string half_full(const std::string& probe) {
   return "name: h\ncluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}\n"
          "workload:\n  jobs:\n    - {name: resident, gpus: 1, gpu_milli: 600, duration: 100}\n"
-         "    - {name: probe, " + probe + ", duration: 10, arrival: 1}\n";
+         "    - {name: probe, " +
+         probe + ", duration: 10, arrival: 1}\n";
 }
 
 Placement probe(const std::string& policy, const std::string& request) {
@@ -118,14 +119,14 @@ TEST(FgdPlacement, IntegerScoreIsTheArtifactsSigmoid) {
 //   node 1 [400, 1000 x 3]: (3400 + 400)/3; on GPU 4 -> (3355 + 355)/3: growth -30; on GPU 5 -15
 // Exact FGD takes GPU 4; the integer score rates -30 and -15 both 50, and the tie goes to node 0.
 TEST(FgdPlacement, IntegerScoreTiesSmallDifferences) {
-  const std::string text =
-      "name: q\ncluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}\n"
-      "workload:\n  jobs:\n"
-      "    - {name: cpu-hog, gpus: 0, cpu_milli: 48000, duration: 5}\n"
-      "    - {name: resident, gpus: 1, gpu_milli: 600, cpu_milli: 1000, duration: 100, arrival: 1}\n"
-      "    - {name: probe, gpus: 1, gpu_milli: 45, cpu_milli: 1000, duration: 10, arrival: 10}\n";
+  const std::string text = "name: q\ncluster: {pools: [{name: p, node: l4-4x, count: 2, sharing: fractional}]}\n"
+                           "workload:\n  jobs:\n"
+                           "    - {name: cpu-hog, gpus: 0, cpu_milli: 48000, duration: 5}\n"
+                           "    - {name: resident, gpus: 1, gpu_milli: 600, cpu_milli: 1000, duration: 100, arrival: 1}\n"
+                           "    - {name: probe, gpus: 1, gpu_milli: 45, cpu_milli: 1000, duration: 10, arrival: 10}\n";
   const auto placed = [&](const std::string& score) {
-    const Scenario s = test::load(write_file("fgd-integer.yaml", text + "policy: {name: fifo+fgd, params: {fgd_score: " + score + "}}\n"));
+    const Scenario s = test::load(
+        write_file("fgd-integer.yaml", text + "policy: {name: fifo+fgd, params: {fgd_score: " + score + "}}\n"));
     auto sched = Registry::global().make(s.policy, policy_context(s), {});
     const RunResult r = simulate(s, *sched);
     EXPECT_EQ(r.placement(JobId(1)).copy().gpus, std::vector<GpuId>{GpuId{4}});
@@ -163,10 +164,9 @@ TEST(Placements, DotProductPrefersTheNodeWithLessOfWhatTheJobUses) {
 // Packing: 500-milli pods onto one 4-GPU node. Until 1.5 x capacity, 12 pods arrive; 8 fit, 4 fail.
 // Against the only task type (500), an idle GPU with 500 or more free is no fragment.
 TEST(Packing, ArrivalOnlyUntilTheDemandMultiple) {
-  const std::string text =
-      "name: pack\nseed: 3\ncluster: {pools: [{name: p, node: l4-4x, count: 1, sharing: fractional}]}\n"
-      "workload:\n  packing: {until: 1.5}\n  jobs:\n    - {name: a, gpus: 1, gpu_milli: 500, duration: 1}\n"
-      "    - {name: b, gpus: 1, gpu_milli: 500, duration: 1}\n";
+  const std::string text = "name: pack\nseed: 3\ncluster: {pools: [{name: p, node: l4-4x, count: 1, sharing: fractional}]}\n"
+                           "workload:\n  packing: {until: 1.5}\n  jobs:\n    - {name: a, gpus: 1, gpu_milli: 500, duration: 1}\n"
+                           "    - {name: b, gpus: 1, gpu_milli: 500, duration: 1}\n";
   const Scenario s = test::load(write_file("pack.yaml", text));
   ASSERT_TRUE(s.packing);
   EXPECT_EQ(s.packing->capacity_milli, 4000u);

@@ -89,7 +89,7 @@ workload:
     auto sched = Registry::global().make(policy, PolicyContext{}, {});
     return simulate(s, *sched).jobs[j].start.seconds();
   };
-  EXPECT_EQ(start_of("fifo+first-fit", 1), 10);    // arrival order
+  EXPECT_EQ(start_of("fifo+first-fit", 1), 10);      // arrival order
   EXPECT_EQ(start_of("priority+first-fit", 2), 10);  // priority 9 jumps the queue
   EXPECT_EQ(start_of("sjf+first-fit", 2), 10);       // 5 s beats 100 s
   EXPECT_EQ(start_of("sjf+first-fit", 1), 15);
@@ -98,9 +98,15 @@ workload:
 TEST(Registry, ComposesByNameAndExplainsUnknownNames) {
   auto s = Registry::global().make("sjf+best-fit", PolicyContext{}, {});
   EXPECT_EQ(s->name(), "sjf+best-fit");
-  const std::string msg = test::input_error([] { Registry::global().make("fifo+nearest", PolicyContext{}, {"s.yaml", 4, "policy"}); });
+  const std::string msg = test::input_error([] {
+    Registry::global().make("fifo+nearest", PolicyContext{}, {"s.yaml", 4, "policy"});
+  });
   EXPECT_NE(msg.find("s.yaml:line 4: policy: unknown placement 'nearest'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("first-fit, best-fit, spread, mig-aware, topology, random, spot-aware, fgd, dot-product, gpu-packing, gpu-clustering"), std::string::npos) << msg;
+  EXPECT_NE(
+      msg.find(
+          "first-fit, best-fit, spread, mig-aware, topology, random, spot-aware, fgd, dot-product, gpu-packing, gpu-clustering"),
+      std::string::npos)
+      << msg;
   Registry r;
   register_builtin_policies(r);
   EXPECT_THROW(r.add_queue_order("fifo", "again", [](const PolicyContext&) { return std::unique_ptr<QueueOrder>(); }),

@@ -71,7 +71,8 @@ TEST(BadInput, NegativeGpus) {
 }
 
 TEST(BadInput, UnknownNodeTemplate) {
-  EXPECT_HAS(error_of(replace(kGood, "l4-4x", "l5-4x")), "cluster.pools[0].node: unknown node template 'l5-4x'; known: dgx-a100-40gb");
+  EXPECT_HAS(error_of(replace(kGood, "l4-4x", "l5-4x")),
+             "cluster.pools[0].node: unknown node template 'l5-4x'; known: dgx-a100-40gb");
 }
 
 TEST(BadInput, UnknownGpuModelInACustomNode) {
@@ -87,12 +88,14 @@ TEST(BadInput, UnknownPolicy) {
 
 TEST(BadInput, MalformedCsvRow) {
   const auto csv = write_file("jobs.csv", "arrival_s,duration_s,gpus\n0,10,1\n5,10\n");
-  const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: csv, path: " + csv + "}]"));
+  const auto m = error_of(
+      replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: csv, path: " + csv + "}]"));
   EXPECT_HAS(m, "jobs.csv:line 3: expected 3 columns as in the header, got 2");
 }
 
 TEST(BadInput, MissingTraceFile) {
-  const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: philly, path: nowhere/philly.csv}]"));
+  const auto m = error_of(
+      replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: philly, path: nowhere/philly.csv}]"));
   // Looked for beside the scenario, then in the data directory (issue 20): both paths are named.
   EXPECT_HAS(m, "workload.traces[0].path: trace file 'nowhere/philly.csv' not found (looked for ");
   EXPECT_HAS(m, "MissingTraceFile/nowhere/philly.csv, ");
@@ -101,19 +104,23 @@ TEST(BadInput, MissingTraceFile) {
 
 TEST(BadInput, TimesGoingBackwards) {
   const auto csv = write_file("jobs.csv", "arrival_s,duration_s,gpus\n10,10,1\n5,10,1\n");
-  const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: csv, path: " + csv + "}]"));
+  const auto m = error_of(
+      replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: csv, path: " + csv + "}]"));
   EXPECT_HAS(m, "jobs.csv:line 3: arrival_s 5 is earlier than the row before it");
 }
 
 TEST(BadInput, OpenbDeletionBeforeCreation) {
-  const auto csv = write_file("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\np,1,1,1,1000,50,40\n");
-  const auto m = error_of(replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: openb, path: " + csv + "}]"));
+  const auto csv = write_file("pods.csv",
+                              "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time\np,1,1,1,1000,50,40\n");
+  const auto m = error_of(
+      replace(kGood, "jobs:\n    - {name: j, gpus: 1, duration: 1h}", "traces: [{format: openb, path: " + csv + "}]"));
   EXPECT_HAS(m, "pods.csv:line 2: deletion_time 40 is before creation_time 50");
 }
 
 TEST(BadInput, MoreGpusThanAnyNodeWithMultiNodeOff) {
-  EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: 6,")),
-             "scenario.yaml:line 7: workload.jobs: job 'j' can never run: it asks 6 GPUs on one node; the largest allowed node has 4");
+  EXPECT_HAS(
+      error_of(replace(kGood, "gpus: 1,", "gpus: 6,")),
+      "scenario.yaml:line 7: workload.jobs: job 'j' can never run: it asks 6 GPUs on one node; the largest allowed node has 4");
 }
 
 TEST(BadInput, EmptyCluster) {
@@ -122,13 +129,12 @@ TEST(BadInput, EmptyCluster) {
 }
 
 TEST(BadInput, BadDuration) {
-  EXPECT_HAS(error_of(replace(kGood, "duration: 1h", "duration: 1 fortnight")),
-             "workload.jobs[0].duration: expected a duration such as 90, \"90s\", \"30m\", \"2h\" or \"30d\", got \"1 fortnight\"");
+  EXPECT_HAS(
+      error_of(replace(kGood, "duration: 1h", "duration: 1 fortnight")),
+      "workload.jobs[0].duration: expected a duration such as 90, \"90s\", \"30m\", \"2h\" or \"30d\", got \"1 fortnight\"");
 }
 
-TEST(BadInput, NotYaml) {
-  EXPECT_HAS(error_of("name: [unclosed\n"), "scenario.yaml:line 2: not valid YAML or JSON");
-}
+TEST(BadInput, NotYaml) { EXPECT_HAS(error_of("name: [unclosed\n"), "scenario.yaml:line 2: not valid YAML or JSON"); }
 
 TEST(BadInput, MissingRequiredField) {
   EXPECT_HAS(error_of(replace(kGood, "name: ok\n", "")), "scenario.yaml:line 1: missing required field 'name'");
@@ -171,24 +177,29 @@ TEST(BadInput, MissingScenarioFile) {
 TEST(BadInput, SharingConfigs) {
   EXPECT_HAS(error_of(kGood, {"cluster.pools[0].sharing={timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 1}]}}"}),
              "expected an integer in 2..1000, got 1");
-  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb", "cluster.pools[0].mig={strategy: mixed, config: all-1g.10gb}",
-                              "cluster.pools[0].sharing={mps: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}"}),
-             "MPS is not supported on MIG-enabled GPUs");
+  EXPECT_HAS(
+      error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb", "cluster.pools[0].mig={strategy: mixed, config: all-1g.10gb}",
+                       "cluster.pools[0].sharing={mps: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}"}),
+      "MPS is not supported on MIG-enabled GPUs");
   EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb",
                               "cluster.pools[0].sharing={mps: {resources: [{name: nvidia.com/gpu, replicas: 49}]}}"}),
              "MPS allows at most 48 clients");
   EXPECT_HAS(error_of(kGood, {"cluster.pools[0].mig={strategy: mixed, config: all-1g.10gb}"}), "L4 does not support MIG");
   EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb", "cluster.pools[0].mig={strategy: single, config: bogus}"}),
              "no MIG config 'bogus'");
-  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb",
-                              "cluster.pools[0].mig={strategy: mixed, config: c, mig-configs: {c: [{devices: all, mig-enabled: true, "
-                              "mig-devices: {2g.20gb: 4}}]}}"}),
-             "so at most 3 fit");
+  EXPECT_HAS(
+      error_of(kGood, {"cluster.pools[0].node=dgx-a100-80gb",
+                       "cluster.pools[0].mig={strategy: mixed, config: c, mig-configs: {c: [{devices: all, mig-enabled: true, "
+                       "mig-devices: {2g.20gb: 4}}]}}"}),
+      "so at most 3 fit");
   EXPECT_HAS(error_of(kGood, {"workload.jobs[0].resource=nvidia.com/tpu"}), "expected nvidia.com/gpu, nvidia.com/gpu.shared");
   EXPECT_HAS(error_of(kGood, {"model.time_slicing.timeslice=0.0005"}), "expected 0 <= context_switch < timeslice");
   // An inline job no pool advertises its resource for: the device plugin's reason.
-  EXPECT_HAS(error_of(kGood, {"cluster.pools[0].sharing={timeSlicing: {renameByDefault: true, resources: [{name: nvidia.com/gpu, replicas: 2}]}}"}),
-             "asks nvidia.com/gpu; pool p advertises nvidia.com/gpu.shared");
+  EXPECT_HAS(
+      error_of(
+          kGood,
+          {"cluster.pools[0].sharing={timeSlicing: {renameByDefault: true, resources: [{name: nvidia.com/gpu, replicas: 2}]}}"}),
+      "asks nvidia.com/gpu; pool p advertises nvidia.com/gpu.shared");
   EXPECT_HAS(error_of(kGood, {"workload.jobs[0].gpus=2", "workload.jobs[0].resource=nvidia.com/gpu.shared",
                               "cluster.pools[0].sharing={timeSlicing: {renameByDefault: true, failRequestsGreaterThanOne: true, "
                               "resources: [{name: nvidia.com/gpu, replicas: 2}]}}"}),
@@ -197,15 +208,18 @@ TEST(BadInput, SharingConfigs) {
 
 TEST(BadInput, TopologyAndCommunication) {
   EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, kubelet: {topologyManagerPolicy: strict}}")),
-             "cluster.pools[0].kubelet.topologyManagerPolicy: expected one of none, best-effort, restricted, single-numa-node, got 'strict'");
+             "cluster.pools[0].kubelet.topologyManagerPolicy: expected one of none, best-effort, restricted, single-numa-node, "
+             "got 'strict'");
   EXPECT_HAS(error_of(replace(kGood, "count: 2}", "count: 2, network: {nics: 0, gbps_per_nic: 100}}")),
              "cluster.pools[0].network.nics: expected an integer in 1..2147483647, got 0");
-  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}",
-                              "duration: 1h, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e8, iterations: 10}}")),
-             "workload.jobs[0].duration: give duration or communication.iterations, not both");
-  EXPECT_HAS(error_of(replace(kGood, "duration: 1h}",
-                              "duration: 1h, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e8, collective: ring}}")),
-             "collective: expected one of all-reduce, all-gather, reduce-scatter, all-to-all, got 'ring'");
+  EXPECT_HAS(
+      error_of(replace(kGood, "duration: 1h}",
+                       "duration: 1h, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e8, iterations: 10}}")),
+      "workload.jobs[0].duration: give duration or communication.iterations, not both");
+  EXPECT_HAS(
+      error_of(replace(kGood, "duration: 1h}",
+                       "duration: 1h, communication: {compute_per_iteration: 0.1, bytes_per_iteration: 1e8, collective: ring}}")),
+      "collective: expected one of all-reduce, all-gather, reduce-scatter, all-to-all, got 'ring'");
   EXPECT_HAS(error_of(replace(kGood, "gpus: 1,", "gpus: 5, workers: 2,")),
              "asks 5 GPUs per worker; the largest allowed node has 4");
   EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: fifo+first-fit\nscheduling: {queue: lifo}")),
@@ -221,7 +235,8 @@ TEST(BadInput, TopologyAndCommunication) {
       source: test
 )";
   EXPECT_HAS(error_of(topo + kGood), "topology: the GPUs span NUMA nodes: give inter_socket_gb_per_s");
-  EXPECT_HAS(error_of(replace(topo, "cpu1/rc1]", "cpu1]") + kGood), "expected NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0, got 'cpu1'");
+  EXPECT_HAS(error_of(replace(topo, "cpu1/rc1]", "cpu1]") + kGood),
+             "expected NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0, got 'cpu1'");
 }
 
 TEST(BadInput, MarketsSpotAndAutoscaling) {
@@ -263,7 +278,8 @@ TEST(BadInput, CheckpointsAndPolicyParameters) {
              "workload.jobs[0].checkpoint.interval: expected a positive interval, or auto (Young/Daly)");
   EXPECT_HAS(error_of(replace(kGood, "duration: 1h}", "duration: 1h, checkpoint: every-hour}")),
              "workload.jobs[0].checkpoint: expected none or a map");
-  EXPECT_HAS(error_of(kGood, {"model.checkpoint.defaults.training={interval: 1h}"}), "model.checkpoint.defaults.training: missing required field 'cost'");
+  EXPECT_HAS(error_of(kGood, {"model.checkpoint.defaults.training={interval: 1h}"}),
+             "model.checkpoint.defaults.training: missing required field 'cost'");
   EXPECT_HAS(error_of(replace(kGood, "policy: fifo+first-fit", "policy: {name: fifo+spot-aware, params: {fallback: 1h}}")),
              "policy.params.fallback: unknown policy parameter 'fallback'; known: ties, tiresias_queues, tiresias_starvation, "
              "best_fit_score, spot_fallback_after, fgd_coverage, fgd_score, dot_score");

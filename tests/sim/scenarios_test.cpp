@@ -14,7 +14,7 @@ TEST(Scenarios, UnderutilizedA100ReproducesTheArticle) {
   const Json j = test::run(s);
   EXPECT_DOUBLE_EQ(j["cost_usd"].get<double>(), 71481.60);  // 3.06 x 32 x 730
   EXPECT_DOUBLE_EQ(j["cost_per_month_usd"].get<double>(), 71481.60);
-  EXPECT_EQ(j["jobs_pending_at_end"], 4);                     // the last 4 notebooks wait all month
+  EXPECT_EQ(j["jobs_pending_at_end"], 4);  // the last 4 notebooks wait all month
   EXPECT_EQ(j["jobs_running_at_end"], 20);
   EXPECT_DOUBLE_EQ(j["allocation_ratio"].get<double>(), 1.0);
   // (16 x 0.95 + 12 x 0.15 + 4 x 0.05) / 32 running GPUs; the article's 48% divides

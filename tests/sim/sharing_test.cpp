@@ -117,10 +117,10 @@ mig-configs:
 // --- rate factors ------------------------------------------------------------------------------
 
 TEST(Rates, MigSliceRate) {
-  EXPECT_DOUBLE_EQ(mig_rate(14.0 / 108, 0.0), 1.0);         // zero demand
-  EXPECT_DOUBLE_EQ(mig_rate(1.0, 0.95), 1.0);               // a whole GPU
-  EXPECT_DOUBLE_EQ(mig_rate(14.0 / 108, 0.05), 1.0);        // a notebook fits a 1g slice
-  EXPECT_NEAR(mig_rate(14.0 / 108, 0.95), 0.1365, 1e-4);    // training on a 1g slice
+  EXPECT_DOUBLE_EQ(mig_rate(14.0 / 108, 0.0), 1.0);       // zero demand
+  EXPECT_DOUBLE_EQ(mig_rate(1.0, 0.95), 1.0);             // a whole GPU
+  EXPECT_DOUBLE_EQ(mig_rate(14.0 / 108, 0.05), 1.0);      // a notebook fits a 1g slice
+  EXPECT_NEAR(mig_rate(14.0 / 108, 0.95), 0.1365, 1e-4);  // training on a 1g slice
 }
 
 TEST(Rates, MaxMinFairShares) {
@@ -217,9 +217,9 @@ TEST(SharingScenarios, T4TimeSlicingOomBlastRadius) {
   EXPECT_GE(bad["oom_events"].get<int>(), 1);
   EXPECT_GE(bad["job_kills"].get<int>(), 7);  // all seven die together, at every restart
   EXPECT_EQ(bad["jobs_completed"], 0);
-  const Json fixed = test::run(test::load(source_path("scenarios/t4-timeslice-oom.yaml"),
-                                          {"cluster.pools[0].sharing.timeSlicing.resources[0].replicas=4",
-                                           "workload.jobs[0].gpu_memory_limit_mib=4096"}));
+  const Json fixed = test::run(
+      test::load(source_path("scenarios/t4-timeslice-oom.yaml"),
+                 {"cluster.pools[0].sharing.timeSlicing.resources[0].replicas=4", "workload.jobs[0].gpu_memory_limit_mib=4096"}));
   EXPECT_EQ(fixed["job_kills"], 0);
   EXPECT_EQ(fixed["jobs_completed"], 7);
 }

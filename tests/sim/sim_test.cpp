@@ -253,7 +253,8 @@ TEST(Engine, ReportsJobsThatCanNeverFitAsUnschedulable) {
 name: u
 cluster: {{pools: [{{name: p, node: l4-4x, count: 1}}]}}
 workload: {{traces: [{{format: csv, path: {}}}]}}
-)", path)));
+)",
+                                                                 path)));
   const Json j = test::run(s);
   EXPECT_EQ(j["jobs_unschedulable"], 2);
   EXPECT_EQ(j["jobs_completed"], 1);
@@ -276,7 +277,7 @@ workload:
   auto sched = Registry::global().make("fifo+first-fit", PolicyContext{}, {});
   const RunResult r = simulate(s, *sched);
   EXPECT_EQ(r.placement(JobId(1)).copy().nodes, (std::vector<NodeId>{NodeId{1}, NodeId{2}}));  // the two empty nodes
-  EXPECT_EQ(r.jobs[2].start, Time::from_seconds(100));                 // waits for all 12 GPUs
+  EXPECT_EQ(r.jobs[2].start, Time::from_seconds(100));                                         // waits for all 12 GPUs
   EXPECT_EQ(r.placement(JobId(2)).nodes.size(), 3u);
 }
 

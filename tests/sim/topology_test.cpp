@@ -46,7 +46,8 @@ TEST(Topology, BestRingAvoidsSlowPairs) {
   const auto doc = ConfigNode::parse(R"(
 pcie: [cpu0/rc0/sw0, cpu0/rc0/sw0, cpu0/rc0/sw0, cpu0/rc0/sw0]
 nvlink: [[0, 1, 6], [1, 2, 6], [2, 3, 6], [3, 0, 6]]
-source: test)", "t.yaml");
+source: test)",
+                                     "t.yaml");
   const NodeTopology t = NodeTopology::parse(doc, *Catalog::builtin().find_gpu("A100-80GB-SXM"), 4);
   EXPECT_EQ(link_code(t.link(0, 2)), "PIX");
   EXPECT_EQ(link_code(t.ring_bottleneck(0b1111)), "NV6");

@@ -26,10 +26,11 @@ TEST(OpenbReader, ReadsTheDefaultPodList) {
 }
 
 TEST(OpenbReader, SharesSpecsAndDefaults) {
-  const auto path = write_file("pods.csv",
-                               "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
-                               "p0,1000,1024,1,250,V100M16|V100M32|V100M32,LS,Running,10,70,10\n"
-                               "p1,1000,1024,0,0,,BE,Running,5,6,5\n");
+  const auto path = write_file(
+      "pods.csv",
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+      "p0,1000,1024,1,250,V100M16|V100M32|V100M32,LS,Running,10,70,10\n"
+      "p1,1000,1024,0,0,,BE,Running,5,6,5\n");
   const JobSet s = read_openb_pods(path, {});
   ASSERT_EQ(s.jobs.size(), 2u);
   EXPECT_EQ(s.jobs[0].name, "p1");  // sorted by arrival
@@ -37,7 +38,7 @@ TEST(OpenbReader, SharesSpecsAndDefaults) {
   EXPECT_EQ(p0.request.milli_per_gpu, Milli{250});
   EXPECT_TRUE(p0.request.fractional());
   EXPECT_EQ(*p0.request.models, (std::vector<std::string>{"V100M16", "V100M32"}));  // duplicates dropped
-  EXPECT_DOUBLE_EQ(p0.u, 0.25);  // a pod keeps busy the share it asked for
+  EXPECT_DOUBLE_EQ(p0.u, 0.25);                                                     // a pod keeps busy the share it asked for
   EXPECT_EQ(p0.work, Duration::from_seconds(60));
 }
 
@@ -73,10 +74,9 @@ TEST(PhillyReader, ParsesTimestamps) {
 }
 
 TEST(GenericCsv, ReadsOptionalColumns) {
-  const auto path = write_file("jobs.csv",
-                               "name,arrival_s,duration_s,gpus,gpu_milli,kind,tenant,models,priority\n"
-                               "a,0,60,1,500,inference,team-a,T4|L4,3\n"
-                               "b,1.5,3600,4,,training,,,\n");
+  const auto path = write_file("jobs.csv", "name,arrival_s,duration_s,gpus,gpu_milli,kind,tenant,models,priority\n"
+                                           "a,0,60,1,500,inference,team-a,T4|L4,3\n"
+                                           "b,1.5,3600,4,,training,,,\n");
   const JobSet s = read_generic_csv(path, {});
   ASSERT_EQ(s.jobs.size(), 2u);
   EXPECT_EQ(s.jobs[0].request.milli_per_gpu, Milli{500});
@@ -115,7 +115,8 @@ classes:
     gpus: [1, 8]
     gpu_weights: [3, 1]
     duration: {distribution: exponential, mean: 2h}
-)", "g.yaml");
+)",
+                                      "g.yaml");
   const JobSet x = generate_jobs(spec, 1), y = generate_jobs(spec, 1), z = generate_jobs(spec, 2);
   ASSERT_EQ(x.jobs.size(), 20000u);
   for (std::size_t i = 0; i < x.jobs.size(); ++i) {
@@ -124,7 +125,8 @@ classes:
   }
   EXPECT_NE(x.jobs[5].work, z.jobs[5].work);
   // Law of large numbers with a fixed seed: mean 2 h within 3%, 60 arrivals per hour, 3:1 GPU mix.
-  const double mean_h = std::accumulate(x.jobs.begin(), x.jobs.end(), 0.0, [](double a, auto& j) { return a + j.work.hours(); }) / 20000;
+  const double mean_h = std::accumulate(x.jobs.begin(), x.jobs.end(), 0.0, [](double a, auto& j) { return a + j.work.hours(); }) /
+                        20000;
   EXPECT_NEAR(mean_h, 2.0, 0.06);
   EXPECT_NEAR(x.jobs.back().arrival.hours(), 20000 / 60.0, 20000 / 60.0 * 0.03);
   const auto ones = std::count_if(x.jobs.begin(), x.jobs.end(), [](auto& j) { return j.request.gpus == 1; });
