@@ -5,6 +5,7 @@
 // log-normal, uniform or resampled jointly from a trace). A source is read and checked once; every run opens its own stream,
 // which yields the requests in arrival order without holding them all (a 24 h generator at 100 req/s is 8.6 M).
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,9 +14,14 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/fields.hpp"
+#include "gpusim/core/number.hpp"
 #include "gpusim/core/time.hpp"
 
 namespace gpusim {
+
+// Token counts of a request: at least one token (vLLM refuses an empty prompt; every request yields
+// its first token), and what an int32 holds. The trace readers and the generators both hold to it.
+inline constexpr Range kTokenRange = Range::between(1, std::numeric_limits<int32_t>::max());
 
 struct InferenceRequest {  // one request to a service
   Time arrival;            // from the start of the run
