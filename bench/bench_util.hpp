@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace gpusim::bench {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace {

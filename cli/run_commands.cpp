@@ -16,7 +16,7 @@
 #include "gpusim/core/error.hpp"
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/audit.hpp"
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/outputs.hpp"
 
 namespace gpusim::cli {

@@ -16,7 +16,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/world.hpp"
 #include "scratch.hpp"

@@ -8,7 +8,7 @@
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
 
@@ -41,8 +41,7 @@ inline Json run(const Scenario& s, const std::string& policy = "") { return summ
 // Runs the scenario under its own policy keeping a row per request (as requests.csv's writer asks);
 // `audit` checks the run's invariants after every event.
 inline RunResult simulate_keeping_requests(const Scenario& s, bool audit = false) {
-  struct KeepRequests final : Observer {
-    bool wants_requests() const override { return true; }
+  struct KeepRequests final : Observer, WantsRequests {
   } keep;
   auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
   return simulate(s, *scheduler, {{}, {&keep}, audit});

@@ -25,7 +25,7 @@
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/audit.hpp"
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"

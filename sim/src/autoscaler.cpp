@@ -118,4 +118,34 @@ bool ScaleUpPlan::place(const std::vector<PodDemand>& options) {
   return false;
 }
 
+PodDemand pod_demand(const Request& q, bool multi_node, const Pool& pool, PoolId p) {
+  const GpuDemand d = demand_on(q, pool);
+  return {p, q.gpus, d.milli, q.gpu_memory_mib, q.cpu_milli, q.memory_mib, std::max(1, q.worker_gpus), q.worker_gpus > 0, multi_node};
+}
+
+void ScaleUpPlan::add_pool(const Cluster& c, PoolId p, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd) {
+  const Pool& pool = c.pool(p);
+  const PoolSpec::NodeSpec& shape = pool.nodes.front();
+  add_pool(p, {shape.gpus, pool.gpu ? pool.gpu->memory_mib : 0, shape.cpu_milli, shape.memory_mib}, on_the_way, headroom,
+           price_per_gpu_hour_usd);
+  std::vector<int32_t> milli;
+  std::vector<int64_t> memory;
+  for (NodeId n = pool.first_node; n < pool.first_node + pool.built; ++n) {
+    const Node& node = c.node(n);
+    if (!node.ready()) continue;
+    milli.clear();
+    memory.clear();
+    bool room = node.gpu_count == 0;
+    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+      const Gpu& gpu = c.gpu(g);
+      // A shared GPU has room only while it has a free slot (replicas) and no reconfiguration.
+      const bool open = !gpu.reconfiguring && gpu.free_slots() > 0 && !gpu.mig && gpu.free.value > 0;
+      milli.push_back(open ? gpu.free.value : 0);
+      memory.push_back(open ? gpu.free_memory_mib : 0);
+      room = room || open;
+    }
+    if (room) add_free_node(p, milli, memory, node.free_cpu_milli, node.free_memory_mib);  // full nodes add nothing
+  }
+}
+
 }  // namespace gpusim

@@ -5,9 +5,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
 #include <unordered_map>
 
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/topology_manager.hpp"
 
 namespace gpusim {
 
@@ -218,6 +220,91 @@ uint32_t Shapes::restricted(uint32_t base, const JobSet& jobs, const Job& j, uin
     shapes_.push_back(
         analyse(j.request, j.multi_node, c, catalog, pod ? pod->node_rules.get() : Interned<NodeRules>().get(), pool_mask));
   return it->second;
+}
+
+std::optional<std::string> placement_error(const Cluster& c, const Job& j, const Placement& p, const PlacementRules& rules,
+                                           std::vector<GpuClaim>& claims) {
+  if (p.nodes.empty()) return "placement names no node";
+  if (static_cast<int32_t>(p.gpus.size()) != rules.gpus_to_place)
+    return rules.gpus_to_place == j.request.gpus
+               ? fmt::format("placement has {} GPUs, the job asks {} (all together: gang scheduling)", p.gpus.size(), j.request.gpus)
+               : fmt::format("placement has {} GPUs; the job's next worker takes {}", p.gpus.size(), rules.gpus_to_place);
+  if (!p.instances.empty() && p.instances.size() != p.gpus.size())
+    return fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size());
+  if ((p.nodes.size() > 1 || rules.held_gpus > 0) && !j.multi_node && p.nodes != rules.held->nodes)
+    return "placement spans nodes but the job may not (multi_node is off)";
+  if (j.request.gpus == 0 && p.nodes.size() != 1) return "a job without GPUs runs on exactly one node";
+  for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+    const NodeId n = p.nodes[i];
+    if (n >= c.node_count()) return fmt::format("unknown node id {}", n);
+    if (!c.has_node(n)) return fmt::format("node {} is off, not ready", c.slot_node(n).name);
+    for (std::size_t k = 0; k < i; ++k)
+      if (p.nodes[k] == n) return fmt::format("node {} listed twice", c.node(n).name);
+    if (!(rules.pool_mask >> c.node(n).pool & 1))
+      return fmt::format("node {} is in pool {}, which the job may not use", c.node(n).name, c.pool_of(n).name);
+    const Node& node = c.node(n);
+    if (!node.ready()) return fmt::format("node {} is {}, not ready", node.name, to_string(node.state));
+    const uint32_t mask = c.gpu_mask(n, p.gpus);  // the job's GPUs on this node
+    const int32_t here = std::popcount(mask);
+    if (j.request.gpus > 0 && here == 0) return fmt::format("node {} holds none of the job's GPUs", node.name);
+    const int64_t pods = j.request.pods_on_node(here);
+    if (!pods_fit(per_pod(j.request), pods, free_resources(node)))
+      return fmt::format("node {} lacks the CPU or memory the job asks ({} pod(s))", node.name, pods);
+    if (j.request.worker_gpus > 0 && here % j.request.worker_gpus != 0)
+      return fmt::format("node {} holds {} of its GPUs; workers take {} GPUs each, on one node", node.name, here,
+                         j.request.worker_gpus);
+    const TopologyPolicy tm = c.pool(node.pool).topology_manager;
+    if (here > 0 && !topology_manager_admits(tm, *node.topology, mask))
+      return fmt::format("the {} Topology Manager of node {} refuses GPUs spanning {} NUMA nodes", to_string(tm), node.name,
+                         node.topology->numa_span(mask));
+  }
+  claims.clear();
+  for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+    const GpuId g = p.gpus[i];
+    if (g >= c.gpu_count()) return fmt::format("unknown GPU id {}", g);
+    for (std::size_t k = 0; k < i; ++k)
+      if (p.gpus[k] == g) return fmt::format("GPU {} listed twice", g);
+    // The listed nodes are built: a GPU of a slot never built is on none of them.
+    const NodeId on = c.has_gpu(g) ? c.gpu(g).node : c.slot_gpu(g).node;
+    if (std::find(p.nodes.begin(), p.nodes.end(), on) == p.nodes.end())
+      return fmt::format("GPU {} is on node {}, which the placement does not list", g, c.slot_node(on).name);
+    const std::string& node = c.node(on).name;
+    const std::optional<MigSlotIndex> instance = p.instances.empty() ? std::nullopt : p.instances[i];
+    if (c.gpu(g).mig && !c.gpu(g).partitionable && !instance)
+      return fmt::format("GPU {} of node {} has MIG on; the placement names no instance", g, node);
+    const std::optional<GpuClaim> claim = rules.claim(g, instance);
+    if (!claim)
+      return instance ? fmt::format("MIG instance {} of GPU {} of node {} does not have room", *instance, g, node)
+                      : fmt::format("GPU {} of node {} does not have room", g, node);
+    claims.push_back(*claim);
+  }
+  const bool partial = static_cast<int32_t>(rules.held_gpus + p.gpus.size()) < j.request.gpus;
+  for (NodeId n : p.nodes)
+    if (const Sharing mode = c.pool_of(n).sharing.mode; partial && mode != Sharing::exclusive && mode != Sharing::mig)
+      return "workers placed one at a time (gang scheduling off) are modelled on whole GPUs and MIG instances only";
+  return std::nullopt;
+}
+
+std::optional<std::string> layout_error(const Cluster& c, GpuId g, const MigLayout& layout, MigLayout& checked) {
+  const Gpu& gpu = c.gpu(g);
+  const Pool& pool = c.pool_of(gpu.node);
+  if (!gpu.mig) return "the GPU does not have MIG enabled";
+  if (gpu.partitionable) return "the GPU is partitionable: its MIG devices are created per claim, it has no layout to change";
+  if (!c.node(gpu.node).ready())
+    return fmt::format("node {} is {}, not ready", c.node(gpu.node).name, to_string(c.node(gpu.node).state));
+  if (!gpu.residents.empty())
+    return fmt::format("the GPU still runs {} job(s); only a drained GPU can be reconfigured", gpu.residents.size());
+  if (gpu.reconfiguring) return "the GPU is already being reconfigured";
+  const MigTable& t = *pool.gpu->mig;
+  checked.clear();
+  for (const MigInstance& in : layout) {
+    if (in.profile < 0 || static_cast<std::size_t>(in.profile) >= t.profiles.size()) return "unknown MIG profile index";
+    if (auto why = mig_conflict(t, checked, in.profile, in.start)) return why;
+    if (pool.sharing.mig_strategy == MigStrategy::single && !checked.empty() && checked.front().profile != in.profile)
+      return "the pool uses the single MIG strategy: one profile per GPU";
+    mig_add(checked, in);
+  }
+  return std::nullopt;
 }
 
 }  // namespace gpusim

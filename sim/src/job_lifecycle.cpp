@@ -14,7 +14,7 @@ JobLifecycle::JobLifecycle(std::size_t jobs, const Shapes& shapes)
       pending_by_shape_(shapes.count(), 0),
       unfinished_(jobs) {}
 
-void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
+void JobLifecycle::set(JobId id, JobStatus from, JobStatus to, std::string_view cause) {
   JobRecord& r = records_[id];
   // A transition from the wrong state is an engine bug, never bad input.
   if (r.status != from)
@@ -30,24 +30,24 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to) {
     --unfinished_;
     keys_.erase(id);
   }
-  if (on_change_) on_change_(id, from, to);
+  if (on_change_) on_change_(id, from, to, cause);
 }
 
 void JobLifecycle::unschedulable(JobId id) { set(id, JobStatus::not_arrived, JobStatus::unschedulable); }
-void JobLifecycle::reject(JobId id) {
-  set(id, records_[id].status == JobStatus::queued ? JobStatus::queued : JobStatus::not_arrived, JobStatus::rejected);
+void JobLifecycle::reject(JobId id, std::string_view why) {
+  set(id, records_[id].status == JobStatus::queued ? JobStatus::queued : JobStatus::not_arrived, JobStatus::rejected, why);
 }
 void JobLifecycle::hold(JobId id) { set(id, JobStatus::not_arrived, JobStatus::queued); }
 
-void JobLifecycle::arrive(JobId id, QueueKey key, Time now) {
+void JobLifecycle::arrive(JobId id, QueueKey key, Time now, std::string_view cause) {
   keys_.insert_or_assign(id, key);
-  enqueue(id, now);
+  enqueue(id, now, cause);
 }
 
-void JobLifecycle::enqueue(JobId id, Time now) {
+void JobLifecycle::enqueue(JobId id, Time now, std::string_view cause) {
   JobRecord& r = records_[id];
   set(id, r.status == JobStatus::running || r.status == JobStatus::queued ? r.status : JobStatus::not_arrived,
-      JobStatus::pending);
+      JobStatus::pending, cause);
   r.queued_at = now;
   const QueueKey& key = keys_.at(id);
   queue_.emplace(key, id);

@@ -46,10 +46,9 @@ void low_utilization_csv(std::ostream& o, const Scenario&, const RunResult& r, c
 void tenants_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json&) { write_tenants_csv(o, s, r); }
 void services_csv(std::ostream& o, const Scenario&, const RunResult&, const Json& summary) { write_services_csv(o, summary); }
 void replicas_csv(std::ostream& o, const Scenario& s, const RunResult& r, const Json&) { write_replicas_csv(o, s, r); }
-// Asks the run to keep a row per request (Observer::wants_requests).
-class RequestsWriter final : public OutputWriter {
+// Asks the run to keep a row per request (WantsRequests).
+class RequestsWriter final : public OutputWriter, public WantsRequests {
  public:
-  bool wants_requests() const override { return true; }
   void write(std::ostream& out, const Scenario& s, const RunResult& r, const Json&) const override {
     write_requests_csv(out, s, r);
   }

@@ -499,36 +499,6 @@ struct Serving::Impl {
   }
 };
 
-int64_t replica_memory_mib(const Request& q, const Pool& pool, const MigProfile* profile) {
-  if (profile) return profile->memory_mib;
-  if (pool.sharing.mode == Sharing::mps) return mps_memory_limit_mib(q, pool);
-  if (q.gpu_memory_limit_mib > 0) return std::min(q.gpu_memory_limit_mib, pool.gpu->memory_mib);
-  return pool.gpu->memory_mib;
-}
-
-EngineLimits engine_limits(const Scenario& s, const ServiceSpec& service, const GpuModel& gpu, int64_t visible_memory_mib) {
-  EngineLimits l = default_engine_limits(gpu, visible_memory_mib, s.model.serving);
-  if (service.engine.max_num_batched_tokens) l.max_num_batched_tokens = *service.engine.max_num_batched_tokens;
-  if (service.engine.max_num_seqs) l.max_num_seqs = *service.engine.max_num_seqs;
-  if (service.engine.gpu_memory_utilization) l.gpu_memory_utilization = *service.engine.gpu_memory_utilization;
-  return l;
-}
-
-int64_t replica_footprint_mib(const Scenario& s, const ServiceSpec& service, const Request& q, const Pool& pool) {
-  const int64_t visible = replica_memory_mib(q, pool, nullptr);
-  if (service.model->kind == ModelKind::fixed)
-    return static_cast<int64_t>(std::ceil(service.model->weights_bytes() / (1024.0 * 1024.0))) +
-           s.model.time_slicing.context_memory_mib;
-  const EngineLimits limits = engine_limits(s, service, *pool.gpu, visible);
-  return static_cast<int64_t>(std::floor(limits.gpu_memory_utilization * static_cast<double>(visible) + 1e-9));
-}
-
-const MigProfile* requested_profile(const Request& q, const GpuModel& gpu) {
-  const std::string& r = q.resource;
-  if (!gpu.mig || !r.starts_with(kMigResourcePrefix)) return nullptr;
-  return gpu.mig->find(std::string_view(r).substr(kMigResourcePrefix.size()));
-}
-
 Serving::Serving(const Scenario& s, bool keep_requests)
     : impl_(std::make_unique<Impl>(s, keep_requests)), replica_jobs_(replica_jobs(s.services)) {}
 

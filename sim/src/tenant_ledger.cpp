@@ -186,8 +186,8 @@ void TenantLedger::for_each_group(JobId id, F&& f) {
     for (uint32_t g : queue_groups_[job_queue_[id]]) f(g);
 }
 
-TenantLedger::TenantLedger(const Scenario& s)
-    : scenario_(s), counted_(s.jobs.jobs.size(), kNotArrived), first_admitted_(s.jobs.jobs.size(), Time::max()) {
+TenantLedger::TenantLedger(const Scenario& s, const KueueState* kueue)
+    : scenario_(s), kueue_(kueue), counted_(s.jobs.jobs.size(), kNotArrived), first_admitted_(s.jobs.jobs.size(), Time::max()) {
   const KueueSpec& k = s.tenancy.kueue;
   queue_base_ = static_cast<uint32_t>(s.jobs.tenants.size());
   cohort_base_ = queue_base_ + static_cast<uint32_t>(k.enabled() ? k.cluster_queues.size() : 0);
@@ -350,25 +350,32 @@ void TenantLedger::started(const RunState& run) {
   shares_dirty_ = namespaces_dirty_ = true;
 }
 
-void TenantLedger::job_arrived(const RunState& run, JobId id) {
-  advance(run.now());
+void TenantLedger::job_transition(const RunState& run, JobId id, JobStatus from, JobStatus to, std::string_view cause) {
+  // It arrives when it first leaves not_arrived, unless no node could ever hold it.
+  if (from == JobStatus::not_arrived && counted_[id] == kNotArrived && to != JobStatus::unschedulable) arrived(run.now(), id);
+  if (cause == kAdmitted) admitted(run.now(), id);
+  if (terminal(to)) ended(run.now(), id, to);
+  if (to == JobStatus::rejected) rejected(id, cause);
+}
+
+void TenantLedger::arrived(Time now, JobId id) {
+  advance(now);
   counted_[id] = kCounted;
   const double asked = asked_milli(id);
   for_each_group(id, [&](uint32_t g) {
-    settle(g, run.now());
+    settle(g, now);
     demand_milli_[g] += asked;
   });
   demand_changed(scenario_.jobs.jobs[id].tenant);
   changed(id);
 }
 
-void TenantLedger::status_changed(const RunState& run, JobId id, JobStatus, JobStatus to) {
-  if (!terminal(to)) return;
-  advance(run.now());
+void TenantLedger::ended(Time now, JobId id, JobStatus to) {
+  advance(now);
   const double asked = counted_[id] == kCounted ? asked_milli(id) : 0.0;
   if (counted_[id] == kCounted) counted_[id] = kEnded;
   for_each_group(id, [&](uint32_t g) {
-    settle(g, run.now());
+    settle(g, now);
     demand_milli_[g] -= asked;
     if (to == JobStatus::completed) ++groups_[g].completed;
   });
@@ -404,17 +411,17 @@ void TenantLedger::job_evicted(const RunState&, JobId victim, JobId by, std::str
   });
 }
 
-void TenantLedger::job_admitted(const RunState& run, JobId id) {
+void TenantLedger::admitted(Time now, JobId id) {
   const bool first = first_admitted_[id] == Time::max();
-  if (first) first_admitted_[id] = run.now();
-  const double wait_s = (run.now() - scenario_.jobs.jobs[id].arrival).seconds();
+  if (first) first_admitted_[id] = now;
+  const double wait_s = (now - scenario_.jobs.jobs[id].arrival).seconds();
   for_each_group(id, [&](uint32_t g) {
     ++groups_[g].admitted;
     if (first) groups_[g].admission_wait_s.push_back(wait_s);
   });
 }
 
-void TenantLedger::job_rejected(const RunState&, JobId id, std::string_view reason) {
+void TenantLedger::rejected(JobId id, std::string_view reason) {
   for_each_group(id, [&](uint32_t g) {
     ++groups_[g].rejected;
     groups_[g].rejections[std::string(reason)]++;
@@ -460,7 +467,7 @@ void TenantLedger::finished(const RunState& run) {
     });
   }
   // Quota used, borrowed and lent: Kueue's integrals per ClusterQueue, summed into the cohorts above it.
-  if (const KueueState* k = run.kueue())
+  if (const KueueState* k = kueue_)
     for (uint32_t q = 0; q < queue_groups_.size(); ++q) {
       const KueueTotals t = k->totals(q, run.now());
       for (uint32_t g : queue_groups_[q]) {

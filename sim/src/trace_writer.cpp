@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gpusim/core/paged_vector.hpp"
-#include "gpusim/sim/kueue.hpp"
+#include "gpusim/sim/tenancy_admission.hpp"
 #include "gpusim/sim/outputs.hpp"
 
 namespace gpusim {
@@ -197,7 +197,7 @@ class TraceWriter final : public OutputWriter {
         for (const std::string& t : tenants) tenant_names_.push_back(json_string(t));
     }
     // With Kueue, the quota each ClusterQueue's admitted jobs use.
-    if (const KueueState* k = run.kueue()) {
+    if (const KueueState* k = kueue_state(run)) {
       pending_queues_.resize(k->queue_count());
       for (uint32_t q = 0; q < k->queue_count(); ++q) pending_queues_[q] = k->queue(q).usage_gpus;
       if (queue_names_.empty())

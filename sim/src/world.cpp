@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "gpusim/core/error.hpp"
-#include "gpusim/sim/serving.hpp"
+#include "gpusim/sim/replica_memory.hpp"
 
 namespace gpusim {
 

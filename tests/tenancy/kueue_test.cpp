@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "gpusim/sim/kueue.hpp"
+#include "gpusim/sim/tenancy_admission.hpp"
 #include "test_util.hpp"
 
 using namespace gpusim;
@@ -26,14 +26,15 @@ class Recorder final : public Observer {
   void job_evicted(const RunState& s, JobId victim, JobId by, std::string_view reason) override {
     evictions.push_back({s.job(victim).name, s.job(by).name, std::string(reason), s.now().seconds()});
   }
-  void job_admitted(const RunState& s, JobId id) override {
+  void job_transition(const RunState& s, JobId id, JobStatus, JobStatus, std::string_view cause) override {
+    if (cause != kAdmitted) return;
     ++admissions;
-    if (s.kueue()->admitted_at(id) != s.now()) ADD_FAILURE() << "admitted_at is not now";
-    const KueueState& k = *s.kueue();
+    if (kueue_state(s)->admitted_at(id) != s.now()) ADD_FAILURE() << "admitted_at is not now";
+    const KueueState& k = *kueue_state(s);
     for (uint32_t q = 0; q < k.queue_count(); ++q) shares[std::string(k.queue(q).name)] = k.queue(q).share;
   }
   void finished(const RunState& s) override {
-    const KueueState& k = *s.kueue();
+    const KueueState& k = *kueue_state(s);
     for (uint32_t q = 0; q < k.queue_count(); ++q)
       borrowed_gpu_hours[std::string(k.queue(q).name)] = k.totals(q, s.now()).borrowed_gpu_hours;
   }

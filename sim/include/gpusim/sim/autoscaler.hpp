@@ -10,6 +10,7 @@
 
 #include "gpusim/core/units.hpp"
 #include "gpusim/sim/cluster.hpp"
+#include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
 
@@ -33,11 +34,17 @@ struct NodeShape {
   int64_t cpu_milli = 0, memory_mib = 0;
 };
 
+// What a job asking `q` needs on pool `p` (`multi_node`: it may span nodes).
+PodDemand pod_demand(const Request& q, bool multi_node, const Pool& pool, PoolId p);
+
 class ScaleUpPlan {
  public:
   // A pool the autoscaler may grow: `on_the_way` nodes are provisioning (empty capacity to come),
   // at most `headroom` more may be added.
   void add_pool(PoolId pool, NodeShape shape, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd);
+  // Pool `p` of `c` as add_pool takes it (its template's node shape), with the free capacity of its
+  // ready nodes that have room (add_free_node).
+  void add_pool(const Cluster& c, PoolId p, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd);
   // Free capacity of a ready node of a pool added before: per GPU, its free milli-GPU and memory.
   void add_free_node(PoolId pool, const std::vector<int32_t>& free_milli, const std::vector<int64_t>& free_gpu_memory_mib,
                      int64_t cpu_milli, int64_t memory_mib);

@@ -5,6 +5,7 @@
 // placement asks for every GPU it looks at are defined here, inline; the rest in fit.cpp.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -170,6 +171,33 @@ inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, cons
   }
   return std::nullopt;
 }
+
+// Where a job runs: the nodes it occupies (CPU and memory are taken on each), its GPUs, and on
+// MIG-enabled GPUs the instance (slot index into Gpu::instances) it takes, parallel to `gpus`
+// (none for GPUs without MIG; may be left empty when none of the GPUs has MIG).
+struct Placement {
+  std::vector<NodeId> nodes;
+  std::vector<GpuId> gpus;
+  std::vector<std::optional<MigSlotIndex>> instances;
+};
+
+// What Binder::bind checks a placement against, besides the cluster.
+struct PlacementRules {
+  int32_t gpus_to_place = 0;     // all the job still lacks, or one worker's
+  const Placement* held = nullptr;  // what it holds already (workers placed one at a time)
+  std::size_t held_gpus = 0;
+  uint64_t pool_mask = 0;  // the pools it may use
+  // What the job would hold on a GPU (on a MIG slot), or nullopt if it does not fit there now.
+  std::function<std::optional<GpuClaim>(GpuId, std::optional<MigSlotIndex>)> claim;
+};
+
+// Binder::bind's rules: why placement `p` of job `j` is invalid on `c` now (the rule broken, as the
+// policy error names it), or nullopt with `claims` what it takes on each of p.gpus.
+std::optional<std::string> placement_error(const Cluster& c, const Job& j, const Placement& p, const PlacementRules& rules,
+                                           std::vector<GpuClaim>& claims);
+// Binder::reconfigure's rules: why GPU `g` cannot take `layout` now, or nullopt with `checked` the
+// layout ordered by start.
+std::optional<std::string> layout_error(const Cluster& c, GpuId g, const MigLayout& layout, MigLayout& checked);
 
 // Which pools a request may use, and whether an empty cluster could ever hold it.
 struct RequestShape {

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory_resource>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -38,10 +39,11 @@ class JobLifecycle {
 
   // --- transitions ---
   void unschedulable(JobId id);                   // not_arrived: no node could ever hold it
-  void reject(JobId id);                          // not_arrived or queued -> rejected: refused by admission
+  void reject(JobId id, std::string_view why);    // not_arrived or queued -> rejected: refused by admission
   void hold(JobId id);                            // not_arrived -> queued: it waits for Kueue to admit it
-  void arrive(JobId id, QueueKey key, Time now);  // not_arrived or queued -> pending, with its queue key
-  void enqueue(JobId id, Time now);               // not_arrived (back-off over) or running (evicted, suspended) -> pending
+  // not_arrived or queued -> pending, with its queue key; `cause`: kAdmitted when an admission let it through.
+  void arrive(JobId id, QueueKey key, Time now, std::string_view cause = {});
+  void enqueue(JobId id, Time now, std::string_view cause = {});  // not_arrived (back-off over) or running (evicted, suspended) -> pending
   void start(JobId id);                           // pending -> running; it leaves the queue at end_pass()
   void complete(JobId id);                        // running -> completed
   void fail(JobId id);                            // running -> failed
@@ -50,8 +52,9 @@ class JobLifecycle {
   void take_back(JobId id);                       // pending -> queued: Kueue took it back before it ran
   void requeue(JobId id);                         // running -> queued: Kueue evicted it
 
-  // Called at every status change (from, to), when set: what per-namespace figures follow.
-  void watch(std::function<void(JobId, JobStatus, JobStatus)> on_change) { on_change_ = std::move(on_change); }
+  // Called at every status change (from, to, cause: Observer::job_transition's), when set.
+  using Watcher = std::function<void(JobId, JobStatus, JobStatus, std::string_view)>;
+  void watch(Watcher on_change) { on_change_ = std::move(on_change); }
 
   // The jobs started during a decision pass leave the queue after it, so iterating it stays valid.
   void end_pass();
@@ -77,13 +80,13 @@ class JobLifecycle {
   const std::vector<JobId>& arrivals() const { return arrivals_; }
 
  private:
-  void set(JobId id, JobStatus from, JobStatus to);
+  void set(JobId id, JobStatus from, JobStatus to, std::string_view cause = {});
   void unqueue(JobId id, JobStatus to);  // pending -> `to`, out of the queue
   void leave_queue(JobId id);
 
   const Shapes& shapes_;
   std::vector<JobRecord> records_;
-  std::function<void(JobId, JobStatus, JobStatus)> on_change_;
+  Watcher on_change_;
   // Only unfinished jobs keep their key (a vector of all jobs' would hold 16 bytes a job: issue 22);
   // the map's nodes come from a pool, as one is taken and given back for every job.
   std::pmr::unsynchronized_pool_resource key_nodes_;

@@ -4,8 +4,9 @@
 // runs in one process never see each other. An observer reads the run through RunState and
 // changes nothing: the engine stays the only place state changes.
 #include <cstdint>
-
 #include <string_view>
+#include <vector>
+
 #include "gpusim/core/enum_table.hpp"
 
 #include "gpusim/sim/job_state.hpp"
@@ -13,7 +14,7 @@
 
 namespace gpusim {
 
-class KueueState;
+class Admission;
 class Metrics;
 struct Sample;
 struct Scenario;
@@ -31,9 +32,14 @@ class RunState : public ClusterView {
   // The fraction of one whole GPU's SMs the job keeps busy now on each GPU it holds (its active demand
   // times its sharing rate; a replica's demand is its engine's); 0 when it is not computing.
   virtual double busy_share(JobId id) const = 0;
-  // Kueue's queues and quotas (sim/kueue.hpp); null when the scenario has no tenancy.kueue.
-  virtual const KueueState* kueue() const { return nullptr; }
+  // The run's admissions, in the order they are asked (sim/admission.hpp); an observer of one finds
+  // it by its type (kueue_state() in sim/tenancy_admission.hpp).
+  virtual const std::vector<Admission*>& admissions() const = 0;
 };
+
+// Observer::job_transition's cause when an admission (namespace quotas, Kueue) let the job into the
+// scheduler's queue.
+inline constexpr std::string_view kAdmitted = "admitted";
 
 // Why a running job released its GPUs.
 enum class StopCause : uint8_t {
@@ -67,12 +73,10 @@ class Observer {
   // A policy or admission told the running job to leave within a grace period (Binder::evict), to
   // make room for `by` (kNoJob: none); `reason` names the rule. job_preempted comes first.
   virtual void job_evicted(const RunState&, JobId /*victim*/, JobId /*by*/, std::string_view /*reason*/) {}
-  // The job arrived and can run somewhere; admission (namespace quotas, Kueue) comes next.
-  virtual void job_arrived(const RunState&, JobId) {}
-  // The job passed admission (namespace quotas, Kueue) and entered the scheduler's queue.
-  virtual void job_admitted(const RunState&, JobId) {}
-  // Admission refused the job for good (e.g. over its namespace's ResourceQuota); `reason` says why.
-  virtual void job_rejected(const RunState&, JobId, std::string_view /*reason*/) {}
+  // Every change of a job's status (JobLifecycle's transitions; record(job).status is `to`). `cause`:
+  // for `to` rejected, the admission's reason; kAdmitted when an admission let the job into the
+  // scheduler's queue; otherwise empty.
+  virtual void job_transition(const RunState&, JobId, JobStatus /*from*/, JobStatus /*to*/, std::string_view /*cause*/) {}
   virtual void node_state(const RunState&, NodeId, NodeState /*from*/) {}
   // A drained MIG GPU took a new layout (reconfiguring until the delay passes).
   virtual void mig_reconfigured(const RunState&, GpuId) {}
@@ -84,8 +88,6 @@ class Observer {
   // After each event is applied (`what` names it: an EventKind, "arrival" or "decision"), and for
   // observers that ask for it: per-event calls cost time.
   virtual bool wants_every_event() const { return false; }
-  // Does it need a row per request of the scenario's services (RunResult::requests)?
-  virtual bool wants_requests() const { return false; }
   virtual void event_applied(const RunState&, std::string_view /*what*/, uint32_t /*target*/) {}
   // At each time-series sample (every outputs.timeseries_step, metrics().samples()), once the run has
   // moved past its time: the cluster and the records still show the state that held then (now() is

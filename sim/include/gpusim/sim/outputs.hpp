@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace gpusim {

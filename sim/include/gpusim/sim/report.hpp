@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "gpusim/core/json.hpp"
-#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace gpusim {

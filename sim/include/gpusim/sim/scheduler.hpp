@@ -18,15 +18,6 @@
 
 namespace gpusim {
 
-// Where a job runs: the nodes it occupies (CPU and memory are taken on each), its GPUs, and on
-// MIG-enabled GPUs the instance (slot index into Gpu::instances) it takes, parallel to `gpus`
-// (none for GPUs without MIG; may be left empty when none of the GPUs has MIG).
-struct Placement {
-  std::vector<NodeId> nodes;
-  std::vector<GpuId> gpus;
-  std::vector<std::optional<MigSlotIndex>> instances;
-};
-
 // Pending jobs are kept ordered by (key, job id): smaller first.
 struct QueueKey {
   int64_t primary = 0;

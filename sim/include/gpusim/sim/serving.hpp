@@ -14,6 +14,7 @@
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/latency_histogram.hpp"
+#include "gpusim/sim/replica_memory.hpp"
 #include "gpusim/sim/serving_model.hpp"
 #include "gpusim/workloads/job.hpp"
 
@@ -42,19 +43,6 @@ struct ReplicaDevice {
   int64_t visible_memory_mib = 0;  // what the engine sees: the GPU, its MIG instance, or the pod's limit
   NodeId node = kNoNode;
 };
-
-// The device memory a replica's engine sees on a GPU of `pool` (on MIG instance `profile`, if any):
-// the instance's, the MPS pinned limit, the pod's own GPU memory limit, else the whole GPU's.
-int64_t replica_memory_mib(const Request& q, const Pool& pool, const MigProfile* profile);
-// The vLLM engine limits of a replica of `service` on a device of `gpu` showing `visible_memory_mib`:
-// vLLM's defaults for the device, model.serving's, then the service's own settings.
-EngineLimits engine_limits(const Scenario& s, const ServiceSpec& service, const GpuModel& gpu, int64_t visible_memory_mib);
-// What a replica of `service` takes of a GPU of time-slicing `pool`, which isolates no memory: a vLLM
-// engine its gpu_memory_utilization of the memory it sees (its CUDA context included); a fixed-time
-// model its weights and its context. Past the GPU's memory, every job on it dies (the OOM blast radius).
-int64_t replica_footprint_mib(const Scenario& s, const ServiceSpec& service, const Request& q, const Pool& pool);
-// The MIG profile a replica's request names (nvidia.com/mig-<profile>) on `gpu`, or null.
-const MigProfile* requested_profile(const Request& q, const GpuModel& gpu);
 
 // Per service, at the end of a run.
 struct ServiceFigures {

@@ -19,6 +19,8 @@
 
 namespace gpusim {
 
+class KueueState;
+
 // Max-min fair shares with weights (water-filling): `capacity` divided among claimants asking
 // `demand[i]` with `weight[i]` > 0, none getting more than it asks, every unsatisfied one getting the
 // same share per unit of weight. Sum of shares = min(capacity, sum of demands).
@@ -125,18 +127,15 @@ class KueueFairShares {
 
 class TenantLedger final : public Observer {
  public:
-  explicit TenantLedger(const Scenario& s);
-  // A job's status changed (JobLifecycle's hook): what it asks counts from arrival (job_arrived,
-  // also while it waits for admission) to its end.
-  void status_changed(const RunState& run, JobId id, JobStatus from, JobStatus to);
+  // `kueue`: Kueue's state when the scenario has tenancy.kueue, for the quota figures.
+  TenantLedger(const Scenario& s, const KueueState* kueue);
   void started(const RunState& run) override;
-  void job_arrived(const RunState& run, JobId id) override;
+  // What a job asks counts from its arrival (also while it waits for admission) to its end.
+  void job_transition(const RunState& run, JobId id, JobStatus from, JobStatus to, std::string_view cause) override;
   void job_started(const RunState& run, JobId id) override;
   void job_stopping(const RunState& run, JobId id, StopCause cause) override;
   void job_preempted(const RunState& run, JobId id) override;
   void job_evicted(const RunState& run, JobId victim, JobId by, std::string_view reason) override;
-  void job_admitted(const RunState& run, JobId id) override;
-  void job_rejected(const RunState& run, JobId id, std::string_view reason) override;
   void node_state(const RunState& run, NodeId node, NodeState from) override;
   void finished(const RunState& run) override;
   TenancyFigures take();
@@ -144,6 +143,10 @@ class TenantLedger final : public Observer {
  private:
   // Integrates the state that held since the last change up to now.
   void advance(Time now);
+  void arrived(Time now, JobId id);
+  void ended(Time now, JobId id, JobStatus to);
+  void admitted(Time now, JobId id);
+  void rejected(JobId id, std::string_view reason);
   double asked_milli(JobId id) const;
   // Calls f(group) for each group the job counts in: its namespace, then its ClusterQueue and the
   // cohorts above it.
@@ -161,6 +164,7 @@ class TenantLedger final : public Observer {
 
   static constexpr uint32_t kNoQueue = UINT32_MAX;
   const Scenario& scenario_;
+  const KueueState* kueue_;
   // Groups: the namespaces, then the ClusterQueues, then the cohorts.
   std::vector<GroupFigures> groups_;
   uint32_t queue_base_ = 0, cohort_base_ = 0;

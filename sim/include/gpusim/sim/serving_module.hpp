@@ -1,0 +1,74 @@
+#pragma once
+// Serving as a module of the kernel (sim/module.hpp): the services' replicas are its jobs. It tells
+// the serving component (sim/serving.hpp) where a replica runs and what share of its GPUs it has,
+// gives the kernel each replica's demand (1 while it has requests), and runs the services'
+// Deployments and pod autoscalers (sim/service_controller.hpp), which create and delete pods.
+#include <memory>
+#include <vector>
+
+#include "gpusim/sim/module.hpp"
+#include "gpusim/sim/service_controller.hpp"
+#include "gpusim/sim/serving.hpp"
+
+namespace gpusim {
+
+struct Scenario;
+
+class ServingModule final : public Module {
+ public:
+  // `keep_requests`: keep a row per request (requests.csv).
+  ServingModule(const Scenario& s, bool keep_requests);
+
+  void start(ModuleHost& host) override;
+  std::optional<Time> next_time(bool idle) override;
+  bool done() const override { return serving_.done(); }
+  uint32_t live_jobs() const override { return end_job - ended_; }
+  void advance(Time now) override;
+  void decided(Time now) override;
+
+  bool arrives(JobId id) override;
+  double demand(JobId id) const override { return serving_.busy(id) ? 1.0 : 0.0; }
+  void adjust_claim(JobId id, const Pool& pool, const Gpu& gpu, GpuClaim& claim) const override;
+  void placed(JobId id, Time now) override;
+  void share_changed(JobId id, Time now) override;
+  void gpu_changed(GpuId gpu, Time now) override { ts_origin_[gpu] = now; }
+  void stopping(JobId id, Time now) override { serving_.stopped(id, now); }
+  bool notice(JobId id, Time now) override;
+  Departure leaving(JobId id) const override { return deployments_.has_pod(id) ? Departure::restart : Departure::parked; }
+  void parked(JobId id, Time now) override { reconcile(deployments_.service_of(id), now); }
+  bool restart_due(JobId id, uint32_t kills) const override;
+  void ended(JobId) override { ++ended_; }
+  uint64_t events() const override { return serving_.events(); }
+
+  // The figures at the end (`end`), once the run is over.
+  std::vector<ServiceFigures> services(Time end) { return serving_.finish(end); }
+  std::vector<ScalingFigures> scaling(Time end) { return deployments_.finish(end); }
+  std::vector<RequestRow> take_requests() { return serving_.take_requests(); }
+  std::vector<ReplicaCount> take_counts() { return deployments_.take_counts(); }
+  std::vector<Time> take_first_created() { return deployments_.take_first_created(); }
+
+ private:
+  // What the replica has of its GPUs now (MIG slice, MPS shares, its turn on a time-sliced GPU).
+  ReplicaShare share(JobId id) const;
+  ReplicaDevice device(JobId id) const;
+  // Serves what is due now, then hands the kernel the replicas' busy changes.
+  void serve(Time now);
+  // Where a replica slot's pod is.
+  SlotState slot_state(JobId id, Time now) const;
+  std::function<SlotState(JobId)> slot_fn(Time now) const {
+    return [this, now](JobId id) { return slot_state(id, now); };
+  }
+  void reconcile(uint32_t service, Time now);
+  void create_pod(JobId id);
+  void delete_pod(JobId id, Time now);
+
+  const Scenario& scenario_;
+  ModuleHost* host_ = nullptr;
+  Serving serving_;
+  ServiceController deployments_;
+  std::vector<bool> arrived_;    // per replica slot: has it had a pod yet?
+  std::vector<Time> ts_origin_;  // per GPU: when its time-slicing round robin last restarted
+  uint32_t ended_ = 0;           // replicas failed or rejected for good
+};
+
+}  // namespace gpusim

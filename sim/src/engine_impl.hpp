@@ -1,0 +1,239 @@
+#pragma once
+// The kernel's one class (private to sim/): the clock and the event queue, the loop over kernel
+// events and modules' times, the Binder through which every placement passes, job lifecycle
+// transitions, and calls to observers, admissions and modules at fixed points. Its definitions are
+// in engine.cpp (the loop, arrivals, admission, events, the end), engine_queries.cpp (what policies
+// and observers read) and engine_binder.cpp (what a placement, a stop and a rate change apply).
+#include <memory>
+#include <set>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/sim/attempts.hpp"
+#include "gpusim/sim/cost_ledger.hpp"
+#include "gpusim/sim/engine.hpp"
+#include "gpusim/sim/event_queue.hpp"
+#include "gpusim/sim/gpu_faults.hpp"
+#include "gpusim/sim/job_lifecycle.hpp"
+#include "gpusim/sim/rates.hpp"
+
+namespace gpusim {
+
+// The observers of one run: the caller's, then the audit.
+struct RunObservers {
+  std::vector<Observer*> all;
+  std::vector<Observer*> every_event;  // those that asked to see each event
+  std::unique_ptr<Observer> audit;
+};
+
+// How often things happened, for the result.
+struct RunCounts {
+  uint64_t iterations = 0, events = 0, decision_points = 0;
+  uint64_t oom_events = 0, mps_faults = 0, reconfigurations = 0, rate_changes = 0;
+};
+
+class Engine final : public RunState,
+                     public Binder,
+                     private NodeLifecycle::Host,
+                     private ModuleHost,
+                     private Attempts::Host {
+ public:
+  Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunOptions& options, const RunExtensions& extensions);
+  KernelResult run();
+
+  // RunState
+  const Scenario& scenario() const override { return world_.scenario; }
+  const JobRecord& record(JobId id) const override { return records_[id]; }
+  const std::vector<GpuClaim>& claims(JobId id) const override { return flights_[records_[id]].claims; }
+  PlacementView last_placement(JobId id) const override { return flights_.placement(records_[id]); }
+  const Metrics& metrics() const override { return metrics_; }
+  double busy_share(JobId id) const override;
+  const std::vector<Admission*>& admissions() const override { return ext_.admissions; }
+  // ClusterView
+  Time now() const override { return now_; }
+  const Cluster& cluster() const override { return cluster_; }
+  const Job& job(JobId id) const override { return world_.scenario.jobs.jobs[id]; }
+  const ExecutionModel& model() const override { return world_.scenario.model; }
+  const SchedulingOptions& scheduling() const override { return world_.scenario.scheduling; }
+  int32_t gpus_to_place(JobId id) const override;
+  void for_each_running(const std::function<void(JobId, Time)>& visit) const override;
+  void for_each_pending(const std::function<bool(JobId)>& visit) const override { life_.for_each_pending(visit); }
+  void for_each_pending_by_shape(const std::function<PendingVisit(JobId)>& visit) const override {
+    life_.for_each_pending_by_shape(visit);
+  }
+  const std::vector<JobId>& new_arrivals() const override { return life_.arrivals(); }
+  bool is_pending(JobId id) const override { return records_[id].status == JobStatus::pending; }
+  const Placement& placement(JobId id) const override;
+  Time pending_since(JobId id) const override { return records_[id].queued_at; }
+  Duration waited(JobId id) const override;
+  std::optional<Duration> deadline(JobId id) const override { return world_.scenario.jobs.deadline(job(id)); }
+  const CheckpointPolicy& checkpoint(JobId id) const override { return *world_.jobs[id].checkpoint; }
+  bool capacity_grew() const override { return capacity_grew_; }
+  uint32_t shape(JobId id) const override { return shapes_.of(id); }
+  uint32_t shape_count() const override { return shapes_.count(); }
+  uint32_t pending_shapes() const override { return life_.pending_shapes(); }
+  bool pool_allowed(JobId id, PoolId pool) const override { return shapes_.get(shapes_.of(id)).pool_mask >> pool & 1; }
+  const std::vector<PoolPreference>& preferences(JobId id) const override { return shapes_.of_job(id).preferences; }
+  GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(job(id).request, cluster_.pool(pool)); }
+  bool gpu_fits(JobId id, GpuId g) const override;
+  bool fits_in_bucket(JobId id, BucketId b) const override;
+  int32_t count_fitting_gpus(JobId id, NodeId n, int32_t limit) const override;
+  void fitting_instances(JobId id, GpuId g, std::vector<MigSlotIndex>& out) const override;
+  bool node_admits(JobId id, NodeId n) const override;
+  GpuTime attained_gpu(JobId id) const override;
+  Work remaining_work(JobId id) const override;
+  Time start_time(JobId id) const override { return records_[id].start; }
+  bool preemptible(JobId id) const override {
+    return records_[id].status == JobStatus::running && !records_[id].evicting && !records_[id].terminating;
+  }
+
+  // Binder
+  void bind(JobId id, const Placement& placement) override;
+  void preempt(JobId id) override;
+  void evict(JobId id, Duration grace, JobId by, std::string_view reason) override;
+  void reconfigure(GpuId gpu, const MigLayout& layout) override;
+  void recheck_at(Time t) override {
+    if (t > now_ && rechecks_.insert(t).second) events_.push(t, EventKind::decide, 0, 0);
+  }
+
+ private:
+  // --- the loop (engine.cpp) ---
+  // The time of the next arrival, event or module's due time (none once the run is over), the jobs
+  // arriving now, one event, and the decision point after everything at this time.
+  std::optional<Time> next_time() const;
+  bool arrive_due();
+  void apply(const Event& e);
+  void decision_point(bool arrived);
+  // Starts the pending jobs bound to a node that fit there now, on its first fitting GPUs (and
+  // smallest fitting MIG instances), before the scheduler's pass: a pod with spec.nodeName is never
+  // the scheduler's, its node's kubelet admits it.
+  void start_bound_jobs();
+  void scale_up();  // asks the node lifecycle for the nodes the pending jobs would use
+  KernelResult finish();
+  void finish_costs();
+  // Integrates the metrics up to t (before anything happens at t) and shows observers the samples taken.
+  void advance_metrics(Time t);
+  template <typename F>
+  void notify(F&& call) {
+    for (Observer* o : observers_.all) call(*o);
+  }
+  // Hands observers that audit the run each event applied.
+  void applied(std::string_view what, uint32_t target) {
+    for (Observer* o : observers_.every_event) o->event_applied(*this, what, target);
+  }
+  // The module that owns the job, or null.
+  Module* owner(JobId id) const {
+    for (Module* m : ext_.modules)
+      if (m->owns(id)) return m;
+    return nullptr;
+  }
+
+  // --- admission (engine.cpp) ---
+  void arrive(JobId id);
+  // The job's pods are created and the admissions check them: nullopt when one rejects it for good,
+  // else the cause of its entering the queue (kAdmitted when an admission checked them).
+  std::optional<std::string_view> pods_created(JobId id);
+  // The admissions' cycles at a decision point: admitted jobs enter the scheduler's queue, victims are evicted.
+  void admission_cycles();
+  // The one place what admission charged a job is given back: its pods are gone, `for_good` or until it is admitted again.
+  void give_back(JobId id, bool for_good);
+  // Does an admission take the job that left back (it evicted it)?
+  bool taken_back(JobId id);
+  // JobLifecycle's hook: observers, modules and admission follow each status change.
+  void transition(JobId id, JobStatus from, JobStatus to, std::string_view cause);
+
+  // --- placements and stops (engine_binder.cpp) ---
+  [[noreturn]] void reject(JobId id, const std::string& why) const;
+  // What job `id` would hold on GPU `g` (on `instance` of a MIG GPU), or nullopt if it does not fit.
+  std::optional<GpuClaim> claim_for(JobId id, GpuId g, std::optional<MigSlotIndex> instance) const;
+  // Can the request take the GPU (any one of its MIG slots), on a node the caller has checked?
+  bool takes(const Request& q, const Pool& pool, const Gpu& gpu) const;
+  // A job bound to a node (spec.nodeName) may use that node only.
+  bool node_allowed(JobId id, NodeId n) const {
+    const NodeId bound = world_.jobs.node(id);
+    return bound == kNoNode || bound == n;
+  }
+  // Applies a checked placement: what it holds, and its start once its last worker is placed.
+  void place(JobId id, const Placement& p, const std::vector<GpuClaim>& claims);
+  void started(JobId id);
+  // Releases everything the job holds; the caller sets its new status.
+  void stop(JobId id, StopCause cause);
+  void complete(JobId id);
+  // Kills every job on GPU g (`cause`: what killed them, for the reason of those that fail for good)
+  // and applies the restart policy.
+  void kill_all(GpuId g, std::string_view cause);
+  // Kills the residents of time-sliced GPUs started on in this pass whose memory overflowed.
+  void check_memory();
+  // It leaves now, back to what it saved last (or its beginning), and queues again (or parks, or
+  // waits for the admission that evicted it).
+  void leave(JobId id) override;
+  // Releases a suspended job's GPUs and queues it again with the progress it saved.
+  void suspended(JobId id) override;
+  // Recomputes the sharing rates on `changed` GPUs (and with `network`, every multi-node job's NIC
+  // share) and moves the completions of jobs whose rate changed.
+  void refresh_rates(const std::vector<GpuId>& changed, bool network = false);
+  // Shares the NICs once per instant, after the instant's events and decision pass, if a job
+  // joined or left the network in it: sharing after each start or stop set rates that the next one
+  // replaced at the same time (issue 22).
+  void share_network();
+  // Work left now, at the rate the job has run since its flight's `since`.
+  Work remaining_now(const JobRecord& r) const;
+  // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
+  void settle(JobId id) override;
+  void schedule_completion(JobId id);
+  // The SM demand the job puts on each of its GPUs now: u while it computes (a module's job: its
+  // module's), nothing while it is paused or only partly placed.
+  double active_u(JobId id) const;
+
+  // NodeLifecycle::Host
+  void notice(JobId id, Time gone) override;
+  void node_lost(JobId id) override {
+    if (records_[id].status == JobStatus::running) leave(id);
+  }
+  void capacity_added() override { capacity_grew_ = true; }
+  bool jobs_pending() const override { return life_.any_pending(); }
+  void node_changed(NodeId n, NodeState from) override {
+    notify([&](Observer& o) { o.node_state(*this, n, from); });
+  }
+  // ModuleHost
+  const RunState& state() const override { return *this; }
+  const JobFlight& flight(JobId id) const override { return flights_[records_[id]]; }
+  double demand(JobId id) const override { return active_u(id); }
+  void demand_changed(std::vector<GpuId> gpus) override { refresh_rates(gpus); }
+  void pod_created(JobId id) override;
+  void pod_deleted(JobId id) override;
+  void terminating(JobId id, std::optional<Time> leave_at) override;
+  void count_event() override { ++counts_.events; }
+  // Attempts::Host
+  void phase_changed(JobId id, JobPhase from) override;
+  double mtbf_hours(JobId id) const override;
+  bool keeps_progress(JobId id) const override { return owner(id) == nullptr; }
+
+  const World& world_;
+  Scheduler& scheduler_;
+  const RunOptions& options_;
+  RunObservers observers_;
+  RunExtensions ext_;
+  Cluster cluster_;
+  const Shapes& shapes_;  // the world's, or an admission's (Kueue's, with each job's flavor-restricted shapes)
+  JobLifecycle life_;
+  std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
+  JobFlights flights_;               // of the jobs between their first placement and their end
+  SharingRates rates_;
+  Metrics metrics_;
+  CostLedger ledger_;
+  EventQueue events_;
+  Time now_;
+  Attempts attempts_;
+  GpuFaults faults_;
+  std::set<Time> rechecks_;  // decision points asked for, not yet reached
+  bool capacity_grew_ = false;
+  NodeLifecycle nodes_;
+  std::size_t next_arrival_ = 0;  // jobs are in arrival order
+  RunCounts counts_;
+  JobReasons reasons_;  // of the jobs that end without completing
+  // By shape, then bucket: see fits_in_bucket; unused on MIG and topology-aligned pools.
+  mutable std::vector<std::vector<uint32_t>> fit_cache_;
+  bool fit_cache_usable_ = false;
+};
+
+}  // namespace gpusim
