@@ -21,6 +21,8 @@ contains "MIG pool from the mig-parted ConfigMap" "$TMP/manifests.yaml" \
 contains "time-slicing from the device plugin's ConfigMap" "$TMP/manifests.yaml" \
   'sharing: {timeSlicing: {renameByDefault: true, resources: [{name: nvidia.com/gpu, replicas: 4}]}}'
 contains "H100 nodes by name" "$TMP/manifests.yaml" "node_names: [h100-1, h100-2]"
+contains "the labels that chose a pool's nodes" "$TMP/manifests.yaml" \
+  "node_names: [h100-1, h100-2]   # nodes labelled nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, node.kubernetes.io/instance-type=p5.48xlarge"
 contains "PyTorchJob as a gang of 2 workers" "$TMP/manifests.yaml" '{name: "pytorchjob/research/bert-finetune", workers: 2, gpus: 8'
 contains "Node taint as the pool's" "$TMP/manifests.yaml" "taints: [{key: dedicated, value: notebooks, effect: NoSchedule}]"
 contains "the instance type a flavor selects on as a pool label" "$TMP/manifests.yaml" "labels: {node.kubernetes.io/instance-type: p5.48xlarge}"

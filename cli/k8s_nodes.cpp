@@ -1,0 +1,168 @@
+#include "k8s_objects.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace gpusim::cli::k8s {
+
+// --- ConfigMaps -------------------------------------------------------------------------------
+
+bool read_config_map(const Object& o, Configs& configs) {
+  bool used = false;
+  for (const auto& kv : at(o.node, {"data"})) {
+    const std::string key = kv.first.Scalar();
+    YAML::Node doc;
+    try {
+      doc = YAML::Load(scalar(kv.second));
+    } catch (const YAML::Exception& e) {
+      o.fail(kv.second, "data." + key, fmt::format("malformed YAML: {}", e.msg));
+    }
+    if (!doc.IsMap()) continue;
+    if (doc["mig-configs"]) {
+      if (!doc["mig-configs"].IsMap()) o.fail(kv.second, "data." + key + ".mig-configs", "expected a map of config names");
+      for (const auto& c : doc["mig-configs"]) configs.mig_configs[c.first.Scalar()] = c.second;
+      used = true;
+    } else if (doc["version"] && (doc["sharing"] || doc["flags"])) {
+      configs.device_plugin[key] = doc;
+      used = true;
+    }
+  }
+  return used;
+}
+
+// --- Nodes ------------------------------------------------------------------------------------
+
+namespace {
+
+// nvidia.com/gpu.product is nvidia-smi's name with spaces as dashes; with the single MIG strategy
+// it ends in -MIG-<profile>, with sharing in -SHARED (gpu-feature-discovery README, "Generated Labels").
+// The catalog's product_names are nvidia-smi's names.
+const GpuModel* catalog_model(const Catalog& catalog, std::string product) {
+  if (const auto mig = product.find("-MIG-"); mig != std::string::npos) product.resize(mig);
+  if (product.ends_with("-SHARED")) product.resize(product.size() - 7);
+  for (const GpuModel& g : catalog.gpus())
+    for (std::string name : g.product_names) {
+      std::replace(name.begin(), name.end(), ' ', '-');
+      if (name == product) return &g;
+    }
+  return nullptr;
+}
+
+// A Node's spec.taints as the pool's taints (timeAdded, set by the node controller, is not a rule).
+YAML::Node node_taints(const Object& n) {
+  const YAML::Node taints = at(n.node, {"spec", "taints"});
+  expect(n, taints, "spec.taints", YAML::NodeType::Sequence);
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; taints && i < taints.size(); ++i) {
+    const std::string f = fmt::format("spec.taints[{}]", i);
+    const YAML::Node key = at(taints[i], {"key"});
+    if (!key || !key.IsScalar() || key.Scalar().empty()) n.fail(taints[i], f + ".key", "expected a taint key");
+    YAML::Node t(YAML::NodeType::Map);
+    t["key"] = key.Scalar();
+    if (const std::string v = scalar(at(taints[i], {"value"})); !v.empty()) t["value"] = v;
+    t["effect"] = one_of(n, at(taints[i], {"effect"}), f + ".effect", {"NoSchedule", "PreferNoSchedule", "NoExecute"});
+    list.push_back(t);
+  }
+  return list;
+}
+
+// The Node's labels that workloads or ResourceFlavors select on, except those every gpusim pool of
+// this template has anyway (sim/node_placement.cpp, add_node_labels): kubernetes.io/os=linux, the
+// instance type when it is the template's name, and the GPU product and count the pool was matched
+// by. kubernetes.io/hostname is per node: a nodeSelector on it becomes the job's node:.
+YAML::Node node_labels(const Object& n, const std::set<std::string>& keys, const std::string& node_template) {
+  YAML::Node out(YAML::NodeType::Map);
+  for (const std::string& key : keys) {
+    const YAML::Node v = at(n.node, {"metadata", "labels", key});
+    if (!v) continue;
+    const std::string value = scalar(v);
+    if (key == kHostname || (key == "kubernetes.io/os" && value == "linux") ||
+        (key == "node.kubernetes.io/instance-type" && value == node_template) || key == "nvidia.com/gpu.product" ||
+        key == "nvidia.com/gpu.count")
+      continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+// A GPU Node as a pool of its own, not yet named: its node template (the catalog's first of its GPU
+// model and count) and what else sets it apart.
+PoolOut node_pool(const Object& n, const std::set<std::string>& selected, const Configs& configs, const Catalog& catalog) {
+  const std::string product = label(n, "nvidia.com/gpu.product");
+  const YAML::Node labels = at(n.node, {"metadata", "labels"});
+  const GpuModel* gpu = catalog_model(catalog, product);
+  if (!gpu)
+    n.fail(at(labels, {"nvidia.com/gpu.product"}), "metadata.labels.nvidia.com/gpu.product",
+           fmt::format("GPU product '{}' is not in gpusim's catalog (gpusim catalog lists the models)", product));
+  const std::string count_text = label(n, "nvidia.com/gpu.count");
+  int count = 0;
+  const auto [end, ec] = std::from_chars(count_text.data(), count_text.data() + count_text.size(), count);
+  if (ec != std::errc() || end != count_text.data() + count_text.size() || count < 1)
+    n.fail(at(labels, {"nvidia.com/gpu.count"}), "metadata.labels.nvidia.com/gpu.count",
+           fmt::format("expected a GPU count >= 1, got '{}'", count_text));
+  const auto t = std::find_if(catalog.nodes().begin(), catalog.nodes().end(),
+                              [&](const NodeTemplate& c) { return c.gpu == gpu->name && c.gpus == count; });
+  if (t == catalog.nodes().end())
+    n.fail(at(labels, {"nvidia.com/gpu.count"}), "metadata.labels.nvidia.com/gpu.count",
+           fmt::format("no catalog node template has {} x {} (gpusim catalog nodes; add one under catalog.nodes)", count,
+                       gpu->name));
+  PoolOut p;
+  p.node_template = t->name;
+  p.instance_type = label(n, "node.kubernetes.io/instance-type");
+  p.product = product;
+  p.mig_config = label(n, "nvidia.com/mig.config");
+  p.plugin_config = label(n, "nvidia.com/device-plugin.config");
+  // No label: the plugin's fallbacks (its helm chart's config.fallbackStrategies, "named" then
+  // "single"): a config named default, else the only config there is.
+  if (p.plugin_config.empty() && !configs.device_plugin.empty()) {
+    if (configs.device_plugin.count("default")) p.plugin_config = "default";
+    else if (configs.device_plugin.size() == 1) p.plugin_config = configs.device_plugin.begin()->first;
+    p.plugin_fallback = !p.plugin_config.empty();
+  }
+  p.labels = node_labels(n, selected, t->name);
+  p.taints = node_taints(n);
+  p.key = fmt::format("{}|{}|{}|{}|{}|{}", p.instance_type, t->name, p.mig_config, p.plugin_config, YAML::Dump(p.labels),
+                      YAML::Dump(p.taints));
+  p.first = &n;
+  return p;
+}
+
+// The instance type (else the node template) and the config labels, numbered from 2 when taken.
+std::string pool_name(const PoolOut& p, const std::vector<PoolOut>& pools) {
+  std::string base = p.instance_type.empty() ? p.node_template : p.instance_type;
+  for (const std::string& c : {p.mig_config, p.plugin_config})
+    if (!c.empty()) base += "-" + c;
+  std::string name = base;
+  for (int i = 2; std::any_of(pools.begin(), pools.end(), [&](const PoolOut& q) { return q.name == name; }); ++i)
+    name = fmt::format("{}-{}", base, i);
+  return name;
+}
+
+}  // namespace
+
+std::vector<PoolOut> read_pools(const std::vector<const Object*>& nodes, const std::set<std::string>& selected,
+                                const Configs& configs, const Catalog& catalog, std::set<std::string>& node_names,
+                                std::vector<std::string>& ignored) {
+  std::vector<PoolOut> pools;
+  for (const Object* n : nodes) {
+    if (label(*n, "nvidia.com/gpu.product").empty()) {
+      ignored.push_back(n->id() + ": no nvidia.com/gpu.product label (not a GPU node)");
+      continue;
+    }
+    PoolOut p = node_pool(*n, selected, configs, catalog);
+    if (!node_names.insert(n->name).second)
+      n->fail(at(n->node, {"metadata", "name"}), "metadata.name", "two Nodes have this name");
+    auto it = std::find_if(pools.begin(), pools.end(), [&](const PoolOut& q) { return q.key == p.key; });
+    if (it == pools.end()) {
+      p.name = pool_name(p, pools);
+      pools.push_back(p);
+      it = pools.end() - 1;
+    }
+    it->nodes.push_back(n->name);
+  }
+  return pools;
+}
+
+}  // namespace gpusim::cli::k8s

@@ -1,0 +1,148 @@
+#include "k8s_objects.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+#include "gpusim/core/error.hpp"
+#include "gpusim/core/number.hpp"
+
+namespace gpusim::cli::k8s {
+
+namespace fs = std::filesystem;
+
+std::string Object::id() const { return ns.empty() ? fmt::format("{} {}", kind, name) : fmt::format("{} {}/{}", kind, ns, name); }
+
+void Object::fail(const YAML::Node& at, const std::string& field, const std::string& why) const {
+  const YAML::Node& n = at.IsDefined() && !at.IsNull() ? at : node;
+  throw InputError({file, n.Mark().line + 1, field}, fmt::format("{}: {}", id(), why));
+}
+
+std::string scalar(const YAML::Node& n) { return n && n.IsScalar() ? n.Scalar() : std::string(); }
+
+YAML::Node at(const YAML::Node& n, std::initializer_list<std::string_view> path) {
+  YAML::Node cur = n;
+  for (std::string_view k : path) {
+    if (!cur || !cur.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    YAML::Node next(YAML::NodeType::Undefined);
+    for (const auto& kv : cur)
+      if (kv.first.IsScalar() && kv.first.Scalar() == k) {
+        next = kv.second;
+        break;
+      }
+    cur.reset(next);
+  }
+  return cur;
+}
+
+std::string label(const Object& o, const std::string& key) { return scalar(at(o.node, {"metadata", "labels", key})); }
+
+std::string ns_of(const Object& o) { return o.ns.empty() ? "default" : o.ns; }
+
+// --- reading files ----------------------------------------------------------------------------
+
+namespace {
+
+void collect(const YAML::Node& doc, const std::string& file, std::vector<Object>& out) {
+  if (!doc || doc.IsNull()) return;
+  if (!doc.IsMap()) throw InputError({file, doc.Mark().line + 1, ""}, "expected a Kubernetes object (a map with kind:)");
+  const std::string kind = scalar(at(doc, {"kind"}));
+  if (kind.empty()) throw InputError({file, doc.Mark().line + 1, "kind"}, "expected a Kubernetes object's kind:");
+  if (kind == "List" || kind.ends_with("List")) {  // kubectl get -o json/yaml: kind List, items [...]
+    for (const auto& item : at(doc, {"items"})) collect(item, file, out);
+    return;
+  }
+  out.push_back({doc, file, kind, scalar(at(doc, {"metadata", "name"})), scalar(at(doc, {"metadata", "namespace"}))});
+}
+
+}  // namespace
+
+std::vector<Object> read_objects(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> in_dir;
+      for (const auto& e : fs::directory_iterator(p)) {
+        const std::string ext = e.path().extension().string();
+        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) in_dir.push_back(e.path().string());
+      }
+      std::sort(in_dir.begin(), in_dir.end());
+      files.insert(files.end(), in_dir.begin(), in_dir.end());
+    } else if (fs::is_regular_file(p, ec)) {
+      files.push_back(p);
+    } else {
+      throw InputError({p, std::nullopt, ""}, "no such file or directory");
+    }
+  }
+  std::vector<Object> out;
+  for (const std::string& f : files) {
+    try {
+      for (const YAML::Node& doc : YAML::LoadAllFromFile(f)) collect(doc, f, out);
+    } catch (const YAML::Exception& e) {
+      throw InputError({f, e.mark.line + 1, ""}, fmt::format("malformed YAML or JSON: {}", e.msg));
+    }
+  }
+  return out;
+}
+
+// --- checked fields ---------------------------------------------------------------------------
+
+void expect(const Object& o, const YAML::Node& n, const std::string& field, YAML::NodeType::value type) {
+  if (!n || n.Type() == type) return;
+  const char* what = type == YAML::NodeType::Map ? "a map" : type == YAML::NodeType::Sequence ? "a list" : "a single value";
+  o.fail(n, field, fmt::format("expected {}", what));
+}
+
+int64_t whole(const Object& o, const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi) {
+  expect(o, n, field, YAML::NodeType::Scalar);
+  const std::string text = scalar(n);
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
+    o.fail(n, field, fmt::format("expected a whole number from {} to {}, got '{}'", lo, hi, text));
+  return v;
+}
+
+std::string one_of(const Object& o, const YAML::Node& n, const std::string& field, const std::vector<std::string_view>& values) {
+  expect(o, n, field, YAML::NodeType::Scalar);
+  const std::string text = scalar(n);
+  if (std::find(values.begin(), values.end(), text) == values.end())
+    o.fail(n, field, fmt::format("expected one of {}, got '{}'", fmt::join(values, ", "), text));
+  return text;
+}
+
+std::string quantity_text(const Object& o, const YAML::Node& n, const std::string& field) {
+  expect(o, n, field, YAML::NodeType::Scalar);
+  const auto q = parse_quantity(scalar(n));
+  if (!q || *q < 0) o.fail(n, field, fmt::format("expected a Kubernetes quantity >= 0 (8, 500m, 64Gi), got '{}'", scalar(n)));
+  return scalar(n);
+}
+
+YAML::Node string_map(const Object& o, const YAML::Node& n, const std::string& field) {
+  expect(o, n, field, YAML::NodeType::Map);
+  YAML::Node out(YAML::NodeType::Map);
+  for (const auto& kv : n) {
+    expect(o, kv.second, field + "." + kv.first.Scalar(), YAML::NodeType::Scalar);
+    out[kv.first.Scalar()] = kv.second.Scalar();
+  }
+  return out;
+}
+
+std::vector<std::string> other_keys(const YAML::Node& n, std::initializer_list<std::string_view> known) {
+  std::vector<std::string> out;
+  if (!n || !n.IsMap()) return out;
+  for (const auto& kv : n)
+    if (std::find(known.begin(), known.end(), kv.first.Scalar()) == known.end()) out.push_back(kv.first.Scalar());
+  return out;
+}
+
+void report_fields(const Object& o, const std::string& prefix, const std::vector<std::string>& keys, std::string_view why,
+                   std::vector<std::string>& ignored) {
+  for (const std::string& k : keys) ignored.push_back(fmt::format("{}: {}{} ({})", o.id(), prefix, k, why));
+}
+
+}  // namespace gpusim::cli::k8s
