@@ -13,6 +13,7 @@
 
 #include "check.hpp"
 #include "commands.hpp"
+#include "compare_plan.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/audit.hpp"
@@ -225,45 +226,10 @@ int cmd_compare(const Common& c, const CompareFlags& flags) {
   refuse_overwrite(flags.report, "--report", flags.force);
   cli::Progress progress(file_stem(c.scenario));
   progress.phase(fmt::format("loading {}", c.scenario));
-  // One load of the variants per seed (the seed set last, so it wins over a variant's).
-  const std::vector<uint64_t> each_seed = seeds ? *seeds : std::vector<uint64_t>{0};
-  std::vector<std::vector<std::pair<std::string, Scenario>>> loaded;
-  for (uint64_t seed : each_seed) {
-    std::vector<std::string> sets = c.sets;
-    if (seeds) sets.push_back(fmt::format("seed={}", seed));
-    loaded.push_back(load_variants(c.scenario, c.options(sets)));
-    // --variant: those variants alone, in the scenario's order; a name it does not have is refused.
-    for (const std::string& name : flags.variants)
-      if (std::none_of(loaded.back().begin(), loaded.back().end(), [&](const auto& v) { return v.first == name; })) {
-        std::vector<std::string> known;
-        for (const auto& v : loaded.back()) known.push_back(v.first.empty() ? "(none)" : v.first);
-        throw InputError({"", std::nullopt, "--variant"},
-                         fmt::format("{} has no variant '{}'; its variants: {}", c.scenario, name, fmt::join(known, ", ")));
-      }
-    if (!flags.variants.empty())
-      std::erase_if(loaded.back(), [&](const auto& v) {
-        return std::find(flags.variants.begin(), flags.variants.end(), v.first) == flags.variants.end();
-      });
-  }
-  if (flags.policies.empty() && loaded.front().front().first.empty())
-    throw InputError({"", std::nullopt, "--policies"}, "give --policies, or a scenario with variants");
-  // Each variant under every policy (then each seed); a variant's column is named by the variant
-  // alone when one policy runs.
-  std::vector<cli::RunSpec> specs;
-  for (std::size_t v = 0; v < loaded.front().size(); ++v) {
-    const auto& [variant, s0] = loaded.front()[v];
-    const std::vector<std::string> policies = flags.policies.empty() ? std::vector<std::string>{s0.policy} : flags.policies;
-    for (const auto& p : policies)
-      for (const auto& per_seed : loaded) {
-        const Scenario& s = per_seed[v].second;
-        specs.push_back({variant.empty()       ? p
-                         : policies.size() > 1 ? fmt::format("{} {}", variant, p)
-                                               : variant,
-                         s, p, flags.policies.empty() ? s.policy_where : SourceLocation{"--policies", std::nullopt, p}, false,
-                         flags.report.has_value()});
-      }
-  }
-  const auto outcomes = cli::run_all(specs, cli::resolve_workers(flags.jobs), &progress);
+  const cli::ComparePlan plan = cli::compare_plan(
+      c.scenario, c.options(c.sets),
+      {flags.policies, flags.variants, seeds.value_or(std::vector<uint64_t>{}), flags.report.has_value()});
+  const auto outcomes = cli::run_all(plan.specs, cli::resolve_workers(flags.jobs), &progress);
   progress.finish();
   warn_unpriced(outcomes);
   if (seeds) {
@@ -294,7 +260,7 @@ int cmd_compare(const Common& c, const CompareFlags& flags) {
     runs.reserve(outcomes.size());
     for (const auto& o : outcomes) runs.emplace_back(o.summary["label"].get<std::string>(), o.files);
     write_output_file(*flags.report,
-                      cli::html_compare_report(runs, fmt::format("gpusim compare: {}", loaded.front().front().second.name)));
+                      cli::html_compare_report(runs, fmt::format("gpusim compare: {}", plan.specs.front().scenario.name)));
     std::cerr << fmt::format("wrote {}\n", *flags.report);
   }
   if (flags.json) std::cout << Json(summaries).dump(2) << '\n';

@@ -41,6 +41,19 @@ void parallel_for(std::size_t n, int workers, const std::function<void(std::size
     if (e) std::rethrow_exception(e);
 }
 
+RunOutcome run_spec(const RunSpec& spec, Scheduler& scheduler) {
+  RunOutcome out;
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunOutputs outputs(spec.keep_files ? report_outputs(spec.scenario) : std::vector<std::string>{});
+  const RunResult r = simulate(spec.scenario, scheduler,
+                               {{}, spec.keep_files ? outputs.observers() : std::vector<Observer*>{}, spec.audit});
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.summary = summarize(spec.scenario, r);
+  if (spec.keep_files) out.files = run_files(outputs, spec.scenario, r, out.summary);
+  out.summary["label"] = spec.label;
+  return out;
+}
+
 std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, Progress* progress) {
   std::vector<RunOutcome> out(specs.size());
   if (progress) progress->start_runs(specs.size());
@@ -55,15 +68,7 @@ std::vector<RunOutcome> run_all(const std::vector<RunSpec>& specs, int workers, 
       specs.size(), workers,
       [&](std::size_t i) {
         const RunSpec& spec = specs[i];
-        auto scheduler = Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where);
-        const auto t0 = std::chrono::steady_clock::now();
-        const RunOutputs outputs(spec.keep_files ? report_outputs(spec.scenario) : std::vector<std::string>{});
-        const RunResult r = simulate(spec.scenario, *scheduler,
-                                     {{}, spec.keep_files ? outputs.observers() : std::vector<Observer*>{}, spec.audit});
-        out[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        out[i].summary = summarize(spec.scenario, r);
-        if (spec.keep_files) out[i].files = run_files(outputs, spec.scenario, r, out[i].summary);
-        out[i].summary["label"] = spec.label;
+        out[i] = run_spec(spec, *Registry::global().make(spec.policy, policy_context(spec.scenario), spec.policy_where));
         if (progress) progress->run_done();
       },
       order);

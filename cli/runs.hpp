@@ -8,6 +8,7 @@
 
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "gpusim/sim/scheduler.hpp"
 #include "html_report.hpp"
 #include "progress.hpp"
 
@@ -27,6 +28,10 @@ struct RunOutcome {
   double seconds;  // wall time of the run (never written into outputs that must reproduce)
   RunFiles files;  // with keep_files: the files the report reads, as --out would write them
 };
+
+// One spec under `scheduler`, in the calling thread: run_all makes the scheduler spec.policy names;
+// Python passes one of its own (a policy written in Python runs where the GIL is held).
+RunOutcome run_spec(const RunSpec& spec, Scheduler& scheduler);
 
 // Runs every spec on `workers` threads (at least 1). A bad policy name or a failed run rethrows the
 // first error in spec order after every worker has stopped. `progress`, when given, counts the runs.

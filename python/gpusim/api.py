@@ -7,7 +7,6 @@ import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
 
 from . import _core
-from .policy import Placement, QueueOrder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,11 +46,6 @@ def _source(scenario: ScenarioLike):
     if isinstance(scenario, (str, os.PathLike)):
         return os.fspath(scenario), None
     raise TypeError(f"scenario must be a path, a dict or a gpusim.Scenario, not {type(scenario).__name__}")
-
-
-def _split(policy: str) -> tuple[str, str]:
-    queue, _, placement = policy.partition("+")
-    return queue, placement
 
 
 class Scenario:
@@ -120,27 +114,6 @@ def load_scenario(scenario: ScenarioLike, overrides=None, seed=None, data: str |
             return Scenario(core, path, text, sets, data, variant)
     known = ", ".join(name for name, _ in variants if name) or "(none)"
     raise _core.InputError(f"{path}: variant: no variant '{variant}'; its variants: {known}")
-
-
-def _policy_arg(scenario: Scenario, policy):
-    """What the core takes: None, 'QUEUE+PLACEMENT', (queue, placement), or a whole Scheduler.
-
-    A QueueOrder alone keeps the scenario's placement; a Placement alone keeps its queue order."""
-    if isinstance(policy, QueueOrder):
-        return (policy, _split(scenario.policy)[1])
-    if isinstance(policy, Placement):
-        return (_split(scenario.policy)[0], policy)
-    if isinstance(policy, list):
-        policy = tuple(policy)
-    return policy
-
-
-def _policy_label(policy) -> str:
-    if policy is None or isinstance(policy, str):
-        return policy or ""
-    if isinstance(policy, tuple):
-        return "+".join(p if isinstance(p, str) else p.name for p in policy)
-    return policy.name
 
 
 class RunNote(UserWarning):
@@ -227,7 +200,7 @@ def run(scenario: ScenarioLike, policy=None, overrides=None, seed: int | None = 
     (e.g. ["trace"]; see gpusim.outputs()). audit: check the run's invariants after every event
     (raises gpusim.AuditError at the first broken one). max_memory: as load_scenario's."""
     s = load_scenario(scenario, overrides, seed, data, variant, max_memory)
-    result = Result(s, _core.simulate(s._core, _policy_arg(s, policy), list(outputs), audit))
+    result = Result(s, _core.simulate(s._core, policy, list(outputs), audit))
     _warn_notes(result.summary)
     return result
 
@@ -245,27 +218,20 @@ def outputs() -> pd.DataFrame:
 
 
 def compare(scenario: ScenarioLike, policies: Sequence | None = None, overrides=None, seed: int | None = None,
-            data: str | None = None, max_memory: int | str | None = None) -> pd.DataFrame:
+            data: str | None = None, max_memory: int | str | None = None, workers: int = 1) -> pd.DataFrame:
     """Every variant of the scenario under every policy (default: the scenario's): one row each,
-    with the columns variant, policy, then every figure of the summary by dotted path. max_memory:
-    as load_scenario's."""
+    with the columns variant, policy, then every figure of the summary by dotted path; the runs
+    `gpusim compare` makes. policies: as run()'s policy, each. max_memory: as load_scenario's.
+    workers: runs at once (0: one per core), as `gpusim compare --jobs`; with a policy written in
+    Python the runs go one at a time, in order."""
     path, text, sets, data = _resolve(scenario, overrides, seed, data)
-    variants = _core.load_variants(path, text, sets, data, _max_memory(max_memory))
-    if not policies and not variants[0][0]:
-        raise _core.InputError("--policies: give policies, or a scenario with variants")
+    runs = _core.compare(path, text, sets, data, list(policies or []), _max_memory(max_memory), workers)
     rows = []
-    for variant, core in variants:
-        s = Scenario(core, path, text, sets, data)
-        for p in policies or [None]:
-            result = Result(s, _core.simulate(core, _policy_arg(s, p)))
-            _warn_notes(result.summary)
-            row = {"variant": variant, "policy": result.summary["policy"] if p is None else _policy_label(_policy_arg(s, p))}
-            row.update(result.figures())
-            rows.append(row)
+    for variant, policy, summary in runs:
+        _warn_notes(json.loads(summary))
+        rows.append({"variant": variant, "policy": policy, **dict(_core.flatten_summary(summary))})
     frame = _pandas().DataFrame(rows)
-    if not variants[0][0]:
-        frame = frame.drop(columns="variant")
-    return frame
+    return frame if runs[0][0] else frame.drop(columns="variant")
 
 
 class Catalog:

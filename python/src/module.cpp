@@ -17,10 +17,12 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "catalog.hpp"
 #include "columns.hpp"
+#include "compare_plan.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
@@ -88,6 +90,15 @@ struct Run {
   std::shared_ptr<const RunOutputs> outputs;
 };
 
+// Calls f() with the GIL released unless a Python policy takes part (it needs the GIL held): other
+// Python threads (a thread-pool sweep) run meanwhile.
+template <class F>
+auto without_gil_unless(bool python, F&& f) {
+  if (python) return f();
+  py::gil_scoped_release release;
+  return f();
+}
+
 std::shared_ptr<Run> simulate_py(std::shared_ptr<const Scenario> s, const py::object& policy, std::vector<std::string> outputs,
                                  bool audit) {
   bool python = false;
@@ -98,11 +109,7 @@ std::shared_ptr<Run> simulate_py(std::shared_ptr<const Scenario> s, const py::ob
   auto writers = std::make_shared<const RunOutputs>(outputs);
   const RunOptions options{{}, writers->observers(), audit};
   const auto t0 = std::chrono::steady_clock::now();
-  RunResult result = [&] {
-    if (python) return simulate(*s, *scheduler, options);
-    py::gil_scoped_release release;  // other Python threads (a thread-pool sweep) run meanwhile
-    return simulate(*s, *scheduler, options);
-  }();
+  RunResult result = without_gil_unless(python, [&] { return simulate(*s, *scheduler, options); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Json summary = summarize(*s, result);
   return std::make_shared<Run>(Run{std::move(s), std::move(result), std::move(summary), seconds, std::move(writers)});
@@ -120,6 +127,52 @@ std::shared_ptr<Scenario> load(const std::string& path, std::optional<std::strin
                                std::optional<std::string> data, const std::optional<std::string>& max_memory) {
   return std::make_shared<Scenario>(
       load_scenario(path, load_options(std::move(text), std::move(overrides), std::move(data), max_memory)));
+}
+
+// gpusim.compare: the runs `gpusim compare` makes (compare_plan), each as (variant, policy, its
+// summary.json). Policies named by strings run on `workers` threads, the GIL released; when one is a
+// Python object every run goes in order in this thread, as the GIL needs, so a policy that keeps
+// state sees the runs in the rows' order, and the first run to fail raises.
+std::vector<std::tuple<std::string, std::string, std::string>> compare_py(
+    const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides, std::optional<std::string> data,
+    const py::list& policies, const std::optional<std::string>& max_memory, int workers) {
+  if (workers < 0)
+    throw InputError({"", std::nullopt, "workers"}, fmt::format("expected 0 (one per core) or more, got {}", workers));
+  cli::CompareOptions options;  // named in errors as gpusim.compare named them
+  options.policies_arg = "policies";
+  options.policy_source = "policy";
+  bool python = false;
+  for (const py::handle p : policies) {
+    const bool named = py::isinstance<py::str>(p);
+    python = python || !named;
+    options.policies.push_back(named ? p.cast<std::string>() : "");  // a Python one's name is its scheduler's
+  }
+  const cli::ComparePlan plan = cli::compare_plan(
+      path, load_options(std::move(text), std::move(overrides), std::move(data), max_memory), options);
+  std::vector<cli::RunOutcome> outcomes;
+  if (!python) {
+    py::gil_scoped_release release;
+    outcomes = cli::run_all(plan.specs, cli::resolve_workers(workers));
+  } else {
+    for (std::size_t i = 0; i < plan.specs.size(); ++i) {
+      const std::optional<std::size_t> p = plan.origins[i].policy;
+      bool python_run = false;
+      const auto scheduler = make_scheduler(plan.specs[i].scenario, p ? py::object(policies[*p]) : py::object(py::none()),
+                                            python_run);
+      outcomes.push_back(without_gil_unless(python_run, [&] { return cli::run_spec(plan.specs[i], *scheduler); }));
+    }
+  }
+  std::vector<std::tuple<std::string, std::string, std::string>> out;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    Json& summary = outcomes[i].summary;
+    summary.erase("label");  // summary.json as the run wrote it
+    // A policy named as given; the scenario's own, or one written in Python, as its scheduler is named.
+    const std::optional<std::size_t> p = plan.origins[i].policy;
+    const bool named = p && py::isinstance<py::str>(policies[*p]);
+    out.emplace_back(plan.origins[i].variant, named ? options.policies[*p] : summary["policy"].get<std::string>(),
+                     summary.dump());
+  }
+  return out;
 }
 
 py::dict pool_dict(const PoolSpec& p) {
@@ -472,6 +525,8 @@ PYBIND11_MODULE(_core, m) {
       py::arg("run_dir"), py::arg("path"), py::arg("force") = false);
   m.def("simulate", &simulate_py, py::arg("scenario"), py::arg("policy") = py::none(),
         py::arg("outputs") = std::vector<std::string>{}, py::arg("audit") = false);
+  m.def("compare", &compare_py, py::arg("path"), py::arg("text"), py::arg("overrides"), py::arg("data"), py::arg("policies"),
+        py::arg("max_memory") = py::none(), py::arg("workers") = 1);
   m.def("outputs", [] {
     std::vector<std::tuple<std::string, std::string, std::string, bool>> out;
     for (const OutputSpec& o : output_table()) out.emplace_back(o.name, o.file, o.description, o.by_default);

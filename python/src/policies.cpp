@@ -185,8 +185,6 @@ void PyBinder::recheck_at_s(const py::object& t) {
   binder.recheck_at(Time() + Duration::from_seconds(s, Round::toward_zero));
 }
 
-// policy: None (the scenario's), "QUEUE+PLACEMENT", (queue, placement) with each a name or a Python
-// object, or a whole Python scheduler. Sets `python` when Python code takes part.
 std::unique_ptr<Scheduler> make_scheduler(const Scenario& s, const py::object& policy, bool& python) {
   const PolicyContext context = policy_context(s);
   python = false;
@@ -195,8 +193,15 @@ std::unique_ptr<Scheduler> make_scheduler(const Scenario& s, const py::object& p
     const auto spec = policy.cast<std::string>();
     return Registry::global().make(spec, context, {"policy", std::nullopt, spec});
   }
-  if (py::isinstance<py::tuple>(policy) && py::len(policy) == 2) {
-    const py::tuple t = policy;
+  // A queue order or a placement alone takes the other half of the scenario's policy.
+  const py::module_ classes = py::module_::import("gpusim.policy");
+  const std::size_t plus = s.policy.find('+');
+  const std::string own_queue = s.policy.substr(0, plus);
+  const std::string own_placement = plus == std::string::npos ? "" : s.policy.substr(plus + 1);
+  if (py::isinstance(policy, classes.attr("QueueOrder"))) return make_scheduler(s, py::make_tuple(policy, own_placement), python);
+  if (py::isinstance(policy, classes.attr("Placement"))) return make_scheduler(s, py::make_tuple(own_queue, policy), python);
+  if ((py::isinstance<py::tuple>(policy) || py::isinstance<py::list>(policy)) && py::len(policy) == 2) {
+    const py::tuple t = py::tuple(policy);
     const std::string name = policy_name(t[0]) + "+" + policy_name(t[1]);
     const SourceLocation where{"policy", std::nullopt, name};
     std::unique_ptr<QueueOrder> order;

@@ -22,8 +22,10 @@ struct PyBinder {
   void recheck_at_s(const pybind11::object& t);
 };
 
-// policy: None (the scenario's), "QUEUE+PLACEMENT", (queue, placement) with each a name or a Python
-// object, or a whole Python scheduler. Sets `python` when Python code takes part.
+// policy: None (the scenario's), "QUEUE+PLACEMENT", a gpusim.QueueOrder or gpusim.Placement alone
+// (composed with the other half of the scenario's policy), (queue, placement) with each a name or a
+// Python object (a list as a tuple), or a whole Python scheduler. Sets `python` when Python code
+// takes part.
 std::unique_ptr<Scheduler> make_scheduler(const Scenario& s, const pybind11::object& policy, bool& python);
 
 }  // namespace gpusim::python

@@ -148,6 +148,17 @@ def test_compare_one_row_per_variant_and_policy(root, cli):
     assert list(df.allocation_ratio) == [s["allocation_ratio"] for s in want]
 
 
+def test_compare_runs_python_policies_beside_named_ones(root):
+    # One plan with `gpusim compare`; a policy written in Python runs in this thread, in the rows' order.
+    path = root / "scenarios" / "quickstart.yaml"
+    policies = ["fifo+best-fit", Fifo(), ("fifo", BestFit())]
+    df = gpusim.compare(path, policies=policies, workers=2)
+    assert list(df.policy) == ["fifo+best-fit", "py-fifo+best-fit", "fifo+py-best-fit"]
+    assert list(df.cost_usd) == [gpusim.run(path, policy=p).summary["cost_usd"] for p in policies]
+    with pytest.raises(gpusim.InputError, match="^--policies: give policies, or a scenario with variants$"):
+        gpusim.compare(path)
+
+
 def test_load_scenario_objects(root):
     s = gpusim.load_scenario(root / "scenarios" / "quickstart.yaml", overrides=["cluster.pools[0].count=4"])
     assert s.name == "quickstart" and s.seed == 42 and s.policy == "fifo+best-fit"
