@@ -32,7 +32,7 @@
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
-#include "k8s_import.hpp"
+#include "k8s/k8s_import.hpp"
 #include "packing.hpp"
 #include "progress.hpp"
 #include "runs.hpp"

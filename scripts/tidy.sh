@@ -2,7 +2,7 @@
 # Runs clang-tidy (Debian's clang-tidy 14, the root .clang-tidy) over C++ sources, for developers:
 #
 #   scripts/tidy.sh                      # the sources changed since .clang-format was added (as check_format.sh)
-#   scripts/tidy.sh sim/src/cluster.cpp  # the given .cpp files
+#   scripts/tidy.sh sim/cluster/src/cluster.cpp  # the given .cpp files
 #   scripts/tidy.sh --all                # every project .cpp file of the build
 #
 # A changed header is checked through the .cpp files that include it directly (the findings in

@@ -63,7 +63,7 @@ std::string read_claims(const Object& o, const PodRules& rules, const std::strin
   }
   // Kubernetes lets the pods naming one ResourceClaim share its devices (status.reservedFor
   // lists them all); gpusim gives a device to one job at a time and refuses a shared claim
-  // (sim/src/dra.cpp), so such a workload is reported rather than written. Across workloads: read_jobs.
+  // (sim/spec/src/dra.cpp), so such a workload is reported rather than written. Across workloads: read_jobs.
   if (!j.named_claims.empty() && j.count * j.workers > 1 && unusable.empty())
     unusable = fmt::format("its {} pods name ResourceClaim {} (sharing a ResourceClaim's devices between pods is not "
                            "modelled; a ResourceClaimTemplate gives each pod its own)",

@@ -9,12 +9,13 @@ Same scenario and seed, byte-identical results: the figures come from the same C
 writers as the `gpusim` command.
 """
 from ._core import AuditError, InputError, OutputError, PolicyError, __version__
-from .api import Catalog, Result, RunNote, Scenario, catalog, compare, load_scenario, mig, outputs, report, run
+from .api import (Catalog, Result, RunNote, Scenario, catalog, compare, load_scenario, mig, outputs, report, run,
+                  table_rows)
 from .policy import Placement, QueueOrder, Scheduler
 from .sweep import sweep
 
 __all__ = [
-    "run", "compare", "sweep", "load_scenario", "catalog", "mig", "outputs", "report",
+    "run", "compare", "sweep", "load_scenario", "catalog", "mig", "outputs", "report", "table_rows",
     "Result", "Scenario", "Catalog", "RunNote",
     "QueueOrder", "Placement", "Scheduler",
     "InputError", "PolicyError", "AuditError", "OutputError", "__version__", "plot",

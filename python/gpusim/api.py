@@ -168,6 +168,10 @@ class Result:
         """Every number of the summary by dotted path ('jct_s.p99'), as a sweep row has them."""
         return dict(_core.flatten_summary(self._run.summary_json()))
 
+    def table(self) -> str:
+        """The run table `gpusim run` prints (its rows: table_rows())."""
+        return _core.run_table(self._run.summary_json())
+
     def write(self, directory: str, force: bool = False) -> None:
         """Write the run directory (summary.json, jobs.csv, ...) as `gpusim run --out` does, with the
         on-request outputs the run was asked for (run(..., outputs=["trace"])): into a temporary
@@ -215,6 +219,14 @@ def report(run_dir: str, path: str, force: bool = False) -> None:
 def outputs() -> pd.DataFrame:
     """The files a run directory can hold: name, file, description, and whether every write() has it."""
     return _pandas().DataFrame(_core.outputs(), columns=["name", "file", "description", "by_default"])
+
+
+def table_rows() -> pd.DataFrame:
+    """The figures the run and compare tables show, in their order, as declared once in C++ (the HTML
+    report and gpusim check read the same rows): label, key (a JSON pointer into summary.json; as a
+    compare() column: its dotted path) and which way is better ("lower", "higher" or "")."""
+    rows = [(label, pointer, pointer.lstrip("/").replace("/", "."), better) for label, pointer, better in _core.table_rows()]
+    return _pandas().DataFrame(rows, columns=["label", "pointer", "column", "better"])
 
 
 def compare(scenario: ScenarioLike, policies: Sequence | None = None, overrides=None, seed: int | None = None,

@@ -34,6 +34,7 @@
 #include "gpusim/sim/scenario.hpp"
 #include "html_report.hpp"
 #include "ids.hpp"
+#include "table.hpp"
 #include "policies.hpp"
 #include "sweep.hpp"
 
@@ -534,6 +535,14 @@ PYBIND11_MODULE(_core, m) {
   });
 
   m.def("flatten_summary", [](const std::string& summary_json) { return flatten_summary(Json::parse(summary_json)); });
+  // The run and compare tables' rows as cli/table.cpp declares them once (label, summary key, better).
+  m.def("table_rows", [] {
+    std::vector<std::tuple<std::string, std::string, std::string>> rows;
+    for (const cli::MetricRow& r : cli::metric_rows())
+      rows.emplace_back(r.label, r.pointer, r.better == cli::Better::lower ? "lower" : r.better == cli::Better::higher ? "higher" : "");
+    return rows;
+  });
+  m.def("run_table", [](const std::string& summary_json) { return cli::run_table(Json::parse(summary_json)); });
   m.def(
       "sweep_points",
       [](const std::string& path, std::optional<std::string> text, std::vector<std::string> overrides,

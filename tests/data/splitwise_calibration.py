@@ -9,7 +9,7 @@ Reads SplitwiseSim's data/perf_model.csv (github.com/Mutinifni/splitwise-sim, MI
   otherwise             fits overhead_tp, alpha, e_attn, e_link per GPU on llama2-70b with e_flops and e_bw
                         fixed at Vidur's values (grid search minimising squared relative errors of prefill and
                         decode), printing the parameters and the MAPEs on llama2-70b and the held-out bloom-176b.
-The formula is sim/src/serving_model.cpp's iteration_time_s; the C++ test
+The formula is sim/model/src/serving_model.cpp's iteration_time_s; the C++ test
 tests/serving/serving_calibration_test.cpp evaluates the shipped values against the medians.
 
 Usage: splitwise_calibration.py perf_model.csv [--write-medians PATH]

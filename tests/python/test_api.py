@@ -38,6 +38,20 @@ def test_run_matches_the_cli(root, cli):
     assert (abs(sums.to_numpy() - r.timeseries.set_index("time_s").gpus_allocated.loc[sums.index].to_numpy()) < 1e-5).all()
 
 
+def test_table_and_its_rows_are_the_cli_s(root, cli):
+    scenario = root / "scenarios" / "quickstart.yaml"
+    r = gpusim.run(scenario)
+    printed = subprocess.run([cli, "run", str(scenario)], capture_output=True, text=True, check=True).stdout
+    assert r.table() in printed
+    rows = gpusim.table_rows()
+    assert {"cost (USD)", "allocation ratio"} <= set(rows.label)
+    assert rows.set_index("label").better["cost (USD)"] == "lower"
+    # Every row's figure that the run has is a compare() column, under the name table_rows() gives.
+    df = gpusim.compare(scenario, policies=["fifo+first-fit"])
+    present = [c for c in rows.column if c in r.figures()]
+    assert present and set(present) <= set(df.columns)
+
+
 def test_policy_overrides_and_seed_as_the_cli(root, cli):
     scenario = root / "scenarios" / "quickstart.yaml"
     r = gpusim.run(scenario, policy="sjf+spread", overrides={"cluster.pools[0].count": 3}, seed=7)

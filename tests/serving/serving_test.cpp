@@ -1,4 +1,4 @@
-// The served-model catalog and the serving model's pure formulas (sim/include/gpusim/sim/serving_model.hpp),
+// The served-model catalog and the serving model's pure formulas (sim/model/include/gpusim/sim/serving_model.hpp),
 // each against numbers worked by hand (docs/serving.md).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// metrics.om (sim/open_metrics.hpp, sim/src/metrics_writer.cpp): the pure pieces, and the series of a
+// metrics.om (sim/open_metrics.hpp, sim/outputs/src/metrics_writer.cpp): the pure pieces, and the series of a
 // tiny run worked out by hand.
 #include <gtest/gtest.h>
 

@@ -214,7 +214,7 @@ class Engine final : public RunState,
   RunObservers observers_;
   RunExtensions ext_;
   Cluster cluster_;
-  const Shapes& shapes_;  // the world's, or an admission's (Kueue's, with each job's flavor-restricted shapes)
+  const Shapes& shapes_;  // the world's, or an admission's (with each job's shapes restricted to what it may be admitted to)
   JobLifecycle life_;
   std::vector<JobRecord>& records_;  // life_'s: every status change goes through life_
   JobFlights flights_;               // of the jobs between their first placement and their end

@@ -1,7 +1,7 @@
 #pragma once
 // The admission seam (docs/design/architecture.md, "Add an admission"): what a job's pods pass
-// before the scheduler sees them. The kernel asks its admissions in order (namespace quotas first,
-// then Kueue): one may hold a job back until its own cycle admits it; each may refuse it for good
+// before the scheduler sees them. The kernel asks its admissions in the order the run gives them
+// (sim/run.hpp: namespace quotas, then the queue manager): one may hold a job back until its own cycle admits it; each may refuse it for good
 // when its pods are created. What a job was charged is given back in one place, when its pods are
 // gone (Engine::give_back).
 #include <optional>
@@ -26,7 +26,7 @@ struct AdmissionEviction {
 class Admission {
  public:
   virtual ~Admission() = default;
-  // Request shapes to use instead of the world's (Kueue's, restricted to each job's flavors); null: the world's.
+  // Request shapes to use instead of the world's (a queue manager's, restricted to each job's flavors); null: the world's.
   virtual const Shapes* shapes() const { return nullptr; }
   // Does it hold the arriving job until its cycle admits it?
   virtual bool holds(JobId) const { return false; }

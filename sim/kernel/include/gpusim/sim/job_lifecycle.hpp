@@ -8,9 +8,9 @@
 //        +--> unschedulable   |  +----enqueue-----+  (evicted, suspended: back in the queue)
 //        +--> rejected        +--enqueue-- not_arrived <--back_off-- running (killed, restarts)
 //             (admission: over a namespace ResourceQuota)
-//   not_arrived --hold--> queued --arrive--> pending (Kueue: it waits in its queue until admitted)
-//                         queued <--take_back-- pending (Kueue preempted it before it ran)
-//                         queued <--requeue-- running (Kueue evicted it)
+//   not_arrived --hold--> queued --arrive--> pending (an admission holds it until its cycle admits it)
+//                         queued <--take_back-- pending (the admission preempted it before it ran)
+//                         queued <--requeue-- running (the admission evicted it)
 //   not_arrived <--withdraw-- pending (its pod was deleted before it ran: a replica scaled down)
 #include <algorithm>
 #include <cstdint>
@@ -40,7 +40,7 @@ class JobLifecycle {
   // --- transitions ---
   void unschedulable(JobId id);                   // not_arrived: no node could ever hold it
   void reject(JobId id, std::string_view why);    // not_arrived or queued -> rejected: refused by admission
-  void hold(JobId id);                            // not_arrived -> queued: it waits for Kueue to admit it
+  void hold(JobId id);                            // not_arrived -> queued: it waits for an admission's cycle
   // not_arrived or queued -> pending, with its queue key; `cause`: kAdmitted when an admission let it through.
   void arrive(JobId id, QueueKey key, Time now, std::string_view cause = {});
   void enqueue(JobId id, Time now, std::string_view cause = {});  // not_arrived (back-off over) or running (evicted, suspended) -> pending
@@ -49,8 +49,8 @@ class JobLifecycle {
   void fail(JobId id);                            // running -> failed
   void back_off(JobId id);                        // running -> not_arrived, until its restart is due
   void withdraw(JobId id);                        // pending -> not_arrived: its pod was deleted before it ran
-  void take_back(JobId id);                       // pending -> queued: Kueue took it back before it ran
-  void requeue(JobId id);                         // running -> queued: Kueue evicted it
+  void take_back(JobId id);                       // pending -> queued: its admission took it back before it ran
+  void requeue(JobId id);                         // running -> queued: its admission evicted it
 
   // Called at every status change (from, to, cause: Observer::job_transition's), when set.
   using Watcher = std::function<void(JobId, JobStatus, JobStatus, std::string_view)>;
@@ -62,7 +62,7 @@ class JobLifecycle {
   // --- what follows from the statuses ---
   bool any_pending() const { return !queue_.empty(); }
   uint32_t pending_count() const { return static_cast<uint32_t>(queue_.size()); }
-  uint32_t queued_count() const { return queued_; }  // waiting for Kueue's admission
+  uint32_t queued_count() const { return queued_; }  // waiting for an admission's cycle
   uint32_t running_count() const { return static_cast<uint32_t>(running_.size()); }
   std::size_t unfinished() const { return unfinished_; }
   uint32_t pending_shapes() const { return distinct_pending_shapes_; }

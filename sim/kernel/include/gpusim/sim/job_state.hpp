@@ -19,7 +19,7 @@ namespace gpusim {
 
 // `failed`: killed (out of memory, MPS fault) and not restarted under the restart policy.
 // rejected: refused for good by admission when its pods were created (over a namespace ResourceQuota).
-// queued: arrived, waiting in its Kueue queue for admission (suspended: no pod of it exists yet); it
+// queued: arrived, waiting in an admission's queue (sim/admission.hpp) (suspended: no pod of it exists yet); it
 // counts as pending in every figure.
 enum class JobStatus : uint8_t { not_arrived, pending, running, completed, unschedulable, failed, rejected, queued };
 constexpr auto enum_table(JobStatus) {

@@ -37,7 +37,7 @@ class RunState : public ClusterView {
   virtual const std::vector<Admission*>& admissions() const = 0;
 };
 
-// Observer::job_transition's cause when an admission (namespace quotas, Kueue) let the job into the
+// Observer::job_transition's cause when an admission (sim/admission.hpp) let the job into the
 // scheduler's queue.
 inline constexpr std::string_view kAdmitted = "admitted";
 

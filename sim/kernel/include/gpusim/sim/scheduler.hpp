@@ -140,7 +140,7 @@ class Binder {
   // (else model.preemption.resume) when it starts again. Throws PolicyError unless preemptible().
   virtual void preempt(JobId job) = 0;
   // Tells a running job to leave within `grace` (its pod's terminationGracePeriodSeconds), as
-  // kube-scheduler's preemption and Kueue's eviction do: it writes a checkpoint if it has a policy and
+  // kube-scheduler's preemption and an admission's eviction do: it writes a checkpoint if it has a policy and
   // the write ends within the grace period, else it stops when the period ends and loses what it
   // computed since its last checkpoint; then it queues again, as after a spot reclaim. It counts as a
   // preemption. `by` is the job it makes room for (kNoJob: none) and `reason` why, for observers (a

@@ -1,6 +1,6 @@
 #pragma once
 // The pure pieces of metrics.om (docs/guide/prometheus.md): the OpenMetrics text format's
-// escaping and timestamps, the start date, and the power model. The writer (sim/src/metrics_writer.cpp)
+// escaping and timestamps, the start date, and the power model. The writer (sim/outputs/src/metrics_writer.cpp)
 // is an observer that samples the run with them.
 //
 // Format: OpenMetrics 1.0 text exposition (github.com/OpenObservability/OpenMetrics,

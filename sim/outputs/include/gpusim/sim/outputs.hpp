@@ -1,5 +1,5 @@
 #pragma once
-// The files of a run directory, registered by name in one table (sim/src/outputs.cpp): `--out`,
+// The files of a run directory, registered by name in one table (sim/outputs/src/outputs.cpp): `--out`,
 // its help text, the on-request flags such as `--trace`, the scenario's `outputs:` block, the
 // Python API and docs/reference/outputs.md's list all read it. A writer is an observer of one run, so an output
 // that needs the run's history (the Perfetto trace) sees every state change; the others write from
