@@ -17,8 +17,8 @@
 #include "gpusim/core/error.hpp"
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/audit.hpp"
+#include "gpusim/sim/output_spec.hpp"
 #include "gpusim/sim/run.hpp"
-#include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
@@ -181,7 +181,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   const RunOutputs outputs(requested);
   std::vector<Observer*> observers = out || report ? outputs.observers() : std::vector<Observer*>{};
   // --metrics FILE: the metrics writer on its own, into FILE.
-  const std::unique_ptr<OutputWriter> metrics = metrics_file ? find_output("metrics")->make() : nullptr;
+  const std::unique_ptr<OutputWriter> metrics = metrics_file ? make_output_writer(*find_output("metrics")) : nullptr;
   if (metrics) observers.push_back(metrics.get());
   // Timed for stderr only, never written into the outputs.
   const auto t0 = Clock::now();

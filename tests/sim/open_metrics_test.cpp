@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gpusim/sim/open_metrics.hpp"
+#include "gpusim/sim/output_spec.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "test_util.hpp"
 
@@ -76,7 +77,7 @@ outputs: {timeseries_step: 1h, metrics_start: "2026-01-01"}
 
 std::string run_metrics(const Scenario& s) {
   auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  const std::unique_ptr<OutputWriter> writer = find_output("metrics")->make();
+  const std::unique_ptr<OutputWriter> writer = make_output_writer(*find_output("metrics"));
   const RunResult r = simulate(s, *scheduler, {{}, {writer.get()}, true});
   std::ostringstream out;
   writer->write(out, s, r, summarize(s, r));

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <unordered_map>
 
 #include "gpusim/core/error.hpp"
 
@@ -62,58 +63,19 @@ void scenario_yaml(std::ostream& o, const Scenario& s, const RunResult&, const J
 
 }  // namespace
 
-const std::vector<OutputSpec>& output_table() {
-  static const std::vector<OutputSpec> table{
-      {"summary", "summary.json", "every figure, units in the key names", true, &ResultWriter<summary_json>::make},
-      {"jobs", "jobs.csv", "one row per job", true, &ResultWriter<jobs_csv>::make},
-      {"timeseries", "timeseries.csv", "the cluster sampled every outputs.timeseries_step", true,
-       &ResultWriter<timeseries_csv>::make},
-      {"pool_timeseries", "pool_timeseries.csv", "the same samples per pool", true, &ResultWriter<pool_timeseries_csv>::make},
-      {"gpus", "gpus.csv", "one row per GPU: final MIG layout, utilization", true, &ResultWriter<gpus_csv>::make},
-      {"cost", "cost.csv", "cost per pool and market, and by tenant, kind and GPU model", true, &ResultWriter<cost_csv>::make},
-      {"low_utilization", "low_utilization.csv", "stretches of a pool under the utilization alert", true,
-       &ResultWriter<low_utilization_csv>::make},
-      {"scenario", "scenario.yaml", "the scenario as run, after overrides", true, &ResultWriter<scenario_yaml>::make},
-      {"tenants", "tenants.csv",
-       "per namespace: waits, GPUs held against fair share, preemptions and rejections (written "
-       "whenever the scenario has a tenancy: block)",
-       false, &ResultWriter<tenants_csv>::make},
-      {"services", "services.csv",
-       "per inference service: requests, latency percentiles, SLO attainment, goodput, replicas, cost per token (written "
-       "whenever the scenario has services)",
-       false, &ResultWriter<services_csv>::make},
-      {"replicas", "replicas.csv",
-       "each change of a service's desired, created and ready replicas (written whenever a service has an autoscaler)", false,
-       &ResultWriter<replicas_csv>::make},
-      {"requests", "requests.csv", "one row per request of the inference services: status, queueing, TTFT, end to end", false,
-       &RequestsWriter::make},
-      {"trace", "trace.json", "a Perfetto/Chrome timeline: a track per GPU or MIG slice, reclaims, preemptions", false,
-       &make_trace_writer},
-      {"metrics", "metrics.om", "the GPUs' DCGM-exporter series and gpusim's own, OpenMetrics text for promtool backfill", false,
-       &make_metrics_writer},
-      {"occupancy", "occupancy.json", "GPU occupancy of node groups over time and node events per pool (for the HTML report)",
-       false, &make_occupancy_writer},
+std::unique_ptr<OutputWriter> make_output_writer(const OutputSpec& o) {
+  static const std::unordered_map<std::string_view, std::unique_ptr<OutputWriter> (*)()> writers{
+#define GPUSIM_OUTPUT(name, file, description, by_default, writer) {name, &writer},
+#include "gpusim/sim/outputs.def"
+#undef GPUSIM_OUTPUT
   };
-  return table;
-}
-
-const OutputSpec* find_output(std::string_view name) {
-  for (const OutputSpec& o : output_table())
-    if (o.name == name) return &o;
-  return nullptr;
-}
-
-std::string default_output_files() {
-  std::string out;
-  for (const OutputSpec& o : output_table())
-    if (o.by_default) out += fmt::format("{}{}", out.empty() ? "" : ", ", o.file);
-  return out;
+  return writers.at(o.name)();
 }
 
 RunOutputs::RunOutputs(const std::vector<std::string>& requested) {
   for (const OutputSpec& o : output_table()) {
     if (!o.by_default && std::find(requested.begin(), requested.end(), o.name) == requested.end()) continue;
-    writers_.emplace_back(&o, o.make());
+    writers_.emplace_back(&o, make_output_writer(o));
     observers_.push_back(writers_.back().second.get());
   }
 }

@@ -14,6 +14,7 @@
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/fit.hpp"
+#include "gpusim/sim/scheduling_options.hpp"
 #include "gpusim/workloads/job.hpp"
 
 namespace gpusim {
@@ -23,26 +24,6 @@ struct QueueKey {
   int64_t primary = 0;
   int64_t secondary = 0;
   constexpr auto operator<=>(const QueueKey&) const = default;
-};
-
-// How the queue is served (a scenario's `scheduling:` block).
-//   kubernetes  every pending job that fits starts, in queue order; none blocks another (default)
-//   strict      in queue order; the first job that does not fit blocks the ones behind it
-//   backfill    EASY backfilling: the first job that does not fit gets a reservation at the earliest
-//               time enough GPUs free up (running jobs end at their current rates); a later job
-//               starts now only if it fits and does not delay that reservation
-enum class QueueMode : uint8_t { kubernetes, strict, backfill };
-constexpr auto enum_table(QueueMode) {
-  return std::to_array<EnumName<QueueMode>>(
-      {{QueueMode::kubernetes, "kubernetes"}, {QueueMode::strict, "strict"}, {QueueMode::backfill, "backfill"}});
-}
-
-struct SchedulingOptions {
-  // Gang scheduling: a job's workers are placed all together or not at all. Off, worker pods are
-  // placed one at a time as they fit (the default Kubernetes scheduler without co-scheduling), and
-  // a job runs once its last worker is placed; placed workers hold their GPUs meanwhile.
-  bool gang = true;
-  QueueMode queue = QueueMode::kubernetes;
 };
 
 // What a walk of the pending jobs does after a visit.

@@ -1,7 +1,8 @@
 #pragma once
 // The pure pieces of metrics.om (docs/guide/prometheus.md): the OpenMetrics text format's
-// escaping and timestamps, the start date, and the power model. The writer (sim/outputs/src/metrics_writer.cpp)
-// is an observer that samples the run with them.
+// escaping and timestamps, and the power model. The writer (sim/outputs/src/metrics_writer.cpp) is an
+// observer that samples the run with them; the start date it counts from is read with the scenario
+// (parse_utc_date, output_spec.hpp).
 //
 // Format: OpenMetrics 1.0 text exposition (github.com/OpenObservability/OpenMetrics,
 // specification/OpenMetrics.md): one `# TYPE`/`# HELP` (and `# UNIT`) block per metric family, a
@@ -10,7 +11,6 @@
 // storage/#backfilling-from-openmetrics-format) reads that and needs a timestamp on every sample and
 // each series' samples in increasing time.
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,12 +20,6 @@ namespace gpusim {
 
 // `s` as an OpenMetrics label value between its quotes: backslash, double quote and line feed escaped.
 std::string om_escape(std::string_view s);
-
-// Seconds since 1970-01-01T00:00:00Z of "YYYY-MM-DD" (midnight UTC) or "YYYY-MM-DDTHH:MM:SSZ" (UTC,
-// a trailing Z required), years 1970-9999; none for anything else (a bad field, day 31 of April).
-std::optional<int64_t> parse_utc_date(std::string_view text);
-// What a start date must be, for the messages of --metrics-start and outputs.metrics_start.
-inline constexpr std::string_view kUtcDateExpected = "a UTC date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (year 1970 or later)";
 
 // A sample timestamp in seconds: the start date plus the simulated time, with microseconds only
 // where the time has them ("1767225600", "1767225600.5").

@@ -1,9 +1,8 @@
 #pragma once
-// The files of a run directory, registered by name in one table (sim/outputs/src/outputs.cpp): `--out`,
-// its help text, the on-request flags such as `--trace`, the scenario's `outputs:` block, the
-// Python API and docs/reference/outputs.md's list all read it. A writer is an observer of one run, so an output
-// that needs the run's history (the Perfetto trace) sees every state change; the others write from
-// the result at the end. Adding an output is one writer file plus one line of the table.
+// The writers of a run directory's files, one per entry of the output catalog (output_spec.hpp,
+// made with them from sim/spec/include/gpusim/sim/outputs.def). A writer is an observer of one run, so an output that
+// needs the run's history (the Perfetto trace) sees every state change; the others write from the
+// result at the end. Adding an output is one writer file plus one line of outputs.def.
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -11,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusim/sim/output_spec.hpp"
 #include "gpusim/sim/run.hpp"
 #include "gpusim/sim/report.hpp"
 #include "gpusim/sim/scenario.hpp"
@@ -22,19 +22,8 @@ class OutputWriter : public Observer {
   virtual void write(std::ostream& out, const Scenario& s, const RunResult& r, const Json& summary) const = 0;
 };
 
-struct OutputSpec {
-  std::string_view name;         // what `outputs:` and the flags call it: "trace" (--trace)
-  std::string_view file;         // in the run directory
-  std::string_view description;  // one line, for help texts
-  bool by_default = true;        // written by every --out; the others on request
-  std::unique_ptr<OutputWriter> (*make)() = nullptr;
-};
-
-// Every output, in the order a run directory lists them.
-const std::vector<OutputSpec>& output_table();
-const OutputSpec* find_output(std::string_view name);
-// "summary.json, jobs.csv, ..." of the outputs written by default (for help texts and messages).
-std::string default_output_files();
+// A fresh writer of the output `o`.
+std::unique_ptr<OutputWriter> make_output_writer(const OutputSpec& o);
 
 // The writers of one run: every default output plus the on-request ones named (the scenario's
 // `outputs:` and the flags). Attach observers() to the run, then write() its directory.

@@ -5,6 +5,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpusim/core/config.hpp"
@@ -15,7 +17,7 @@
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/footprint.hpp"
-#include "gpusim/sim/scheduler.hpp"
+#include "gpusim/sim/scheduling_options.hpp"
 #include "gpusim/sim/tenancy.hpp"
 #include "gpusim/workloads/job.hpp"
 #include "gpusim/workloads/served_model.hpp"
@@ -44,9 +46,6 @@ struct PackingSpec {
   // empty: a seeded random order.
   std::vector<uint32_t> node_ranks;
 };
-
-// outputs.metrics_start when a scenario gives none.
-inline constexpr std::string_view kDefaultMetricsStart = "2026-01-01T00:00:00Z";
 
 struct Scenario {
   std::string file;
