@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/packing.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace {

@@ -10,8 +10,8 @@
 
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace {

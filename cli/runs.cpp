@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/outputs.hpp"
+#include "gpusim/sim/run.hpp"
 
 namespace gpusim::cli {
 

@@ -8,8 +8,8 @@
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/report.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace gpusim::test {

@@ -27,16 +27,16 @@
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/policies/registry.hpp"
 #include "gpusim/sim/audit.hpp"
-#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "html_report.hpp"
 #include "ids.hpp"
-#include "table.hpp"
 #include "policies.hpp"
 #include "sweep.hpp"
+#include "table.hpp"
 
 namespace py = pybind11;
 using namespace gpusim;
@@ -539,7 +539,10 @@ PYBIND11_MODULE(_core, m) {
   m.def("table_rows", [] {
     std::vector<std::tuple<std::string, std::string, std::string>> rows;
     for (const cli::MetricRow& r : cli::metric_rows())
-      rows.emplace_back(r.label, r.pointer, r.better == cli::Better::lower ? "lower" : r.better == cli::Better::higher ? "higher" : "");
+      rows.emplace_back(r.label, r.pointer,
+                        r.better == cli::Better::lower    ? "lower"
+                        : r.better == cli::Better::higher ? "higher"
+                                                          : "");
     return rows;
   });
   m.def("run_table", [](const std::string& summary_json) { return cli::run_table(Json::parse(summary_json)); });

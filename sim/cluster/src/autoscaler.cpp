@@ -20,8 +20,8 @@ void ScaleUpPlan::add_pool(PoolId pool, NodeShape shape, uint32_t on_the_way, ui
   pools_.push_back({pool, shape, headroom, 0, price_per_gpu_hour_usd, std::vector<VirtualNode>(on_the_way, empty_node(shape))});
 }
 
-void ScaleUpPlan::add_free_node(PoolId pool, const std::vector<int32_t>& free_milli, const std::vector<int64_t>& free_gpu_memory_mib,
-                                int64_t cpu_milli, int64_t memory_mib) {
+void ScaleUpPlan::add_free_node(PoolId pool, const std::vector<int32_t>& free_milli,
+                                const std::vector<int64_t>& free_gpu_memory_mib, int64_t cpu_milli, int64_t memory_mib) {
   VirtualNode n;
   n.free_milli.assign(free_milli.begin(), free_milli.end());
   n.free_gpu_memory.assign(free_gpu_memory_mib.begin(), free_gpu_memory_mib.end());
@@ -97,7 +97,8 @@ bool ScaleUpPlan::place(const std::vector<PodDemand>& options) {
   std::vector<const PodDemand*> order;
   order.reserve(options.size());
   for (const PodDemand& d : options) order.push_back(&d);
-  std::stable_sort(order.begin(), order.end(), [&](const PodDemand* a, const PodDemand* b) { return find(a->pool)->price < find(b->pool)->price; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const PodDemand* a, const PodDemand* b) { return find(a->pool)->price < find(b->pool)->price; });
   for (const PodDemand* d : order) {
     PoolPlan* p = find(d->pool);
     if (!p || p->headroom == 0) continue;
@@ -120,7 +121,8 @@ bool ScaleUpPlan::place(const std::vector<PodDemand>& options) {
 
 PodDemand pod_demand(const Request& q, bool multi_node, const Pool& pool, PoolId p) {
   const GpuDemand d = demand_on(q, pool);
-  return {p, q.gpus, d.milli, q.gpu_memory_mib, q.cpu_milli, q.memory_mib, std::max(1, q.worker_gpus), q.worker_gpus > 0, multi_node};
+  return {p,         q.gpus, d.milli, q.gpu_memory_mib, q.cpu_milli, q.memory_mib, std::max(1, q.worker_gpus), q.worker_gpus > 0,
+          multi_node};
 }
 
 void ScaleUpPlan::add_pool(const Cluster& c, PoolId p, uint32_t on_the_way, uint32_t headroom, double price_per_gpu_hour_usd) {

@@ -99,9 +99,7 @@ Gpu Cluster::slot_gpu(GpuId g) const {
                   static_cast<NodeId>(p.first_node + offset / p.gpus_per_node));
 }
 
-std::size_t Cluster::SignatureHash::operator()(const Signature& s) const {
-  return boost::hash_range(s.begin(), s.end());
-}
+std::size_t Cluster::SignatureHash::operator()(const Signature& s) const { return boost::hash_range(s.begin(), s.end()); }
 
 Cluster::Signature Cluster::signature(NodeId id) const {
   const Node& n = nodes_[id];

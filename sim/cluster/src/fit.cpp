@@ -227,7 +227,8 @@ std::optional<std::string> placement_error(const Cluster& c, const Job& j, const
   if (p.nodes.empty()) return "placement names no node";
   if (static_cast<int32_t>(p.gpus.size()) != rules.gpus_to_place)
     return rules.gpus_to_place == j.request.gpus
-               ? fmt::format("placement has {} GPUs, the job asks {} (all together: gang scheduling)", p.gpus.size(), j.request.gpus)
+               ? fmt::format("placement has {} GPUs, the job asks {} (all together: gang scheduling)", p.gpus.size(),
+                             j.request.gpus)
                : fmt::format("placement has {} GPUs; the job's next worker takes {}", p.gpus.size(), rules.gpus_to_place);
   if (!p.instances.empty() && p.instances.size() != p.gpus.size())
     return fmt::format("placement lists {} MIG instances for {} GPUs", p.instances.size(), p.gpus.size());

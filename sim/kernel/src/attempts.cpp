@@ -11,7 +11,14 @@ namespace gpusim {
 
 Attempts::Attempts(std::vector<JobRecord>& records, JobFlights& flights, const std::vector<Job>& jobs,
                    const ResolvedJobs& resolved, const ExecutionModel& model, EventQueue& events, const Time& now, Host& host)
-    : records_(records), flights_(flights), jobs_(jobs), resolved_(resolved), model_(model), events_(events), now_(now), host_(host) {}
+    : records_(records),
+      flights_(flights),
+      jobs_(jobs),
+      resolved_(resolved),
+      model_(model),
+      events_(events),
+      now_(now),
+      host_(host) {}
 
 GpuTime Attempts::kept_gpu(const JobRecord& r) { return goodput({r.computing_gpu, r.comm_stall_gpu, r.rerun_gpu}); }
 

@@ -62,9 +62,9 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
   life_.watch([this](JobId id, JobStatus from, JobStatus to, std::string_view cause) { transition(id, from, to, cause); });
   const std::vector<Job>& jobs = w.scenario.jobs.jobs;
   // Most jobs end once, on one node: their placements' size in the archive.
-  flights_.reserve_archive(jobs.size(), std::accumulate(jobs.begin(), jobs.end(), std::size_t{0}, [](std::size_t n, const Job& j) {
-                             return n + static_cast<std::size_t>(j.request.gpus);
-                           }));
+  flights_.reserve_archive(
+      jobs.size(), std::accumulate(jobs.begin(), jobs.end(), std::size_t{0},
+                                   [](std::size_t n, const Job& j) { return n + static_cast<std::size_t>(j.request.gpus); }));
   fit_cache_.resize(shapes_.count());
   fit_cache_usable_ = std::all_of(cluster_.pools().begin(), cluster_.pools().end(), [](const Pool& p) {
     return p.sharing.mode != Sharing::mig && p.topology_manager == TopologyPolicy::none;
@@ -90,8 +90,9 @@ KernelResult Engine::run() {
     decision_point(arrived);
     for (Module* m : ext_.modules) m->decided(now_);
     if (options_.progress && (++counts_.iterations & 0xFFF) == 0)
-      options_.progress(scenario().horizon ? now_.seconds() / horizon.seconds()
-                                           : static_cast<double>(next_arrival_) / static_cast<double>(world_.scenario.jobs.jobs.size()));
+      options_.progress(scenario().horizon
+                            ? now_.seconds() / horizon.seconds()
+                            : static_cast<double>(next_arrival_) / static_cast<double>(world_.scenario.jobs.jobs.size()));
   }
   return finish();
 }

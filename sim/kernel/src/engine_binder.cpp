@@ -19,7 +19,8 @@ void Engine::reject(JobId id, const std::string& why) const {
 
 void Engine::bind(JobId id, const Placement& p) {
   if (id >= records_.size()) throw PolicyError(fmt::format("policy {} bound unknown job id {}", scheduler_.name(), id));
-  if (records_[id].status != JobStatus::pending) reject(id, fmt::format("job is {}, not pending", to_string(records_[id].status)));
+  if (records_[id].status != JobStatus::pending)
+    reject(id, fmt::format("job is {}, not pending", to_string(records_[id].status)));
   // What it holds already (workers placed one at a time).
   const JobFlight& held = std::as_const(flights_)[records_[id]];
   const PlacementRules rules{gpus_to_place(id), &held.placement, held.claims.size(), shapes_.get(shapes_.of(id)).pool_mask,
@@ -113,8 +114,8 @@ void Engine::reconfigure(GpuId g, const MigLayout& layout) {
   if (!cluster_.has_gpu(g)) throw PolicyError(fmt::format("policy {} reconfigured unknown GPU {}", scheduler_.name(), g));
   MigLayout checked;
   if (const auto why = layout_error(cluster_, g, layout, checked))
-    throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: reconfigure GPU {} of node {}: {}", scheduler_.name(),
-                                  format_seconds(now_), g, cluster_.node(cluster_.gpu(g).node).name, *why));
+    throw PolicyError(fmt::format("policy {} made an invalid decision at t={}s: reconfigure GPU {} of node {}: {}",
+                                  scheduler_.name(), format_seconds(now_), g, cluster_.node(cluster_.gpu(g).node).name, *why));
   cluster_.start_layout(g, checked);
   cluster_.reindex(cluster_.gpu(g).node);
   ++counts_.reconfigurations;

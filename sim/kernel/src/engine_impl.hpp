@@ -31,11 +31,7 @@ struct RunCounts {
   uint64_t oom_events = 0, mps_faults = 0, reconfigurations = 0, rate_changes = 0;
 };
 
-class Engine final : public RunState,
-                     public Binder,
-                     private NodeLifecycle::Host,
-                     private ModuleHost,
-                     private Attempts::Host {
+class Engine final : public RunState, public Binder, private NodeLifecycle::Host, private ModuleHost, private Attempts::Host {
  public:
   Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunOptions& options, const RunExtensions& extensions);
   KernelResult run();

@@ -57,9 +57,7 @@ double node_fragmentation_milli(std::span<const TaskType> types, std::span<const
   return frag;
 }
 
-int64_t fgd_integer_score(double growth_milli) {
-  return static_cast<int64_t>(100.0 / (1.0 + std::exp(growth_milli / 1000.0)));
-}
+int64_t fgd_integer_score(double growth_milli) { return static_cast<int64_t>(100.0 / (1.0 + std::exp(growth_milli / 1000.0))); }
 
 const std::vector<uint8_t>& TaskMix::accessible(const ClusterView& view, PoolId pool) const {
   if (by_pool_.size() <= pool) by_pool_.resize(pool + 1u);

@@ -8,7 +8,8 @@
 
 namespace gpusim {
 
-std::optional<Duration> GpuFaults::started(const Cluster& c, const Pool& pool, const std::vector<GpuId>& gpus, const MpsModel& mps) {
+std::optional<Duration> GpuFaults::started(const Cluster& c, const Pool& pool, const std::vector<GpuId>& gpus,
+                                           const MpsModel& mps) {
   for (GpuId g : gpus)
     if (!c.gpu(g).mig && pool.sharing.mode == Sharing::time_slicing) check_.push_back(g);
   if (mps.fault_rate_per_hour <= 0 || pool.sharing.rate_model() != Sharing::mps || c.gpu(gpus.front()).mig) return std::nullopt;

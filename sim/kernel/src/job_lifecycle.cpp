@@ -46,8 +46,8 @@ void JobLifecycle::arrive(JobId id, QueueKey key, Time now, std::string_view cau
 
 void JobLifecycle::enqueue(JobId id, Time now, std::string_view cause) {
   JobRecord& r = records_[id];
-  set(id, r.status == JobStatus::running || r.status == JobStatus::queued ? r.status : JobStatus::not_arrived,
-      JobStatus::pending, cause);
+  set(id, r.status == JobStatus::running || r.status == JobStatus::queued ? r.status : JobStatus::not_arrived, JobStatus::pending,
+      cause);
   r.queued_at = now;
   const QueueKey& key = keys_.at(id);
   queue_.emplace(key, id);

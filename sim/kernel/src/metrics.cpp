@@ -22,7 +22,8 @@ void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
   if (now <= last_) return;
   while (next_sample_ < now) {
     Sample x{next_sample_, running, pending, 0, 0, 0, 0, 0, {}};
-    x.gpus_allocated = static_cast<double>(std::accumulate(allocated_milli_.begin(), allocated_milli_.end(), int64_t{0})) / 1000.0;
+    x.gpus_allocated = static_cast<double>(std::accumulate(allocated_milli_.begin(), allocated_milli_.end(), int64_t{0})) /
+                       1000.0;
     x.gpus_busy = std::accumulate(busy_gpus_.begin(), busy_gpus_.end(), 0.0);
     for (std::size_t i = 0; i < pools_.size(); ++i) {
       const PoolLedger& p = pools_[i];

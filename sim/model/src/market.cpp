@@ -69,7 +69,8 @@ AvailabilitySeries read_skypilot_series(const std::string& path) {
   s.file = path;
   s.gap = Duration::from_seconds(gap, Round::nearest);
   const auto data = doc.find("data");
-  if (data == doc.end() || !data->is_array() || data->empty()) fail("data", "expected a non-empty list of available instances per tick");
+  if (data == doc.end() || !data->is_array() || data->empty())
+    fail("data", "expected a non-empty list of available instances per tick");
   for (std::size_t i = 0; i < data->size(); ++i) {
     const auto& v = (*data)[i];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1'000'000)
@@ -81,7 +82,8 @@ AvailabilitySeries read_skypilot_series(const std::string& path) {
       fail("prices", fmt::format("expected one price per tick ({} ticks)", s.available.size()));
     for (std::size_t i = 0; i < prices->size(); ++i) {
       const auto& v = (*prices)[i];
-      if (!v.is_number() || v.get<double>() < 0) fail("prices", fmt::format("tick {}: expected a price >= 0, got {}", i, v.dump()));
+      if (!v.is_number() || v.get<double>() < 0)
+        fail("prices", fmt::format("tick {}: expected a price >= 0, got {}", i, v.dump()));
       s.price_per_node_hour_usd.push_back(v.get<double>());
     }
   }

@@ -469,7 +469,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
     out["queue_delay_s"] = stats(delay);
   }
   Json multi;
-  multi["jobs_started"] = std::accumulate(links.begin(), links.end(), std::size_t{0}, [](std::size_t a, const auto& l) { return a + l.second; });
+  multi["jobs_started"] = std::accumulate(links.begin(), links.end(), std::size_t{0},
+                                          [](std::size_t a, const auto& l) { return a + l.second; });
   multi["slowest_link"] = links;
   std::vector<double> multi_jct = collect(
       [&](const Job& j, const JobRecord& rec) { return j.request.gpus >= 2 ? jct_of(j, rec) : std::nullopt; });
@@ -604,7 +605,10 @@ Json summarize(const Scenario& s, const RunResult& r) {
                   "(time-slicing, MPS, MIG slice; docs/guide/sharing.md), and a multi-GPU job's iterations also wait for their "
                   "collective over the slowest link of its ring (docs/guide/topology.md); slowdown = run time of "
                   "its last attempt / the work that attempt had left.");
-  notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show (0 while a job writes or restores a checkpoint); effective_utilization = busy GPU-hours / capacity GPU-hours (GPUs of ready nodes), allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of memory slices, a time-slicing or MPS replica 1/replicas).");
+  notes.push_back("A GPU's busy fraction is min(1, sum over its jobs of u x sharing rate), as DCGM would show (0 while a job "
+                  "writes or restores a checkpoint); effective_utilization = busy GPU-hours / capacity GPU-hours (GPUs of ready "
+                  "nodes), allocation_ratio = allocated GPU-hours / capacity GPU-hours (a MIG instance allocates its share of "
+                  "memory slices, a time-slicing or MPS replica 1/replicas).");
   notes.push_back(
       "gpu_hours_goodput = GPU-hours jobs held while computing, less the part spent waiting in collectives "
       "(goodput.gpu_hours_comm_stall) and the part whose progress a kill or eviction threw away (goodput.gpu_hours_rerun); "

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "gpusim/core/paged_vector.hpp"
-#include "gpusim/sim/tenancy_admission.hpp"
 #include "gpusim/sim/outputs.hpp"
+#include "gpusim/sim/tenancy_admission.hpp"
 
 namespace gpusim {
 

@@ -45,13 +45,15 @@ RunResult compose(const World& world, const std::function<Cluster()>& cluster, S
 }  // namespace
 
 RunResult simulate(const World& world, Scheduler& scheduler, const RunOptions& options) {
-  return compose(world, [&] { return world.cluster; }, scheduler, options);
+  return compose(
+      world, [&] { return world.cluster; }, scheduler, options);
 }
 
 RunResult simulate(const Scenario& scenario, Scheduler& scheduler, const RunOptions& options) {
   World world = build_world(scenario);
   // The world is not kept: its run takes the cluster.
-  return compose(world, [&] { return std::move(world.cluster); }, scheduler, options);
+  return compose(
+      world, [&] { return std::move(world.cluster); }, scheduler, options);
 }
 
 }  // namespace gpusim

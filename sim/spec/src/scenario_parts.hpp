@@ -1,5 +1,5 @@
 #pragma once
-// What the scenario readers (sim/src/scenario*.cpp) share. load_scenario (scenario.cpp) reads the
+// What the scenario readers (sim/spec/src/scenario*.cpp) share. load_scenario (scenario.cpp) reads the
 // document's top level and hands each block to its reader, in the order their errors are reported:
 // cluster (scenario_pools.cpp, a pool's GPU sharing in scenario_sharing.cpp), workload
 // (scenario_workload.cpp, its packing experiment in scenario_packing.cpp), outputs

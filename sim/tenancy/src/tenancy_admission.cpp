@@ -5,8 +5,7 @@
 
 namespace gpusim {
 
-QuotaGate::QuotaGate(const Scenario& s)
-    : jobs_(s.jobs.jobs), quota_(s.tenancy.resource_quotas, s.tenancy.priority, s.jobs) {}
+QuotaGate::QuotaGate(const Scenario& s) : jobs_(s.jobs.jobs), quota_(s.tenancy.resource_quotas, s.tenancy.priority, s.jobs) {}
 
 std::optional<std::string_view> QuotaGate::admit(JobId id) { return quota_.admit(jobs_[id]); }
 
@@ -20,7 +19,8 @@ void KueueGate::released(JobId id, Time now, bool for_good) {
   if (for_good) kueue_.finished(id, now);
 }
 
-void KueueGate::cycle(Time now, const ClusterView& view, std::vector<JobId>& admitted, std::vector<AdmissionEviction>& evictions) {
+void KueueGate::cycle(Time now, const ClusterView& view, std::vector<JobId>& admitted,
+                      std::vector<AdmissionEviction>& evictions) {
   evictions_.clear();
   kueue_.schedule(now, view, admitted, evictions_);
   for (const KueueEviction& e : evictions_) evictions.push_back({e.victim, e.by, e.reason});

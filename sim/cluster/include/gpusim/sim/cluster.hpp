@@ -120,7 +120,7 @@ struct Node {
   PoolId pool = kNoPool;  // kNoPool: a slot not built
   uint16_t gpu_count = 0;
   GpuId first_gpu{0};
-  int64_t cpu_milli = 0, memory_mib = 0;            // capacity
+  int64_t cpu_milli = 0, memory_mib = 0;  // capacity
   int64_t free_cpu_milli = 0, free_memory_mib = 0;
   const NodeTopology* topology = nullptr;  // links between its GPUs (owned by its pool's spec)
   std::optional<BucketId> bucket;          // none unless ready (decisions scan buckets, not Nodes: 8 bytes more is fine)
@@ -138,9 +138,9 @@ struct MigSlot {
 
 // What one job holds on one GPU (the engine computes it; the cluster only adds it up).
 struct GpuClaim {
-  Milli milli;                  // share of the GPU it blocks (allocation metrics, fit of shares)
-  int64_t reserve_mib = 0;      // memory set aside for it (fractional shares, MPS pinned limit)
-  int64_t footprint_mib = 0;    // memory it uses without isolation (time-slicing)
+  Milli milli;                           // share of the GPU it blocks (allocation metrics, fit of shares)
+  int64_t reserve_mib = 0;               // memory set aside for it (fractional shares, MPS pinned limit)
+  int64_t footprint_mib = 0;             // memory it uses without isolation (time-slicing)
   std::optional<MigSlotIndex> instance;  // the MIG slot it takes, on a MIG GPU
 };
 
@@ -155,7 +155,7 @@ struct Gpu {
   bool partitionable = false;   // `instances` are every placement; those with a job exist (SharingConfig)
   boost::container::small_vector<MigSlot, 7> instances;
   boost::container::small_vector<JobId, 4> residents;
-  double busy = 0;              // fraction of its SMs kept busy, as DCGM would show
+  double busy = 0;  // fraction of its SMs kept busy, as DCGM would show
   int free_slots() const { return slots - static_cast<int>(residents.size()); }
 };
 

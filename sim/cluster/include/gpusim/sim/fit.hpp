@@ -183,7 +183,7 @@ struct Placement {
 
 // What Binder::bind checks a placement against, besides the cluster.
 struct PlacementRules {
-  int32_t gpus_to_place = 0;     // all the job still lacks, or one worker's
+  int32_t gpus_to_place = 0;        // all the job still lacks, or one worker's
   const Placement* held = nullptr;  // what it holds already (workers placed one at a time)
   std::size_t held_gpus = 0;
   uint64_t pool_mask = 0;  // the pools it may use

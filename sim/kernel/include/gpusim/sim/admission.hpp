@@ -1,9 +1,9 @@
 #pragma once
 // The admission seam (docs/design/architecture.md, "Add an admission"): what a job's pods pass
 // before the scheduler sees them. The kernel asks its admissions in the order the run gives them
-// (sim/run.hpp: namespace quotas, then the queue manager): one may hold a job back until its own cycle admits it; each may refuse it for good
-// when its pods are created. What a job was charged is given back in one place, when its pods are
-// gone (Engine::give_back).
+// (sim/run.hpp: namespace quotas, then the queue manager): one may hold a job back until its own cycle admits it; each may refuse
+// it for good when its pods are created. What a job was charged is given back in one place, when its pods are gone
+// (Engine::give_back).
 #include <optional>
 #include <string_view>
 #include <vector>

@@ -48,19 +48,19 @@ struct JobReasons {
 // What the kernel leaves at the end of a run.
 struct KernelResult {
   std::string policy;
-  Time end;                               // the horizon, or the last event when there is none
-  Cluster cluster;                        // final state
-  std::vector<JobRecord> jobs;            // indexed by JobId
-  JobFlights flights;                     // the jobs still in flight at the end, and where the others ran
+  Time end;                     // the horizon, or the last event when there is none
+  Cluster cluster;              // final state
+  std::vector<JobRecord> jobs;  // indexed by JobId
+  JobFlights flights;           // the jobs still in flight at the end, and where the others ran
   Metrics metrics;
   std::vector<std::pair<std::string, uint64_t>> unschedulable_reasons;  // reason, jobs
   JobReasons reasons;
   uint64_t events = 0;  // the kernel's and its modules'
   uint64_t decision_points = 0;
-  uint64_t oom_events = 0;       // time-sliced GPUs whose residents outgrew its memory
-  uint64_t mps_faults = 0;       // fatal MPS client faults
-  uint64_t reconfigurations = 0; // MIG layout changes
-  uint64_t rate_changes = 0;     // completion events moved because a rate changed
+  uint64_t oom_events = 0;          // time-sliced GPUs whose residents outgrew its memory
+  uint64_t mps_faults = 0;          // fatal MPS client faults
+  uint64_t reconfigurations = 0;    // MIG layout changes
+  uint64_t rate_changes = 0;        // completion events moved because a rate changed
   std::vector<PoolActivity> pools;  // per pool
   // Where job `id` ran last (still runs, when it is running at the end); empty if it never ran.
   PlacementView placement(JobId id) const { return flights.placement(jobs[id]); }

@@ -19,7 +19,7 @@ namespace gpusim {
 struct TaskType {
   int64_t cpu_milli = 0;
   int32_t gpus = 0;
-  int32_t milli_per_gpu = 0;  // 0 for CPU-only tasks
+  int32_t milli_per_gpu = 0;        // 0 for CPU-only tasks
   std::vector<std::string> models;  // allowed GPU models; empty = any
   JobId example{0};                 // a job of this type (to ask which pools it may use)
   double weight = 0;

@@ -38,19 +38,20 @@ class JobLifecycle {
   std::vector<JobRecord>& records() { return records_; }
 
   // --- transitions ---
-  void unschedulable(JobId id);                   // not_arrived: no node could ever hold it
-  void reject(JobId id, std::string_view why);    // not_arrived or queued -> rejected: refused by admission
-  void hold(JobId id);                            // not_arrived -> queued: it waits for an admission's cycle
+  void unschedulable(JobId id);                 // not_arrived: no node could ever hold it
+  void reject(JobId id, std::string_view why);  // not_arrived or queued -> rejected: refused by admission
+  void hold(JobId id);                          // not_arrived -> queued: it waits for an admission's cycle
   // not_arrived or queued -> pending, with its queue key; `cause`: kAdmitted when an admission let it through.
   void arrive(JobId id, QueueKey key, Time now, std::string_view cause = {});
-  void enqueue(JobId id, Time now, std::string_view cause = {});  // not_arrived (back-off over) or running (evicted, suspended) -> pending
-  void start(JobId id);                           // pending -> running; it leaves the queue at end_pass()
-  void complete(JobId id);                        // running -> completed
-  void fail(JobId id);                            // running -> failed
-  void back_off(JobId id);                        // running -> not_arrived, until its restart is due
-  void withdraw(JobId id);                        // pending -> not_arrived: its pod was deleted before it ran
-  void take_back(JobId id);                       // pending -> queued: its admission took it back before it ran
-  void requeue(JobId id);                         // running -> queued: its admission evicted it
+  void enqueue(JobId id, Time now,
+               std::string_view cause = {});  // not_arrived (back-off over) or running (evicted, suspended) -> pending
+  void start(JobId id);                       // pending -> running; it leaves the queue at end_pass()
+  void complete(JobId id);                    // running -> completed
+  void fail(JobId id);                        // running -> failed
+  void back_off(JobId id);                    // running -> not_arrived, until its restart is due
+  void withdraw(JobId id);                    // pending -> not_arrived: its pod was deleted before it ran
+  void take_back(JobId id);                   // pending -> queued: its admission took it back before it ran
+  void requeue(JobId id);                     // running -> queued: its admission evicted it
 
   // Called at every status change (from, to, cause: Observer::job_transition's), when set.
   using Watcher = std::function<void(JobId, JobStatus, JobStatus, std::string_view)>;

@@ -60,7 +60,7 @@ class Metrics {
   void add_capacity(PoolId pool, int32_t ready_gpus, int32_t billed_nodes);
   // The pool's price from now on; per GPU-hour is what one GPU's share of a node costs.
   void set_price(PoolId pool, double per_node_hour_usd, double per_gpu_hour_usd);
-  double price_per_gpu_hour_usd(PoolId pool) const { return pools_[pool].per_gpu_hour_usd; }  // now
+  double price_per_gpu_hour_usd(PoolId pool) const { return pools_[pool].per_gpu_hour_usd; }    // now
   double price_per_node_hour_usd(PoolId pool) const { return pools_[pool].per_node_hour_usd; }  // now
   // Busy GPU time of one GPU up to `now` (>= the GPU's last change).
   GpuTime gpu_busy(GpuId gpu, Time now) const;
@@ -116,10 +116,10 @@ class Metrics {
   LowUtilizationAlert alert_;
   Time last_;
   Time next_sample_;
-  std::vector<int64_t> allocated_milli_;     // per pool, now
-  std::vector<double> busy_gpus_;            // per pool, now
-  std::vector<int64_t> tenant_milli_;        // per pool x tenant, now
-  std::vector<double> allocated_milli_us_;   // milli-GPU x us
+  std::vector<int64_t> allocated_milli_;    // per pool, now
+  std::vector<double> busy_gpus_;           // per pool, now
+  std::vector<int64_t> tenant_milli_;       // per pool x tenant, now
+  std::vector<double> allocated_milli_us_;  // milli-GPU x us
   std::vector<GpuTime> busy_;
   std::vector<double> tenant_milli_us_;  // milli-GPU x us
   std::vector<PoolLedger> pools_;
@@ -128,9 +128,9 @@ class Metrics {
   std::vector<Sample> samples_;
   std::vector<LowUtilizationWindow> windows_;
   struct GpuBusy {
-    double busy = 0;     // now
-    Time since;          // of the last change
-    GpuTime integral;    // up to `since`
+    double busy = 0;   // now
+    Time since;        // of the last change
+    GpuTime integral;  // up to `since`
   };
   PagedVector<GpuBusy> gpu_busy_;  // GPUs of slots never built read as never busy
 };

@@ -19,10 +19,10 @@
 namespace gpusim {
 
 struct TimeSlicingModel {
-  Duration context_switch;          // GPU time lost per switch between busy contexts
-  Duration timeslice;               // how long a context runs before the next switch
-  int64_t context_memory_mib = 0;   // device memory each CUDA context costs
-  int max_contexts = 0;             // contexts the driver allows per GPU
+  Duration context_switch;         // GPU time lost per switch between busy contexts
+  Duration timeslice;              // how long a context runs before the next switch
+  int64_t context_memory_mib = 0;  // device memory each CUDA context costs
+  int max_contexts = 0;            // contexts the driver allows per GPU
 };
 
 struct MpsModel {
@@ -35,8 +35,8 @@ struct MigModel {
 };
 
 struct RestartModel {
-  bool requeue = true;   // false: a killed job fails
-  Duration backoff;      // first delay before a killed job is queued again; doubles per restart
+  bool requeue = true;  // false: a killed job fails
+  Duration backoff;     // first delay before a killed job is queued again; doubles per restart
   Duration backoff_max;
   int max_restarts = 0;  // then the job fails
 };
@@ -59,9 +59,9 @@ struct PreemptionModel {
 };
 
 struct SpotModel {
-  std::vector<std::pair<std::string, Duration>> notice;      // by provider
-  std::string provider;                                      // a spot pool that names none
-  std::vector<std::pair<std::string, double>> aws_frequency; // bucket -> monthly interruption probability
+  std::vector<std::pair<std::string, Duration>> notice;       // by provider
+  std::string provider;                                       // a spot pool that names none
+  std::vector<std::pair<std::string, double>> aws_frequency;  // bucket -> monthly interruption probability
   std::optional<Duration> notice_of(std::string_view name) const;
   std::optional<double> aws_bucket(std::string_view bucket) const;
 };

@@ -42,12 +42,12 @@ AvailabilitySeries read_skypilot_series(const std::string& path);
 struct SpotConfig {
   enum class Process : uint8_t { none, poisson, trace };
   Process process = Process::none;
-  double hazard_per_node_hour = 0;                      // poisson
+  double hazard_per_node_hour = 0;                         // poisson
   std::shared_ptr<const AvailabilitySeries> availability;  // trace
-  int32_t scale = 1;                                   // trace: nodes per available instance
-  bool trace_prices = false;                           // trace: bill the series' prices
-  Duration notice;                                     // warning before a node goes
-  std::string provider;                                // aws, gcp, azure (names the notice's source)
+  int32_t scale = 1;                                       // trace: nodes per available instance
+  bool trace_prices = false;                               // trace: bill the series' prices
+  Duration notice;                                         // warning before a node goes
+  std::string provider;                                    // aws, gcp, azure (names the notice's source)
 };
 constexpr auto enum_table(SpotConfig::Process) {
   using P = SpotConfig::Process;

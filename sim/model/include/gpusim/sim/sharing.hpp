@@ -35,12 +35,12 @@ constexpr auto enum_table(MigStrategy) {
 
 struct SharingConfig {
   Sharing mode = Sharing::exclusive;
-  int replicas = 1;                          // time-slicing, mps
-  bool rename_by_default = false;            // advertise nvidia.com/gpu.shared
+  int replicas = 1;                // time-slicing, mps
+  bool rename_by_default = false;  // advertise nvidia.com/gpu.shared
   bool fail_requests_greater_than_one = false;
-  Sharing runtime = Sharing::mps;            // fractional: mps or time_slicing
+  Sharing runtime = Sharing::mps;  // fractional: mps or time_slicing
   MigStrategy mig_strategy = MigStrategy::mixed;
-  std::string mig_config;                    // the mig-parted config name
+  std::string mig_config;                             // the mig-parted config name
   std::vector<std::optional<MigLayout>> mig_layouts;  // per GPU of a node; nullopt = MIG off
   // Partitionable GPUs (KEP 4815; NVIDIA's DRA driver, DynamicMIG): no fixed layout. Each GPU's
   // mig_layouts entry lists every placement (mig_placements); a MIG device is created when a claim is

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "gpusim/sim/output_spec.hpp"
-#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/report.hpp"
+#include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace gpusim {

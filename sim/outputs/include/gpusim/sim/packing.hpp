@@ -20,7 +20,7 @@ struct PackingCheckpoint {
   double frag_gpus = 0;         // fragmented idle GPU (GPUs)
   double frag_ratio = 0;        // fragmented / idle GPU (0 when nothing is idle)
   uint32_t arrived_pods = 0;
-  uint32_t failed_pods = 0;     // arrived and not placed
+  uint32_t failed_pods = 0;  // arrived and not placed
 };
 
 // Where a pod went as it arrived (packing pods take one node).

@@ -2,7 +2,7 @@
 // The files of a run directory by name, and the settings of a scenario's `outputs:` block: what the
 // scenario reader checks `outputs:` against, and what `--out`, its help text, the on-request flags
 // such as `--trace`, the Python API and docs/reference/outputs.md's list read. One list
-// (sim/src/outputs.def) makes this catalog and the writers (outputs.hpp), a layer above the reader.
+// (outputs.def, beside this header) makes this catalog and the writers (outputs.hpp), a layer above the reader.
 #include <cstdint>
 #include <optional>
 #include <string>

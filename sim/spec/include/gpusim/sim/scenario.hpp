@@ -56,7 +56,7 @@ struct Scenario {
   std::optional<Time> horizon;  // when the run stops; none: run until every job that can finish has finished
   std::shared_ptr<const Catalog> catalog;
   std::vector<PoolSpec> pools;
-  ExecutionModel model;            // built-in defaults with the scenario's `model:` applied
+  ExecutionModel model;  // built-in defaults with the scenario's `model:` applied
   JobSet jobs;
   // workload.reference_gpu: the GPU model the durations of jobs that name none are stated on (a model
   // or "any"); "": model.speed's default.
@@ -85,9 +85,9 @@ struct Scenario {
 };
 
 struct LoadOptions {
-  std::vector<std::string> overrides;  // "path=value"
-  std::optional<std::string> data_dir; // --data
-  std::optional<std::string> text;     // the scenario itself (YAML or JSON); the path then only names it
+  std::vector<std::string> overrides;       // "path=value"
+  std::optional<std::string> data_dir;      // --data
+  std::optional<std::string> text;          // the scenario itself (YAML or JSON); the path then only names it
   std::optional<MemoryLimit> memory_limit;  // --max-memory; none: MemoryLimit::machine_default()
 };
 
