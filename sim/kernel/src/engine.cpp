@@ -38,7 +38,7 @@ const Shapes& shapes_of(const World& w, const RunExtensions& ext) {
 Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunOptions& options, const RunExtensions& extensions)
     : world_(w),
       scheduler_(scheduler),
-      options_(options),
+      jobs_(w.scenario.jobs.jobs),
       ext_(extensions),
       cluster_(std::move(cluster)),
       shapes_(shapes_of(w, extensions)),
@@ -51,6 +51,7 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
       attempts_(records_, flights_, w.scenario.jobs.jobs, w.jobs, w.scenario.model, events_, now_, *this),
       faults_(w.scenario.seed),
       nodes_(w.scenario.seed, cluster_, metrics_, events_, now_, *this) {
+  observers_.progress = options.progress;
   observers_.all = options.observers;
   if (options.audit) {
     observers_.audit = make_audit();
@@ -89,17 +90,16 @@ KernelResult Engine::run() {
     for (Module* m : ext_.modules) m->advance(now_);
     decision_point(arrived);
     for (Module* m : ext_.modules) m->decided(now_);
-    if (options_.progress && (++counts_.iterations & 0xFFF) == 0)
-      options_.progress(scenario().horizon
+    if (observers_.progress && (++counts_.iterations & 0xFFF) == 0)
+      observers_.progress(scenario().horizon
                             ? now_.seconds() / horizon.seconds()
-                            : static_cast<double>(next_arrival_) / static_cast<double>(world_.scenario.jobs.jobs.size()));
+                            : static_cast<double>(next_arrival_) / static_cast<double>(jobs_.size()));
   }
   return finish();
 }
 
 std::optional<Time> Engine::next_time() const {
-  const std::vector<Job>& jobs = world_.scenario.jobs.jobs;
-  const bool have_arrival = next_arrival_ < jobs.size();
+  const bool have_arrival = next_arrival_ < jobs_.size();
   const bool idle = !have_arrival && events_.empty();
   std::optional<Time> due;  // the modules' earliest
   bool done = true;
@@ -113,7 +113,7 @@ std::optional<Time> Engine::next_time() const {
   // Without a horizon the run ends with the last job and the modules' work, whatever the market still
   // has queued; a module's jobs run until then.
   if (!have_arrival && !scenario().horizon && life_.unfinished() == live && done) return std::nullopt;
-  Time t = have_arrival ? jobs[next_arrival_].arrival : Time::max();
+  Time t = have_arrival ? jobs_[next_arrival_].arrival : Time::max();
   if (!events_.empty()) t = std::min(t, events_.top().time);
   if (due) t = std::min(t, *due);
   if (t >= scenario().horizon.value_or(Time::max())) return std::nullopt;
@@ -121,9 +121,8 @@ std::optional<Time> Engine::next_time() const {
 }
 
 bool Engine::arrive_due() {
-  const std::vector<Job>& jobs = world_.scenario.jobs.jobs;
   const std::size_t before = next_arrival_;
-  for (; next_arrival_ < jobs.size() && jobs[next_arrival_].arrival == now_; ++next_arrival_) {
+  for (; next_arrival_ < jobs_.size() && jobs_[next_arrival_].arrival == now_; ++next_arrival_) {
     arrive(static_cast<JobId>(next_arrival_));
     applied("arrival", static_cast<uint32_t>(next_arrival_));
   }

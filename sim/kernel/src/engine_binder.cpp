@@ -311,7 +311,7 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
       u.push_back(active_u(j));
       touched.push_back(j);
     }
-    rates_.share_gpu(cluster_, g, model(), world_.scenario.jobs.jobs, u);
+    rates_.share_gpu(cluster_, g, model(), jobs_, u);
   }
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());

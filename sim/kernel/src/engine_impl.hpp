@@ -4,6 +4,7 @@
 // transitions, and calls to observers, admissions and modules at fixed points. Its definitions are
 // in engine.cpp (the loop, arrivals, admission, events, the end), engine_queries.cpp (what policies
 // and observers read) and engine_binder.cpp (what a placement, a stop and a rate change apply).
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -18,8 +19,9 @@
 
 namespace gpusim {
 
-// The observers of one run: the caller's, then the audit.
+// The observers of one run: the caller's, then the audit; and the caller's progress bar.
 struct RunObservers {
+  std::function<void(double)> progress;
   std::vector<Observer*> all;
   std::vector<Observer*> every_event;  // those that asked to see each event
   std::unique_ptr<Observer> audit;
@@ -47,7 +49,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // ClusterView
   Time now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
-  const Job& job(JobId id) const override { return world_.scenario.jobs.jobs[id]; }
+  const Job& job(JobId id) const override { return jobs_[id]; }
   const ExecutionModel& model() const override { return world_.scenario.model; }
   const SchedulingOptions& scheduling() const override { return world_.scenario.scheduling; }
   int32_t gpus_to_place(JobId id) const override;
@@ -171,14 +173,23 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // joined or left the network in it: sharing after each start or stop set rates that the next one
   // replaced at the same time (issue 22).
   void share_network();
-  // Work left now, at the rate the job has run since its flight's `since`.
-  Work remaining_now(const JobRecord& r) const;
+  // Work left now, at the rate the job has run since its flight's `since`. (Here, as active_u, so
+  // that the rate and cost code in every file of the engine inlines it.)
+  Work remaining_now(const JobRecord& r) const {
+    const JobFlight& f = flights_[r];
+    return Work::from_us(std::max(0.0, r.remaining.us() - static_cast<double>((now_ - f.since).us()) * f.rate));
+  }
   // Brings the job's remaining work and its busy cost up to now, at the rate and phase it had.
   void settle(JobId id) override;
   void schedule_completion(JobId id);
   // The SM demand the job puts on each of its GPUs now: u while it computes (a module's job: its
   // module's), nothing while it is paused or only partly placed.
-  double active_u(JobId id) const;
+  double active_u(JobId id) const {
+    const JobRecord& r = records_[id];
+    if (r.status != JobStatus::running || r.phase != JobPhase::computing) return 0.0;
+    if (const Module* m = owner(id)) return m->demand(id);
+    return job(id).u;
+  }
 
   // NodeLifecycle::Host
   void notice(JobId id, Time gone) override;
@@ -206,7 +217,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
 
   const World& world_;
   Scheduler& scheduler_;
-  const RunOptions& options_;
+  const std::vector<Job>& jobs_;  // the world's, indexed by JobId (read at every fit query)
   RunObservers observers_;
   RunExtensions ext_;
   Cluster cluster_;

@@ -107,18 +107,6 @@ Work Engine::remaining_work(JobId id) const {
   return r.status == JobStatus::running ? remaining_now(r) : r.remaining;
 }
 
-Work Engine::remaining_now(const JobRecord& r) const {
-  const JobFlight& f = flights_[r];
-  return Work::from_us(std::max(0.0, r.remaining.us() - static_cast<double>((now_ - f.since).us()) * f.rate));
-}
-
-double Engine::active_u(JobId id) const {
-  const JobRecord& r = records_[id];
-  if (r.status != JobStatus::running || r.phase != JobPhase::computing) return 0.0;
-  if (const Module* m = owner(id)) return m->demand(id);
-  return job(id).u;
-}
-
 bool Engine::takes(const Request& q, const Pool& pool, const Gpu& gpu) const {
   if (gpu.reconfiguring) return false;
   const TimeSlicingModel& ts = model().time_slicing;
