@@ -91,9 +91,8 @@ KernelResult Engine::run() {
     decision_point(arrived);
     for (Module* m : ext_.modules) m->decided(now_);
     if (observers_.progress && (++counts_.iterations & 0xFFF) == 0)
-      observers_.progress(scenario().horizon
-                            ? now_.seconds() / horizon.seconds()
-                            : static_cast<double>(next_arrival_) / static_cast<double>(jobs_.size()));
+      observers_.progress(scenario().horizon ? now_.seconds() / horizon.seconds()
+                                             : static_cast<double>(next_arrival_) / static_cast<double>(jobs_.size()));
   }
   return finish();
 }
