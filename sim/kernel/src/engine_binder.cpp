@@ -101,13 +101,14 @@ void Engine::started(JobId id) {
 }
 
 void Engine::check_memory() {
-  for (GpuId g : faults_.to_check())
+  std::vector<GpuId>& gpus = faults_.to_check();  // sorted once; killing starts nothing, so it stays as it is
+  for (GpuId g : gpus)
     // No memory isolation: when the residents together outgrow the GPU, all of them die.
     if (GpuFaults::out_of_memory(cluster_, g)) {
       ++counts_.oom_events;
       kill_all(g, "out of memory on a time-sliced GPU");
     }
-  faults_.to_check().clear();
+  gpus.clear();
 }
 
 void Engine::reconfigure(GpuId g, const MigLayout& layout) {

@@ -15,9 +15,11 @@ RunResult compose(const World& world, const std::function<Cluster()>& cluster, S
   const Scenario& s = world.scenario;
   RunOptions attached = options;
   std::vector<std::unique_ptr<Admission>> admissions = make_admissions(world);
+  RunExtensions extensions;
+  for (const auto& a : admissions) extensions.admissions.push_back(a.get());
   std::unique_ptr<TenantLedger> tenants;
   if (s.tenancy.given) {
-    tenants = std::make_unique<TenantLedger>(s, kueue_state(admissions));
+    tenants = std::make_unique<TenantLedger>(s, kueue_state(extensions.admissions));
     attached.observers.push_back(tenants.get());
   }
   std::unique_ptr<ServingModule> serving;
@@ -25,10 +27,8 @@ RunResult compose(const World& world, const std::function<Cluster()>& cluster, S
     const bool rows = std::any_of(options.observers.begin(), options.observers.end(),
                                   [](Observer* o) { return dynamic_cast<WantsRequests*>(o) != nullptr; });
     serving = std::make_unique<ServingModule>(s, rows);
+    extensions.modules.push_back(serving.get());
   }
-  RunExtensions extensions;
-  for (const auto& a : admissions) extensions.admissions.push_back(a.get());
-  if (serving) extensions.modules.push_back(serving.get());
 
   RunResult r{run_kernel(world, cluster(), scheduler, attached, extensions), std::nullopt, {}, {}, {}, {}, {}};
   if (tenants) r.tenancy = tenants->take();

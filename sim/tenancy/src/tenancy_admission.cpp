@@ -1,6 +1,5 @@
 #include "gpusim/sim/tenancy_admission.hpp"
 
-#include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/world.hpp"
 
 namespace gpusim {
@@ -33,15 +32,9 @@ std::vector<std::unique_ptr<Admission>> make_admissions(const World& w) {
   return out;
 }
 
-const KueueState* kueue_state(const RunState& run) {
-  for (const Admission* a : run.admissions())
+const KueueState* kueue_state(const std::vector<Admission*>& admissions) {
+  for (const Admission* a : admissions)
     if (const auto* k = dynamic_cast<const KueueGate*>(a)) return &k->state();
-  return nullptr;
-}
-
-const KueueState* kueue_state(const std::vector<std::unique_ptr<Admission>>& admissions) {
-  for (const auto& a : admissions)
-    if (const auto* k = dynamic_cast<const KueueGate*>(a.get())) return &k->state();
   return nullptr;
 }
 

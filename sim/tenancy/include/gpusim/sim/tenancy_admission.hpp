@@ -5,11 +5,11 @@
 
 #include "gpusim/sim/admission.hpp"
 #include "gpusim/sim/kueue.hpp"
+#include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/resource_quota.hpp"
 
 namespace gpusim {
 
-class RunState;
 struct Scenario;
 struct World;
 
@@ -47,8 +47,8 @@ class KueueGate final : public Admission {
 
 // The scenario's admissions (none without a tenancy), in the order the kernel asks them.
 std::vector<std::unique_ptr<Admission>> make_admissions(const World& w);
-// Kueue's state in this run, if it has Kueue.
-const KueueState* kueue_state(const RunState& run);
-const KueueState* kueue_state(const std::vector<std::unique_ptr<Admission>>& admissions);
+// Kueue's state among a run's admissions (RunState::admissions()), if it has Kueue.
+const KueueState* kueue_state(const std::vector<Admission*>& admissions);
+inline const KueueState* kueue_state(const RunState& run) { return kueue_state(run.admissions()); }
 
 }  // namespace gpusim
