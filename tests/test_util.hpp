@@ -1,4 +1,7 @@
 #pragma once
+// Helpers every test may use: files under the source tree and the test's temporary directory, error messages, the
+// serving tests' toy hardware. Includes nothing above core, so a test of any layer can use it (scenario_util.hpp and
+// run_util.hpp add what reaches higher).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -7,10 +10,6 @@
 #include <string>
 
 #include "gpusim/core/error.hpp"
-#include "gpusim/policies/registry.hpp"
-#include "gpusim/sim/report.hpp"
-#include "gpusim/sim/run.hpp"
-#include "gpusim/sim/scenario.hpp"
 
 namespace gpusim::test {
 
@@ -24,34 +23,6 @@ inline std::string write_file(const std::string& name, const std::string& conten
   const auto path = dir / name;
   std::ofstream(path) << content;
   return path.string();
-}
-
-inline Scenario load(const std::string& path, std::vector<std::string> sets = {}) {
-  return load_scenario(path, {std::move(sets), source_path("data"), {}, {}});
-}
-
-// Runs the scenario under its own policy, or `policy`.
-inline RunResult simulate_scenario(const Scenario& s, const std::string& policy = "") {
-  auto scheduler = Registry::global().make(policy.empty() ? s.policy : policy, policy_context(s), s.policy_where);
-  return simulate(s, *scheduler);
-}
-
-inline Json run(const Scenario& s, const std::string& policy = "") { return summarize(s, simulate_scenario(s, policy)); }
-
-// Runs the scenario under its own policy keeping a row per request (as requests.csv's writer asks);
-// `audit` checks the run's invariants after every event.
-inline RunResult simulate_keeping_requests(const Scenario& s, bool audit = false) {
-  struct KeepRequests final : Observer, WantsRequests {
-  } keep;
-  auto scheduler = Registry::global().make(s.policy, policy_context(s), s.policy_where);
-  return simulate(s, *scheduler, {{}, {&keep}, audit});
-}
-
-// The row of request `id` (its service's arrival order) of a run with a single service.
-inline const RequestRow& request_row(const RunResult& r, uint64_t id) {
-  for (const RequestRow& q : r.requests)
-    if (q.id == id) return q;
-  throw std::runtime_error("no such request");
 }
 
 // The message of the InputError `f` throws; fails the test if it throws nothing.

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "gpusim/policies/cant_be_late.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using namespace gpusim::cbl;

@@ -11,7 +11,7 @@
 #include "gpusim/sim/goodput.hpp"
 #include "gpusim/sim/market.hpp"
 #include "gpusim/sim/metrics.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::source_path;

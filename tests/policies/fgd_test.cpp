@@ -9,7 +9,7 @@
 
 #include "gpusim/sim/fragmentation.hpp"
 #include "gpusim/sim/packing.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;

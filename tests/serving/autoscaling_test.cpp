@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;

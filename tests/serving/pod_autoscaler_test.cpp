@@ -12,7 +12,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/workloads/pod_autoscaler.hpp"
-#include "test_util.hpp"
+#include "scenario_util.hpp"
 
 namespace gpusim {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusim/sim/latency_histogram.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;

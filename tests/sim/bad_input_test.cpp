@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusim/workloads/traces.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;

@@ -9,7 +9,7 @@
 
 #include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/outputs.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::source_path;

@@ -8,7 +8,7 @@
 #include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/output_spec.hpp"
 #include "gpusim/sim/outputs.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::source_path;

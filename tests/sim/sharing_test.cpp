@@ -3,7 +3,7 @@
 
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/sim/execution.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::source_path;

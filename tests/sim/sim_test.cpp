@@ -10,7 +10,7 @@
 #include "gpusim/sim/metrics.hpp"
 #include "gpusim/sim/world.hpp"
 
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;

@@ -6,7 +6,7 @@
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/topology_manager.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 namespace gpusim {
 namespace {

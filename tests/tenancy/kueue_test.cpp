@@ -9,7 +9,7 @@
 #include <set>
 
 #include "gpusim/sim/tenancy_admission.hpp"
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;

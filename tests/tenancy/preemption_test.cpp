@@ -3,7 +3,7 @@
 // for 30 s (model.preemption); a suspended job keeps its progress.
 #include <gtest/gtest.h>
 
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;

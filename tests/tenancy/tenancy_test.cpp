@@ -2,7 +2,7 @@
 // and Kueue's quota tree's), Jain's index, and runs whose figures are worked by hand.
 #include <gtest/gtest.h>
 
-#include "test_util.hpp"
+#include "run_util.hpp"
 
 using namespace gpusim;
 using test::write_file;
