@@ -258,7 +258,7 @@ for name, path, value in [
     ("time-slicing max contexts zero", "model.time_slicing.max_contexts", 0),
     ("time-slicing max contexts 61", "model.time_slicing.max_contexts", 61),
     ("time-slicing context memory negative", "model.time_slicing.context_memory_mib", -1),
-    ("time-slicing switch text", "model.time_slicing.context_switch", "fast"),
+    ("time-slicing switch text", "model.time_slicing.preempt_switch", "fast"),
     ("time-slicing timeslice list", "model.time_slicing.timeslice", [1]),
     ("mps interference negative", "model.mps.bandwidth_interference", -0.5),
     ("mps fault rate negative", "model.mps.fault_rate_per_hour", -1),

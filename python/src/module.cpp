@@ -404,7 +404,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("u", &Job::u)
       .def_readonly("tenant", &Job::tenant)
       .def_readonly("priority", &Job::priority)
-      .def_readonly("multi_node", &Job::multi_node)
+      .def_property_readonly("occupancy", &Job::occupancy)
+      .def_property_readonly("multi_node", [](const Job& j) { return static_cast<bool>(j.multi_node); })
       .def("__repr__", [](const Job& j) { return "<Job " + std::to_string(j.id) + " " + j.name + ">"; });
   py::class_<Node>(m, "Node")
       .def_readonly("name", &Node::name)

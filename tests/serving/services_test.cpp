@@ -166,9 +166,9 @@ TEST(Services, TimeSlicedReplicasTakeTheMemoryTheirEngineTakes) {
 
 // Preemption: a cache of 4 blocks of 16 tokens, three requests of 16 prompt and 40 output
 // tokens at once. The KV cache: 64 KV heads of 64 make 16,384 bytes a token, 262,144 a block. The
-// pod sees 2,500 MiB (its limit) at utilization 1; the reserve is 400 MiB of context and
+// pod sees 2,624 MiB (its limit) at utilization 1; the reserve is 524 MiB of context and
 // 2048 x (2 x 64 + 4 x 4096) x 2 + 256 x 64 x 4 = 67,698,688 bytes of activations; with 2,133,131,264
-// bytes of weights that leaves 2,621,440,000 - 2,133,131,264 - 487,129,088 = 1,179,648 bytes: 4 blocks.
+// bytes of weights that leaves 2,751,463,424 - 2,133,131,264 - 617,152,512 = 1,179,648 bytes: 4 blocks.
 // The brute-force reference of the rules (tests/data/v1_reference.py) gives: iteration 0 admits all three;
 // iteration 1 request 0 takes the last block and request 1 finds none, so the newest, request 2, is
 // preempted (not request 1); at iteration 17 request 0 needs its third block and request 1 goes; they
@@ -179,7 +179,7 @@ TEST(Services, RecomputePreemptionTakesTheNewestRunningRequest) {
                                                   "2023-11-16 18:00:00.0000000,16,40\n");
   const Scenario s = test::load(
       write_file("s7.yaml", toy("64, kv_heads: 64, head_dim: 64, hidden: 4096, params: 1066565632",
-                                "{gpu_memory_limit_mib: 2500}", "{trace: {format: azure-llm-2023, file: " + trace + "}}",
+                                "{gpu_memory_limit_mib: 2624}", "{trace: {format: azure-llm-2023, file: " + trace + "}}",
                                 "{max_num_batched_tokens: 2048, max_num_seqs: 256, gpu_memory_utilization: 1}")));
   const RunResult r = test::simulate_keeping_requests(s);
   const ServiceFigures& f = r.services[0];

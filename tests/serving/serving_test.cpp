@@ -276,16 +276,16 @@ TEST(Serving, TimeSlicedIterationWaitsForItsSlots) {
   EXPECT_EQ(ts_iteration_end(Time::from_us(10000), Time::from_us(10000), 3, 1, 1000, tau, c), Time::from_us(14000));
 }
 
-// The long-run share of a busy context, (τ - c) / (N τ), is what time_slicing_rates gives N
-// contexts of demand 1: N = 2 -> 0.25. Over k whole slots a context computes k (τ - c).
+// The long-run share of a busy context, slice / (N (slice + preemption)), is what time_slicing_rates
+// gives N contexts of duty 1: a slice of 1 ms after each 1 ms preemption, N = 2 -> 0.25. A replica's
+// slots are a preemption then a slice (serving.cpp); over k whole slots it computes k slices.
 TEST(Serving, TimeSlicingAgreesWithFluidShareInTheLongRun) {
-  const Duration tau = Duration::from_us(2000), c = Duration::from_us(1000);
-  TimeSlicingModel ts{c, tau, 400, 32};
-  const std::array<double, 2> u{1.0, 1.0};
+  const TimeSlicingModel ts{Duration::from_us(1000), Duration::from_us(1000), Duration::from_us(100), 400, 32};
+  const std::array<double, 2> duty{1.0, 1.0};
   std::array<double, 2> rates{};
-  time_slicing_rates(u, ts, rates);
+  time_slicing_rates(duty, ts, rates);
   // 1,000 slots of 1 ms useful each: the 1,000th slot of position 0 ends at 999 x 4 + 2 = 3,998 ms.
-  const Time end = ts_iteration_end(Time(), Time(), 2, 0, 1'000'000, tau, c);
+  const Time end = ts_iteration_end(Time(), Time(), 2, 0, 1'000'000, ts.timeslice + ts.preempt_switch, ts.preempt_switch);
   EXPECT_EQ(end, Time::from_us(3'998'000));
   EXPECT_NEAR(1.0 / end.seconds(), rates[0], 1e-3);
 }

@@ -193,7 +193,8 @@ TEST(BadInput, SharingConfigs) {
                        "mig-devices: {2g.20gb: 4}}]}}"}),
       "so at most 3 fit");
   EXPECT_HAS(error_of(kGood, {"workload.jobs[0].resource=nvidia.com/tpu"}), "expected nvidia.com/gpu, nvidia.com/gpu.shared");
-  EXPECT_HAS(error_of(kGood, {"model.time_slicing.timeslice=0.0005"}), "expected 0 <= context_switch < timeslice");
+  EXPECT_HAS(error_of(kGood, {"model.time_slicing.timeslice=0"}), "expected a positive duration");
+  EXPECT_HAS(error_of(kGood, {"model.time_slicing.context_switch=0.001"}), "context_switch");
   // An inline job no pool advertises its resource for: the device plugin's reason.
   EXPECT_HAS(
       error_of(

@@ -107,6 +107,9 @@ std::vector<Field> job_fields() {
        "Compute demand, the share of each GPU's SMs it keeps busy; default by kind: training 0.95, inference 0.15, notebook "
        "0.05, "
        "batch 0.95"},
+      {"occupancy", Type::number().above(0).at_most(1), "1", "",
+       "The share of the SMs its kernels fill while they run (u is at most this; a kind's default u is then its "
+       "duty x occupancy): time-slicing runs one context at a time whatever it fills, MPS runs clients side by side"},
       {"tenant", Type::string(), "default", "", "The team it belongs to (its Kubernetes namespace)"},
       {"namespace", Type::string(), "", "", "Its Kubernetes namespace: the same as tenant, which it may be given as"},
       {"labels", Type::map(Type::string()), "", "", "Its pod's metadata.labels"},
@@ -320,9 +323,19 @@ const Section& class_section() {
 
 JobKind read_kind(const Fields& e) { return e.value("kind").as_enum<JobKind>(); }
 
-double read_u(const Fields& e, JobKind kind) {
+// u and the occupancy in milli: a kind's default demand is read as its duty when an occupancy is given.
+void read_demand(const Fields& e, Job& j) {
+  double occupancy = 1;
+  if (auto o = e.get("occupancy")) {
+    occupancy = o->as_number(e.range("occupancy"));
+    const double milli = occupancy * 1000;
+    if (std::abs(milli - std::round(milli)) > 1e-6) o->fail("expected a multiple of 0.001");
+    j.occupancy_milli = static_cast<uint16_t>(std::lround(milli));
+  }
   auto u = e.get("u");
-  return u ? u->as_number(e.range("u")) : default_compute_demand(kind);
+  j.u = u ? u->as_number(e.range("u")) : default_compute_demand(j.kind) * occupancy;
+  if (u && j.u > occupancy + 1e-12)
+    u->fail(fmt::format("expected u (the SMs it keeps busy over time) at most its occupancy {}", occupancy));
 }
 
 // The request fields shared by inline jobs and generator classes (gpus read by the caller).
@@ -358,7 +371,7 @@ void read_request_fields(const Fields& e, Request& q) {
 // The fields both read the same way once the request is known.
 void read_job_fields(const Fields& e, JobSet& set, Job& j) {
   j.kind = read_kind(e);
-  j.u = read_u(e, j.kind);
+  read_demand(e, j);
   if (auto t = e.get("tenant")) j.tenant = set.tenant(t->as_string());
   if (auto n = e.get("namespace")) {
     if (e.has("tenant") && n->as_string() != e.at("tenant").as_string())
@@ -476,9 +489,9 @@ CheckpointPolicy parse_checkpoint_policy(const ConfigNode& node) {
 Job read_replica_pod(const ConfigNode& pod, int32_t gpus, JobSet& set) {
   const Fields e = replica_pod_section().read(pod);
   for (std::string_view refused :
-       {"workers", "multi_node", "deadline", "u", "reference_gpu", "throughput_class", "speedup", "checkpoint"})
+       {"workers", "multi_node", "deadline", "u", "occupancy", "reference_gpu", "throughput_class", "speedup", "checkpoint"})
     if (auto f = e.get(refused))
-      f->fail(refused == "u" ? "a replica keeps its GPU busy while it has requests and idle otherwise (the serving model): no u"
+      f->fail(refused == "u" || refused == "occupancy" ? "a replica keeps its GPU busy while it has requests and idle otherwise (the serving model): no u"
               : refused == "reference_gpu" || refused == "throughput_class" || refused == "speedup"
                   ? fmt::format("a replica's speed comes from its model and its GPU (the serving model): no {}", refused)
               : refused == "checkpoint" ? "a replica saves nothing: a new one loads its model (cold_start)"

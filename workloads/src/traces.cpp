@@ -154,7 +154,9 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
       j.work = Duration::from_seconds(deleted - created);
     }
     j.kind = kind;
+    // A pod asking for a share of a GPU fills that share of its SMs while it runs, all the time.
     j.u = o.u.value_or(j.request.gpus == 0 ? 0.0 : j.request.milli_per_gpu.gpus());
+    if (!o.u && j.request.gpus > 0) j.occupancy_milli = static_cast<uint16_t>(j.request.milli_per_gpu.value);
     j.multi_node = o.multi_node.value_or(false);
     j.origin = {set.source(r.origin()), r.line()};
     set.jobs.push_back(std::move(j));

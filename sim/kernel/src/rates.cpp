@@ -14,9 +14,14 @@ void SharingRates::share_gpu(const Cluster& c, GpuId g, const ExecutionModel& mo
   auto& rates = gpu_rates_[g];
   rates.assign(gpu.residents.size(), 1.0);
   caps_.clear();
-  for (JobId j : gpu.residents) {
-    const Request& q = jobs[j].request;
+  duty_.clear();
+  occupancy_.clear();
+  for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
+    const Job& job = jobs[gpu.residents[i]];
+    const Request& q = job.request;
     caps_.push_back(pool.sharing.mode == Sharing::mps ? mps_thread_fraction(q, pool.sharing) : q.milli_per_gpu.value / 1000.0);
+    occupancy_.push_back(job.occupancy());
+    duty_.push_back(std::min(1.0, u[i] / occupancy_.back()));
   }
   if (gpu.mig && !held_whole(gpu)) {  // held whole, its one job runs as on a whole GPU
     for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
@@ -24,9 +29,9 @@ void SharingRates::share_gpu(const Cluster& c, GpuId g, const ExecutionModel& mo
       rates[i] = mig_rate(static_cast<double>(p.sms) / pool.gpu->sms, u[i]);
     }
   } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
-    time_slicing_rates(u, model.time_slicing, std::span<double>(rates.data(), rates.size()));
+    time_slicing_rates(duty_, model.time_slicing, std::span<double>(rates.data(), rates.size()));
   } else if (pool.sharing.rate_model() == Sharing::mps) {
-    mps_rates(u, caps_, model.mps, std::span<double>(rates.data(), rates.size()));
+    mps_rates(duty_, occupancy_, caps_, model.mps, std::span<double>(rates.data(), rates.size()));
   }
 }
 

@@ -34,8 +34,9 @@ const Section& time_slicing_section() {
   static const Section s = model_subsection(
       "time_slicing", "CUDA time-slicing of a GPU shared by several pods",
       {
-          {"context_switch", Type::duration(), "", "", "GPU time lost per switch between busy contexts"},
-          {"timeslice", Type::duration(), "", "", "How long a context runs before the next switch"},
+          {"timeslice", Type::duration(), "", "", "How long a context runs before it is preempted when another has work"},
+          {"preempt_switch", Type::duration(), "", "", "GPU time lost when a slice ends with work left"},
+          {"yield_switch", Type::duration(), "", "", "GPU time lost when another context takes the GPU after a yield"},
           {"context_memory_mib", Type::integer().at_least(0), "", "MiB", "Device memory each CUDA context costs"},
           {"max_contexts", Type::integer().at_least(1).at_most(60), "", "", "Contexts the driver allows per GPU"},
       });
@@ -252,11 +253,11 @@ void ExecutionModel::apply(const ConfigNode& model) {
   }
   if (auto block = doc.get("time_slicing")) {
     const Fields t = time_slicing_section().read(*block);
-    if (auto v = t.get("context_switch")) time_slicing.context_switch = v->as_duration();
     if (auto v = t.get("timeslice")) time_slicing.timeslice = positive(*v);
+    if (auto v = t.get("preempt_switch")) time_slicing.preempt_switch = v->as_duration();
+    if (auto v = t.get("yield_switch")) time_slicing.yield_switch = v->as_duration();
     if (auto v = t.get("context_memory_mib")) time_slicing.context_memory_mib = v->as_int(t.range("context_memory_mib"));
     if (auto v = t.get("max_contexts")) time_slicing.max_contexts = v->as_int<int>(t.range("max_contexts"));
-    if (time_slicing.context_switch >= time_slicing.timeslice) t.fail("expected 0 <= context_switch < timeslice");
   }
   if (auto block = doc.get("mps")) {
     const Fields m = mps_section().read(*block);
@@ -409,9 +410,9 @@ void max_min_fair(std::span<const double> demands, double capacity, std::span<do
   }
 }
 
-double contention_probability(std::span<const double> u) {
+double contention_probability(std::span<const double> duty) {
   double none = 1.0, one = 0.0;  // P(no context busy), P(exactly one busy)
-  for (double x : u) {
+  for (double x : duty) {
     x = std::clamp(x, 0.0, 1.0);
     one = one * (1 - x) + none * x;
     none *= 1 - x;
@@ -420,21 +421,22 @@ double contention_probability(std::span<const double> u) {
 }
 
 double switch_overhead(const TimeSlicingModel& m) {
-  if (m.timeslice <= Duration()) return 0.0;
-  return std::clamp(static_cast<double>(m.context_switch.us()) / static_cast<double>(m.timeslice.us()), 0.0, 0.99);
+  const double slice = static_cast<double>(m.timeslice.us()), lost = static_cast<double>(m.preempt_switch.us());
+  return slice + lost <= 0 ? 0.0 : lost / (slice + lost);
 }
 
 namespace {
-void rates_from_shares(std::span<const double> u, std::span<const double> shares, std::span<double> rates) {
-  for (std::size_t i = 0; i < u.size(); ++i) rates[i] = u[i] <= 0 ? 1.0 : std::min(1.0, shares[i] / u[i]);
+// rate_i = share_i / demand_i, at most 1; 1 for a context that asks for nothing.
+void rates_from_shares(std::span<const double> demand, std::span<const double> shares, std::span<double> rates) {
+  for (std::size_t i = 0; i < demand.size(); ++i) rates[i] = demand[i] <= 0 ? 1.0 : std::min(1.0, shares[i] / demand[i]);
 }
 }  // namespace
 
-void time_slicing_rates(std::span<const double> u, const TimeSlicingModel& m, std::span<double> rates) {
-  const double capacity = 1.0 - switch_overhead(m) * contention_probability(u);
-  std::vector<double> shares(u.size());
-  max_min_fair(u, capacity, shares);
-  rates_from_shares(u, shares, rates);
+void time_slicing_rates(std::span<const double> duty, const TimeSlicingModel& m, std::span<double> rates) {
+  const double capacity = 1.0 - switch_overhead(m) * contention_probability(duty);
+  std::vector<double> shares(duty.size());
+  max_min_fair(duty, capacity, shares);
+  rates_from_shares(duty, shares, rates);
 }
 
 double collective_bus_factor(Collective c, int ranks) {
@@ -519,15 +521,19 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
   }
 }
 
-void mps_rates(std::span<const double> u, std::span<const double> caps, const MpsModel& m, std::span<double> rates) {
-  const std::size_t n = u.size();
-  std::vector<double> demand(n), shares(n);
-  for (std::size_t i = 0; i < n; ++i) demand[i] = std::min(u[i], caps[i]);
-  max_min_fair(demand, 1.0, shares);
-  rates_from_shares(u, shares, rates);
+void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps,
+               const MpsModel& m, std::span<double> rates) {
+  const std::size_t n = duty.size();
+  std::vector<double> asked(n), used(n), shares(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    asked[i] = duty[i] * std::min(occupancy[i], caps[i]);
+    used[i] = duty[i] * occupancy[i];
+  }
+  max_min_fair(asked, 1.0, shares);
+  rates_from_shares(used, shares, rates);
   const double total = std::accumulate(shares.begin(), shares.end(), 0.0);
   for (std::size_t i = 0; i < n; ++i)
-    if (u[i] > 0) rates[i] *= 1.0 - m.bandwidth_interference * std::min(1.0, std::max(0.0, total - shares[i]));
+    if (used[i] > 0) rates[i] *= 1.0 - m.bandwidth_interference * std::min(1.0, std::max(0.0, total - shares[i]));
 }
 
 }  // namespace gpusim

@@ -1,6 +1,7 @@
 #pragma once
 // The job (pod) model. A job's `work` is how long it runs alone on its request; its
-// compute demand `u` is the fraction of one full GPU's SMs it keeps busy on each GPU it holds.
+// compute demand `u` is the fraction of one full GPU's SMs it keeps busy on each GPU it holds, over time:
+// its duty (the share of the time it has work) x its occupancy (the share of the SMs its kernels fill).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -150,13 +151,16 @@ struct Job {
   JobId id{0};          // index in its JobSet, in arrival order
   uint16_t tenant = 0;  // index into JobSet::tenants: its team, which is its Kubernetes namespace
   JobKind kind = JobKind::batch;
-  bool multi_node = false;  // may a multi-GPU job be split across nodes
+  bool multi_node : 1 = false;  // may a multi-GPU job be split across nodes
+  bool strict : 1 = false;      // from the scenario itself: a job that can never fit is an error
   Time arrival;
   Duration work;
   double u = 0.95;
-  int32_t priority = 0;            // larger runs first under the priority order
-  bool strict = false;             // from the scenario itself: a job that can never fit is an error
-  uint16_t pod = kNoPod;           // JobSet::pods; kNoPod: none (fills the padding after `strict`)
+  int32_t priority = 0;  // larger runs first under the priority order
+  // The share of a GPU's SMs its kernels fill while they run; u = duty x occupancy, where the duty is
+  // the share of the time it has work (docs/guide/sharing.md#duty-and-occupancy).
+  uint16_t occupancy_milli = 1000;
+  uint16_t pod = kNoPod;  // JobSet::pods; kNoPod: none
   JobOrigin origin;                // where it was written (file, field and line), for messages: JobSet::where
   // What its speed on a GPU model follows from (JobSet::speeds); none: the workload's defaults.
   uint32_t speed = kNone;
@@ -167,6 +171,10 @@ struct Job {
   uint32_t checkpoint = kNone;     // JobSet::checkpoints; none given: the kind's default (model.checkpoint)
   std::string name;
   Request request;
+
+  double occupancy() const { return occupancy_milli / 1000.0; }
+  // The share of the time it has work (time-slicing shares time by it).
+  double duty() const { return occupancy_milli == 0 ? 0.0 : std::min(1.0, u / occupancy()); }
 };
 
 struct JobSet {

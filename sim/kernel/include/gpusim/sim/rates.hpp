@@ -19,7 +19,7 @@ class SharingRates {
  public:
   explicit SharingRates(std::size_t gpus) : gpu_rates_(gpus) {}
   // Works out the rates of GPU `g`'s residents from their demands now (`u`, parallel to its
-  // residents: the SM share each keeps busy while computing).
+  // residents: the SM share each keeps busy over time while computing, its duty x its occupancy).
   void share_gpu(const Cluster& c, GpuId g, const ExecutionModel& model, const std::vector<Job>& jobs, std::span<const double> u);
   // The job's rate from sharing: the smallest over the GPUs it holds.
   double job_rate(const Cluster& c, const std::vector<GpuId>& gpus, JobId id) const;
@@ -33,7 +33,7 @@ class SharingRates {
 
  private:
   PagedVector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
-  std::vector<double> caps_;                                          // share_gpu's scratch
+  std::vector<double> caps_, duty_, occupancy_;                      // share_gpu's scratch
 };
 
 }  // namespace gpusim

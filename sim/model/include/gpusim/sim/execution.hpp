@@ -18,9 +18,13 @@
 
 namespace gpusim {
 
+// CUDA time-slicing as the GPU does it (docs/guide/sharing.md#time-slicing): contexts that have work take
+// slices in turn; a slice ends by preemption (work left, another context waiting) or by yield (the
+// context ran out of work, e.g. at a synchronization).
 struct TimeSlicingModel {
-  Duration context_switch;         // GPU time lost per switch between busy contexts
-  Duration timeslice;              // how long a context runs before the next switch
+  Duration timeslice;              // how long a context runs before it is preempted
+  Duration preempt_switch;         // GPU time lost when a slice ends with work left
+  Duration yield_switch;           // GPU time lost when another context takes the GPU after a yield
   int64_t context_memory_mib = 0;  // device memory each CUDA context costs
   int max_contexts = 0;            // contexts the driver allows per GPU
 };
@@ -133,15 +137,18 @@ double mig_rate(double slice_sm_fraction, double u);
 // Max-min fair (water-filling) division of `capacity` among `demands`; writes each share.
 void max_min_fair(std::span<const double> demands, double capacity, std::span<double> shares);
 
-// Probability that at least two of independent contexts, busy with probabilities u_i, have work.
-double contention_probability(std::span<const double> u);
+// Probability that at least two of independent contexts, busy with probabilities duty_i, have work.
+double contention_probability(std::span<const double> duty);
 
-// Fraction of GPU time a switch costs while contexts contend: context_switch / timeslice (< 1).
+// Fraction of GPU time switches cost while contexts contend with long-running work: each slice of
+// `timeslice` is followed by a preemption, preempt_switch / (timeslice + preempt_switch).
 double switch_overhead(const TimeSlicingModel& m);
 
-// Time-slicing: GPU time left after switching, 1 - overhead x P(at least two busy), is shared
-// max-min fairly over the demands u_i; rate_i = share_i / u_i (1 for zero demand).
-void time_slicing_rates(std::span<const double> u, const TimeSlicingModel& m, std::span<double> rates);
+// Time-slicing of fluid jobs: a context has work `duty` of the time and runs alone on the whole GPU
+// while it holds it, whatever share of the SMs its kernels fill. GPU time left after switching,
+// 1 - overhead x P(at least two have work), is shared max-min fairly over the duties;
+// rate_i = share_i / duty_i (1 for a context that never has work).
+void time_slicing_rates(std::span<const double> duty, const TimeSlicingModel& m, std::span<double> rates);
 
 // Bus-bandwidth factor of a collective over `ranks` GPUs (nccl-tests conventions,
 // docs/hardware.md#interconnects-and-collectives): all-reduce 2(n-1)/n; all-gather, reduce-scatter,
@@ -193,8 +200,12 @@ struct MaxMinScratch {
 void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& paths, std::span<const double> caps,
                         std::span<double> rates, MaxMinScratch& scratch);
 
-// MPS: SMs shared max-min fairly over min(u_i, cap_i) (cap = active thread fraction), then each rate
-// is reduced by bandwidth_interference x (SM share of the other clients).
-void mps_rates(std::span<const double> u, std::span<const double> caps, const MpsModel& m, std::span<double> rates);
+// MPS: clients run side by side on the SMs. Client i has work duty_i of the time and its kernels fill
+// occupancy_i of the SMs, at most its active thread fraction cap_i; the SM time it asks for,
+// duty_i x min(occupancy_i, cap_i), is shared max-min fairly (one client's idle time goes to another's
+// work), rate_i = share_i / (duty_i x occupancy_i) at most 1; then each rate is reduced by
+// bandwidth_interference x (SM share of the other clients).
+void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps,
+               const MpsModel& m, std::span<double> rates);
 
 }  // namespace gpusim
