@@ -235,6 +235,8 @@ TEST(Serving, EfficiencyEntriesByGpuAndDefaults) {
   // Unlisted: pre-Hopper takes the A100's figures, Hopper and Blackwell the H100's.
   EXPECT_DOUBLE_EQ(m.serving_efficiency(gpu("L4")).e_bw, 0.77);
   EXPECT_DOUBLE_EQ(m.serving_efficiency(gpu("B200")).e_bw, 0.79);
+  // The H200 has its own entry (measured, tests/serving/h200_serving_test.cpp), alpha carried from the H100.
+  EXPECT_DOUBLE_EQ(m.serving_efficiency(gpu("H200-141GB")).e_bw, 0.61);
   EXPECT_DOUBLE_EQ(m.serving_efficiency(gpu("H200-141GB")).alpha_s, 6e-6);
   // A scenario's `model: serving:` overrides: its entries are searched first.
   ExecutionModel s = m;
