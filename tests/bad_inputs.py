@@ -271,7 +271,11 @@ for name, path, value in [
     ("low-utilization threshold 1.5", "model.low_utilization.threshold", 1.5),
     ("autoscaler delay", "model.autoscaler.scale_down_after", "never"),
     ("model unknown section", "model.thermal", {}),
-    ("power idle fraction 1.5", "model.power.idle_fraction", 1.5),
+    ("power bound unknown", "model.power.bound_by.training", "gemm"),
+    ("power bound shares not summing to 1", "model.power.bound_by.inference", {"memory": 0.5}),
+    ("power entry idle above busy", "model.power.entries", [{"tdp_w": 700, "idle_low_w": 77, "idle_high_w": 500,
+        "clock_hold": 5, "fp32_w": 464, "memory_w": 375, "capped_w": 690, "throttled_clock": 0.75,
+        "throttled_throughput": 0.81}]),
     ("model unknown field", "model.mps.latency", 1),
 ]:
     field(name, {path: value}, path)

@@ -36,14 +36,6 @@ TEST(OpenMetrics, TimestampsInSeconds) {
   EXPECT_EQ(om_timestamp(0, Time::from_us(7)), "0.000007");
 }
 
-TEST(OpenMetrics, PowerModel) {
-  // A100-SXM4, 400 W, idle at 15%: 60 W idle, 60 + 340 x 0.5 = 230 W at half load, 400 W busy.
-  EXPECT_DOUBLE_EQ(power_w(400, 0.15, 0.0), 60.0);
-  EXPECT_DOUBLE_EQ(power_w(400, 0.15, 0.5), 230.0);
-  EXPECT_DOUBLE_EQ(power_w(400, 0.15, 1.0), 400.0);
-  EXPECT_DOUBLE_EQ(power_w(70, 0.15, 2.0), 70.0);  // clamped to the TDP
-}
-
 TEST(OpenMetrics, StepAverage) {
   // Busy 0.5 for 30 of 60 minutes, then idle: 0.5 x 1800 s over 3600 s = 0.25.
   const Duration hour = Duration::from_seconds(3600);
@@ -56,6 +48,8 @@ namespace {
 
 // One exclusive A100-80GB (400 W, 81,920 MiB, $2 an hour) and one split into 7 x 1g.10gb (14 of 108 SMs,
 // 9,728 MiB each); a training job at u 0.5 for 90 minutes and an inference job at u 0.1 for the whole run.
+// Power (sim/power.hpp, model.yaml): the H200's watts x 400 / 700 W: idle 44 W, 69.14 W with clocks up
+// (5 s after work), tensor math 69.14 + (394.29 - 69.14) / 0.753 = 500.94 W, memory 214.29 W.
 constexpr const char* kTiny = R"(
 name: tiny-metrics
 seed: 1
@@ -94,25 +88,28 @@ TEST(OpenMetrics, TinyRunByHand) {
   const std::string whole = R"(gpu="0",UUID="GPU-00000000-0000-4000-8000-000000000000",device="nvidia0",)"
                             R"(modelName="NVIDIA A100-SXM4-80GB",Hostname="whole-0",instance="whole-0:9400")";
   const std::string pod = R"(,namespace="team \"a\"",pod="train",container="main")";
-  // 0-1h: busy 0.5 all the time: 50%, 60 + 340 x 0.5 = 230 W, its 10,000 MiB used.
+  // 0-1h: busy 0.5 all the time with training (tensor math): 50%, 69.14 + 0.5 x (500.94 - 69.14) = 285.0 W,
+  // its 10,000 MiB used.
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_GPU_UTIL{" + whole + pod + "} 50 1767229200")) << om;
   EXPECT_TRUE(has_line(om, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + whole + pod + "} 0.5000 1767229200"));
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_USED{" + whole + pod + "} 10000 1767229200"));
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_FREE{" + whole + pod + "} 71920 1767229200"));
-  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + whole + "} 230.0 1767229200"));
-  // 1-2h: busy 0.5 for 30 minutes: 25%, 60 + 340 x 0.25 = 145 W; the job is gone at 2h.
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + whole + "} 285.0 1767229200"));
+  // 1-2h: busy 0.5 for 30 minutes: 25%; the job is gone at 2h. Power: 1,800 s at 285.04 W, 5 s with the
+  // clocks up at 69.14 W, 1,795 s at 44 W: (513,075 + 346 + 78,980) / 3,600 = 164.6 W.
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_GPU_UTIL{" + whole + "} 25 1767232800"));
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_USED{" + whole + "} 0 1767232800"));
-  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + whole + "} 145.0 1767232800"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + whole + "} 164.6 1767232800"));
   // The MIG instance: u 0.1 of the GPU is 0.1 x 108 / 14 = 0.7714 of its 14 SMs; its job states no
   // memory, so it is taken to fill the instance's 9,728 MiB.
-  // The GPU itself draws 60 + 340 x 0.1 = 94 W and has no DCGM_FI_DEV_GPU_UTIL.
+  // The GPU itself, busy 0.1 with inference (60% memory, 40% tensor math), draws
+  // 69.14 + 0.06 x (214.29 - 69.14) + 0.04 x (500.94 - 69.14) = 95.1 W and has no DCGM_FI_DEV_GPU_UTIL.
   const std::string mig = R"(gpu="0",UUID="GPU-00000000-0000-4000-8000-000000000001",device="nvidia0",)"
                           R"(modelName="NVIDIA A100-SXM4-80GB",Hostname="mig-0",instance="mig-0:9400")";
   const std::string slice = R"(,GPU_I_PROFILE="1g.10gb",GPU_I_ID="0",namespace="serving",pod="infer",container="main")";
   EXPECT_TRUE(has_line(om, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + mig + slice + "} 0.7714 1767229200"));
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_USED{" + mig + slice + "} 9728 1767229200"));
-  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + mig + "} 94.0 1767229200"));
+  EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_POWER_USAGE{" + mig + "} 95.1 1767229200"));
   EXPECT_EQ(om.find("DCGM_FI_DEV_GPU_UTIL{" + mig), std::string::npos);
   // An empty instance: nothing used, all free, idle.
   EXPECT_TRUE(has_line(om, "DCGM_FI_DEV_FB_FREE{" + mig + R"(,GPU_I_PROFILE="1g.10gb",GPU_I_ID="6"} 9728 1767232800)"));
@@ -129,7 +126,9 @@ TEST(OpenMetrics, TinyRunByHand) {
 
 // A vLLM replica on a MIG instance reports the engine activity its requests give it (it was 0.0000 in
 // every sample: replicas have no fixed u): on a GPU with that one instance in use, the instance's
-// activity x its 14 of 108 SMs is the GPU's utilization, which its power draw (60 + 340 x util W) shows.
+// activity x its 14 of 108 SMs is the GPU's utilization, which its power draw shows: as inference work,
+// 69.14 + util x (0.6 x (214.29 - 69.14) + 0.4 x (500.94 - 69.14)) = 69.14 + 259.8 x util W (with requests
+// every half second the clocks stay up between them).
 TEST(OpenMetrics, ReplicasOnMigReportTheirEngineActivity) {
   const Scenario s = test::load(test::write_file("mig-serving.yaml", R"(
 name: mig-serving
@@ -162,7 +161,7 @@ outputs: {timeseries_step: 5m, metrics_start: "2026-01-01"}
   for (const auto& [ts, a] : activity) {
     EXPECT_GT(a, 0.0) << ts;
     EXPECT_LE(a, 1.0) << ts;
-    EXPECT_NEAR(a * 14 / 108, (power.at(ts) - 60) / 340, 1e-3) << ts;
+    EXPECT_NEAR(a * 14 / 108, (power.at(ts) - 69.143) / 259.81, 1e-3) << ts;
   }
 }
 

@@ -160,13 +160,90 @@ const Section& low_utilization_section() {
   return s;
 }
 
+const Section& power_entry_section() {
+  static const Section s{
+      "model_power_entry",
+      "A GPU model's power draw (sim/power.hpp); its watts scale to another TDP",
+      {
+          {"gpus", Type::string_list(), "", "",
+           "GPU models (names or aliases) it applies to; absent: the default, for every other GPU"},
+          {"tdp_w", Type::number().above(0), required, "W",
+           "The TDP its watts are for; a GPU of another TDP scales them by its own"},
+          {"idle_low_w", Type::number().at_least(0), required, "W", "Idle at low clocks"},
+          {"idle_high_w", Type::number().at_least(0), required, "W", "Idle with the clocks still up after work"},
+          {"clock_hold", Type::duration(), required, "", "How long the clocks stay up after the last work"},
+          {"fp32_w", Type::number().at_least(0), required, "W", "Busy all the time with FP32 math, at full clock"},
+          {"memory_w", Type::number().at_least(0), required, "W", "Busy all the time with memory-bound work, at full clock"},
+          {"capped_w", Type::number().above(0), required, "W", "What it draws held at its power limit"},
+          {"throttled_clock", Type::number().above(0).below(1), required, "",
+           "SM clock over its maximum under sustained tensor math at the cap"},
+          {"throttled_throughput", Type::number().above(0).at_most(1), required, "",
+           "Tensor throughput over the full-clock one at the cap"},
+          {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
+          source_field(),
+      }};
+  return s;
+}
+
 const Section& power_section() {
   static const Section s = model_subsection(
       "power", "The power model of metrics.om (DCGM_FI_DEV_POWER_USAGE)",
       {
-          {"idle_fraction", Type::number().at_least(0).at_most(1), "", "", "An idle GPU's draw as a share of its TDP"},
+          {"entries", Type::list(Type::section(power_entry_section())), "", "",
+           "Draw by GPU model; a scenario's entries are searched before model.yaml's"},
+          {"bound_by",
+           Type::map(Type::one_of({Type::enumeration<PowerBound>(),
+                                   Type::map(Type::number().at_least(0).at_most(1),
+                                             {enum_names<PowerBound>.begin(), enum_names<PowerBound>.end()})}),
+                     {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}),
+           "", "", "What each job kind's busy time is bound by: tensor, fp32, memory, or shares of them summing to 1"},
+          {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
       });
   return s;
+}
+
+// A power entry, checked: idle_low_w <= idle_high_w <= each busy draw, idle_high_w < capped_w.
+PowerModel::Entry parse_power_entry(const Fields& e) {
+  PowerModel::Entry entry;
+  entry.gpus = e.string_list("gpus");
+  entry.tdp_w = e.number("tdp_w");
+  GpuPower& p = entry.power;
+  p.idle_low_w = e.number("idle_low_w");
+  p.idle_high_w = e.number("idle_high_w");
+  p.clock_hold = e.value("clock_hold").as_duration();
+  p.busy_w[static_cast<std::size_t>(PowerBound::fp32)] = e.number("fp32_w");
+  p.busy_w[static_cast<std::size_t>(PowerBound::memory)] = e.number("memory_w");
+  p.capped_w = e.number("capped_w");
+  p.throttled_clock = e.number("throttled_clock");
+  p.throttled_throughput = e.number("throttled_throughput");
+  if (p.idle_low_w > p.idle_high_w) e.at("idle_low_w").fail("expected idle_low_w <= idle_high_w");
+  for (const char* busy : {"fp32_w", "memory_w"})
+    if (e.number(busy) < p.idle_high_w) e.at(busy).fail(fmt::format("expected idle_high_w <= {}", busy));
+  if (p.capped_w <= p.idle_high_w) e.at("capped_w").fail("expected idle_high_w < capped_w");
+  // Tensor math at full clock: what draws capped_w at the throttled clock, the draw above idle
+  // following the clock (power_throttle's assumption).
+  p.busy_w[static_cast<std::size_t>(PowerBound::tensor)] = p.idle_high_w + (p.capped_w - p.idle_high_w) / p.throttled_clock;
+  entry.assumed = e.string_list("assumed");
+  if (auto src = e.get("source")) entry.source = src->as_string();
+  return entry;
+}
+
+// A kind's bound: a bound's name, or shares of the bounds summing to 1.
+BoundMix parse_bound_mix(const ConfigNode& n) {
+  BoundMix mix{};
+  if (n.is_scalar()) {
+    mix[static_cast<std::size_t>(n.as_enum<PowerBound>())] = 1;
+    return mix;
+  }
+  n.allow_only(enum_names<PowerBound>);
+  double total = 0;
+  for (const auto& [bound, share] : n.entries()) {
+    const double u = share.as_number(Range::between(0, 1));
+    mix[static_cast<std::size_t>(*parse_enum<PowerBound>(bound))] = u;
+    total += u;
+  }
+  if (std::abs(total - 1) > 1e-9) n.fail(fmt::format("expected shares summing to 1, got {}", total));
+  return mix;
 }
 
 const Section& serving_efficiency_section() {
@@ -329,7 +406,13 @@ void ExecutionModel::apply(const ConfigNode& model) {
   }
   if (auto block = doc.get("power")) {
     const Fields p = power_section().read(*block);
-    if (auto v = p.get("idle_fraction")) power.idle_fraction = v->as_number(p.range("idle_fraction"));
+    if (auto list = p.get("entries"))
+      for (const auto& item : list->items()) power.entries.push_back(parse_power_entry(power_entry_section().read(item)));
+    if (auto b = p.get("bound_by")) {
+      b->allow_only(enum_names<JobKind>);
+      for (const auto& [kind_name, mix] : b->entries())
+        power.bound_by[static_cast<std::size_t>(*parse_enum<JobKind>(kind_name))] = parse_bound_mix(mix);
+    }
   }
   if (auto block = doc.get("serving")) {
     const Fields sv = serving_section().read(*block);

@@ -14,7 +14,12 @@
 //   DCGM_FI_DEV_FB_USED/FB_FREE    MiB at t, per GPU or MIG instance: each resident's stated GPU memory, or,
 //                                  when its job states none, all of the memory its share or instance holds
 //                                  (frameworks reserve what they see); capped at the GPU's (instance's) memory
-//   DCGM_FI_DEV_POWER_USAGE        W, the power model (open_metrics.hpp, model.yaml `power`) at the step's mean
+//   DCGM_FI_DEV_POWER_USAGE        W, the step's mean draw under the power model (sim/power.hpp, model.yaml
+//                                  `power`), integrated exactly: the residents' busy shares, each bound as
+//                                  its kind is (bound_by), and the clocks held up for clock_hold after work.
+//                                  The busy shares are the work delivered (time-slicing's switches are not
+//                                  work), so a time-sliced GPU draws for what it gets done, as measured
+//                                  (docs/guide/prometheus.md#power)
 // Labels as the exporter sets them: gpu, UUID (made up, stable: the GPU's id), device, modelName
 // (the catalog's first product name: nvidia-smi's, else its name), Hostname (the node) and, for MIG, GPU_I_PROFILE and GPU_I_ID
 // (the instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod (the job's name) and
@@ -36,6 +41,7 @@
 #include "gpusim/sim/metrics.hpp"
 #include "gpusim/sim/open_metrics.hpp"
 #include "gpusim/sim/outputs.hpp"
+#include "gpusim/sim/power.hpp"
 
 namespace gpusim {
 
@@ -79,8 +85,11 @@ class MetricsWriter final : public OutputWriter {
  public:
   void started(const RunState& run) override {
     start_s_ = run.scenario().metrics_start_unix_s;
-    idle_fraction_ = run.scenario().model.power.idle_fraction;
+    const PowerModel& power = run.scenario().model.power;
+    bound_by_ = power.bound_by;
+    for (PoolId p{0}; p < run.cluster().pools().size(); ++p) pool_power_.push_back(power.of(*run.cluster().pool(p).gpu));
     busy_before_.resize(run.cluster().gpu_count());
+    energy_.resize(run.cluster().gpu_count());
     cost_written_.assign(run.cluster().pools().size(), 0.0);
   }
 
@@ -92,6 +101,7 @@ class MetricsWriter final : public OutputWriter {
   }
   void gpu_busy_changed(const RunState& run, GpuId g) override {
     const Gpu& gpu = run.cluster().gpu(g);
+    set_power(run, g);
     if (!gpu.mig || held_whole(gpu)) return;
     const GpuModel& model = *run.cluster().pool_of(gpu.node).gpu;
     for (std::size_t s = 0; s < gpu.instances.size(); ++s)
@@ -156,6 +166,41 @@ class MetricsWriter final : public OutputWriter {
     double at(Time t) const { return integral_us + busy * static_cast<double>((t - since).us()); }
   };
 
+  // A GPU's energy, integrated from its busy changes: drawing `busy_w` since `since` while busy, else
+  // idle since `idle_from` (never busy: its clocks are low from the start).
+  struct GpuEnergy {
+    bool busy = false, ever_busy = false;
+    double busy_w = 0;
+    Time since, idle_from;
+    double energy_ws = 0, sampled_ws = 0;  // up to `since`; at the last sample
+    double at(const GpuPower& p, Time t) const {
+      if (busy) return energy_ws + busy_w * (t - since).seconds();
+      return energy_ws + idle_energy_ws(p, ever_busy ? since - idle_from : p.clock_hold, t - since);
+    }
+  };
+
+  // GPU g's draw from now on: its residents' busy shares, each bound as its kind is.
+  void set_power(const RunState& run, GpuId g) {
+    const Gpu& gpu = run.cluster().gpu(g);
+    const GpuPower& power = pool_power_[run.cluster().node(gpu.node).pool];
+    BoundMix busy{};
+    for (JobId j : gpu.residents) {
+      const double share = run.busy_share(j);
+      const BoundMix& mix = bound_by_[static_cast<std::size_t>(run.job(j).kind)];
+      for (std::size_t b = 0; b < busy.size(); ++b) busy[b] += share * mix[b];
+    }
+    GpuEnergy& e = energy_[g];
+    e.energy_ws = e.at(power, run.now());
+    const bool now_busy = gpu.busy > 0;
+    if (e.busy && !now_busy) {
+      e.idle_from = run.now();
+      e.ever_busy = true;
+    }
+    e.since = run.now();
+    e.busy = now_busy;
+    e.busy_w = now_busy ? gpu_power_w(power, busy, Duration()) : 0;
+  }
+
   // Instance `slot` of GPU g is `busy` (of its own SMs) from now on.
   void set_instance_busy(const RunState& run, GpuId g, MigSlotIndex slot, double busy) {
     InstanceBusy& b = instances_[{g, slot}];
@@ -174,6 +219,10 @@ class MetricsWriter final : public OutputWriter {
       const double busy_us = run.metrics().gpu_busy(g, at).us();
       const double util = step_average(busy_before_[g], busy_us, step_of(run));
       busy_before_[g] = busy_us;
+      const GpuPower& power = pool_power_[c.node(n).pool];
+      const double energy_ws = energy_[g].at(power, at);
+      const double watts = (energy_ws - energy_[g].sampled_ws) / step_of(run).seconds();
+      energy_[g].sampled_ws = energy_ws;
       if (!up || at == Time()) continue;  // the first sample has no step before it
       const Gpu& gpu = c.gpu(g);
       const std::string device = fmt::format(
@@ -182,7 +231,7 @@ class MetricsWriter final : public OutputWriter {
           i, static_cast<uint64_t>(g), i,
           om_escape(pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front()), om_escape(node.name),
           om_escape(node.name));
-      add(power_usage, device, fmt::format("{:.1f}", power_w(pool.gpu->tdp_w, idle_fraction_, util)), ts);
+      add(power_usage, device, fmt::format("{:.1f}", watts), ts);
       if (gpu.mig && !held_whole(gpu)) {
         for (std::size_t s = 0; s < gpu.instances.size(); ++s)
           if (exists(gpu, gpu.instances[s])) sample_instance(run, g, static_cast<MigSlotIndex>(s), device, at, ts);
@@ -270,7 +319,9 @@ class MetricsWriter final : public OutputWriter {
   }
 
   int64_t start_s_ = 0;
-  double idle_fraction_ = 0;
+  std::array<BoundMix, enum_count<JobKind>> bound_by_{};
+  std::vector<GpuPower> pool_power_;  // per pool: its GPU model's draw
+  PagedVector<GpuEnergy> energy_;     // per GPU
   std::array<Body, kFamilies> bodies_;
   PagedVector<double> busy_before_;  // per GPU: its busy integral (fraction x us) at the last sample
   std::map<std::pair<GpuId, MigSlotIndex>, InstanceBusy> instances_;

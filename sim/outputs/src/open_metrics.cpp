@@ -27,11 +27,6 @@ std::string om_timestamp(int64_t start_unix_s, Time t) {
   return out;
 }
 
-double power_w(double tdp_w, double idle_fraction, double util) {
-  const double idle_w = idle_fraction * tdp_w;
-  return idle_w + (tdp_w - idle_w) * std::clamp(util, 0.0, 1.0);
-}
-
 double step_average(double busy_us_before, double busy_us_after, Duration step) {
   if (step.us() <= 0) return 0.0;
   return std::clamp((busy_us_after - busy_us_before) / static_cast<double>(step.us()), 0.0, 1.0);

@@ -13,6 +13,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/hardware/catalog.hpp"
+#include "gpusim/sim/power.hpp"
 #include "gpusim/sim/serving_model.hpp"
 #include "gpusim/workloads/job.hpp"
 
@@ -79,10 +80,6 @@ struct AutoscalerModel {
 struct LowUtilizationAlert {
   double threshold = 0.5;  // effective utilization below which a pool is "burning money"
   Duration min_duration;   // shorter dips are not reported
-};
-
-struct PowerModel {
-  double idle_fraction = 0;  // an idle GPU's draw over its TDP (open_metrics.hpp, power_w)
 };
 
 // The fields of a `model:` map, model.yaml's shape.

@@ -1,8 +1,8 @@
 #pragma once
 // The pure pieces of metrics.om (docs/guide/prometheus.md): the OpenMetrics text format's
-// escaping and timestamps, and the power model. The writer (sim/outputs/src/metrics_writer.cpp) is an
-// observer that samples the run with them; the start date it counts from is read with the scenario
-// (parse_utc_date, output_spec.hpp).
+// escaping and timestamps, and the step average (the power model is sim/power.hpp). The writer
+// (sim/outputs/src/metrics_writer.cpp) is an observer that samples the run with them; the start date
+// it counts from is read with the scenario (parse_utc_date, output_spec.hpp).
 //
 // Format: OpenMetrics 1.0 text exposition (github.com/OpenObservability/OpenMetrics,
 // specification/OpenMetrics.md): one `# TYPE`/`# HELP` (and `# UNIT`) block per metric family, a
@@ -24,12 +24,6 @@ std::string om_escape(std::string_view s);
 // A sample timestamp in seconds: the start date plus the simulated time, with microseconds only
 // where the time has them ("1767225600", "1767225600.5").
 std::string om_timestamp(int64_t start_unix_s, Time t);
-
-// Power drawn by a GPU busy a fraction `util` of the time (0..1), in watts: a linear model from
-// idle to its TDP, idle_w + (tdp_w - idle_w) x util with idle_w = idle_fraction x tdp_w
-// (sim/data/model.yaml `power`, an assumption). Example: an A100-SXM4 (400 W) at util 0.5 with
-// idle_fraction 0.15 draws 60 + 340 x 0.5 = 230 W.
-double power_w(double tdp_w, double idle_fraction, double util);
 
 // The mean busy fraction over a step from a GPU's busy-time integral at its two ends (us x fraction),
 // clamped to 0..1 against rounding: DCGM's utilization is the share of the sample period the GPU was busy.

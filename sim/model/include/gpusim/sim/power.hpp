@@ -1,0 +1,86 @@
+#pragma once
+// The GPU power model behind metrics.om's DCGM_FI_DEV_POWER_USAGE (docs/guide/prometheus.md#power),
+// from measurements on an NVIDIA H200 SXM (data/measurements/h200-2026-11-28/README.md): idle at low
+// clock, idle with clocks still up for a while after work, and busy power by what the work is bound by,
+// capped at the power limit with the clock throttle and throughput loss of a sustained bf16 GEMM.
+// The constants live in sim/data/model.yaml `power`; other GPUs scale the H200's watts by their TDP.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpusim/core/enum_table.hpp"
+#include "gpusim/core/time.hpp"
+#include "gpusim/hardware/catalog.hpp"
+#include "gpusim/workloads/job.hpp"
+
+namespace gpusim {
+
+// What a GPU's work is bound by, as far as its draw goes: tensor-core math (bf16 GEMM), FP32 math on
+// the CUDA cores (FMA chains), or memory bandwidth (a streaming copy).
+enum class PowerBound : uint8_t { tensor, fp32, memory };
+constexpr auto enum_table(PowerBound) {
+  using B = PowerBound;
+  return std::to_array<EnumName<B>>({{B::tensor, "tensor"}, {B::fp32, "fp32"}, {B::memory, "memory"}});
+}
+
+// Per bound, the fraction of the GPU's time (of its SMs) kept busy with work of that bound; the sum
+// is the GPU's busy fraction (DCGM's utilization when the work is not time-sliced).
+using BoundMix = std::array<double, enum_count<PowerBound>>;
+
+// One GPU model's draw, in watts.
+struct GpuPower {
+  double idle_low_w = 0;   // idle at low clocks
+  double idle_high_w = 0;  // idle with the clocks still up, for clock_hold after the last work
+  Duration clock_hold;
+  BoundMix busy_w{};                // busy all the time with work of one bound, at full clock, before the cap
+  double capped_w = 0;              // what it draws held at its power limit
+  double throttled_clock = 1;       // SM clock over the maximum under sustained full tensor load
+  double throttled_throughput = 1;  // throughput over the full-clock one under that load
+};
+
+// The entry's watts for a GPU of `tdp_w`, the entry's being for `entry_tdp_w`: every wattage times
+// tdp_w / entry_tdp_w (assumed: draw scales with the TDP), fractions and durations as they are.
+GpuPower scale_to_tdp(const GpuPower& p, double entry_tdp_w, double tdp_w);
+
+// A GPU's draw now, in watts. Busy (sum of `busy` > 0, taken as 1 above 1): idle_high_w plus, per
+// bound, its busy fraction x (busy_w - idle_high_w), at most capped_w. Idle: idle_high_w for
+// clock_hold after its last work (`idle_for` since then), idle_low_w after. Example (H200, model.yaml):
+// FP32 math 42.5% of the time draws 121 + 0.425 x (464 - 121) = 267 W; bf16 GEMM all the time wants
+// 877 W and draws the cap, 690 W.
+double gpu_power_w(const GpuPower& p, const BoundMix& busy, Duration idle_for);
+
+// The watt-seconds an idle GPU draws over `span`, starting `idle_for` after its last work: the
+// integral of gpu_power_w(p, {}, idle_for + s) over s in [0, span].
+double idle_energy_ws(const GpuPower& p, Duration idle_for, Duration span);
+
+// How a GPU held at its cap runs: its SM clock over the maximum, and its throughput over the
+// full-clock one. Assumed: the draw above idle_high_w follows the clock, so a load that would draw
+// D > capped_w runs at clock (capped_w - idle_high_w) / (D - idle_high_w); throughput falls linearly
+// with the clock through the measured point (throttled_clock, throttled_throughput). Under the cap:
+// {1, 1}. Job speeds do not use it: the durations and throughput tables they follow are sustained
+// figures, throttling included.
+struct Throttle {
+  double clock = 1;
+  double throughput = 1;
+};
+Throttle power_throttle(const GpuPower& p, const BoundMix& busy);
+
+// model.yaml `power`: entries by GPU model, and what each job kind's work is bound by.
+struct PowerModel {
+  struct Entry {
+    std::vector<std::string> gpus;  // GPU model names or aliases; empty: the default, for every other GPU
+    double tdp_w = 0;               // the TDP its watts are for
+    GpuPower power;
+    std::vector<std::string> assumed;
+    std::string source;
+  };
+  // Searched from the back: a scenario's entries (applied later) win over model.yaml's.
+  std::vector<Entry> entries;
+  std::array<BoundMix, enum_count<JobKind>> bound_by{};  // by JobKind; each sums to 1
+  // The entry listing `gpu`, else the last default, scaled to gpu.tdp_w; std::logic_error when
+  // none applies (model.yaml has a default).
+  GpuPower of(const GpuModel& gpu) const;
+};
+
+}  // namespace gpusim

@@ -1,0 +1,64 @@
+#include "gpusim/sim/power.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gpusim {
+
+namespace {
+
+// What the GPU would draw busy with `busy` at full clock (each fraction >= 0, their sum at most 1).
+double demand_w(const GpuPower& p, const BoundMix& busy) {
+  double total = 0, w = p.idle_high_w;
+  for (double u : busy) total += std::max(0.0, u);
+  const double scale = total > 1 ? 1 / total : 1;
+  for (std::size_t b = 0; b < busy.size(); ++b) w += std::max(0.0, busy[b]) * scale * (p.busy_w[b] - p.idle_high_w);
+  return w;
+}
+
+bool is_busy(const BoundMix& busy) {
+  return std::any_of(busy.begin(), busy.end(), [](double u) { return u > 0; });
+}
+
+}  // namespace
+
+GpuPower scale_to_tdp(const GpuPower& p, double entry_tdp_w, double tdp_w) {
+  const double k = tdp_w / entry_tdp_w;
+  GpuPower s = p;
+  s.idle_low_w *= k;
+  s.idle_high_w *= k;
+  for (double& w : s.busy_w) w *= k;
+  s.capped_w *= k;
+  return s;
+}
+
+double gpu_power_w(const GpuPower& p, const BoundMix& busy, Duration idle_for) {
+  if (!is_busy(busy)) return idle_for < p.clock_hold ? p.idle_high_w : p.idle_low_w;
+  return std::min(demand_w(p, busy), p.capped_w);
+}
+
+double idle_energy_ws(const GpuPower& p, Duration idle_for, Duration span) {
+  const Duration high = std::clamp(p.clock_hold - idle_for, Duration(), span);
+  return p.idle_high_w * high.seconds() + p.idle_low_w * (span - high).seconds();
+}
+
+Throttle power_throttle(const GpuPower& p, const BoundMix& busy) {
+  const double d = demand_w(p, busy);
+  if (!is_busy(busy) || d <= p.capped_w) return {};
+  const double clock = (p.capped_w - p.idle_high_w) / (d - p.idle_high_w);
+  const double loss_per_clock = (1 - p.throttled_throughput) / (1 - p.throttled_clock);
+  return {clock, 1 - (1 - clock) * loss_per_clock};
+}
+
+GpuPower PowerModel::of(const GpuModel& gpu) const {
+  auto names = [&](const std::string& n) { return gpu.name == n || std::ranges::find(gpu.aliases, n) != gpu.aliases.end(); };
+  const Entry* found = nullptr;
+  for (auto e = entries.rbegin(); e != entries.rend() && !found; ++e)
+    if (std::ranges::any_of(e->gpus, names)) found = &*e;
+  for (auto e = entries.rbegin(); e != entries.rend() && !found; ++e)
+    if (e->gpus.empty()) found = &*e;
+  if (!found) throw std::logic_error("power: no entry applies to GPU " + gpu.name);
+  return scale_to_tdp(found->power, found->tdp_w, gpu.tdp_w);
+}
+
+}  // namespace gpusim
