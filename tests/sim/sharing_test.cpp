@@ -165,7 +165,7 @@ TEST(Rates, TimeSlicingFollowsTheMeasuredSwitches) {
 
 // MPS runs clients side by side: four quarter-GPU clients at full speed, seven share the SMs (4/7 each);
 // a client busy a quarter of the time leaves the rest to the others; a thread cap below what its kernels
-// fill binds while it runs, whatever its duty.
+// fill stretches its busy spells, not its idle ones.
 TEST(Rates, MpsSharesSmsAndIdleTime) {
   const MpsModel m{0, 0};
   std::vector<double> four(4), seven(7);
@@ -179,7 +179,7 @@ TEST(Rates, MpsSharesSmsAndIdleTime) {
   EXPECT_DOUBLE_EQ(two[1], 1.0);
   std::vector<double> one(1);
   mps_rates(std::vector<double>{0.5}, std::vector<double>{1.0}, std::vector<double>{0.12}, m, one);
-  EXPECT_NEAR(one[0], 0.12, 1e-12);  // the thread cap binds even alone, and idle time does not make it up
+  EXPECT_NEAR(one[0], 1 / (0.5 / 0.12 + 0.5), 1e-12);  // busy spells 1 / 0.12 as long, idle ones the same
 }
 
 TEST(Rates, MpsInterference) {

@@ -607,16 +607,36 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
 void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps,
                const MpsModel& m, std::span<double> rates) {
   const std::size_t n = duty.size();
-  std::vector<double> asked(n), used(n), shares(n);
+  std::vector<double> fill(n), busy(n), asked(n), shares(n), stretch(n, 1.0);
   for (std::size_t i = 0; i < n; ++i) {
-    asked[i] = duty[i] * std::min(occupancy[i], caps[i]);
-    used[i] = duty[i] * occupancy[i];
+    fill[i] = std::min(occupancy[i], caps[i]);
+    busy[i] = duty[i];
   }
-  max_min_fair(asked, 1.0, shares);
-  rates_from_shares(used, shares, rates);
+  // A client's busy spells stretch (its thread cap, then its SM share), so it has work more of the
+  // time while its idle spells stay as long: the share of time it is busy and the SM shares settle
+  // together. Each pass can only raise the busy shares, which are bounded by 1: it converges.
+  for (int pass = 0; pass < 100; ++pass) {
+    for (std::size_t i = 0; i < n; ++i) asked[i] = busy[i] * fill[i];
+    max_min_fair(asked, 1.0, shares);
+    double moved = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (duty[i] <= 0 || fill[i] <= 0) continue;
+      stretch[i] = occupancy[i] / fill[i] / std::min(1.0, shares[i] / asked[i]);
+      const double next = duty[i] >= 1 ? 1.0 : duty[i] * stretch[i] / (duty[i] * stretch[i] + 1 - duty[i]);
+      moved = std::max(moved, std::abs(next - busy[i]));
+      busy[i] = next;
+    }
+    if (moved < 1e-12) break;
+  }
   const double total = std::accumulate(shares.begin(), shares.end(), 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    if (used[i] > 0) rates[i] *= 1.0 - m.bandwidth_interference * std::min(1.0, std::max(0.0, total - shares[i]));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (duty[i] <= 0 || occupancy[i] <= 0) {
+      rates[i] = 1.0;
+      continue;
+    }
+    rates[i] = 1.0 / (duty[i] * stretch[i] + 1 - duty[i]);
+    rates[i] *= 1.0 - m.bandwidth_interference * std::min(1.0, std::max(0.0, total - shares[i]));
+  }
 }
 
 }  // namespace gpusim

@@ -197,10 +197,12 @@ struct MaxMinScratch {
 void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& paths, std::span<const double> caps,
                         std::span<double> rates, MaxMinScratch& scratch);
 
-// MPS: clients run side by side on the SMs. Client i has work duty_i of the time and its kernels fill
-// occupancy_i of the SMs, at most its active thread fraction cap_i; the SM time it asks for,
-// duty_i x min(occupancy_i, cap_i), is shared max-min fairly (one client's idle time goes to another's
-// work), rate_i = share_i / (duty_i x occupancy_i) at most 1; then each rate is reduced by
+// MPS: clients run side by side on the SMs. Client i has work duty_i of the time when alone and its
+// kernels fill occupancy_i of the SMs, at most its active thread fraction cap_i while they run. Its busy
+// spells stretch by occupancy / min(occupancy, cap) and by its share of the SM time asked for (each
+// busy client asks busy_i x min(occupancy_i, cap_i), shared max-min fairly: one client's idle time
+// goes to another's work); its idle spells do not, so rate_i = 1 / (duty_i x stretch_i + 1 - duty_i),
+// the busy shares and the stretches settled together. Then each rate is reduced by
 // bandwidth_interference x (SM share of the other clients).
 void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps,
                const MpsModel& m, std::span<double> rates);
