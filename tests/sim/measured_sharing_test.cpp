@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -39,15 +39,23 @@ struct Group {
   int n = 0;
   double duty = 1, seconds = 0;
   bool quarter = false;
-  std::vector<double> launches;  // per process
-  double busy_s = 0;             // summed over processes
+  std::vector<double> launches;           // per process
+  double busy_s = 0;                      // summed over processes
   double gap_p50_ms = 0, gap_p99_ms = 0;  // of the first process: device-clock time between its kernels' starts
 };
 
 std::vector<Group> groups() {
   std::vector<Group> out;
   for (const json& g : read_lines("sharing.jsonl")) {
-    Group x{g["group"], g["n"], g["duty"], g["dur"], g["blocks"] == 33, {}, 0, g["procs"][0]["gap_p50_ms"], g["procs"][0]["gap_p99_ms"]};
+    Group x{g["group"],
+            g["n"],
+            g["duty"],
+            g["dur"],
+            g["blocks"] == 33,
+            {},
+            0,
+            g["procs"][0]["gap_p50_ms"],
+            g["procs"][0]["gap_p99_ms"]};
     for (const json& p : g["procs"]) {
       x.launches.push_back(p["launches"]);
       x.busy_s += p["busy_s"].get<double>();
@@ -83,7 +91,8 @@ std::vector<Row>& table() {
 // The rows so far, as docs/guide/sharing.md's table has them (launches per process, or the kernel's ms).
 void print_table() {
   for (const Row& r : table())
-    fmt::print("| {} | {} | {:.0f} | {:.0f} | {:+.1f} % |\n", r.group, r.n, r.measured, r.model, (r.model / r.measured - 1) * 100);
+    fmt::print("| {} | {} | {:.0f} | {:.0f} | {:+.1f} % |\n", r.group, r.n, r.measured, r.model,
+               (r.model / r.measured - 1) * 100);
   table().clear();
 }
 

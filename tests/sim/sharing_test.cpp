@@ -274,7 +274,7 @@ workload:
   jobs:
 {}policy: fifo+first-fit
 )",
-                                                                          sharing, list)));
+                                                                         sharing, list)));
     const RunResult r = test::simulate_scenario(s);
     double end = 0;
     for (const auto& j : r.jobs) end = std::max(end, j.end.seconds() / 3600);

@@ -491,7 +491,8 @@ Job read_replica_pod(const ConfigNode& pod, int32_t gpus, JobSet& set) {
   for (std::string_view refused :
        {"workers", "multi_node", "deadline", "u", "occupancy", "reference_gpu", "throughput_class", "speedup", "checkpoint"})
     if (auto f = e.get(refused))
-      f->fail(refused == "u" || refused == "occupancy" ? "a replica keeps its GPU busy while it has requests and idle otherwise (the serving model): no u"
+      f->fail(refused == "u" || refused == "occupancy"
+                  ? "a replica keeps its GPU busy while it has requests and idle otherwise (the serving model): no u"
               : refused == "reference_gpu" || refused == "throughput_class" || refused == "speedup"
                   ? fmt::format("a replica's speed comes from its model and its GPU (the serving model): no {}", refused)
               : refused == "checkpoint" ? "a replica saves nothing: a new one loads its model (cold_start)"

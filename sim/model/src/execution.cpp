@@ -604,8 +604,8 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
   }
 }
 
-void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps,
-               const MpsModel& m, std::span<double> rates) {
+void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps, const MpsModel& m,
+               std::span<double> rates) {
   const std::size_t n = duty.size();
   std::vector<double> fill(n), busy(n), asked(n), shares(n), stretch(n, 1.0);
   for (std::size_t i = 0; i < n; ++i) {

@@ -161,7 +161,7 @@ struct Job {
   // the share of the time it has work (docs/guide/sharing.md#duty-and-occupancy).
   uint16_t occupancy_milli = 1000;
   uint16_t pod = kNoPod;  // JobSet::pods; kNoPod: none
-  JobOrigin origin;                // where it was written (file, field and line), for messages: JobSet::where
+  JobOrigin origin;       // where it was written (file, field and line), for messages: JobSet::where
   // What its speed on a GPU model follows from (JobSet::speeds); none: the workload's defaults.
   uint32_t speed = kNone;
   // Kubernetes `spec.nodeName` (JobSet::texts): the node it runs on, bypassing the scheduler; none: the

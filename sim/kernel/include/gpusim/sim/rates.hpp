@@ -33,7 +33,7 @@ class SharingRates {
 
  private:
   PagedVector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
-  std::vector<double> caps_, duty_, occupancy_;                      // share_gpu's scratch
+  std::vector<double> caps_, duty_, occupancy_;                       // share_gpu's scratch
 };
 
 }  // namespace gpusim

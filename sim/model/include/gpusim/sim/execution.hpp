@@ -204,7 +204,7 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
 // goes to another's work); its idle spells do not, so rate_i = 1 / (duty_i x stretch_i + 1 - duty_i),
 // the busy shares and the stretches settled together. Then each rate is reduced by
 // bandwidth_interference x (SM share of the other clients).
-void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps,
-               const MpsModel& m, std::span<double> rates);
+void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps, const MpsModel& m,
+               std::span<double> rates);
 
 }  // namespace gpusim
