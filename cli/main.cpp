@@ -20,6 +20,7 @@
 
 #include <fmt/ranges.h>
 
+#include "calibrate.hpp"
 #include "catalog.hpp"
 #include "check.hpp"
 #include "commands.hpp"
@@ -252,6 +253,14 @@ int main(int argc, char** argv) {
   cat->footer("Examples: gpusim catalog nodes; gpusim catalog mig --gpu H100-80GB-SXM; gpusim catalog --filter a100 --json\n"
               "Sources of every value: docs/hardware.md");
 
+  std::string cal_dir;
+  auto* cal = app.add_subcommand("calibrate", "Print model: overrides (YAML) derived from a probe kit's measurement directory");
+  cal->add_option("dir", cal_dir, "Directory the probe kit wrote (tools/probe), e.g. data/measurements/h200-2026-11-28")
+      ->required();
+  cal->footer(
+      "Example: gpusim calibrate results/probe > calibration.yaml; a scenario then sets model: {include: calibration.yaml}\n"
+      "What each figure is derived from: docs/guide/calibrate.md");
+
   std::string schema_format = "scenario";
   auto* sch = app.add_subcommand("schema", "Print the JSON Schema of scenario files (or baselines), for editors and validators");
   sch->add_option("format", schema_format, "scenario (default) or baseline")->check(CLI::IsMember({"scenario", "baseline"}));
@@ -309,6 +318,7 @@ int main(int argc, char** argv) {
     if (cmp->parsed()) {
       return cli::cmd_compare(cmp_c, {cmp_policies, cmp_variants, cmp_by, cmp_seeds, cmp_report, cmp_force, cmp_json, cmp_jobs});
     }
+    if (cal->parsed()) return cli::cmd_calibrate(cal_dir);
     if (rep->parsed()) {
       check_output_file(rep_out, "--out", rep_force);
       write_output_file(rep_out, cli::html_report(cli::read_run_dir(rep_dir), rep_dir));

@@ -286,6 +286,9 @@ const Section& model_section() {
   static const Section s{"model",
                          "The execution model's constants (sim/data/model.yaml); every field optional",
                          {
+                             {"include", Type::string(), "", "",
+                              "A file (relative to the scenario) whose model: map, or top-level map, is applied before "
+                              "these keys, e.g. gpusim calibrate's output"},
                              {"speed", Type::section(speed_section()), "", "", "Jobs' speed on GPU models"},
                              {"time_slicing", Type::section(time_slicing_section()), "", "", "CUDA time-slicing"},
                              {"mps", Type::section(mps_section()), "", "", "MPS"},

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -208,10 +209,25 @@ void read_variants(const Fields& root, Scenario& s) {
   }
 }
 
-// The execution model: the built-in constants with the scenario's `model:` applied.
+// `model.include`: the file's `model:` map, else its top-level map (gpusim calibrate's output),
+// its path relative to the scenario's folder. One level only: an include in it is refused.
+ConfigNode included_model(const ConfigNode& include, const std::string& scenario_file) {
+  const std::filesystem::path path = std::filesystem::path(scenario_file).parent_path() / include.as_string();
+  if (!std::filesystem::is_regular_file(path)) include.fail(fmt::format("expected a file, {} is none", path.string()));
+  const ConfigNode doc = ConfigNode::load_file(path.string());
+  ConfigNode model = doc.get("model").value_or(doc);
+  if (auto nested = model.get("include")) nested->fail("expected no include in an included file");
+  return model;
+}
+
+// The execution model: the built-in constants, then `model.include`'s file, then the scenario's
+// own `model:` keys.
 void read_model(const Fields& root, Scenario& s) {
   s.model = ExecutionModel::builtin();
-  if (auto m = root.get("model")) s.model.apply(*m);
+  if (auto m = root.get("model")) {
+    if (auto include = m->get("include")) s.model.apply(included_model(*include, s.file));
+    s.model.apply(*m);
+  }
   // model.speed names catalog entries, which the scenario may add.
   const std::optional<ConfigNode> speed = root.get("model") ? root.at("model").get("speed") : std::nullopt;
   const SourceLocation where{speed ? speed->where().file : s.file, speed ? speed->where().line : std::nullopt, "model.speed"};
