@@ -212,7 +212,7 @@ PowerFigures power_figures(const JsonLines& phases, const JsonLines& tensor, con
   // The highest SM clock any phase ran at: the GPU's maximum (1,980 MHz on the H200).
   for (const auto* f : {&phases, &tensor})
     for (const Record& r : f->records) p.max_sm_mhz = std::max(p.max_sm_mhz, number(*f, r, "sm_mhz"));
-  p.fp32_w = full_time_w(phases, find_phase(phases, "ts-alu-full", 1), p.idle_high_w);
+  p.fp32_w = full_time_w(phases, find_phase(phases, "pw-alu", 1), p.idle_high_w);
   p.memory_w = full_time_w(phases, find_phase(phases, "ts-mem", 1), p.idle_high_w);
   p.capped_w = number(tensor, gemm, "power_w");
   p.throttled_clock = number(tensor, gemm, "sm_mhz") / p.max_sm_mhz;
@@ -288,7 +288,7 @@ std::string calibration_yaml(const Measurements& m, const Catalog& catalog, cons
       "      idle_low_w: {:.1f}  # power-sharing-phases idle, {:.0f} MHz\n"
       "      idle_high_w: {:.1f}  # mean of power-tensor-and-llm idle and idle_after, clocks up\n"
       "      clock_hold: {:.0f}  # idle_after's length: the clocks were still up at its end\n"
-      "      fp32_w: {:.1f}  # ts-alu-full n 1 taken to 100% util above idle_high_w\n"
+      "      fp32_w: {:.1f}  # pw-alu taken to 100% util above idle_high_w\n"
       "      memory_w: {:.1f}  # ts-mem n 1 taken to 100% util above idle_high_w\n"
       "      capped_w: {:.1f}  # gemm8192, sustained at the power limit\n"
       "      throttled_clock: {:.3f}  # gemm8192's sm_mhz over the highest seen, {:.0f} MHz\n"

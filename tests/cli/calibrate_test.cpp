@@ -50,7 +50,7 @@ TEST(Calibrate, BandwidthInterferenceIsTheLossPerClient) {
 // clock is over the highest clock any phase ran at (2,000 MHz).
 TEST(Calibrate, PowerFiguresFollowTheirPhases) {
   const JsonLines phases = lines(R"({"phase":"idle","n":0,"power_w":70,"util_gpu":0,"sm_mhz":300}
-{"phase":"ts-alu-full","n":1,"power_w":400,"util_gpu":75,"sm_mhz":2000}
+{"phase":"pw-alu","n":1,"power_w":400,"util_gpu":75,"sm_mhz":2000}
 {"phase":"ts-mem","n":1,"power_w":300,"util_gpu":100,"sm_mhz":2000})");
   const JsonLines tensor = lines(R"({"phase":"idle","power_w":90,"sm_mhz":2000,"secs":4}
 {"phase":"gemm8192","power_w":600,"sm_mhz":1500,"limit_w":650,"tflops":400,"secs":8}
