@@ -98,7 +98,8 @@ double full_time_w(const JsonLines& f, const Record& phase, double idle_high_w) 
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path);
-  if (!in) throw InputError({path.string(), std::nullopt, ""}, "expected a file written by the probe kit (tools/probe/README.md)");
+  if (!in)
+    throw InputError({path.string(), std::nullopt, ""}, "expected a file written by the probe kit (tools/probe/README.md)");
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
@@ -130,13 +131,19 @@ JsonLines parse_json_lines(const std::string& text, const std::string& file) {
 
 Measurements read_measurements(const std::string& dir) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(dir)) throw InputError({dir, std::nullopt, ""}, "expected a directory written by the probe kit (tools/probe)");
+  if (!fs::is_directory(dir))
+    throw InputError({dir, std::nullopt, ""}, "expected a directory written by the probe kit (tools/probe)");
   auto lines = [&](const char* name) {
     const fs::path p = fs::path(dir) / name;
     return parse_json_lines(read_file(p), p.string());
   };
-  Measurements m{dir, lines("sharing.jsonl"), lines("timeslice.jsonl"), lines("power-sharing-phases.jsonl"),
-                 lines("power-tensor-and-llm.jsonl"), lines("ceilings.jsonl"), read_file(fs::path(dir) / "nvidia-smi.txt")};
+  Measurements m{dir,
+                 lines("sharing.jsonl"),
+                 lines("timeslice.jsonl"),
+                 lines("power-sharing-phases.jsonl"),
+                 lines("power-tensor-and-llm.jsonl"),
+                 lines("ceilings.jsonl"),
+                 read_file(fs::path(dir) / "nvidia-smi.txt")};
   return m;
 }
 
@@ -250,28 +257,26 @@ std::string calibration_yaml(const Measurements& m, const Catalog& catalog, cons
   std::string y = fmt::format("# gpusim calibrate {}: model.yaml's keys from this GPU's measurements\n"
                               "# (docs/guide/calibrate.md). Include it in a scenario with model: {{include: FILE}}.\n",
                               m.dir);
-  y += fmt::format(
-      "time_slicing:\n"
-      "  # median run_med_ms of timeslice.jsonl's runs with gaps > 0 ({:.4f} ms)\n"
-      "  timeslice: {}\n"
-      "  # mean over those runs of (run_med_ms + gap_med_ms) / N - run_med_ms ({:.4f} ms); the gap over\n"
-      "  # (N - 1) slices is the same switch counted once per gap rather than once per slice\n"
-      "  preempt_switch: {}\n"
-      "  # mean over sharing.jsonl's ts-* groups with duty 1 and n >= 2 of dur / sum(launches) minus the\n"
-      "  # group's n = 1 dur / launches ({:.4f} ms)\n"
-      "  yield_switch: {}\n"
-      "  # median per-process used MiB in sharing.jsonl's apps_mem\n"
-      "  context_memory_mib: {}\n"
-      "  source: \"{}\"\n",
-      slice_ms, sig3(slice_ms / 1e3), preempt_ms, sig3(preempt_ms / 1e3), yield_switch_ms(m.sharing),
-      sig3(yield_switch_ms(m.sharing) / 1e3), std::lround(context_memory_mib(m.sharing)), source);
-  y += fmt::format(
-      "mps:\n"
-      "  # 1 - mean launches per client of mps-alu-quarter at n 4 over n 1 ({:.4f}), to 0.01: a loss under\n"
-      "  # 1% is within the run-to-run spread of the launch counts\n"
-      "  bandwidth_interference: {:.2f}\n"
-      "  source: \"{}\"\n",
-      interference, interference, source);
+  y += fmt::format("time_slicing:\n"
+                   "  # median run_med_ms of timeslice.jsonl's runs with gaps > 0 ({:.4f} ms)\n"
+                   "  timeslice: {}\n"
+                   "  # mean over those runs of (run_med_ms + gap_med_ms) / N - run_med_ms ({:.4f} ms); the gap over\n"
+                   "  # (N - 1) slices is the same switch counted once per gap rather than once per slice\n"
+                   "  preempt_switch: {}\n"
+                   "  # mean over sharing.jsonl's ts-* groups with duty 1 and n >= 2 of dur / sum(launches) minus the\n"
+                   "  # group's n = 1 dur / launches ({:.4f} ms)\n"
+                   "  yield_switch: {}\n"
+                   "  # median per-process used MiB in sharing.jsonl's apps_mem\n"
+                   "  context_memory_mib: {}\n"
+                   "  source: \"{}\"\n",
+                   slice_ms, sig3(slice_ms / 1e3), preempt_ms, sig3(preempt_ms / 1e3), yield_switch_ms(m.sharing),
+                   sig3(yield_switch_ms(m.sharing) / 1e3), std::lround(context_memory_mib(m.sharing)), source);
+  y += fmt::format("mps:\n"
+                   "  # 1 - mean launches per client of mps-alu-quarter at n 4 over n 1 ({:.4f}), to 0.01: a loss under\n"
+                   "  # 1% is within the run-to-run spread of the launch counts\n"
+                   "  bandwidth_interference: {:.2f}\n"
+                   "  source: \"{}\"\n",
+                   interference, interference, source);
   const GpuModel* entry = catalog_gpu(catalog, gpu);
   if (!entry) {
     y += fmt::format("# power and serving: \"{}\" is no catalog GPU's name, alias or product name\n"
@@ -280,24 +285,23 @@ std::string calibration_yaml(const Measurements& m, const Catalog& catalog, cons
     std::cerr << fmt::format("gpusim calibrate: notice: {} is not in the catalog; power and serving left out\n", gpu);
     return y;
   }
-  y += fmt::format(
-      "power:\n"
-      "  entries:\n"
-      "    - gpus: [{}]\n"
-      "      tdp_w: {:.0f}  # gemm8192's limit_w, the power limit\n"
-      "      idle_low_w: {:.1f}  # power-sharing-phases idle, {:.0f} MHz\n"
-      "      idle_high_w: {:.1f}  # mean of power-tensor-and-llm idle and idle_after, clocks up\n"
-      "      clock_hold: {:.0f}  # idle_after's length: the clocks were still up at its end\n"
-      "      fp32_w: {:.1f}  # pw-alu taken to 100% util above idle_high_w\n"
-      "      memory_w: {:.1f}  # ts-mem n 1 taken to 100% util above idle_high_w\n"
-      "      capped_w: {:.1f}  # gemm8192, sustained at the power limit\n"
-      "      throttled_clock: {:.3f}  # gemm8192's sm_mhz over the highest seen, {:.0f} MHz\n"
-      "      throttled_throughput: {:.3f}  # gemm8192's {:.1f} TFLOP/s over the {:.1f} burst (ceilings.jsonl)\n"
-      "      assumed: [clock_hold]\n"
-      "      source: \"{}\"\n",
-      entry->name, p.tdp_w, p.idle_low_w, find_phase(m.power_phases, "idle").value.value("sm_mhz", 0.0), p.idle_high_w,
-      p.clock_hold_s, p.fp32_w, p.memory_w, p.capped_w, p.throttled_clock, p.max_sm_mhz, p.throttled_throughput,
-      p.gemm_sustained_tflops, p.gemm_burst_tflops, source);
+  y += fmt::format("power:\n"
+                   "  entries:\n"
+                   "    - gpus: [{}]\n"
+                   "      tdp_w: {:.0f}  # gemm8192's limit_w, the power limit\n"
+                   "      idle_low_w: {:.1f}  # power-sharing-phases idle, {:.0f} MHz\n"
+                   "      idle_high_w: {:.1f}  # mean of power-tensor-and-llm idle and idle_after, clocks up\n"
+                   "      clock_hold: {:.0f}  # idle_after's length: the clocks were still up at its end\n"
+                   "      fp32_w: {:.1f}  # pw-alu taken to 100% util above idle_high_w\n"
+                   "      memory_w: {:.1f}  # ts-mem n 1 taken to 100% util above idle_high_w\n"
+                   "      capped_w: {:.1f}  # gemm8192, sustained at the power limit\n"
+                   "      throttled_clock: {:.3f}  # gemm8192's sm_mhz over the highest seen, {:.0f} MHz\n"
+                   "      throttled_throughput: {:.3f}  # gemm8192's {:.1f} TFLOP/s over the {:.1f} burst (ceilings.jsonl)\n"
+                   "      assumed: [clock_hold]\n"
+                   "      source: \"{}\"\n",
+                   entry->name, p.tdp_w, p.idle_low_w, find_phase(m.power_phases, "idle").value.value("sm_mhz", 0.0),
+                   p.idle_high_w, p.clock_hold_s, p.fp32_w, p.memory_w, p.capped_w, p.throttled_clock, p.max_sm_mhz,
+                   p.throttled_throughput, p.gemm_sustained_tflops, p.gemm_burst_tflops, source);
   // One GPU measures no tensor parallelism, and fitting e_bw and e_attn needs the measured model's
   // shape (tests/data/h200_serving_fit.py): those are carried from the GPU's current entry.
   const ServingEfficiency& carried = model.serving.efficiency_of(*entry);
@@ -307,24 +311,24 @@ std::string calibration_yaml(const Measurements& m, const Catalog& catalog, cons
     missing(m.ceilings, "a gemm_gu probe with b 1");
   }();
   const double stream_tb_s = number(m.ceilings, b1, "tb_s");
-  y += fmt::format(
-      "serving:\n"
-      "  efficiency:\n"
-      "    - gpus: [{}]\n"
-      "      e_flops: {:.2f}  # gemm8192 sustained {:.1f} TFLOP/s over the catalog's {:.0f} bf16\n"
-      "      # carried from the current {} entry: the weight-streaming kernel at batch 1 reaches {:.2f}\n"
-      "      # of the catalog's {:.0f} GB/s ({:.2f} TB/s), an upper bound on e_bw\n"
-      "      e_bw: {}\n"
-      "      e_attn: {}\n"
-      "      e_link: {}\n"
-      "      overhead_tp1: {}\n"
-      "      overhead_tp: {}\n"
-      "      alpha: {}\n"
-      "      assumed: [e_bw, e_attn, e_link, overhead_tp1, overhead_tp, alpha]\n"
-      "      source: \"{}: e_flops; the rest carried\"\n",
-      entry->name, p.gemm_sustained_tflops / entry->bf16_tflops, p.gemm_sustained_tflops, entry->bf16_tflops, entry->name,
-      stream_tb_s * 1e3 / entry->memory_bandwidth_gb_per_s, entry->memory_bandwidth_gb_per_s, stream_tb_s, carried.e_bw,
-      carried.e_attn, carried.e_link, carried.overhead_tp1.seconds(), carried.overhead_tp.seconds(), carried.alpha_s, source);
+  y += fmt::format("serving:\n"
+                   "  efficiency:\n"
+                   "    - gpus: [{}]\n"
+                   "      e_flops: {:.2f}  # gemm8192 sustained {:.1f} TFLOP/s over the catalog's {:.0f} bf16\n"
+                   "      # carried from the current {} entry: the weight-streaming kernel at batch 1 reaches {:.2f}\n"
+                   "      # of the catalog's {:.0f} GB/s ({:.2f} TB/s), an upper bound on e_bw\n"
+                   "      e_bw: {}\n"
+                   "      e_attn: {}\n"
+                   "      e_link: {}\n"
+                   "      overhead_tp1: {}\n"
+                   "      overhead_tp: {}\n"
+                   "      alpha: {}\n"
+                   "      assumed: [e_bw, e_attn, e_link, overhead_tp1, overhead_tp, alpha]\n"
+                   "      source: \"{}: e_flops; the rest carried\"\n",
+                   entry->name, p.gemm_sustained_tflops / entry->bf16_tflops, p.gemm_sustained_tflops, entry->bf16_tflops,
+                   entry->name, stream_tb_s * 1e3 / entry->memory_bandwidth_gb_per_s, entry->memory_bandwidth_gb_per_s,
+                   stream_tb_s, carried.e_bw, carried.e_attn, carried.e_link, carried.overhead_tp1.seconds(),
+                   carried.overhead_tp.seconds(), carried.alpha_s, source);
   return y;
 }
 

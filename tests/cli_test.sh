@@ -134,7 +134,7 @@ contains bad-bucket-text "$TMP/err" "spot.aws_frequency: unknown AWS interruptio
 printf 'version: 1\ntolerances:\n  jct_s.mean: {worse: higher, rel: 0.01}\n  allocation_ratio: {worse: lower, abs: 0.002}\nruns:\n  - scenario: %s\n    policy: fifo+first-fit\n' \
   "$ROOT/scenarios/quickstart.yaml" > "$TMP/baseline.yaml"
 check check-record 0 "$GPUSIM" check "$TMP/baseline.yaml" --update
-contains check-recorded "$TMP/baseline.yaml" "jct_s.mean: 26740.462"
+contains check-recorded "$TMP/baseline.yaml" "jct_s.mean: 25839.558"
 check check-same 0 "$GPUSIM" check "$TMP/baseline.yaml" --junit "$TMP/ok.xml" --markdown "$TMP/ok.md"
 contains check-same-text "$TMP/out" "1 run, 2 metrics: 2 unchanged, 0 within tolerance, 0 better, 0 worse"
 contains check-junit-ok "$TMP/ok.xml" '<testcase classname="gpusim.check" name="quickstart fifo+first-fit"'
@@ -142,11 +142,11 @@ contains check-markdown-ok "$TMP/ok.md" "## gpusim check: no regression"
 sed 's/fifo+first-fit/fifo+spread/' "$TMP/baseline.yaml" > "$TMP/worse.yaml"
 check check-worse-policy 1 "$GPUSIM" check "$TMP/worse.yaml" --junit "$TMP/worse.xml" --markdown "$TMP/worse.md"
 contains check-worse-row "$TMP/out" "jct_s.mean"
-contains check-worse-verdict "$TMP/out" "+85.86%)  worse higher, ±1%        WORSE"
+contains check-worse-verdict "$TMP/out" "+93.38%)  worse higher, ±1%        WORSE"
 contains check-worse-total "$TMP/out" "1 better, 1 worse -- REGRESSION"
-contains check-worse-junit "$TMP/worse.xml" '<failure message="1 metric(s) regressed" type="regression">jct_s.mean: baseline 26740.5, now 49700, change +22959.6 (+85.86%)'
-contains check-worse-markdown "$TMP/worse.md" "| quickstart fifo+spread | \`jct_s.mean\` | 26740.5 | 49700 |"
-sed 's/jct_s.mean: 26740.462/jct_s.mean: 24000/' "$TMP/baseline.yaml" > "$TMP/perturbed.yaml"
+contains check-worse-junit "$TMP/worse.xml" '<failure message="1 metric(s) regressed" type="regression">jct_s.mean: baseline 25839.6, now 49967.3, change +24127.8 (+93.38%)'
+contains check-worse-markdown "$TMP/worse.md" "| quickstart fifo+spread | \`jct_s.mean\` | 25839.6 | 49967.3 |"
+sed 's/jct_s.mean: 25839.558/jct_s.mean: 24000/' "$TMP/baseline.yaml" > "$TMP/perturbed.yaml"
 check check-perturbed-number 1 "$GPUSIM" check "$TMP/perturbed.yaml"
 contains check-perturbed-text "$TMP/out" "WORSE"
 check check-no-overwrite 2 "$GPUSIM" check "$TMP/baseline.yaml" --junit "$TMP/ok.xml"

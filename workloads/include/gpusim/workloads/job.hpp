@@ -173,8 +173,6 @@ struct Job {
   Request request;
 
   double occupancy() const { return occupancy_milli / 1000.0; }
-  // The share of the time it has work (time-slicing shares time by it).
-  double duty() const { return occupancy_milli == 0 ? 0.0 : std::min(1.0, u / occupancy()); }
 };
 
 struct JobSet {
