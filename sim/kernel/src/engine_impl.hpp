@@ -52,7 +52,13 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const Job& job(JobId id) const override { return jobs_[id]; }
   const ExecutionModel& model() const override { return world_.scenario.model; }
   const SchedulingOptions& scheduling() const override { return world_.scenario.scheduling; }
-  int32_t gpus_to_place(JobId id) const override;
+  // Here, not in engine_queries.cpp, so that fits_in_bucket's hot loop inlines it (callgrind: 4.5 % more
+  // instructions in openb best-fit's simulate() when it was a call).
+  int32_t gpus_to_place(JobId id) const override {
+    const Request& q = job(id).request;
+    const int32_t left = q.gpus - static_cast<int32_t>(flights_[records_[id]].claims.size());
+    return !scheduling().gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
+  }
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override;
   void for_each_pending(const std::function<bool(JobId)>& visit) const override { life_.for_each_pending(visit); }
   void for_each_pending_by_shape(const std::function<PendingVisit(JobId)>& visit) const override {

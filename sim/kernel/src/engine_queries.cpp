@@ -13,12 +13,6 @@ double Engine::busy_share(JobId id) const {
   return records_[id].status == JobStatus::running ? active_u(id) * std::as_const(flights_)[records_[id]].sharing_rate : 0.0;
 }
 
-int32_t Engine::gpus_to_place(JobId id) const {
-  const Request& q = job(id).request;
-  const int32_t left = q.gpus - static_cast<int32_t>(flights_[records_[id]].claims.size());
-  return !scheduling().gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
-}
-
 void Engine::for_each_running(const std::function<void(JobId, Time)>& visit) const {
   for (JobId id : life_.running()) {
     const JobRecord& r = records_[id];
