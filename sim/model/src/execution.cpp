@@ -1,6 +1,7 @@
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/workloads/spec.hpp"
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -484,9 +485,13 @@ double mig_rate(double slice_sm_fraction, double u) {
 
 void max_min_fair(std::span<const double> demands, double capacity, std::span<double> shares) {
   const std::size_t n = demands.size();
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return demands[a] < demands[b]; });
+  // Smallest demand first, ties in index order (a stable insertion: the residents of one GPU are few,
+  // and the rates are worked out at every placement, so the usual case allocates nothing).
+  boost::container::small_vector<std::size_t, 16> order;
+  for (std::size_t i = 0; i < n; ++i)
+    order.insert(
+        std::upper_bound(order.begin(), order.end(), i, [&](std::size_t a, std::size_t b) { return demands[a] < demands[b]; }),
+        i);
   double left = std::max(0.0, capacity);
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = order[k];
@@ -520,7 +525,8 @@ void rates_from_shares(std::span<const double> demand, std::span<const double> s
 
 void time_slicing_rates(std::span<const double> duty, const TimeSlicingModel& m, std::span<double> rates) {
   const double capacity = 1.0 - switch_overhead(m) * contention_probability(duty);
-  std::vector<double> shares(duty.size());
+  boost::container::small_vector<double, 16> held(duty.size());  // one GPU's contexts: no allocation
+  const std::span<double> shares(held.data(), held.size());
   max_min_fair(duty, capacity, shares);
   rates_from_shares(duty, shares, rates);
 }
@@ -610,7 +616,10 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
 void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps, const MpsModel& m,
                std::span<double> rates) {
   const std::size_t n = duty.size();
-  std::vector<double> fill(n), busy(n), asked(n), shares(n), stretch(n, 1.0);
+  boost::container::small_vector<double, 5 * 16> columns(5 * n);  // one GPU's clients: no allocation
+  const auto column = [&](std::size_t k) { return std::span<double>(columns.data() + k * n, n); };
+  const std::span<double> fill = column(0), busy = column(1), asked = column(2), shares = column(3), stretch = column(4);
+  std::fill(stretch.begin(), stretch.end(), 1.0);
   for (std::size_t i = 0; i < n; ++i) {
     fill[i] = std::min(occupancy[i], caps[i]);
     busy[i] = duty[i];
