@@ -161,7 +161,7 @@ TEST(MeasuredSharing, LongKernelsTakeTurns) {
     if (r["gaps"] == 0) continue;
     const std::string name = r["run"];
     const std::size_t n = name[7] - '0';  // slice_nN_k
-    const auto out = round_robin(std::vector<SlicedContext>(n, SlicedContext{ms(alone_ms), ms(1e6), 1}), m, ms(1e3));
+    const auto out = round_robin(std::vector<SlicedContext>(n, SlicedContext{ms(alone_ms), ms(1e6), 1, {}}), m, ms(1e3));
     double model_ms = 0;
     for (const SlicedOutcome& o : out) model_ms = std::max(model_ms, static_cast<double>(o.busy.us()) / 1e3);
     EXPECT_NEAR(model_ms / r["kernel_med_ms"].get<double>(), 1.0, 0.02) << name;

@@ -197,21 +197,21 @@ TEST(Rates, RoundRobinSlots) {
   const TimeSlicingModel m{Duration::from_us(2000), Duration::from_us(200), Duration::from_us(100), 0, 32};
   auto us = [](int64_t v) { return Duration::from_us(v); };
   // Alone: back-to-back steps of 0.5 ms, no switch: 20 in 10 ms.
-  auto one = round_robin(std::vector<SlicedContext>{{us(500), us(0), 1}}, m, us(10'000));
+  auto one = round_robin(std::vector<SlicedContext>{{us(500), us(0), 1, {}}}, m, us(10'000));
   EXPECT_EQ(one[0].steps, 20);
   // Two contexts alternating at each step: a step and a yield each, 0.6 ms: 0.5 (A), 1.1 (B), 1.7 (A), ...
   // by 10 ms A has done steps ending at 0.5 + 1.2 k <= 10 (k = 0..7), B at 1.1 + 1.2 k (k = 0..7).
-  auto two = round_robin(std::vector<SlicedContext>(2, SlicedContext{us(500), us(0), 1}), m, us(10'000));
+  auto two = round_robin(std::vector<SlicedContext>(2, SlicedContext{us(500), us(0), 1, {}}), m, us(10'000));
   EXPECT_EQ(two[0].steps, 8);
   EXPECT_EQ(two[1].steps, 8);
   EXPECT_EQ(two[1].busy, us(1100 + 7 * 1200));  // B's first step waited for A's and a yield
   // Two long steps of 5 ms: slices of 2 ms, a preemption after each while the other waits. A: 0-2,
   // B: 2.2-4.2, A: 4.4-6.4, B: 6.6-8.6, A: 8.8-9.8 (done), yield 0.1, B: 9.9-10.9 (done).
-  auto long_two = round_robin(std::vector<SlicedContext>(2, SlicedContext{us(5000), us(100'000), 1}), m, us(20'000));
+  auto long_two = round_robin(std::vector<SlicedContext>(2, SlicedContext{us(5000), us(100'000), 1, {}}), m, us(20'000));
   EXPECT_EQ(long_two[0].busy, us(9800));
   EXPECT_EQ(long_two[1].busy, us(10'900));
   // Duty 0.5: after a 0.5 ms step alone, a pause of 0.5 ms; the GPU idles in between, no switch.
-  auto duty = round_robin(std::vector<SlicedContext>{{us(500), us(0), 0.5}}, m, us(10'000));
+  auto duty = round_robin(std::vector<SlicedContext>{{us(500), us(0), 0.5, {}}}, m, us(10'000));
   EXPECT_EQ(duty[0].steps, 10);
 }
 

@@ -8,7 +8,7 @@
 namespace gpusim {
 
 void SharingRates::share_gpu(const Cluster& c, GpuId g, const ExecutionModel& model, const std::vector<Job>& jobs,
-                             std::span<const double> u) {
+                             std::span<const double> demand) {
   const Gpu& gpu = c.gpu(g);
   const Pool& pool = c.pool_of(gpu.node);
   auto& rates = gpu_rates_[g];
@@ -21,12 +21,12 @@ void SharingRates::share_gpu(const Cluster& c, GpuId g, const ExecutionModel& mo
     const Request& q = job.request;
     caps_.push_back(pool.sharing.mode == Sharing::mps ? mps_thread_fraction(q, pool.sharing) : q.milli_per_gpu.value / 1000.0);
     occupancy_.push_back(job.occupancy());
-    duty_.push_back(std::min(1.0, u[i] / occupancy_.back()));
+    duty_.push_back(std::min(1.0, demand[i] / occupancy_.back()));
   }
   if (gpu.mig && !held_whole(gpu)) {  // held whole, its one job runs as on a whole GPU
     for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
       const MigProfile& p = held_profile(gpu, *pool.gpu, gpu.residents[i]);
-      rates[i] = mig_rate(static_cast<double>(p.sms) / pool.gpu->sms, u[i]);
+      rates[i] = mig_rate(static_cast<double>(p.sms) / pool.gpu->sms, demand[i]);
     }
   } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
     time_slicing_rates(duty_, model.time_slicing, std::span<double>(rates.data(), rates.size()));

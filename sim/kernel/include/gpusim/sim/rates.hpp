@@ -18,9 +18,10 @@ struct ExecutionModel;
 class SharingRates {
  public:
   explicit SharingRates(std::size_t gpus) : gpu_rates_(gpus) {}
-  // Works out the rates of GPU `g`'s residents from their demands now (`u`, parallel to its
+  // Works out the rates of GPU `g`'s residents from their demands now (`demand`, parallel to its
   // residents: the SM share each keeps busy over time while computing, its duty x its occupancy).
-  void share_gpu(const Cluster& c, GpuId g, const ExecutionModel& model, const std::vector<Job>& jobs, std::span<const double> u);
+  void share_gpu(const Cluster& c, GpuId g, const ExecutionModel& model, const std::vector<Job>& jobs,
+                 std::span<const double> demand);
   // The job's rate from sharing: the smallest over the GPUs it holds.
   double job_rate(const Cluster& c, const std::vector<GpuId>& gpus, JobId id) const;
 
