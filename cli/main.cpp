@@ -38,6 +38,7 @@
 #include "progress.hpp"
 #include "runs.hpp"
 #include "seeds.hpp"
+#include "serving_profile.hpp"
 #include "sweep.hpp"
 #include "table.hpp"
 
@@ -261,6 +262,24 @@ int main(int argc, char** argv) {
       "Example: gpusim calibrate results/probe > calibration.yaml; a scenario then sets model: {include: calibration.yaml}\n"
       "What each figure is derived from: docs/guide/calibrate.md");
 
+  cli::ServingProfileFlags prof;
+  auto* srv = app.add_subcommand("serving", "What the serving model predicts for one replica");
+  srv->require_subcommand(1);
+  auto* srv_prof = srv->add_subcommand("profile", "The iteration time of one step of a replica, term by term");
+  srv_prof->add_option("--model", prof.model, "Served model (name or alias), e.g. llama-3-8b")->required();
+  srv_prof->add_option("--gpu", prof.gpu, "GPU model (name or alias), e.g. H200")->required();
+  srv_prof->add_option("--tp", prof.tp, "Tensor-parallel degree: GPUs of one node (default 1)");
+  srv_prof->add_option("--node", prof.node, "Node template the tp GPUs are on (default: the first with the GPU and room)");
+  srv_prof->add_option("--share", prof.share,
+                       "mig:PROFILE (a MIG instance), ts:N or mps:N (N identical replicas iterating without pause)");
+  srv_prof->add_option("--batch", prof.batch, "A decode step of B sequences (with --context)");
+  srv_prof->add_option("--context", prof.context, "Tokens each decoding sequence has cached");
+  srv_prof->add_option("--prefill", prof.prefill, "A prefill of one T-token prompt, nothing cached");
+  srv_prof->add_flag("--json", prof.json, "Print JSON: iteration_ms and the terms");
+  srv_prof->footer("Examples: gpusim serving profile --model llama-3-8b --gpu H200 --batch 64 --context 2048\n"
+                   "          gpusim serving profile --model llama-3-8b --gpu H200 --share ts:2 --prefill 2048 --json\n"
+                   "The formula and its sources: docs/serving.md#profile");
+
   std::string schema_format = "scenario";
   auto* sch = app.add_subcommand("schema", "Print the JSON Schema of scenario files (or baselines), for editors and validators");
   sch->add_option("format", schema_format, "scenario (default) or baseline")->check(CLI::IsMember({"scenario", "baseline"}));
@@ -319,6 +338,7 @@ int main(int argc, char** argv) {
       return cli::cmd_compare(cmp_c, {cmp_policies, cmp_variants, cmp_by, cmp_seeds, cmp_report, cmp_force, cmp_json, cmp_jobs});
     }
     if (cal->parsed()) return cli::cmd_calibrate(cal_dir);
+    if (srv_prof->parsed()) return cli::cmd_serving_profile(prof);
     if (rep->parsed()) {
       check_output_file(rep_out, "--out", rep_force);
       write_output_file(rep_out, cli::html_report(cli::read_run_dir(rep_dir), rep_dir));

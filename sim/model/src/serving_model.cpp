@@ -35,22 +35,34 @@ const ServingEfficiency& ServingModel::efficiency_of(const GpuModel& gpu) const 
   return best->efficiency;
 }
 
-double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b) {
+BatchShape decode_shape(int64_t sequences, int64_t cached) {
+  return {sequences, static_cast<double>(sequences) * (static_cast<double>(cached) + 0.5), sequences * (cached + 1)};
+}
+
+BatchShape prefill_shape(int64_t tokens) {
+  return {tokens, static_cast<double>(tokens) * (static_cast<double>(tokens) / 2.0), tokens};
+}
+
+IterationTerms iteration_terms(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b) {
   const ServingEfficiency& e = *hw.eff;
   const double n = hw.tp;
   const double tokens = static_cast<double>(b.tokens);
-  const double t_comp = 2.0 * static_cast<double>(m.params) * tokens / (n * hw.flops_per_s * e.e_flops);
+  IterationTerms t;
+  t.compute = 2.0 * static_cast<double>(m.params) * tokens / (n * hw.flops_per_s * e.e_flops);
   const double bytes = m.weights_bytes() / n + m.kv_bytes_per_token(hw.tp) * static_cast<double>(b.kv_tokens);
-  const double t_mem = bytes / (hw.bytes_per_s * e.e_bw);
-  const double t_attn = 4.0 * m.layers * m.heads * m.head_dim * b.attention / (n * hw.flops_per_s * e.e_attn);
-  double t_ar = 0;
+  t.memory = bytes / (hw.bytes_per_s * e.e_bw);
+  t.attention = 4.0 * m.layers * m.heads * m.head_dim * b.attention / (n * hw.flops_per_s * e.e_attn);
   if (hw.tp > 1) {
     const double ring = 2.0 * (n - 1) / n;
-    t_ar = 2.0 * m.layers *
-           (2.0 * (n - 1) * e.alpha_s + tokens * m.hidden * kActivationBytes / (e.e_link * hw.link_bytes_per_s) * ring);
+    t.all_reduce = 2.0 * m.layers *
+                   (2.0 * (n - 1) * e.alpha_s + tokens * m.hidden * kActivationBytes / (e.e_link * hw.link_bytes_per_s) * ring);
   }
-  const Duration t0 = hw.tp > 1 ? e.overhead_tp : e.overhead_tp1;
-  return t0.seconds() + std::max(t_comp, t_mem) + t_attn + t_ar;
+  t.overhead = (hw.tp > 1 ? e.overhead_tp : e.overhead_tp1).seconds();
+  return t;
+}
+
+double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b) {
+  return iteration_terms(m, hw, b).total();
 }
 
 double fixed_batch_time_s(const ServedModel& m, const ReplicaHardware& hw, double reference_flops_per_s, int32_t batch) {

@@ -12,6 +12,7 @@
 #include "gpusim/core/error.hpp"
 #include "gpusim/sim/fit.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "gpusim/sim/serving_profile.hpp"
 #include "gpusim/workloads/service.hpp"
 
 namespace gpusim {
@@ -361,10 +362,8 @@ struct Serving::Impl {
                      share;
     const int64_t work_us = std::max<int64_t>(1, std::llround(s * 1e6));
     if (r.share.ts_contexts < 2) return now + Duration::from_us(work_us);
-    // Slots of a preemption then a slice, as busy contexts with work left take them (the fluid rate's cycle).
-    const TimeSlicingModel& ts = scenario.model.time_slicing;
-    return ts_iteration_end(now, r.share.ts_origin, r.share.ts_contexts, r.share.ts_position, work_us,
-                            ts.timeslice + ts.preempt_switch, ts.preempt_switch);
+    return ts_replica_iteration_end(now, r.share.ts_origin, r.share.ts_contexts, r.share.ts_position, work_us,
+                                    scenario.model.time_slicing);
   }
 
   void start_iteration(Replica& r, Time now) {

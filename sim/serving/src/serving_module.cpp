@@ -5,6 +5,7 @@
 #include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/priority_classes.hpp"
 #include "gpusim/sim/scenario.hpp"
+#include "gpusim/sim/serving_profile.hpp"
 #include "gpusim/sim/sharing.hpp"
 
 namespace gpusim {
@@ -94,9 +95,9 @@ ReplicaShare ServingModule::share(JobId id) const {
                                                     gpu.residents.begin());
     if (gpu.mig && !held_whole(gpu)) {
       // A MIG instance has its SMs and its memory slices' share of the bandwidth, whatever its neighbours do.
-      const MigProfile& p = held_profile(gpu, *pool.gpu, id);
-      compute = std::min(compute, static_cast<double>(p.sms) / pool.gpu->sms);
-      bandwidth = std::min(bandwidth, static_cast<double>(p.memory_slices) / pool.gpu->mig->memory_slices);
+      const HardwareShare instance = mig_share(*pool.gpu, held_profile(gpu, *pool.gpu, id));
+      compute = std::min(compute, instance.compute);
+      bandwidth = std::min(bandwidth, instance.bandwidth);
     } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
       // The whole GPU in its turns: its place among the GPU's busy contexts (itself counted).
       int32_t n = 0, position = 0;

@@ -73,7 +73,7 @@ SharingConfig read_device_plugin_sharing(const ConfigNode& node, const GpuModel*
     d->fail("expected devices: all (one sharing config applies to every GPU of a node)");
   const int replicas = r.integer<int>("replicas");
   if (mps) {
-    const int limit = gpu && gpu->compute_capability >= 7.5 ? 48 : 16;
+    const int limit = mps_client_limit(gpu);
     if (replicas > limit)
       r.at("replicas")
           .fail(fmt::format("MPS allows at most {} clients on {} (compute capability {}); got {}", limit,

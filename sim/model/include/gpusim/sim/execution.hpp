@@ -207,4 +207,7 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
 void mps_rates(std::span<const double> duty, std::span<const double> occupancy, std::span<const double> caps, const MpsModel& m,
                std::span<double> rates);
 
+// The clients MPS allows on one GPU (docs/hardware.md#mps): 48 from compute capability 7.5 on, else 16.
+inline int mps_client_limit(const GpuModel* gpu) { return gpu && gpu->compute_capability >= 7.5 ? 48 : 16; }
+
 }  // namespace gpusim

@@ -3,6 +3,7 @@
 // capacity, vLLM's engine defaults, the roofline iteration time of a replica, and the share of a
 // GPU a replica gets under time-slicing and MPS. Each is a small function with a test worked by hand
 // (tests/serving/serving_test.cpp). The constants live in sim/data/model.yaml under `serving:`.
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -58,10 +59,24 @@ struct BatchShape {       // one iteration's scheduled work
 // for quantized weights).
 inline constexpr double kActivationBytes = 2;
 
-// Seconds one iteration takes (docs/serving.md#iteration-time): t0(tp) + max(t_comp, t_mem) + t_attn + t_ar with
-//   t_comp = 2 P T / (n F e_flops), t_mem = (W / n + kv(n) x kv_tokens) / (B e_bw),
-//   t_attn = 4 L Hq hd x attention / (n F e_attn),
-//   t_ar   = 2 L [2 (n-1) alpha + T h 2 B / (e_link link) x 2 (n-1)/n]  (n > 1; two all-reduces a layer).
+// A decode step of `sequences` sequences that each have `cached` tokens in the cache (one new token
+// each), and a prefill of one `tokens`-token prompt with nothing cached: the shapes the serving
+// engine builds from its batch (q = 1, o = cached; q = tokens, o = 0).
+BatchShape decode_shape(int64_t sequences, int64_t cached);
+BatchShape prefill_shape(int64_t tokens);
+
+// The terms of one iteration, in seconds (docs/serving.md#iteration-time), with n = tp:
+//   compute    t_comp = 2 P T / (n F e_flops),  memory t_mem = (W / n + kv(n) x kv_tokens) / (B e_bw),
+//   attention  t_attn = 4 L Hq hd x attention / (n F e_attn),
+//   all_reduce t_ar   = 2 L [2 (n-1) alpha + T h 2 B / (e_link link) x 2 (n-1)/n]  (n > 1; two all-reduces a layer),
+//   overhead   t0(tp).
+struct IterationTerms {
+  double overhead = 0, compute = 0, memory = 0, attention = 0, all_reduce = 0;
+  // t0 + max(t_comp, t_mem) + t_attn + t_ar: compute and weight streaming overlap.
+  double total() const { return overhead + std::max(compute, memory) + attention + all_reduce; }
+};
+IterationTerms iteration_terms(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b);
+// Seconds one iteration takes: iteration_terms(m, hw, b).total().
 double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b);
 
 // Seconds a batch of `batch` requests of a model of kind fixed takes (docs/serving.md#non-llm-models):

@@ -1,0 +1,61 @@
+#include "gpusim/sim/serving_profile.hpp"
+
+#include <cmath>
+#include <vector>
+
+namespace gpusim {
+
+HardwareShare mig_share(const GpuModel& gpu, const MigProfile& p) {
+  return {static_cast<double>(p.sms) / gpu.sms, static_cast<double>(p.memory_slices) / gpu.mig->memory_slices};
+}
+
+Time ts_replica_iteration_end(Time ready, Time origin, int32_t n, int32_t position, int64_t work_us, const TimeSlicingModel& ts) {
+  return ts_iteration_end(ready, origin, n, position, work_us, ts.timeslice + ts.preempt_switch, ts.preempt_switch);
+}
+
+namespace {
+
+// N identical MPS clients, always busy, each capped at the default active-thread share 1/N (integer
+// percent, as the engine caps them): SMs as mps_rates shares them, bandwidth max-min fair.
+HardwareShare mps_share(int32_t n, const MpsModel& m) {
+  const std::size_t clients = static_cast<std::size_t>(n);
+  const std::vector<double> busy(clients, 1.0), caps(clients, (100 / n) / 100.0);
+  std::vector<double> rates(clients), bandwidth(clients);
+  mps_rates(busy, busy, caps, m, rates);
+  max_min_shares(busy, bandwidth);
+  return {rates.front(), bandwidth.front()};
+}
+
+// The mean iteration of n identical replicas that start together and iterate without pause, each step
+// `work_us` of the GPU alone: one replica's steps through the round robin, over whole cycles.
+double ts_mean_iteration_s(int64_t work_us, int32_t n, const TimeSlicingModel& ts) {
+  constexpr int kSteps = 10'000;
+  Time t;
+  for (int k = 0; k < kSteps; ++k) t = ts_replica_iteration_end(t, Time(), n, 0, work_us, ts);
+  return t.seconds() / kSteps;
+}
+
+}  // namespace
+
+StepProfile profile_step(const ServedModel& m, const GpuModel& gpu, int32_t tp, double link_bytes_per_s,
+                         const ReplicaSharing& sharing, const BatchShape& shape, const ExecutionModel& model) {
+  StepProfile p;
+  using Kind = ReplicaSharing::Kind;
+  if (sharing.kind == Kind::mig) p.share = mig_share(gpu, *sharing.profile);
+  if (sharing.kind == Kind::mps) p.share = mps_share(sharing.replicas, model.mps);
+  const ReplicaHardware hw{gpu.bf16_tflops * 1e12 * p.share.compute, gpu.memory_bandwidth_gb_per_s * 1e9 * p.share.bandwidth, tp,
+                           link_bytes_per_s, &model.serving_efficiency(gpu)};
+  p.visible_memory_mib = sharing.kind == Kind::mig ? sharing.profile->memory_mib : gpu.memory_mib / sharing.replicas;
+  p.limits = default_engine_limits(gpu, p.visible_memory_mib, model.serving);
+  p.kv = kv_capacity(m, p.visible_memory_mib, tp, p.limits, model.time_slicing.context_memory_mib);
+  p.terms = iteration_terms(m, hw, shape);
+  p.iteration_s = p.terms.total();
+  if (sharing.kind == Kind::time_slicing && sharing.replicas > 1) {  // alone, it never switches
+    // As the serving module rounds a step to whole microseconds.
+    const int64_t work_us = std::max<int64_t>(1, std::llround(p.iteration_s * 1e6));
+    p.iteration_s = ts_mean_iteration_s(work_us, sharing.replicas, model.time_slicing);
+  }
+  return p;
+}
+
+}  // namespace gpusim

@@ -1,0 +1,101 @@
+// gpusim serving profile's model (sim/serving_profile.hpp): the step shapes the serving engine builds,
+// the terms of an iteration adding up to iteration_time_s, and each way of sharing a GPU worked by hand
+// from the functions the serving module uses.
+#include <gtest/gtest.h>
+
+#include "gpusim/sim/serving_profile.hpp"
+
+using namespace gpusim;
+
+namespace {
+
+struct H200 : ::testing::Test {
+  const GpuModel& gpu = *Catalog::builtin().find_gpu("H200");
+  const ServedModel& llama = *ModelCatalog::builtin().find("llama-3-8b");
+  const ExecutionModel& model = ExecutionModel::builtin();
+
+  StepProfile profile(ReplicaSharing sharing, const BatchShape& shape) const {
+    return profile_step(llama, gpu, 1, 0.0, sharing, shape, model);
+  }
+};
+
+}  // namespace
+
+TEST(StepShapes, DecodeAndPrefillAsTheEngineBuildsThem) {
+  // Each decoding sequence computes q = 1 token with o cached: attention q (o + q/2), KV o + q.
+  const BatchShape d = decode_shape(64, 2048);
+  EXPECT_EQ(d.tokens, 64);
+  EXPECT_DOUBLE_EQ(d.attention, 64 * 2048.5);
+  EXPECT_EQ(d.kv_tokens, 64 * 2049);
+  // One prompt of T tokens, nothing cached: attention T x T/2.
+  const BatchShape p = prefill_shape(2048);
+  EXPECT_EQ(p.tokens, 2048);
+  EXPECT_DOUBLE_EQ(p.attention, 2048.0 * 1024);
+  EXPECT_EQ(p.kv_tokens, 2048);
+}
+
+TEST_F(H200, TermsAddUpToTheIterationTime) {
+  const ReplicaHardware hw{gpu.bf16_tflops * 1e12, gpu.memory_bandwidth_gb_per_s * 1e9, 1, 0, &model.serving_efficiency(gpu)};
+  for (const BatchShape& shape : {decode_shape(1, 1024), decode_shape(256, 1024), prefill_shape(2048)}) {
+    const IterationTerms t = iteration_terms(llama, hw, shape);
+    EXPECT_EQ(t.total(), iteration_time_s(llama, hw, shape));
+    EXPECT_EQ(t.total(), t.overhead + std::max(t.compute, t.memory) + t.attention + t.all_reduce);
+    EXPECT_EQ(t.all_reduce, 0);  // tp 1
+    // The whole GPU alone: the profile is that iteration, nothing added.
+    const StepProfile p = profile({}, shape);
+    EXPECT_EQ(p.iteration_s, t.total());
+    EXPECT_EQ(p.share_s(), 0);
+  }
+  // Decode at batch 1 streams the weights: memory-bound; a 2,048-token prefill is compute-bound.
+  const IterationTerms decode = iteration_terms(llama, hw, decode_shape(1, 1024));
+  EXPECT_GT(decode.memory, 10 * decode.compute);
+  const IterationTerms prefill = iteration_terms(llama, hw, prefill_shape(2048));
+  EXPECT_GT(prefill.compute, 5 * prefill.memory);
+}
+
+TEST_F(H200, MigInstanceHasItsSmsAndItsMemorySlices) {
+  const MigProfile& half = *gpu.mig->find("3g.71gb");
+  const StepProfile p = profile({ReplicaSharing::Kind::mig, &half, 1}, decode_shape(8, 512));
+  EXPECT_DOUBLE_EQ(p.share.compute, static_cast<double>(half.sms) / gpu.sms);
+  EXPECT_DOUBLE_EQ(p.share.bandwidth, 4.0 / 8);  // 4 of the H200's 8 memory slices
+  EXPECT_EQ(p.visible_memory_mib, half.memory_mib);
+  EXPECT_GT(p.kv.blocks, 0);
+  // Memory-bound decode: the memory term is the whole GPU's over the bandwidth share.
+  const StepProfile whole = profile({}, decode_shape(8, 512));
+  EXPECT_NEAR(p.terms.memory, whole.terms.memory / 0.5, 1e-12);
+  // 1g.18gb's 16 GiB cannot hold Llama-3-8B's 15 GiB of weights and vLLM's reserve: no KV cache.
+  const StepProfile small = profile({ReplicaSharing::Kind::mig, gpu.mig->find("1g.18gb"), 1}, decode_shape(8, 512));
+  EXPECT_LE(small.kv.blocks, 0);
+  EXPECT_LE(small.kv_tokens(), 0);
+}
+
+TEST_F(H200, MpsClientsSplitTheSmsAtTheirThreadShareAndTheBandwidthFairly) {
+  const StepProfile two = profile({ReplicaSharing::Kind::mps, nullptr, 2}, decode_shape(64, 1024));
+  EXPECT_DOUBLE_EQ(two.share.compute, 0.5);
+  EXPECT_DOUBLE_EQ(two.share.bandwidth, 0.5);
+  EXPECT_EQ(two.visible_memory_mib, gpu.memory_mib / 2);
+  // Three clients are capped at 33 % of the threads each (integer percent, as the engine caps them).
+  const StepProfile three = profile({ReplicaSharing::Kind::mps, nullptr, 3}, decode_shape(64, 1024));
+  EXPECT_DOUBLE_EQ(three.share.compute, 0.33);
+  EXPECT_DOUBLE_EQ(three.share.bandwidth, 1.0 / 3);
+  EXPECT_EQ(three.share_s(), 0);  // side by side: no waiting, only a smaller GPU
+}
+
+TEST_F(H200, TimeSlicedReplicasWaitForEachOthersSlots) {
+  const TimeSlicingModel& ts = model.time_slicing;
+  // The serving module's round robin: slots of timeslice + preempt_switch, each starting with the switch.
+  EXPECT_EQ(ts_replica_iteration_end(Time(), Time(), 2, 1, 1000, ts),
+            ts_iteration_end(Time(), Time(), 2, 1, 1000, ts.timeslice + ts.preempt_switch, ts.preempt_switch));
+  const BatchShape prefill = prefill_shape(2048);
+  const StepProfile one = profile({ReplicaSharing::Kind::time_slicing, nullptr, 1}, prefill);
+  EXPECT_EQ(one.iteration_s, profile({}, prefill).iteration_s);  // alone, it never switches
+  // N replicas that never pause each get one slot in N, and use timeslice of its timeslice + switch:
+  // a step of W takes N x W x (timeslice + switch) / timeslice on average.
+  const double slot = (ts.timeslice + ts.preempt_switch).seconds(), useful = ts.timeslice.seconds();
+  for (int32_t n : {2, 3, 4}) {
+    const StepProfile p = profile({ReplicaSharing::Kind::time_slicing, nullptr, n}, prefill);
+    EXPECT_NEAR(p.iteration_s, n * one.iteration_s * slot / useful, 0.005 * p.iteration_s) << n;
+    EXPECT_NEAR(p.share_s(), p.iteration_s - one.iteration_s, 1e-6);  // the step rounded to whole microseconds
+    EXPECT_EQ(p.visible_memory_mib, gpu.memory_mib / n);
+  }
+}
