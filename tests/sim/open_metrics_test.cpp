@@ -1,5 +1,6 @@
 // metrics.om (sim/open_metrics.hpp, sim/outputs/src/metrics_writer.cpp): the pure pieces, and the series of a
 // tiny run worked out by hand.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -163,6 +164,47 @@ outputs: {timeseries_step: 5m, metrics_start: "2026-01-01"}
     EXPECT_LE(a, 1.0) << ts;
     EXPECT_NEAR(a * 14 / 108, (power.at(ts) - 69.143) / 259.81, 1e-3) << ts;
   }
+}
+
+// Time-slicing's switches keep the GPU busy to DCGM but do no work (measured on an H200: two long-kernel
+// contexts read 99-100 % while doing 90 %): DCGM_FI_DEV_GPU_UTIL counts them, GR_ENGINE_ACTIVE does not.
+// Two jobs with work u of the time on one time-sliced H200: the switches take preempt_switch /
+// (timeslice + preempt_switch) = 0.227 / 2.277 = 0.09969 of the GPU while both have work (u^2 of the time).
+TEST(OpenMetrics, TimeSlicingSwitchesCountAsBusyToDcgm) {
+  const auto gauges = [](double u) {
+    const Scenario s = test::load(test::write_file("ts.yaml", fmt::format(R"(
+name: ts-metrics
+horizon: 2h
+catalog:
+  nodes:
+    - {{name: one-h200, gpu: H200, gpus: 1, cpu_milli: 16000, memory_mib: 131072, price_per_node_hour_usd: 1, source: "test"}}
+cluster:
+  pools:
+    - {{name: ts, node: one-h200, count: 1, sharing: {{timeSlicing: {{resources: [{{name: nvidia.com/gpu, replicas: 2}}]}}}}}}
+workload:
+  jobs:
+    - {{name: a, gpus: 1, kind: training, u: {0}, duration: 30d}}
+    - {{name: b, gpus: 1, kind: training, u: {0}, duration: 30d}}
+outputs: {{timeseries_step: 1h, metrics_start: "2026-01-01"}}
+)",
+                                                                          u)));
+    const std::string om = run_metrics(s);
+    const auto value = [&](const std::string& family) {
+      const auto at = om.find(family + "{gpu=\"0\"");
+      const auto end = om.find('\n', at);
+      const std::string line = om.substr(at, end - at);
+      return std::stod(line.substr(line.rfind(' ', line.rfind(' ') - 1) + 1));
+    };
+    return std::pair{value("DCGM_FI_DEV_GPU_UTIL"), value("DCGM_FI_PROF_GR_ENGINE_ACTIVE")};
+  };
+  // Both always have work: 0.9003 of the GPU does it, the rest switches; DCGM reads 100 %.
+  const auto [full_util, full_active] = gauges(1.0);
+  EXPECT_EQ(full_util, 100);
+  EXPECT_DOUBLE_EQ(full_active, 0.9003);
+  // Work 0.3 of the time each: both at full speed (0.6 busy), switching 0.09 x 0.09969 = 0.0090: 61 %.
+  const auto [light_util, light_active] = gauges(0.3);
+  EXPECT_EQ(light_util, 61);
+  EXPECT_DOUBLE_EQ(light_active, 0.6);
 }
 
 TEST(OpenMetrics, BadStartDate) {

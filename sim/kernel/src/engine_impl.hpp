@@ -45,6 +45,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   PlacementView last_placement(JobId id) const override { return flights_.placement(records_[id]); }
   const Metrics& metrics() const override { return metrics_; }
   double busy_share(JobId id) const override;
+  double switching(GpuId g) const override { return rates_.switching(g); }
   const std::vector<Admission*>& admissions() const override { return ext_.admissions; }
   // ClusterView
   Time now() const override { return now_; }

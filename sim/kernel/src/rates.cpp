@@ -1,6 +1,7 @@
 #include "gpusim/sim/rates.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/fit.hpp"
@@ -23,6 +24,7 @@ void SharingRates::share_gpu(const Cluster& c, GpuId g, const ExecutionModel& mo
     occupancy_.push_back(job.occupancy());
     duty_.push_back(std::min(1.0, demand[i] / occupancy_.back()));
   }
+  double switching = 0;
   if (gpu.mig && !held_whole(gpu)) {  // held whole, its one job runs as on a whole GPU
     for (std::size_t i = 0; i < gpu.residents.size(); ++i) {
       const MigProfile& p = held_profile(gpu, *pool.gpu, gpu.residents[i]);
@@ -30,9 +32,11 @@ void SharingRates::share_gpu(const Cluster& c, GpuId g, const ExecutionModel& mo
     }
   } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
     time_slicing_rates(duty_, model.time_slicing, std::span<double>(rates.data(), rates.size()));
+    switching = switching_fraction(duty_, model.time_slicing);
   } else if (pool.sharing.rate_model() == Sharing::mps) {
     mps_rates(duty_, occupancy_, caps_, model.mps, std::span<double>(rates.data(), rates.size()));
   }
+  if (std::as_const(switching_)[g] != switching) switching_[g] = switching;  // pages only where it is not 0
 }
 
 double SharingRates::job_rate(const Cluster& c, const std::vector<GpuId>& gpus, JobId id) const {

@@ -516,6 +516,10 @@ double switch_overhead(const TimeSlicingModel& m) {
   return slice + lost <= 0 ? 0.0 : lost / (slice + lost);
 }
 
+double switching_fraction(std::span<const double> duty, const TimeSlicingModel& m) {
+  return switch_overhead(m) * contention_probability(duty);
+}
+
 namespace {
 // rate_i = share_i / demand_i, at most 1; 1 for a context that asks for nothing.
 void rates_from_shares(std::span<const double> demand, std::span<const double> shares, std::span<double> rates) {
@@ -524,7 +528,7 @@ void rates_from_shares(std::span<const double> demand, std::span<const double> s
 }  // namespace
 
 void time_slicing_rates(std::span<const double> duty, const TimeSlicingModel& m, std::span<double> rates) {
-  const double capacity = 1.0 - switch_overhead(m) * contention_probability(duty);
+  const double capacity = 1.0 - switching_fraction(duty, m);
   boost::container::small_vector<double, 16> held(duty.size());  // one GPU's contexts: no allocation
   const std::span<double> shares(held.data(), held.size());
   max_min_fair(duty, capacity, shares);

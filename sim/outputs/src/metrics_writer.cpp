@@ -6,9 +6,14 @@
 //
 // Per GPU of every node that is up (ready or draining: a node's exporter runs only there), at each
 // sample time t > 0, over the step that ends at t:
-//   DCGM_FI_DEV_GPU_UTIL           %, the GPU's mean busy fraction (the engine's, Metrics::gpu_busy), rounded
-//                                  to an integer as DCGM's field is; not on MIG GPUs (DCGM reports none there)
-//   DCGM_FI_PROF_GR_ENGINE_ACTIVE  ratio, the same mean; per MIG instance, its job's busy share of the
+//   DCGM_FI_DEV_GPU_UTIL           %, the GPU's mean busy fraction (the engine's, Metrics::gpu_busy) plus the
+//                                  time a time-sliced GPU spends switching contexts (RunState::switching: a
+//                                  kernel of some context is resident, so DCGM counts it busy; measured on
+//                                  an H200: 99-100 % with two long-kernel contexts doing 90 % of the work),
+//                                  at most 100 %, rounded to an integer as DCGM's field is; not on MIG GPUs
+//                                  (DCGM reports none there)
+//   DCGM_FI_PROF_GR_ENGINE_ACTIVE  ratio, the mean busy fraction, switches not counted; per MIG instance, its job's busy share of
+//   the
 //                                  instance's SMs (a replica's as its engine keeps it busy), averaged over
 //                                  the step; a MIG instance has no DCGM_FI_DEV_GPU_UTIL (DCGM reports none)
 //   DCGM_FI_DEV_FB_USED/FB_FREE    MiB at t, per GPU or MIG instance: each resident's stated GPU memory, or,
@@ -33,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpusim/core/error.hpp"
@@ -89,6 +95,7 @@ class MetricsWriter final : public OutputWriter {
     bound_by_ = power.bound_by;
     for (PoolId p{0}; p < run.cluster().pools().size(); ++p) pool_power_.push_back(power.of(*run.cluster().pool(p).gpu));
     busy_before_.resize(run.cluster().gpu_count());
+    switching_.resize(run.cluster().gpu_count());
     energy_.resize(run.cluster().gpu_count());
     cost_written_.assign(run.cluster().pools().size(), 0.0);
   }
@@ -102,6 +109,9 @@ class MetricsWriter final : public OutputWriter {
   void gpu_busy_changed(const RunState& run, GpuId g) override {
     const Gpu& gpu = run.cluster().gpu(g);
     set_power(run, g);
+    // Written (and its page allocated) only for GPUs that switch.
+    if (const double switching = run.switching(g); std::as_const(switching_)[g].busy != switching)
+      set_fraction(switching_[g], run.now(), switching);
     if (!gpu.mig || held_whole(gpu)) return;
     const GpuModel& model = *run.cluster().pool_of(gpu.node).gpu;
     for (std::size_t s = 0; s < gpu.instances.size(); ++s)
@@ -157,9 +167,10 @@ class MetricsWriter final : public OutputWriter {
   }
 
  private:
-  // A MIG instance's busy share of its SMs, integrated from job changes (the engine's per-GPU integral
-  // covers whole GPUs only): `busy` since `since`, `integral_us` (fraction x us) up to `since`.
-  struct InstanceBusy {
+  // A fraction integrated from its changes: a MIG instance's busy share of its SMs (the engine's per-GPU
+  // integral covers whole GPUs only), a time-sliced GPU's switching. `busy` since `since`,
+  // `integral_us` (fraction x us) up to `since`, `sampled_us` at the last sample.
+  struct BusyIntegral {
     double busy = 0;
     Time since;
     double integral_us = 0, sampled_us = 0;
@@ -203,10 +214,19 @@ class MetricsWriter final : public OutputWriter {
 
   // Instance `slot` of GPU g is `busy` (of its own SMs) from now on.
   void set_instance_busy(const RunState& run, GpuId g, MigSlotIndex slot, double busy) {
-    InstanceBusy& b = instances_[{g, slot}];
-    b.integral_us = b.at(run.now());
-    b.since = run.now();
+    set_fraction(instances_[{g, slot}], run.now(), busy);
+  }
+  static void set_fraction(BusyIntegral& b, Time now, double busy) {
+    b.integral_us = b.at(now);
+    b.since = now;
     b.busy = busy;
+  }
+  // The fraction's mean over the step that ends at `at`.
+  double step_mean(BusyIntegral& b, Time at, const RunState& run) const {
+    const double now_us = b.at(at);
+    const double mean = step_average(b.sampled_us, now_us, step_of(run));
+    b.sampled_us = now_us;
+    return mean;
   }
 
   void sample_node(const RunState& run, NodeId n, Time at, const std::string& ts) {
@@ -219,6 +239,9 @@ class MetricsWriter final : public OutputWriter {
       const double busy_us = run.metrics().gpu_busy(g, at).us();
       const double util = step_average(busy_before_[g], busy_us, step_of(run));
       busy_before_[g] = busy_us;
+      // Read before written: a GPU that has not switched since the last sample gets no page.
+      const BusyIntegral& seen = std::as_const(switching_)[g];
+      const double switching = seen.busy == 0 && seen.integral_us == seen.sampled_us ? 0.0 : step_mean(switching_[g], at, run);
       const GpuPower& power = pool_power_[c.node(n).pool];
       const double energy_ws = energy_[g].at(power, at);
       const double watts = (energy_ws - energy_[g].sampled_ws) / step_of(run).seconds();
@@ -248,7 +271,7 @@ class MetricsWriter final : public OutputWriter {
       for (JobId j : residents) series.push_back(device + pod_labels(run, j));
       if (series.empty()) series.push_back(device);
       for (const std::string& labels : series) {
-        add(gpu_util, labels, static_cast<int>(util * 100.0 + 0.5), ts);
+        add(gpu_util, labels, static_cast<int>(std::min(1.0, util + switching) * 100.0 + 0.5), ts);
         add(gr_engine_active, labels, fmt::format("{:.4f}", util), ts);
         add(fb_used, labels, used, ts);
         add(fb_free, labels, total - used, ts);
@@ -260,10 +283,7 @@ class MetricsWriter final : public OutputWriter {
     const Cluster& c = run.cluster();
     const Gpu& gpu = c.gpu(g);
     const MigProfile& profile = c.pool_of(gpu.node).gpu->mig->profiles[gpu.instances[s].instance.profile];
-    InstanceBusy& b = instances_[{g, s}];
-    const double now_us = b.at(at);
-    const double util = step_average(b.sampled_us, now_us, step_of(run));
-    b.sampled_us = now_us;
+    const double util = step_mean(instances_[{g, s}], at, run);
     const JobId j = gpu.instances[s].job;
     std::string labels = fmt::format("{},GPU_I_PROFILE=\"{}\",GPU_I_ID=\"{}\"", device, om_escape(profile.name), s);
     int64_t used = 0;
@@ -323,8 +343,9 @@ class MetricsWriter final : public OutputWriter {
   std::vector<GpuPower> pool_power_;  // per pool: its GPU model's draw
   PagedVector<GpuEnergy> energy_;     // per GPU
   std::array<Body, kFamilies> bodies_;
-  PagedVector<double> busy_before_;  // per GPU: its busy integral (fraction x us) at the last sample
-  std::map<std::pair<GpuId, MigSlotIndex>, InstanceBusy> instances_;
+  PagedVector<double> busy_before_;      // per GPU: its busy integral (fraction x us) at the last sample
+  PagedVector<BusyIntegral> switching_;  // per GPU: its time spent switching contexts
+  std::map<std::pair<GpuId, MigSlotIndex>, BusyIntegral> instances_;
   std::vector<double> cost_written_;  // per pool: the counter's last value
 };
 

@@ -32,6 +32,9 @@ class RunState : public ClusterView {
   // The fraction of one whole GPU's SMs the job keeps busy now on each GPU it holds (its active demand
   // times its sharing rate; a replica's demand is its engine's); 0 when it is not computing.
   virtual double busy_share(JobId id) const = 0;
+  // The fraction of GPU g's time spent switching between time-sliced contexts now (0 unless
+  // time-sliced): not work, but busy to DCGM's GPU utilization.
+  virtual double switching(GpuId g) const = 0;
   // The run's admissions, in the order they are asked (sim/admission.hpp); an observer of one finds
   // it by its type (kueue_state() in sim/tenancy_admission.hpp).
   virtual const std::vector<Admission*>& admissions() const = 0;

@@ -17,13 +17,16 @@ struct ExecutionModel;
 
 class SharingRates {
  public:
-  explicit SharingRates(std::size_t gpus) : gpu_rates_(gpus) {}
+  explicit SharingRates(std::size_t gpus) : gpu_rates_(gpus), switching_(gpus) {}
   // Works out the rates of GPU `g`'s residents from their demands now (`demand`, parallel to its
   // residents: the SM share each keeps busy over time while computing, its duty x its occupancy).
   void share_gpu(const Cluster& c, GpuId g, const ExecutionModel& model, const std::vector<Job>& jobs,
                  std::span<const double> demand);
   // The job's rate from sharing: the smallest over the GPUs it holds.
   double job_rate(const Cluster& c, const std::vector<GpuId>& gpus, JobId id) const;
+  // The fraction of GPU g's time spent switching between its contexts (switching_fraction; 0 unless
+  // time-sliced), as of its last share_gpu.
+  double switching(GpuId g) const { return switching_[g]; }
 
   NetworkSharing network;
   bool network_changed = false;  // a job joined or left `network` in this instant
@@ -34,6 +37,7 @@ class SharingRates {
 
  private:
   PagedVector<boost::container::small_vector<double, 4>> gpu_rates_;  // per GPU, parallel to residents
+  PagedVector<double> switching_;                                     // per GPU
   std::vector<double> caps_, duty_, occupancy_;                       // share_gpu's scratch
 };
 

@@ -141,9 +141,14 @@ double contention_probability(std::span<const double> duty);
 // `timeslice` is followed by a preemption, preempt_switch / (timeslice + preempt_switch).
 double switch_overhead(const TimeSlicingModel& m);
 
+// The fraction of GPU time lost to switching between time-sliced contexts: switch_overhead x P(at
+// least two have work). A switch keeps the GPU busy, so DCGM's GPU utilization counts it: two
+// contexts with long kernels read 99-100 % while 90 % of the time does work (measured on an H200).
+double switching_fraction(std::span<const double> duty, const TimeSlicingModel& m);
+
 // Time-slicing of fluid jobs: a context has work `duty` of the time and runs alone on the whole GPU
 // while it holds it, whatever share of the SMs its kernels fill. GPU time left after switching,
-// 1 - overhead x P(at least two have work), is shared max-min fairly over the duties;
+// 1 - switching_fraction, is shared max-min fairly over the duties;
 // rate_i = share_i / duty_i (1 for a context that never has work).
 void time_slicing_rates(std::span<const double> duty, const TimeSlicingModel& m, std::span<double> rates);
 
