@@ -14,7 +14,7 @@
 namespace gpusim {
 
 class ClusterView;
-struct Shapes;
+class Shapes;
 
 // One preemption an admission decided: evict `victim` for `by`, for its reason.
 struct AdmissionEviction {
