@@ -133,7 +133,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   }
 
   // --- admission (engine.cpp) ---
-  void arrive(JobId id);
+  void arrive(JobId id) override;
   // The job's pods are created and the admissions check them: nullopt when one rejects it for good,
   // else the cause of its entering the queue (kAdmitted when an admission checked them).
   std::optional<std::string_view> pods_created(JobId id);
