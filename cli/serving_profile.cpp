@@ -41,7 +41,7 @@ ReplicaSharing parse_share(const std::string& text, const GpuModel& gpu, const E
   }
   if (kind != "ts" && kind != "mps") bad("--share", fmt::format("expected mig:PROFILE, ts:N or mps:N, got '{}'", text));
   s.kind = kind == "ts" ? Kind::time_slicing : Kind::mps;
-  const int limit = kind == "ts" ? model.time_slicing.max_contexts : mps_client_limit(&gpu);
+  const int limit = kind == "ts" ? model.time_slicing.of(gpu).max_contexts : mps_client_limit(&gpu);
   const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), s.replicas);
   if (ec != std::errc() || end != arg.data() + arg.size() || s.replicas < 1 || s.replicas > limit)
     bad("--share", fmt::format("expected {}:N with N replicas from 1 to {} ({}), got '{}'", kind, limit,

@@ -17,7 +17,7 @@ const PrioritySpec& no_priority_classes() {
 }
 
 // `gpu` as it would be once `victim` (asking `q`) has left it.
-void release(Gpu& gpu, JobId victim, const Request& q, const Pool& pool, const TimeSlicingModel& ts) {
+void release(Gpu& gpu, JobId victim, const Request& q, const Pool& pool, const TimeSlicingModels& ts) {
   const auto at = std::find(gpu.residents.begin(), gpu.residents.end(), victim);
   if (at == gpu.residents.end()) return;
   gpu.residents.erase(at);
@@ -116,7 +116,7 @@ bool DefaultPreemption::fits_without(const ClusterView& view, JobId job, NodeId 
     free.memory_mib += vq.pods_on_node(there) * vq.memory_mib;
   }
   if (!pods_fit(per_pod(q), q.pods_on_node(need), free)) return false;
-  const TimeSlicingModel& ts = view.model().time_slicing;
+  const TimeSlicingModels& ts = view.model().time_slicing;
   int32_t fitting = 0;
   for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count && fitting < need; ++g) {
     if (c.gpu(g).reconfiguring) continue;

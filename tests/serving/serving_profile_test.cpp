@@ -82,7 +82,7 @@ TEST_F(H200, MpsClientsSplitTheSmsAtTheirThreadShareAndTheBandwidthFairly) {
 }
 
 TEST_F(H200, TimeSlicedReplicasWaitForEachOthersSlots) {
-  const TimeSlicingModel& ts = model.time_slicing;
+  const TimeSlicingModel& ts = model.time_slicing.of(gpu);
   // The serving module's round robin: slots of timeslice + preempt_switch, each starting with the switch.
   EXPECT_EQ(ts_replica_iteration_end(Time(), Time(), 2, 1, 1000, ts),
             ts_iteration_end(Time(), Time(), 2, 1, 1000, ts.timeslice + ts.preempt_switch, ts.preempt_switch));

@@ -33,7 +33,7 @@ Request share(int32_t milli, int64_t memory_mib) {
   return q;
 }
 
-const TimeSlicingModel& ts() { return ExecutionModel::builtin().time_slicing; }
+const TimeSlicingModels& ts() { return ExecutionModel::builtin().time_slicing; }
 
 }  // namespace
 
@@ -65,7 +65,7 @@ TEST(Fit, ClaimOnEachSharingMode) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->milli, Milli{250});
   EXPECT_EQ(c->reserve_mib, 0);
-  EXPECT_EQ(c->footprint_mib, 4096 + ts().context_memory_mib);
+  EXPECT_EQ(c->footprint_mib, 4096 + ts().of(*sliced.gpu).context_memory_mib);
   // MPS pins memory/replicas per client by default.
   Pool mps = pool_of("A100-80GB-SXM", Sharing::mps, 4);
   EXPECT_EQ(claim_on(q, mps, gpu_of(mps), std::nullopt, ts())->reserve_mib, mps.gpu->memory_mib / 4);

@@ -107,7 +107,7 @@ void check(const Group& g, double model_per_process) {
 }
 
 TEST(MeasuredSharing, TimeSlicingGroups) {
-  const TimeSlicingModel& m = ExecutionModel::builtin().time_slicing;
+  const TimeSlicingModel& m = ExecutionModel::builtin().time_slicing.of(*Catalog::builtin().find_gpu("H200"));
   const auto all = groups();
   int checked = 0;
   for (const Group& g : all) {
@@ -150,7 +150,7 @@ TEST(MeasuredSharing, MpsGroups) {
 // One long kernel (48.45 ms alone) per context, 2 and 3 at once: each context's kernel takes as long
 // as all of them with the preemptions between slices.
 TEST(MeasuredSharing, LongKernelsTakeTurns) {
-  const TimeSlicingModel& m = ExecutionModel::builtin().time_slicing;
+  const TimeSlicingModel& m = ExecutionModel::builtin().time_slicing.of(*Catalog::builtin().find_gpu("H200"));
   const auto runs = read_lines("timeslice.jsonl");
   double alone_ms = 0;
   for (const json& r : runs)

@@ -3,6 +3,7 @@
 
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/gpu_entries.hpp"
 #include "gpusim/sim/time_slices.hpp"
 #include "run_util.hpp"
 
@@ -147,8 +148,40 @@ TEST(Rates, ContentionProbability) {
 // kernels in 106.4 ms, data/measurements/h200-2026-11-28/timeslice.jsonl); two inference jobs (duty 0.15)
 // contend 2 % of the time and lose nothing measurable; sixteen get 1/16 of the GPU's time each, less
 // the switches.
+// Time-slicing's figures by GPU generation (model.yaml): Hopper measured, the others carried and marked
+// assumed; a scenario's entry for a GPU wins, and a figure at the top applies to every generation.
+TEST(Rates, TimeSlicingFiguresByGeneration) {
+  const auto& gpu = [](const char* name) -> const GpuModel& { return *Catalog::builtin().find_gpu(name); };
+  const auto& entry = [&](const TimeSlicingModels& m, const char* name) { return *entry_for(m.entries, gpu(name)); };
+  const TimeSlicingModels& builtin = ExecutionModel::builtin().time_slicing;
+  EXPECT_EQ(entry(builtin, "H200").generation, "hopper");
+  EXPECT_EQ(entry(builtin, "H100-80GB-SXM").generation, "hopper");
+  EXPECT_TRUE(entry(builtin, "H200").assumed.empty());
+  for (const char* other : {"A100-80GB-SXM", "T4", "L4", "B200"}) {
+    EXPECT_NE(entry(builtin, other).generation, "hopper") << other;
+    EXPECT_EQ(entry(builtin, other).assumed.size(), 4u) << other;  // every figure carried from Hopper
+  }
+  EXPECT_EQ(entry(builtin, "B200").generation, "blackwell");
+  EXPECT_EQ(builtin.of(gpu("A100-80GB-SXM")).preempt_switch, Duration::from_us(227));
+  EXPECT_EQ(builtin.of(gpu("A100-80GB-SXM")).max_contexts, 32);
+
+  ExecutionModel m = ExecutionModel::builtin();
+  m.apply(ConfigNode::parse("time_slicing: {entries: [{gpus: [A100-80GB], timeslice: 0.004, preempt_switch: 0.0005, "
+                            "yield_switch: 0.0002, context_memory_mib: 400, source: test}]}",
+                            "test.yaml"));
+  EXPECT_EQ(m.time_slicing.of(gpu("A100-80GB-SXM")).timeslice, Duration::from_us(4000));  // by alias
+  EXPECT_EQ(m.time_slicing.of(gpu("A100-80GB-SXM")).max_contexts, 32);                    // the driver's cap in force
+  EXPECT_EQ(m.time_slicing.of(gpu("H200")).timeslice, Duration::from_us(2050));
+  m.apply(ConfigNode::parse("time_slicing: {yield_switch: 0.0003, max_contexts: 8}", "test.yaml"));
+  for (const char* any : {"A100-80GB-SXM", "H200", "B200"}) {
+    EXPECT_EQ(m.time_slicing.of(gpu(any)).yield_switch, Duration::from_us(300)) << any;
+    EXPECT_EQ(m.time_slicing.of(gpu(any)).max_contexts, 8) << any;
+  }
+  EXPECT_EQ(m.time_slicing.of(gpu("A100-80GB-SXM")).timeslice, Duration::from_us(4000));  // its own still
+}
+
 TEST(Rates, TimeSlicingFollowsTheMeasuredSwitches) {
-  const auto& m = ExecutionModel::builtin().time_slicing;
+  const auto& m = ExecutionModel::builtin().time_slicing.of(*Catalog::builtin().find_gpu("H200"));
   std::vector<double> rates(2);
   time_slicing_rates(std::vector<double>{1.0, 1.0}, m, rates);
   EXPECT_NEAR(rates[0] + rates[1], 2050.0 / 2277.0, 1e-12);
@@ -356,7 +389,7 @@ policy: fifo+first-fit
   auto sched = Registry::global().make("fifo+first-fit", PolicyContext{}, {});
   const RunResult r = simulate(s, *sched);
   std::vector<double> rates(2);
-  time_slicing_rates(std::vector<double>{0.95, 0.95}, s.model.time_slicing, rates);
+  time_slicing_rates(std::vector<double>{0.95, 0.95}, s.model.time_slicing.of(*s.catalog->find_gpu("T4")), rates);
   const double a_end = 3600 / rates[0];
   EXPECT_NEAR(r.jobs[0].end.seconds(), a_end, 1e-3);
   // b did a_end x rate of work by then, and the rest alone at rate 1.

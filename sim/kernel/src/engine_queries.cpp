@@ -103,7 +103,7 @@ Work Engine::remaining_work(JobId id) const {
 
 bool Engine::takes(const Request& q, const Pool& pool, const Gpu& gpu) const {
   if (gpu.reconfiguring) return false;
-  const TimeSlicingModel& ts = model().time_slicing;
+  const TimeSlicingModels& ts = model().time_slicing;
   if (fits_on(q, pool, gpu, std::nullopt, ts)) return true;  // not MIG, or a partitionable GPU whole
   for (std::size_t i = 0; i < gpu.instances.size(); ++i)
     if (fits_on(q, pool, gpu, static_cast<MigSlotIndex>(i), ts)) return true;

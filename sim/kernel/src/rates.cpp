@@ -31,8 +31,9 @@ void SharingRates::share_gpu(const Cluster& c, GpuId g, const ExecutionModel& mo
       rates[i] = mig_rate(static_cast<double>(p.sms) / pool.gpu->sms, demand[i]);
     }
   } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
-    time_slicing_rates(duty_, model.time_slicing, std::span<double>(rates.data(), rates.size()));
-    switching = switching_fraction(duty_, model.time_slicing);
+    const TimeSlicingModel& ts = model.time_slicing.of(*pool.gpu);
+    time_slicing_rates(duty_, ts, std::span<double>(rates.data(), rates.size()));
+    switching = switching_fraction(duty_, ts);
   } else if (pool.sharing.rate_model() == Sharing::mps) {
     mps_rates(duty_, occupancy_, caps_, model.mps, std::span<double>(rates.data(), rates.size()));
   }

@@ -1,4 +1,5 @@
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/gpu_entries.hpp"
 #include "gpusim/workloads/spec.hpp"
 
 #include <boost/container/small_vector.hpp>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 namespace gpusim {
@@ -31,17 +33,56 @@ Section model_subsection(const std::string& key, std::string description, std::v
   return Section("model_" + key, std::move(description), std::move(fields)).with_defaults(builtin_model_doc()[key]);
 }
 
-const Section& time_slicing_section() {
-  static const Section s = model_subsection(
-      "time_slicing", "CUDA time-slicing of a GPU shared by several pods",
-      {
-          {"timeslice", Type::duration(), "", "", "How long a context runs before it is preempted when another has work"},
-          {"preempt_switch", Type::duration(), "", "", "GPU time lost when a slice ends with work left"},
-          {"yield_switch", Type::duration(), "", "", "GPU time lost when another context takes the GPU after a yield"},
-          {"context_memory_mib", Type::integer().at_least(0), "", "MiB", "Device memory each CUDA context costs"},
-          {"max_contexts", Type::integer().at_least(1).at_most(60), "", "", "Contexts the driver allows per GPU"},
-      });
+// The figures of one GPU generation (an entry) or, at the top of a scenario's `time_slicing`, of every one.
+std::vector<Field> time_slicing_figures(const FieldDefault& presence) {
+  return {
+      {"timeslice", Type::duration(), presence, "", "How long a context runs before it is preempted when another has work"},
+      {"preempt_switch", Type::duration(), presence, "", "GPU time lost when a slice ends with work left"},
+      {"yield_switch", Type::duration(), presence, "", "GPU time lost when another context takes the GPU after a yield"},
+      {"context_memory_mib", Type::integer().at_least(0), presence, "MiB", "Device memory each CUDA context costs"},
+  };
+}
+
+const Section& time_slicing_entry_section() {
+  static const Section s = [] {
+    std::vector<Field> fields{
+        {"gpus", Type::string_list(), "", "", "GPU models (names or aliases) it applies to; absent: a default entry"},
+        {"min_compute_capability", Type::number().at_least(0), "0", "",
+         "A default entry applies to GPUs not listed whose compute capability reaches this (the highest wins)"},
+        {"generation", Type::string(), "", "", "What it covers, e.g. hopper"},
+    };
+    for (Field& f : time_slicing_figures(required)) fields.push_back(std::move(f));
+    fields.push_back({"assumed", Type::string_list(), "", "", "Fields whose values are carried from another GPU"});
+    fields.push_back(source_field());
+    return Section{"model_time_slicing_entry", "Time-slicing's figures on some GPU models (a generation)", std::move(fields)};
+  }();
   return s;
+}
+
+const Section& time_slicing_section() {
+  static const Section s = [] {
+    std::vector<Field> fields = time_slicing_figures("");
+    for (Field& f : fields) f.description += " (given here: on every GPU)";
+    fields.push_back({"max_contexts", Type::integer().at_least(1).at_most(60), "", "", "Contexts the driver allows per GPU"});
+    fields.push_back({"entries", Type::list(Type::section(time_slicing_entry_section())), "", "",
+                      "The figures by GPU generation; a scenario's entries are searched before model.yaml's"});
+    return model_subsection("time_slicing", "CUDA time-slicing of a GPU shared by several pods", std::move(fields));
+  }();
+  return s;
+}
+
+Duration positive(const ConfigNode& n) {
+  const Duration t = n.as_duration();
+  if (t <= Duration()) n.fail("expected a positive duration");
+  return t;
+}
+
+// A time-slicing block's figures (an entry's, or the top level's) onto `m`.
+void read_time_slicing_figures(const Fields& t, TimeSlicingModel& m) {
+  if (auto v = t.get("timeslice")) m.timeslice = positive(*v);
+  if (auto v = t.get("preempt_switch")) m.preempt_switch = v->as_duration();
+  if (auto v = t.get("yield_switch")) m.yield_switch = v->as_duration();
+  if (auto v = t.get("context_memory_mib")) m.context_memory_mib = v->as_int(t.range("context_memory_mib"));
 }
 
 const Section& mps_section() {
@@ -318,11 +359,6 @@ const ExecutionModel& ExecutionModel::builtin() {
 
 void ExecutionModel::apply(const ConfigNode& model) {
   const Fields doc = model_section().read(model);
-  auto positive = [](const ConfigNode& n) {
-    const Duration t = n.as_duration();
-    if (t <= Duration()) n.fail("expected a positive duration");
-    return t;
-  };
   if (auto block = doc.get("speed")) {
     const Fields sp = speed_section().read(*block);
     if (auto v = sp.get("reference_gpu")) speed.reference_gpu = v->as_string();
@@ -334,11 +370,29 @@ void ExecutionModel::apply(const ConfigNode& model) {
   }
   if (auto block = doc.get("time_slicing")) {
     const Fields t = time_slicing_section().read(*block);
-    if (auto v = t.get("timeslice")) time_slicing.timeslice = positive(*v);
-    if (auto v = t.get("preempt_switch")) time_slicing.preempt_switch = v->as_duration();
-    if (auto v = t.get("yield_switch")) time_slicing.yield_switch = v->as_duration();
-    if (auto v = t.get("context_memory_mib")) time_slicing.context_memory_mib = v->as_int(t.range("context_memory_mib"));
-    if (auto v = t.get("max_contexts")) time_slicing.max_contexts = v->as_int<int>(t.range("max_contexts"));
+    if (auto list = t.get("entries"))
+      for (const auto& item : list->items()) {
+        const Fields e = time_slicing_entry_section().read(item);
+        TimeSlicingModels::Entry entry;
+        entry.gpus = e.string_list("gpus");
+        if (!entry.gpus.empty() && e.has("min_compute_capability"))
+          e.at("min_compute_capability").fail("expected either gpus or min_compute_capability, not both");
+        entry.min_compute_capability = e.number("min_compute_capability");
+        if (auto v = e.get("generation")) entry.generation = v->as_string();
+        // The driver's context cap is one figure for every GPU: an entry takes the one in force.
+        if (!time_slicing.entries.empty()) entry.model.max_contexts = time_slicing.entries.front().model.max_contexts;
+        for (const char* figure : {"timeslice", "preempt_switch", "yield_switch", "context_memory_mib"})
+          e.value(figure);  // an entry states each (an input error naming the one it lacks)
+        read_time_slicing_figures(e, entry.model);
+        entry.assumed = e.string_list("assumed");
+        if (auto src = e.get("source")) entry.source = src->as_string();
+        time_slicing.entries.push_back(std::move(entry));
+      }
+    // Figures at the top apply to every generation (`--set model.time_slicing.timeslice=0.01`).
+    for (TimeSlicingModels::Entry& entry : time_slicing.entries) {
+      read_time_slicing_figures(t, entry.model);
+      if (auto v = t.get("max_contexts")) entry.model.max_contexts = v->as_int<int>(t.range("max_contexts"));
+    }
   }
   if (auto block = doc.get("mps")) {
     const Fields m = mps_section().read(*block);
@@ -514,6 +568,12 @@ double contention_probability(std::span<const double> duty) {
 double switch_overhead(const TimeSlicingModel& m) {
   const double slice = static_cast<double>(m.timeslice.us()), lost = static_cast<double>(m.preempt_switch.us());
   return slice + lost <= 0 ? 0.0 : lost / (slice + lost);
+}
+
+const TimeSlicingModel& TimeSlicingModels::of(const GpuModel& gpu) const {
+  const Entry* found = entry_for(entries, gpu);
+  if (!found) throw std::logic_error("time_slicing: no entry applies to GPU " + gpu.name);
+  return found->model;
 }
 
 double switching_fraction(std::span<const double> duty, const TimeSlicingModel& m) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpusim/sim/gpu_entries.hpp"
+
 namespace gpusim {
 
 namespace {
@@ -51,12 +53,7 @@ Throttle power_throttle(const GpuPower& p, const BoundMix& busy) {
 }
 
 GpuPower PowerModel::of(const GpuModel& gpu) const {
-  auto names = [&](const std::string& n) { return gpu.name == n || std::ranges::find(gpu.aliases, n) != gpu.aliases.end(); };
-  const Entry* found = nullptr;
-  for (auto e = entries.rbegin(); e != entries.rend() && !found; ++e)
-    if (std::ranges::any_of(e->gpus, names)) found = &*e;
-  for (auto e = entries.rbegin(); e != entries.rend() && !found; ++e)
-    if (e->gpus.empty()) found = &*e;
+  const Entry* found = entry_for(entries, gpu);
   if (!found) throw std::logic_error("power: no entry applies to GPU " + gpu.name);
   return scale_to_tdp(found->power, found->tdp_w, gpu.tdp_w);
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/gpu_entries.hpp"
 
 namespace gpusim {
 
@@ -14,25 +15,14 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-bool names(const GpuModel& gpu, std::string_view name) {
-  return gpu.name == name || std::ranges::find(gpu.aliases, name) != gpu.aliases.end();
-}
-
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 }  // namespace
 
 const ServingEfficiency& ServingModel::efficiency_of(const GpuModel& gpu) const {
-  for (auto e = efficiency.rbegin(); e != efficiency.rend(); ++e)
-    for (const auto& n : e->gpus)
-      if (names(gpu, n)) return e->efficiency;
-  const Entry* best = nullptr;
-  for (auto e = efficiency.rbegin(); e != efficiency.rend(); ++e)
-    if (e->gpus.empty() && e->min_compute_capability <= gpu.compute_capability &&
-        (!best || e->min_compute_capability > best->min_compute_capability))
-      best = &*e;
-  if (!best) throw std::logic_error("serving: no efficiency entry applies to GPU " + gpu.name);
-  return best->efficiency;
+  const Entry* found = entry_for(efficiency, gpu);
+  if (!found) throw std::logic_error("serving: no efficiency entry applies to GPU " + gpu.name);
+  return found->efficiency;
 }
 
 BatchShape decode_shape(int64_t sequences, int64_t cached) {

@@ -47,13 +47,14 @@ StepProfile profile_step(const ServedModel& m, const GpuModel& gpu, int32_t tp, 
                            link_bytes_per_s, &model.serving_efficiency(gpu)};
   p.visible_memory_mib = sharing.kind == Kind::mig ? sharing.profile->memory_mib : gpu.memory_mib / sharing.replicas;
   p.limits = default_engine_limits(gpu, p.visible_memory_mib, model.serving);
-  p.kv = kv_capacity(m, p.visible_memory_mib, tp, p.limits, model.time_slicing.context_memory_mib);
+  const TimeSlicingModel& ts = model.time_slicing.of(gpu);
+  p.kv = kv_capacity(m, p.visible_memory_mib, tp, p.limits, ts.context_memory_mib);
   p.terms = iteration_terms(m, hw, shape);
   p.iteration_s = p.terms.total();
   if (sharing.kind == Kind::time_slicing && sharing.replicas > 1) {  // alone, it never switches
     // As the serving module rounds a step to whole microseconds.
     const int64_t work_us = std::max<int64_t>(1, std::llround(p.iteration_s * 1e6));
-    p.iteration_s = ts_mean_iteration_s(work_us, sharing.replicas, model.time_slicing);
+    p.iteration_s = ts_mean_iteration_s(work_us, sharing.replicas, ts);
   }
   return p;
 }

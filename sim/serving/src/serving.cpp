@@ -363,7 +363,7 @@ struct Serving::Impl {
     const int64_t work_us = std::max<int64_t>(1, std::llround(s * 1e6));
     if (r.share.ts_contexts < 2) return now + Duration::from_us(work_us);
     return ts_replica_iteration_end(now, r.share.ts_origin, r.share.ts_contexts, r.share.ts_position, work_us,
-                                    scenario.model.time_slicing);
+                                    scenario.model.time_slicing.of(*r.device.gpu));
   }
 
   void start_iteration(Replica& r, Time now) {
@@ -545,7 +545,7 @@ void Serving::placed(JobId id, Time now, const ReplicaDevice& device, const Repl
   const int64_t kv_blocks = model.kind == ModelKind::fixed
                                 ? 0
                                 : kv_capacity(model, device.visible_memory_mib, spec.tensor_parallel, r.limits,
-                                              m.scenario.model.time_slicing.context_memory_mib)
+                                              m.scenario.model.time_slicing.of(*device.gpu).context_memory_mib)
                                       .blocks;
   r.total_blocks = r.free_blocks = std::max<int64_t>(0, kv_blocks);
   // vLLM will not start with a max_model_len its cache cannot hold: the longest request is what both allow.

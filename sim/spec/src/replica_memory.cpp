@@ -27,7 +27,7 @@ int64_t replica_footprint_mib(const Scenario& s, const ServiceSpec& service, con
   const int64_t visible = replica_memory_mib(q, pool, nullptr);
   if (service.model->kind == ModelKind::fixed)
     return static_cast<int64_t>(std::ceil(service.model->weights_bytes() / (1024.0 * 1024.0))) +
-           s.model.time_slicing.context_memory_mib;
+           s.model.time_slicing.of(*pool.gpu).context_memory_mib;
   const EngineLimits limits = engine_limits(s, service, *pool.gpu, visible);
   return static_cast<int64_t>(std::floor(limits.gpu_memory_utilization * static_cast<double>(visible) + 1e-9));
 }

@@ -34,7 +34,7 @@ void check_fixed_fit(const Scenario& s, const ServiceSpec& svc, const Pool& pool
                      fmt::format("service '{}': model {} is of kind fixed, measured on one GPU: expected tensor_parallel 1",
                                  svc.name, svc.model->name));
   const auto weights_mib = static_cast<int64_t>(std::ceil(svc.model->weights_bytes() / (1024.0 * 1024.0)));
-  const int64_t context_mib = s.model.time_slicing.context_memory_mib;
+  const int64_t context_mib = s.model.time_slicing.of(*pool.gpu).context_memory_mib;
   if (weights_mib + context_mib > memory_mib)
     throw InputError(
         {svc.where.file, svc.where.line, svc.where.field + ".model"},
@@ -86,7 +86,7 @@ void check_services(const Scenario& s, const Cluster& c, const Shapes& shapes) {
                           svc.engine.max_num_batched_tokens ? "" : " (the default)", limits.max_num_seqs,
                           svc.engine.max_num_seqs ? "" : " (the default)"));
         const KvCapacity kv = kv_capacity(*svc.model, memory, svc.tensor_parallel, limits,
-                                          s.model.time_slicing.context_memory_mib);
+                                          s.model.time_slicing.of(*pool.gpu).context_memory_mib);
         if (kv.blocks <= 0)
           throw InputError(where,
                            fmt::format("model {} does not fit a replica on pool {} ({}{} MiB): at gpu_memory_utilization {:g} "
@@ -235,7 +235,8 @@ void warn_shared_memory(const World& world, std::vector<std::string>& out) {
         if (world.shapes.of_job(j.id).pool_mask >> p & 1)
           replicas.push_back({replica_footprint_mib(s, svc, j.request, pool), &svc});
       }
-    const auto per_gpu = static_cast<std::size_t>(std::min(pool.sharing.replicas, s.model.time_slicing.max_contexts));
+    const auto per_gpu = static_cast<std::size_t>(
+        std::min(pool.sharing.replicas, s.model.time_slicing.of(*pool.gpu).max_contexts));
     const std::size_t k = std::min(per_gpu, replicas.size());
     std::partial_sort(replicas.begin(), replicas.begin() + static_cast<std::ptrdiff_t>(k), replicas.end(),
                       [](const Replica& a, const Replica& b) { return a.footprint_mib > b.footprint_mib; });

@@ -2,6 +2,7 @@
 // The hardware catalog: GPU models with their MIG profile tables, and node templates. The built-in
 // entries are data files (hardware/data/*.yaml) compiled into the binary; a scenario adds its own
 // with the same fields through the same parser.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -46,6 +47,8 @@ struct GpuModel {
   // spaces as dashes, GPU feature discovery's nvidia.com/gpu.product label show them; the first is
   // the one outputs use. None: outputs use `name`.
   std::vector<std::string> product_names;
+  // Its name or one of its aliases, exactly (model.yaml's per-GPU entries list them so).
+  bool is_named(std::string_view n) const { return name == n || std::ranges::find(aliases, n) != aliases.end(); }
   int64_t memory_mib = 0;
   int sms = 0;
   double bf16_tflops = 0;

@@ -122,7 +122,7 @@ bool partition_conflicts(const MigTable& t, const Gpu& gpu, MigInstance instance
 // rule claim_on builds on, apart so that fit checks build no claim. Whether the node is ready, the
 // pool allowed and the GPU not reconfiguring is the caller's to check.
 inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::optional<MigSlotIndex> instance,
-                    const TimeSlicingModel& ts) {
+                    const TimeSlicingModels& ts) {
   const SharingConfig& c = pool.sharing;
   if (gpu.mig) {
     // A partitionable GPU also publishes itself whole: it fits an empty one (pool_refuses checked memory).
@@ -139,7 +139,8 @@ inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::opt
       if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource->empty())) return false;
       return !(q.claim && !whole_gpu_serves_claim(q, pool));
     case Sharing::fractional: return !(gpu.free < q.milli_per_gpu) && gpu.free_memory_mib >= q.gpu_memory_mib;
-    case Sharing::time_slicing: return std::min(c.replicas, ts.max_contexts) > static_cast<int>(gpu.residents.size());
+    case Sharing::time_slicing:
+      return std::min(c.replicas, ts.of(*pool.gpu).max_contexts) > static_cast<int>(gpu.residents.size());
     case Sharing::mps: return gpu.free_slots() > 0 && gpu.free_memory_mib >= mps_memory_limit_mib(q, pool);
   }
   return false;
@@ -148,7 +149,7 @@ inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::opt
 // What the request would hold on `gpu` of `pool` (on slot `instance` of a MIG GPU, none otherwise),
 // or nullopt if it does not fit there now (fits_on).
 inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, const Gpu& gpu, std::optional<MigSlotIndex> instance,
-                                        const TimeSlicingModel& ts) {
+                                        const TimeSlicingModels& ts) {
   if (!fits_on(q, pool, gpu, instance, ts)) return std::nullopt;
   const SharingConfig& c = pool.sharing;
   if (gpu.mig) {
@@ -163,7 +164,7 @@ inline std::optional<GpuClaim> claim_on(const Request& q, const Pool& pool, cons
     case Sharing::time_slicing: {
       // No memory isolation: nothing is reserved; what the job uses counts toward the GPU's total,
       // capped by the pod's own limit, which then covers its CUDA context too.
-      const int64_t use = q.gpu_memory_mib + ts.context_memory_mib;
+      const int64_t use = q.gpu_memory_mib + ts.of(*pool.gpu).context_memory_mib;
       return GpuClaim{Milli{1000 / c.replicas}, 0, q.gpu_memory_limit_mib > 0 ? std::min(use, q.gpu_memory_limit_mib) : use,
                       std::nullopt};
     }

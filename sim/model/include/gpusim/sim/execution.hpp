@@ -30,6 +30,24 @@ struct TimeSlicingModel {
   int max_contexts = 0;            // contexts the driver allows per GPU
 };
 
+// model.yaml's `time_slicing`: the figures by GPU generation (the switch costs are the driver's and
+// the architecture's), each entry with its source and the fields it carries from another GPU.
+struct TimeSlicingModels {
+  struct Entry {
+    std::vector<std::string> gpus;      // GPU model names or aliases; empty: a default entry
+    double min_compute_capability = 0;  // a default entry applies to unlisted GPUs of at least this
+    std::string generation;             // what it covers, e.g. hopper
+    TimeSlicingModel model;
+    std::vector<std::string> assumed;
+    std::string source;
+  };
+  // Searched from the back: a scenario's entries (applied later) win over model.yaml's.
+  std::vector<Entry> entries;
+  // entry_for(entries, gpu)'s figures; std::logic_error when none applies (model.yaml has a default
+  // from compute capability 0).
+  const TimeSlicingModel& of(const GpuModel& gpu) const;
+};
+
 struct MpsModel {
   double bandwidth_interference = 0;  // rate lost per unit of SM share the other clients use
   double fault_rate_per_hour = 0;     // fatal faults per client-hour (fault injection; 0 = off)
@@ -94,7 +112,7 @@ struct SpeedModel {
 
 struct ExecutionModel {
   SpeedModel speed;
-  TimeSlicingModel time_slicing;
+  TimeSlicingModels time_slicing;
   CommunicationModel communication;
   MpsModel mps;
   MigModel mig;
