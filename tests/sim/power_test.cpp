@@ -28,7 +28,9 @@ std::map<std::string, nlohmann::json> phases(const std::string& file, const std:
     if (line.empty()) continue;
     const nlohmann::json j = nlohmann::json::parse(line);
     if (!j.contains(key)) continue;
-    out[j[key].get<std::string>() + (j.contains("n") ? "#" + std::to_string(j["n"].get<int>()) : "")] = j;
+    std::string name = j[key].get<std::string>();
+    if (j.contains("n")) name.append("#").append(std::to_string(j["n"].get<int>()));  // "#" + ...: GCC 12's -Wrestrict
+    out[name] = j;
   }
   return out;
 }
