@@ -66,7 +66,9 @@ def test_the_schema_states_types_defaults_and_units(cli):
     assert s["$defs"]["scheduling"]["properties"]["queue"] == {
         "description": s["$defs"]["scheduling"]["properties"]["queue"]["description"],
         "enum": ["kubernetes", "strict", "backfill"], "default": "kubernetes"}
-    assert s["$defs"]["model_time_slicing"]["properties"]["timeslice"]["default"] == 0.00205  # model.yaml's
+    assert s["$defs"]["model_time_slicing"]["properties"]["max_contexts"]["default"] == 32  # model.yaml's
+    entry = s["$defs"]["model_time_slicing_entry"]  # the figures by generation: each entry states them
+    assert {"timeslice", "preempt_switch", "yield_switch", "context_memory_mib"} <= set(entry["required"])
     duration = validator(s, {"$ref": "#/$defs/duration"})
     assert all(duration.is_valid(v) for v in [90, 0.5, "30m", "2h", "7d", "250ms", "1.5h"])
     assert not any(duration.is_valid(v) for v in ["soon", "5 parsecs", "h", True])
