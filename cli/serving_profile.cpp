@@ -99,9 +99,14 @@ int cmd_serving_profile(const ServingProfileFlags& f) {
   if (decode == f.prefill.has_value())
     bad(f.prefill ? "--prefill" : "--batch", "give either --batch B --context C (a decode step) or --prefill T (a prompt)");
   if (decode && !(f.batch && f.context)) bad(f.batch ? "--context" : "--batch", "a decode step needs both --batch and --context");
-  if (f.batch && *f.batch < 1) bad("--batch", fmt::format("expected at least 1 sequence, got {}", *f.batch));
-  if (f.context && *f.context < 0) bad("--context", fmt::format("expected 0 or more cached tokens, got {}", *f.context));
-  if (f.prefill && *f.prefill < 1) bad("--prefill", fmt::format("expected at least 1 prompt token, got {}", *f.prefill));
+  // Bounds far past any engine's (vLLM's max_num_seqs, a model's context), so that the products stay exact.
+  constexpr int64_t kMaxSequences = 1'000'000, kMaxTokens = 100'000'000;
+  if (f.batch && (*f.batch < 1 || *f.batch > kMaxSequences))
+    bad("--batch", fmt::format("expected 1 to {} sequences, got {}", kMaxSequences, *f.batch));
+  if (f.context && (*f.context < 0 || *f.context > kMaxTokens))
+    bad("--context", fmt::format("expected 0 to {} cached tokens, got {}", kMaxTokens, *f.context));
+  if (f.prefill && (*f.prefill < 1 || *f.prefill > kMaxTokens))
+    bad("--prefill", fmt::format("expected 1 to {} prompt tokens, got {}", kMaxTokens, *f.prefill));
   const ReplicaSharing sharing = f.share ? parse_share(*f.share, *gpu, model) : ReplicaSharing{};
   if (f.node && f.tp == 1) ring_bytes_per_s(catalog, *gpu, 1, f.node);  // still names a bad --node
   const double link = f.tp > 1 ? ring_bytes_per_s(catalog, *gpu, f.tp, f.node) : 0.0;

@@ -50,7 +50,9 @@ expect_error "kind fixed" "$GPUSIM" serving profile --model resnet-50 --gpu H200
 expect_error "give either --batch B --context C" "${P[@]}" --batch 1 --context 1 --prefill 10
 expect_error "give either --batch B --context C" "${P[@]}"
 expect_error "--context: a decode step needs both" "${P[@]}" --batch 4
-expect_error "--batch: expected at least 1 sequence" "${P[@]}" --batch 0 --context 1
+expect_error "--batch: expected 1 to 1000000 sequences" "${P[@]}" --batch 0 --context 1
+expect_error "--context: expected 0 to 100000000 cached tokens" "${P[@]}" --batch 1 --context 9223372036854775807
+expect_error "--prefill: expected 1 to 100000000 prompt tokens" "${P[@]}" --prefill 100000001
 expect_error "--share: expected mig:PROFILE, ts:N or mps:N" "${P[@]}" --prefill 10 --share vgpu:2
 expect_error "--share: expected ts:N with N replicas from 1 to 32" "${P[@]}" --prefill 10 --share ts:33
 expect_error "--share: expected mps:N with N replicas from 1 to 48" "${P[@]}" --prefill 10 --share mps:x
