@@ -108,6 +108,9 @@ int cmd_serving_profile(const ServingProfileFlags& f) {
   if (f.prefill && (*f.prefill < 1 || *f.prefill > kMaxTokens))
     bad("--prefill", fmt::format("expected 1 to {} prompt tokens, got {}", kMaxTokens, *f.prefill));
   const ReplicaSharing sharing = f.share ? parse_share(*f.share, *gpu, model) : ReplicaSharing{};
+  // As a scenario's services: MIG instances have no peer-to-peer, and a shared GPU is not a TP rank.
+  if (f.tp > 1 && sharing.kind != ReplicaSharing::Kind::whole)
+    bad("--tp", fmt::format("a tensor-parallel replica needs whole GPUs; --share {} shares them (use --tp 1)", *f.share));
   if (f.node && f.tp == 1) ring_bytes_per_s(catalog, *gpu, 1, f.node);  // still names a bad --node
   const double link = f.tp > 1 ? ring_bytes_per_s(catalog, *gpu, f.tp, f.node) : 0.0;
   const BatchShape shape = decode ? decode_shape(*f.batch, *f.context) : prefill_shape(*f.prefill);

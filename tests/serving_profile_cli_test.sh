@@ -61,6 +61,7 @@ expect_error "has no MIG" "$GPUSIM" serving profile --model llama-3-8b --gpu L40
 expect_error "--tp: no node template holds 16 GPUs" "${P[@]}" --prefill 10 --tp 16
 expect_error "--node: unknown node template 'nope'" "${P[@]}" --prefill 10 --node nope
 expect_error "--tp: expected a tensor-parallel degree of at least 1" "${P[@]}" --prefill 10 --tp 0
+expect_error "--tp: a tensor-parallel replica needs whole GPUs; --share ts:2" "${P[@]}" --prefill 10 --tp 2 --share ts:2
 
 [ "$failures" = 0 ] && echo "serving profile: every check passed"
 exit $((failures > 0))
