@@ -1,22 +1,16 @@
 #!/usr/bin/env bash
 # gpusim serving profile as a user meets it: the text and the JSON give the same iteration, the terms
 # add up to it, and every bad flag fails with exit 2 naming the flag.
-# Usage: serving_profile_cli_test.sh GPUSIM
-set -u
-GPUSIM=$1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
+# Usage: serving_profile_cli_test.sh GPUSIM ROOT
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
+T=$TMP
+fail() { echo "FAIL: $*"; fail=1; }
 # Exit 2 and an error containing $1 (the rest: the command).
 expect_error() {
   local want=$1
   shift
-  "$@" >/dev/null 2>"$T/err"
-  local rc=$?
-  [ "$rc" = 2 ] || fail "$* exited $rc, expected 2"
-  grep -qF -- "$want" "$T/err" || fail "$*: expected '$want' in: $(cat "$T/err")"
+  check "$*" 2 "$@"
+  contains "$*" "$TMP/err" "$want"
 }
 
 P=("$GPUSIM" serving profile --model llama-3-8b --gpu H200)
@@ -63,5 +57,5 @@ expect_error "--node: unknown node template 'nope'" "${P[@]}" --prefill 10 --nod
 expect_error "--tp: expected a tensor-parallel degree of at least 1" "${P[@]}" --prefill 10 --tp 0
 expect_error "--tp: a tensor-parallel replica needs whole GPUs; --share ts:2" "${P[@]}" --prefill 10 --tp 2 --share ts:2
 
-[ "$failures" = 0 ] && echo "serving profile: every check passed"
-exit $((failures > 0))
+[ "$fail" = 0 ] && echo "serving profile: every check passed"
+exit $fail
