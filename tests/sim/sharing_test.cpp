@@ -248,6 +248,52 @@ TEST(Rates, RoundRobinSlots) {
   EXPECT_EQ(duty[0].steps, 10);
 }
 
+// The round robin event by event (the serving module's use), same figures: fluid contexts that always
+// have work, steps submitted while they run, contexts that leave.
+TEST(Rates, SliceRoundRobinEvents) {
+  const TimeSlicingModel m{Duration::from_us(2000), Duration::from_us(200), Duration::from_us(100), 0, 32};
+  auto at = [](int64_t v) { return Time::from_us(v); };
+  const std::vector<uint32_t> fluid{5};
+  SliceRoundRobin gpu(m);
+  gpu.set_always(fluid, at(0));
+  EXPECT_FALSE(gpu.next_done());  // a fluid context never finishes a step
+  // A 0.5 ms step at 3 ms waits for the end of the fluid job's second slice (4 ms) and a preemption.
+  gpu.submit(1, at(3000), Duration::from_us(500));
+  ASSERT_TRUE(gpu.next_done());
+  EXPECT_EQ(gpu.next_done()->key, 1u);
+  EXPECT_EQ(gpu.next_done()->at, at(4700));
+  EXPECT_THROW(gpu.take_done(5, at(4700)), std::logic_error);
+  gpu.take_done(1, at(4700));
+  // The next step, at once: the fluid job waited, so it takes the GPU after a yield (4.8 ms) for a
+  // whole slice (6.8 ms), then the step after a preemption: 7.0 + 0.5.
+  gpu.submit(1, at(4700), Duration::from_us(500));
+  EXPECT_EQ(gpu.next_done()->at, at(7500));
+  // The fluid job leaves while the step waits: the step takes the free GPU after a yield switch.
+  gpu.set_always({}, at(5000));
+  EXPECT_EQ(gpu.next_done()->at, at(5600));
+  // A step whose context leaves is dropped.
+  gpu.remove(1, at(5100));
+  EXPECT_FALSE(gpu.next_done());
+  EXPECT_THROW(gpu.submit(2, at(5000), Duration::from_us(1)), std::logic_error);  // back in time
+}
+
+// Fluid contexts alone take turns without end: hours of their slices are skipped in whole rounds, to
+// the same state as slice by slice.
+TEST(Rates, SliceRoundRobinSkipsFluidRounds) {
+  const TimeSlicingModel m{Duration::from_us(2050), Duration::from_us(450), Duration::from_us(130), 0, 32};
+  const std::vector<uint32_t> fluid{3, 7};
+  SliceRoundRobin skipped(m), stepped(m);
+  skipped.set_always(fluid, Time());
+  stepped.set_always(fluid, Time());
+  const Time t = Time::from_seconds(60) + Duration::from_us(12'345);
+  skipped.remove(99, t);
+  for (Time s; s < t; s += Duration::from_us(1000)) stepped.remove(99, s);
+  for (SliceRoundRobin* g : {&skipped, &stepped}) g->submit(5, t, Duration::from_us(3000));
+  ASSERT_TRUE(skipped.next_done());
+  EXPECT_EQ(skipped.next_done()->at, stepped.next_done()->at);
+  EXPECT_GT(skipped.next_done()->at, t + Duration::from_us(3000));
+}
+
 TEST(Rates, SpeedFactor) {
   const auto& c = Catalog::builtin();
   const GpuModel& a100 = *c.find_gpu("A100-80GB-SXM");
