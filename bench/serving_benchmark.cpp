@@ -26,8 +26,7 @@ double peak_rss_mib() {
 }
 
 // Loading (reading the trace, or nothing: the generator draws while the run goes) is outside the timing.
-void serve(benchmark::State& state, const char* scenario, std::vector<std::string> overrides = {}) {
-  const Scenario s = load_scenario(path(scenario), {std::move(overrides), path("data"), {}, {}});
+void serve(benchmark::State& state, const Scenario& s) {
   uint64_t requests = 0, iterations = 0;
   for (auto _ : state) {
     auto scheduler = Registry::global().make(s.policy, policy_context(s), {});
@@ -47,9 +46,20 @@ void serve(benchmark::State& state, const char* scenario, std::vector<std::strin
   state.counters["peak_rss_mib"] = peak_rss_mib();
 }
 
+void serve(benchmark::State& state, const char* scenario, std::vector<std::string> overrides = {}) {
+  serve(state, load_scenario(path(scenario), {std::move(overrides), path("data"), {}, {}}));
+}
+
 // 19,366 requests of the Azure LLM 2023 conversation trace on 16 llama-3-8b replicas (whole A100-80GBs).
 void BM_ServingAzureConvHour(benchmark::State& s) { serve(s, "scenarios/scale/serving-azure-conv.yaml"); }
 BENCHMARK(BM_ServingAzureConvHour)->Unit(benchmark::kMillisecond);
+
+// scenarios/inference-sharing.yaml's time-slicing variant: seven replicas on one A100, their steps
+// taking the GPU's turns slice by slice (SliceRoundRobin), 200,001 iterations.
+void BM_ServingTimeSliced(benchmark::State& s) {
+  serve(s, load_variant(path("scenarios/inference-sharing.yaml"), {{}, path("data"), {}, {}}, "time-slicing", {}));
+}
+BENCHMARK(BM_ServingTimeSliced)->Unit(benchmark::kMillisecond);
 
 // 24 h of Poisson arrivals at 100 requests/s (8.64 M requests) on 64 llama-3-8b replicas; one run.
 void BM_ServingDay100Rps(benchmark::State& s) { serve(s, "scenarios/scale/serving-24h.yaml"); }

@@ -311,6 +311,46 @@ TEST(Services, FixedModelServesDynamicBatches) {
   EXPECT_EQ(r.end, Time::from_us(50000));
 }
 
+// Replicas on a time-sliced GPU take turns by the driver's rules (time_slices.hpp), worked by hand with
+// slices of 2 ms, preemptions of 0.2 ms and yields of 0.1 ms: two 20 ms batches (the fixed model above)
+// from 0: x runs 0-2 ms, y 2.2-4.2, x 4.4-6.4, ...: x's tenth slice, 39.6-41.6 ms, ends its batch; y,
+// 2 ms short after its ninth (37.4-39.4), takes the GPU after a yield: 41.7-43.7. A training job on the
+// GPU in y's place takes the same turns (a fluid job always has work): x ends at 41.6 ms again.
+TEST(Services, TimeSlicedReplicasTakeTurnsSliceBySlice) {
+  const std::string trace = azure_trace("one.csv", "2023-11-16 18:00:00.0000000,100,10\n");
+  const auto run = [&](bool training) {
+    std::string yaml =
+        "name: ts\n" +
+        test::toy_serving_hardware(1000,
+                                   "    - {name: REF, memory_mib: 10240, sms: 100, bf16_tflops: 200, fp32_tflops: 10, "
+                                   "memory_bandwidth_gb_per_s: 1000,\n"
+                                   "       tdp_w: 100, nvlink_gb_per_s: 0, pcie_gen: 4, compute_capability: 8.0, source: test}\n",
+                                   "TOY, REF") +
+        "  time_slicing: {timeslice: 0.002, preempt_switch: 0.0002, yield_switch: 0.0001}\n"
+        "models:\n"
+        "  - {name: vision, kind: fixed, params: 1000000, service_time: 10ms, reference_gpu: REF, max_batch: 2, "
+        "batch_alpha: 0.5, source: test}\n"
+        "cluster: {pools: [{name: p, node: toy-1x, count: 1, sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, "
+        "replicas: 2}]}}}]}\n"
+        "workload:\n"
+        "  services:\n"
+        "    - {name: x, model: vision, cold_start: none, requests: {trace: {format: azure-llm-2023, file: " +
+        trace + "}}}\n";
+    if (training) yaml += "  jobs:\n    - {name: t, gpus: 1, kind: training, duration: 1s, u: 1}\n";
+    else
+      yaml += "    - {name: y, model: vision, cold_start: none, requests: {trace: {format: azure-llm-2023, file: " + trace +
+              "}}}\n";
+    return test::simulate_keeping_requests(test::load(write_file("ts.yaml", yaml)));
+  };
+  const RunResult two = run(false);
+  ASSERT_EQ(two.requests.size(), 2u);
+  EXPECT_EQ(two.requests[0].e2e_us, 41'600);
+  EXPECT_EQ(two.requests[1].e2e_us, 43'700);
+  const RunResult with_training = run(true);
+  ASSERT_EQ(with_training.requests.size(), 1u);
+  EXPECT_EQ(with_training.requests[0].e2e_us, 41'600);
+}
+
 // Exact below 2,048 us; above, the lowest value of a bucket 1/1,024 of a power of two wide.
 TEST(Services, LatencyHistogramBuckets) {
   LatencyHistogram h;

@@ -3,6 +3,8 @@
 // from the functions the serving module uses.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "gpusim/sim/serving_profile.hpp"
 
 using namespace gpusim;
@@ -81,21 +83,29 @@ TEST_F(H200, MpsClientsSplitTheSmsAtTheirThreadShareAndTheBandwidthFairly) {
   EXPECT_EQ(three.share_s(), 0);  // side by side: no waiting, only a smaller GPU
 }
 
-TEST_F(H200, TimeSlicedReplicasWaitForEachOthersSlots) {
+TEST_F(H200, TimeSlicedReplicasWaitForEachOthersTurns) {
   const TimeSlicingModel& ts = model.time_slicing.of(gpu);
-  // The serving module's round robin: slots of timeslice + preempt_switch, each starting with the switch.
-  EXPECT_EQ(ts_replica_iteration_end(Time(), Time(), 2, 1, 1000, ts),
-            ts_iteration_end(Time(), Time(), 2, 1, 1000, ts.timeslice + ts.preempt_switch, ts.preempt_switch));
   const BatchShape prefill = prefill_shape(2048);
   const StepProfile one = profile({ReplicaSharing::Kind::time_slicing, nullptr, 1}, prefill);
   EXPECT_EQ(one.iteration_s, profile({}, prefill).iteration_s);  // alone, it never switches
-  // N replicas that never pause each get one slot in N, and use timeslice of its timeslice + switch:
-  // a step of W takes N x W x (timeslice + switch) / timeslice on average.
+  // A step longer than a slice is preempted at each slice's end while the others wait: N replicas that
+  // never pause compute one slice in N, each followed by a preemption, so a step of W takes about
+  // N x W x (timeslice + preempt_switch) / timeslice (its last slice ends in a yield instead).
   const double slot = (ts.timeslice + ts.preempt_switch).seconds(), useful = ts.timeslice.seconds();
   for (int32_t n : {2, 3, 4}) {
     const StepProfile p = profile({ReplicaSharing::Kind::time_slicing, nullptr, n}, prefill);
-    EXPECT_NEAR(p.iteration_s, n * one.iteration_s * slot / useful, 0.005 * p.iteration_s) << n;
+    EXPECT_NEAR(p.iteration_s, n * one.iteration_s * slot / useful, 0.01 * p.iteration_s) << n;
     EXPECT_NEAR(p.share_s(), p.iteration_s - one.iteration_s, 1e-6);  // the step rounded to whole microseconds
     EXPECT_EQ(p.visible_memory_mib, gpu.memory_mib / n);
+  }
+  // A step shorter than a slice ends in its slice: each replica yields to the next after its step, so
+  // N replicas that never pause each wait for the others' steps and N yield switches, to the microsecond.
+  const ServedModel& small = *ModelCatalog::builtin().find("qwen2-0.5b");
+  const BatchShape decode = decode_shape(1, 128);
+  const double w_us = std::round(profile_step(small, gpu, 1, 0.0, {}, decode, model).iteration_s * 1e6);
+  ASSERT_LT(w_us, static_cast<double>(ts.timeslice.us()));
+  for (int32_t n : {2, 3, 7}) {
+    const StepProfile p = profile_step(small, gpu, 1, 0.0, {ReplicaSharing::Kind::time_slicing, nullptr, n}, decode, model);
+    EXPECT_DOUBLE_EQ(p.iteration_s, n * (w_us + static_cast<double>(ts.yield_switch.us())) / 1e6) << n;
   }
 }

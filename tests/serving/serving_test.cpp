@@ -253,45 +253,6 @@ TEST(Serving, EfficiencyEntriesByGpuAndDefaults) {
                InputError);
 }
 
-// ------------------------------------------------------------------------------------ time-slicing
-
-// S4: two busy contexts, τ = 2 ms, c = 1 ms, W = 5.21 ms, ready at the start of its own slot (p 0,
-// slots [0, 2), [4, 6), ...): 1 ms of switch, then 1 ms useful per slot: 6 slots, the sixth
-// ([20, 22) ms) used 1 + 0.21 ms -> ends at 21.21 ms (fluid model: 5.21 / 0.25 = 20.84 ms).
-TEST(Serving, TimeSlicedIterationWaitsForItsSlots) {
-  const Duration tau = Duration::from_us(2000), c = Duration::from_us(1000);
-  const Time origin;
-  EXPECT_EQ(ts_iteration_end(Time(), origin, 2, 0, 5210, tau, c), Time::from_us(21210));
-  // Alone on the GPU: no slots, no switch.
-  EXPECT_EQ(ts_iteration_end(Time::from_us(700), origin, 1, 0, 5210, tau, c), Time::from_us(5910));
-  // Ready 1.5 ms into its own slot (after the switch): 0.5 ms there, then 4.71 ms over five more
-  // slots: the last, [20, 22), ends at 21 + 0.71 = 21.71 ms.
-  EXPECT_EQ(ts_iteration_end(Time::from_us(1500), origin, 2, 0, 5210, tau, c), Time::from_us(21710));
-  // Ready 0.4 ms into its own slot, during the switch: starts at 1 ms, as from the slot's start.
-  EXPECT_EQ(ts_iteration_end(Time::from_us(400), origin, 2, 0, 5210, tau, c), Time::from_us(21210));
-  // Ready at 2.5 ms, in the other context's slot [2, 4): waits for [4, 6), useful from 5 ms; six
-  // slots [4, 6) ... [24, 26) -> 25.21 ms.
-  EXPECT_EQ(ts_iteration_end(Time::from_us(2500), origin, 2, 0, 5210, tau, c), Time::from_us(25210));
-  // Position 1 of 3, origin 10 ms: its slots are [12, 14), [18, 20), ...; 0.5 ms of work ready at
-  // 10 ms ends at 13.5 ms; exactly one slot's useful time (1 ms) ends at its end, 14 ms.
-  EXPECT_EQ(ts_iteration_end(Time::from_us(10000), Time::from_us(10000), 3, 1, 500, tau, c), Time::from_us(13500));
-  EXPECT_EQ(ts_iteration_end(Time::from_us(10000), Time::from_us(10000), 3, 1, 1000, tau, c), Time::from_us(14000));
-}
-
-// The long-run share of a busy context, slice / (N (slice + preemption)), is what time_slicing_rates
-// gives N contexts of duty 1: a slice of 1 ms after each 1 ms preemption, N = 2 -> 0.25. A replica's
-// slots are a preemption then a slice (serving.cpp); over k whole slots it computes k slices.
-TEST(Serving, TimeSlicingAgreesWithFluidShareInTheLongRun) {
-  const TimeSlicingModel ts{Duration::from_us(1000), Duration::from_us(1000), Duration::from_us(100), 400, 32};
-  const std::array<double, 2> duty{1.0, 1.0};
-  std::array<double, 2> rates{};
-  time_slicing_rates(duty, ts, rates);
-  // 1,000 slots of 1 ms useful each: the 1,000th slot of position 0 ends at 999 x 4 + 2 = 3,998 ms.
-  const Time end = ts_iteration_end(Time(), Time(), 2, 0, 1'000'000, ts.timeslice + ts.preempt_switch, ts.preempt_switch);
-  EXPECT_EQ(end, Time::from_us(3'998'000));
-  EXPECT_NEAR(1.0 / end.seconds(), rates[0], 1e-3);
-}
-
 // ------------------------------------------------------------------------------------------- MPS
 
 // S10: seven busy replicas share memory bandwidth max-min fairly: 1/7 each. With one client

@@ -1,6 +1,8 @@
 // MIG geometry, the execution-rate factors, and the shipped sharing scenarios.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/gpu_entries.hpp"
@@ -275,6 +277,23 @@ TEST(Rates, SliceRoundRobinEvents) {
   gpu.remove(1, at(5100));
   EXPECT_FALSE(gpu.next_done());
   EXPECT_THROW(gpu.submit(2, at(5000), Duration::from_us(1)), std::logic_error);  // back in time
+}
+
+// In the long run the round robin and the fluid rates agree: two contexts that never pause, with steps
+// of many slices, each compute one slice in two, each followed by a preemption: the rate
+// time_slicing_rates gives two contexts of duty 1, within what their steps' last slices change (1 %).
+TEST(Rates, RoundRobinAgreesWithFluidRatesInTheLongRun) {
+  const TimeSlicingModel m{Duration::from_us(2050), Duration::from_us(227), Duration::from_us(127), 0, 32};
+  const std::array<double, 2> duty{1.0, 1.0};
+  std::array<double, 2> rates{};
+  time_slicing_rates(duty, m, rates);
+  const Duration work = Duration::from_seconds(1);
+  const auto out = round_robin(std::vector<SlicedContext>(2, SlicedContext{work, Duration(), 1, {}}), m,
+                               Duration::from_seconds(100));
+  for (const SlicedOutcome& o : out) {
+    const double rate = work.seconds() * static_cast<double>(o.steps) / o.busy.seconds();
+    EXPECT_NEAR(rate, rates[0], 0.01 * rates[0]);
+  }
 }
 
 // Fluid contexts alone take turns without end: hours of their slices are skipped in whole rounds, to

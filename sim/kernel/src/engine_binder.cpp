@@ -303,8 +303,6 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   if (network) rates_.network.share(cluster_, records_, flights_, touched);
   std::vector<double>& u = rates_.u;
   for (GpuId g : changed) {
-    // Its residents or their demands changed: a module's round robin on it starts over.
-    for (Module* m : ext_.modules) m->gpu_changed(g, now_);
     u.clear();
     // A partly placed job (gang scheduling off) holds the GPU but computes nothing yet; nor does a
     // job writing or restoring a checkpoint.

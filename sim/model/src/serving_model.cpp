@@ -15,8 +15,6 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
 }  // namespace
 
 const ServingEfficiency& ServingModel::efficiency_of(const GpuModel& gpu) const {
@@ -94,23 +92,6 @@ KvCapacity kv_capacity(const ServedModel& m, int64_t visible_memory_mib, int32_t
   c.kv_mib = static_cast<int64_t>(std::floor(kv / kMiB));
   c.blocks = static_cast<int64_t>(std::floor(kv / (l.block_size * m.kv_bytes_per_token(tp))));
   return c;
-}
-
-Time ts_iteration_end(Time ready, Time origin, int32_t n, int32_t position, int64_t work_us, Duration timeslice,
-                      Duration context_switch) {
-  if (n <= 1) return ready + Duration::from_us(work_us);
-  const int64_t tau = timeslice.us(), c = context_switch.us(), cycle = n * tau;
-  const int64_t rel = (ready - origin).us();
-  auto slot_start = [&](int64_t k) { return (k * n + position) * tau; };
-  // The first own slot that has not ended at `ready`.
-  int64_t k = floor_div(rel - position * tau, cycle);
-  if (slot_start(k) + tau <= rel) ++k;
-  const int64_t start = std::max(rel, slot_start(k) + c);
-  const int64_t first = slot_start(k) + tau - start;  // useful time left in that slot
-  if (work_us <= first) return origin + Duration::from_us(start + work_us);
-  const int64_t left = work_us - first, useful = tau - c;
-  const int64_t more = (left + useful - 1) / useful;  // further slots, the last one partly used
-  return origin + Duration::from_us(slot_start(k + more) + c + left - (more - 1) * useful);
 }
 
 void max_min_shares(std::span<const double> demands, std::span<double> out) { max_min_fair(demands, 1.0, out); }

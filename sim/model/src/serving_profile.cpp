@@ -3,14 +3,12 @@
 #include <cmath>
 #include <vector>
 
+#include "gpusim/sim/time_slices.hpp"
+
 namespace gpusim {
 
 HardwareShare mig_share(const GpuModel& gpu, const MigProfile& p) {
   return {static_cast<double>(p.sms) / gpu.sms, static_cast<double>(p.memory_slices) / gpu.mig->memory_slices};
-}
-
-Time ts_replica_iteration_end(Time ready, Time origin, int32_t n, int32_t position, int64_t work_us, const TimeSlicingModel& ts) {
-  return ts_iteration_end(ready, origin, n, position, work_us, ts.timeslice + ts.preempt_switch, ts.preempt_switch);
 }
 
 namespace {
@@ -26,13 +24,21 @@ HardwareShare mps_share(int32_t n, const MpsModel& m) {
   return {rates.front(), bandwidth.front()};
 }
 
-// The mean iteration of n identical replicas that start together and iterate without pause, each step
-// `work_us` of the GPU alone: one replica's steps through the round robin, over whole cycles.
-double ts_mean_iteration_s(int64_t work_us, int32_t n, const TimeSlicingModel& ts) {
-  constexpr int kSteps = 10'000;
-  Time t;
-  for (int k = 0; k < kSteps; ++k) t = ts_replica_iteration_end(t, Time(), n, 0, work_us, ts);
-  return t.seconds() / kSteps;
+// The mean iteration of n identical replicas that iterate without pause, each step `work` of the GPU
+// alone, taking turns as the serving module's replicas do (SliceRoundRobin): over the steps that end in
+// the second half of a run of at least 200 steps each (the first half holds the start, when the first
+// replica has not waited yet).
+double ts_mean_iteration_s(Duration work, int32_t n, const TimeSlicingModel& ts) {
+  const std::vector<SlicedContext> replicas(static_cast<std::size_t>(n), SlicedContext{work, Duration(), 1, Duration()});
+  const Duration half = (work + ts.timeslice + ts.preempt_switch) * (100 * n);
+  const std::vector<SlicedOutcome> first = round_robin(replicas, ts, half), both = round_robin(replicas, ts, half * 2);
+  Duration busy;
+  int64_t steps = 0;
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    busy += both[i].busy - first[i].busy;
+    steps += both[i].steps - first[i].steps;
+  }
+  return busy.seconds() / static_cast<double>(steps);
 }
 
 }  // namespace
@@ -53,8 +59,8 @@ StepProfile profile_step(const ServedModel& m, const GpuModel& gpu, int32_t tp, 
   p.iteration_s = p.terms.total();
   if (sharing.kind == Kind::time_slicing && sharing.replicas > 1) {  // alone, it never switches
     // As the serving module rounds a step to whole microseconds.
-    const int64_t work_us = std::max<int64_t>(1, std::llround(p.iteration_s * 1e6));
-    p.iteration_s = ts_mean_iteration_s(work_us, sharing.replicas, ts);
+    const Duration work = Duration::from_us(std::max<int64_t>(1, std::llround(p.iteration_s * 1e6)));
+    p.iteration_s = ts_mean_iteration_s(work, sharing.replicas, ts);
   }
   return p;
 }

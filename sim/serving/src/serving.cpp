@@ -13,6 +13,7 @@
 #include "gpusim/sim/fit.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/serving_profile.hpp"
+#include "gpusim/sim/time_slices.hpp"
 #include "gpusim/workloads/service.hpp"
 
 namespace gpusim {
@@ -92,6 +93,16 @@ struct Due {
   bool operator>(const Due& o) const { return time != o.time ? time > o.time : key > o.key; }
 };
 
+// A time-sliced GPU that holds replicas: its round robin, and the replica whose next step's end is
+// in the due queue (kNone: none).
+struct SlicedGpu {
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  explicit SlicedGpu(const TimeSlicingModel& m) : rr(m) {}
+  SliceRoundRobin rr;
+  uint32_t predicted = kNone;
+  bool dirty = false;
+};
+
 int64_t blocks_for(int64_t tokens, int32_t block_size) { return (tokens + block_size - 1) / block_size; }
 
 }  // namespace
@@ -106,8 +117,10 @@ struct Serving::Impl {
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
   uint64_t seq = 0;
   std::vector<JobId> busy_changes;
-  std::vector<uint32_t> to_start, starting;  // starting: to_start's contents while they start (both keep their buffers)
-  std::set<NodeId> imaged;                   // nodes that hold the serving image
+  std::vector<uint32_t> to_start, starting;        // starting: to_start's contents while they start (both keep their buffers)
+  std::set<NodeId> imaged;                         // nodes that hold the serving image
+  std::vector<std::unique_ptr<SlicedGpu>> sliced;  // by GPU id; null: no replica time-shares it
+  std::vector<GpuId> dirty;                        // sliced GPUs whose next step's end is to be worked out again
   uint64_t in_system = 0;
   std::vector<RequestRow> rows;
 
@@ -353,30 +366,65 @@ struct Serving::Impl {
     return n > 0;
   }
 
-  // When an iteration needing `share` of the full iteration at the replica's speed, starting now, ends.
-  Time iteration_end(const Replica& r, Time now, double share) const {
+  // The GPU time its iteration needs at the replica's speed, `share` of it still to do.
+  Duration iteration_work(const Replica& r, double share) const {
     const ServedModel& m = model(r);
     const double s = (m.kind == ModelKind::fixed ? fixed_batch_time_s(m, r.share.hw, services[r.service].reference_flops_per_s,
                                                                       static_cast<int32_t>(r.batch.size()))
                                                  : iteration_time_s(m, r.share.hw, r.shape)) *
                      share;
-    const int64_t work_us = std::max<int64_t>(1, std::llround(s * 1e6));
-    if (r.share.ts_contexts < 2) return now + Duration::from_us(work_us);
-    return ts_replica_iteration_end(now, r.share.ts_origin, r.share.ts_contexts, r.share.ts_position, work_us,
-                                    scenario.model.time_slicing.of(*r.device.gpu));
+    return Duration::from_us(std::max<int64_t>(1, std::llround(s * 1e6)));
+  }
+
+  SlicedGpu& sliced_gpu(const Replica& r) {
+    const auto g = static_cast<std::size_t>(r.share.ts_gpu);
+    if (sliced.size() <= g) sliced.resize(g + 1);
+    if (!sliced[g]) sliced[g] = std::make_unique<SlicedGpu>(scenario.model.time_slicing.of(*r.device.gpu));
+    SlicedGpu& s = *sliced[g];
+    if (!s.dirty) dirty.push_back(r.share.ts_gpu);
+    s.dirty = true;  // whatever the caller changes
+    return s;
+  }
+
+  // The next step to end on each GPU whose round robin changed: its due entry replaces the one before.
+  void predict() {
+    for (GpuId g : dirty) {
+      SlicedGpu& s = *sliced[static_cast<std::size_t>(g)];
+      s.dirty = false;
+      const std::optional<SliceRoundRobin::Done> next = s.rr.next_done();
+      if (s.predicted != SlicedGpu::kNone && (!next || next->key != s.predicted)) replicas[s.predicted].due_seq = 0;  // stale
+      s.predicted = SlicedGpu::kNone;
+      if (!next) continue;
+      Replica& r = replicas[next->key];
+      s.predicted = next->key;
+      if (r.due_seq != 0 && r.iter_end == next->at) continue;  // as it was
+      r.iter_end = next->at;
+      push_due(r, next->at, DueKind::iteration_end);
+    }
+    dirty.clear();
   }
 
   void start_iteration(Replica& r, Time now) {
     if (r.in_flight || (r.state != ReplicaState::ready && r.state != ReplicaState::draining) || !schedule(r, now)) return;
     r.in_flight = true;
     ++services[r.service].fig.iterations;
+    const Duration work = iteration_work(r, 1.0);
+    if (r.share.ts_gpu != kNoGpu) {  // it ends when its turns on the GPU have done the work (predict)
+      sliced_gpu(r).rr.submit(static_cast<uint32_t>(r.job), now, work);
+      return;
+    }
     r.seg_start = now;
     r.left = 1;
-    r.iter_end = iteration_end(r, now, 1.0);
+    r.iter_end = now + work;
     push_due(r, r.iter_end, DueKind::iteration_end);
   }
 
   void end_iteration(Replica& r, Time now) {
+    if (r.share.ts_gpu != kNoGpu) {
+      SlicedGpu& g = sliced_gpu(r);
+      g.rr.take_done(static_cast<uint32_t>(r.job), now);
+      g.predicted = SlicedGpu::kNone;
+    }
     Service& svc = services[r.service];
     ServiceFigures& fig = svc.fig;
     bool finished_any = false;
@@ -508,6 +556,7 @@ bool Serving::busy(JobId id) const { return impl_->replicas[id].shown_busy; }
 
 std::optional<Time> Serving::next_time() {
   Impl& m = *impl_;
+  m.predict();
   m.drop_stale();
   std::optional<Time> t;
   if (!m.due.empty()) t = m.due.top().time;
@@ -518,6 +567,7 @@ std::optional<Time> Serving::next_time() {
 
 void Serving::advance(Time now) {
   Impl& m = *impl_;
+  m.predict();
   for (m.drop_stale(); !m.due.empty() && m.due.top().time <= now; m.drop_stale()) {
     const Due d = m.due.top();
     m.due.pop();
@@ -539,6 +589,7 @@ void Serving::placed(JobId id, Time now, const ReplicaDevice& device, const Repl
   r.state = ReplicaState::loading;
   r.device = device;
   r.share = share;
+  if (share.ts_gpu != kNoGpu) m.sliced_gpu(r).rr.set_always(share.ts_fluid, now);
   r.placed_at = now;
   r.limits = engine_limits(m.scenario, spec, *device.gpu, device.visible_memory_mib);
   // A model of kind fixed keeps no KV cache, and its requests have no tokens.
@@ -570,12 +621,16 @@ void Serving::share_changed(JobId id, Time now, const ReplicaShare& share) {
   Replica& r = m.replicas[id];
   if (r.state == ReplicaState::absent || share == r.share) return;
   r.share = share;
+  if (share.ts_gpu != kNoGpu) {  // the whole GPU still, in turns with other jobs now
+    m.sliced_gpu(r).rr.set_always(share.ts_fluid, now);
+    return;
+  }
   if (!r.in_flight) return;
-  // The part still to do, at the new speed (a time-sliced iteration counts its waits as progress).
+  // The part still to do, at the new speed.
   const double span = static_cast<double>((r.iter_end - r.seg_start).us());
   if (span > 0) r.left *= static_cast<double>((r.iter_end - now).us()) / span;
   r.seg_start = now;
-  r.iter_end = m.iteration_end(r, now, r.left);
+  r.iter_end = now + m.iteration_work(r, r.left);
   m.push_due(r, r.iter_end, DueKind::iteration_end);
 }
 
@@ -594,6 +649,11 @@ void Serving::stopped(JobId id, Time now) {
   Service& svc = m.services[r.service];
   if (r.state == ReplicaState::ready) m.count_ready(svc, now, -1);
   r.state = ReplicaState::absent;
+  if (r.share.ts_gpu != kNoGpu) {
+    SlicedGpu& g = m.sliced_gpu(r);
+    g.rr.remove(static_cast<uint32_t>(r.job), now);
+    if (g.predicted == static_cast<uint32_t>(r.job)) g.predicted = SlicedGpu::kNone;  // its due entry goes below
+  }
   r.in_flight = false;
   r.batch.clear();
   r.due_seq = 0;

@@ -18,7 +18,6 @@ ServingModule::ServingModule(const Scenario& s, bool keep_requests)
 
 void ServingModule::start(ModuleHost& host) {
   host_ = &host;
-  ts_origin_.resize(host.state().cluster().gpu_count());
   // The initial pods: their slots arrive with the other jobs at the start.
   for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_.reconcile(s, Time(), slot_fn(Time()));
 }
@@ -99,15 +98,12 @@ ReplicaShare ServingModule::share(JobId id) const {
       compute = std::min(compute, instance.compute);
       bandwidth = std::min(bandwidth, instance.bandwidth);
     } else if (pool.sharing.rate_model() == Sharing::time_slicing) {
-      // The whole GPU in its turns: its place among the GPU's busy contexts (itself counted).
-      int32_t n = 0, position = 0;
-      for (JobId j : gpu.residents) {
-        if (j == id) position = n;
-        if (j == id || host_->demand(j) > 0) ++n;
-      }
-      s.ts_contexts = n;
-      s.ts_position = position;
-      s.ts_origin = ts_origin_[g];
+      // The whole GPU in its turns (a time-shared replica holds one GPU: world.cpp): the serving
+      // component plays the GPU's round robin of replicas' steps and the other jobs with work.
+      s.ts_gpu = g;
+      for (JobId j : gpu.residents)
+        if (!owns(j) && host_->demand(j) > 0) s.ts_fluid.push_back(static_cast<uint32_t>(j));
+      std::sort(s.ts_fluid.begin(), s.ts_fluid.end());
     } else if (pool.sharing.rate_model() == Sharing::mps) {
       // SMs as the fluid model shares them (thread caps, interference: the replica's sharing rate, the
       // smallest over its GPUs); bandwidth has no QoS under MPS: max-min fair over the busy clients' demands.

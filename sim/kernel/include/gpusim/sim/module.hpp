@@ -81,8 +81,6 @@ class Module {
   virtual void placed(JobId id, Time now) = 0;
   // Its share of its GPUs changed (a neighbour came, left or changed its demand).
   virtual void share_changed(JobId id, Time now) = 0;
-  // The residents of `gpu` or their demands changed.
-  virtual void gpu_changed(GpuId gpu, Time now) = 0;
   virtual void stopping(JobId id, Time now) = 0;
   // Its node will be gone: true when the module handles it (the kernel's checkpoint rules do not apply).
   virtual bool notice(JobId id, Time now) = 0;

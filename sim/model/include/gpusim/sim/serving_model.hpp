@@ -106,14 +106,6 @@ struct KvCapacity {
 KvCapacity kv_capacity(const ServedModel& m, int64_t visible_memory_mib, int32_t tp, const EngineLimits& l,
                        int64_t context_memory_mib);
 
-// Time-slicing, slot-exact round robin (docs/serving.md#sharing): the busy contexts of a GPU take slots of
-// `timeslice` in turn from `origin` (context at position p owns [origin + (k*n + p)*τ, +τ) ), a slot
-// begins with a switch of `context_switch` when n >= 2 (no switch, no slots when n == 1). Returns when
-// an iteration needing `work_us` of exclusive GPU time, ready at `ready`, completes. Ready inside its
-// own slot, it uses the rest of that slot.
-Time ts_iteration_end(Time ready, Time origin, int32_t n, int32_t position, int64_t work_us, Duration timeslice,
-                      Duration context_switch);
-
 // Max-min fair split of 1 among `demands` (MPS memory bandwidth, docs/serving.md#sharing); out[i] <= demands[i].
 void max_min_shares(std::span<const double> demands, std::span<double> out);
 

@@ -20,10 +20,6 @@ struct HardwareShare {
 // On MIG instance `p`: its SMs and its memory slices' share of the bandwidth, whatever its neighbours do.
 HardwareShare mig_share(const GpuModel& gpu, const MigProfile& p);
 
-// Time-slicing as the serving module applies it: slots of timeslice + preempt_switch taken in turn by
-// the busy contexts, each slot beginning with the preemption (ts_iteration_end).
-Time ts_replica_iteration_end(Time ready, Time origin, int32_t n, int32_t position, int64_t work_us, const TimeSlicingModel& ts);
-
 // How a profiled replica shares its GPU(s): alone, on a MIG instance, or with `replicas - 1` identical
 // replicas that all iterate without pause (time-slicing, or MPS with its default active-thread share 1/N).
 struct ReplicaSharing {
@@ -36,7 +32,7 @@ struct ReplicaSharing {
 struct StepProfile {
   HardwareShare share;
   IterationTerms terms;    // on the replica's share of compute and bandwidth
-  double iteration_s = 0;  // terms.total(), plus time-slicing's waits for the other replicas' slots
+  double iteration_s = 0;  // terms.total(), plus time-slicing's waits for the other replicas' turns
   // The memory its engine sees (a MIG instance's; 1/N of the GPU's when N replicas share it, as their
   // memory limits or gpu_memory_utilization must make it), vLLM's defaults there, and the KV cache
   // that leaves on each GPU (kv_capacity; blocks <= 0: the weights do not fit).

@@ -55,25 +55,40 @@ class SliceRoundRobin {
     Time at;
   };
 
-  // What happens next, from the state at t_.
-  Event next_event() const;
-  void apply(const Event& e);
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  // The round robin's state; next_done plays a copy of it forward.
+  struct State {
+    std::vector<Context> ctx;  // by key
+    Time t;                    // the state holds up to here; choices due at t are not made yet
+    std::size_t holder = npos;
+    Time busy_from;  // when the holder began (or begins, after a switch) its run: slices end every timeslice from there
+    std::optional<uint32_t> last;  // the key that ran last
+    int32_t working = 0;           // contexts with work (the holder among them)
+    int32_t stepping = 0;          // of them, those with a step under way
+
+    // What happens next, from the state at t.
+    Event next_event(const TimeSlicingModel& m) const;
+    void apply(const Event& e, const TimeSlicingModel& m);
+    // The context with work after `after` in turn (itself last when `self`); npos: none.
+    std::size_t next_with_work(std::optional<uint32_t> after, bool self) const;
+    std::size_t find(uint32_t key) const;
+    std::size_t insert(uint32_t key);  // its index; the holder's is kept
+    void erase(std::size_t i);
+  };
+
   // Applies everything before `now` (a step's end must be taken with take_done first).
   void run_until(Time now);
-  // The context with work after `after` in turn (itself last when `self`); npos: none.
-  std::size_t next_with_work(std::optional<uint32_t> after, bool self) const;
-  std::size_t find(uint32_t key) const;
-  std::size_t insert(uint32_t key);  // its index; the holder's is kept
-  void erase(std::size_t i);
-  bool step_under_way() const;
+  // A change from outside (submit, set_always, remove): next_done's play ahead no longer holds.
+  void change(Time now) {
+    ahead_valid_ = false;
+    run_until(now);
+  }
 
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
   const TimeSlicingModel* m_;
-  std::vector<Context> ctx_;  // by key
-  Time t_;                    // the state holds up to here; choices due at t_ are not made yet
-  std::size_t holder_ = npos;
-  Time busy_from_;  // when the holder began (or begins, after a switch) its run: slices end every timeslice from there
-  std::optional<uint32_t> last_;  // the key that ran last
+  State s_;
+  // next_done's copy, played up to the step's end: take_done adopts it while nothing changed since.
+  mutable State ahead_;
+  mutable bool ahead_valid_ = false;
 };
 
 // A context that repeats one step: `work` of GPU time, ending at a synchronization, then a pause off the

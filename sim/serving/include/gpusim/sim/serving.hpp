@@ -23,17 +23,15 @@ namespace gpusim {
 struct Scenario;
 struct ServiceSpec;
 
-// What a replica has on its GPUs now: the roofline's inputs after its share, and, on a time-sliced GPU,
-// its place in the round robin of the GPU's busy contexts.
+// What a replica has on its GPUs now: the roofline's inputs after its share, and, on a time-sliced GPU
+// (whole, in its turns of the GPU's round robin), the GPU and its other jobs with work.
 struct ReplicaShare {
   ReplicaHardware hw;
-  int32_t ts_contexts = 0;  // busy contexts of its GPU, itself counted; 0: not time-sliced
-  int32_t ts_position = 0;
-  Time ts_origin;  // when the round robin last restarted (its busy set changed)
+  GpuId ts_gpu = kNoGpu;           // kNoGpu: not time-sliced
+  std::vector<uint32_t> ts_fluid;  // the job ids, ascending, of its other jobs with work (not replicas)
   bool operator==(const ReplicaShare& o) const {
     return hw.flops_per_s == o.hw.flops_per_s && hw.bytes_per_s == o.hw.bytes_per_s && hw.tp == o.hw.tp &&
-           hw.link_bytes_per_s == o.hw.link_bytes_per_s && hw.eff == o.hw.eff && ts_contexts == o.ts_contexts &&
-           ts_position == o.ts_position && ts_origin == o.ts_origin;
+           hw.link_bytes_per_s == o.hw.link_bytes_per_s && hw.eff == o.hw.eff && ts_gpu == o.ts_gpu && ts_fluid == o.ts_fluid;
   }
 };
 

@@ -31,7 +31,6 @@ class ServingModule final : public Module {
   void adjust_claim(JobId id, const Pool& pool, const Gpu& gpu, GpuClaim& claim) const override;
   void placed(JobId id, Time now) override;
   void share_changed(JobId id, Time now) override;
-  void gpu_changed(GpuId gpu, Time now) override { ts_origin_[gpu] = now; }
   void stopping(JobId id, Time now) override { serving_.stopped(id, now); }
   bool notice(JobId id, Time now) override;
   Departure leaving(JobId id) const override { return deployments_.has_pod(id) ? Departure::restart : Departure::parked; }
@@ -66,9 +65,8 @@ class ServingModule final : public Module {
   ModuleHost* host_ = nullptr;
   Serving serving_;
   ServiceController deployments_;
-  std::vector<bool> arrived_;    // per replica slot: has it had a pod yet?
-  std::vector<Time> ts_origin_;  // per GPU: when its time-slicing round robin last restarted
-  uint32_t ended_ = 0;           // replicas failed or rejected for good
+  std::vector<bool> arrived_;  // per replica slot: has it had a pod yet?
+  uint32_t ended_ = 0;         // replicas failed or rejected for good
 };
 
 }  // namespace gpusim
