@@ -413,6 +413,13 @@ field("dra selector unknown path", dra({"selectors": "device.attribute['gpu.nvid
       [f"{REQ}.selectors", "column 8: expected driver, attributes or capacity"])
 field("dra selector type mismatch", dra({"selectors": "device.capacity['gpu.nvidia.com'].memory >= 40"}),
       [f"{REQ}.selectors", "cannot compare a quantity with an int"])
+# Hostile selectors (issue 42): refused by nesting and by Kubernetes' length limit, never recursed into.
+field("dra selector nested 5000", dra({"selectors": "(" * 5000 + "true" + ")" * 5000}),
+      [f"{REQ}.selectors", "column 101: expected at most 100 levels of nesting"])
+field("dra selector unbalanced 5000", dra({"selectors": "(" * 5000}),
+      [f"{REQ}.selectors", "expected at most 100 levels of nesting"])
+field("dra selector chain 30000", dra({"selectors": " && ".join(["true"] * 30001)}),
+      [f"{REQ}.selectors", "expected at most 10240 characters"])
 field("dra selector missing attribute", dra({"selectors": "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"}),
       [f"{REQ}.selectors", "publishes no attribute 'profile'"])
 field("dra class selector syntax", {**dra(), "tenancy.device_classes[0].selectors": "type == 'gpu'"},
@@ -493,6 +500,8 @@ for name, text, says in [
     ("csv priority 2^32", "arrival_s,duration_s,gpus,priority\n0,1,1,4294967296\n", "column 'priority'"),
     ("csv deadline zero", "arrival_s,duration_s,gpus,deadline_s\n0,1,1,0\n", "column 'deadline_s'"),
     ("csv deadline text", "arrival_s,duration_s,gpus,deadline_s\n0,1,1,soon\n", "column 'deadline_s'"),
+    ("csv name twice", "name,arrival_s,duration_s,gpus\na,0,1,1\nb,0,1,1\na,1,1,1\n",
+     "trace.csv:line 4: job name 'a' is given twice (first on line 2)"),
 ]:
     case(name, with_trace("csv", text), ["trace.csv", says])
 for name, text, says in [
@@ -517,6 +526,7 @@ for name, text, says in [
     ("openb cpu negative", PODS_HEAD + "a,-1000,1024,1,1000,0,10\n", "column 'cpu_milli': expected an integer >= 0, got -1000"),
     ("openb no times", "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1000,1024,1,1000\n", "creation_time"),
     ("openb num_gpu text", PODS_HEAD + "a,1000,1024,one,1000,0,10\n", "column 'num_gpu'"),
+    ("openb name twice", PODS_HEAD + "a,1000,1024,1,1000,0,10\na,1000,1024,1,1000,0,10\n", "job name 'a' is given twice"),
 ]:
     case(name, with_trace("openb", text), ["trace.csv", says])
 for name, text, says in [
@@ -682,6 +692,30 @@ k8s("k8s zero deadline annotation", K8S_NODE + k8s_pod("          nvidia.com/gpu
     "  namespace: ml\n", "  namespace: ml\n  annotations: {gpusim.io/deadline: 0}\n"),
     ["Pod ml/p", "metadata.annotations.gpusim.io/deadline", "positive"])
 k8s("k8s no nodes", k8s_pod("          nvidia.com/gpu: 1\n"), ["no GPU Node objects"])
+# Issue 42: what the scenario reader refuses, the importer refuses too, naming the file and the key.
+k8s("k8s repeated limits key", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n          nvidia.com/gpu: 4\n"),
+    ["k8s.yaml:line 20", "spec.containers[0].resources.limits.nvidia.com/gpu", "given twice (first at line 19)"])
+k8s("k8s alias bomb", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n").replace(
+    "  namespace: ml\n", "  namespace: ml\n  annotations:\n    a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    + "".join(f"    {chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+              f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+              for i in range(8))), ["k8s.yaml:", "aliases (*name) repeat this block"])
+k8s("k8s Node and Pod without a separator", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n").replace("---\n", ""),
+    ["k8s.yaml:line 8", "the key 'apiVersion' is given twice"])
+k8s("k8s limits a list", K8S_NODE + k8s_pod("          - nvidia.com/gpu\n"),
+    ["k8s.yaml:line 19", "Pod ml/p", "spec.containers[0].resources.limits", "expected a map"])
+k8s("k8s resources a list", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n").replace(
+    "      resources:\n        limits:\n          nvidia.com/gpu: 1\n", "      resources: [limits]\n"),
+    ["Pod ml/p", "spec.containers[0].resources", "expected a map"])
+k8s("k8s container a list", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n").replace(
+    "    - name: c\n      resources:\n        limits:\n          nvidia.com/gpu: 1\n", "    - [c]\n"),
+    ["Pod ml/p", "spec.containers[0]", "expected a map"])
+k8s("k8s device plugin data a list", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n") +
+    "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dp\n  namespace: gpu-operator\ndata: [ts]\n",
+    ["ConfigMap gpu-operator/dp", "data", "expected a map"])
+k8s("k8s List items a map", "apiVersion: v1\nkind: List\nitems:\n  a: 1\n", ["k8s.yaml:line 4", "items", "expected a list of objects"])
+k8s("k8s not UTF-8", (K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")).encode().replace(b"name: p\n", b"name: p\xe9\n"),
+    ["k8s.yaml:line 12", "not UTF-8"])
 # Tenancy objects and pod settings (issue 17): the file, its line, the object and the field.
 K8S_POD = K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")
 
@@ -788,6 +822,8 @@ field("affinity Lt two values", expression(operator="Lt", values=["1", "2"]), [E
 field("affinity In without values", expression(operator="In"), [EXPR, "operator In needs values"])
 field("affinity Exists with values", expression(operator="Exists", values=["a"]), [EXPR + ".values", "takes no values"])
 field("affinity operator missing", expression(values=["a"]), [EXPR, "missing required field 'operator'"])
+field("affinity empty key", {J + "node_affinity": {"required": [{"match_expressions": [{"key": "", "operator": "Exists"}]}]}},
+      [EXPR + ".key", "expected a non-empty label key"])
 field("affinity empty term", {J + "node_affinity": {"required": [{"match_expressions": []}]}},
       [J + "node_affinity.required[0].match_expressions", "an empty term matches no node"])
 field("affinity no terms", {J + "node_affinity": {"required": []}}, [J + "node_affinity.required", "at least one term"])
@@ -829,6 +865,9 @@ field("extended_resource_toleration not a boolean", {"tenancy": {"extended_resou
 field("metrics start not a date", {"outputs": {"metrics_start": "2026-02-30"}}, "outputs.metrics_start")
 field("metrics start with an offset", {"outputs": {"metrics_start": "2026-01-01T00:00:00+01:00"}}, "outputs.metrics_start")
 case("--metrics-start text", OK, "--metrics-start", ["run", "scenario.yaml", "--metrics-start", "new year"])
+case("--set star on an empty list", scenario(**{"cluster.pools[0].labels": {"a": "b"}, "workload.jobs[0].tolerations": []}),
+     ["--set", "'tolerations' is an empty list: '*' sets nothing"],
+     ["run", "scenario.yaml", "--set", "workload.jobs[0].tolerations[*].key=x"])
 case("--metrics-start before 1970", OK, "--metrics-start", ["run", "scenario.yaml", "--metrics-start", "1969-12-31"])
 case("--metrics FILE exists", {**OK, "m.om": "old"}, ["m.om", "--force"],
      ["run", "scenario.yaml", "--metrics=m.om"])
@@ -879,7 +918,21 @@ field("priority class policy", {"tenancy": {"priority_classes": [{"name": "x", "
 field("budget both limits", {"tenancy": {"pod_disruption_budgets": [
     {"namespace": "default", "selector": {"match_labels": {"a": "b"}}, "min_available": 1, "max_unavailable": 1}]}},
       ["tenancy.pod_disruption_budgets[0]", "exactly one of min_available, max_unavailable"])
+field("budget percent above 100", {"tenancy": {"pod_disruption_budgets": [
+    {"namespace": "default", "selector": {"match_labels": {"a": "b"}}, "min_available": "150%"}]}},
+      ["tenancy.pod_disruption_budgets[0].min_available", "a whole percent from 0% to 100%", "'150%'"])
+field("budget fractional percent", {"tenancy": {"pod_disruption_budgets": [
+    {"namespace": "default", "selector": {"match_labels": {"a": "b"}}, "max_unavailable": "12.5%"}]}},
+      ["tenancy.pod_disruption_budgets[0].max_unavailable", "'12.5%'"])
+field("priority class empty name", {"tenancy": {"priority_classes": [{"name": "", "value": 1}]}},
+      ["tenancy.priority_classes[0].name", "expected a name"])
+field("pool label empty key", {"cluster.pools[0].labels": {"": "x"}}, ["cluster.pools[0].labels", "an empty key"])
+field("node selector empty key", {"workload.jobs[0].node_selector": {"": "x"}},
+      ["workload.jobs[0].node_selector", "an empty key"])
 QUOTA = {"name": "q", "namespace": "default"}
+field("quota name twice in a namespace", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"pods": 1}),
+                                                                       dict(QUOTA, hard={"pods": 2})]}},
+      ["tenancy.resource_quotas[1].name", "a second ResourceQuota named 'q' in namespace 'default'"])
 field("quota unknown resource", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"nvidia.com/tpu": 1})]}},
       ["tenancy.resource_quotas[0].hard.nvidia.com/tpu", "unknown resource 'nvidia.com/tpu'", "requests.nvidia.com/gpu"])
 field("quota malformed quantity", {"tenancy": {"resource_quotas": [dict(QUOTA, hard={"requests.cpu": "lots"})]}},
@@ -918,6 +971,8 @@ case("kueue job in an unknown LocalQueue", scenario(**{
 case("kueue LocalQueue of an unknown ClusterQueue", kueue(**{"local_queues[0].cluster_queue": "gpu"}),
      ["scenario.yaml", "tenancy.kueue.local_queues[0].cluster_queue", "unknown ClusterQueue 'gpu'",
       "expected one of tenancy.kueue.cluster_queues: cq"])
+case("kueue flavor matches no pool", kueue(**{"resource_flavors[0].node_labels": {"gpu": "h100"}}),
+     ["tenancy.kueue.resource_flavors[0].node_labels", "no pool has all of ResourceFlavor"])
 case("kueue flavor unknown", kueue(**{"cluster_queues[0].resource_groups[0].flavors[0].name": "a100"}),
      ["scenario.yaml", "tenancy.kueue.cluster_queues[0].resource_groups[0].flavors[0].name",
       "unknown ResourceFlavor 'a100'", "l4"])
@@ -986,6 +1041,11 @@ for name, fields, says in [
     ("service tensor parallel with gpu_milli", {"tensor_parallel": 2, "pod": {"gpu_milli": 500}},
      [f"{SVC}.pod.gpu_milli", "tensor-parallel replica (tensor_parallel: 2) holds whole GPUs"]),
     ("service tensor parallel zero", {"tensor_parallel": 0}, f"{SVC}.tensor_parallel"),
+    ("service tensor parallel 3 of 14 heads", {"tensor_parallel": 3},
+     [f"{SVC}.tensor_parallel", "model qwen2-0.5b has 14 attention heads, which 3 GPUs cannot split evenly"]),
+    ("service requests past memory", {"requests": {"generator": {"rate": 1000000, "duration": "20m", "prompt_tokens": 10,
+                                                                 "output_tokens": 10}}},
+     [f"{SVC}.requests.generator.rate", "1200000000 requests (rate x duration)", "--max-memory"]),
     ("service baseline above replicas", {"replicas": 2, "baseline": {"replicas": 3, "pod": {}}},
      [f"{SVC}.baseline.replicas", "expected at most the service's replicas (2), got 3"]),
     ("service baseline without pod", {"baseline": {"replicas": 1}}, [f"{SVC}.baseline", "pod"]),

@@ -5,13 +5,15 @@
 #include <algorithm>
 #include <charconv>
 
+#include "gpusim/core/config.hpp"
+
 namespace gpusim::cli::k8s {
 
 // --- ConfigMaps -------------------------------------------------------------------------------
 
 bool read_config_map(const Object& o, Configs& configs) {
   bool used = false;
-  for (const auto& kv : at(o.node, {"data"})) {
+  for (const auto& kv : entries(o, at(o.node, {"data"}), "data")) {
     const std::string key = kv.first.Scalar();
     YAML::Node doc;
     try {
@@ -19,6 +21,8 @@ bool read_config_map(const Object& o, Configs& configs) {
     } catch (const YAML::Exception& e) {
       o.fail(kv.second, "data." + key, fmt::format("malformed YAML: {}", e.msg));
     }
+    // A file inside a manifest: the same checks as the manifest's (keys given twice, alias bombs).
+    ConfigNode::check_keys(doc, o.file, "data." + key);
     if (!doc.IsMap()) continue;
     if (doc["mig-configs"]) {
       if (!doc["mig-configs"].IsMap()) o.fail(kv.second, "data." + key + ".mig-configs", "expected a map of config names");

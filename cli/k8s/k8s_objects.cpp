@@ -6,9 +6,13 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/number.hpp"
+#include "gpusim/core/utf8.hpp"
 
 namespace gpusim::cli::k8s {
 
@@ -52,7 +56,10 @@ void collect(const YAML::Node& doc, const std::string& file, std::vector<Object>
   const std::string kind = scalar(at(doc, {"kind"}));
   if (kind.empty()) throw InputError({file, doc.Mark().line + 1, "kind"}, "expected a Kubernetes object's kind:");
   if (kind == "List" || kind.ends_with("List")) {  // kubectl get -o json/yaml: kind List, items [...]
-    for (const auto& item : at(doc, {"items"})) collect(item, file, out);
+    const YAML::Node items = at(doc, {"items"});
+    if (items && !items.IsNull() && !items.IsSequence())
+      throw InputError({file, items.Mark().line + 1, "items"}, fmt::format("{}: expected a list of objects", kind));
+    for (const auto& item : items) collect(item, file, out);
     return;
   }
   out.push_back({doc, file, kind, scalar(at(doc, {"metadata", "name"})), scalar(at(doc, {"metadata", "namespace"}))});
@@ -80,10 +87,28 @@ std::vector<Object> read_objects(const std::vector<std::string>& paths) {
   }
   std::vector<Object> out;
   for (const std::string& f : files) {
+    std::ifstream in(f);
+    if (!in) throw InputError({f, std::nullopt, ""}, "cannot open file");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string bytes = text.str();
+    if (const auto bad = first_invalid_utf8(bytes)) {
+      const std::string_view before(bytes.data(), *bad);
+      throw InputError(
+          {f, static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1, ""},
+          fmt::format("byte 0x{:02X} is not UTF-8 text: save the file as UTF-8", static_cast<unsigned char>(bytes[*bad])));
+    }
+    std::vector<YAML::Node> docs;
     try {
-      for (const YAML::Node& doc : YAML::LoadAllFromFile(f)) collect(doc, f, out);
+      docs = YAML::LoadAll(bytes);
     } catch (const YAML::Exception& e) {
       throw InputError({f, e.mark.line + 1, ""}, fmt::format("malformed YAML or JSON: {}", e.msg));
+    }
+    // As the scenario reader does: a key given twice (yaml-cpp would keep both), and aliases that
+    // repeat a block into more values than a document holds (billion laughs), are refused here.
+    for (const YAML::Node& doc : docs) {
+      ConfigNode::check_keys(doc, f, "");
+      collect(doc, f, out);
     }
   }
   return out;
@@ -95,6 +120,12 @@ void expect(const Object& o, const YAML::Node& n, const std::string& field, YAML
   if (!n || n.Type() == type) return;
   const char* what = type == YAML::NodeType::Map ? "a map" : type == YAML::NodeType::Sequence ? "a list" : "a single value";
   o.fail(n, field, fmt::format("expected {}", what));
+}
+
+YAML::Node entries(const Object& o, const YAML::Node& n, const std::string& field) {
+  if (!n || n.IsNull()) return YAML::Node(YAML::NodeType::Map);
+  expect(o, n, field, YAML::NodeType::Map);
+  return n;
 }
 
 int64_t whole(const Object& o, const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi) {

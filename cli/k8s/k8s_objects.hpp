@@ -48,6 +48,9 @@ std::string ns_of(const Object& o);  // its namespace, "default" when none is gi
 
 // `n` must be of `type` (a map, a list or a scalar) when given.
 void expect(const Object& o, const YAML::Node& n, const std::string& field, YAML::NodeType::value type);
+// What a loop over a map's entries takes: `n` itself when a map, none when absent or null, an error
+// naming the field otherwise (yaml-cpp throws "invalid node" on a list iterated as a map).
+YAML::Node entries(const Object& o, const YAML::Node& n, const std::string& field);
 // A whole number in [lo, hi].
 int64_t whole(const Object& o, const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi);
 // One of `values` (Kubernetes' enumerations are case-sensitive).

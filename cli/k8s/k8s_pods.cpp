@@ -17,12 +17,13 @@ PodRequest read_pod_spec(const Object& o, const YAML::Node& spec, const std::str
   const YAML::Node containers = at(spec, {"containers"});
   if (!containers || !containers.IsSequence()) o.fail(spec, field + ".containers", "expected a list of containers");
   for (std::size_t i = 0; i < containers.size(); ++i) {
-    const YAML::Node res = at(containers[i], {"resources"});
+    expect(o, containers[i], fmt::format("{}.containers[{}]", field, i), YAML::NodeType::Map);
     const std::string path = fmt::format("{}.containers[{}].resources", field, i);
+    const YAML::Node res = entries(o, at(containers[i], {"resources"}), path);
     // Extended resources (GPUs) are given as limits (requests, if given, must equal them); CPU and
     // memory requests default to their limits.
     for (const char* part : {"limits", "requests"}) {
-      for (const auto& kv : at(res, {part})) {
+      for (const auto& kv : entries(o, at(res, {part}), path + "." + part)) {
         const std::string key = kv.first.Scalar();
         const std::string where = fmt::format("{}.{}.{}", path, part, key);
         if (key.starts_with("nvidia.com/")) {

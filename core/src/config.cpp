@@ -220,6 +220,8 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
   std::vector<std::pair<std::string, ConfigNode>> out;
   for (const auto& kv : *node_) {
     const std::string key = kv.first.Scalar();
+    // A map the readers take entries of is keyed by names (labels, resources, metrics): "" names nothing.
+    if (key.empty()) child(key, kv.first).fail("an empty key: expected a name");
     out.emplace_back(key, child(key, kv.second));
   }
   return out;

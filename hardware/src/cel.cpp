@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <span>
 
 namespace gpusim::cel {
 
@@ -97,6 +98,7 @@ struct Node {
   enum class Kind : uint8_t { literal, driver, attribute, capacity, has, negate, all, any, compare, in, method };
   Kind kind = Kind::literal;
   Op op = Op::eq;
+  int height = 1;                                 // of its subtree, itself counted
   Value value;                                    // literal
   std::string name;                               // attribute or capacity name; method name
   std::string domain;                             // attribute or capacity domain
@@ -116,9 +118,20 @@ struct Token {
   int column = 1;
 };
 
+// Limits that keep a hostile selector from exhausting the stack or the clock. Kubernetes refuses a
+// selector longer than CELSelectorExpressionMaxLength (10 KiB, resource.k8s.io types.go); CEL requires
+// implementations to take at least 12 levels of nesting (the language definition): 100 are allowed.
+constexpr std::size_t kMaxLength = 10 * 1024;
+constexpr int kMaxDepth = 100;
+
 class Parser {
  public:
-  explicit Parser(std::string_view text) : text_(text) { next(); }
+  explicit Parser(std::string_view text) : text_(text) {
+    if (text.size() > kMaxLength)
+      throw SyntaxError{
+          1, fmt::format("expected at most {} characters (Kubernetes' limit on a selector), got {}", kMaxLength, text.size())};
+    next();
+  }
 
   NodePtr parse() {
     NodePtr e = parse_or();
@@ -130,6 +143,12 @@ class Parser {
   std::string_view text_;
   std::size_t pos_ = 0;
   Token tok_;
+  int depth_ = 0;  // operands being parsed inside one another
+
+  [[noreturn]] void too_deep() const {
+    throw SyntaxError{tok_.column,
+                      fmt::format("expected at most {} levels of nesting (parentheses, !, method calls)", kMaxDepth)};
+  }
 
   [[noreturn]] void fail(const std::string& expected) const { fail_at(tok_.column, expected); }
   [[noreturn]] void fail_at(int column, const std::string& expected) const {
@@ -193,7 +212,11 @@ class Parser {
     return s;
   }
 
-  static NodePtr make(Node n) { return std::make_shared<const Node>(std::move(n)); }
+  NodePtr make(Node n) const {
+    for (const NodePtr& k : n.kids) n.height = std::max(n.height, k->height + 1);
+    if (n.height > kMaxDepth) too_deep();
+    return std::make_shared<const Node>(std::move(n));
+  }
   static Node node(Node::Kind kind, std::vector<NodePtr> kids = {}, Op op = Op::eq) {
     Node n;
     n.kind = kind;
@@ -201,27 +224,34 @@ class Parser {
     n.kids = std::move(kids);
     return n;
   }
-  static NodePtr literal(Value v) {
+  NodePtr literal(Value v) const {
     Node n;
     n.value = std::move(v);
     return make(std::move(n));
   }
+  // A chain of one of && and || as a balanced tree (as cel-go builds it): a long flat chain stays
+  // shallow, and its value (each operator commutative, absorbing errors) is the same.
+  NodePtr balanced(Node::Kind kind, std::span<const NodePtr> terms) const {
+    if (terms.size() == 1) return terms.front();
+    const std::size_t half = terms.size() / 2;
+    return make(node(kind, {balanced(kind, terms.first(half)), balanced(kind, terms.subspan(half))}));
+  }
 
   NodePtr parse_or() {
-    NodePtr l = parse_and();
+    std::vector<NodePtr> terms{parse_and()};
     while (is("||")) {
       next();
-      l = make(node(Node::Kind::any, {l, parse_and()}));
+      terms.push_back(parse_and());
     }
-    return l;
+    return balanced(Node::Kind::any, terms);
   }
   NodePtr parse_and() {
-    NodePtr l = parse_relation();
+    std::vector<NodePtr> terms{parse_relation()};
     while (is("&&")) {
       next();
-      l = make(node(Node::Kind::all, {l, parse_relation()}));
+      terms.push_back(parse_relation());
     }
-    return l;
+    return balanced(Node::Kind::all, terms);
   }
   NodePtr parse_relation() {
     NodePtr l = parse_unary();
@@ -246,6 +276,12 @@ class Parser {
     return l;
   }
   NodePtr parse_unary() {
+    struct Nested {
+      int& depth;
+      explicit Nested(int& d) : depth(++d) {}
+      ~Nested() { --depth; }
+    } nested(depth_);
+    if (depth_ > kMaxDepth) too_deep();
     if (is("!")) {
       next();
       return make(node(Node::Kind::negate, {parse_unary()}));

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
@@ -22,12 +23,28 @@ def _pandas():
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
 
 
+def _json(value, where: str) -> str:
+    """`value` as JSON, which the scenario reader (YAML) reads back unchanged; numpy's scalars and arrays
+    and other numbers (numbers.Integral, numbers.Real) as Python's own; anything else a TypeError naming `where`."""
+
+    def plain(v):
+        if isinstance(v, numbers.Integral):
+            return int(v)
+        if isinstance(v, numbers.Real):
+            return float(v)
+        if callable(getattr(v, "tolist", None)):  # numpy's bool_, str_ and arrays
+            return v.tolist()
+        raise TypeError(f"{where}: expected a number, a string, a bool, a list or a dict, "
+                        f"got {type(v).__module__}.{type(v).__qualname__}")
+
+    return json.dumps(value, default=plain)
+
+
 def _overrides(overrides, seed) -> list[str]:
     """{"cluster.pools[0].count": 8} or ["cluster.pools[0].count=8"] -> ["path=value", ...]."""
     out: list[str] = []
     if isinstance(overrides, Mapping):
-        # Values are written as JSON, which the scenario reader (YAML) reads back unchanged.
-        out += [f"{path}={json.dumps(value)}" for path, value in overrides.items()]
+        out += [f"{path}={_json(value, f'overrides[{path!r}]')}" for path, value in overrides.items()]
     elif overrides is not None:
         if isinstance(overrides, str):
             raise TypeError("overrides must be a dict {path: value} or a list of 'path=value' strings")
@@ -42,7 +59,7 @@ def _source(scenario: ScenarioLike):
     if isinstance(scenario, Scenario):
         return scenario._path, scenario._text
     if isinstance(scenario, Mapping):
-        return "<dict>", json.dumps(scenario)
+        return "<dict>", _json(scenario, "scenario")
     if isinstance(scenario, (str, os.PathLike)):
         return os.fspath(scenario), None
     raise TypeError(f"scenario must be a path, a dict or a gpusim.Scenario, not {type(scenario).__name__}")

@@ -2,6 +2,8 @@
 // (hardware/dra_devices.hpp): each operator on a device worked by hand.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "gpusim/hardware/cel.hpp"
 #include "gpusim/hardware/dra_devices.hpp"
 
@@ -146,4 +148,33 @@ TEST(Cel, MalformedExpressionsNameTheColumn) {
   EXPECT_EQ(syntax_error("1 = 1").column, 3);
   EXPECT_EQ(syntax_error("device.driver.size() > 1").message.substr(0, 19), "expected a method (");
   EXPECT_EQ(syntax_error("x == 1").column, 1);
+}
+
+// Hostile selectors (issue 42) are refused, not recursed into: longer than Kubernetes' 10 KiB, or
+// nested past 100 levels (parentheses, !, a chain of methods). A long flat chain of && or || within the
+// length is a balanced tree: shallow, and worth what the chain is worth.
+TEST(Cel, HostileSelectorsAreRefusedByLengthAndNesting) {
+  EXPECT_EQ(syntax_error(std::string(5000, '(') + "true" + std::string(5000, ')')).message,
+            "expected at most 100 levels of nesting (parentheses, !, method calls)");
+  EXPECT_EQ(syntax_error(std::string(5000, '(')).message,
+            "expected at most 100 levels of nesting (parentheses, !, method calls)");
+  EXPECT_EQ(syntax_error(std::string(200, '!') + "true").column, 101);
+  std::string methods = "'a'";
+  for (int i = 0; i < 150; ++i) methods += ".lowerAscii()";
+  EXPECT_NE(syntax_error(methods + " == 'a'").message.find("levels of nesting"), std::string::npos);
+  std::string chain = "true";
+  for (int i = 0; i < 30'000; ++i) chain += " && true";
+  EXPECT_EQ(syntax_error(chain).message,
+            fmt::format("expected at most 10240 characters (Kubernetes' limit on a selector), got {}", chain.size()));
+  // Within the length: 1,200 terms evaluate as the chain does, the last one deciding.
+  std::string ands = "true", ors = "false";
+  for (int i = 0; i < 1199; ++i) {
+    ands += i == 1198 ? "&&false" : "&&true";
+    ors += i == 1198 ? "||true" : "||false";
+  }
+  ASSERT_LE(ors.size(), 10u * 1024);
+  EXPECT_FALSE(eval(ands));
+  EXPECT_TRUE(eval(ors));
+  // 100 levels are allowed.
+  EXPECT_TRUE(eval(std::string(99, '(') + "true" + std::string(99, ')')));
 }

@@ -60,6 +60,15 @@ def test_policy_overrides_and_seed_as_the_cli(root, cli):
     assert r.summary["seed"] == 7 and r.summary["policy"] == "sjf+spread"
 
 
+def test_overrides_take_numpy_numbers_and_name_a_wrong_type(root):
+    np = pytest.importorskip("numpy")
+    scenario = root / "scenarios" / "quickstart.yaml"
+    assert (gpusim.run(scenario, overrides={"cluster.pools[0].count": np.int64(3)}).summary ==
+            gpusim.run(scenario, overrides={"cluster.pools[0].count": 3}).summary)
+    with pytest.raises(TypeError, match=r"overrides\['cluster.pools\[0\].count'\]: expected a number.*got builtins.object"):
+        gpusim.run(scenario, overrides={"cluster.pools[0].count": object()})
+
+
 def test_dict_scenario():
     scenario = {
         "name": "two-jobs", "seed": 1,

@@ -331,6 +331,28 @@ workload:
   }
 }
 
+// A service's generator at a constant rate holds up to rate x duration x rate_multiplier requests (at
+// most `limit`); a rate curve or a trace is not counted (issue 42: 10^6 requests/s for 20 minutes
+// passed, then died of bad_alloc).
+TEST(Footprint, GeneratedRequestsCount) {
+  const auto doc = ConfigNode::parse(R"(
+workload:
+  services:
+    - {name: a, requests: {generator: {rate: 1000000, duration: 20m}}}
+    - {name: b, requests: {rate_multiplier: 2, limit: 500, generator: {rate: 10, duration: 1h}}}
+    - {name: c, requests: {generator: {rate_curve: [[0, 5]], duration: 1h}}}
+    - {name: d, requests: {trace: {format: azure-llm-2023, file: t.csv}}}
+)",
+                                     "f.yaml");
+  const Footprint f = estimate_footprint(doc, Catalog::builtin(), Duration::from_seconds(3600));
+  ASSERT_EQ(f.items.size(), 2u);
+  EXPECT_EQ(f.items[0].where.field, "workload.services[0].requests.generator.rate");
+  EXPECT_EQ(f.items[0].what, "1200000000 requests (rate x duration)");
+  EXPECT_DOUBLE_EQ(f.items[0].bytes, 1.2e9 * static_cast<double>(FootprintCosts::request));
+  EXPECT_EQ(f.items[1].what, "500 requests (rate x duration)");
+  EXPECT_THROW(check_footprint(f, MemoryLimit::parse("2.5GiB", {"", std::nullopt, "--max-memory"})), InputError);
+}
+
 TEST(Footprint, MemorySizesHaveUnitsAndTheDefaultIsHalfOfPhysicalMemory) {
   const SourceLocation flag{"", std::nullopt, "--max-memory"};
   EXPECT_EQ(MemoryLimit::parse("4GiB", flag).bytes, uint64_t{4} << 30);

@@ -654,20 +654,32 @@ TEST(KueueFairSharing, KueueTestCaseHierarchical) {
 // Bad input: the reader names the field and what it expected.
 TEST(Kueue, BadInput) {
   const auto error = [](const std::string& kueue, const std::string& job_queue = "a") {
-    const std::string text =
-        "name: k\ncluster: {pools: [{name: p, node: l4-4x, count: 1}]}\nworkload:\n  reference_gpu: any\n  jobs:\n"
-        "    - {name: j, tenant: a, queue: " +
-        job_queue +
-        ", gpus: 1, duration: 1h}\n"
-        "tenancy:\n  kueue:\n" +
-        kueue + "policy: fifo+first-fit\n";
+    const std::string text = "name: k\ncluster: {pools: [{name: p, node: l4-4x, count: 1, labels: {gpu: l4}}]}\nworkload:\n  "
+                             "reference_gpu: any\n  jobs:\n"
+                             "    - {name: j, tenant: a, queue: " +
+                             job_queue +
+                             ", gpus: 1, duration: 1h}\n"
+                             "tenancy:\n  kueue:\n" +
+                             kueue + "policy: fifo+first-fit\n";
     return test::input_error([&] { test::load(write_file("bad.yaml", text)); });
   };
   const std::string good_queue = "    cluster_queues:\n" + queue("a", 1) + locals({"a"});
+  // A flavor whose labels no pool has could never run what it admits.
+  EXPECT_NE(error("    resource_flavors: [{name: l4, node_labels: {gpu: h100}}]\n" + good_queue)
+                .find("no pool has all of ResourceFlavor 'l4''s node labels"),
+            std::string::npos);
   EXPECT_NE(error(kFlavor + good_queue, "nope").find("unknown LocalQueue 'nope'"), std::string::npos);
   EXPECT_NE(error(good_queue).find("unknown ResourceFlavor 'l4'"), std::string::npos);
-  EXPECT_NE(error(kFlavor + "    cohorts: [{name: x, parent: y}, {name: y, parent: x}]\n" + good_queue).find("cycle"),
+  EXPECT_NE(error(kFlavor + "    cohorts: [{name: x, parent: y}, {name: y, parent: x}]\n" + good_queue)
+                .find("the cohorts' parents form a cycle: x -> y -> x; expected a tree"),
             std::string::npos);
+  // A cycle above a chain is reported at its first declared member; a cohort its own parent too.
+  EXPECT_NE(
+      error(kFlavor + "    cohorts: [{name: a, parent: b}, {name: b, parent: c}, {name: c, parent: d}, {name: d, parent: c}]\n" +
+            good_queue)
+          .find("cycle: c -> d -> c;"),
+      std::string::npos);
+  EXPECT_NE(error(kFlavor + "    cohorts: [{name: s, parent: s}]\n" + good_queue).find("cycle: s -> s;"), std::string::npos);
   EXPECT_NE(error(kFlavor + "    cluster_queues:\n" + queue("a", 1, "", ", borrowing_limit: -1") + locals({"a"}))
                 .find("borrowing_limit"),
             std::string::npos);

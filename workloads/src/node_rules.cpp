@@ -25,6 +25,7 @@ constexpr std::string_view kHostname = "kubernetes.io/hostname";
 std::string read_key(const Fields& e) {
   const ConfigNode k = e.at("key");
   std::string key = k.as_string();
+  if (key.empty()) k.fail("expected a non-empty label key (an empty one would match every pool)");
   if (key == kHostname)
     k.fail(fmt::format("{} is a per-node label; gpusim matches node labels per pool: give the job a node: instead", kHostname));
   return key;

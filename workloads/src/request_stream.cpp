@@ -26,11 +26,6 @@ namespace gpusim {
 
 namespace {
 
-// The highest arrival rate, rate_multiplier applied: 10,000 replicas (service.replicas' bound) at 100
-// requests per second each. Every request is simulated one by one, and an overloaded service holds its
-// queue: an unbounded rate (1e300) would never end, and past 1e308 it is no number at all.
-constexpr double kMaxRequestsPerSecond = 1e6;
-
 // ---------------------------------------------------------------------------------------------------
 // Sections
 

@@ -162,6 +162,12 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
       if (s.replicas == 0 && !(s.autoscaler && std::holds_alternative<KedaSpec>(s.autoscaler->of)))
         e.at("replicas").fail("expected at least 1: only a keda autoscaler scales a service from zero");
       s.tensor_parallel = e.integer<int32_t>("tensor_parallel");
+      // vLLM splits the attention heads across the GPUs and refuses a degree that does not divide them.
+      if (s.model->kind == ModelKind::llm && s.model->heads > 0 && s.model->heads % s.tensor_parallel != 0)
+        e.at("tensor_parallel")
+            .fail(fmt::format("model {} has {} attention heads, which {} GPUs cannot split evenly (vLLM refuses it): "
+                              "expected a tensor_parallel that divides {}",
+                              s.model->name, s.model->heads, s.tensor_parallel, s.model->heads));
       s.router = e.value("router").as_enum<Router>(" or ");
       if (auto slo = e.get("slo"))
         for (const auto& [key, value] : slo->entries()) {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <unordered_map>
+#include <utility>
 
 #include "gpusim/workloads/csv.hpp"
 
@@ -63,6 +65,21 @@ Request whole_gpus(int64_t gpus) {
   q.gpus = static_cast<int32_t>(gpus);  // read in kJobGpuRange
   return q;
 }
+
+// Job names of one trace: jobs.csv and requests.csv tell jobs apart by them, so a name given twice is
+// refused, naming both lines.
+class UniqueNames {
+ public:
+  void add(const csv::Reader& r, const std::string& name) {
+    const auto [first, fresh] = lines_.emplace(name, r.line());
+    if (!fresh)
+      r.fail(fmt::format("job name '{}' is given twice (first on line {}): each job of a trace needs its own name", name,
+                         first->second));
+  }
+
+ private:
+  std::unordered_map<std::string, int> lines_;
+};
 
 }  // namespace
 
@@ -132,10 +149,12 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
   const std::size_t c_spec = has_spec ? col.at("gpu_spec") : 0;
   const JobKind kind = o.kind.value_or(JobKind::batch);
   JobSet set;
+  UniqueNames names;
   while (r.next(f)) {
     check_width(r, f, width);
     Job j;
     j.name = std::string(f[c_name]);
+    names.add(r, j.name);
     j.request = whole_gpus(r.integer(f[c_ngpu], "num_gpu", kJobGpuRange));
     const auto milli = r.integer<int32_t>(f[c_milli], "gpu_milli", Range::between(0, 1000));
     if (j.request.gpus > 1 && milli != 1000)
@@ -249,6 +268,7 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
     return it == col.end() ? std::nullopt : std::optional(it->second);
   };
   JobSet set;
+  UniqueNames names;
   Time last_arrival;
   while (r.next(f)) {
     check_width(r, f, width);
@@ -295,6 +315,7 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
     }
     if (auto c = opt("name"); c && !f[*c].empty()) j.name = std::string(f[*c]);
     else j.name = fmt::format("job-line-{}", r.line());
+    names.add(r, j.name);
     j.origin = {set.source(r.origin()), r.line()};
     set.jobs.push_back(std::move(j));
   }

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "gpusim/workloads/request_stream.hpp"
+
 namespace gpusim {
 
 // Measured as the growth of peak resident memory (GNU time's %M) of `gpusim run --out DIR` between
@@ -26,12 +28,17 @@ namespace gpusim {
 //   10000` vs `100000`, one job: 333 B a node and 272 B a GPU (sizeof Gpu is 216 with its inline MIG
 //   slots; the rest is per-GPU metrics and rates); an autoscaled pool's slots cost this once
 //   provisioned (none before), so its maximum is counted as what the run holds if it scales that far;
-// - timeseries_row: horizon 1d, `timeseries_step: 10s` vs `1s`: 126 B a row with one pool, 154 B with two.
+// - timeseries_row: horizon 1d, `timeseries_step: 10s` vs `1s`: 126 B a row with one pool, 154 B with two;
+// - request: a service of qwen2-0.5b on one DGX A100 whose generator sends 2,000 vs 20,000 requests/s
+//   for 10 minutes, far more than it serves, so that every request is held to the end: 96,716 KiB vs
+//   1,355,172 KiB for 10.8 M more requests, 119 B each (sizeof Req and its place in a queue; requests.csv's
+//   rows, with --requests, add theirs).
 const uint64_t FootprintCosts::job = 610;
 const uint64_t FootprintCosts::node = 400;
 const uint64_t FootprintCosts::gpu = 300;
 const uint64_t FootprintCosts::timeseries_row = 128;
 const uint64_t FootprintCosts::timeseries_row_per_pool = 32;
+const uint64_t FootprintCosts::request = 128;
 
 namespace {
 
@@ -52,6 +59,15 @@ std::optional<double> count_of(const std::optional<ConfigNode>& n) {
   if (!n || !n->is_scalar()) return std::nullopt;
   try {
     return std::max(0.0, static_cast<double>(n->as_int()));
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<double> number_of(const std::optional<ConfigNode>& n) {
+  if (!n || !n->is_scalar()) return std::nullopt;
+  try {
+    return std::max(0.0, n->as_number());
   } catch (const InputError&) {
     return std::nullopt;
   }
@@ -151,6 +167,21 @@ Footprint estimate_footprint(const ConfigNode& scenario, const Catalog& catalog,
       if (const auto count = field(entry, "count"); const auto jobs = count_of(count))
         add(*count, counted(*jobs, "job"), *jobs * static_cast<double>(FootprintCosts::job));
 
+  // A service's generated requests at a constant rate: all held at once when its replicas fall behind
+  // (a trace's are bounded by its file, a rate curve's are not counted).
+  for (const ConfigNode& service : items(field(workload, "services"))) {
+    const auto requests = field(service, "requests");
+    const auto generator = field(requests, "generator");
+    const auto rate = field(generator, "rate");
+    const auto per_s = number_of(rate);
+    const auto seconds = seconds_of(field(generator, "duration"));
+    if (!per_s || !seconds) continue;
+    const double arrivals_per_s = *per_s * number_of(field(requests, "rate_multiplier")).value_or(1);
+    if (arrivals_per_s > kMaxRequestsPerSecond) continue;  // the rate's reader refuses it, saying why
+    double n = arrivals_per_s * *seconds;
+    if (const auto limit = count_of(field(requests, "limit"))) n = std::min(n, *limit);
+    add(*rate, counted(n, "request") + " (rate x duration)", n * static_cast<double>(FootprintCosts::request));
+  }
   // A sample every step up to the horizon; without a horizon the run's own length bounds it.
   const auto horizon = field(root, "horizon");
   const auto step = field(field(root, "outputs"), "timeseries_step");

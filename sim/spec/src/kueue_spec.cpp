@@ -290,6 +290,12 @@ KueueSpec read_kueue(const ConfigNode& node, const Scenario& sc) {
                         [&](const auto& l) { return std::find(labels.begin(), labels.end(), l) != labels.end(); }))
           flavor.pool_mask |= uint64_t{1} << p;
       }
+      // As a node_selector that matches no pool: a workload admitted to it could never be placed.
+      if (flavor.pool_mask == 0)
+        rf.at("node_labels")
+            .fail(fmt::format("no pool has all of ResourceFlavor '{}''s node labels: a workload admitted to it could never "
+                              "run; expected labels of a pool (cluster.pools[].labels)",
+                              flavor.name));
       if (!flavors.emplace(flavor.name, static_cast<uint32_t>(k.flavors.size())).second)
         rf.at("name").fail(fmt::format("ResourceFlavor '{}' is declared twice", flavor.name));
       k.flavors.push_back(std::move(flavor));
@@ -319,14 +325,31 @@ KueueSpec read_kueue(const ConfigNode& node, const Scenario& sc) {
       k.cohorts.push_back({parent, "", {}, 1.0, false});
     }
   }
-  for (std::size_t i = 0; i < parent_fields.size(); ++i) {
-    std::vector<std::string> path{k.cohorts[i].name};
-    for (std::string at = k.cohorts[i].parent; !at.empty(); at = k.cohorts[cohorts.at(at)].parent) {
+  // Each cohort's walk towards its root stops at a cohort already known to reach one: linear in the
+  // cohorts however long their chains (a chain of 30,000 loads at once).
+  constexpr uint32_t kRoot = 0xFFFFFFFFu;
+  std::vector<uint32_t> parent(k.cohorts.size(), kRoot);
+  for (std::size_t i = 0; i < k.cohorts.size(); ++i)
+    if (!k.cohorts[i].parent.empty()) parent[i] = cohorts.at(k.cohorts[i].parent);
+  enum class Walk : uint8_t { unseen, on_path, reaches_root };
+  std::vector<Walk> state(k.cohorts.size(), Walk::unseen);
+  std::vector<uint32_t> path;
+  for (std::size_t i = 0; i < k.cohorts.size(); ++i) {
+    path.clear();
+    uint32_t at = static_cast<uint32_t>(i);
+    for (; at != kRoot && state[at] == Walk::unseen; at = parent[at]) {
+      state[at] = Walk::on_path;
       path.push_back(at);
-      if (at == k.cohorts[i].name)
-        parent_fields[i].fail(fmt::format("the cohorts' parents form a cycle: {}; expected a tree", fmt::join(path, " -> ")));
-      if (path.size() > k.cohorts.size() + 1) break;  // a cycle above this cohort: reported at one of its members
     }
+    if (at != kRoot && state[at] == Walk::on_path) {
+      // A cycle, reported at its first declared member, from it round to it again.
+      const auto begin = std::find(path.begin(), path.end(), at);
+      const uint32_t first = *std::min_element(begin, path.end());
+      std::vector<std::string> names{k.cohorts[first].name};
+      for (uint32_t c = parent[first]; names.size() == 1 || c != parent[first]; c = parent[c]) names.push_back(k.cohorts[c].name);
+      parent_fields[first].fail(fmt::format("the cohorts' parents form a cycle: {}; expected a tree", fmt::join(names, " -> ")));
+    }
+    for (uint32_t c : path) state[c] = Walk::reaches_root;
   }
   std::map<std::string, uint32_t, std::less<>> queues;
   for (const ConfigNode& n : f.at("cluster_queues").items()) {

@@ -63,11 +63,16 @@ const PriorityClass* PrioritySpec::class_of(const JobSet& jobs, const Job& j) co
 
 namespace {
 
-// A count or "N%" (the field's type has checked the form).
+// A count or "N%" with N a whole number from 0 to 100, as Kubernetes validates a budget
+// (IsValidPercent, ^[0-9]+%$, and "must not be greater than 100%").
 std::pair<int32_t, bool> count_or_percent(const ConfigNode& n) {
   const std::string text = n.as_string();
-  if (text.ends_with('%')) return {static_cast<int32_t>(std::min(100L, std::stol(text.substr(0, text.size() - 1)))), true};
-  return {n.as_int<int32_t>(Range::between(0, 2147483647)), false};
+  if (!text.ends_with('%')) return {n.as_int<int32_t>(Range::between(0, 2147483647)), false};
+  const std::string digits = text.substr(0, text.size() - 1);
+  if (digits.empty() || digits.size() > 3 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) || std::stoi(digits) > 100)
+    n.fail(fmt::format("expected a count or a whole percent from 0% to 100% (Kubernetes refuses others), got '{}'", text));
+  return {std::stoi(digits), true};
 }
 
 }  // namespace
@@ -79,6 +84,7 @@ void read_priority_classes(const Fields* t, JobSet& jobs, PrioritySpec& out) {
       PriorityClass c{f.at("name").as_string(), f.integer<int32_t>("value"),
                       f.value("preemption_policy").as_enum<PreemptionPolicy>(), f.value("global_default").as_bool(),
                       f.get("description") ? f.at("description").as_string() : ""};
+      if (c.name.empty()) f.at("name").fail("expected a name (a PriorityClass is an object named as any other)");
       for (const PriorityClass& other : out.classes)
         if (other.name == c.name) f.at("name").fail(fmt::format("a second priority class named '{}'", c.name));
       if (c.global_default) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "gpusim/core/number.hpp"
 
@@ -82,11 +83,15 @@ const Section& resource_quota_section() {
 
 std::vector<ResourceQuota> read_resource_quotas(const ConfigNode& list, const JobSet& jobs) {
   std::vector<ResourceQuota> out;
+  std::set<std::pair<std::string, std::string>> names;  // (namespace, name)
   for (const ConfigNode& item : list.items()) {
     const Fields f = resource_quota_section().read(item);
     ResourceQuota q;
     q.name = f.at("name").as_string();
     const std::string ns = f.at("namespace").as_string();
+    if (!names.emplace(ns, q.name).second)
+      f.at("name").fail(
+          fmt::format("a second ResourceQuota named '{}' in namespace '{}': names are unique in a namespace", q.name, ns));
     for (std::size_t i = 0; i < jobs.tenants.size(); ++i)
       if (jobs.tenants[i] == ns) q.tenant = static_cast<uint16_t>(i);
     for (const auto& [name, value] : f.at("hard").entries()) {

@@ -94,6 +94,8 @@ static void apply_override(const ConfigNode& doc, const std::string& assignment)
     YAML::Node cur;
     cur.reset(node);
     if (cur.IsSequence() && parts[i] == "*") {
+      // As an index out of range would be: an assignment that sets nothing is refused.
+      if (cur.size() == 0) throw InputError(where, fmt::format("'{}' is an empty list: '*' sets nothing", i ? parts[i - 1] : ""));
       for (std::size_t k = 0; k < cur.size(); ++k) {
         YAML::Node item;
         item.reset(cur[k]);

@@ -19,6 +19,11 @@
 
 namespace gpusim {
 
+// The highest arrival rate, rate_multiplier applied: 10,000 replicas (service.replicas' bound) at 100
+// requests per second each. Every request is simulated one by one, and an overloaded service holds its
+// queue: an unbounded rate (1e300) would never end, and past 1e308 it is no number at all.
+inline constexpr double kMaxRequestsPerSecond = 1e6;
+
 // Token counts of a request: at least one token (vLLM refuses an empty prompt; every request yields
 // its first token), and what an int32 holds. The trace readers and the generators both hold to it.
 inline constexpr Range kTokenRange = Range::between(1, std::numeric_limits<int32_t>::max());

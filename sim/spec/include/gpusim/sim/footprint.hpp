@@ -23,6 +23,7 @@ struct FootprintCosts {
   static const uint64_t gpu;
   static const uint64_t timeseries_row;
   static const uint64_t timeseries_row_per_pool;
+  static const uint64_t request;  // of a service's requests generator
 };
 
 // One count of the scenario and what it costs.
@@ -54,8 +55,8 @@ std::string format_bytes(double bytes);
 // The counts of a scenario tree (after overrides; `catalog` gives node templates their GPUs, and
 // `default_step` is outputs.timeseries_step's default):
 // inline job counts, generator class counts, pool node counts and autoscaler maxima, time-series rows
-// (horizon / outputs.timeseries_step). Traces and node lists are not counted: they are streamed and
-// bounded by their files. A value that is not a number is left to its field's reader.
+// (horizon / outputs.timeseries_step), services' generated requests (rate x duration). Traces and node lists are not counted:
+// they are streamed and bounded by their files. A value that is not a number is left to its field's reader.
 Footprint estimate_footprint(const ConfigNode& scenario, const Catalog& catalog, Duration default_step);
 
 // Throws an InputError naming the largest item's field when the footprint is over the limit.
