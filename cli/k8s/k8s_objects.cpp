@@ -92,12 +92,7 @@ std::vector<Object> read_objects(const std::vector<std::string>& paths) {
     std::stringstream text;
     text << in.rdbuf();
     const std::string bytes = text.str();
-    if (const auto bad = first_invalid_utf8(bytes)) {
-      const std::string_view before(bytes.data(), *bad);
-      throw InputError(
-          {f, static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1, ""},
-          fmt::format("byte 0x{:02X} is not UTF-8 text: save the file as UTF-8", static_cast<unsigned char>(bytes[*bad])));
-    }
+    require_utf8(bytes, f);
     std::vector<YAML::Node> docs;
     try {
       docs = YAML::LoadAll(bytes);

@@ -117,12 +117,7 @@ void ConfigNode::check_keys(const YAML::Node& node, const std::string& file, con
 }
 
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
-  if (const auto bad = first_invalid_utf8(text)) {
-    const std::string_view before(text.data(), *bad);
-    const auto line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
-    throw InputError({file, line, ""}, fmt::format("byte 0x{:02X} is not UTF-8 text: save the file as UTF-8",
-                                                   static_cast<unsigned char>(text[*bad])));
-  }
+  require_utf8(text, file);
   YAML::Node doc;
   try {
     doc = YAML::Load(text);

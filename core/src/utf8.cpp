@@ -1,5 +1,11 @@
 #include "gpusim/core/utf8.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "gpusim/core/error.hpp"
+
 namespace gpusim {
 
 // The well-formed byte sequences of the Unicode standard (table 3-7).
@@ -25,6 +31,15 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
     i += len;
   }
   return std::nullopt;
+}
+
+void require_utf8(std::string_view text, const std::string& file) {
+  const auto bad = first_invalid_utf8(text);
+  if (!bad) return;
+  const std::string_view before = text.substr(0, *bad);
+  throw InputError(
+      {file, static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1, ""},
+      fmt::format("byte 0x{:02X} is not UTF-8 text: save the file as UTF-8", static_cast<unsigned char>(text[*bad])));
 }
 
 }  // namespace gpusim

@@ -53,33 +53,28 @@ std::vector<ConfigNode> items(const std::optional<ConfigNode>& n) {
   return n->items();
 }
 
-// A count as the scenario gives it; one that is not an integer (or is past int64) is left to the
-// field's reader, which names what it expected.
-std::optional<double> count_of(const std::optional<ConfigNode>& n) {
+// A value as the scenario gives it, read by `read`; one that is not of its kind (or is out of range)
+// is left to the field's reader, which names what it expected.
+template <class Read>
+std::optional<double> value_of(const std::optional<ConfigNode>& n, Read read) {
   if (!n || !n->is_scalar()) return std::nullopt;
   try {
-    return std::max(0.0, static_cast<double>(n->as_int()));
+    return read(*n);
   } catch (const InputError&) {
     return std::nullopt;
   }
+}
+
+std::optional<double> count_of(const std::optional<ConfigNode>& n) {
+  return value_of(n, [](const ConfigNode& c) { return std::max(0.0, static_cast<double>(c.as_int())); });
 }
 
 std::optional<double> number_of(const std::optional<ConfigNode>& n) {
-  if (!n || !n->is_scalar()) return std::nullopt;
-  try {
-    return std::max(0.0, n->as_number());
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
+  return value_of(n, [](const ConfigNode& c) { return std::max(0.0, c.as_number()); });
 }
 
 std::optional<double> seconds_of(const std::optional<ConfigNode>& n) {
-  if (!n || !n->is_scalar()) return std::nullopt;
-  try {
-    return n->as_duration().seconds();
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
+  return value_of(n, [](const ConfigNode& c) { return c.as_duration().seconds(); });
 }
 
 // "1 job", "1000000000 jobs", "1e+15 jobs".
