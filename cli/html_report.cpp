@@ -12,6 +12,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string_view>
 
@@ -148,12 +149,154 @@ class Csv {
   std::vector<std::string> header_;
 };
 
+// What the report reads of a run's JSON files, and what each value must be: a file edited by hand
+// or written by another version is refused naming the file and the field, not drawn wrong. A
+// pointer's "*" is each item of a list; a value absent or null is no figure, unless required (the
+// pointer's last key must then be present wherever its parent is).
+enum class Want { number, nonnegative, positive, count, text, list };
+struct JsonRule {
+  std::string_view pointer;
+  Want want;
+  bool required = false;
+};
+
+[[noreturn]] void bad_field(const std::string& file, const std::string& at, const std::string& why) {
+  throw InputError({file, std::nullopt, at.empty() ? "/" : at}, why);
+}
+
+void check_value(const Json& v, Want want, const std::string& file, const std::string& at) {
+  static constexpr std::string_view kWhat[] = {"a number", "a number >= 0", "a number > 0", "a whole number >= 0",
+                                               "a string", "a list"};
+  bool ok = false;
+  switch (want) {
+    case Want::number: ok = v.is_number(); break;
+    case Want::nonnegative: ok = v.is_number() && v.get<double>() >= 0; break;
+    case Want::positive: ok = v.is_number() && v.get<double>() > 0; break;
+    case Want::count:
+      ok = v.is_number_unsigned() || (v.is_number_float() && v.get<double>() >= 0 &&
+                                      v.get<double>() == std::floor(v.get<double>()) && v.get<double>() < 9e15);
+      break;
+    case Want::text: ok = v.is_string(); break;
+    case Want::list: ok = v.is_array(); break;
+  }
+  if (!ok) {
+    std::string got = v.dump();
+    if (got.size() > 40) got = got.substr(0, 37) + "...";
+    bad_field(file, at, fmt::format("expected {} as gpusim writes it, got {}", kWhat[static_cast<int>(want)], got));
+  }
+}
+
+void check_rule(const Json& node, std::string_view rest, const JsonRule& rule, const std::string& file, const std::string& at) {
+  if (rest.empty()) return check_value(node, rule.want, file, at);
+  rest.remove_prefix(1);  // the '/'
+  const std::size_t slash = rest.find('/');
+  const std::string_view key = rest.substr(0, slash), tail = slash == std::string_view::npos ? "" : rest.substr(slash);
+  if (key == "*") {
+    if (!node.is_array()) bad_field(file, at, fmt::format("expected a list as gpusim writes it, got {}", node.type_name()));
+    for (std::size_t i = 0; i < node.size(); ++i) check_rule(node[i], tail, rule, file, fmt::format("{}/{}", at, i));
+    return;
+  }
+  if (!node.is_object()) bad_field(file, at, fmt::format("expected an object as gpusim writes it, got {}", node.type_name()));
+  const auto it = node.find(key);
+  const std::string here = fmt::format("{}/{}", at, key);
+  if (it == node.end() || it->is_null()) {
+    // `required` is of the pointer's last key (its items' "/*" may follow), where its parent is present.
+    bool last_key = true;
+    for (std::string_view t = tail; !t.empty() && last_key; t.remove_prefix(std::min<std::size_t>(2, t.size())))
+      last_key = t.starts_with("/*");
+    if (rule.required && last_key) bad_field(file, here, "missing: gpusim writes it");
+    return;
+  }
+  check_rule(*it, tail, rule, file, here);
+}
+
+void check_json(const Json& doc, std::span<const JsonRule> rules, const std::string& file) {
+  for (const JsonRule& r : rules) check_rule(doc, r.pointer, r, file, "");
+}
+
+void check_summary(const Json& s, const std::string& file) {
+  static constexpr JsonRule kRules[] = {{"/scenario", Want::text},
+                                        {"/policy", Want::text},
+                                        {"/gpusim_version", Want::text},
+                                        {"/seed", Want::count},
+                                        {"/model_notes", Want::list},
+                                        {"/run_notes/*", Want::text},
+                                        {"/unpriced_pools/*", Want::text},
+                                        {"/pools/*/name", Want::text},
+                                        {"/pools/*/gpu_model", Want::text},
+                                        {"/unschedulable_reasons/*/jobs", Want::count, true},
+                                        {"/unschedulable_reasons/*/reason", Want::text, true},
+                                        {"/rejected_reasons/*/jobs", Want::count, true},
+                                        {"/rejected_reasons/*/reason", Want::text, true},
+                                        {"/failed_reasons/*/jobs", Want::count, true},
+                                        {"/failed_reasons/*/reason", Want::text, true},
+                                        {"/serving/requests_not_completed/*/requests", Want::count, true},
+                                        {"/serving/requests_not_completed/*/status", Want::text, true},
+                                        {"/serving/requests_not_completed/*/reason", Want::text, true},
+                                        {"/services/*/name", Want::text},
+                                        {"/services/*/model", Want::text},
+                                        {"/services/*/replicas", Want::count},
+                                        {"/services/*/requests_arrived", Want::count},
+                                        {"/services/*/requests_completed", Want::count},
+                                        {"/services/*/requests_rejected", Want::count},
+                                        {"/services/*/requests_timed_out", Want::count},
+                                        {"/services/*/requests_unfinished", Want::count},
+                                        {"/services/*/ttft_s/p50", Want::nonnegative},
+                                        {"/services/*/ttft_s/p99", Want::nonnegative},
+                                        {"/services/*/tpot_s/p99", Want::nonnegative},
+                                        {"/services/*/e2e_s/p99", Want::nonnegative},
+                                        {"/services/*/slo_attainment", Want::nonnegative},
+                                        {"/services/*/cost_usd", Want::number},
+                                        {"/services/*/cost_per_million_output_tokens_usd", Want::number},
+                                        {"/tenants/*/name", Want::text},
+                                        {"/tenants/*/jobs", Want::count},
+                                        {"/tenants/*/jobs_completed", Want::count},
+                                        {"/tenants/*/gpu_hours_allocated", Want::number},
+                                        {"/tenants/*/cost_allocated_usd", Want::number},
+                                        {"/tenants/*/cost_unused_usd", Want::number},
+                                        {"/tenants/*/jct_s/mean", Want::nonnegative}};
+  check_json(s, kRules, file);
+  for (const MetricRow& m : metric_rows()) check_rule(s, m.pointer, {m.pointer, Want::number}, file, "");
+}
+
+void check_occupancy(const Json& occ, const std::string& file) {
+  static constexpr JsonRule kRules[] = {{"/columns", Want::count, true},
+                                        {"/column_s", Want::positive, true},
+                                        {"/end_s", Want::nonnegative, true},
+                                        {"/rows", Want::list, true},
+                                        {"/rows/*/pool", Want::text, true},
+                                        {"/rows/*/first_node", Want::text, true},
+                                        {"/rows/*/last_node", Want::text, true},
+                                        {"/rows/*/up/*", Want::nonnegative, true},
+                                        {"/rows/*/allocated/*", Want::nonnegative, true},
+                                        {"/events", Want::list, true},
+                                        {"/events/*/pool", Want::text, true},
+                                        {"/events/*/reclaims/*", Want::count, true},
+                                        {"/events/*/nodes_ready/*", Want::count, true},
+                                        {"/events/*/nodes_gone/*", Want::count, true}};
+  check_json(occ, kRules, file);
+  // The heat map reads a value per column of each row, the events chart one per column of each pool.
+  const std::size_t columns = occ["columns"].get<std::size_t>();
+  const auto length = [&](const Json& list, const std::string& at) {
+    if (list.size() != columns) bad_field(file, at, fmt::format("expected {} values (columns), got {}", columns, list.size()));
+  };
+  for (std::size_t r = 0; r < occ["rows"].size(); ++r)
+    for (const char* k : {"up", "allocated"}) length(occ["rows"][r][k], fmt::format("/rows/{}/{}", r, k));
+  for (std::size_t e = 0; e < occ["events"].size(); ++e)
+    for (const char* k : {"reclaims", "nodes_ready", "nodes_gone"})
+      length(occ["events"][e][k], fmt::format("/events/{}/{}", e, k));
+}
+
+// summary.json or occupancy.json of the run, checked; null when the run directory lacks it.
 Json parse_json(const RunFiles& run, const std::string& where, const std::string& file) {
   const auto it = run.find(file);
   if (it == run.end()) return Json();
+  const std::string path = (fs::path(where) / file).string();
   Json j = Json::parse(it->second, nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    throw InputError({(fs::path(where) / file).string(), std::nullopt, ""}, "expected a JSON object as gpusim writes it");
+    throw InputError({path, std::nullopt, ""}, "expected a JSON object as gpusim writes it");
+  if (file == "summary.json") check_summary(j, path);
+  else check_occupancy(j, path);
   return j;
 }
 
@@ -509,9 +652,6 @@ std::string render_report(const RunFiles& run, const std::string& where) {
   if (!summary.is_object())
     throw InputError({(fs::path(where) / "summary.json").string(), std::nullopt, ""}, "missing: the report needs it");
   const Json occ = parse_json(run, where, "occupancy.json");
-  if (occ.is_object() && !(occ.contains("rows") && occ.contains("events") && occ.contains("columns") && occ.contains("column_s")))
-    throw InputError({(fs::path(where) / "occupancy.json").string(), std::nullopt, ""},
-                     "expected rows, events, columns and column_s");
   std::string s = page_start(fmt::format("gpusim report: {} ({})", text_of(summary, "scenario"), text_of(summary, "policy")));
   s += notes(summary);
   s += "<h2>Headline figures</h2>\n" + headline(summary);
@@ -529,9 +669,13 @@ std::string render_report(const RunFiles& run, const std::string& where) {
     s += cost_bars(title, cost_rows(run, where, scope));
 
   s += "<h2>Job completion time and queueing delay</h2>\n";
-  const auto [jct, queue] = job_times(run, where);
-  s += cdf_chart("JCT of completed jobs (CDF)", {{"JCT", jct}});
-  s += cdf_chart("Queueing delay to first start (CDF)", {{"queue delay", queue}});
+  if (run.count("jobs.csv")) {
+    const auto [jct, queue] = job_times(run, where);
+    s += cdf_chart("JCT of completed jobs (CDF)", {{"JCT", jct}});
+    s += cdf_chart("Queueing delay to first start (CDF)", {{"queue delay", queue}});
+  } else {
+    s += note("jobs.csv is missing from the run directory: the JCT and queueing-delay curves need it.");
+  }
 
   s += "<h2>GPU occupancy (nodes x time)</h2>\n";
   s += occ.is_object() ? heat_map(occ)
@@ -593,6 +737,8 @@ std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& 
   s += "<h2>Cost and waste</h2>\n" + cost_bars("Cost per run (USD)", cost);
   s += "<h2>Job completion time and queueing delay</h2>\n" + cdf_chart("JCT of completed jobs (CDF)", jct) +
        cdf_chart("Queueing delay to first start (CDF)", queue);
+  for (const auto& [label, files] : runs)
+    if (!files.count("jobs.csv")) s += note(fmt::format("{}: jobs.csv is missing from the run directory: no curves.", label));
   // Services: every run's completed requests together, one curve a run.
   if (std::any_of(summaries.begin(), summaries.end(), [](const Json& j) { return j.contains("services"); })) {
     std::vector<std::pair<std::string, std::vector<double>>> ttft, e2e;
@@ -606,8 +752,7 @@ std::string render_compare(const std::vector<std::pair<std::string, RunFiles>>& 
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Json occ = parse_json(runs[i].second, runs[i].first, "occupancy.json");
-    if (occ.is_object() && occ.contains("rows"))
-      s += fmt::format("<h2>GPU occupancy: {}</h2>\n", xml_escape(runs[i].first)) + heat_map(occ);
+    if (occ.is_object()) s += fmt::format("<h2>GPU occupancy: {}</h2>\n", xml_escape(runs[i].first)) + heat_map(occ);
   }
   return s + "</body></html>\n";
 }

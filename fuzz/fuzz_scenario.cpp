@@ -6,8 +6,6 @@
 // a finding.
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,47 +17,22 @@
 #include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/world.hpp"
+#include "limits.hpp"
 #include "scratch.hpp"
 
 namespace {
 
-// What one input may ask for so that it runs in milliseconds: sizes beyond these are the memory
-// estimate's business, not the parser's, and only slow the fuzzer down.
-constexpr double kMaxCount = 64;  // any count, gpus, replicas, limit, ... field
 constexpr std::size_t kMaxVariants = 4;
 constexpr std::size_t kMaxSimulatedJobs = 200;
 constexpr std::size_t kMaxSimulatedNodes = 64;
 constexpr auto kMaxHorizon = gpusim::Duration::from_seconds(30 * 86400);
 
-bool sizes_field(std::string_view key) {
-  static constexpr std::string_view kKeys[] = {"count", "gpus",  "replicas", "limit", "max",       "max_count",
-                                               "min",   "until", "workers",  "nics",  "iterations"};
-  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
-}
-
-bool too_large(std::string_view scalar) {
-  double v = 0;
-  const auto [p, ec] = std::from_chars(scalar.data(), scalar.data() + scalar.size(), v);
-  return ec == std::errc::result_out_of_range || (ec == std::errc() && !(v <= kMaxCount));
-}
-
-// True when some size field anywhere in the tree asks for more than kMaxCount.
-bool asks_too_much(const YAML::Node& node, std::string_view key, int depth) {
-  if (depth > 64) return true;
-  if (node.IsScalar()) return sizes_field(key) && too_large(node.Scalar());
-  if (node.IsSequence()) {
-    for (const auto& item : node)
-      if (asks_too_much(item, key, depth + 1)) return true;
-  } else if (node.IsMap()) {
-    for (const auto& kv : node)
-      if (asks_too_much(kv.second, kv.first.IsScalar() ? kv.first.Scalar() : "", depth + 1)) return true;
-  }
-  return false;
-}
-
 void run(const std::string& text) {
   const std::string path = (gpusim::fuzz::scratch_dir() / "scenario.yaml").string();
-  if (asks_too_much(gpusim::ConfigNode::parse(text, path).yaml(), "", 0)) return;
+  if (gpusim::fuzz::asks_too_much(
+          gpusim::ConfigNode::parse(text, path).yaml(),
+          {"count", "gpus", "replicas", "limit", "max", "max_count", "min", "until", "workers", "nics", "iterations"}))
+    return;
   gpusim::LoadOptions options;
   options.text = text;
   options.data_dir = gpusim::fuzz::scratch_dir().string();

@@ -49,6 +49,9 @@ build_sanitized() {
   cmake --build "$SANITIZE_BUILD" --parallel "$(nproc)" "$@"
 }
 
+# The fuzz/ harnesses, each with its seed corpus in fuzz/corpus/TARGET.
+FUZZ_TARGETS=(fuzz_scenario fuzz_trace fuzz_parsers fuzz_k8s fuzz_cel fuzz_requests fuzz_report)
+
 # Limits for one input (docs/design/testing.md): slower than FUZZ_TIMEOUT_S seconds or
 # larger than FUZZ_RSS_MB is a finding, like a crash or a sanitizer report.
 FUZZ_TIMEOUT_S=10

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh TARGET MINUTES: builds the sanitizer build's harness TARGET (fuzz_scenario,
-# fuzz_trace or fuzz_parsers) and fuzzes it for MINUTES from fuzz/corpus/TARGET and
+# scripts/fuzz.sh TARGET MINUTES: builds the sanitizer build's harness TARGET (one of FUZZ_TARGETS in
+# scripts/common.sh) and fuzzes it for MINUTES from fuzz/corpus/TARGET and
 # fuzz/regressions/TARGET. Inputs it finds interesting are kept in build-asan/fuzz-corpus/TARGET;
 # an input that crashes (or a sanitizer report, a timeout, running out of memory) is written to
 # fuzz/regressions/TARGET/, which scripts/test.sh replays. Prints the number of executions.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 if [ $# -ne 2 ]; then
-  echo "usage: scripts/fuzz.sh TARGET MINUTES (TARGET: fuzz_scenario, fuzz_trace or fuzz_parsers)" >&2
+  echo "usage: scripts/fuzz.sh TARGET MINUTES (TARGET: ${FUZZ_TARGETS[*]})" >&2
   exit 2
 fi
 target="$1" minutes="$2"
@@ -14,8 +14,8 @@ if ! [[ "$minutes" =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: MINUTES must be a whole number of minutes, at least 1; got '$minutes'" >&2
   exit 2
 fi
-if [ ! -d "$ROOT/fuzz/corpus/$target" ]; then
-  echo "fuzz.sh: unknown target '$target': expected fuzz_scenario, fuzz_trace or fuzz_parsers" >&2
+if [[ " ${FUZZ_TARGETS[*]} " != *" $target "* ]]; then
+  echo "fuzz.sh: unknown target '$target': expected one of ${FUZZ_TARGETS[*]}" >&2
   exit 2
 fi
 build_sanitized --target "$target" >/dev/null

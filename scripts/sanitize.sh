@@ -33,14 +33,13 @@ for s in k8s-manifests k8s-snapshot; do "$SANITIZE_BUILD/bin/gpusim" run "$runs/
 rm -rf "$runs"
 echo "sanitizers: every shipped scenario runs clean"
 
-targets=(fuzz_scenario fuzz_trace fuzz_parsers)
-for t in "${targets[@]}"; do
+for t in "${FUZZ_TARGETS[@]}"; do
   mapfile -t inputs < <(find "$ROOT/fuzz/corpus/$t" "$ROOT/fuzz/regressions/$t" -type f 2>/dev/null | sort)
   "$SANITIZE_BUILD/bin/$t" -timeout="$FUZZ_TIMEOUT_S" -rss_limit_mb="$FUZZ_RSS_MB" "${inputs[@]}" >"$SANITIZE_BUILD/$t.replay.log" 2>&1 ||
     { tail -n 60 "$SANITIZE_BUILD/$t.replay.log" >&2; echo "$t: an input of fuzz/corpus/$t or fuzz/regressions/$t failed" >&2; exit 1; }
   echo "$t: ${#inputs[@]} corpus and regression inputs pass"
 done
-for t in "${targets[@]}"; do
+for t in "${FUZZ_TARGETS[@]}"; do
   scratch="$(mktemp -d)"
   mkdir -p "$SANITIZE_BUILD/fuzz-artifacts"
   fuzz_target "$t" "${FUZZ_SECONDS:-20}" "$SANITIZE_BUILD/fuzz-artifacts/$t-" "$scratch"

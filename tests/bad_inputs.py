@@ -11,6 +11,7 @@ count of distinct bad inputs.
 Usage: bad_inputs.py GPUSIM_BINARY
 """
 import copy
+import gzip
 import hashlib
 import json
 import pathlib
@@ -682,7 +683,7 @@ k8s("k8s GPU product not in the catalog", K8S_NODE.replace("NVIDIA-H100-80GB-HBM
 k8s("k8s no node template of that count", K8S_NODE.replace('"8"', '"3"') + k8s_pod("          nvidia.com/gpu: 1\n"),
     ["Node n1", "nvidia.com/gpu.count", "3 x H100-80GB-SXM"])
 k8s("k8s negative GPU request", K8S_NODE + k8s_pod("          nvidia.com/gpu: -1\n"),
-    ["Pod ml/p", "spec.containers[0].resources.limits.nvidia.com/gpu", "expected a whole number"])
+    ["Pod ml/p", "spec.containers[0].resources.limits.nvidia.com/gpu", "expected a number in 0..100000, got -1"])
 k8s("k8s running on an unknown node", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n", "n7"),
     ["Pod ml/p", "spec.nodeName", "'n7'"])
 k8s("k8s bad duration annotation", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n").replace(
@@ -716,8 +717,48 @@ k8s("k8s device plugin data a list", K8S_NODE + k8s_pod("          nvidia.com/gp
 k8s("k8s List items a map", "apiVersion: v1\nkind: List\nitems:\n  a: 1\n", ["k8s.yaml:line 4", "items", "expected a list of objects"])
 k8s("k8s not UTF-8", (K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")).encode().replace(b"name: p\n", b"name: p\xe9\n"),
     ["k8s.yaml:line 12", "not UTF-8"])
+# Quantities: Kubernetes' whole syntax is read (100u, 1n, +1, 1e3, 1E); a suffix it lacks is named
+# with the ones it has; a value past what gpusim holds is refused rather than dropped.
+GPU1 = "          nvidia.com/gpu: 1\n"
+K8S_POD = K8S_NODE + k8s_pod(GPU1)
+k8s("k8s cpu 1e18", K8S_NODE + k8s_pod(GPU1 + "          cpu: \"1e18\"\n"),
+    ["k8s.yaml:line 20", "Pod ml/p", "spec.containers[0].resources.limits.cpu", "expected a number in 0..1000000, got 1e18"])
+k8s("k8s cpu 1E", K8S_NODE + k8s_pod(GPU1 + "          cpu: 1E\n"),
+    ["spec.containers[0].resources.limits.cpu", "expected a number in 0..1000000, got 1E"])
+k8s("k8s cpu unknown suffix", K8S_NODE + k8s_pod(GPU1 + "          cpu: 100x\n"),
+    ["spec.containers[0].resources.limits.cpu", "'100x' has the suffix 'x'", "n, u, m, k, M, G, T, P, E, Ki"])
+k8s("k8s memory 1Ei fits nowhere", K8S_NODE + k8s_pod(GPU1 + "          memory: 1Ei\n"),
+    ["k8s.yaml", "would be refused", "can never run"])
+k8s("k8s GPU count fractional", K8S_NODE + k8s_pod("          nvidia.com/gpu: 1500m\n"),
+    ["spec.containers[0].resources.limits.nvidia.com/gpu", "expected a whole number of devices, got '1500m'"])
+# Fields of the wrong shape are errors naming the field, never dropped or defaulted.
+k8s("k8s tolerations a string", K8S_POD.replace("spec:\n  containers:", "spec:\n  tolerations: dedicated\n  containers:"),
+    ["Pod ml/p", "spec.tolerations", "expected a list"])
+k8s("k8s namespace a list", K8S_POD.replace("  namespace: ml\n", "  namespace: [ml]\n"),
+    ["k8s.yaml:line 13", "metadata.namespace", "expected a single value"])
+k8s("k8s taint value a list", K8S_NODE + "spec:\n  taints:\n    - {key: a, value: [x], effect: NoSchedule}\n" + k8s_pod(GPU1),
+    ["Node n1", "spec.taints[0].value", "expected a single value"])
+k8s("k8s Pod without a name", K8S_POD.replace("  name: p\n", ""), ["k8s.yaml:line 12", "metadata.name", "expected the object's name"])
+k8s("k8s containers a list of lists", K8S_POD.replace("    - name: c\n      resources:", "    - - name: c\n        resources:"),
+    ["Pod ml/p", "spec.containers[0]", "expected a map"])
+k8s("k8s owner kind a map", K8S_POD.replace("  namespace: ml\n", "  namespace: ml\n  ownerReferences: [{kind: {a: 1}, name: r}]\n"),
+    ["Pod ml/p", "metadata.ownerReferences[0].kind", "expected a single value"])
+k8s("k8s queue label a list", K8S_POD.replace("  namespace: ml\n", "  namespace: ml\n  labels: {kueue.x-k8s.io/queue-name: [q]}\n"),
+    ["Pod ml/p", "metadata.labels.kueue.x-k8s.io/queue-name", "expected a single value"])
+k8s("k8s migStrategy unknown", K8S_POD + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dp\n"
+    "data:\n  any: |\n    version: v1\n    flags: {migStrategy: some}\n",
+    ["ConfigMap dp", "data.any.flags.migStrategy", "none, single, mixed", "'some'"])
+# What gpusim run would refuse, the importer refuses, naming the manifest.
+k8s("k8s Pod name twice", K8S_POD + k8s_pod(GPU1), ["k8s.yaml:line 24", "Pod ml/p", "a second Pod of this name in namespace ml",
+                                                   "the first is in k8s.yaml line 12"])
+k8s("k8s kind annotation unknown", K8S_POD.replace("  namespace: ml\n", "  namespace: ml\n  annotations: {gpusim.io/kind: render}\n"),
+    ["Pod ml/p", "metadata.annotations.gpusim.io/kind", "training, inference, notebook, batch", "'render'"])
+k8s("k8s LocalQueue of no ClusterQueue", K8S_POD + "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+    "metadata: {name: lq, namespace: ml}\nspec: {clusterQueue: cq}\n",
+    ["k8s.yaml:line 24", "LocalQueue ml/lq", "spec.clusterQueue", "no ClusterQueue 'cq' among the objects read"])
+k8s("k8s nested too deep", K8S_POD.replace("  namespace: ml\n", "  namespace: ml\n  annotations: {a: " + "[" * 100000 + "]" * 100000 + "}\n"),
+    ["k8s.yaml", "nested more than 2000 levels deep"])
 # Tenancy objects and pod settings (issue 17): the file, its line, the object and the field.
-K8S_POD = K8S_NODE + k8s_pod("          nvidia.com/gpu: 1\n")
 
 
 def k8s_obj(api, kind, name, body, ns=""):
@@ -878,6 +919,7 @@ case("--metrics without --out", OK, ["--metrics", "--out"], ["run", "scenario.ya
 LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(9))
 case("billion laughs", LAUGHS, "scenario.yaml")
+case("nested too deep", "name: x\nseed: " + "[" * 100000 + "\n", ["scenario.yaml", "nested more than 2000 levels deep"])
 
 
 def run(binary, name, files, args, code, says):
@@ -900,6 +942,36 @@ def run(binary, name, files, args, code, says):
         problems.append("an internal error")
     return [f"{name}: {p}\n  gpusim {' '.join(args)}\n  {done.stderr.strip()}" for p in problems]
 
+
+# gpusim report on a run directory edited by hand (issue 42): the file and the field (a JSON pointer,
+# or the CSV line and column), never a "-" for a string, NaN in the SVG or a bare JSON type error.
+RUN_SUMMARY = json.dumps({"scenario": "s", "policy": "fifo+best-fit", "pools": []})
+OCCUPANCY = {"columns": 2, "column_s": 60, "end_s": 120, "events": [],
+             "rows": [{"pool": "p", "first_node": "a", "last_node": "a", "up": [1, 1], "allocated": [0, 1]}]}
+
+
+def report(name, files, says):
+    case(name, {"run/summary.json": RUN_SUMMARY, **{f"run/{k}": v for k, v in files.items()}}, says,
+         ["report", "run", "--out", "r.html"])
+
+
+report("report cost a string", {"summary.json": json.dumps({"scenario": "s", "cost_usd": "12"})},
+       ["run/summary.json: /cost_usd", "expected a number as gpusim writes it, got \"12\""])
+report("report service latency a list", {"summary.json": json.dumps({"services": [{"name": "a", "ttft_s": {"p99": [1]}}]})},
+       ["run/summary.json: /services/0/ttft_s/p99", "expected a number >= 0"])
+report("report reason count negative", {"summary.json": json.dumps({"failed_reasons": [{"jobs": -1, "reason": "x"}]})},
+       ["run/summary.json: /failed_reasons/0/jobs", "expected a whole number >= 0"])
+report("report column_s negative", {"occupancy.json": json.dumps(dict(OCCUPANCY, column_s=-1))},
+       ["run/occupancy.json: /column_s", "expected a number > 0 as gpusim writes it, got -1"])
+report("report occupancy value a string", {"occupancy.json": json.dumps(dict(OCCUPANCY, rows=[dict(OCCUPANCY["rows"][0], up=[1, "x"])]))},
+       ["run/occupancy.json: /rows/0/up/1", "expected a number >= 0"])
+report("report occupancy row short", {"occupancy.json": json.dumps(dict(OCCUPANCY, rows=[dict(OCCUPANCY["rows"][0], allocated=[0])]))},
+       ["run/occupancy.json: /rows/0/allocated", "expected 2 values (columns), got 1"])
+report("report occupancy without columns", {"occupancy.json": json.dumps({k: v for k, v in OCCUPANCY.items() if k != "columns"})},
+       ["run/occupancy.json: /columns", "missing"])
+report("report pool series nan", {"pool_timeseries.csv": "time_s,pool,gpus_ready,gpus_allocated,gpus_busy,nodes_billed\n"
+                                                         "nan,p,1,1,1,1\n"},
+       ["run/pool_timeseries.csv:line 2", "column 'time_s'"])
 
 # Tenancy (issue 17): priority classes, disruption budgets, resource quotas.
 CLASSES = [{"name": "prod", "value": 1000, "global_default": True}, {"name": "batch", "value": 0}]
@@ -981,10 +1053,10 @@ case("kueue cohort cycle", kueue(**{"cohorts": [{"name": "org", "parent": "dept"
 case("kueue nominal quota malformed", kueue(**{
     "cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal_quota": "four"}),
      ["scenario.yaml", "tenancy.kueue.cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal_quota",
-      "expected a quantity", "'four'"])
+      "expected a Kubernetes quantity", "'four'"])
 case("kueue nominal quota suffix", kueue(**{
     "cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal_quota": "4X"}),
-     ["scenario.yaml", "nominal_quota", "unknown quantity suffix 'X'", "Gi"])
+     ["scenario.yaml", "nominal_quota", "'4X' has the suffix 'X'", "Gi"])
 case("kueue resource not covered", kueue(**{
     "cluster_queues[0].resource_groups[0].flavors[0].resources[1]": {"name": "cpu", "nominal_quota": 8}}),
      ["scenario.yaml", "tenancy.kueue.cluster_queues[0].resource_groups[0].flavors[0].resources[1].name",
@@ -1121,7 +1193,7 @@ for name, fields, says in [
     ("service hpa pods averageValue 0", hpa(**{"metrics[0].pods.target.averageValue": "0"}),
      [f"{AS}.hpa.metrics[0].pods.target.averageValue", "expected a positive quantity, got '0'"]),
     ("service hpa averageValue not a quantity", hpa(**{"metrics[0].pods.target.averageValue": "lots"}),
-     [f"{AS}.hpa.metrics[0].pods.target.averageValue", "expected a quantity", "'lots'"]),
+     [f"{AS}.hpa.metrics[0].pods.target.averageValue", "expected a Kubernetes quantity", "'lots'"]),
     ("service hpa utilization target", hpa(**{"metrics[0].pods.target": {"type": "Utilization", "averageUtilization": 70}}),
      [f"{AS}.hpa.metrics[0].pods.target.type", "no CPU or memory metric", "DCGM_FI_DEV_GPU_UTIL"]),
     ("service hpa resource metric", hpa(**{"metrics[0]": {"type": "Resource", "resource": {
@@ -1196,6 +1268,12 @@ for name, fields, says in [
                                                        "workload.services[0].pod.resource": "nvidia.com/gpu",
                                                        "workload.services[0].tensor_parallel": 2},
      [f"{SVC}.tensor_parallel", "pool a100 shares its GPUs", "tensor_parallel: 1"]),
+    ("service tensor parallel with a one-device claim", {
+        "cluster.pools[0]": {"name": "a100", "node": "dgx-a100-80gb", "count": 1},
+        "workload.services[0].pod": {"resource_claims": "big"}, "workload.services[0].tensor_parallel": 2,
+        "tenancy": {"device_classes": [DRA_CLASS], "resource_claim_templates": [
+            {"name": "big", "requests": [{"name": "d", "device_class": "gpu.nvidia.com"}]}]}},
+     [f"{SVC}.tensor_parallel", "asks 1 device(s) per pod", "expected tensor_parallel: 1, got 2"]),
     ("service two of one name", {"workload.services[1]": SERVICE}, ["workload.services[1].name", "two services are named 's'"]),
     ("services with packing", {"workload.packing": {"until": 1.0}}, ["workload.services", "no services"]),
     ("services a map", {"workload.services": {"s": SERVICE}}, ["workload.services", "expected a list"]),
@@ -1332,6 +1410,8 @@ for name, text, request_type, says in [
     ("qps value negative", QPS_HEAD + "100.0,-1,a1,Generative Requests\n", "Generative Requests", ["line 2", "column 'value'"]),
     ("qps column missing", "timestamp_anon,value\n100.0,1\n", "Generative Requests", "required column 'request_type'"),
     ("qps not gzip data", b"\x1f\x8b\x08\x00garbage", "Generative Requests", "not valid gzip data"),
+    ("qps bytes after the gzip data", gzip.compress(QPS.encode(), mtime=0) + b"PK\x03\x04", "Generative Requests",
+     ["bytes after the end of the gzip data (at byte", "expected the end of the file or another gzip stream"]),
 ]:
     case(name, requests({"generator": {"rate_trace": {"file": "qps.csv", "request_type": request_type}, "prompt_tokens": 1,
                                        "output_tokens": 1}}, {"qps.csv": text}),

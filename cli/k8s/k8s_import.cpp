@@ -5,10 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <map>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/sim/scenario.hpp"
+#include "gpusim/sim/world.hpp"
 #include "k8s_objects.hpp"
 
 namespace gpusim::cli {
@@ -20,12 +21,7 @@ namespace {
 // A replica count (replicas, completions, parallelism): a whole number >= 0, `fallback` when absent.
 int64_t count_field(const Object& o, const YAML::Node& n, const std::string& field, int64_t fallback) {
   if (!n) return fallback;
-  const std::string text = scalar(n);
-  int64_t v = -1;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v > 1'000'000)
-    o.fail(n, field, fmt::format("expected a whole number from 0 to 1000000, got '{}'", text));
-  return v;
+  return whole(o, n, field, 0, 1'000'000);
 }
 
 std::string kind_for_owner(const std::string& owner) {
@@ -81,6 +77,7 @@ std::vector<JobOut> read_jobs(const std::vector<const Object*>& workloads, const
                               std::vector<std::string>& ignored) {
   std::vector<JobOut> jobs;
   ClaimNames pods_naming;
+  std::map<std::string, const Object*> by_name;  // the job names given, for duplicates
   const std::string horizon = duration_text(options.horizon);
   const std::string duration = duration_text(options.duration);
   for (const Object* op : workloads) {
@@ -91,26 +88,33 @@ std::vector<JobOut> read_jobs(const std::vector<const Object*>& workloads, const
     std::string lower = o.kind;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     j.name = fmt::format("{}/{}/{}", lower, j.tenant, o.name);
+    // The API server keeps one object of a kind and name per namespace: two are two snapshots mixed.
+    if (const auto [first, fresh] = by_name.emplace(j.name, &o); !fresh)
+      o.fail(at(o.node, {"metadata", "name"}), "metadata.name",
+             fmt::format("a second {} of this name in namespace {} (the first is in {} line {})", o.kind, j.tenant,
+                         first->second->file, at(first->second->node, {"metadata", "name"}).Mark().line + 1));
     YAML::Node tmpl;
     std::string tmpl_field = "spec.template.";  // its path in the object, for messages
     bool serving = false;                       // replicas that run until stopped
     if (o.kind == "Pod") {
       tmpl = o.node;
       tmpl_field = "";
-      const std::string phase = scalar(at(o.node, {"status", "phase"}));
+      const std::string phase = text(o, at(o.node, {"status", "phase"}), "status.phase");
       if (phase == "Succeeded" || phase == "Failed") {
         ignored.push_back(fmt::format("{}: {} (finished)", o.id(), phase));
         continue;
       }
-      const YAML::Node owners = at(o.node, {"metadata", "ownerReferences"});
-      const YAML::Node owner = owners && owners.IsSequence() && owners.size() > 0 ? owners[0]
-                                                                                  : YAML::Node(YAML::NodeType::Undefined);
-      j.kind = kind_for_owner(scalar(at(owner, {"kind"})));
+      const YAML::Node owners = items(o, at(o.node, {"metadata", "ownerReferences"}), "metadata.ownerReferences");
+      const YAML::Node owner = owners.size() > 0 ? owners[0] : YAML::Node(YAML::NodeType::Undefined);
+      const std::string owner_kind = text(o, at(owner, {"kind"}), "metadata.ownerReferences[0].kind");
+      j.kind = kind_for_owner(owner_kind);
       serving = j.kind == "inference";
-      j.node = scalar(at(spec, {"nodeName"}));
+      j.node = text(o, at(spec, {"nodeName"}), "spec.nodeName");
       j.comment = j.node.empty() ? fmt::format("{} ({})", o.id(), phase.empty() ? "not scheduled" : phase)
                                  : fmt::format("{} ({} on {})", o.id(), phase.empty() ? "bound" : phase, j.node);
-      if (owner) j.comment += fmt::format(", owned by {} {}", scalar(at(owner, {"kind"})), scalar(at(owner, {"name"})));
+      if (owner)
+        j.comment += fmt::format(", owned by {} {}", owner_kind,
+                                 text(o, at(owner, {"name"}), "metadata.ownerReferences[0].name"));
     } else if (o.kind == "Deployment" || o.kind == "StatefulSet") {
       tmpl = at(spec, {"template"});
       j.kind = "inference";
@@ -192,7 +196,8 @@ std::vector<JobOut> read_jobs(const std::vector<const Object*>& workloads, const
     // (Each worker gets a claim of its own from a template: whole devices, as nvidia.com/gpu.)
     if (j.workers > 1 && rules.claims.empty() && j.request.resource != "nvidia.com/gpu")
       o.fail(spec, "spec.pytorchReplicaSpecs", "workers of several pods take whole GPUs (nvidia.com/gpu)");
-    if (const auto k = annotation(o, tmpl, "kind")) j.kind = k->first;
+    if (const auto k = annotation(o, tmpl, "kind"))
+      j.kind = one_of(o, k->second, "metadata.annotations.gpusim.io/kind", {"training", "inference", "notebook", "batch"});
     j.arrival = duration_annotation(o, tmpl, "arrival", "0");
     j.deadline = duration_annotation(o, tmpl, "deadline", "");
     if (serving && !annotation(o, tmpl, "duration")) {
@@ -250,11 +255,25 @@ K8sImport import_k8s(const K8sImportOptions& options, const Catalog& catalog) {
     throw InputError({first_path, std::nullopt, "Node"},
                      "no GPU Node objects (with nvidia.com/gpu.product and nvidia.com/gpu.count labels): the cluster needs "
                      "them, e.g. kubectl get nodes -o yaml");
+  for (const auto& [queue, cluster_queue] : tenancy.queue_targets)
+    if (!tenancy.cluster_queue_names.count(cluster_queue))
+      queue->fail(at(queue->node, {"spec", "clusterQueue"}), "spec.clusterQueue",
+                  fmt::format("no ClusterQueue '{}' among the objects read", cluster_queue));
   const std::vector<JobOut> jobs = read_jobs(workloads, tenancy, node_names, options, out.ignored);
   if (jobs.empty())
     throw InputError({first_path, std::nullopt, "Pod"},
                      "no workload asking for GPUs (Pods, Deployments, StatefulSets, Jobs, PyTorchJobs)");
   out.scenario_yaml = scenario_yaml(options, out.ignored, pools, configs, jobs, tenancy);
+  // The checks above name the object at fault; what the scenario reader would still refuse is refused
+  // here too, so that nothing is written that gpusim run cannot read.
+  try {
+    LoadOptions load;
+    load.text = out.scenario_yaml;
+    (void)build_world(load_scenario(options.name + ".yaml", load));
+  } catch (const InputError& e) {
+    throw InputError({first_path, std::nullopt, ""},
+                     fmt::format("the scenario made from these objects would be refused: {}", e.what()));
+  }
   return out;
 }
 

@@ -17,9 +17,9 @@ bool read_config_map(const Object& o, Configs& configs) {
     const std::string key = kv.first.Scalar();
     YAML::Node doc;
     try {
-      doc = YAML::Load(scalar(kv.second));
+      doc = YAML::Load(text(o, kv.second, "data." + key));
     } catch (const YAML::Exception& e) {
-      o.fail(kv.second, "data." + key, fmt::format("malformed YAML: {}", e.msg));
+      o.fail(kv.second, "data." + key, fmt::format("malformed YAML: {}", ConfigNode::parse_error(e)));
     }
     // A file inside a manifest: the same checks as the manifest's (keys given twice, alias bombs).
     ConfigNode::check_keys(doc, o.file, "data." + key);
@@ -29,6 +29,11 @@ bool read_config_map(const Object& o, Configs& configs) {
       for (const auto& c : doc["mig-configs"]) configs.mig_configs[c.first.Scalar()] = c.second;
       used = true;
     } else if (doc["version"] && (doc["sharing"] || doc["flags"])) {
+      // (Messages point at the data entry: the lines of the file inside it are its own.)
+      if (const YAML::Node s = at(doc, {"flags", "migStrategy"});
+          s && !(s.IsScalar() && (s.Scalar() == "none" || s.Scalar() == "single" || s.Scalar() == "mixed")))
+        o.fail(kv.second, "data." + key + ".flags.migStrategy",
+               fmt::format("expected one of none, single, mixed, got '{}'", scalar(s)));
       configs.device_plugin[key] = doc;
       used = true;
     }
@@ -65,7 +70,7 @@ YAML::Node node_taints(const Object& n) {
     if (!key || !key.IsScalar() || key.Scalar().empty()) n.fail(taints[i], f + ".key", "expected a taint key");
     YAML::Node t(YAML::NodeType::Map);
     t["key"] = key.Scalar();
-    if (const std::string v = scalar(at(taints[i], {"value"})); !v.empty()) t["value"] = v;
+    if (const std::string v = text(n, at(taints[i], {"value"}), f + ".value"); !v.empty()) t["value"] = v;
     t["effect"] = one_of(n, at(taints[i], {"effect"}), f + ".effect", {"NoSchedule", "PreferNoSchedule", "NoExecute"});
     list.push_back(t);
   }
@@ -81,7 +86,7 @@ YAML::Node node_labels(const Object& n, const std::set<std::string>& keys, const
   for (const std::string& key : keys) {
     const YAML::Node v = at(n.node, {"metadata", "labels", key});
     if (!v) continue;
-    const std::string value = scalar(v);
+    const std::string value = text(n, v, "metadata.labels." + key);
     if (key == kHostname || (key == "kubernetes.io/os" && value == "linux") ||
         (key == "node.kubernetes.io/instance-type" && value == node_template) || key == "nvidia.com/gpu.product" ||
         key == "nvidia.com/gpu.count")

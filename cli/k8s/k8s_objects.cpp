@@ -42,7 +42,9 @@ YAML::Node at(const YAML::Node& n, std::initializer_list<std::string_view> path)
   return cur;
 }
 
-std::string label(const Object& o, const std::string& key) { return scalar(at(o.node, {"metadata", "labels", key})); }
+std::string label(const Object& o, const std::string& key) {
+  return text(o, at(o.node, {"metadata", "labels", key}), "metadata.labels." + key);
+}
 
 std::string ns_of(const Object& o) { return o.ns.empty() ? "default" : o.ns; }
 
@@ -53,8 +55,10 @@ namespace {
 void collect(const YAML::Node& doc, const std::string& file, std::vector<Object>& out) {
   if (!doc || doc.IsNull()) return;
   if (!doc.IsMap()) throw InputError({file, doc.Mark().line + 1, ""}, "expected a Kubernetes object (a map with kind:)");
-  const std::string kind = scalar(at(doc, {"kind"}));
-  if (kind.empty()) throw InputError({file, doc.Mark().line + 1, "kind"}, "expected a Kubernetes object's kind:");
+  const YAML::Node kind_node = at(doc, {"kind"});
+  const std::string kind = scalar(kind_node);
+  if (kind.empty() || !kind_node.IsScalar())
+    throw InputError({file, doc.Mark().line + 1, "kind"}, "expected a Kubernetes object's kind:");
   if (kind == "List" || kind.ends_with("List")) {  // kubectl get -o json/yaml: kind List, items [...]
     const YAML::Node items = at(doc, {"items"});
     if (items && !items.IsNull() && !items.IsSequence())
@@ -62,7 +66,12 @@ void collect(const YAML::Node& doc, const std::string& file, std::vector<Object>
     for (const auto& item : items) collect(item, file, out);
     return;
   }
-  out.push_back({doc, file, kind, scalar(at(doc, {"metadata", "name"})), scalar(at(doc, {"metadata", "namespace"}))});
+  Object o{doc, file, kind, "", ""};
+  o.name = text(o, at(doc, {"metadata", "name"}), "metadata.name");
+  o.ns = text(o, at(doc, {"metadata", "namespace"}), "metadata.namespace");
+  // Every object the API server returns has a name; jobs, pools and queues are named after it.
+  if (o.name.empty()) o.fail(at(doc, {"metadata"}), "metadata.name", "expected the object's name");
+  out.push_back(std::move(o));
 }
 
 }  // namespace
@@ -97,7 +106,7 @@ std::vector<Object> read_objects(const std::vector<std::string>& paths) {
     try {
       docs = YAML::LoadAll(bytes);
     } catch (const YAML::Exception& e) {
-      throw InputError({f, e.mark.line + 1, ""}, fmt::format("malformed YAML or JSON: {}", e.msg));
+      throw InputError({f, e.mark.line + 1, ""}, fmt::format("malformed YAML or JSON: {}", ConfigNode::parse_error(e)));
     }
     // As the scenario reader does: a key given twice (yaml-cpp would keep both), and aliases that
     // repeat a block into more values than a document holds (billion laughs), are refused here.
@@ -117,9 +126,21 @@ void expect(const Object& o, const YAML::Node& n, const std::string& field, YAML
   o.fail(n, field, fmt::format("expected {}", what));
 }
 
+std::string text(const Object& o, const YAML::Node& n, const std::string& field) {
+  if (!n || n.IsNull()) return {};
+  expect(o, n, field, YAML::NodeType::Scalar);
+  return n.Scalar();
+}
+
 YAML::Node entries(const Object& o, const YAML::Node& n, const std::string& field) {
   if (!n || n.IsNull()) return YAML::Node(YAML::NodeType::Map);
   expect(o, n, field, YAML::NodeType::Map);
+  return n;
+}
+
+YAML::Node items(const Object& o, const YAML::Node& n, const std::string& field) {
+  if (!n || n.IsNull()) return YAML::Node(YAML::NodeType::Sequence);
+  expect(o, n, field, YAML::NodeType::Sequence);
   return n;
 }
 
@@ -141,10 +162,17 @@ std::string one_of(const Object& o, const YAML::Node& n, const std::string& fiel
   return text;
 }
 
-std::string quantity_text(const Object& o, const YAML::Node& n, const std::string& field) {
+double quantity(const Object& o, const YAML::Node& n, const std::string& field, double max) {
   expect(o, n, field, YAML::NodeType::Scalar);
-  const auto q = parse_quantity(scalar(n));
-  if (!q || *q < 0) o.fail(n, field, fmt::format("expected a Kubernetes quantity >= 0 (8, 500m, 64Gi), got '{}'", scalar(n)));
+  try {
+    return parse_quantity(scalar(n), Range::between(0, max));
+  } catch (const std::invalid_argument& e) {
+    o.fail(n, field, e.what());
+  }
+}
+
+std::string quantity_text(const Object& o, const YAML::Node& n, const std::string& field) {
+  quantity(o, n, field, 9e15);
   return scalar(n);
 }
 

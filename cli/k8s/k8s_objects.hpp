@@ -39,22 +39,29 @@ struct Object {
 // The objects of `paths` (files, or directories: their *.yaml, *.yml and *.json in name order).
 std::vector<Object> read_objects(const std::vector<std::string>& paths);
 
+// A scalar's text, "" for anything else: for nodes already checked, or read only into messages.
 std::string scalar(const YAML::Node& n);
 // n[k0][k1]... through maps only: an undefined node where a key is missing or a value is no map
 // (yaml-cpp throws on a key looked up in a missing node).
 YAML::Node at(const YAML::Node& n, std::initializer_list<std::string_view> path);
-std::string label(const Object& o, const std::string& key);
-std::string ns_of(const Object& o);  // its namespace, "default" when none is given
+std::string label(const Object& o, const std::string& key);  // checked as text()
+std::string ns_of(const Object& o);                          // its namespace, "default" when none is given
 
 // `n` must be of `type` (a map, a list or a scalar) when given.
 void expect(const Object& o, const YAML::Node& n, const std::string& field, YAML::NodeType::value type);
+// A string field's text, "" when absent or null; a list or a map is an error naming the field.
+std::string text(const Object& o, const YAML::Node& n, const std::string& field);
 // What a loop over a map's entries takes: `n` itself when a map, none when absent or null, an error
 // naming the field otherwise (yaml-cpp throws "invalid node" on a list iterated as a map).
 YAML::Node entries(const Object& o, const YAML::Node& n, const std::string& field);
+// The same for a list: `n` itself when a list, an empty one when absent or null, else an error.
+YAML::Node items(const Object& o, const YAML::Node& n, const std::string& field);
 // A whole number in [lo, hi].
 int64_t whole(const Object& o, const YAML::Node& n, const std::string& field, int64_t lo, int64_t hi);
 // One of `values` (Kubernetes' enumerations are case-sensitive).
 std::string one_of(const Object& o, const YAML::Node& n, const std::string& field, const std::vector<std::string_view>& values);
+// A Kubernetes quantity from 0 to `max`; quantity_text checks one the scenario takes as written.
+double quantity(const Object& o, const YAML::Node& n, const std::string& field, double max);
 std::string quantity_text(const Object& o, const YAML::Node& n, const std::string& field);
 // A map of strings (labels, nodeSelector, nodeLabels), in the object's order.
 YAML::Node string_map(const Object& o, const YAML::Node& n, const std::string& field);
@@ -115,7 +122,9 @@ struct TenancyOut {
   std::vector<YAML::Node> priority_classes, budgets, quotas, flavors, cohorts, cluster_queues, local_queues, device_classes,
       claim_templates, resource_claims;
   std::set<std::string> class_names;
-  std::set<std::pair<std::string, std::string>> queues;  // LocalQueues: (namespace, name)
+  std::set<std::pair<std::string, std::string>> queues;              // LocalQueues: (namespace, name)
+  std::vector<std::pair<const Object*, std::string>> queue_targets;  // each LocalQueue and its ClusterQueue
+  std::set<std::string> cluster_queue_names;
   std::vector<ClaimSource> claim_sources;
   std::set<std::string> label_keys;  // node label keys ResourceFlavors select on
   bool any() const;

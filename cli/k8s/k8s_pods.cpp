@@ -28,23 +28,22 @@ PodRequest read_pod_spec(const Object& o, const YAML::Node& spec, const std::str
         const std::string where = fmt::format("{}.{}.{}", path, part, key);
         if (key.starts_with("nvidia.com/")) {
           if (std::string_view(part) == "requests" && at(res, {"limits", key})) continue;
-          const auto q = parse_quantity(scalar(kv.second));
-          if (!q || *q < 0 || *q != std::floor(*q) || *q > 100000)
-            o.fail(kv.second, where,
-                   fmt::format("expected a whole number of devices from 0 to 100000, got '{}'", scalar(kv.second)));
-          if (*q == 0) continue;
+          const double q = quantity(o, kv.second, where, 100000);
+          if (q != std::floor(q))
+            o.fail(kv.second, where, fmt::format("expected a whole number of devices, got '{}'", scalar(kv.second)));
+          if (q == 0) continue;
           if (key != "nvidia.com/gpu" && key != "nvidia.com/gpu.shared" && !key.starts_with("nvidia.com/mig-"))
             o.fail(kv.second, where, "expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>");
           if (!r.resource.empty() && r.resource != key)
             o.fail(kv.second, where, fmt::format("asks both {} and {}; gpusim models one GPU resource per pod", r.resource, key));
           r.resource = key;
-          r.gpus += static_cast<int64_t>(*q);
+          r.gpus += static_cast<int64_t>(q);
         } else if (key == "cpu" || key == "memory") {
           if (std::string_view(part) == "limits" && at(res, {"requests", key})) continue;
-          const auto q = parse_quantity(scalar(kv.second));
-          if (!q || *q < 0) o.fail(kv.second, where, fmt::format("expected a quantity >= 0, got '{}'", scalar(kv.second)));
-          if (key == "cpu") r.cpu_milli += static_cast<int64_t>(std::ceil(*q * 1000 - 1e-9));
-          else r.memory_mib += static_cast<int64_t>(std::ceil(*q / 1048576.0 - 1e-9));
+          // Bounds far past any node (a million cores, an exbibyte) keep the sums in 64 bits.
+          const double q = quantity(o, kv.second, where, key == "cpu" ? 1e6 : 0x1p60);
+          if (key == "cpu") r.cpu_milli += static_cast<int64_t>(std::ceil(q * 1000 - 1e-9));
+          else r.memory_mib += static_cast<int64_t>(std::ceil(q / 1048576.0 - 1e-9));
         }
       }
     }
@@ -56,7 +55,7 @@ PodRequest read_pod_spec(const Object& o, const YAML::Node& spec, const std::str
 std::optional<std::pair<std::string, YAML::Node>> annotation(const Object& o, const YAML::Node& tmpl, const std::string& key) {
   const std::string full = std::string(kAnnotationPrefix) + key;
   for (const YAML::Node& a : {at(o.node, {"metadata", "annotations", full}), at(tmpl, {"metadata", "annotations", full})})
-    if (a) return std::pair(scalar(a), a);
+    if (a) return std::pair(text(o, a, "metadata.annotations." + full), a);
   return std::nullopt;
 }
 
@@ -97,10 +96,7 @@ YAML::Node selector_term(const Object& o, const YAML::Node& n, const std::string
     YAML::Node e(YAML::NodeType::Map);
     e["key"] = key.Scalar();
     e["operator"] = one_of(o, at(exprs[i], {"operator"}), f + ".operator", {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"});
-    if (const YAML::Node v = at(exprs[i], {"values"}); v && v.size() > 0) {
-      expect(o, v, f + ".values", YAML::NodeType::Sequence);
-      e["values"] = v;
-    }
+    if (const YAML::Node v = items(o, at(exprs[i], {"values"}), f + ".values"); v.size() > 0) e["values"] = v;
     list.push_back(e);
   }
   if (list.size() == 0) return YAML::Node(YAML::NodeType::Undefined);
@@ -146,7 +142,7 @@ YAML::Node tolerations(const Object& o, const YAML::Node& n, const std::string& 
     const std::string f = fmt::format("{}[{}]", field, i);
     expect(o, n[i], f, YAML::NodeType::Map);
     YAML::Node t(YAML::NodeType::Map);
-    const std::string key = scalar(at(n[i], {"key"})), value = scalar(at(n[i], {"value"}));
+    const std::string key = text(o, at(n[i], {"key"}), f + ".key"), value = text(o, at(n[i], {"value"}), f + ".value");
     const std::string op = at(n[i], {"operator"}) ? one_of(o, at(n[i], {"operator"}), f + ".operator", {"Equal", "Exists"})
                                                   : "Equal";
     // Kubernetes' validation (validateTolerations).
@@ -155,7 +151,7 @@ YAML::Node tolerations(const Object& o, const YAML::Node& n, const std::string& 
     if (!key.empty()) t["key"] = key;
     t["operator"] = op;
     if (!value.empty()) t["value"] = value;
-    if (const YAML::Node e = at(n[i], {"effect"}); e && !scalar(e).empty())
+    if (const YAML::Node e = at(n[i], {"effect"}); !text(o, e, f + ".effect").empty())
       t["effect"] = one_of(o, e, f + ".effect", {"NoSchedule", "PreferNoSchedule", "NoExecute"});
     if (at(n[i], {"tolerationSeconds"}))
       ignored.push_back(fmt::format("{}: {}.tolerationSeconds (gpusim's taints do not evict running pods)", o.id(), f));
@@ -179,7 +175,7 @@ PodRules read_pod_rules(const Object& o, const YAML::Node& tmpl, const std::stri
   // Kueue reads the queue label of the job object (its integrations), a plain pod's own.
   for (const auto& [where, in] : {std::pair(std::string(), o.node), std::pair(field, tmpl)})
     if (const YAML::Node q = at(in, {"metadata", "labels", std::string(kQueueLabel)}); q && r.queue.empty()) {
-      r.queue = scalar(q);
+      r.queue = text(o, q, fmt::format("{}metadata.labels.{}", where, kQueueLabel));
       r.queue_at = q;
       r.queue_at_field = where;
     }
@@ -195,7 +191,7 @@ PodRules read_pod_rules(const Object& o, const YAML::Node& tmpl, const std::stri
     }
     if (sel.size() > 0) r.fields["node_selector"] = sel;
   }
-  if (const YAML::Node t = at(spec, {"tolerations"}); t && t.size() > 0)
+  if (const YAML::Node t = items(o, at(spec, {"tolerations"}), sf + ".tolerations"); t.size() > 0)
     r.fields["tolerations"] = tolerations(o, t, sf + ".tolerations", ignored);
   const YAML::Node affinity = at(spec, {"affinity"});
   expect(o, affinity, sf + ".affinity", YAML::NodeType::Map);

@@ -104,7 +104,7 @@ void read_quota(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
   expect(o, spec, "spec", YAML::NodeType::Map);
   const YAML::Node hard = at(spec, {"hard"});
   if (!hard || !hard.IsMap()) o.fail(spec, "spec.hard", "expected a map of resource names to quantities");
-  if (const YAML::Node scopes = at(spec, {"scopes"}); scopes && scopes.size() > 0) {
+  if (items(o, at(spec, {"scopes"}), "spec.scopes").size() > 0) {
     ignored.push_back(o.id() + ": spec.scopes (gpusim's quotas take a PriorityClass scopeSelector only)");
     return;
   }
@@ -129,7 +129,7 @@ void read_quota(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
     YAML::Node list(YAML::NodeType::Sequence);
     for (std::size_t i = 0; i < exprs.size(); ++i) {
       const std::string field = fmt::format("spec.scopeSelector.matchExpressions[{}]", i);
-      const std::string scope = scalar(at(exprs[i], {"scopeName"}));
+      const std::string scope = text(o, at(exprs[i], {"scopeName"}), field + ".scopeName");
       if (scope != "PriorityClass") {
         // Dropping the expression would widen the quota to pods it does not cover.
         ignored.push_back(fmt::format("{}: {}.scopeName {} (gpusim's quotas scope by PriorityClass only)", o.id(), field,
@@ -139,10 +139,7 @@ void read_quota(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
       YAML::Node e(YAML::NodeType::Map);
       e["scope_name"] = scope;
       e["operator"] = one_of(o, at(exprs[i], {"operator"}), field + ".operator", {"In", "NotIn", "Exists", "DoesNotExist"});
-      if (const YAML::Node v = at(exprs[i], {"values"}); v && v.size() > 0) {
-        expect(o, v, field + ".values", YAML::NodeType::Sequence);
-        e["values"] = v;
-      }
+      if (const YAML::Node v = items(o, at(exprs[i], {"values"}), field + ".values"); v.size() > 0) e["values"] = v;
       list.push_back(e);
     }
     YAML::Node s(YAML::NodeType::Map);
@@ -226,7 +223,7 @@ YAML::Node kueue_spec(const Object& o, const YAML::Node& n, const std::string& f
     if (!f->values.empty()) one_of(o, kv.second, where, f->values);
     if (f->quantity) quantity_text(o, kv.second, where);
     if (key == "maxPriorityThreshold") whole(o, kv.second, where, -2147483648LL, 2147483647LL);
-    if (key == "weight") out["weight"] = *parse_quantity(kv.second.Scalar());
+    if (key == "weight") out["weight"] = quantity(o, kv.second, where, 9e15);
     else out[snake(key)] = kueue_spec(o, kv.second, where, ignored);
   }
   return out;
@@ -252,11 +249,13 @@ void read_kueue(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
     report_fields(o, "spec.", other_keys(spec, {"clusterQueue"}), "not modelled", ignored);
     t.local_queues.push_back(out);
     t.queues.emplace(ns_of(o), o.name);
+    t.queue_targets.emplace_back(&o, cq.Scalar());
   } else {
     if (o.kind == "ClusterQueue" && !at(spec, {"resourceGroups"}))
       o.fail(spec, "spec.resourceGroups", "expected resource groups");
     for (const auto& kv : kueue_spec(o, spec, "spec", ignored)) out[kv.first] = kv.second;
     (o.kind == "ClusterQueue" ? t.cluster_queues : t.cohorts).push_back(out);
+    if (o.kind == "ClusterQueue") t.cluster_queue_names.insert(o.name);
   }
 }
 
@@ -277,7 +276,8 @@ void read_device_class(const Object& o, TenancyOut& t, std::vector<std::string>&
   expect(o, spec, "spec", YAML::NodeType::Map);
   YAML::Node c(YAML::NodeType::Map);
   c["name"] = o.name;
-  if (const YAML::Node s = at(spec, {"selectors"}); s && s.size() > 0) c["selectors"] = cel_selectors(o, s, "spec.selectors");
+  if (const YAML::Node s = items(o, at(spec, {"selectors"}), "spec.selectors"); s.size() > 0)
+    c["selectors"] = cel_selectors(o, s, "spec.selectors");
   report_fields(o, "spec.", other_keys(spec, {"selectors"}), "not modelled", ignored);
   t.device_classes.push_back(c);
 }
@@ -289,11 +289,12 @@ void read_claim(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
   if (!from_template) {
     // The resourceclaim controller makes a claim from a template for each pod naming the template,
     // owned by that pod (ownerReferences, controller: true); the pod and its template are imported.
-    const YAML::Node owners = at(o.node, {"metadata", "ownerReferences"});
-    for (std::size_t i = 0; owners && owners.IsSequence() && i < owners.size(); ++i)
-      if (scalar(at(owners[i], {"kind"})) == "Pod") {
-        const std::string why = fmt::format("made for Pod {} from a ResourceClaimTemplate, which is read instead",
-                                            scalar(at(owners[i], {"name"})));
+    const YAML::Node owners = items(o, at(o.node, {"metadata", "ownerReferences"}), "metadata.ownerReferences");
+    for (std::size_t i = 0; i < owners.size(); ++i)
+      if (text(o, at(owners[i], {"kind"}), fmt::format("metadata.ownerReferences[{}].kind", i)) == "Pod") {
+        const std::string why = fmt::format(
+            "made for Pod {} from a ResourceClaimTemplate, which is read instead",
+            text(o, at(owners[i], {"name"}), fmt::format("metadata.ownerReferences[{}].name", i)));
         ignored.push_back(fmt::format("{}: {}", o.id(), why));
         t.claim_sources.push_back({ns_of(o), o.name, false, 0, 1, why});
         return;
@@ -332,7 +333,8 @@ void read_claim(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
       ct.per_pod = whole(o, n, rf + ".count", 1, 100000);
       if (mode == "ExactCount") q["count"] = ct.per_pod;
     }
-    if (const YAML::Node s = at(r, {"selectors"}); s && s.size() > 0) q["selectors"] = cel_selectors(o, s, rf + ".selectors");
+    if (const YAML::Node s = items(o, at(r, {"selectors"}), rf + ".selectors"); s.size() > 0)
+      q["selectors"] = cel_selectors(o, s, rf + ".selectors");
     report_fields(o, rf + ".", other_keys(r, {"name", "deviceClassName", "allocationMode", "count", "selectors", "exactly"}),
                   "not modelled", ignored);
     list.push_back(q);
@@ -350,7 +352,7 @@ void read_claim(const Object& o, TenancyOut& t, std::vector<std::string>& ignore
 }  // namespace
 
 bool read_tenancy_object(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {
-  const std::string api = scalar(at(o.node, {"apiVersion"}));
+  const std::string api = text(o, at(o.node, {"apiVersion"}), "apiVersion");
   const std::string group = api.substr(0, api.find('/'));
   if (o.kind == "PriorityClass" && group == "scheduling.k8s.io") read_priority_class(o, t, ignored);
   else if (o.kind == "PodDisruptionBudget" && group == "policy") read_budget(o, t, ignored);
@@ -362,7 +364,6 @@ bool read_tenancy_object(const Object& o, TenancyOut& t, std::vector<std::string
   else if (group == "resource.k8s.io" && (o.kind == "ResourceClaimTemplate" || o.kind == "ResourceClaim"))
     read_claim(o, t, ignored);
   else return false;
-  if (o.name.empty()) o.fail(at(o.node, {"metadata"}), "metadata.name", "expected the object's name");
   return true;
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -116,6 +117,12 @@ void ConfigNode::check_keys(const YAML::Node& node, const std::string& file, con
   check_keys_in(node, file, path, walk);
 }
 
+std::string ConfigNode::parse_error(const YAML::Exception& e) {
+  if (dynamic_cast<const YAML::DeepRecursion*>(&e))
+    return "lists and maps nested more than 2000 levels deep (the YAML reader's limit)";
+  return e.msg;
+}
+
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
   require_utf8(text, file);
   YAML::Node doc;
@@ -123,7 +130,7 @@ ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
     doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError({file, e.mark.is_null() ? std::nullopt : std::optional<int>(e.mark.line + 1), ""},
-                     fmt::format("not valid YAML or JSON: {}", e.msg));
+                     fmt::format("not valid YAML or JSON: {}", parse_error(e)));
   }
   // yaml-cpp keeps both of two equal keys and finds the first: refused here, once, for every document.
   check_keys(doc, file, "");

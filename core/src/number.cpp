@@ -75,32 +75,44 @@ int64_t parse_whole(std::string_view text, const Range& range) {
 
 // A Kubernetes quantity (resource.Quantity: a number with an optional binary or decimal suffix,
 // "500m", "16Gi") as a plain number; nullopt if it is not one.
-std::optional<double> parse_quantity(std::string_view text) {
-  static const std::array<std::pair<std::string_view, double>, 13> suffixes{{{"Ki", 1024.0},
-                                                                             {"Mi", 1048576.0},
-                                                                             {"Gi", 1073741824.0},
-                                                                             {"Ti", 1099511627776.0},
-                                                                             {"Pi", 1125899906842624.0},
-                                                                             {"m", 1e-3},
-                                                                             {"k", 1e3},
-                                                                             {"M", 1e6},
-                                                                             {"G", 1e9},
-                                                                             {"T", 1e12},
-                                                                             {"P", 1e15},
-                                                                             {"E", 1e18},
-                                                                             {"Ei", 1152921504606846976.0}}};
+double parse_quantity(std::string_view text, const Range& range) {
+  // resource.Quantity's grammar: a sign, digits with an optional fraction, then a binary suffix, a
+  // decimal one or a decimal exponent ("1e3"); the value as a double.
+  static constexpr std::pair<std::string_view, double> kSuffixes[] = {
+      {"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3},    {"", 1},        {"k", 1e3},     {"M", 1e6},     {"G", 1e9},     {"T", 1e12},
+      {"P", 1e15}, {"E", 1e18}, {"Ki", 0x1p10}, {"Mi", 0x1p20}, {"Gi", 0x1p30}, {"Ti", 0x1p40}, {"Pi", 0x1p50}, {"Ei", 0x1p60}};
   std::string_view t = text;
-  double scale = 1;
-  for (const auto& [s, f] : suffixes)
-    if (t.size() > s.size() && t.ends_with(s) && (s.size() == 2 || !std::isalpha(static_cast<unsigned char>(t[t.size() - 2])))) {
-      scale = f;
-      t.remove_suffix(s.size());
-      break;
-    }
+  const bool negative = t.starts_with('-');
+  if (t.starts_with('+') || negative) t.remove_prefix(1);
+  std::size_t i = 0;
+  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
+  const std::string_view number = t.substr(0, i), suffix = t.substr(i);
+  const auto not_one = [&] {
+    return std::invalid_argument(fmt::format(
+        "expected a Kubernetes quantity (a number with an exponent, 1e3, or one of the suffixes n, u, m, k, M, G, T, P, "
+        "E, Ki, Mi, Gi, Ti, Pi, Ei), got '{}'",
+        text));
+  };
   double v = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
-  return v * scale;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v, std::chars_format::fixed);
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size()) throw not_one();
+  double scale = 0;
+  for (const auto& [s, f] : kSuffixes)
+    if (suffix == s) scale = f;
+  if (scale == 0) {
+    int exponent = 0;
+    const std::string_view e = suffix.size() < 2 ? suffix : suffix.substr(suffix[1] == '+' ? 2 : 1);
+    const auto [e_end, e_ec] = std::from_chars(e.data(), e.data() + e.size(), exponent);
+    if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E') || e_ec != std::errc() || e_end != e.data() + e.size())
+      throw std::invalid_argument(fmt::format("'{}' has the suffix '{}', which is not a Kubernetes quantity's: expected an "
+                                              "exponent (1e3) or one of n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei",
+                                              text, suffix));
+    scale = std::pow(10.0, exponent);
+  }
+  const double value = (negative ? -v : v) * scale;
+  if (!std::isfinite(value)) throw not_one();
+  if (!range.contains(value)) throw expected(range, false, text, false);
+  return value;
 }
 
 }  // namespace gpusim

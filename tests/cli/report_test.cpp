@@ -89,5 +89,55 @@ TEST(ReportInput, MalformedFilesNameTheFileAndLine) {
   EXPECT_THROW(read_run_dir("/nonexistent/run"), InputError);
 }
 
+// A run directory edited by hand: a value of the wrong type or out of its range is refused naming
+// the file and the field (a JSON pointer), never drawn as "-" or as NaN in the SVG.
+TEST(ReportInput, JsonFieldsOfTheWrongTypeNameTheFileAndField) {
+  const auto refused = [](const RunFiles& run) -> std::pair<std::string, std::string> {
+    try {
+      html_report(run, "dir");
+    } catch (const InputError& e) {
+      return {e.where().file + " " + e.where().field, e.reason()};
+    }
+    return {"accepted", ""};
+  };
+  const std::string summary = R"({"scenario":"s","policy":"p","pools":[]})";
+  EXPECT_EQ(
+      refused({{"summary.json", R"({"scenario":"s","cost_usd":"12"})"}}),
+      std::pair(std::string("dir/summary.json /cost_usd"), std::string("expected a number as gpusim writes it, got \"12\"")));
+  EXPECT_EQ(refused({{"summary.json", R"({"services":[{"name":"a","cost_usd":[1]}]})"}}).first,
+            "dir/summary.json /services/0/cost_usd");
+  EXPECT_EQ(refused({{"summary.json", R"({"failed_reasons":[{"jobs":-1,"reason":"x"}]})"}}).first,
+            "dir/summary.json /failed_reasons/0/jobs");
+  const std::string occ = R"({"columns":2,"column_s":COL,"end_s":2,"rows":[{"pool":"p","first_node":"a","last_node":"a",
+                              "up":[1,UP],"allocated":[0,0]}],"events":[]})";
+  const auto occupancy = [&](const std::string& col, const std::string& up) {
+    std::string o = occ;
+    o.replace(o.find("COL"), 3, col);
+    o.replace(o.find("UP"), 2, up);
+    return refused({{"summary.json", summary}, {"occupancy.json", o}});
+  };
+  EXPECT_EQ(occupancy("1", "1").first, "accepted");
+  EXPECT_EQ(occupancy("-1", "1"), std::pair(std::string("dir/occupancy.json /column_s"),
+                                            std::string("expected a number > 0 as gpusim writes it, got -1")));
+  EXPECT_EQ(occupancy("1", "\"x\"").first, "dir/occupancy.json /rows/0/up/1");
+  EXPECT_EQ(occupancy("1", "1,1"),
+            std::pair(std::string("dir/occupancy.json /rows/0/up"), std::string("expected 2 values (columns), got 3")));
+  // CSV rows take numbers only: "nan" is refused with its line and column.
+  const auto pools = refused(
+      {{"summary.json", summary},
+       {"pool_timeseries.csv", "time_s,pool,gpus_ready,gpus_allocated,gpus_busy,nodes_billed\nnan,p,1,1,1,1\n"}});
+  EXPECT_EQ(pools.first, "dir/pool_timeseries.csv ");
+  EXPECT_NE(pools.second.find("column 'time_s'"), std::string::npos) << pools.second;
+}
+
+TEST(ReportInput, AMissingJobsCsvIsNoted) {
+  const std::string summary = R"({"scenario":"s","policy":"p","pools":[]})";
+  const std::string without = html_report({{"summary.json", summary}}, "dir");
+  EXPECT_NE(without.find("jobs.csv is missing from the run directory"), std::string::npos);
+  const std::string with = html_report({{"summary.json", summary}, {"jobs.csv", "jct_s,queue_delay_s\n10,1\n"}}, "dir");
+  EXPECT_EQ(with.find("jobs.csv is missing"), std::string::npos);
+  EXPECT_NE(with.find("JCT of completed jobs"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpusim::cli

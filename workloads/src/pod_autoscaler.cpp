@@ -408,13 +408,15 @@ AutoscalerSpec read_autoscaler(const ConfigNode& node, const std::string& servic
 }
 
 int64_t read_quantity_milli(const ConfigNode& node) {
-  const std::string text = node.as_string();
-  const std::optional<double> q = parse_quantity(text);
-  if (!q || std::abs(*q) > 1e15)
-    node.fail(fmt::format("expected a quantity (a number, or with a suffix such as 100m or 2k) up to 1e15, got '{}'", text));
+  double q = 0;
+  try {
+    q = parse_quantity(node.as_string(), Range::between(-1e15, 1e15));
+  } catch (const std::invalid_argument& e) {
+    node.fail(e.what());
+  }
   // Rounded up as Quantity.MilliValue does; a product within rounding of a whole number is that number
   // ("0.1" x 1000 is 100.00000000000001 in double).
-  const double milli = *q * 1000;
+  const double milli = q * 1000;
   const double whole = std::round(milli);
   return static_cast<int64_t>(std::abs(milli - whole) <= 1e-9 * std::max(1.0, std::abs(whole)) ? whole : std::ceil(milli));
 }

@@ -361,11 +361,21 @@ void apply_dra(Scenario& s) {
       per_pod = most_per_node[index];
       q.gpus = pods * per_pod;
     } else if (per_pod != r.count) {
-      SourceLocation gpus = where;
-      gpus.field = field + ".gpus";
-      throw InputError(gpus, fmt::format("job {}: its {} '{}' asks {} device(s) per pod (request '{}'); "
-                                         "expected gpus: {}, got {}",
-                                         j.name, kind, chosen->name, r.count, r.name, r.count, per_pod));
+      // A service's replica holds tensor_parallel GPUs: that is the field to change, not a gpus the user never wrote.
+      const auto index_of_job = static_cast<uint32_t>(&j - s.jobs.jobs.data());
+      const auto svc = std::find_if(s.services.begin(), s.services.end(), [&](const ServiceSpec& v) {
+        return index_of_job >= v.first_job && index_of_job < v.first_job + static_cast<uint32_t>(v.max_replicas);
+      });
+      SourceLocation at = where;
+      at.field = field + ".gpus";
+      std::string_view named = "gpus";
+      if (svc != s.services.end()) {
+        at = {svc->where.file, svc->where.line, svc->where.field + ".tensor_parallel"};
+        named = "tensor_parallel";
+      }
+      throw InputError(at, fmt::format("job {}: its {} '{}' asks {} device(s) per pod (request '{}'); "
+                                       "expected {}: {}, got {}",
+                                       j.name, kind, chosen->name, r.count, r.name, named, r.count, per_pod));
     }
     q.claim = true;
     q.device_selector = static_cast<uint16_t>(index + 1);

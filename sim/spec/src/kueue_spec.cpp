@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "gpusim/core/number.hpp"
 #include "gpusim/sim/scenario.hpp"
 
 namespace gpusim {
@@ -156,27 +157,15 @@ const Section& fair_sharing_section() {
   return s;
 }
 
-// A Kubernetes quantity (k8s.io/apimachinery resource.Quantity: decimal suffixes m, k, M, G, T and
-// binary Ki, Mi, Gi, Ti) in gpusim's unit for `resource`: cpu in milli-CPU, memory in MiB (rounded
-// up), devices as a whole count.
+// A Kubernetes quantity in gpusim's unit for `resource`: cpu in milli-CPU, memory in MiB (rounded up),
+// devices as a whole count (at most 9e15, so that milli-CPU fits in 64 bits).
 int64_t quantity(const ConfigNode& n, std::string_view resource) {
   double value = 0;
-  std::string suffix;
-  {
-    const std::string text = n.as_string();
-    std::size_t end = 0;
-    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
-    if (end == 0) n.fail(fmt::format("expected a quantity such as 8, \"500m\" or \"64Gi\", got '{}'", text));
-    value = std::stod(text.substr(0, end));
-    suffix = text.substr(end);
+  try {
+    value = parse_quantity(n.as_string(), Range::between(0, 9e15));
+  } catch (const std::invalid_argument& e) {
+    n.fail(e.what());
   }
-  static const std::map<std::string, double, std::less<>> scale{
-      {"", 1},     {"m", 1e-3},   {"k", 1e3},       {"M", 1e6},          {"G", 1e9},
-      {"T", 1e12}, {"Ki", 1024.}, {"Mi", 1048576.}, {"Gi", 1073741824.}, {"Ti", 1099511627776.}};
-  const auto s = scale.find(suffix);
-  if (s == scale.end())
-    n.fail(fmt::format("unknown quantity suffix '{}'; expected one of m, k, M, G, T, Ki, Mi, Gi, Ti", suffix));
-  value *= s->second;
   if (resource == "cpu") return static_cast<int64_t>(std::ceil(value * 1000 - 1e-9));
   if (resource == "memory") return static_cast<int64_t>(std::ceil(value / 1048576. - 1e-9));
   if (value != std::floor(value)) n.fail(fmt::format("expected a whole number of {}, got {}", resource, value));

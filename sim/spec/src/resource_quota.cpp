@@ -55,15 +55,18 @@ std::optional<QuotaResource> resource_named(std::string_view name, std::string& 
 // The hard limit in the unit usage() counts in: milli-CPU, bytes, or a whole count.
 int64_t read_hard(const ConfigNode& n, QuotaResource r) {
   const std::string text = n.as_string();
-  const std::optional<double> q = parse_quantity(text);
-  if (!q || *q < 0 || *q > 9e18 / 1000)
-    n.fail(fmt::format("expected a Kubernetes quantity >= 0 (e.g. 8, 500m, 64Gi), got '{}'", text));
+  double q = 0;
+  try {
+    q = parse_quantity(text, Range::between(0, 9e18 / 1000));
+  } catch (const std::invalid_argument& e) {
+    n.fail(e.what());
+  }
   switch (r) {
-    case QuotaResource::cpu: return static_cast<int64_t>(std::floor(*q * 1000 + 1e-9));
-    case QuotaResource::memory: return static_cast<int64_t>(std::floor(*q));
+    case QuotaResource::cpu: return static_cast<int64_t>(std::floor(q * 1000 + 1e-9));
+    case QuotaResource::memory: return static_cast<int64_t>(std::floor(q));
     default:
-      if (*q != std::floor(*q)) n.fail(fmt::format("expected a whole number of {}, got '{}'", n.path(), text));
-      return static_cast<int64_t>(*q);
+      if (q != std::floor(q)) n.fail(fmt::format("expected a whole number of {}, got '{}'", n.path(), text));
+      return static_cast<int64_t>(q);
   }
 }
 

@@ -49,7 +49,7 @@ static void apply_override(const ConfigNode& doc, const std::string& assignment)
     value = YAML::Load(assignment.substr(eq + 1));
     ConfigNode::check_keys(value, "", "");
   } catch (const YAML::Exception& e) {
-    throw InputError(where, fmt::format("value is not valid YAML: {}", e.msg));
+    throw InputError(where, fmt::format("value is not valid YAML: {}", ConfigNode::parse_error(e)));
   } catch (const InputError& e) {
     throw InputError(where, fmt::format("value: {}", e.what()));
   }

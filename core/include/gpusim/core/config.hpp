@@ -25,7 +25,8 @@
 // files that touch YAML trees include it).
 namespace YAML {
 class Node;
-}
+class Exception;
+}  // namespace YAML
 
 namespace gpusim {
 
@@ -39,6 +40,9 @@ class ConfigNode {
   // The check parse makes, for a tree read some other way (a --set value): throws an InputError
   // naming `file`, the line and the field (under `path`).
   static void check_keys(const YAML::Node& node, const std::string& file, const std::string& path);
+  // What a yaml-cpp parse error means, in words a user can act on (yaml-cpp says "bad file" for
+  // lists and maps nested past its depth limit).
+  static std::string parse_error(const YAML::Exception& e);
   ConfigNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path);
   ConfigNode();  // an empty document of no file
 

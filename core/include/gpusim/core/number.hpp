@@ -49,8 +49,9 @@ double parse_number(std::string_view text, const Range& range = {});
 // A whole number in `range` that may be written as a float ("2951.0"), as some traces write counts.
 int64_t parse_whole(std::string_view text, const Range& range = {});
 
-// A Kubernetes quantity (resource.Quantity: a number with an optional binary or decimal suffix,
-// "500m", "16Gi") as a plain number; nullopt if it is not one.
-std::optional<double> parse_quantity(std::string_view text);
+// A Kubernetes quantity (resource.Quantity: a signed number with an exponent, "1e3", or a binary or
+// decimal suffix, "500m", "16Gi", "100u") as a plain number in `range`; an unknown suffix is named
+// with the ones Kubernetes has.
+double parse_quantity(std::string_view text, const Range& range = {});
 
 }  // namespace gpusim

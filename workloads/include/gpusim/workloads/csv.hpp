@@ -2,14 +2,19 @@
 // Line-by-line CSV reading shared by the trace readers and the HTML report (which reads a run's own
 // files): no quoting (none of the supported traces quote, nor does gpusim write any), fields trimmed of
 // spaces, blank lines skipped, every error with file and line. A gzip-compressed file is read as its
-// text, streamed (zlib reads an uncompressed one as it is); text already in memory is read in place. The
+// text, streamed (one gzip stream, or several concatenated as gzip allows; bytes after it are refused,
+// which zlib's gzread would ignore); text already in memory is read in place. The
 // first record is the header; a trace with a header and no rows, or any file starting with a UTF-8
 // byte-order mark (which would hide inside the first column's name), is refused here.
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <filesystem>
+#include <fstream>
+#include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,6 +30,74 @@
 
 namespace gpusim::csv {
 
+// A file's bytes in chunks: gunzipped when it starts with gzip's magic bytes, else as they are.
+class FileBytes {
+ public:
+  explicit FileBytes(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+    if (!in_) throw InputError({path, std::nullopt, ""}, "cannot open trace file");
+    fill();
+    gzip_ = avail() >= 2 && static_cast<unsigned char>(raw_[0]) == 0x1f && static_cast<unsigned char>(raw_[1]) == 0x8b;
+    if (gzip_ && inflateInit2(&z_, 15 + 16) != Z_OK) throw std::bad_alloc();
+  }
+  ~FileBytes() {
+    if (gzip_) inflateEnd(&z_);
+  }
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  // Appends the next bytes of text to `out`; false at the end. `line` names the line being read in errors.
+  bool append(std::string& out, int line) {
+    while (true) {
+      if (avail() == 0 && !fill()) {
+        if (gzip_ && !member_ended_) bad(line, "the file is not valid gzip data (truncated)");
+        return false;
+      }
+      if (!gzip_) {
+        out.append(raw_.data() + used_, avail());
+        used_ = raw_size_;
+        return true;
+      }
+      if (member_ended_) {  // another member must follow, or nothing
+        if (static_cast<unsigned char>(raw_[used_]) != 0x1f)
+          bad(line, fmt::format("bytes after the end of the gzip data (at byte {} of the file): expected the end of the "
+                                "file or another gzip stream",
+                                offset_ - avail()));
+        inflateReset(&z_);
+        member_ended_ = false;
+      }
+      std::array<char, 65536> buf;
+      z_.next_in = reinterpret_cast<Bytef*>(raw_.data() + used_);
+      z_.avail_in = static_cast<uInt>(avail());
+      z_.next_out = reinterpret_cast<Bytef*>(buf.data());
+      z_.avail_out = static_cast<uInt>(buf.size());
+      const int rc = inflate(&z_, Z_NO_FLUSH);
+      used_ = raw_size_ - z_.avail_in;
+      if (rc == Z_STREAM_END) member_ended_ = true;
+      else if (rc != Z_OK && rc != Z_BUF_ERROR) bad(line, "the file is not valid gzip data (corrupt)");
+      const std::size_t made = buf.size() - z_.avail_out;
+      out.append(buf.data(), made);
+      if (made > 0) return true;
+    }
+  }
+
+ private:
+  std::size_t avail() const { return raw_size_ - used_; }
+  bool fill() {
+    in_.read(raw_.data(), static_cast<std::streamsize>(raw_.size()));
+    raw_size_ = static_cast<std::size_t>(in_.gcount());
+    used_ = 0;
+    offset_ += raw_size_;
+    return raw_size_ > 0;
+  }
+  [[noreturn]] void bad(int line, const std::string& what) const { throw InputError({path_, line, ""}, what); }
+  std::string path_;
+  std::ifstream in_;
+  std::array<char, 65536> raw_{};
+  std::size_t raw_size_ = 0, used_ = 0;
+  uint64_t offset_ = 0;  // bytes of the file read so far
+  bool gzip_ = false, member_ended_ = false;
+  z_stream z_{};
+};
+
 class Reader {
  public:
   // Rows after the header: a trace must have some; a run's output may have none (no requests, no events).
@@ -32,14 +105,10 @@ class Reader {
   explicit Reader(const std::string& path) : path_(path) {
     if (std::error_code ec; std::filesystem::is_directory(path, ec))
       throw InputError({path, std::nullopt, ""}, "is a directory: expected a trace file");
-    in_ = gzopen(path.c_str(), "rb");
-    if (!in_) throw InputError({path, std::nullopt, ""}, "cannot open trace file");
+    file_.emplace(path);
   }
   // `text` read in place (it must outlive the reader); `path` names it in errors.
   Reader(std::string_view text, std::string path, Rows rows) : path_(std::move(path)), text_(text), rows_(rows) {}
-  ~Reader() {
-    if (in_) gzclose(in_);
-  }
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
   // Next non-blank line split into fields; false at end of file (refused after the header alone).
@@ -106,30 +175,30 @@ class Reader {
       fail(fmt::format("column '{}': {}", column, e.what()));
     }
   }
-  // The next line into line_, without its '\n'; false at the end of the file.
+  // The next line into line_, without its '\n'; false at the end of the file. A file's text is read
+  // into buffer_ a chunk at a time; text_ views what is left of it (or the caller's text).
   bool read_line() {
-    line_.clear();
-    if (!in_) {  // text in memory
-      if (text_pos_ >= text_.size()) return false;
-      const std::size_t nl = std::min(text_.find('\n', text_pos_), text_.size());
-      line_.assign(text_.substr(text_pos_, nl - text_pos_));
-      text_pos_ = nl + 1;
-      return true;
-    }
-    char chunk[4096];
-    while (gzgets(in_, chunk, sizeof chunk)) {
-      line_ += chunk;
-      if (!line_.empty() && line_.back() == '\n') {
-        line_.pop_back();
-        return true;
+    std::size_t nl = text_.find('\n', text_pos_);
+    while (nl == std::string_view::npos && file_) {
+      buffer_.erase(0, text_pos_);
+      const std::size_t searched = buffer_.size();
+      text_pos_ = 0;
+      if (!file_->append(buffer_, line_no_ + 1)) {
+        file_.reset();
+      } else {
+        nl = buffer_.find('\n', searched);
       }
+      text_ = buffer_;
     }
-    if (int code = 0; gzerror(in_, &code), code != Z_OK)
-      throw InputError({path_, line_no_ + 1, ""}, "the file is not valid gzip data (truncated or corrupt)");
-    return !line_.empty();
+    if (text_pos_ >= text_.size()) return false;
+    const std::size_t end = std::min(nl, text_.size());
+    line_.assign(text_.substr(text_pos_, end - text_pos_));
+    text_pos_ = end + 1;
+    return true;
   }
   std::string path_;
-  gzFile in_ = nullptr;
+  std::optional<FileBytes> file_;  // none: reading the caller's text, or the file is read
+  std::string buffer_;
   std::string_view text_;
   std::size_t text_pos_ = 0;
   Rows rows_ = Rows::required;
