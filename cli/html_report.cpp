@@ -180,7 +180,8 @@ void check_value(const Json& v, Want want, const std::string& file, const std::s
     case Want::list: ok = v.is_array(); break;
   }
   if (!ok) {
-    std::string got = v.dump();
+    // A scalar as written; a list or an object by its type (dump() would recurse through any depth).
+    std::string got = v.is_structured() ? std::string(v.is_array() ? "a list" : "an object") : v.dump();
     if (got.size() > 40) got = got.substr(0, 37) + "...";
     bad_field(file, at, fmt::format("expected {} as gpusim writes it, got {}", kWhat[static_cast<int>(want)], got));
   }
@@ -555,13 +556,8 @@ std::string services_section(const Json& summary, const RunFiles& run, const std
        "th><th>rejected</th>"
        "<th>timed out</th><th>unfinished</th><th>TTFT p50</th><th>TTFT p99</th><th>TPOT p99</th><th>E2E p99</th>"
        "<th>SLO attainment</th><th>cost (USD)</th><th>USD per M output tokens</th></tr>\n";
-  const auto latency = [](const Json& svc, const char* metric, const char* p) {
-    const Json& m = svc[metric];
-    return format_figure(m.is_object() && m[p].is_number() ? std::optional(m[p].get<double>()) : std::nullopt, Format::latency);
-  };
-  const auto number_or_dash = [](const Json& v, Format f) {
-    return format_figure(v.is_number() ? std::optional(v.get<double>()) : std::nullopt, f);
-  };
+  // (By JSON pointer: a const Json's operator[] on a key it lacks is undefined behaviour.)
+  const auto shown = [](const Json& svc, const char* pointer, Format f) { return format_figure(figure(svc, pointer), f); };
   for (const Json& svc : summary["services"])
     s += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
@@ -569,9 +565,10 @@ std::string services_section(const Json& summary, const RunFiles& run, const std
         xml_escape(text_of(svc, "name")), xml_escape(text_of(svc, "model")), svc.value("replicas", 0),
         with_commas(svc.value("requests_arrived", 0.0), 0), with_commas(svc.value("requests_completed", 0.0), 0),
         with_commas(svc.value("requests_rejected", 0.0), 0), with_commas(svc.value("requests_timed_out", 0.0), 0),
-        with_commas(svc.value("requests_unfinished", 0.0), 0), latency(svc, "ttft_s", "p50"), latency(svc, "ttft_s", "p99"),
-        latency(svc, "tpot_s", "p99"), latency(svc, "e2e_s", "p99"), number_or_dash(svc["slo_attainment"], Format::percent),
-        number_or_dash(svc["cost_usd"], Format::usd), number_or_dash(svc["cost_per_million_output_tokens_usd"], Format::usd));
+        with_commas(svc.value("requests_unfinished", 0.0), 0), shown(svc, "/ttft_s/p50", Format::latency),
+        shown(svc, "/ttft_s/p99", Format::latency), shown(svc, "/tpot_s/p99", Format::latency),
+        shown(svc, "/e2e_s/p99", Format::latency), shown(svc, "/slo_attainment", Format::percent),
+        shown(svc, "/cost_usd", Format::usd), shown(svc, "/cost_per_million_output_tokens_usd", Format::usd));
   s += "</table></div>\n" +
        note("SLO attainment: the requests within every per-request target of their service over those that arrived; '-' "
             "where a service sets none. Requests not completed are listed, by reason, under the headline figures.");

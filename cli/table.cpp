@@ -215,7 +215,8 @@ std::vector<NotCompleted> not_completed(const Json& s) {
   add("unschedulable jobs", s.value("unschedulable_reasons", Json::array()), "jobs");
   add("rejected jobs", s.value("rejected_reasons", Json::array()), "jobs");
   add("failed jobs", s.value("failed_reasons", Json::array()), "jobs");
-  if (s.contains("serving")) add("requests not completed", s["serving"]["requests_not_completed"], "requests", "status");
+  if (s.contains("serving"))
+    add("requests not completed", s["serving"].value("requests_not_completed", Json::array()), "requests", "status");
   return out;
 }
 

@@ -756,6 +756,7 @@ k8s("k8s kind annotation unknown", K8S_POD.replace("  namespace: ml\n", "  names
 k8s("k8s LocalQueue of no ClusterQueue", K8S_POD + "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
     "metadata: {name: lq, namespace: ml}\nspec: {clusterQueue: cq}\n",
     ["k8s.yaml:line 24", "LocalQueue ml/lq", "spec.clusterQueue", "no ClusterQueue 'cq' among the objects read"])
+k8s("k8s stray comma between documents", "{}, x\n", ["k8s.yaml:line 1", "a ',', ']' or '}' outside any list or map"])
 k8s("k8s nested too deep", K8S_POD.replace("  namespace: ml\n", "  namespace: ml\n  annotations: {a: " + "[" * 100000 + "]" * 100000 + "}\n"),
     ["k8s.yaml", "nested more than 2000 levels deep"])
 # Tenancy objects and pod settings (issue 17): the file, its line, the object and the field.

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/mark.h>
 
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "gpusim/core/config.hpp"
@@ -49,6 +52,53 @@ std::string label(const Object& o, const std::string& key) {
 std::string ns_of(const Object& o) { return o.ns.empty() ? "default" : o.ns; }
 
 // --- reading files ----------------------------------------------------------------------------
+
+namespace {
+
+// yaml-cpp 0.7's LoadAll never returns on a stray ',', ']' or '}' between documents ("{}, x"): its
+// parser reports an empty document there again and again without moving on, and LoadAll keeps each
+// until memory runs out (jbeder/yaml-cpp#1319, fixed after 0.8.0). A first pass through this handler,
+// which builds nothing, finds the spot: two empty documents at one position of the text.
+class StuckDocuments : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> stuck;
+
+  void OnDocumentStart(const YAML::Mark&) override {
+    events_ = 0;
+    null_at_.reset();
+  }
+  void OnDocumentEnd() override {
+    const bool empty = events_ == 1 && null_at_;
+    if (empty && last_empty_ && last_empty_->pos == null_at_->pos) stuck = null_at_;
+    last_empty_ = empty ? null_at_ : std::nullopt;
+  }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
+    ++events_;
+    null_at_ = mark;
+  }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { ++events_; }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { ++events_; }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { ++events_; }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { ++events_; }
+  void OnMapEnd() override {}
+
+ private:
+  int events_ = 0;
+  std::optional<YAML::Mark> null_at_, last_empty_;
+};
+
+}  // namespace
+
+std::vector<YAML::Node> load_all(const std::string& bytes, const std::string& file) {
+  std::istringstream in(bytes);
+  YAML::Parser parser(in);
+  StuckDocuments check;
+  while (parser.HandleNextDocument(check))
+    if (check.stuck)
+      throw InputError({file, check.stuck->line + 1, ""}, "malformed YAML or JSON: a ',', ']' or '}' outside any list or map");
+  return YAML::LoadAll(bytes);
+}
 
 namespace {
 
@@ -104,7 +154,7 @@ std::vector<Object> read_objects(const std::vector<std::string>& paths) {
     require_utf8(bytes, f);
     std::vector<YAML::Node> docs;
     try {
-      docs = YAML::LoadAll(bytes);
+      docs = load_all(bytes, f);
     } catch (const YAML::Exception& e) {
       throw InputError({f, e.mark.line + 1, ""}, fmt::format("malformed YAML or JSON: {}", ConfigNode::parse_error(e)));
     }

@@ -130,6 +130,12 @@ TEST(ReportInput, JsonFieldsOfTheWrongTypeNameTheFileAndField) {
   EXPECT_NE(pools.second.find("column 'time_s'"), std::string::npos) << pools.second;
 }
 
+// Figures a summary may lack (a service with no completed request has no latencies) are shown as "-".
+TEST(ReportInput, AbsentFiguresAreDashes) {
+  const std::string html = html_report({{"summary.json", R"({"services":[{"name":"a"}],"serving":{}})"}}, "dir");
+  EXPECT_NE(html.find("<td>a</td>"), std::string::npos);
+}
+
 TEST(ReportInput, AMissingJobsCsvIsNoted) {
   const std::string summary = R"({"scenario":"s","policy":"p","pools":[]})";
   const std::string without = html_report({{"summary.json", summary}}, "dir");

@@ -1,5 +1,6 @@
 // Request streams of inference services (issue 18; docs/serving.md#requests): the trace readers, the
 // generator's arrival processes and token draws, the common options and every bad input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -404,6 +405,29 @@ TEST(GenTd26Qps, SumsContainersPerStepWithZeroWhereNoSample) {
   const std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   EXPECT_NE(error_of([&] { read_qps_trace(cut, "Generative Requests"); }).find("not valid gzip data"), std::string::npos);
+  // Two gzip streams one after the other are one file (gzip -c a b > c, as gzip reads it); other bytes
+  // after the stream are refused, naming where they start (zlib's gzread would ignore them).
+  const std::size_t cut_at = text.find('\n', text.size() / 2) + 1;
+  const auto gzip_of = [&](const std::string& part) {
+    const std::string f = write_file("part.gz", "");
+    gzFile o = gzopen(f.c_str(), "wb");
+    gzwrite(o, part.data(), static_cast<unsigned>(part.size()));
+    gzclose(o);
+    std::ifstream back(f, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(back)), std::istreambuf_iterator<char>());
+  };
+  const std::string first = gzip_of(text.substr(0, cut_at)), second = gzip_of(text.substr(cut_at));
+  const std::string two = write_file("two.csv.gz", "");
+  std::ofstream(two, std::ios::binary) << first << second;
+  const auto from_two = read_qps_trace(two, "Generative Requests");
+  ASSERT_EQ(from_two.size(), steps.size());
+  EXPECT_DOUBLE_EQ(from_two[3].requests_per_s, 3);
+  const std::string trailing = write_file("trailing.csv.gz", "");
+  std::ofstream(trailing, std::ios::binary) << bytes << "PK\x03\x04";
+  EXPECT_NE(error_of([&] {
+              read_qps_trace(trailing, "Generative Requests");
+            }).find(fmt::format("bytes after the end of the gzip data (at byte {} of the file)", bytes.size())),
+            std::string::npos);
 }
 
 // Arrivals along the fixture's steps x 20 (a Poisson process on the piecewise-constant rate):
