@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -96,6 +98,31 @@ TEST(Number, ParsesCheckedNumbersAndSaysTheRange) {
   EXPECT_TRUE(Range::between(0, 100).fits<int32_t>());
   EXPECT_FALSE(Range::at_least(0).fits<int32_t>());
   EXPECT_TRUE(Range::at_least(0).fits<int64_t>());
+}
+
+// Kubernetes' resource.Quantity grammar (apimachinery quantity.go): a sign, digits with a fraction,
+// then a binary suffix, a decimal one (n, u, m, "", k, M, G, T, P, E) or a decimal exponent.
+TEST(Number, ReadsKubernetesQuantities) {
+  const std::vector<std::pair<const char*, double>> valid{
+      {"8", 8},        {"500m", 0.5}, {"100u", 1e-4},   {"1n", 1e-9},  {"+1", 1},       {"-2", -2},
+      {"1.5", 1.5},    {".5", 0.5},   {"2k", 2000},     {"1E", 1e18},  {"1e3", 1000},   {"1E3", 1000},
+      {"2e-3", 0.002}, {"1e+2", 100}, {"64Gi", 0x1p36}, {"1Ki", 1024}, {"1Ei", 0x1p60}, {"3P", 3e15}};
+  for (const auto& [text, value] : valid) EXPECT_DOUBLE_EQ(parse_quantity(text), value) << text;
+  const auto message = [](const char* text, const Range& range) {
+    try {
+      parse_quantity(text, range);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("100x", {}), "'100x' has the suffix 'x', which is not a Kubernetes quantity's: expected an exponent "
+                                 "(1e3) or one of n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei");
+  EXPECT_NE(message("1e", {}).find("'1e' has the suffix 'e'"), std::string::npos);
+  for (const char* bad : {"", "m", "abc", "1.2.3", "--1", "1e999"})
+    EXPECT_NE(message(bad, {}).find("expected a Kubernetes quantity"), std::string::npos) << bad;
+  EXPECT_EQ(message("1e18", Range::between(0, 1e6)), "expected a number in 0..1000000, got 1e18");
+  EXPECT_EQ(message("-1", Range::between(0, 1e6)), "expected a number in 0..1000000, got -1");
 }
 
 // A config value read into a narrower type needs a range inside it; the declaration gives it, so
