@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/yaml_documents.hpp"
 #include "k8s/k8s_import.hpp"
-#include "k8s/k8s_objects.hpp"
 #include "limits.hpp"
 #include "scratch.hpp"
 
@@ -19,12 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   // Replica counts past a few dozen are the memory estimate's business (the scenario loader's), and slow.
   try {
-    for (const YAML::Node& doc : gpusim::cli::k8s::load_all(std::string(text), "objects.yaml"))
+    for (const YAML::Node& doc : gpusim::yaml_documents(std::string(text), "objects.yaml"))
       if (gpusim::fuzz::asks_too_much(
               doc, {"replicas", "completions", "parallelism", "count", "nvidia.com/gpu", "nvidia.com/gpu.shared"}))
         return 0;
-  } catch (const YAML::Exception&) {  // the importer says why
-  } catch (const gpusim::InputError&) {
+  } catch (const gpusim::InputError&) {  // the importer says why
   }
   gpusim::cli::K8sImportOptions options;
   options.paths = {gpusim::fuzz::write_scratch("objects.yaml", text)};

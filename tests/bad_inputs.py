@@ -677,7 +677,7 @@ def k8s(name, text, says):
     case(name, {"k8s.yaml": text}, says, ["import", "k8s", "k8s.yaml"])
 
 
-k8s("k8s malformed YAML", K8S_NODE + k8s_pod("          nvidia.com/gpu: [1\n"), ["k8s.yaml:", "malformed YAML"])
+k8s("k8s malformed YAML", K8S_NODE + k8s_pod("          nvidia.com/gpu: [1\n"), ["k8s.yaml:", "not valid YAML or JSON"])
 k8s("k8s GPU product not in the catalog", K8S_NODE.replace("NVIDIA-H100-80GB-HBM3", "NVIDIA-X9000") +
     k8s_pod("          nvidia.com/gpu: 1\n"), ["k8s.yaml:line 6", "Node n1", "nvidia.com/gpu.product", "NVIDIA-X9000"])
 k8s("k8s no node template of that count", K8S_NODE.replace('"8"', '"3"') + k8s_pod("          nvidia.com/gpu: 1\n"),
@@ -921,6 +921,10 @@ LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(9))
 case("billion laughs", LAUGHS, "scenario.yaml")
 case("nested too deep", "name: x\nseed: " + "[" * 100000 + "\n", ["scenario.yaml", "nested more than 2000 levels deep"])
+# yaml-cpp's Load keeps the first document and drops the rest: a scenario is one document.
+case("second document", scenario() + "---\nseed: 3\n", ["scenario.yaml:line", "expected one YAML document; another begins here"])
+case("text after a flow map", "{name: x, seed: 1}, {seed: 3}\n", ["scenario.yaml:line 1", "a ',', ']' or '}' outside any list or map"])
+case("--set value with a trailing list", scenario(), ["--set", "outside any list or map"], ["run", "scenario.yaml", "--set", "seed=[1], 2"])
 
 
 def run(binary, name, files, args, code, says):

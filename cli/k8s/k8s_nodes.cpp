@@ -6,6 +6,8 @@
 #include <charconv>
 
 #include "gpusim/core/config.hpp"
+#include "gpusim/core/error.hpp"
+#include "gpusim/core/yaml_documents.hpp"
 
 namespace gpusim::cli::k8s {
 
@@ -17,9 +19,9 @@ bool read_config_map(const Object& o, Configs& configs) {
     const std::string key = kv.first.Scalar();
     YAML::Node doc;
     try {
-      doc = YAML::Load(text(o, kv.second, "data." + key));
-    } catch (const YAML::Exception& e) {
-      o.fail(kv.second, "data." + key, fmt::format("malformed YAML: {}", ConfigNode::parse_error(e)));
+      doc = yaml_document(text(o, kv.second, "data." + key), o.file);
+    } catch (const InputError& e) {  // (its lines are the embedded file's: the manifest's line is the entry's)
+      o.fail(kv.second, "data." + key, e.reason());
     }
     // A file inside a manifest: the same checks as the manifest's (keys given twice, alias bombs).
     ConfigNode::check_keys(doc, o.file, "data." + key);

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/mark.h>
 
 #include <algorithm>
 #include <charconv>
@@ -16,6 +14,7 @@
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/number.hpp"
 #include "gpusim/core/utf8.hpp"
+#include "gpusim/core/yaml_documents.hpp"
 
 namespace gpusim::cli::k8s {
 
@@ -52,53 +51,6 @@ std::string label(const Object& o, const std::string& key) {
 std::string ns_of(const Object& o) { return o.ns.empty() ? "default" : o.ns; }
 
 // --- reading files ----------------------------------------------------------------------------
-
-namespace {
-
-// yaml-cpp 0.7's LoadAll never returns on a stray ',', ']' or '}' between documents ("{}, x"): its
-// parser reports an empty document there again and again without moving on, and LoadAll keeps each
-// until memory runs out (jbeder/yaml-cpp#1319, fixed after 0.8.0). A first pass through this handler,
-// which builds nothing, finds the spot: two empty documents at one position of the text.
-class StuckDocuments : public YAML::EventHandler {
- public:
-  std::optional<YAML::Mark> stuck;
-
-  void OnDocumentStart(const YAML::Mark&) override {
-    events_ = 0;
-    null_at_.reset();
-  }
-  void OnDocumentEnd() override {
-    const bool empty = events_ == 1 && null_at_;
-    if (empty && last_empty_ && last_empty_->pos == null_at_->pos) stuck = null_at_;
-    last_empty_ = empty ? null_at_ : std::nullopt;
-  }
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
-    ++events_;
-    null_at_ = mark;
-  }
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { ++events_; }
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { ++events_; }
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { ++events_; }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { ++events_; }
-  void OnMapEnd() override {}
-
- private:
-  int events_ = 0;
-  std::optional<YAML::Mark> null_at_, last_empty_;
-};
-
-}  // namespace
-
-std::vector<YAML::Node> load_all(const std::string& bytes, const std::string& file) {
-  std::istringstream in(bytes);
-  YAML::Parser parser(in);
-  StuckDocuments check;
-  while (parser.HandleNextDocument(check))
-    if (check.stuck)
-      throw InputError({file, check.stuck->line + 1, ""}, "malformed YAML or JSON: a ',', ']' or '}' outside any list or map");
-  return YAML::LoadAll(bytes);
-}
 
 namespace {
 
@@ -152,12 +104,7 @@ std::vector<Object> read_objects(const std::vector<std::string>& paths) {
     text << in.rdbuf();
     const std::string bytes = text.str();
     require_utf8(bytes, f);
-    std::vector<YAML::Node> docs;
-    try {
-      docs = load_all(bytes, f);
-    } catch (const YAML::Exception& e) {
-      throw InputError({f, e.mark.line + 1, ""}, fmt::format("malformed YAML or JSON: {}", ConfigNode::parse_error(e)));
-    }
+    const std::vector<YAML::Node> docs = yaml_documents(bytes, f);
     // As the scenario reader does: a key given twice (yaml-cpp would keep both), and aliases that
     // repeat a block into more values than a document holds (billion laughs), are refused here.
     for (const YAML::Node& doc : docs) {

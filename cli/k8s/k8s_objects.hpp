@@ -36,9 +36,6 @@ struct Object {
   [[noreturn]] void fail(const YAML::Node& at, const std::string& field, const std::string& why) const;
 };
 
-// The documents of `bytes`, as YAML::LoadAll reads them, without its endless loop on a stray ',' (an
-// InputError naming `file` and the line; YAML::Exception for other malformed text).
-std::vector<YAML::Node> load_all(const std::string& bytes, const std::string& file);
 // The objects of `paths` (files, or directories: their *.yaml, *.yml and *.json in name order).
 std::vector<Object> read_objects(const std::vector<std::string>& paths);
 

@@ -1,5 +1,6 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/utf8.hpp"
+#include "gpusim/core/yaml_documents.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -125,13 +126,7 @@ std::string ConfigNode::parse_error(const YAML::Exception& e) {
 
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
   require_utf8(text, file);
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError({file, e.mark.is_null() ? std::nullopt : std::optional<int>(e.mark.line + 1), ""},
-                     fmt::format("not valid YAML or JSON: {}", parse_error(e)));
-  }
+  YAML::Node doc = yaml_document(text, file);
   // yaml-cpp keeps both of two equal keys and finds the first: refused here, once, for every document.
   check_keys(doc, file, "");
   std::vector<YAML::Node> resolved;

@@ -16,6 +16,7 @@
 #include "gpusim/core/random.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/utf8.hpp"
+#include "gpusim/core/yaml_documents.hpp"
 
 using namespace gpusim;
 
@@ -123,6 +124,29 @@ TEST(Number, ReadsKubernetesQuantities) {
     EXPECT_NE(message(bad, {}).find("expected a Kubernetes quantity"), std::string::npos) << bad;
   EXPECT_EQ(message("1e18", Range::between(0, 1e6)), "expected a number in 0..1000000, got 1e18");
   EXPECT_EQ(message("-1", Range::between(0, 1e6)), "expected a number in 0..1000000, got -1");
+}
+
+// Every YAML reader goes through yaml_documents: yaml-cpp 0.7's LoadAll would loop until memory ran
+// out on "{}, x", and its Load would keep the first document and drop what follows.
+TEST(Config, YamlTextIsReadWholeOrRefused) {
+  EXPECT_EQ(yaml_documents("a: 1\n---\nb: 2\n---\n", "f.yaml").size(), 3u);
+  EXPECT_EQ(yaml_document("a: 1\n---\n", "f.yaml")["a"].as<int>(), 1);  // an empty document after it holds nothing
+  EXPECT_TRUE(yaml_document("", "f.yaml").IsNull());
+  const auto refused = [](const std::string& text) {
+    try {
+      yaml_document(text, "f.yaml");
+    } catch (const InputError& e) {
+      return fmt::format("line {}: {}", e.where().line.value_or(0), e.reason());
+    }
+    return std::string("accepted");
+  };
+  for (const char* stray : {"{}, x", "[], \"x\"", ",", "{a: 1}, {b: 2}"})
+    EXPECT_EQ(refused(stray), "line 1: not valid YAML or JSON: a ',', ']' or '}' outside any list or map") << stray;
+  EXPECT_EQ(refused("a: 1\n---\nb: 2\n"),
+            "line 3: expected one YAML document; another begins here (a second '---', or text after the first document's "
+            "closing bracket)");
+  EXPECT_EQ(refused("a: " + std::string(5000, '[') + std::string(5000, ']')),
+            "line 1: not valid YAML or JSON: lists and maps nested more than 2000 levels deep (the YAML reader's limit)");
 }
 
 // A config value read into a narrower type needs a range inside it; the declaration gives it, so

@@ -17,6 +17,7 @@
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/utf8.hpp"
+#include "gpusim/core/yaml_documents.hpp"
 #include "gpusim/sim/dra.hpp"
 #include "gpusim/sim/node_placement.hpp"
 #include "scenario_parts.hpp"
@@ -46,10 +47,8 @@ static void apply_override(const ConfigNode& doc, const std::string& assignment)
     throw InputError(where, fmt::format("byte 0x{:02X} is not UTF-8 text", static_cast<unsigned char>(assignment[*bad])));
   YAML::Node value;
   try {
-    value = YAML::Load(assignment.substr(eq + 1));
+    value = yaml_document(assignment.substr(eq + 1), "");
     ConfigNode::check_keys(value, "", "");
-  } catch (const YAML::Exception& e) {
-    throw InputError(where, fmt::format("value is not valid YAML: {}", ConfigNode::parse_error(e)));
   } catch (const InputError& e) {
     throw InputError(where, fmt::format("value: {}", e.what()));
   }
