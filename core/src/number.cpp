@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -73,8 +72,6 @@ int64_t parse_whole(std::string_view text, const Range& range) {
   return static_cast<int64_t>(v);
 }
 
-// A Kubernetes quantity (resource.Quantity: a number with an optional binary or decimal suffix,
-// "500m", "16Gi") as a plain number; nullopt if it is not one.
 double parse_quantity(std::string_view text, const Range& range) {
   // resource.Quantity's grammar: a sign, digits with an optional fraction, then a binary suffix, a
   // decimal one or a decimal exponent ("1e3"); the value as a double.
