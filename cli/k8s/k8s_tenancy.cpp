@@ -8,6 +8,7 @@
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/number.hpp"
 #include "gpusim/sim/kueue_spec.hpp"
+#include "gpusim/sim/priority_classes.hpp"
 
 namespace gpusim::cli::k8s {
 
@@ -55,15 +56,19 @@ void read_priority_class(const Object& o, TenancyOut& t, std::vector<std::string
       "not modelled", ignored);
 }
 
-// minAvailable / maxUnavailable: a count or "N%".
+// minAvailable / maxUnavailable: a count or "N%" (the scenario reader's budget_percent).
 YAML::Node count_or_percent(const Object& o, const YAML::Node& n, const std::string& field) {
   expect(o, n, field, YAML::NodeType::Scalar);
   const std::string text = scalar(n);
-  const std::string digits = text.ends_with('%') ? text.substr(0, text.size() - 1) : text;
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }) ||
-      digits.size() > 9)
+  if (text.ends_with('%')) {
+    if (!budget_percent(text))
+      o.fail(n, field,
+             fmt::format("expected a count or a percent (2, \"50%\"), a whole percent from 0% to 100%, got '{}'", text));
+    return YAML::Node(text);
+  }
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }) || text.size() > 9)
     o.fail(n, field, fmt::format("expected a count or a percent (2, \"50%\"), got '{}'", text));
-  return text.ends_with('%') ? YAML::Node(text) : YAML::Node(std::stoll(digits));
+  return YAML::Node(std::stoll(text));
 }
 
 void read_budget(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {

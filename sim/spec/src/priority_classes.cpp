@@ -63,19 +63,27 @@ const PriorityClass* PrioritySpec::class_of(const JobSet& jobs, const Job& j) co
 
 namespace {
 
-// A count or "N%" with N a whole number from 0 to 100, as Kubernetes validates a budget
-// (IsValidPercent, ^[0-9]+%$, and "must not be greater than 100%").
+// A count, or "N%" (budget_percent).
 std::pair<int32_t, bool> count_or_percent(const ConfigNode& n) {
   const std::string text = n.as_string();
   if (!text.ends_with('%')) return {n.as_int<int32_t>(Range::between(0, 2147483647)), false};
-  const std::string digits = text.substr(0, text.size() - 1);
-  if (digits.empty() || digits.size() > 3 ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) || std::stoi(digits) > 100)
+  const std::optional<int32_t> percent = budget_percent(text);
+  if (!percent)
     n.fail(fmt::format("expected a count or a whole percent from 0% to 100% (Kubernetes refuses others), got '{}'", text));
-  return {std::stoi(digits), true};
+  return {*percent, true};
 }
 
 }  // namespace
+
+std::optional<int32_t> budget_percent(std::string_view text) {
+  if (!text.ends_with('%')) return std::nullopt;
+  const std::string_view digits = text.substr(0, text.size() - 1);
+  if (digits.empty() || digits.size() > 3 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const int32_t n = std::stoi(std::string(digits));
+  return n <= 100 ? std::optional(n) : std::nullopt;
+}
 
 void read_priority_classes(const Fields* t, JobSet& jobs, PrioritySpec& out) {
   if (auto list = t ? t->get("priority_classes") : std::nullopt) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -74,5 +75,9 @@ const Section& disruption_budget_section();
 // gives each job its class's priority (Job::priority). Throws InputError naming the file, the field
 // and what was expected (an unknown class, two global defaults, a job whose priority is not its class's).
 void read_priority_classes(const Fields* t, JobSet& jobs, PrioritySpec& out);
+
+// A budget's "N%" as Kubernetes validates it (IsValidPercent, ^[0-9]+%$, and "must not be greater
+// than 100%"): N, or none when `text` is not a whole percent from 0% to 100%.
+std::optional<int32_t> budget_percent(std::string_view text);
 
 }  // namespace gpusim
