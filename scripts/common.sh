@@ -5,7 +5,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GPUSIM_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(build-essential cmake ninja-build ccache pkg-config
           libboost-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev zlib1g-dev
-          libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-tidy clang-14 libclang-rt-14-dev
+          libgtest-dev libgmock-dev libbenchmark-dev valgrind clang-format clang-tidy clang-14 libclang-rt-14-dev
           pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest python3-yaml python3-jsonschema
           python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel python3-distributed
           chromium chromium-driver python3-selenium python3-pil prometheus mkdocs mkdocs-material)
