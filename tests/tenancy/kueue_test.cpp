@@ -686,3 +686,34 @@ TEST(Kueue, BadInput) {
 }
 
 }  // namespace
+
+// Two ClusterQueues return at once and each must reclaim from the borrower.
+// x (nominal 4) runs eight 1-GPU 10-hour jobs from 0 (borrowing b's and c's 2 + 2); its pods take
+// 5 min to go (termination_grace_period). At 1 h, b0 (2 workers) arrives in b and c0 (2 workers) in
+// c, both ReclaimWithinCohort: Any. Kueue (scheduler.go schedule/processEntry): b0 is processed first
+// and preempts two of x's; c0's targets (computed from the same snapshot) overlap b0's, so with
+// RecomputeAssignmentUponPreemptionTargetsOverlap (main, v0.20 beta, on) c0's targets are recomputed
+// with b0's victims counted gone and b0's quota counted used: two other x jobs; they do not overlap
+// and c0 fits, so both preempt in the same cycle: four evictions at 1 h, b0 and c0 start at 1 h 5 min.
+TEST(Kueue, SeveralQueuesReclaimInOneCycle) {
+  std::string js;
+  for (int i = 0; i < 8; ++i)
+    js += "    - {name: x" + std::to_string(i) + ", tenant: x, queue: x, termination_grace_period: 5m, gpus: 1, duration: 10h}\n";
+  for (const char* q : {"b", "c"})
+    js += std::string("    - {name: ") + q + "0, tenant: " + q + ", queue: " + q + ", " + kNoGrace +
+          "workers: 2, gpus: 1, duration: 1h, arrival: 1h}\n";
+  const std::string reclaim = "cohort: org, preemption: {reclaim_within_cohort: Any}, ";
+  const auto r = run(2, js,
+                     kFlavor + "    cluster_queues:\n" + queue("x", 4, "cohort: org, ") + queue("b", 2, reclaim) +
+                         queue("c", 2, reclaim) + locals({"x", "b", "c"}));
+  ASSERT_EQ(r->recorder.evictions.size(), 4u);
+  std::set<std::string> victims;
+  for (const Eviction& e : r->recorder.evictions) {
+    EXPECT_EQ(e.at_s, 3600) << e.victim;
+    EXPECT_EQ(e.reason, "InCohortReclamation");
+    victims.insert(e.victim);
+  }
+  EXPECT_EQ(victims.size(), 4u);
+  EXPECT_EQ(r->start("b0"), 3600 + 300);
+  EXPECT_EQ(r->start("c0"), 3600 + 300);  // not 3600 + 600: one preemption per tree and cycle, as before
+}

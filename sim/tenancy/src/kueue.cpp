@@ -45,8 +45,8 @@ struct Kueue::Impl {
   // requeued "immediate"ly): `parked` ones wait in their ClusterQueue again once the preemptions of
   // this instant are over (requeue_evicted), so that the quota freed for a preemptor is taken by it
   // first (Kueue orders them by eviction time, after it). One evicted again at the instant it was
-  // requeued is `held` until the next decision point at a later time: a preemptor that is not its
-  // cycle's holds no quota (Kueue skips one whose targets overlap another's), so a requeued victim
+  // requeued is `held` until the next decision point at a later time: a preemptor skipped in its
+  // cycle holds no quota (Kueue skips one whose targets overlap and still overlap), so a requeued victim
   // may take quota it waits for and be preempted again, for ever with no time passing (in Kueue
   // time passes while an eviction is reconciled); so each workload is requeued at most once per instant.
   std::vector<JobId> parked, held;
@@ -219,18 +219,46 @@ struct Kueue::Impl {
     return any;
   }
 
-  // The entry fits in its tree, with the quota of the cycle's preemptor (if any) set aside.
-  bool fits_beside(const Entry& e, const Entry* preemptor) {
-    if (preemptor) {
-      tree.add(preemptor->cq, preemptor->assignment.usage, +1);
-      preemption.unreserve(preemptor->targets);
+  // This cycle's preemptions in one cohort tree (scheduler.go processEntry): the entries whose quota
+  // is set aside (cq.AddUsage of a preempting or DeferredFit entry) and their victims
+  // (preemptedWorkloads), counted gone for the rest of the cycle (fits: SimulateWorkloadUsageRemoval).
+  struct CyclePreemptions {
+    std::vector<const Entry*> holders;
+    std::vector<Target> victims;
+    bool overlaps(const std::vector<Target>& targets) const {
+      return std::any_of(targets.begin(), targets.end(), [&](const Target& t) {
+        return std::any_of(victims.begin(), victims.end(), [&](const Target& v) { return v.job == t.job; });
+      });
     }
+  };
+  // Puts the cycle into the tree (sign +1: holders' quota used, victims and `extra` gone) or takes it out (-1).
+  void apply(const CyclePreemptions& c, const std::vector<Target>& extra, int sign) {
+    for (const Entry* h : c.holders) tree.add(h->cq, h->assignment.usage, sign);
+    if (sign > 0) {
+      preemption.unreserve(c.victims);
+      preemption.unreserve(extra);
+    } else {
+      preemption.restore(c.victims);
+      preemption.restore(extra);
+    }
+  }
+  // Kueue's fits(): the entry fits with the cycle's quota set aside, its victims and the entry's own
+  // targets counted gone.
+  bool fits_beside(const Entry& e, const CyclePreemptions& c, const std::vector<Target>& targets) {
+    apply(c, targets, +1);
     const bool fit = tree.fits(e.cq, e.assignment.usage, true);
-    if (preemptor) {
-      preemption.restore(preemptor->targets);
-      tree.add(preemptor->cq, preemptor->assignment.usage, -1);
-    }
+    apply(c, targets, -1);
     return fit;
+  }
+  // updateAssignmentIfNeeded with RecomputeAssignmentUponPreemptionTargetsOverlap (Kueue main, v0.20
+  // beta, on): the entry's targets overlap the cycle's; its flavors and targets are found again with
+  // the cycle's victims gone (and its holders' quota used). Mode fit: DeferredFit (it waits for them).
+  void recompute(Entry& e, const CyclePreemptions& c, const ClusterView& view) {
+    apply(c, {}, +1);
+    e.assignment = flavors.assign(e.cq, workloads[e.job].base_shape);
+    e.targets.clear();
+    if (e.assignment.mode == Mode::preempt) e.targets = preemption.targets(e.cq, e.job, e.assignment, view, &c.victims);
+    apply(c, {}, -1);
   }
 
   // Issues the preemptor's evictions; true if any is new.
@@ -267,29 +295,40 @@ struct Kueue::Impl {
       for (Entry& e : entries) by_tree[tree.node(e.cq).root].push_back(&e);
       bool progress = false;
       for (auto& [root, list] : by_tree) {
-        // The preemptor of this cycle, if any: as in Kueue's cycle (scheduler.go, cq.AddUsage for a
-        // preempting entry), its quota is set aside for the rest of the cycle, its targets counted as
-        // gone, so that a later entry cannot take the quota being freed for it (else a borrower
-        // re-admitted into it would be preempted again at the same instant, for ever).
-        const Entry* preemptor = nullptr;
+        // Several entries may preempt in one cycle when their targets do not overlap (scheduler.go
+        // processEntry); each one's quota is set aside for the rest of the cycle and its targets
+        // counted gone, so that a later entry cannot take the quota being freed for it (else a
+        // borrower re-admitted into it would be preempted again at the same instant, for ever).
+        CyclePreemptions cycle;
         while (!list.empty()) {
           const std::size_t i = pick(list);
           Entry& e = *list[i];
           list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
           if (e.assignment.mode == Mode::fit) {
-            if (fits_beside(e, preemptor)) {
+            if (fits_beside(e, cycle, {})) {
               admit(e, now, admitted);
               progress = true;
             }
             queues.mark(e.cq);  // its next head, or this one again if an earlier entry took its quota
             continue;
           }
-          // One preemption per tree and cycle: the others are tried again once it has taken effect.
-          if (preemptor) {
+          if (cycle.overlaps(e.targets)) {
+            recompute(e, cycle, view);
+            if (e.assignment.mode == Mode::fit) {  // DeferredFit: holds its quota, admitted once the victims are gone
+              cycle.holders.push_back(&e);
+              continue;
+            }
+            if (e.assignment.mode != Mode::preempt || e.targets.empty() || cycle.overlaps(e.targets)) {
+              queues.mark(e.cq);
+              continue;
+            }
+          }
+          if (!fits_beside(e, cycle, e.targets)) {
             queues.mark(e.cq);
             continue;
           }
-          preemptor = &e;
+          cycle.holders.push_back(&e);
+          cycle.victims.insert(cycle.victims.end(), e.targets.begin(), e.targets.end());
           if (evict(e, now, evictions)) progress = true;
         }
       }

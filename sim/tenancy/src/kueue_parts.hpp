@@ -213,14 +213,17 @@ class Preemptor {
   Preemptor(const KueueSpec& spec, QuotaTree& tree, const Workloads& workloads, const ClusterQueues& queues);
   // The workloads to evict so that `job`'s assignment `a` fits in `cq`; none when it cannot. `view`
   // says which running jobs may still be preempted.
-  std::vector<Target> targets(uint32_t cq, JobId job, const Assignment& a, const ClusterView& view);
+  // `gone`: workloads already taken out of the tree (this cycle's other victims), no candidates.
+  std::vector<Target> targets(uint32_t cq, JobId job, const Assignment& a, const ClusterView& view,
+                              const std::vector<Target>* gone = nullptr);
   // The targets' usage is put back in the tree (restore) or taken out of it (unreserve).
   void restore(const std::vector<Target>& targets);
   void unreserve(const std::vector<Target>& targets);
 
  private:
   bool eligible(JobId id, const ClusterView& view) const;
-  std::vector<JobId> candidates(uint32_t cq, const Workload& w, const Assignment& a, const ClusterView& view) const;
+  std::vector<JobId> candidates(uint32_t cq, const Workload& w, const Assignment& a, const ClusterView& view,
+                                const std::vector<Target>* gone) const;
   void fill_back(uint32_t cq, const Amounts& need, std::vector<Target>& targets, bool allow_borrowing);
   std::vector<Target> minimal(uint32_t cq, const Assignment& a, const std::vector<JobId>& cands, bool allow_borrowing,
                               std::optional<int32_t> threshold);

@@ -115,9 +115,10 @@ class FairOrdering {
 Preemptor::Preemptor(const KueueSpec& spec, QuotaTree& tree, const Workloads& workloads, const ClusterQueues& queues)
     : spec_(spec), tree_(tree), workloads_(workloads), queues_(queues) {}
 
-std::vector<Target> Preemptor::targets(uint32_t cq, JobId job, const Assignment& a, const ClusterView& view) {
+std::vector<Target> Preemptor::targets(uint32_t cq, JobId job, const Assignment& a, const ClusterView& view,
+                                       const std::vector<Target>* gone) {
   const Workload& w = workloads_[job];
-  const std::vector<JobId> cands = candidates(cq, w, a, view);
+  const std::vector<JobId> cands = candidates(cq, w, a, view, gone);
   if (cands.empty()) return {};
   return spec_.fair_sharing ? fair(cq, a, cands) : classic(cq, w, a, cands);
 }
@@ -128,14 +129,18 @@ bool Preemptor::eligible(JobId id, const ClusterView& view) const {
   return w.evicting || w.fresh || view.preemptible(id) || view.is_pending(id);
 }
 
-std::vector<JobId> Preemptor::candidates(uint32_t cq, const Workload& w, const Assignment& a, const ClusterView& view) const {
+std::vector<JobId> Preemptor::candidates(uint32_t cq, const Workload& w, const Assignment& a, const ClusterView& view,
+                                         const std::vector<Target>* gone) const {
   const KueueClusterQueue& q = spec_.cluster_queues[cq];
   std::vector<JobId> out;
+  const auto taken = [&](JobId id) {
+    return gone && std::any_of(gone->begin(), gone->end(), [&](const Target& t) { return t.job == id; });
+  };
   if (q.within_cluster_queue != KueuePreemptionPolicy::never) {
     const bool newer_equal = q.within_cluster_queue == KueuePreemptionPolicy::lower_or_newer_equal_priority;
     for (JobId id : queues_.admitted(cq)) {
       const Workload& c = workloads_[id];
-      if (!eligible(id, view) || c.priority > w.priority || !uses(c, a.need_preemption)) continue;
+      if (taken(id) || !eligible(id, view) || c.priority > w.priority || !uses(c, a.need_preemption)) continue;
       if (c.priority == w.priority && !(newer_equal && w.order < c.order)) continue;
       out.push_back(id);
     }
@@ -151,7 +156,7 @@ std::vector<JobId> Preemptor::candidates(uint32_t cq, const Workload& w, const A
       if (other == cq || !tree_.borrowing(other, a.need_preemption)) continue;
       for (JobId id : queues_.admitted(other)) {
         const Workload& c = workloads_[id];
-        if (!eligible(id, view) || !uses(c, a.need_preemption)) continue;
+        if (taken(id) || !eligible(id, view) || !uses(c, a.need_preemption)) continue;
         if (q.reclaim_within_cohort == KueuePreemptionPolicy::lower_priority && c.priority >= w.priority) continue;
         out.push_back(id);
       }

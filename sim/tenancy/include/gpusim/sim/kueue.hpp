@@ -4,7 +4,8 @@
 // engine runs Kueue's scheduling cycles (kueue pkg/scheduler/scheduler.go): the heads of the
 // ClusterQueues are nominated, a flavor is assigned per resource group (pkg/scheduler/flavorassigner),
 // quota is reserved from the hierarchical quota tree (pkg/cache: resource_node.go, available /
-// potentialAvailable), or preemptions are issued (pkg/scheduler/preemption: classic and fair sharing).
+// potentialAvailable), or preemptions are issued (pkg/scheduler/preemption: classic and fair sharing),
+// by every head of a cycle whose targets do not overlap an earlier head's.
 // An admitted job enters the scheduler's queue restricted to its flavors' pools (Kueue injects the
 // flavors' node labels as a nodeSelector) and holds its quota until it finishes or Kueue evicts it.
 //
