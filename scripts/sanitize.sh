@@ -15,9 +15,10 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 # readme_test runs the installed commands and Python, golden_outputs repeats the scenario loop below,
 # and memory_test runs gpusim under a 1 GiB address-space limit, where ASan cannot map its shadow
 # memory (bad_inputs_test holds the same cases without the limit); report_browser_test tests the
-# page in a browser, and report_cli_test already runs the report's renderer here: the GCC build runs all four.
+# page in a browser, and report_cli_test already runs the report's renderer here; instruction counts are
+# the Release build's (valgrind cannot run an ASan binary): the GCC build runs all five.
 ctest --test-dir "$SANITIZE_BUILD" --output-on-failure --parallel "$(nproc)" \
-  -E '^(readme_test|golden_outputs|memory_test|report_browser_test)$'
+  -E '^(readme_test|golden_outputs|memory_test|report_browser_test|instruction_counts_test)$'
 # Every shipped scenario (scenarios/*.yaml) under --audit, writing its outputs, and the FGD packing experiment.
 runs="$(mktemp -d)"
 find "$ROOT/scenarios" -maxdepth 1 -name '*.yaml' | sort | xargs -P "$(nproc)" -I{} sh -c \
