@@ -58,10 +58,8 @@ struct CantBeLate final : PlacementPolicy {
   // On-demand jobs the rule sends to spot leave now; a decision point when the next one would.
   void before_pass(const ClusterView& v, Binder& binder) override {
     std::vector<JobId> on_demand;
-    v.for_each_running([&](JobId id, Time) {
+    for (JobId id : v.running_jobs())  // ascending
       if (at(v, id) == Where::on_demand && v.preemptible(id)) on_demand.push_back(id);
-    });
-    std::sort(on_demand.begin(), on_demand.end());  // in id order, whatever order the engine keeps
     Time next = Time::max();
     for (JobId id : on_demand) {
       if (wanted(v, id) == Where::spot) {

@@ -156,7 +156,7 @@ void DefaultPreemption::count_budgets(const ClusterView& view) {
         healthy[b] += up;
       }
   };
-  view.for_each_running([&](JobId id, Time) { count(id, view.preemptible(id)); });
+  for (JobId id : view.running_jobs()) count(id, view.preemptible(id));
   view.for_each_pending([&](JobId id) {
     count(id, false);
     return true;
@@ -201,10 +201,9 @@ const std::vector<JobId>& DefaultPreemption::after_pass(const ClusterView& view,
   preempted_for_.clear();
   // Only jobs of higher priority than some preemptible running job could find victims.
   std::optional<int32_t> lowest;
-  view.for_each_running([&](JobId id, Time) {
+  for (JobId id : view.running_jobs())
     if (view.preemptible(id) && view.job(id).request.gpus > 0)
       lowest = std::min(lowest.value_or(priority(view, id)), priority(view, id));
-  });
   if (!lowest) return preempted_for_;
   pending_.clear();
   view.for_each_pending([&](JobId id) {

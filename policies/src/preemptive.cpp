@@ -41,10 +41,10 @@ class PreemptiveScheduler final : public Scheduler {
     const Time now = view.now();
     std::optional<Time> next;
     if (!changes_.empty()) next = changes_.top().at;
-    view.for_each_running([&](JobId id, Time) {
-      if (view.preemptible(id))  // not those just preempted
-        if (auto t = order_->next_change(view, id); t && *t > now && (!next || *t < *next)) next = t;
-    });
+    if (order_->changes_while_running())
+      for (JobId id : view.running_jobs())
+        if (view.preemptible(id))  // not those just preempted
+          if (auto t = order_->next_change(view, id); t && *t > now && (!next || *t < *next)) next = t;
     if (next) binder.recheck_at(*next);
   }
 
@@ -68,17 +68,17 @@ class PreemptiveScheduler final : public Scheduler {
     });
     ++pass_;
     arrived_running_.clear();
-    view.for_each_running([&](JobId id, Time) {
+    for (JobId id : view.running_jobs()) {
       const int64_t d = demand(view, id);
       held += d;
       if (!view.preemptible(id)) {
         leaving += d;
-        return;
+        continue;
       }
       if (id >= runs_.size()) runs_.resize(id + 1);
       if (!runs_[id].ranked) arrived_running_.push_back(id);
       runs_[id].seen_pass = pass_;
-    });
+    }
     granted_.clear();
     // Room for every pending job beside the running ones: no one need be preempted, and priorities
     // only decide the order of placement (and changes of class can wait for the next event).

@@ -168,16 +168,15 @@ class Tiresias final : public QueueOrder {
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
   bool every_pass() const override { return true; }
+  bool changes_while_running() const override { return true; }
 
   // Demotes the running jobs whose service has reached their queue's limit, one queue each, in
   // arrival order (the simulator's runnable list), to the back of their new queue.
   void before_pass(const ClusterView& v) override {
     const Time now = v.now();
     running_.clear();
-    v.for_each_running([&](JobId id, Time) {
+    for (JobId id : v.running_jobs())  // ascending: the simulator's runnable list is in arrival order
       if (v.preemptible(id)) running_.push_back(id);
-    });
-    std::sort(running_.begin(), running_.end());
     // The simulator's events are arrivals, completions and the one wake-up it set at its previous
     // event; a recheck asked for earlier and since superseded is none of them.
     ++pass_;
@@ -207,13 +206,13 @@ class Tiresias final : public QueueOrder {
     ++pass_;
     started_.clear();
     running_.clear();
-    v.for_each_running([&](JobId id, Time) {
-      if (!v.preemptible(id)) return;
+    for (JobId id : v.running_jobs()) {
+      if (!v.preemptible(id)) continue;
       running_.push_back(id);
       if (id >= seen_.size()) seen_.resize(id + 1);
       seen_[id] = pass_;
       if (state(v, id).place != Place::running) started_.push_back(id);
-    });
+    }
     stopped_front_.clear();
     stopped_back_.clear();
     for (JobId id : held_) {

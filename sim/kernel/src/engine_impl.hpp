@@ -61,6 +61,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
     return !scheduling().gang && q.worker_gpus > 0 ? std::min(left, q.worker_gpus) : left;
   }
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override;
+  const ChunkedSet<JobId>& running_jobs() const override { return life_.running(); }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override { life_.for_each_pending(visit); }
   void for_each_pending_by_shape(const std::function<PendingVisit(JobId)>& visit) const override {
     life_.for_each_pending_by_shape(visit);

@@ -35,6 +35,8 @@ class QueueOrder {
   // When the job's priority next changes class (a queue threshold, a starvation limit), so the
   // scheduler looks again then; nullopt when it changes only at events.
   virtual std::optional<Time> next_change(const ClusterView&, JobId) const { return std::nullopt; }
+  // Can next_change() give a time for a running job? (If not, the scheduler does not ask for each one.)
+  virtual bool changes_while_running() const { return false; }
   // Hooks around every decision pass of a preemptive order: before_pass comes before any priority()
   // of the pass, after_pass once its preemptions and starts are made. An order that has them is
   // given every decision point, also those where nothing is pending (every_pass).

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusim/core/chunked_set.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
@@ -88,6 +89,9 @@ class ClusterView {
   virtual const Placement& placement(JobId id) const = 0;
   // Running jobs and when each will end at its current rate.
   virtual void for_each_running(const std::function<void(JobId, Time)>& visit) const = 0;
+  // The running jobs, ascending (the same as for_each_running's, without working out their ends): a
+  // policy that looks at every running job at every decision point reads them here.
+  virtual const ChunkedSet<JobId>& running_jobs() const = 0;
   // Does the job's CPU/memory fit the node, is the node ready, and is it in a pool the job may use?
   virtual bool node_admits(JobId id, NodeId node) const = 0;
   // How many GPUs of `node` can take one of the job's GPUs, counted up to `limit`.
