@@ -41,10 +41,7 @@ class PreemptiveScheduler final : public Scheduler {
     const Time now = view.now();
     std::optional<Time> next;
     if (!changes_.empty()) next = changes_.top().at;
-    if (order_->changes_while_running())
-      for (JobId id : view.running_jobs())
-        if (view.preemptible(id))  // not those just preempted
-          if (auto t = order_->next_change(view, id); t && *t > now && (!next || *t < *next)) next = t;
+    if (auto t = order_->next_running_change(view); t && *t > now && (!next || *t < *next)) next = t;
     if (next) binder.recheck_at(*next);
   }
 

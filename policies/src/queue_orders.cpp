@@ -168,7 +168,6 @@ class Tiresias final : public QueueOrder {
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
   bool every_pass() const override { return true; }
-  bool changes_while_running() const override { return true; }
 
   // Demotes the running jobs whose service has reached their queue's limit, one queue each, in
   // arrival order (the simulator's runnable list), to the back of their new queue.
@@ -237,7 +236,20 @@ class Tiresias final : public QueueOrder {
     in_list_order(stopped_back_);
     for (JobId id : stopped_back_) states_[id].place_at(Place::pending, ++back_seq_);
     held_.swap(running_);
-    if (!event_) return;
+    if (event_) wake_ups(v);
+    // What next_change gives each running job, the earliest.
+    next_running_ = Time::max();
+    for (JobId id : held_)
+      if (const Time j = states_[id].jump; j > v.now()) next_running_ = std::min(next_running_, j);
+  }
+  std::optional<Time> next_running_change(const ClusterView&) const override {
+    if (next_running_ == Time::max()) return std::nullopt;
+    return next_running_;
+  }
+
+  // At one of the simulator's events: when it would next wake for each running job, and for a
+  // waiting job due for promotion.
+  void wake_ups(const ClusterView& v) {
     next_jump_ = Time::max();
     for (JobId id : held_) {
       State& s = states_[id];
@@ -361,6 +373,7 @@ class Tiresias final : public QueueOrder {
   uint64_t pass_ = 0;
   bool event_ = true;             // is this pass one of the simulator's events?
   Time next_jump_ = Time::max();  // the wake-up set at the last event
+  Time next_running_ = Time::max();  // the earliest jump of the running jobs after the pass
   std::vector<uint64_t> seen_;    // by job id: the last pass that saw it running
   std::vector<JobId> held_;       // running at the end of the previous pass
   std::vector<JobId> running_, started_, stopped_front_, stopped_back_;

@@ -35,8 +35,9 @@ class QueueOrder {
   // When the job's priority next changes class (a queue threshold, a starvation limit), so the
   // scheduler looks again then; nullopt when it changes only at events.
   virtual std::optional<Time> next_change(const ClusterView&, JobId) const { return std::nullopt; }
-  // Can next_change() give a time for a running job? (If not, the scheduler does not ask for each one.)
-  virtual bool changes_while_running() const { return false; }
+  // The earliest next_change() later than now of the running jobs still preemptible after the pass,
+  // asked once a pass after after_pass (so an order need not be asked job by job); nullopt: none.
+  virtual std::optional<Time> next_running_change(const ClusterView&) const { return std::nullopt; }
   // Hooks around every decision pass of a preemptive order: before_pass comes before any priority()
   // of the pass, after_pass once its preemptions and starts are made. An order that has them is
   // given every decision point, also those where nothing is pending (every_pass).
