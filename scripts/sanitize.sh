@@ -16,9 +16,11 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 # and memory_test runs gpusim under a 1 GiB address-space limit, where ASan cannot map its shadow
 # memory (bad_inputs_test holds the same cases without the limit); report_browser_test tests the
 # page in a browser, and report_cli_test already runs the report's renderer here; instruction counts are
-# the Release build's (valgrind cannot run an ASan binary): the GCC build runs all five.
+# the Release build's (valgrind cannot run an ASan binary); fidelity_quick compares figures, 8 of CI's
+# minutes under ASan, and its runs are below (the scenarios, the packing experiment, Tiresias' variants):
+# the GCC build runs all six.
 ctest --test-dir "$SANITIZE_BUILD" --output-on-failure --parallel "$(nproc)" \
-  -E '^(readme_test|golden_outputs|memory_test|report_browser_test|instruction_counts_test)$'
+  -E '^(readme_test|golden_outputs|memory_test|report_browser_test|instruction_counts_test|fidelity_quick)$'
 # Every shipped scenario (scenarios/*.yaml) under --audit, writing its outputs, and the FGD packing experiment.
 runs="$(mktemp -d)"
 find "$ROOT/scenarios" -maxdepth 1 -name '*.yaml' | sort | xargs -P "$(nproc)" -I{} sh -c \
@@ -26,6 +28,11 @@ find "$ROOT/scenarios" -maxdepth 1 -name '*.yaml' | sort | xargs -P "$(nproc)" -
      { cat "$out.log" >&2; echo "$2: gpusim run failed under the sanitizers" >&2; exit 255; }' \
   sh "$SANITIZE_BUILD" {} "$ROOT/data" "$runs"
 "$SANITIZE_BUILD/bin/gpusim" packing "$ROOT/scenarios/fgd-openb.yaml" --seeds 42 --data "$ROOT/data" >/dev/null
+# The Tiresias simulator's five schedules (fidelity_quick's, scripts/fidelity/tiresias.py).
+"$SANITIZE_BUILD/bin/gpusim" compare "$ROOT/scenarios/tiresias-philly.yaml" --data "$ROOT/data" >/dev/null
+for p in "{name: tiresias+first-fit, params: {tiresias_starvation: 2}}" tiresias-gittins+first-fit; do
+  "$SANITIZE_BUILD/bin/gpusim" run "$ROOT/scenarios/tiresias-philly.yaml" --set "policy=$p" --data "$ROOT/data" --audit >/dev/null
+done
 # scenarios/k8s holds Kubernetes objects, not scenarios: the scenarios imported from them run too.
 "$SANITIZE_BUILD/bin/gpusim" import k8s "$ROOT/scenarios/k8s/manifests" --out "$runs/k8s-manifests.yaml" 2>/dev/null
 "$SANITIZE_BUILD/bin/gpusim" import k8s "$ROOT/scenarios/k8s/snapshot.json" "$ROOT/scenarios/k8s/manifests/configmaps.yaml" \
