@@ -318,28 +318,32 @@ class Tiresias final : public QueueOrder {
       position = at;
     }
   };
+  // Its state, made when first asked (the fast path inline: after_pass asks it of every running job).
   State& state(const ClusterView& v, JobId id) {
+    if (id < states_.size() && states_[id].known) [[likely]]
+      return states_[id];
+    return first_seen(v, id);
+  }
+  [[gnu::noinline]] State& first_seen(const ClusterView& v, JobId id) {
     if (id >= states_.size()) states_.resize(id + 1);
     State& s = states_[id];
-    if (!s.known) {
-      s = State{};
-      s.known = true;
-      s.position = ++back_seq_;  // a newcomer: the back of the first queue
-      if (gittins_) {
-        s.gittins = gittins_->rank(0);
-        // Back over the jobs of its arrival time to the first, or to one already seen (a loop, not a
-        // recursion: thousands of jobs may arrive at one instant).
-        int64_t first = id.value();
-        while (first > 0 && v.job(JobId(first - 1)).arrival == v.job(id).arrival) {
-          const State& before = states_[static_cast<std::size_t>(first - 1)];
-          if (before.known) {
-            first = before.arrived_with;
-            break;
-          }
-          --first;
+    s = State{};
+    s.known = true;
+    s.position = ++back_seq_;  // a newcomer: the back of the first queue
+    if (gittins_) {
+      s.gittins = gittins_->rank(0);
+      // Back over the jobs of its arrival time to the first, or to one already seen (a loop, not a
+      // recursion: thousands of jobs may arrive at one instant).
+      int64_t first = id.value();
+      while (first > 0 && v.job(JobId(first - 1)).arrival == v.job(id).arrival) {
+        const State& before = states_[static_cast<std::size_t>(first - 1)];
+        if (before.known) {
+          first = before.arrived_with;
+          break;
         }
-        s.arrived_with = first;
+        --first;
       }
+      s.arrived_with = first;
     }
     return s;
   }
