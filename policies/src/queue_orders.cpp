@@ -375,11 +375,11 @@ class Tiresias final : public QueueOrder {
   int64_t back_seq_ = 0;   // positions at the back of the pending ones
   int64_t front_seq_ = 0;  // positions at the front of the pending ones (going down)
   uint64_t pass_ = 0;
-  bool event_ = true;             // is this pass one of the simulator's events?
-  Time next_jump_ = Time::max();  // the wake-up set at the last event
+  bool event_ = true;                // is this pass one of the simulator's events?
+  Time next_jump_ = Time::max();     // the wake-up set at the last event
   Time next_running_ = Time::max();  // the earliest jump of the running jobs after the pass
-  std::vector<uint64_t> seen_;    // by job id: the last pass that saw it running
-  std::vector<JobId> held_;       // running at the end of the previous pass
+  std::vector<uint64_t> seen_;       // by job id: the last pass that saw it running
+  std::vector<JobId> held_;          // running at the end of the previous pass
   std::vector<JobId> running_, started_, stopped_front_, stopped_back_;
 };
 }  // namespace
