@@ -717,3 +717,47 @@ TEST(Kueue, SeveralQueuesReclaimInOneCycle) {
   EXPECT_EQ(r->start("b0"), 3600 + 300);
   EXPECT_EQ(r->start("c0"), 3600 + 300);  // not 3600 + 600: one preemption per tree and cycle, as before
 }
+
+// KEP-1714's story 3 (keps/1714-fair-sharing, "Story 3"): under the top cohort, CS lends 300 GPUs
+// (its one queue s runs nothing), C1 holds 1A, 1B and 1C (weight 3), C2 holds 2A: fair sharing gives
+// C1 and C2 150 each, and 1A 30, 1B 30, 1C 90. Here 2A's backlog takes all 300 from 0 and C1's
+// queues return at 1 h (every workload 1 GPU, 10 h; pods gone 30 s after an eviction, Kubernetes'
+// default). Each cycle, 1A's, 1B's and 1C's heads preempt together, their targets distinct
+// (pkg/scheduler/scheduler.go), so C1 regains three GPUs per grace period: 150 by 1 h + 49 x 30 s.
+// Then 1C takes its share from 1A and 1B, one a period, 90 at 1 h + 87 x 30 s. A queue's next head
+// is tried once its first is admitted, after its victim's grace period, as in Kueue
+// (kubernetes-sigs/kueue#6143). With one preemption per cohort tree and cycle, C1 regained one GPU
+// a period and the shares settled at 1 h + 149 x 30 s (2 h 14.5 min).
+TEST(Kueue, Kep1714Story3LateReturn) {
+  std::string js;
+  for (int i = 0; i < 400; ++i) js += "    - {name: x" + std::to_string(i) + ", tenant: 2A, queue: 2A, gpus: 1, duration: 10h}\n";
+  for (const auto& [q, n] : std::vector<std::pair<std::string, int>>{{"1A", 60}, {"1B", 60}, {"1C", 150}})
+    for (int i = 0; i < n; ++i)
+      js += "    - {name: " + q + "_" + std::to_string(i) + ", tenant: " + q + ", queue: " + q +
+            ", gpus: 1, duration: 10h, arrival: 1h}\n";
+  const std::string any = "preemption: {reclaim_within_cohort: Any}, ";
+  const auto r = run(75, js,
+                     kFlavor +
+                         "    fair_sharing: {enable: true}\n"
+                         "    cohorts: [{name: CS, parent: org}, {name: C1, parent: org}, {name: C2, parent: org}]\n" +
+                         "    cluster_queues:\n" + queue("s", 300, "cohort: CS, ") + queue("1A", 0, "cohort: C1, " + any) +
+                         queue("1B", 0, "cohort: C1, " + any) + queue("1C", 0, "cohort: C1, fair_sharing: {weight: 3}, " + any) +
+                         queue("2A", 0, "cohort: C2, " + any) + locals({"s", "1A", "1B", "1C", "2A"}));
+  // GPUs each queue holds (each eviction moves one from its victim's queue to its preemptor's).
+  std::map<std::string, int> held{{"1A", 0}, {"1B", 0}, {"1C", 0}, {"2A", 300}};
+  const auto queue_of = [](const std::string& job) { return job[0] == 'x' ? std::string("2A") : job.substr(0, 2); };
+  std::optional<double> c1_restored, settled;
+  std::set<std::string> first_preemptors;
+  for (const Eviction& e : r->recorder.evictions) {
+    if (e.at_s >= 10 * 3600) break;  // 2A's jobs end at 10 h
+    --held[queue_of(e.victim)];
+    ++held[queue_of(e.by)];
+    if (e.at_s == 3600) first_preemptors.insert(queue_of(e.by));
+    if (!c1_restored && held["2A"] == 150) c1_restored = e.at_s;
+    if (held["1A"] == 30 && held["1B"] == 30 && held["1C"] == 90) settled = e.at_s;
+  }
+  EXPECT_EQ(first_preemptors, (std::set<std::string>{"1A", "1B", "1C"}));
+  EXPECT_EQ(c1_restored, 3600 + 49 * 30);
+  EXPECT_EQ(settled, 3600 + 87 * 30);
+  EXPECT_EQ(held["2A"], 150);
+}
