@@ -9,9 +9,13 @@
 //
 // The ranking is kept incrementally: a pending job's priority changes only when it enters the queue
 // or at its next_change, so pending jobs stay in an ordered set, re-keyed only then; running jobs
-// (at most one per GPU share) are ranked afresh when the cluster is contended. The walk stops taking
-// pending jobs once the GPUs left are fewer than the smallest pending job asks.
+// (at most one per GPU share) are ranked afresh when the cluster is contended. An order whose running
+// priorities move on lines (QueueOrder::Line: las, srtf) is not asked them: its running jobs are followed
+// through the engine's running changes and kept in the order of their lines, and priority() is asked
+// only of jobs whose lines are too close to another's, or to a pending job's key, to tell. The walk
+// stops taking pending jobs once the GPUs left are fewer than the smallest pending job asks.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <queue>
 #include <set>
@@ -25,12 +29,13 @@ namespace {
 class PreemptiveScheduler final : public Scheduler {
  public:
   PreemptiveScheduler(std::string name, std::unique_ptr<QueueOrder> order, std::unique_ptr<PlacementPolicy> placement)
-      : name_(std::move(name)), order_(std::move(order)), placement_(std::move(placement)) {}
+      : name_(std::move(name)), order_(std::move(order)), placement_(std::move(placement)), lines_(order_->has_lines()) {}
 
   std::string name() const override { return name_; }
   QueueKey queue_key(const Job& job) const override { return order_->key(job); }
   bool would_use(const ClusterView& view, JobId job, PoolId pool) const override { return placement_->admits_pool(view, job, pool); }
   bool decides_when_idle() const override { return order_->every_pass(); }
+  bool watches_running() const override { return lines_; }
 
   void decide(const ClusterView& view, Binder& binder) override {
     order_->before_pass(view);
@@ -64,17 +69,24 @@ class PreemptiveScheduler final : public Scheduler {
       if (n.ready()) capacity += static_cast<int64_t>(n.gpu_count) * kWholeGpu.value;
     });
     ++pass_;
-    arrived_running_.clear();
-    for (JobId id : view.running_jobs()) {
-      const int64_t d = demand(view, id);
-      held += d;
-      if (!view.preemptible(id)) {
-        leaving += d;
-        continue;
+    if (lines_) {
+      follow_running(view);
+      held = held_;
+      leaving = leaving_;
+    } else {
+      arrived_running_.clear();
+      for (JobId id : view.running_jobs()) {
+        const int64_t d = demand(view, id);
+        held += d;
+        if (!view.preemptible(id)) {
+          leaving += d;
+          continue;
+        }
+        if (id >= runs_.size()) runs_.resize(id + 1);
+        if (!runs_[id].ranked) arrived_running_.push_back(id);
+        runs_[id].seen_pass = pass_;
+        runs_[id].demand = d;
       }
-      if (id >= runs_.size()) runs_.resize(id + 1);
-      if (!runs_[id].ranked) arrived_running_.push_back(id);
-      runs_[id].seen_pass = pass_;
     }
     granted_.clear();
     // Room for every pending job beside the running ones: no one need be preempted, and priorities
@@ -85,21 +97,22 @@ class PreemptiveScheduler final : public Scheduler {
       return;
     }
 
-    rank_running(view);
+    if (lines_) rank_lines(view);
+    else rank_running(view);
     int64_t budget = capacity - leaving;
     auto next_pending = pending_.begin();
     std::size_t next_running = 0;
     for (;;) {
       const bool pending_left = next_pending != pending_.end() && budget >= smallest_ask();
       if (!pending_left && next_running == running_.size()) break;
-      if (pending_left && (next_running == running_.size() || *next_pending < running_[next_running].pair())) {
+      if (pending_left && (next_running == running_.size() || before(view, *next_pending, running_[next_running]))) {
         const JobId id = next_pending++->second;
         if (entries_[id].demand > budget) continue;
         budget -= entries_[id].demand;
         granted_.push_back(id);
       } else {
         const JobId id = running_[next_running++].job;
-        const int64_t need = demand(view, id);
+        const int64_t need = runs_[id].demand;
         if (need <= budget) budget -= need;
         else binder.preempt(id);
       }
@@ -108,11 +121,17 @@ class PreemptiveScheduler final : public Scheduler {
   }
 
   struct Ranked {
-    QueueKey priority;
+    QueueKey priority;  // exact where `exact`; else its primary is within `error` of `line`
     JobId job;
+    double line = 0, error = 0;  // the primary key as the order's line puts it now (orders with lines)
+    bool exact = true;
+    bool lined = false;  // ranked by its line before (not a newcomer since the last ranking)
     std::pair<QueueKey, JobId> pair() const { return {priority, job}; }
     bool operator<(const Ranked& o) const { return pair() < o.pair(); }
   };
+  // How far a line may be from the primary key it stands for (QueueOrder::Line): the key's rounding to
+  // whole microseconds, and the doubles' relative error (a few ulps of the terms, 1e-14 with room).
+  static double line_error(double line, double slope_term) { return 2 + 1e-14 * (std::abs(line) + std::abs(slope_term)); }
   struct Entry {
     QueueKey key;
     int64_t demand = 0;
@@ -154,6 +173,92 @@ class PreemptiveScheduler final : public Scheduler {
     if (!insertion_sort(running_.begin(), mid, 8 * kept)) std::sort(running_.begin(), mid);
     std::sort(mid, running_.end());
     std::inplace_merge(running_.begin(), mid, running_.end());
+  }
+  // Does the pending job rank before the running one? An inexact running key is made exact when the
+  // line cannot tell.
+  bool before(const ClusterView& view, const std::pair<QueueKey, JobId>& pending, Ranked& r) {
+    if (!r.exact) {
+      const auto p = static_cast<double>(pending.first.primary);
+      if (p < r.line - r.error) return true;
+      if (p > r.line + r.error) return false;
+      r.priority = order_->priority(view, r.job);
+      r.exact = true;
+    }
+    return pending < r.pair();
+  }
+  // Orders with lines: the running jobs that changed since the last pass (started, stopped, or no
+  // longer preemptible) join or leave running_ and the sums of what running jobs hold.
+  void follow_running(const ClusterView& view) {
+    const Time now = view.now();
+    bool left = false;
+    for (JobId id : view.running_changes()) {
+      if (id >= runs_.size()) runs_.resize(id + 1);
+      Run& run = runs_[id];
+      if (run.seen_pass == pass_) continue;  // named twice
+      run.seen_pass = pass_;
+      const bool running = view.running_jobs().contains(id), preemptible = running && view.preemptible(id);
+      const int64_t d = running ? demand(view, id) : 0;
+      held_ += d - run.held;
+      leaving_ += (preemptible ? 0 : d) - run.leaving;
+      run.held = d;
+      run.leaving = preemptible ? 0 : d;
+      run.demand = d;
+      if (run.ranked && !preemptible) {
+        run.ranked = false;
+        left = true;
+      } else if (preemptible) {  // it started, or its line may have changed (SRTF: settled at a new rate)
+        const QueueOrder::Line l = order_->line(view, id);
+        run.slope = l.slope;
+        run.offset = l.now - l.slope * static_cast<double>(now.us());
+        if (!run.ranked) running_.push_back({{}, id});
+        run.ranked = true;
+      }
+    }
+    if (left) std::erase_if(running_, [&](const Ranked& r) { return !runs_[r.job].ranked; });
+  }
+  // Orders with lines: running_ in the order of their lines now (jobs of one slope keep their order;
+  // the repair by insertion moves the few whose lines crossed), then each run of lines too close to
+  // tell their keys apart made exact and sorted by the exact keys.
+  void rank_lines(const ClusterView& view) {
+    const auto now = static_cast<double>(view.now().us());
+    for (Ranked& r : running_) {
+      const Run& run = runs_[r.job];
+      r.line = run.offset + run.slope * now;
+      r.error = line_error(r.line, run.slope * now);
+      r.exact = false;
+    }
+    // The ones ranked before come first (newcomers are appended, and leavers' removal keeps the order):
+    // they are repaired by insertion, the newcomers sorted and merged in.
+    const auto by_line = [](const Ranked& a, const Ranked& b) { return a.line < b.line; };
+    const auto mid = std::find_if(running_.begin(), running_.end(), [](const Ranked& r) { return !r.lined; });
+    std::size_t moves = 8 * static_cast<std::size_t>(mid - running_.begin());
+    bool sorted = true;
+    for (auto i = running_.begin(); sorted && i != mid; ++i)
+      for (auto j = i; j != running_.begin() && by_line(*j, *(j - 1)); --j) {
+        if (moves-- == 0) {
+          sorted = false;
+          break;
+        }
+        std::iter_swap(j, j - 1);
+      }
+    if (!sorted) std::sort(running_.begin(), mid, by_line);
+    std::sort(mid, running_.end(), by_line);
+    std::inplace_merge(running_.begin(), mid, running_.end(), by_line);
+    for (Ranked& r : running_) r.lined = true;
+    for (std::size_t i = 0; i < running_.size();) {
+      std::size_t end = i + 1;
+      while (end < running_.size() &&
+             running_[end].line - running_[end - 1].line <= running_[end].error + running_[end - 1].error + 1)
+        ++end;
+      if (end - i > 1) {
+        for (std::size_t k = i; k < end; ++k) {
+          running_[k].priority = order_->priority(view, running_[k].job);
+          running_[k].exact = true;
+        }
+        std::sort(running_.begin() + static_cast<std::ptrdiff_t>(i), running_.begin() + static_cast<std::ptrdiff_t>(end));
+      }
+      i = end;
+    }
   }
   // Sorts [first, last) by insertion unless that takes more than `budget` moves (then false, the range
   // permuted but not sorted).
@@ -210,13 +315,19 @@ class PreemptiveScheduler final : public Scheduler {
   std::priority_queue<Change, std::vector<Change>, std::greater<>> changes_;  // pending jobs' next_change
   std::vector<Ranked> running_;  // preemptible running jobs, in the order of their last ranking
   struct Run {
-    uint64_t seen_pass = 0;  // the last pass that saw it running and preemptible
+    uint64_t seen_pass = 0;  // the last pass that saw it running and preemptible (with lines: that looked at it)
     bool ranked = false;     // in running_
+    int64_t demand = 0;      // what it asks (milli-GPU), when last seen running
+    // Orders with lines: what it adds to held_ and leaving_, and its line (primary key = offset + slope x now us).
+    int64_t held = 0, leaving = 0;
+    double offset = 0, slope = 0;
   };
   std::vector<Run> runs_;               // by job id
   std::vector<JobId> arrived_running_;  // running and preemptible this pass, not in running_
   uint64_t pass_ = 0;
   std::vector<JobId> granted_;
+  const bool lines_;                // does the order give lines (QueueOrder::has_lines)?
+  int64_t held_ = 0, leaving_ = 0;  // with lines: milli-GPU running jobs hold, and those on their way out
 };
 
 }  // namespace

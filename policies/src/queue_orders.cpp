@@ -45,6 +45,9 @@ struct Srtf final : QueueOrder {
   QueueKey priority(const ClusterView& v, JobId id) override {
     return {key_us(v.remaining_work(id).seconds()), v.job(id).arrival.us()};
   }
+  // Work left falls at the job's rate (Engine::remaining_now); the rate changes only when it is settled.
+  bool has_lines() const override { return true; }
+  Line line(const ClusterView& v, JobId id) const override { return {-v.progress_rate(id), v.remaining_work(id).us()}; }
 };
 
 // Least attained service: GPU time held so far (GPUs x time), then arrival.
@@ -53,6 +56,11 @@ struct Las final : QueueOrder {
   bool preemptive() const override { return true; }
   QueueKey priority(const ClusterView& v, JobId id) override {
     return {key_us(v.attained_gpu(id).seconds()), v.job(id).arrival.us()};
+  }
+  // GPU time grows by the GPUs it holds each microsecond (Engine::attained_gpu).
+  bool has_lines() const override { return true; }
+  Line line(const ClusterView& v, JobId id) const override {
+    return {static_cast<double>(v.placement(id).gpus.size()), v.attained_gpu(id).us()};
   }
 };
 

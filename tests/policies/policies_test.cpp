@@ -114,3 +114,52 @@ TEST(Registry, ComposesByNameAndExplainsUnknownNames) {
   EXPECT_EQ(r.queue_orders().size(), 8u);
   EXPECT_EQ(r.placements().size(), 16u);
 }
+
+// LAS and SRTF keep their running jobs in the order of their lines (attained GPU time grows by the
+// GPUs held, work left falls at the job's rate: QueueOrder::Line), asking priority() only where two
+// are too close to tell, instead of asking every one at every pass. Their decisions are those of
+// asking every one: the same run, job for job, under the order with its lines hidden. Jobs of 1 to 16
+// GPUs (lines of several slopes, which cross; 16-GPU jobs span nodes and share their NICs) arrive
+// faster than 32 GPUs serve them, write checkpoints (their rate drops to 0 and back), and are preempted.
+TEST(PreemptiveOrders, OrdersByLinesDecideAsAskingEveryJob) {
+  struct AskEveryJob final : QueueOrder {
+    explicit AskEveryJob(std::unique_ptr<QueueOrder> o) : order(std::move(o)) {}
+    QueueKey key(const Job& j) const override { return order->key(j); }
+    bool preemptive() const override { return true; }
+    QueueKey priority(const ClusterView& v, JobId id) override { return order->priority(v, id); }
+    std::unique_ptr<QueueOrder> order;
+  };
+  Registry r;
+  register_builtin_policies(r);
+  for (const std::string order : {"las", "srtf"})
+    r.add_queue_order(order + "-asked", order + ", every running job asked at every pass", [&r, order](const PolicyContext& c) {
+      return std::make_unique<AskEveryJob>(r.make_queue_order(order, c, {}));
+    });
+  const Scenario s = test::load(write_file("lines.yaml", R"(
+name: lines
+seed: 11
+cluster: {pools: [{name: p, node: dgx-a100-80gb, count: 4}]}
+workload:
+  reference_gpu: any
+  generator:
+    classes:
+      - {name: j, kind: training, count: 300, arrival: {rate_per_hour: 4}, gpus: [1, 2, 4, 8, 16], gpu_weights: [8, 4, 2, 1, 1],
+         duration: {distribution: lognormal, median: 2h, sigma: 1.2}, checkpoint: {interval: 30m, cost: 1m, restore: 1m}}
+policy: las+first-fit
+)"));
+  for (const std::string order : {"las", "srtf"}) {
+    auto by_lines = r.make(order + "+first-fit", policy_context(s), {});
+    auto asked = r.make(order + "-asked+first-fit", policy_context(s), {});
+    const RunResult a = simulate(s, *by_lines), b = simulate(s, *asked);
+    uint32_t preemptions = 0;
+    for (const Job& j : s.jobs.jobs) {
+      const JobRecord &x = a.jobs[j.id], &y = b.jobs[j.id];
+      EXPECT_EQ(x.status, y.status) << order << " " << j.name;
+      EXPECT_EQ(x.first_start, y.first_start) << order << " " << j.name;
+      EXPECT_EQ(x.end, y.end) << order << " " << j.name;
+      EXPECT_EQ(x.preemptions, y.preemptions) << order << " " << j.name;
+      preemptions += x.preemptions;
+    }
+    EXPECT_GT(preemptions, 100u) << order;
+  }
+}

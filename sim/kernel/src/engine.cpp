@@ -61,6 +61,7 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
   for (Observer* o : observers_.all)
     if (o->wants_every_event()) observers_.every_event.push_back(o);
   life_.watch([this](JobId id, JobStatus from, JobStatus to, std::string_view cause) { transition(id, from, to, cause); });
+  if (scheduler_.watches_running()) life_.watch_running();
   const std::vector<Job>& jobs = w.scenario.jobs.jobs;
   // Most jobs end once, on one node: their placements' size in the archive.
   flights_.reserve_archive(
@@ -293,7 +294,11 @@ void Engine::decision_point(bool arrived) {
               [&](JobId a, JobId b) { return std::pair(life_.key(a), a) < std::pair(life_.key(b), b); });
     ++counts_.decision_points;
     if (world_.bound_jobs) start_bound_jobs();
+    // The running changes the pass reads are dropped after it; those it makes are the next pass's.
+    std::vector<JobId>& changes = life_.running_changes();
+    const std::size_t read = changes.size();
     scheduler_.decide(*this, *this);
+    changes.erase(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(read));
     life_.end_pass();
     check_memory();
     applied("decision", 0);

@@ -225,6 +225,7 @@ void Engine::evict(JobId id, Duration grace, JobId by, std::string_view reason) 
   notify([&](Observer& o) { o.job_preempted(*this, id); });
   notify([&](Observer& o) { o.job_evicted(*this, id, by, reason); });
   attempts_.terminate(id);
+  life_.note_running_change(id);
   if (grace <= Duration()) {
     leave(id);
     return;
@@ -238,6 +239,7 @@ void Engine::preempt(JobId id) {
   if (!preemptible(id)) reject(id, "preempt: the job is not running (or is already leaving)");
   ++records_[id].preemptions;
   notify([&](Observer& o) { o.job_preempted(*this, id); });
+  life_.note_running_change(id);
   attempts_.preempt(id);
 }
 
@@ -246,10 +248,12 @@ void Engine::notice(JobId id, Time gone) {
   if (r.status != JobStatus::running || r.evicting) return;
   if (Module* m = owner(id); m && m->notice(id, now_)) return;
   attempts_.notice(id, gone);
+  life_.note_running_change(id);
 }
 
 void Engine::terminating(JobId id, std::optional<Time> leave_at) {
   attempts_.terminate(id);
+  life_.note_running_change(id);
   if (leave_at) events_.push(*leave_at, EventKind::terminate, id, records_[id].attempt);
 }
 
@@ -273,6 +277,7 @@ void Engine::settle(JobId id) {
   r.remaining = remaining_now(r);
   f.since = now_;
   ledger_.settle_busy(r, f, active_u(id) * f.sharing_rate, now_);
+  life_.note_running_change(id);  // its rate may change now
 }
 
 void Engine::schedule_completion(JobId id) {

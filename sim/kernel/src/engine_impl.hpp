@@ -62,6 +62,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   }
   void for_each_running(const std::function<void(JobId, Time)>& visit) const override;
   const ChunkedSet<JobId>& running_jobs() const override { return life_.running(); }
+  const std::vector<JobId>& running_changes() const override { return life_.running_changes(); }
   void for_each_pending(const std::function<bool(JobId)>& visit) const override { life_.for_each_pending(visit); }
   void for_each_pending_by_shape(const std::function<PendingVisit(JobId)>& visit) const override {
     life_.for_each_pending_by_shape(visit);
@@ -87,6 +88,9 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   bool node_admits(JobId id, NodeId n) const override;
   GpuTime attained_gpu(JobId id) const override;
   Work remaining_work(JobId id) const override;
+  double progress_rate(JobId id) const override {
+    return records_[id].status == JobStatus::running ? std::as_const(flights_)[records_[id]].rate : 0.0;
+  }
   Time start_time(JobId id) const override { return records_[id].start; }
   bool preemptible(JobId id) const override {
     return records_[id].status == JobStatus::running && !records_[id].evicting && !records_[id].terminating;

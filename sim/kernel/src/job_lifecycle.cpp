@@ -23,6 +23,7 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to, std::string_view 
   queued_ += (to == JobStatus::queued) - (from == JobStatus::queued);
   if (from == JobStatus::running) running_.erase(id);
   if (to == JobStatus::running) running_.insert(id);
+  if (from == JobStatus::running || to == JobStatus::running) note_running_change(id);
   const uint32_t shape = shapes_.of(id);
   if (from == JobStatus::pending && --pending_by_shape_[shape] == 0) --distinct_pending_shapes_;
   if (to == JobStatus::pending && pending_by_shape_[shape]++ == 0) ++distinct_pending_shapes_;

@@ -66,6 +66,11 @@ class ChunkedSet {
     return chunks_.back().back();  // unreachable: k < size()
   }
 
+  bool contains(const T& v) const {
+    const std::size_t i = chunk_of(v);
+    return i < chunks_.size() && std::binary_search(chunks_[i].begin(), chunks_[i].end(), v);
+  }
+
   // False if it was already in.
   bool insert(const T& v) {
     if (chunks_.empty()) {

@@ -38,6 +38,16 @@ class QueueOrder {
   // The earliest next_change() later than now of the running jobs still preemptible after the pass,
   // asked once a pass after after_pass (so an order need not be asked job by job); nullopt: none.
   virtual std::optional<Time> next_running_change(const ClusterView&) const { return std::nullopt; }
+  // A preemptive order whose running jobs' primary keys move on lines in time: a running job's primary
+  // key is, within a microsecond or so of rounding, `now` at this instant plus `slope` for every
+  // microsecond after (until it stops), and its secondary key is fixed. Jobs of one slope then never
+  // overtake one another, and the scheduler keeps the running jobs ordered by their lines, asking
+  // priority() only where two are too close to tell, instead of asking every one at every pass.
+  struct Line {
+    double slope = 0, now = 0;
+  };
+  virtual bool has_lines() const { return false; }
+  virtual Line line(const ClusterView&, JobId) const { return {}; }
   // Hooks around every decision pass of a preemptive order: before_pass comes before any priority()
   // of the pass, after_pass once its preemptions and starts are made. An order that has them is
   // given every decision point, also those where nothing is pending (every_pass).

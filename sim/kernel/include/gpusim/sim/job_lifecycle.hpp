@@ -79,6 +79,15 @@ class JobLifecycle {
   // Jobs queued since the kernel last cleared them (arrivals, requeues), in the order they came.
   std::vector<JobId>& arrivals() { return arrivals_; }
   const std::vector<JobId>& arrivals() const { return arrivals_; }
+  // Jobs that started or stopped running, stopped being preemptible or were settled (their rate may
+  // change; note_running_change), since the kernel last cleared them; kept only once watch_running()
+  // was called (a scheduler that keeps its own index of the running jobs asks for it).
+  void watch_running() { watch_running_ = true; }
+  void note_running_change(JobId id) {
+    if (watch_running_) running_changes_.push_back(id);
+  }
+  std::vector<JobId>& running_changes() { return running_changes_; }
+  const std::vector<JobId>& running_changes() const { return running_changes_; }
 
  private:
   void set(JobId id, JobStatus from, JobStatus to, std::string_view cause = {});
@@ -103,6 +112,8 @@ class JobLifecycle {
   mutable std::vector<Cursor> merge_;  // the walk's heap (a member: no allocation per decision)
   std::vector<JobId> started_;         // in the current pass
   std::vector<JobId> arrivals_;
+  std::vector<JobId> running_changes_;
+  bool watch_running_ = false;
   std::vector<uint32_t> pending_by_shape_;
   uint32_t distinct_pending_shapes_ = 0;
   ChunkedSet<JobId> running_;

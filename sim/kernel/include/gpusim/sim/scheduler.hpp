@@ -81,6 +81,9 @@ class ClusterView {
   virtual GpuTime attained_gpu(JobId id) const = 0;
   // Its work left now, at its ideal speed (what SRTF orders by; an oracle, like sjf's).
   virtual Work remaining_work(JobId id) const = 0;
+  // How fast a running job's remaining work falls now: work per unit of time (0 while it writes or
+  // restores a checkpoint). It changes only when the engine settles the job (a running change).
+  virtual double progress_rate(JobId id) const = 0;
   // When a running job's current attempt started (kube-scheduler's preemption prefers victims started last).
   virtual Time start_time(JobId id) const = 0;
   // Is it running and not on its way out (suspending after a preemption, or evicted at a notice)?
@@ -92,6 +95,11 @@ class ClusterView {
   // The running jobs, ascending (the same as for_each_running's, without working out their ends): a
   // policy that looks at every running job at every decision point reads them here.
   virtual const ChunkedSet<JobId>& running_jobs() const = 0;
+  // Jobs that started or stopped running, stopped being preemptible, or changed progress_rate, since
+  // the previous decision pass began (those of the pass itself included; a job may be named more than
+  // once): what a scheduler that keeps its own index of the running jobs reads to update it. Kept only
+  // for a scheduler that watches_running().
+  virtual const std::vector<JobId>& running_changes() const = 0;
   // Does the job's CPU/memory fit the node, is the node ready, and is it in a pool the job may use?
   virtual bool node_admits(JobId id, NodeId node) const = 0;
   // How many GPUs of `node` can take one of the job's GPUs, counted up to `limit`.
@@ -146,6 +154,8 @@ class Scheduler {
   // Does it want every decision point, also those where nothing is pending? (Tiresias' simulator
   // demotes running jobs and reorders its queues at each event, so their order later depends on it.)
   virtual bool decides_when_idle() const { return false; }
+  // Does it read ClusterView::running_changes()?
+  virtual bool watches_running() const { return false; }
   // Would this policy place the job on `pool` now (beyond the job's own constraints)? The autoscaler
   // asks before it adds a node for a pending job, as the Cluster Autoscaler simulates the scheduler.
   virtual bool would_use(const ClusterView&, JobId, PoolId) const { return true; }
