@@ -63,11 +63,8 @@ class PreemptiveScheduler final : public Scheduler {
     }
 
     // GPU share (milli) of the ready nodes; what running jobs hold, and what jobs on their way out hold.
-    int64_t capacity = 0, held = 0, leaving = 0;
-    view.cluster().for_each_node([&](NodeId id) {
-      const Node& n = view.cluster().node(id);
-      if (n.ready()) capacity += static_cast<int64_t>(n.gpu_count) * kWholeGpu.value;
-    });
+    const int64_t capacity = static_cast<int64_t>(view.cluster().ready_gpu_count()) * kWholeGpu.value;
+    int64_t held = 0, leaving = 0;
     ++pass_;
     if (lines_) {
       follow_running(view);

@@ -46,7 +46,10 @@ NodeId Cluster::build_node(PoolId pool, NodeState state) {
   for (uint16_t i = 0; i < n.gpu_count; ++i) gpus_[n.first_gpu + i] = make_gpu(p, i, id);
   ++p.built;
   p.gpus_built += n.gpu_count;
-  if (n.ready()) place_in_bucket(id);
+  if (n.ready()) {
+    place_in_bucket(id);
+    ready_gpus_ += n.gpu_count;
+  }
   return id;
 }
 
@@ -179,8 +182,12 @@ void Cluster::set_state(NodeId id, NodeState state) {
   if (nodes_[id].state == state) return;
   if (tracking_) changed_.push_back(id);
   leave_bucket(id);
+  if (nodes_[id].ready()) ready_gpus_ -= nodes_[id].gpu_count;
   nodes_[id].state = state;
-  if (state == NodeState::ready) place_in_bucket(id);
+  if (state == NodeState::ready) {
+    place_in_bucket(id);
+    ready_gpus_ += nodes_[id].gpu_count;
+  }
 }
 
 void Cluster::allocate(NodeId id, int64_t cpu_milli, int64_t memory_mib) {

@@ -18,6 +18,8 @@ class Audit final : public Observer {
   void started(const RunState& run) override {
     const Cluster& c = run.cluster();
     used_milli_ = PagedVector<int64_t>(c.gpu_count());
+    ready_gpus_of_ = PagedVector<uint32_t>(c.node_count());
+    ready_gpus_ = 0;
     pool_used_milli_.assign(c.pools().size(), 0);
     c.for_each_node([&](NodeId n) { check_node(run, n, "start", 0); });
     (void)c.take_changed();
@@ -34,6 +36,8 @@ class Audit final : public Observer {
     changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
     for (NodeId n : changed) check_node(run, n, what, target);
     const Cluster& c = run.cluster();
+    if (c.ready_gpu_count() != ready_gpus_)
+      fail(run, what, target, fmt::format("the cluster counts {} GPUs on ready nodes, its nodes have {}", c.ready_gpu_count(), ready_gpus_));
     for (PoolId p{0}; p < c.pools().size(); ++p) {
       const double metered = run.metrics().allocated_gpus_now(p) * 1000.0;
       if (std::abs(metered - static_cast<double>(pool_used_milli_[p])) > 0.5)
@@ -59,6 +63,9 @@ class Audit final : public Observer {
     const bool up = has_capacity(node.state);
     if (!up && (node.free_cpu_milli != node.cpu_milli || node.free_memory_mib != node.memory_mib))
       bad(fmt::format("is {} but pods still hold its CPU or memory", to_string(node.state)));
+    const uint32_t ready_gpus = node.ready() ? node.gpu_count : 0;
+    ready_gpus_ = ready_gpus_ + ready_gpus - ready_gpus_of_[n];
+    ready_gpus_of_[n] = ready_gpus;
     const Pool& pool = c.pool(node.pool);
     for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
       const Gpu& gpu = c.gpu(g);
@@ -113,6 +120,8 @@ class Audit final : public Observer {
   Time last_;
   PagedVector<int64_t> used_milli_;       // per GPU, at its last check
   std::vector<int64_t> pool_used_milli_;  // per pool: the sum of its GPUs' used_milli_
+  PagedVector<uint32_t> ready_gpus_of_;    // per node: its GPUs if ready, at its last check
+  uint64_t ready_gpus_ = 0;                // their sum
 };
 
 }  // namespace

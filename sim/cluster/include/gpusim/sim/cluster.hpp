@@ -205,6 +205,8 @@ class Cluster {
   // Ids run 0..count-1 over every slot; only built ones name a node or GPU.
   uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
   uint32_t gpu_count() const { return static_cast<uint32_t>(gpus_.size()); }
+  // GPUs of the ready nodes (kept as nodes are built and change state).
+  uint64_t ready_gpu_count() const { return ready_gpus_; }
   bool has_node(NodeId n) const { return n < nodes_.size() && nodes_[n].pool != kNoPool; }
   bool has_gpu(GpuId g) const { return g < gpus_.size() && gpus_[g].node != kNoNode; }
   // Any slot, built or not: one never built reads as the off node it would be (for Python policies,
@@ -262,6 +264,7 @@ class Cluster {
   std::vector<BucketId> recycled_;
   std::unordered_map<Signature, BucketId, SignatureHash> by_signature_;
   bool tracking_ = false;
+  uint64_t ready_gpus_ = 0;
   mutable std::vector<NodeId> changed_;
 };
 
