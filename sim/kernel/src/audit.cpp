@@ -37,7 +37,8 @@ class Audit final : public Observer {
     for (NodeId n : changed) check_node(run, n, what, target);
     const Cluster& c = run.cluster();
     if (c.ready_gpu_count() != ready_gpus_)
-      fail(run, what, target, fmt::format("the cluster counts {} GPUs on ready nodes, its nodes have {}", c.ready_gpu_count(), ready_gpus_));
+      fail(run, what, target,
+           fmt::format("the cluster counts {} GPUs on ready nodes, its nodes have {}", c.ready_gpu_count(), ready_gpus_));
     for (PoolId p{0}; p < c.pools().size(); ++p) {
       const double metered = run.metrics().allocated_gpus_now(p) * 1000.0;
       if (std::abs(metered - static_cast<double>(pool_used_milli_[p])) > 0.5)
@@ -120,8 +121,8 @@ class Audit final : public Observer {
   Time last_;
   PagedVector<int64_t> used_milli_;       // per GPU, at its last check
   std::vector<int64_t> pool_used_milli_;  // per pool: the sum of its GPUs' used_milli_
-  PagedVector<uint32_t> ready_gpus_of_;    // per node: its GPUs if ready, at its last check
-  uint64_t ready_gpus_ = 0;                // their sum
+  PagedVector<uint32_t> ready_gpus_of_;   // per node: its GPUs if ready, at its last check
+  uint64_t ready_gpus_ = 0;               // their sum
 };
 
 }  // namespace
