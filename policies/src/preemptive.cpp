@@ -16,6 +16,7 @@
 // stops taking pending jobs once the GPUs left are fewer than the smallest pending job asks.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <queue>
 #include <set>
@@ -163,13 +164,8 @@ class PreemptiveScheduler final : public Scheduler {
       runs_[id].ranked = true;
     }
     for (Ranked& r : running_) r.priority = order_->priority(view, r.job);
-    // (priority, id) is a total order, so any sort gives the one ranking: the newcomers are sorted
-    // and merged in; the kept ones, nearly in order, are repaired by insertion, or sorted afresh when
-    // that would move too much.
-    const auto mid = running_.begin() + static_cast<std::ptrdiff_t>(kept);
-    if (!insertion_sort(running_.begin(), mid, 8 * kept)) std::sort(running_.begin(), mid);
-    std::sort(mid, running_.end());
-    std::inplace_merge(running_.begin(), mid, running_.end());
+    // (priority, id) is a total order, so any sort gives the one ranking.
+    repair(running_.begin() + static_cast<std::ptrdiff_t>(kept), std::less<>());
   }
   // Does the pending job rank before the running one? An inexact running key is made exact when the
   // line cannot tell.
@@ -224,23 +220,9 @@ class PreemptiveScheduler final : public Scheduler {
       r.error = line_error(r.line, run.slope * now);
       r.exact = false;
     }
-    // The ones ranked before come first (newcomers are appended, and leavers' removal keeps the order):
-    // they are repaired by insertion, the newcomers sorted and merged in.
-    const auto by_line = [](const Ranked& a, const Ranked& b) { return a.line < b.line; };
-    const auto mid = std::find_if(running_.begin(), running_.end(), [](const Ranked& r) { return !r.lined; });
-    std::size_t moves = 8 * static_cast<std::size_t>(mid - running_.begin());
-    bool sorted = true;
-    for (auto i = running_.begin(); sorted && i != mid; ++i)
-      for (auto j = i; j != running_.begin() && by_line(*j, *(j - 1)); --j) {
-        if (moves-- == 0) {
-          sorted = false;
-          break;
-        }
-        std::iter_swap(j, j - 1);
-      }
-    if (!sorted) std::sort(running_.begin(), mid, by_line);
-    std::sort(mid, running_.end(), by_line);
-    std::inplace_merge(running_.begin(), mid, running_.end(), by_line);
+    // The ones ranked before come first (newcomers are appended, and leavers' removal keeps the order).
+    repair(std::find_if(running_.begin(), running_.end(), [](const Ranked& r) { return !r.lined; }),
+           [](const Ranked& a, const Ranked& b) { return a.line < b.line; });
     for (Ranked& r : running_) r.lined = true;
     for (std::size_t i = 0; i < running_.size();) {
       std::size_t end = i + 1;
@@ -257,13 +239,26 @@ class PreemptiveScheduler final : public Scheduler {
       i = end;
     }
   }
+  // Sorts running_ by `less` when the part before `mid` was in order at the last ranking: that part,
+  // nearly in order still, is repaired by insertion (or sorted afresh when that would move too much),
+  // the newcomers from `mid` on are sorted and merged in.
+  template <class Less>
+  void repair(std::vector<Ranked>::iterator mid, Less less) {
+    const auto kept = static_cast<std::size_t>(mid - running_.begin());
+    if (!insertion_sort(running_.begin(), mid, 8 * kept, less)) std::sort(running_.begin(), mid, less);
+    std::sort(mid, running_.end(), less);
+    std::inplace_merge(running_.begin(), mid, running_.end(), less);
+  }
   // Sorts [first, last) by insertion unless that takes more than `budget` moves (then false, the range
   // permuted but not sorted).
-  static bool insertion_sort(std::vector<Ranked>::iterator first, std::vector<Ranked>::iterator last, std::size_t budget) {
+  template <class Less>
+  static bool insertion_sort(std::vector<Ranked>::iterator first, std::vector<Ranked>::iterator last, std::size_t budget,
+                             Less less) {
     for (auto i = first; i != last; ++i) {
+      if (i == first || !less(*i, *(i - 1))) continue;  // in place already: nothing to move
       const Ranked x = *i;
       auto j = i;
-      for (; j != first && x < *(j - 1); --j) {
+      for (; j != first && less(x, *(j - 1)); --j) {
         if (budget-- == 0) {
           *j = x;
           return false;

@@ -26,8 +26,6 @@ namespace report_parts {
 std::size_t nearest_rank(std::size_t n, double p) {
   return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(n))), 1, n);
 }
-// Nearest rank of values sorted ascending.
-double sorted_percentile(const std::vector<double>& sorted, double p) { return sorted[nearest_rank(sorted.size(), p) - 1]; }
 
 // Reorders `values` in place: the three nearest-rank percentiles are selected (nth_element, each in
 // what the one before left above it), not sorted for, so ten million values cost a few passes.
@@ -202,8 +200,9 @@ double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return sorted_percentile(values, p);
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(report_parts::nearest_rank(values.size(), p) - 1);
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
 }
 
 namespace {
