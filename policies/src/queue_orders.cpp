@@ -244,8 +244,11 @@ class Tiresias final : public QueueOrder {
     in_list_order(stopped_back_);
     for (JobId id : stopped_back_) states_[id].place_at(Place::pending, ++back_seq_);
     held_.swap(running_);
-    if (event_) wake_ups(v);
-    // What next_change gives each running job, the earliest.
+    if (event_) {
+      wake_ups(v);
+      return;
+    }
+    // What next_change gives each running job, the earliest (at an event, wake_ups works it out).
     next_running_ = Time::max();
     for (JobId id : held_)
       if (const Time j = states_[id].jump; j > v.now()) next_running_ = std::min(next_running_, j);
@@ -255,8 +258,8 @@ class Tiresias final : public QueueOrder {
     return next_running_;
   }
 
-  // At one of the simulator's events: when it would next wake for each running job, and for a
-  // waiting job due for promotion.
+  // At one of the simulator's events: when it would next wake for each running job (the earliest is
+  // next_running_), and for a waiting job due for promotion.
   void wake_ups(const ClusterView& v) {
     next_jump_ = Time::max();
     for (JobId id : held_) {
@@ -264,6 +267,7 @@ class Tiresias final : public QueueOrder {
       s.jump = jump(v, id);
       next_jump_ = std::min(next_jump_, s.jump);
     }
+    next_running_ = next_jump_;  // every jump is later than now
     // The simulator also wakes when a waiting job is due for promotion (run_sim.py:1232-1238).
     if (starvation_ > 0)
       v.for_each_pending([&](JobId id) {
