@@ -677,6 +677,13 @@ def k8s(name, text, says):
     case(name, {"k8s.yaml": text}, says, ["import", "k8s", "k8s.yaml"])
 
 
+# A `kubectl get -o json` List of 3,000 Pods: every lookup in it had cost the whole file (30 s for 400).
+case("k8s List of 3,000 Pods imports", {"k8s.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {
+        "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8"}}}] + [
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "ml"},
+     "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}} for i in range(3000)]})},
+     [], ["import", "k8s", "k8s.json"], code=0)
 k8s("k8s malformed YAML", K8S_NODE + k8s_pod("          nvidia.com/gpu: [1\n"), ["k8s.yaml:", "not valid YAML or JSON"])
 k8s("k8s GPU product not in the catalog", K8S_NODE.replace("NVIDIA-H100-80GB-HBM3", "NVIDIA-X9000") +
     k8s_pod("          nvidia.com/gpu: 1\n"), ["k8s.yaml:line 6", "Node n1", "nvidia.com/gpu.product", "NVIDIA-X9000"])
@@ -927,6 +934,9 @@ case("nested too deep", "name: x\nseed: " + "[" * 100000 + "\n", ["scenario.yaml
 # yaml-cpp's Load keeps the first document and drops the rest: a scenario is one document.
 case("second document", scenario() + "---\nseed: 3\n", ["scenario.yaml:line", "expected one YAML document; another begins here"])
 case("text after a flow map", "{name: x, seed: 1}, {seed: 3}\n", ["scenario.yaml:line 1", "a ',', ']' or '}' outside any list or map"])
+# 30,000 inline jobs load in linear time (each job's source had been found by a scan of all the others').
+case("30,000 inline jobs load", scenario(**{"workload.jobs": [{"name": f"j{i}", "gpus": 1, "duration": "1h"} for i in range(30000)]}),
+     [], ["validate", "scenario.yaml"], code=0)
 case("--set value with a trailing list", scenario(), ["--set", "outside any list or map"], ["run", "scenario.yaml", "--set", "seed=[1], 2"])
 
 
@@ -964,7 +974,7 @@ def report(name, files, says):
 
 
 report("report cost a string", {"summary.json": json.dumps({"scenario": "s", "cost_usd": "12"})},
-       ["run/summary.json: /cost_usd", "expected a number as gpusim writes it, got \"12\""])
+       ["run/summary.json: /cost_usd", "expected a number >= 0 as gpusim writes it, got \"12\""])
 report("report service latency a list", {"summary.json": json.dumps({"services": [{"name": "a", "ttft_s": {"p99": [1]}}]})},
        ["run/summary.json: /services/0/ttft_s/p99", "expected a number >= 0"])
 report("report reason count negative", {"summary.json": json.dumps({"failed_reasons": [{"jobs": -1, "reason": "x"}]})},
@@ -980,6 +990,15 @@ report("report occupancy without columns", {"occupancy.json": json.dumps({k: v f
 report("report pool series nan", {"pool_timeseries.csv": "time_s,pool,gpus_ready,gpus_allocated,gpus_busy,nodes_billed\n"
                                                          "nan,p,1,1,1,1\n"},
        ["run/pool_timeseries.csv:line 2", "column 'time_s'"])
+report("report job count negative", {"summary.json": json.dumps({"scenario": "s", "jobs_total": -5})},
+       ["run/summary.json: /jobs_total", "expected a number >= 0 as gpusim writes it, got -5"])
+report("report allocation ratio past 1", {"summary.json": json.dumps({"scenario": "s", "allocation_ratio": 7})},
+       ["run/summary.json: /allocation_ratio", "expected a number in 0..1 as gpusim writes it, got 7"])
+report("report tenant cost negative", {"summary.json": json.dumps({"tenants": [{"name": "a", "cost_allocated_usd": -1}]})},
+       ["run/summary.json: /tenants/0/cost_allocated_usd", "expected a number >= 0"])
+report("report pool series GPUs negative", {"pool_timeseries.csv": "time_s,pool,gpus_ready,gpus_allocated,gpus_busy,nodes_billed\n"
+                                                                   "0,p,-8,1,1,1\n"},
+       ["run/pool_timeseries.csv:line 2", "column 'gpus_ready'", ">= 0"])
 
 # Tenancy (issue 17): priority classes, disruption budgets, resource quotas.
 CLASSES = [{"name": "prod", "value": 1000, "global_default": True}, {"name": "batch", "value": 0}]
@@ -1058,6 +1077,14 @@ case("kueue flavor unknown", kueue(**{"cluster_queues[0].resource_groups[0].flav
       "unknown ResourceFlavor 'a100'", "l4"])
 case("kueue cohort cycle", kueue(**{"cohorts": [{"name": "org", "parent": "dept"}, {"name": "dept", "parent": "org"}]}),
      ["scenario.yaml", "tenancy.kueue.cohorts[0].parent", "cycle", "org -> dept -> org", "a tree"])
+# Hostile sizes (issue 42): a cycle of 30,000 cohorts is named by its start and length; a valid chain
+# as deep runs (it crashed in a recursion) and loads in linear time.
+LONG = 30000
+case("kueue cohort cycle of 30,000", kueue(**{"cohorts": [{"name": f"c{i}", "parent": f"c{(i + 1) % LONG}"} for i in range(LONG)]}),
+     ["tenancy.kueue.cohorts[0].parent", "c0 -> c1 -> c2 -> c3 -> c4 -> c5 -> c6 -> c7 -> c8 -> c9 -> ... (29990 more) -> c0"])
+case("kueue cohort chain of 30,000 runs", kueue(**{"cohorts": [{"name": f"c{i}", **({"parent": f"c{i - 1}"} if i else {})}
+                                                          for i in range(LONG)], "cluster_queues[0].cohort": f"c{LONG - 1}"}),
+     [], code=0)
 case("kueue nominal quota malformed", kueue(**{
     "cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal_quota": "four"}),
      ["scenario.yaml", "tenancy.kueue.cluster_queues[0].resource_groups[0].flavors[0].resources[0].nominal_quota",

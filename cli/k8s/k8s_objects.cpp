@@ -30,16 +30,19 @@ void Object::fail(const YAML::Node& at, const std::string& field, const std::str
 std::string scalar(const YAML::Node& n) { return n && n.IsScalar() ? n.Scalar() : std::string(); }
 
 YAML::Node at(const YAML::Node& n, std::initializer_list<std::string_view> path) {
+  // Nodes are copied and reset, never assigned: yaml-cpp's assignment to a node that exists merges the
+  // two documents' node sets, which made every lookup in a `kind: List` cost the whole file.
   YAML::Node cur = n;
   for (std::string_view k : path) {
     if (!cur || !cur.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-    YAML::Node next(YAML::NodeType::Undefined);
+    std::optional<YAML::Node> next;
     for (const auto& kv : cur)
       if (kv.first.IsScalar() && kv.first.Scalar() == k) {
-        next = kv.second;
+        next.emplace(kv.second);
         break;
       }
-    cur.reset(next);
+    if (!next) return YAML::Node(YAML::NodeType::Undefined);
+    cur.reset(*next);
   }
   return cur;
 }

@@ -27,11 +27,16 @@ std::optional<int> line_of(const YAML::Node& n) {
 // short text a tree of billions of values. Scenarios repeat a few blocks, far below this.
 constexpr double kMaxAliasedValues = 1'000'000;
 
-// The walk of check_keys: `seen` holds the maps and lists already checked (an alias names the same
-// node again, and may name a node it sits in), found by their position in the text, with the values
-// each holds counted through its aliases; `distinct` counts the values the text itself holds.
+// Where a map or list sits in the text, and its kind: an alias names the same node again, so a walk
+// finds the nodes it has already seen among the few at their place (never by comparing with each).
+using Place = std::pair<int, int>;
+Place place_of(const YAML::Node& n) { return {n.Mark().pos, static_cast<int>(n.Type())}; }
+
+// The walk of check_keys: `seen` holds the maps and lists already checked (an alias may name a node
+// it sits in), with the values each holds counted through its aliases; `distinct` counts the values
+// the text itself holds.
 struct KeyWalk {
-  std::map<std::pair<int, int>, std::vector<std::pair<YAML::Node, double>>> seen;
+  std::map<Place, std::vector<std::pair<YAML::Node, double>>> seen;
   double distinct = 0;
 };
 
@@ -41,7 +46,7 @@ double check_keys_in(const YAML::Node& n, const std::string& file, const std::st
     ++walk.distinct;
     return 1;
   }
-  const std::pair<int, int> place{n.Mark().pos, static_cast<int>(n.Type())};
+  const Place place = place_of(n);
   for (const auto& [other, values] : walk.seen[place])
     if (other.is(n)) return values;
   walk.seen[place].emplace_back(n, 0.0);  // 0 while it is walked: a node inside itself adds nothing more
@@ -84,11 +89,12 @@ double check_keys_in(const YAML::Node& n, const std::string& file, const std::st
 // map's merged entries are added where the map does not give the key itself (the earlier of several
 // merged maps first), as copies, and "<<" goes. Nodes are resolved once each (an alias names the same node
 // again); check_keys has bounded what the copies can add.
-void resolve_merges(YAML::Node node, const std::string& file, std::vector<YAML::Node>& done) {
+void resolve_merges(YAML::Node node, const std::string& file, std::map<Place, std::vector<YAML::Node>>& done) {
   if (!node.IsMap() && !node.IsSequence()) return;
-  for (const YAML::Node& d : done)
+  std::vector<YAML::Node>& here = done[place_of(node)];
+  for (const YAML::Node& d : here)
     if (d.is(node)) return;
-  done.push_back(node);
+  here.push_back(node);
   if (node.IsSequence()) {
     for (YAML::Node item : node) resolve_merges(item, file, done);
     return;
@@ -129,7 +135,7 @@ ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
   YAML::Node doc = yaml_document(text, file);
   // yaml-cpp keeps both of two equal keys and finds the first: refused here, once, for every document.
   check_keys(doc, file, "");
-  std::vector<YAML::Node> resolved;
+  std::map<Place, std::vector<YAML::Node>> resolved;
   resolve_merges(doc, file, resolved);
   return ConfigNode(doc, std::make_shared<const std::string>(file), "");
 }

@@ -18,10 +18,14 @@ double default_compute_demand(JobKind kind) {
 }
 
 uint16_t JobSet::tenant(std::string_view name) {
-  for (std::size_t i = 0; i < tenants.size(); ++i)
-    if (tenants[i] == name) return static_cast<uint16_t>(i);
+  if (tenant_index_.size() != tenants.size()) {  // tenants set some other way than here
+    tenant_index_.clear();
+    for (std::size_t i = 0; i < tenants.size(); ++i) tenant_index_.emplace(tenants[i], static_cast<uint16_t>(i));
+  }
+  if (const auto it = tenant_index_.find(name); it != tenant_index_.end()) return it->second;
   if (tenants.size() >= 65535) throw std::length_error("more than 65535 tenants");
   tenants.emplace_back(name);
+  tenant_index_.emplace(tenants.back(), static_cast<uint16_t>(tenants.size() - 1));
   return static_cast<uint16_t>(tenants.size() - 1);
 }
 
@@ -34,10 +38,18 @@ uint16_t JobSet::pod(PodSpec spec) {
 }
 
 uint32_t JobSet::source(const SourceLocation& where) {
-  for (std::size_t i = sources.size(); i-- > 0;)  // the latest first: jobs come in runs from one source
-    if (sources[i].file == where.file && sources[i].field == where.field) return static_cast<uint32_t>(i);
-  sources.push_back({where.file, std::nullopt, where.field});
-  return static_cast<uint32_t>(sources.size() - 1);
+  // The latest first: a trace's jobs come in a run from one source. Inline jobs each have their own
+  // (workload.jobs[i]), found by name.
+  if (!sources.empty() && sources.back().file == where.file && sources.back().field == where.field)
+    return static_cast<uint32_t>(sources.size() - 1);
+  if (source_index_.size() != sources.size()) {
+    source_index_.clear();
+    for (std::size_t i = 0; i < sources.size(); ++i)
+      source_index_.emplace(std::pair(sources[i].file, sources[i].field), static_cast<uint32_t>(i));
+  }
+  const auto [it, fresh] = source_index_.emplace(std::pair(where.file, where.field), static_cast<uint32_t>(sources.size()));
+  if (fresh) sources.push_back({where.file, std::nullopt, where.field});
+  return it->second;
 }
 
 SourceLocation JobSet::where(const Job& j) const {

@@ -336,6 +336,12 @@ KueueSpec read_kueue(const ConfigNode& node, const Scenario& sc) {
       const uint32_t first = *std::min_element(begin, path.end());
       std::vector<std::string> names{k.cohorts[first].name};
       for (uint32_t c = parent[first]; names.size() == 1 || c != parent[first]; c = parent[c]) names.push_back(k.cohorts[c].name);
+      constexpr std::size_t kShown = 10;  // a long cycle is named by its first members and its length
+      if (names.size() > kShown + 1) {
+        const std::size_t hidden = names.size() - kShown - 1;
+        names.erase(names.begin() + kShown, names.end() - 1);
+        names.insert(names.end() - 1, fmt::format("... ({} more)", hidden));
+      }
       parent_fields[first].fail(fmt::format("the cohorts' parents form a cycle: {}; expected a tree", fmt::join(names, " -> ")));
     }
     for (uint32_t c : path) state[c] = Walk::reaches_root;

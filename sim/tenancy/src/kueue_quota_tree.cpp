@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "forest.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "kueue_parts.hpp"
 
@@ -62,20 +63,16 @@ QuotaTree::QuotaTree(const Scenario& s) {
   }
   for (uint32_t i = 0; i < nodes_.size(); ++i)
     if (nodes_[i].parent) nodes_[*nodes_[i].parent].children.push_back(i);
-  // Depths and roots (the reader rejected cycles), then subtree quotas from the leaves up.
-  std::vector<uint32_t> order(nodes_.size());
-  for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    uint32_t at = i;
-    while (nodes_[at].parent) {
-      at = *nodes_[at].parent;
-      ++nodes_[i].depth;
-    }
-    nodes_[i].root = at;
-    order[i] = i;
-  }
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return nodes_[a].depth > nodes_[b].depth; });
+  // Depths and roots from the roots down, then subtree quotas from the leaves up.
+  const std::vector<uint32_t> order = tenancy::parents_first(static_cast<uint32_t>(nodes_.size()),
+                                                             [&](uint32_t i) { return nodes_[i].parent; });
   for (uint32_t i : order) {
     QuotaNode& n = nodes_[i];
+    n.depth = n.parent ? nodes_[*n.parent].depth + 1 : 0;
+    n.root = n.parent ? nodes_[*n.parent].root : i;
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    QuotaNode& n = nodes_[*it];
     n.subtree = n.nominal;
     for (uint32_t c : n.children)
       for (std::size_t f = 0; f < frs; ++f) n.subtree[f] += nodes_[c].subtree[f] - nodes_[c].guaranteed[f];

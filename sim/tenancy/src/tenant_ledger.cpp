@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <utility>
 
+#include "forest.hpp"
 #include "gpusim/sim/kueue.hpp"
 #include "gpusim/sim/scenario.hpp"
 
@@ -76,10 +78,11 @@ std::pair<int64_t, std::optional<int64_t>> gpu_quota(const std::vector<KueueReso
 
 KueueFairShares::KueueFairShares(const KueueSpec& k, double quota_scale)
     : scale_(quota_scale), member_queues_(k.cohorts.size()), member_cohorts_(k.cohorts.size()) {
+  std::map<std::string_view, uint32_t> cohort_of_name;
+  for (uint32_t c = 0; c < k.cohorts.size(); ++c) cohort_of_name.emplace(k.cohorts[c].name, c);
   const auto cohort_index = [&](const std::string& name) -> std::optional<uint32_t> {
-    for (uint32_t c = 0; c < k.cohorts.size(); ++c)
-      if (k.cohorts[c].name == name) return c;
-    return std::nullopt;  // "": none (read_kueue checked every name)
+    const auto it = cohort_of_name.find(name);  // "": none (read_kueue checked every name)
+    return it == cohort_of_name.end() ? std::nullopt : std::optional(it->second);
   };
   const auto node = [&](const std::vector<KueueResourceGroup>& groups, double weight, const std::string& parent) {
     const auto [nominal, borrow] = gpu_quota(groups);
@@ -93,24 +96,25 @@ KueueFairShares::KueueFairShares(const KueueSpec& k, double quota_scale)
     queues_.push_back(node(k.cluster_queues[q].resource_groups, k.cluster_queues[q].weight, k.cluster_queues[q].cohort));
     if (queues_.back().parent) member_queues_[*queues_.back().parent].push_back(q);
   }
-  // A cohort's nominal quota counts its members' (read_kueue rejects cycles): add each cohort's own
-  // quota and its queues' to it and every cohort above it.
-  std::vector<int64_t> own;
-  for (QuotaNode& c : cohorts_) own.push_back(std::exchange(c.nominal, 0));
+  // A cohort's nominal quota counts its members': its own, its queues' and its cohorts' (whole
+  // numbers, so the order they are added in does not matter), from the leaves up.
+  const std::vector<uint32_t> order = tenancy::parents_first(static_cast<uint32_t>(cohorts_.size()),
+                                                             [&](uint32_t c) { return cohorts_[c].parent; });
   for (uint32_t q = 0; q < queues_.size(); ++q)
-    if (queues_[q].parent) own[*queues_[q].parent] += queues_[q].nominal;
-  for (uint32_t c = 0; c < own.size(); ++c)
-    for (std::optional<uint32_t> up = c; up; up = cohorts_[*up].parent) cohorts_[*up].nominal += own[c];
-  // The trees: a cohort's is its root's; a ClusterQueue's its cohort's, or its own.
+    if (queues_[q].parent) cohorts_[*queues_[q].parent].nominal += queues_[q].nominal;
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    if (cohorts_[*it].parent) cohorts_[*cohorts_[*it].parent].nominal += cohorts_[*it].nominal;
+  // The trees: a cohort's is its root's; a ClusterQueue's its cohort's, or its own. A tree's cohorts
+  // are kept parents first.
   tree_queues_.resize(tree_count());
   tree_cohorts_.resize(tree_count());
-  const auto root = [&](uint32_t c) {
-    while (cohorts_[c].parent) c = *cohorts_[c].parent;
-    return c;
-  };
-  for (uint32_t c = 0; c < cohorts_.size(); ++c) tree_cohorts_[root(c)].push_back(c);
+  std::vector<uint32_t> root(cohorts_.size());
+  for (uint32_t c : order) {
+    root[c] = cohorts_[c].parent ? root[*cohorts_[c].parent] : c;
+    tree_cohorts_[root[c]].push_back(c);
+  }
   for (uint32_t q = 0; q < queues_.size(); ++q) {
-    queue_tree_.push_back(queues_[q].parent ? root(*queues_[q].parent) : static_cast<uint32_t>(cohorts_.size() + q));
+    queue_tree_.push_back(queues_[q].parent ? root[*queues_[q].parent] : static_cast<uint32_t>(cohorts_.size() + q));
     tree_queues_[queue_tree_.back()].push_back(q);
   }
   cohort_demand_.assign(cohorts_.size(), 0.0);
@@ -133,11 +137,15 @@ void KueueFairShares::compute_tree(uint32_t tree, std::span<const double> queue_
     queue_share[q] = std::min(queue_demand[q], static_cast<double>(queues_[q].nominal) * scale_);
     return;
   }
-  for (uint32_t c : tree_cohorts_[tree]) cohort_demand_[c] = 0;
-  for (uint32_t q : tree_queues_[tree])
-    for (std::optional<uint32_t> up = queues_[q].parent; up; up = cohorts_[*up].parent) cohort_demand_[*up] += queue_demand[q];
+  // Demands from the leaves up (milli-GPUs, whole numbers: exact in any order), then each cohort's share
+  // divided among its members from the root down.
+  const std::vector<uint32_t>& cohorts = tree_cohorts_[tree];
+  for (uint32_t c : cohorts) cohort_demand_[c] = 0;
+  for (uint32_t q : tree_queues_[tree]) cohort_demand_[*queues_[q].parent] += queue_demand[q];
+  for (auto it = cohorts.rbegin(); it != cohorts.rend(); ++it)
+    if (cohorts_[*it].parent) cohort_demand_[*cohorts_[*it].parent] += cohort_demand_[*it];
   cohort_share[tree] = std::min(cohort_demand_[tree], static_cast<double>(cohorts_[tree].nominal) * scale_);
-  divide(tree, cohort_share[tree], queue_demand, queue_share, cohort_share);
+  for (uint32_t c : cohorts) divide(c, cohort_share[c], queue_demand, queue_share, cohort_share);
 }
 
 void KueueFairShares::divide(uint32_t c, double amount, std::span<const double> queue_demand, std::span<double> queue_share,
@@ -173,10 +181,7 @@ void KueueFairShares::divide(uint32_t c, double amount, std::span<const double> 
   }
   std::size_t i = 0;
   for (uint32_t q : member_queues_[c]) queue_share[q] = share[i++];
-  for (uint32_t k : member_cohorts_[c]) {
-    cohort_share[k] = share[i++];
-    divide(k, cohort_share[k], queue_demand, queue_share, cohort_share);
-  }
+  for (uint32_t k : member_cohorts_[c]) cohort_share[k] = share[i++];
 }
 
 template <class F>

@@ -4,9 +4,11 @@
 // its duty (the share of the time it has work) x its occupancy (the share of the SMs its kernels fill).
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpusim/core/enum_table.hpp"
@@ -233,6 +235,12 @@ struct JobSet {
   void append(JobSet&& other);
   // Stable sort by arrival (ties keep source order), then ids = positions.
   void finalize();
+
+ private:
+  // tenants' and sources' indices, so that reading a job finds them at once (rebuilt if the tables
+  // were set another way).
+  std::map<std::string, uint16_t, std::less<>> tenant_index_;
+  std::map<std::pair<std::string, std::string>, uint32_t> source_index_;
 };
 
 }  // namespace gpusim

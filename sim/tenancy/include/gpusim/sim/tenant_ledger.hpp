@@ -106,6 +106,7 @@ class KueueFairShares {
     double demand, nominal, cap;  // cap: nominal + borrowing limit, or none (infinity)
     double weight;
   };
+  // Divides cohort c's `amount` among its direct members (their shares; not further down).
   void divide(uint32_t c, double amount, std::span<const double> queue_demand, std::span<double> queue_share,
               std::span<double> cohort_share) const;
 
