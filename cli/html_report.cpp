@@ -138,10 +138,11 @@ class Csv {
       f(fields);
     }
   }
-  // A field of column `col` of the current row as a number; empty is nullopt.
-  std::optional<double> number(std::string_view field, std::size_t col) const {
+  // A field of column `col` of the current row as a number in `range`; empty is nullopt. The columns
+  // the report reads (times, GPU counts, costs) are >= 0 as gpusim writes them, but for unused cost.
+  std::optional<double> number(std::string_view field, std::size_t col, const Range& range = Range::at_least(0)) const {
     if (field.empty()) return std::nullopt;
-    return reader_->number(field, header_[col]);
+    return reader_->number(field, header_[col], range);
   }
 
  private:
@@ -153,7 +154,7 @@ class Csv {
 // or written by another version is refused naming the file and the field, not drawn wrong. A
 // pointer's "*" is each item of a list; a value absent or null is no figure, unless required (the
 // pointer's last key must then be present wherever its parent is).
-enum class Want { number, nonnegative, positive, count, text, list };
+enum class Want { number, nonnegative, positive, fraction, count, text, list };
 struct JsonRule {
   std::string_view pointer;
   Want want;
@@ -165,13 +166,14 @@ struct JsonRule {
 }
 
 void check_value(const Json& v, Want want, const std::string& file, const std::string& at) {
-  static constexpr std::string_view kWhat[] = {"a number", "a number >= 0", "a number > 0", "a whole number >= 0",
-                                               "a string", "a list"};
+  static constexpr std::string_view kWhat[] = {
+      "a number", "a number >= 0", "a number > 0", "a number in 0..1", "a whole number >= 0", "a string", "a list"};
   bool ok = false;
   switch (want) {
     case Want::number: ok = v.is_number(); break;
     case Want::nonnegative: ok = v.is_number() && v.get<double>() >= 0; break;
     case Want::positive: ok = v.is_number() && v.get<double>() > 0; break;
+    case Want::fraction: ok = v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1; break;
     case Want::count:
       ok = v.is_number_unsigned() || (v.is_number_float() && v.get<double>() >= 0 &&
                                       v.get<double>() == std::floor(v.get<double>()) && v.get<double>() < 9e15);
@@ -246,18 +248,25 @@ void check_summary(const Json& s, const std::string& file) {
                                         {"/services/*/ttft_s/p99", Want::nonnegative},
                                         {"/services/*/tpot_s/p99", Want::nonnegative},
                                         {"/services/*/e2e_s/p99", Want::nonnegative},
-                                        {"/services/*/slo_attainment", Want::nonnegative},
-                                        {"/services/*/cost_usd", Want::number},
-                                        {"/services/*/cost_per_million_output_tokens_usd", Want::number},
+                                        {"/services/*/slo_attainment", Want::fraction},
+                                        {"/services/*/cost_usd", Want::nonnegative},
+                                        {"/services/*/cost_per_million_output_tokens_usd", Want::nonnegative},
                                         {"/tenants/*/name", Want::text},
                                         {"/tenants/*/jobs", Want::count},
                                         {"/tenants/*/jobs_completed", Want::count},
-                                        {"/tenants/*/gpu_hours_allocated", Want::number},
-                                        {"/tenants/*/cost_allocated_usd", Want::number},
+                                        {"/tenants/*/gpu_hours_allocated", Want::nonnegative},
+                                        {"/tenants/*/cost_allocated_usd", Want::nonnegative},
                                         {"/tenants/*/cost_unused_usd", Want::number},
                                         {"/tenants/*/jct_s/mean", Want::nonnegative}};
   check_json(s, kRules, file);
-  for (const MetricRow& m : metric_rows()) check_rule(s, m.pointer, {m.pointer, Want::number}, file, "");
+  // The table's figures: shares and indices in 0..1, the others (costs, counts, hours, times) >= 0 but
+  // waste, which counts the allocated cost left unused: negative where shared jobs keep more SMs busy
+  // than they hold (docs/guide/markets.md).
+  for (const MetricRow& m : metric_rows()) {
+    const bool share = m.format == Format::percent || m.format == Format::index;
+    const bool signed_cost = std::string_view(m.pointer) == "/cost/waste_usd";
+    check_rule(s, m.pointer, {m.pointer, share ? Want::fraction : signed_cost ? Want::number : Want::nonnegative}, file, "");
+  }
 }
 
 void check_occupancy(const Json& occ, const std::string& file) {
@@ -412,8 +421,8 @@ std::vector<CostRow> cost_rows(const RunFiles& run, const std::string& where, st
                     unused = csv.column("unused_allocated_cost_usd"), idle = csv.column("idle_cost_usd");
   csv.each([&](const std::vector<std::string_view>& f) {
     if (f[sc] != scope) return;
-    out.push_back({std::string(f[name]), csv.number(f[busy], busy).value_or(0), csv.number(f[unused], unused).value_or(0),
-                   csv.number(f[idle], idle).value_or(0)});
+    out.push_back({std::string(f[name]), csv.number(f[busy], busy).value_or(0),
+                   csv.number(f[unused], unused, Range()).value_or(0), csv.number(f[idle], idle).value_or(0)});
   });
   return out;
 }

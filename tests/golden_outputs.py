@@ -6,8 +6,10 @@ results/baseline.yaml records for it, and the FGD packing experiment (one seed, 
 and compares a digest of each file the run writes with tests/golden/outputs.sha256. Every run is
 made under --audit, so every shipped scenario also has its invariants checked after each event, and
 every run's summary.json and run table are checked to account for every job and request (the rows
-of each table add up to its total: tests/accounting.py). A refactoring must leave them all
-unchanged; a named model change or fix regenerates them with --update, and the commit says why.
+of each table add up to its total: tests/accounting.py), and `gpusim report` must read every run
+directory (its checks of types and ranges must refuse nothing gpusim writes). A refactoring must
+leave them all unchanged; a named model change or fix regenerates them with --update, and the
+commit says why.
 
 Usage: golden_outputs.py GPUSIM_BINARY SOURCE_DIR [--update]
 """
@@ -57,6 +59,10 @@ def digests(binary, root):
                 sys.exit(f"{label}: gpusim exited {done.returncode}: {done.stderr}")
             unaccounted += [f"{label}: {p}" for p in accounting.problems(json.loads((d / "summary.json").read_text()),
                                                                          done.stdout)]
+            report = subprocess.run([binary, "report", str(d), "--out", str(pathlib.Path(tmp) / "report.html"), "--force"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if report.returncode != 0:
+                sys.exit(f"{label}: gpusim report refused its run directory: {report.stderr}")
             for f in sorted(d.iterdir()):
                 out[f"{label}/{f.name}"] = hashlib.sha256(f.read_bytes()).hexdigest()
         if unaccounted:

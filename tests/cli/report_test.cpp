@@ -76,7 +76,7 @@ TEST(ReportInput, MalformedFilesNameTheFileAndLine) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.where().file, "dir/jobs.csv");
     EXPECT_EQ(e.where().line, 2);
-    EXPECT_NE(e.reason().find("column 'jct_s': expected a number, got 'abc'"), std::string::npos) << e.reason();
+    EXPECT_NE(e.reason().find("column 'jct_s': expected a number >= 0, got 'abc'"), std::string::npos) << e.reason();
   }
   try {
     html_report({{"summary.json", summary}, {"pool_timeseries.csv", "time_s,pool\n0,a\n"}}, "dir");
@@ -101,13 +101,19 @@ TEST(ReportInput, JsonFieldsOfTheWrongTypeNameTheFileAndField) {
     return {"accepted", ""};
   };
   const std::string summary = R"({"scenario":"s","policy":"p","pools":[]})";
-  EXPECT_EQ(
-      refused({{"summary.json", R"({"scenario":"s","cost_usd":"12"})"}}),
-      std::pair(std::string("dir/summary.json /cost_usd"), std::string("expected a number as gpusim writes it, got \"12\"")));
+  EXPECT_EQ(refused({{"summary.json", R"({"scenario":"s","cost_usd":"12"})"}}),
+            std::pair(std::string("dir/summary.json /cost_usd"),
+                      std::string("expected a number >= 0 as gpusim writes it, got \"12\"")));
   EXPECT_EQ(refused({{"summary.json", R"({"services":[{"name":"a","cost_usd":[1]}]})"}}).first,
             "dir/summary.json /services/0/cost_usd");
   EXPECT_EQ(refused({{"summary.json", R"({"failed_reasons":[{"jobs":-1,"reason":"x"}]})"}}).first,
             "dir/summary.json /failed_reasons/0/jobs");
+  // The table's figures in their ranges: shares in 0..1, the rest >= 0.
+  EXPECT_EQ(refused({{"summary.json", R"({"allocation_ratio":1.5})"}}),
+            std::pair(std::string("dir/summary.json /allocation_ratio"),
+                      std::string("expected a number in 0..1 as gpusim writes it, got 1.5")));
+  EXPECT_EQ(refused({{"summary.json", R"({"jobs_total":-5})"}}).first, "dir/summary.json /jobs_total");
+  EXPECT_EQ(refused({{"summary.json", R"({"allocation_ratio":1,"jobs_total":0})"}}).first, "accepted");
   const std::string occ = R"({"columns":2,"column_s":COL,"end_s":2,"rows":[{"pool":"p","first_node":"a","last_node":"a",
                               "up":[1,UP],"allocated":[0,0]}],"events":[]})";
   const auto occupancy = [&](const std::string& col, const std::string& up) {
