@@ -17,9 +17,10 @@ bool read_config_map(const Object& o, Configs& configs) {
   bool used = false;
   for (const auto& kv : entries(o, at(o.node, {"data"}), "data")) {
     const std::string key = kv.first.Scalar();
+    const std::string file = text(o, kv.second, "data." + key);
     YAML::Node doc;
     try {
-      doc = yaml_document(text(o, kv.second, "data." + key), o.file);
+      doc = yaml_document(file, o.file);
     } catch (const InputError& e) {  // (its lines are the embedded file's: the manifest's line is the entry's)
       o.fail(kv.second, "data." + key, e.reason());
     }

@@ -46,9 +46,12 @@ def _overrides(overrides, seed) -> list[str]:
     if isinstance(overrides, Mapping):
         out += [f"{path}={_json(value, f'overrides[{path!r}]')}" for path, value in overrides.items()]
     elif overrides is not None:
-        if isinstance(overrides, str):
-            raise TypeError("overrides must be a dict {path: value} or a list of 'path=value' strings")
-        out += list(overrides)
+        items = [] if isinstance(overrides, str) else list(overrides)
+        wrong = next((x for x in items if not isinstance(x, str)), None)
+        if isinstance(overrides, str) or wrong is not None:
+            got = f"a list holding {type(wrong).__name__} {wrong!r}" if wrong is not None else "a string"
+            raise TypeError(f"overrides must be a dict {{path: value}} or a list of 'path=value' strings, got {got}")
+        out += items
     if seed is not None:
         out.append(f"seed={int(seed)}")
     return out

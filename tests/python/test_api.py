@@ -67,6 +67,8 @@ def test_overrides_take_numpy_numbers_and_name_a_wrong_type(root):
             gpusim.run(scenario, overrides={"cluster.pools[0].count": 3}).summary)
     with pytest.raises(TypeError, match=r"overrides\['cluster.pools\[0\].count'\]: expected a number.*got builtins.object"):
         gpusim.run(scenario, overrides={"cluster.pools[0].count": object()})
+    with pytest.raises(TypeError, match=r"a list of 'path=value' strings, got a list holding tuple \('seed', 3\)"):
+        gpusim.run(scenario, overrides=[("seed", 3)])
 
 
 def test_dict_scenario():

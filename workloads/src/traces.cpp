@@ -66,8 +66,8 @@ Request whole_gpus(int64_t gpus) {
   return q;
 }
 
-// Job names of one trace: jobs.csv and requests.csv tell jobs apart by them, so a name given twice is
-// refused, naming both lines.
+// Job names of one trace: a name given twice is a row repeated or a trace mangled, refused naming both
+// lines. Across sources names may repeat (jobs.csv's id tells jobs apart).
 class UniqueNames {
  public:
   void add(const csv::Reader& r, const std::string& name) {
