@@ -82,6 +82,7 @@ class QuotaTree {
  private:
   uint32_t intern(std::string_view name);
   void add_usage(uint32_t node, uint32_t f, int64_t delta);
+  boost::container::small_vector<uint32_t, 8> to_root(uint32_t node) const;
 
   std::vector<std::string> resources_;  // resource index -> name
   uint32_t resource_count_ = 0;

@@ -112,27 +112,41 @@ void QuotaTree::add(uint32_t cq, const Amounts& a, int sign) {
   for (const Amount& x : a) add_usage(cq, x.fr, sign * x.quantity);
 }
 
+// The node and its ancestors, the root last: Kueue's available() and potentialAvailable() recurse up
+// the tree; here they are worked out from the root down (a chain of cohorts may be very deep).
+boost::container::small_vector<uint32_t, 8> QuotaTree::to_root(uint32_t node) const {
+  boost::container::small_vector<uint32_t, 8> path{node};
+  while (nodes_[path.back()].parent) path.push_back(*nodes_[path.back()].parent);
+  return path;
+}
+
 // What the node may still use of `f`: its unused guaranteed quota plus what its parent has left,
 // within its borrowing limit (Kueue's available()).
 int64_t QuotaTree::available(uint32_t node, uint32_t f) const {
-  const QuotaNode& n = nodes_[node];
-  if (!n.parent) return n.subtree[f] - n.usage[f];
-  const int64_t local = std::max<int64_t>(0, n.guaranteed[f] - n.usage[f]);
-  int64_t from_parent = available(*n.parent, f);
-  if (n.borrowing_limit[f]) {
-    const int64_t stored = n.subtree[f] - n.guaranteed[f];
-    const int64_t used = std::max<int64_t>(0, n.usage[f] - n.guaranteed[f]);
-    from_parent = std::min(stored - used + *n.borrowing_limit[f], from_parent);
+  const auto path = to_root(node);
+  int64_t a = nodes_[path.back()].subtree[f] - nodes_[path.back()].usage[f];
+  for (auto it = std::next(path.rbegin()); it != path.rend(); ++it) {
+    const QuotaNode& n = nodes_[*it];
+    const int64_t local = std::max<int64_t>(0, n.guaranteed[f] - n.usage[f]);
+    if (n.borrowing_limit[f]) {
+      const int64_t stored = n.subtree[f] - n.guaranteed[f];
+      const int64_t used = std::max<int64_t>(0, n.usage[f] - n.guaranteed[f]);
+      a = std::min(stored - used + *n.borrowing_limit[f], a);
+    }
+    a += local;
   }
-  return local + from_parent;
+  return a;
 }
 
 // The same on an empty tree (Kueue's potentialAvailable()).
 int64_t QuotaTree::potential(uint32_t node, uint32_t f) const {
-  const QuotaNode& n = nodes_[node];
-  if (!n.parent) return n.subtree[f];
-  int64_t a = n.guaranteed[f] + potential(*n.parent, f);
-  if (n.borrowing_limit[f]) a = std::min(a, n.subtree[f] + *n.borrowing_limit[f]);
+  const auto path = to_root(node);
+  int64_t a = nodes_[path.back()].subtree[f];
+  for (auto it = std::next(path.rbegin()); it != path.rend(); ++it) {
+    const QuotaNode& n = nodes_[*it];
+    a += n.guaranteed[f];
+    if (n.borrowing_limit[f]) a = std::min(a, n.subtree[f] + *n.borrowing_limit[f]);
+  }
   return a;
 }
 
