@@ -17,10 +17,10 @@ bool read_config_map(const Object& o, Configs& configs) {
   bool used = false;
   for (const auto& kv : entries(o, at(o.node, {"data"}), "data")) {
     const std::string key = kv.first.Scalar();
-    const std::string file = text(o, kv.second, "data." + key);
+    const std::string embedded = text(o, kv.second, "data." + key);  // a file inside the manifest
     YAML::Node doc;
     try {
-      doc = yaml_document(file, o.file);
+      doc = yaml_document(embedded, o.file);
     } catch (const InputError& e) {  // (its lines are the embedded file's: the manifest's line is the entry's)
       o.fail(kv.second, "data." + key, e.reason());
     }
