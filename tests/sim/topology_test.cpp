@@ -2,6 +2,10 @@
 // the collective formulas, max-min NIC sharing, Topology Manager admission, and the shipped
 // scenarios that follow from them.
 #include <bit>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
 
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/execution.hpp"
@@ -94,6 +98,71 @@ TEST(Communication, MaxMinFairFlows) {
   max_min_fair_flows(std::vector<double>{100}, {{0}, {0}}, std::vector<double>{20, 1e9}, rates);
   EXPECT_DOUBLE_EQ(rates[0], 20);
   EXPECT_DOUBLE_EQ(rates[1], 80);
+}
+
+// Progressive filling as first written (every growing flow's rate and every link it crosses updated
+// each round): the reference max_min_fair_flows must match double for double, since every shared
+// network's shares, and so every shipped multi-node figure, follow from its rounding.
+std::vector<double> filling_reference(const std::vector<double>& capacities, const std::vector<std::vector<uint32_t>>& paths,
+                                      const std::vector<double>& caps) {
+  std::vector<double> left = capacities, rates(paths.size(), 0.0);
+  std::vector<uint32_t> users(left.size(), 0), active(paths.size());
+  std::iota(active.begin(), active.end(), 0u);
+  for (const auto& p : paths)
+    for (uint32_t l : p) ++users[l];
+  while (!active.empty()) {
+    double step = std::numeric_limits<double>::infinity();
+    for (uint32_t l = 0; l < left.size(); ++l)
+      if (users[l] > 0) step = std::min(step, left[l] / users[l]);
+    for (uint32_t f : active) step = std::min(step, caps[f] - rates[f]);
+    if (!std::isfinite(step)) step = 0;
+    for (uint32_t f : active) {
+      rates[f] += step;
+      for (uint32_t l : paths[f]) left[l] -= step;
+    }
+    std::vector<char> saturated(left.size());
+    for (uint32_t l = 0; l < left.size(); ++l) saturated[l] = users[l] > 0 && left[l] <= capacities[l] * 1e-12;
+    std::vector<uint32_t> kept;
+    for (uint32_t f : active) {
+      bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || paths[f].empty();
+      for (uint32_t l : paths[f]) frozen = frozen || saturated[l];
+      if (frozen) {
+        for (uint32_t l : paths[f]) --users[l];
+      } else {
+        kept.push_back(f);
+      }
+    }
+    active = kept;
+  }
+  return rates;
+}
+
+TEST(Communication, MaxMinFairFlowsRoundAsProgressiveFilling) {
+  // Random networks: NICs of a few capacities (equal ones tie), flows over 0-5 of them (a link twice
+  // in a path too), caps of a few values, none, or below every share.
+  std::mt19937_64 rng(43);
+  const auto pick = [&](auto n) { return static_cast<decltype(n)>(rng() % static_cast<uint64_t>(n)); };
+  const double kCapacities[] = {12.5, 25, 25, 50, 100.0 / 3};
+  const double kCaps[] = {std::numeric_limits<double>::infinity(), 15.75, 24, 1e9, 0.1, 7.0 / 3};
+  MaxMinScratch scratch;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const uint32_t links = 1 + pick(12u), flows = pick(40u);
+    std::vector<double> capacities(links), caps(flows);
+    for (double& c : capacities) c = kCapacities[pick(std::size(kCapacities))];
+    std::vector<std::vector<uint32_t>> paths(flows);
+    FlowPaths flat;
+    for (uint32_t f = 0; f < flows; ++f) {
+      for (uint32_t i = pick(6u); i > 0; --i) paths[f].push_back(pick(links));
+      caps[f] = kCaps[pick(std::size(kCaps))];
+      flat.add(paths[f]);
+    }
+    std::vector<double> rates(flows, -1);
+    max_min_fair_flows(capacities, flat, caps, rates, scratch);
+    const std::vector<double> want = filling_reference(capacities, paths, caps);
+    for (uint32_t f = 0; f < flows; ++f)
+      ASSERT_EQ(std::bit_cast<uint64_t>(rates[f]), std::bit_cast<uint64_t>(want[f]))
+          << "trial " << trial << " flow " << f << ": " << rates[f] << " != " << want[f];
+  }
 }
 
 TEST(TopologyManager, AdmissionFollowsThePolicy) {

@@ -107,24 +107,46 @@ void max_min_fair_flows(std::span<const double> capacities, const std::vector<st
 
 void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& paths, std::span<const double> caps,
                         std::span<double> rates, MaxMinScratch& scratch) {
+  // Progressive filling: every flow still growing gains one equal step per round, the largest every
+  // link and cap allows; flows on a link that fills, or at their cap, stop. The growing flows all hold
+  // the same rate (the same steps added from 0), kept once as `level` and given to a flow when it
+  // stops; a round touches the links in use and the flows that stop, not every growing flow.
   std::vector<double>& left = scratch.left;
-  std::vector<uint32_t>& users = scratch.users;
-  std::vector<uint32_t>& live = scratch.live;      // the links some active flow crosses
-  std::vector<uint32_t>& active = scratch.active;  // the flows still growing, in index order
-  std::vector<char>& saturated = scratch.saturated;
+  std::vector<uint32_t>& users = scratch.users;    // per link, the growing flows crossing it
+  std::vector<uint32_t>& live = scratch.live;      // the links some growing flow crosses, ascending
+  std::vector<uint32_t>& by_cap = scratch.by_cap;  // flows by cap, then index
+  std::vector<uint32_t>& link_start = scratch.link_start;
+  std::vector<uint32_t>& link_flows = scratch.link_flows;  // the flows of link l: [link_start[l], link_start[l + 1])
+  std::vector<char>& stopped = scratch.stopped;
+  const std::size_t flow_count = paths.size();
   left.assign(capacities.begin(), capacities.end());
   users.assign(left.size(), 0u);
-  saturated.assign(left.size(), 0);
-  active.resize(paths.size());
-  std::fill(rates.begin(), rates.end(), 0.0);
-  std::iota(active.begin(), active.end(), 0u);
   for (uint32_t l : paths.links) ++users[l];
+  link_start.assign(left.size() + 1, 0u);
+  for (std::size_t l = 0; l < left.size(); ++l) link_start[l + 1] = link_start[l] + users[l];
+  link_flows.resize(paths.links.size());
+  live.assign(link_start.begin(), link_start.end() - 1);  // (each link's next free place, for the fill)
+  for (uint32_t f = 0; f < flow_count; ++f)
+    for (uint32_t l : paths.of(f)) link_flows[live[l]++] = f;
   live.clear();
   for (uint32_t l = 0; l < users.size(); ++l)
     if (users[l] > 0) live.push_back(l);
-  while (!active.empty()) {
-    // The largest equal increment every active flow can take: a minimum, exact in any order, so
-    // taken over the live links only and in two interleaved chains.
+  by_cap.resize(flow_count);
+  std::iota(by_cap.begin(), by_cap.end(), 0u);
+  std::stable_sort(by_cap.begin(), by_cap.end(), [&](uint32_t a, uint32_t b) { return caps[a] < caps[b]; });
+  stopped.assign(flow_count, 0);
+  std::size_t growing = flow_count, next_cap = 0;
+  double level = 0;
+  const auto stop = [&](uint32_t f) {
+    stopped[f] = 1;
+    rates[f] = level;
+    for (uint32_t l : paths.of(f)) --users[l];
+    --growing;
+  };
+  for (bool first = true; growing > 0; first = false) {
+    // The largest equal step: a minimum, exact in any order, so taken over the live links in two
+    // interleaved chains; a growing flow's room below its cap is least for the least cap (rounding of
+    // cap - level is monotone in cap).
     double step = std::numeric_limits<double>::infinity(), step2 = step;
     std::size_t k = 0;
     for (; k + 1 < live.size(); k += 2) {
@@ -133,26 +155,28 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
     }
     if (k < live.size()) step = std::min(step, left[live[k]] / users[live[k]]);
     step = std::min(step, step2);
-    for (uint32_t f : active) step = std::min(step, caps[f] - rates[f]);
+    while (next_cap < flow_count && stopped[by_cap[next_cap]]) ++next_cap;
+    if (next_cap < flow_count) step = std::min(step, caps[by_cap[next_cap]] - level);
     if (!std::isfinite(step)) step = 0;  // flows crossing no link and uncapped: nothing bounds them
-    for (uint32_t f : active) {
-      rates[f] += step;
-      for (uint32_t l : paths.of(f)) left[l] -= step;
+    level += step;
+    // Each growing flow takes the step from each link it crosses, one subtraction each, as the
+    // rounding of the shares depends on it.
+    for (uint32_t l : live)
+      for (uint32_t u = 0; u < users[l]; ++u) left[l] -= step;
+    // Stop the flows at their cap, crossing no link (after the first step), or crossing a link now full.
+    for (; next_cap < flow_count; ++next_cap) {
+      const uint32_t f = by_cap[next_cap];
+      if (stopped[f]) continue;
+      if (!(level >= caps[f] * (1 - 1e-12))) break;
+      stop(f);
     }
-    // Freeze flows that reached their cap or cross a saturated link; they leave their links' users.
-    for (uint32_t l : live) saturated[l] = left[l] <= capacities[l] * 1e-12;
-    std::size_t kept = 0;
-    for (uint32_t f : active) {
-      const std::span<const uint32_t> path = paths.of(f);
-      bool frozen = rates[f] >= caps[f] * (1 - 1e-12) || path.empty();
-      for (uint32_t l : path) frozen = frozen || saturated[l];
-      if (frozen) {
-        for (uint32_t l : path) --users[l];
-      } else {
-        active[kept++] = f;
-      }
-    }
-    active.resize(kept);
+    if (first)
+      for (uint32_t f = 0; f < flow_count; ++f)
+        if (!stopped[f] && paths.of(f).empty()) stop(f);
+    for (uint32_t l : live)
+      if (left[l] <= capacities[l] * 1e-12)
+        for (uint32_t i = link_start[l]; i < link_start[l + 1]; ++i)
+          if (!stopped[link_flows[i]]) stop(link_flows[i]);
     std::erase_if(live, [&](uint32_t l) { return users[l] == 0; });
   }
 }
