@@ -191,11 +191,10 @@ class PreemptiveScheduler final : public Scheduler {
       run.seen_pass = pass_;
       const bool running = view.running_jobs().contains(id), preemptible = running && view.preemptible(id);
       const int64_t d = running ? demand(view, id) : 0;
-      held_ += d - run.held;
+      held_ += d - run.demand;
       leaving_ += (preemptible ? 0 : d) - run.leaving;
-      run.held = d;
-      run.leaving = preemptible ? 0 : d;
       run.demand = d;
+      run.leaving = preemptible ? 0 : d;
       if (run.ranked && !preemptible) {
         run.ranked = false;
         left = true;
@@ -309,9 +308,9 @@ class PreemptiveScheduler final : public Scheduler {
   struct Run {
     uint64_t seen_pass = 0;  // the last pass that saw it running and preemptible (with lines: that looked at it)
     bool ranked = false;     // in running_
-    int64_t demand = 0;      // what it asks (milli-GPU), when last seen running
-    // Orders with lines: what it adds to held_ and leaving_, and its line (primary key = offset + slope x now us).
-    int64_t held = 0, leaving = 0;
+    int64_t demand = 0;      // what it asks (milli-GPU), when last seen running (with lines: what it adds to held_)
+    // Orders with lines: what it adds to leaving_, and its line (primary key = offset + slope x now us).
+    int64_t leaving = 0;
     double offset = 0, slope = 0;
   };
   std::vector<Run> runs_;               // by job id
