@@ -8,12 +8,16 @@
 // next changes class (QueueOrder::next_change).
 //
 // The ranking is kept incrementally: a pending job's priority changes only when it enters the queue
-// or at its next_change, so pending jobs stay in an ordered set, re-keyed only then; running jobs
-// (at most one per GPU share) are ranked afresh when the cluster is contended. An order whose running
-// priorities move on lines (QueueOrder::Line: las, srtf) is not asked them: its running jobs are followed
-// through the engine's running changes and kept in the order of their lines, and priority() is asked
-// only of jobs whose lines are too close to another's, or to a pending job's key, to tell. The walk
-// stops taking pending jobs once the GPUs left are fewer than the smallest pending job asks.
+// or at its next_change, so pending jobs stay in ordered sets (one per GPU share asked), re-keyed only
+// then; running jobs (at most one per GPU share) are ranked afresh when the cluster is contended. An
+// order whose running priorities move on lines (QueueOrder::Line: las, srtf) is not asked them: its
+// running jobs are followed through the engine's running changes and kept in the order of their
+// lines, and priority() is asked only of jobs whose lines are too close to another's, or to a pending
+// job's key, to tell. An order that tells which running jobs it rekeyed (tiresias) is asked only of
+// those and of the jobs that started. The walk goes from one pending job that fits the GPUs left to the
+// next, finding where each ranks among the running jobs by bisection: the running jobs between keep
+// their GPUs at once while all of them fit (sums of what they hold), so a pass costs about the pending
+// jobs granted and the running ones preempted, not every running job.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -30,13 +34,17 @@ namespace {
 class PreemptiveScheduler final : public Scheduler {
  public:
   PreemptiveScheduler(std::string name, std::unique_ptr<QueueOrder> order, std::unique_ptr<PlacementPolicy> placement)
-      : name_(std::move(name)), order_(std::move(order)), placement_(std::move(placement)), lines_(order_->has_lines()) {}
+      : name_(std::move(name)),
+        order_(std::move(order)),
+        placement_(std::move(placement)),
+        lines_(order_->has_lines()),
+        keyed_(order_->tells_rekeyed()) {}
 
   std::string name() const override { return name_; }
   QueueKey queue_key(const Job& job) const override { return order_->key(job); }
   bool would_use(const ClusterView& view, JobId job, PoolId pool) const override { return placement_->admits_pool(view, job, pool); }
   bool decides_when_idle() const override { return order_->every_pass(); }
-  bool watches_running() const override { return lines_; }
+  bool watches_running() const override { return lines_ || keyed_; }
 
   void decide(const ClusterView& view, Binder& binder) override {
     order_->before_pass(view);
@@ -67,7 +75,7 @@ class PreemptiveScheduler final : public Scheduler {
     const int64_t capacity = static_cast<int64_t>(view.cluster().ready_gpu_count()) * kWholeGpu.value;
     int64_t held = 0, leaving = 0;
     ++pass_;
-    if (lines_) {
+    if (lines_ || keyed_) {
       follow_running(view);
       held = held_;
       leaving = leaving_;
@@ -89,41 +97,82 @@ class PreemptiveScheduler final : public Scheduler {
     granted_.clear();
     // Room for every pending job beside the running ones: no one need be preempted, and priorities
     // only decide the order of placement (and changes of class can wait for the next event).
+    start_pending();
     if (asked_ <= capacity - held) {
-      for (const auto& [key, id] : pending_) granted_.push_back(id);
+      while (Ask* a = next_pending(asked_)) granted_.push_back(a->at++->second);
       place_granted(view, binder);
       return;
     }
 
     if (lines_) rank_lines(view);
+    else if (keyed_) rank_keyed(view);
     else rank_running(view);
+    // What the running jobs before each place in the ranking hold.
+    held_before_.resize(running_.size() + 1);
+    for (std::size_t i = 0; i < running_.size(); ++i) held_before_[i + 1] = held_before_[i] + running_[i].demand;
     int64_t budget = capacity - leaving;
-    auto next_pending = pending_.begin();
     std::size_t next_running = 0;
-    for (;;) {
-      const bool pending_left = next_pending != pending_.end() && budget >= smallest_ask();
-      if (!pending_left && next_running == running_.size()) break;
-      if (pending_left && (next_running == running_.size() || before(view, *next_pending, running_[next_running]))) {
-        const JobId id = next_pending++->second;
-        if (entries_[id].demand > budget) continue;
-        budget -= entries_[id].demand;
-        granted_.push_back(id);
-      } else {
-        const JobId id = running_[next_running++].job;
-        const int64_t need = runs_[id].demand;
-        if (need <= budget) budget -= need;
-        else binder.preempt(id);
+    // Walks the running jobs up to `end`: each keeps its GPUs while they fit the budget, and is
+    // preempted otherwise. Those before the first that would overdraw it keep theirs at once.
+    const auto walk_running_to = [&](std::size_t end) {
+      while (next_running < end) {
+        const int64_t base = held_before_[next_running];
+        if (held_before_[end] - base <= budget) {
+          budget -= held_before_[end] - base;
+          next_running = end;
+          return;
+        }
+        const auto over = static_cast<std::size_t>(
+            std::upper_bound(held_before_.begin() + static_cast<std::ptrdiff_t>(next_running) + 1,
+                             held_before_.begin() + static_cast<std::ptrdiff_t>(end) + 1, base + budget) -
+            held_before_.begin() - 1);
+        budget -= held_before_[over] - base;
+        binder.preempt(running_[over].job);
+        next_running = over + 1;
       }
+    };
+    // Each pending job that fits the budget takes its GPUs after the running jobs ranked before it
+    // have taken theirs (the budget only falls, so an ask that no longer fits is passed over for good).
+    while (Ask* a = next_pending(budget)) {
+      const auto at = std::partition_point(running_.begin() + static_cast<std::ptrdiff_t>(next_running), running_.end(),
+                                           [&](Ranked& r) { return !before(view, *a->at, r); });
+      walk_running_to(static_cast<std::size_t>(at - running_.begin()));
+      if (a->ask > budget) continue;
+      budget -= a->ask;
+      granted_.push_back(a->at++->second);
     }
+    walk_running_to(running_.size());
     place_granted(view, binder);
+  }
+
+  // The pending jobs, one queue per ask, walked in rank order over the asks that fit a budget.
+  using Queue = std::set<std::pair<QueueKey, JobId>>;
+  struct Ask {
+    int64_t ask;
+    Queue::const_iterator at, end;
+  };
+  void start_pending() {
+    asks_.clear();
+    for (const auto& [ask, queue] : pending_) asks_.push_back({ask, queue.begin(), queue.end()});
+  }
+  // The first pending job not walked yet, in rank order, of those asking at most `budget`; null: none.
+  Ask* next_pending(int64_t budget) {
+    Ask* first = nullptr;
+    for (Ask& a : asks_) {
+      if (a.ask > budget) break;  // asks_ ascend
+      if (a.at != a.end && (!first || *a.at < *first->at)) first = &a;
+    }
+    return first;
   }
 
   struct Ranked {
     QueueKey priority;  // exact where `exact`; else its primary is within `error` of `line`
     JobId job;
+    int64_t demand = 0;          // what it asks (milli-GPU)
     double line = 0, error = 0;  // the primary key as the order's line puts it now (orders with lines)
     bool exact = true;
-    bool lined = false;  // ranked by its line before (not a newcomer since the last ranking)
+    bool lined = false;  // ranked before (not a newcomer since the last ranking)
+    bool stale = false;  // orders that tell their rekeyed jobs: its priority changed since it was ranked
     std::pair<QueueKey, JobId> pair() const { return {priority, job}; }
     bool operator<(const Ranked& o) const { return pair() < o.pair(); }
   };
@@ -148,7 +197,6 @@ class PreemptiveScheduler final : public Scheduler {
     const Request& q = view.job(id).request;
     return static_cast<int64_t>(q.gpus) * q.milli_per_gpu.value;
   }
-  int64_t smallest_ask() const { return asks_.begin()->first; }
 
   // Ranks the preemptible running jobs (those seen this pass) by their priorities now. The order
   // of the previous ranking is kept and repaired: priorities move little between decision points.
@@ -160,7 +208,7 @@ class PreemptiveScheduler final : public Scheduler {
     }
     running_.resize(kept);
     for (JobId id : arrived_running_) {
-      running_.push_back({{}, id});
+      running_.push_back({.priority = {}, .job = id, .demand = runs_[id].demand});
       runs_[id].ranked = true;
     }
     for (Ranked& r : running_) r.priority = order_->priority(view, r.job);
@@ -179,8 +227,9 @@ class PreemptiveScheduler final : public Scheduler {
     }
     return pending < r.pair();
   }
-  // Orders with lines: the running jobs that changed since the last pass (started, stopped, or no
-  // longer preemptible) join or leave running_ and the sums of what running jobs hold.
+  // Orders with lines or that tell their rekeyed jobs: the running jobs that changed since the last
+  // pass (started, stopped, or no longer preemptible) join or leave running_ and the sums of what
+  // running jobs hold; the rekeyed ones are marked for ranking anew.
   void follow_running(const ClusterView& view) {
     const Time now = view.now();
     bool left = false;
@@ -199,14 +248,56 @@ class PreemptiveScheduler final : public Scheduler {
         run.ranked = false;
         left = true;
       } else if (preemptible) {  // it started, or its line may have changed (SRTF: settled at a new rate)
-        const QueueOrder::Line l = order_->line(view, id);
-        run.slope = l.slope;
-        run.offset = l.now - l.slope * static_cast<double>(now.us());
-        if (!run.ranked) running_.push_back({{}, id});
+        if (lines_) {
+          const QueueOrder::Line l = order_->line(view, id);
+          run.slope = l.slope;
+          run.offset = l.now - l.slope * static_cast<double>(now.us());
+        }
+        if (!run.ranked) running_.push_back({.priority = {}, .job = id, .demand = d});
         run.ranked = true;
       }
     }
-    if (left) std::erase_if(running_, [&](const Ranked& r) { return !runs_[r.job].ranked; });
+    if (left)
+      std::erase_if(running_, [&](const Ranked& r) {
+        if (runs_[r.job].ranked) return false;
+        stale_count_ -= r.stale;
+        return true;
+      });
+    if (keyed_) {  // marks the rekeyed ones, found by their keys among those ranked (which come first)
+      order_->take_rekeyed(rekeyed_);
+      const auto ranked_end = std::partition_point(running_.begin(), running_.end(), [](const Ranked& r) { return r.lined; });
+      for (JobId id : rekeyed_) {
+        if (id >= runs_.size() || !runs_[id].ranked) continue;
+        const auto it = std::lower_bound(running_.begin(), ranked_end, std::pair(runs_[id].key, id),
+                                         [](const Ranked& r, const std::pair<QueueKey, JobId>& k) { return r.pair() < k; });
+        if (it != ranked_end && it->job == id && !it->stale) {
+          it->stale = true;
+          ++stale_count_;
+        }
+      }
+    }
+  }
+  // Orders that tell their rekeyed jobs: those and the newcomers are taken out of running_, ranked by
+  // their priorities now and merged back in.
+  void rank_keyed(const ClusterView& view) {
+    if (stale_count_ == 0 && (running_.empty() || running_.back().lined)) return;  // newcomers come last
+    std::size_t kept = 0;
+    moved_.clear();
+    for (const Ranked& r : running_) {
+      if (r.lined && !r.stale) running_[kept++] = r;
+      else moved_.push_back(r);
+    }
+    running_.resize(kept);
+    for (Ranked r : moved_) {
+      r.priority = runs_[r.job].key = order_->priority(view, r.job);
+      r.lined = true;
+      r.stale = false;
+      running_.push_back(r);
+    }
+    stale_count_ = 0;
+    const auto mid = running_.begin() + static_cast<std::ptrdiff_t>(kept);
+    std::sort(mid, running_.end());
+    std::inplace_merge(running_.begin(), mid, running_.end());
   }
   // Orders with lines: running_ in the order of their lines now (jobs of one slope keep their order;
   // the repair by insertion moves the few whose lines crossed), then each run of lines too close to
@@ -274,16 +365,16 @@ class PreemptiveScheduler final : public Scheduler {
     Entry& e = entries_[id];
     if (e.queued) dequeue(id);
     e = {order_->priority(view, id), demand(view, id), e.stamp + 1, true};
-    pending_.emplace(e.key, id);
+    pending_[e.demand].emplace(e.key, id);
     asked_ += e.demand;
-    ++asks_[e.demand];
     if (auto t = order_->next_change(view, id); t && *t > view.now()) changes_.push({*t, id, e.stamp});
   }
   void dequeue(JobId id) {
     Entry& e = entries_[id];
-    pending_.erase({e.key, id});
+    const auto queue = pending_.find(e.demand);
+    queue->second.erase({e.key, id});
+    if (queue->second.empty()) pending_.erase(queue);
     asked_ -= e.demand;
-    if (--asks_[e.demand] == 0) asks_.erase(e.demand);
     e.queued = false;
   }
   // Places the granted pending jobs in rank order, as far as GPUs are free now.
@@ -300,14 +391,16 @@ class PreemptiveScheduler final : public Scheduler {
   std::unique_ptr<QueueOrder> order_;
   std::unique_ptr<PlacementPolicy> placement_;
   std::vector<Entry> entries_;  // by job id
-  std::set<std::pair<QueueKey, JobId>> pending_;
+  std::map<int64_t, Queue> pending_;  // pending jobs by what they ask (milli-GPU)
   int64_t asked_ = 0;  // milli-GPU the pending jobs ask for
-  std::map<int64_t, uint32_t> asks_;  // pending jobs by what they ask
+  std::vector<Ask> asks_;                                                     // the walk over pending_
+  std::vector<int64_t> held_before_;                                          // the walk's sums over running_
   std::priority_queue<Change, std::vector<Change>, std::greater<>> changes_;  // pending jobs' next_change
   std::vector<Ranked> running_;  // preemptible running jobs, in the order of their last ranking
   struct Run {
     uint64_t seen_pass = 0;  // the last pass that saw it running and preemptible (with lines: that looked at it)
     bool ranked = false;     // in running_
+    QueueKey key;            // orders that tell their rekeyed jobs: its priority when last ranked
     int64_t demand = 0;      // what it asks (milli-GPU), when last seen running (with lines: what it adds to held_)
     // Orders with lines: what it adds to leaving_, and its line (primary key = offset + slope x now us).
     int64_t leaving = 0;
@@ -318,6 +411,10 @@ class PreemptiveScheduler final : public Scheduler {
   uint64_t pass_ = 0;
   std::vector<JobId> granted_;
   const bool lines_;                // does the order give lines (QueueOrder::has_lines)?
+  const bool keyed_;                // does it tell its rekeyed jobs (QueueOrder::tells_rekeyed)?
+  std::vector<JobId> rekeyed_;
+  std::vector<Ranked> moved_;
+  std::size_t stale_count_ = 0;     // entries of running_ marked stale
   int64_t held_ = 0, leaving_ = 0;  // with lines: milli-GPU running jobs hold, and those on their way out
 };
 

@@ -2,6 +2,8 @@
 // ones give a priority that changes as jobs run.
 #include <algorithm>
 #include <cmath>
+#include <queue>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -153,6 +155,10 @@ class GittinsTable {
 // paper), each queue is sorted at each of the simulator's events by the Gittins index of a job's
 // service then, highest first, ties by arrival (run_sim.py:1105-1106), and then by job id where the
 // simulator keeps its list order (jobs that arrived together and share an index).
+// The running jobs are followed through the engine's running changes, and the work of a decision
+// point is that of the jobs that changed: demotions are watched for at the times they can come, and
+// the simulator's wake-ups, worked out for every running job at each of its events, are worked out
+// only for the few whose lower bound could make them the earliest (earliest_lazy_jump).
 class Tiresias final : public QueueOrder {
  public:
   Tiresias(const PolicyContext& c, std::optional<GittinsTable> gittins) : gittins_(std::move(gittins)) {
@@ -176,57 +182,56 @@ class Tiresias final : public QueueOrder {
   QueueKey key(const Job& j) const override { return {0, j.arrival.us()}; }
   bool preemptive() const override { return true; }
   bool every_pass() const override { return true; }
-
-  // Demotes the running jobs whose service has reached their queue's limit, one queue each, in
-  // arrival order (the simulator's runnable list), to the back of their new queue.
-  void before_pass(const ClusterView& v) override {
-    const Time now = v.now();
-    running_.clear();
-    for (JobId id : v.running_jobs())  // ascending: the simulator's runnable list is in arrival order
-      if (v.preemptible(id)) running_.push_back(id);
-    // The simulator's events are arrivals, completions and the one wake-up it set at its previous
-    // event; a recheck asked for earlier and since superseded is none of them.
-    ++pass_;
-    for (JobId id : running_) {
-      if (id >= seen_.size()) seen_.resize(id + 1);
-      seen_[id] = pass_;
-    }
-    event_ = !v.new_arrivals().empty() || now == next_jump_ ||
-             std::any_of(held_.begin(), held_.end(), [&](JobId id) { return seen_[id] != pass_; });
-    if (!event_) return;
-    for (JobId id : running_) {
-      State& s = state(v, id);
-      if (s.checked == now) continue;  // a second pass at this time
-      s.checked = now;
-      const auto q = static_cast<std::size_t>(s.queue);
-      if (q < thresholds_s_.size() && service_s(v, id, s) >= thresholds_s_[q]) {
-        ++s.queue;
-        s.place = Place::appended;
-        s.position = now.us();  // ties by job id: arrival order
-      }
-      if (gittins_) s.gittins = gittins_->rank(service_s(v, id, s));
-    }
+  bool tells_rekeyed() const override { return true; }
+  void take_rekeyed(std::vector<JobId>& into) override {
+    into.swap(rekeyed_);
+    rekeyed_.clear();
   }
 
-  // Moves each queue's pending jobs behind its running ones, in list order.
+  // Follows the running jobs' changes since the last pass. At one of the simulator's events, demotes
+  // the running jobs whose service has reached their queue's limit, one queue each, to the back of
+  // their new queue (those due: demotions are watched for at the times they can come), and with a
+  // Gittins table ranks every running job's index afresh.
+  void before_pass(const ClusterView& v) override {
+    // The simulator's events are arrivals, completions and the one wake-up it set at its previous
+    // event; a recheck asked for earlier and since superseded is none of them.
+    bool stopped = false;
+    demoted_.clear();
+    follow(v, [&](JobId, State& s) { stopped |= s.held && !s.member; });
+    event_ = !v.new_arrivals().empty() || v.now() == next_jump_ || stopped;
+    if (!event_) return;
+    demote_due(v);
+    if (gittins_)
+      for (JobId id : v.running_jobs()) {
+        State& s = states_[id];
+        if (!s.member) continue;
+        if (const int64_t g = gittins_->rank(service_s(v, id, s)); g != s.gittins) {
+          s.gittins = g;
+          rekeyed_.push_back(id);
+        }
+      }
+  }
+
+  // Moves each queue's pending jobs behind its running ones, in list order: the jobs that started or
+  // were demoted in the pass go to the back of the running ones, those that stopped to the front of
+  // the pending ones (or their back, when demoted there).
   void after_pass(const ClusterView& v) override {
-    ++pass_;
+    const Time now = v.now();
     started_.clear();
-    running_.clear();
-    for (JobId id : v.running_jobs()) {
-      if (!v.preemptible(id)) continue;
-      running_.push_back(id);
-      if (id >= seen_.size()) seen_.resize(id + 1);
-      seen_[id] = pass_;
-      if (state(v, id).place != Place::running) started_.push_back(id);
-    }
     stopped_front_.clear();
     stopped_back_.clear();
-    for (JobId id : held_) {
-      if (seen_[id] == pass_) continue;
-      if (!v.is_pending(id) && v.placement(id).nodes.empty()) continue;  // ended
-      (states_[id].place == Place::running ? stopped_front_ : stopped_back_).push_back(id);
-    }
+    follow(v, [&](JobId id, State& s) {
+      if (s.held && !s.member) {
+        materialize(id, s);
+        s.held = false;
+        if (v.is_pending(id) || !v.placement(id).nodes.empty())  // not ended
+          (s.place == Place::running ? stopped_front_ : stopped_back_).push_back(id);
+      } else if (!s.held && s.member) {
+        s.held = true;
+        hold_from_next_event(id, s, now);
+      }
+      if (s.member && s.place != Place::running) started_.push_back(id);
+    });
     const auto in_list_order = [&](std::vector<JobId>& ids) {
       std::sort(ids.begin(), ids.end(),
                 [&](JobId a, JobId b) { return std::pair(place_key(a), a) < std::pair(place_key(b), b); });
@@ -235,7 +240,8 @@ class Tiresias final : public QueueOrder {
     for (JobId id : started_) {
       State& s = states_[id];
       s.place_at(Place::running, ++run_seq_);
-      if (s.first_run == Time::max()) s.first_run = v.now();
+      if (s.first_run == Time::max()) s.first_run = now;
+      rekeyed_.push_back(id);
     }
     in_list_order(stopped_front_);
     front_seq_ -= static_cast<int64_t>(stopped_front_.size());
@@ -243,15 +249,18 @@ class Tiresias final : public QueueOrder {
       states_[stopped_front_[i]].place_at(Place::pending, front_seq_ + static_cast<int64_t>(i));
     in_list_order(stopped_back_);
     for (JobId id : stopped_back_) states_[id].place_at(Place::pending, ++back_seq_);
-    held_.swap(running_);
     if (event_) {
+      ++events_;
+      last_event_ = now;
+      fresh_.clear();
       wake_ups(v);
       return;
     }
-    // What next_change gives each running job, the earliest (at an event, wake_ups works it out).
-    next_running_ = Time::max();
-    for (JobId id : held_)
-      if (const Time j = states_[id].jump; j > v.now()) next_running_ = std::min(next_running_, j);
+    // What next_change gives each running job, the earliest: the jump worked out at the last event at
+    // which it ran (at an event, wake_ups works them out afresh).
+    next_running_ = earliest_lazy_jump(now);
+    for (JobId id : fresh_)
+      if (const State& s = states_[id]; s.held && !lazy(s) && s.jump > now) next_running_ = std::min(next_running_, s.jump);
   }
   std::optional<Time> next_running_change(const ClusterView&) const override {
     if (next_running_ == Time::max()) return std::nullopt;
@@ -261,13 +270,8 @@ class Tiresias final : public QueueOrder {
   // At one of the simulator's events: when it would next wake for each running job (the earliest is
   // next_running_), and for a waiting job due for promotion.
   void wake_ups(const ClusterView& v) {
-    next_jump_ = Time::max();
-    for (JobId id : held_) {
-      State& s = states_[id];
-      s.jump = jump(v, id);
-      next_jump_ = std::min(next_jump_, s.jump);
-    }
-    next_running_ = next_jump_;  // every jump is later than now
+    next_jump_ = earliest_lazy_jump(v.now());  // every jump is later than now
+    next_running_ = next_jump_;
     // The simulator also wakes when a waiting job is due for promotion (run_sim.py:1232-1238).
     if (starvation_ > 0)
       v.for_each_pending([&](JobId id) {
@@ -294,43 +298,49 @@ class Tiresias final : public QueueOrder {
     if (id >= states_.size() || !states_[id].known) return std::nullopt;  // not ranked yet: in the first queue, never run
     const State& s = states_[id];
     if (v.is_pending(id)) return promotion(v, id, s);
-    if (s.jump == Time::max()) return std::nullopt;
-    return s.jump;
+    const Time j = lazy(s) ? jump_at(last_event_, s) : s.jump;
+    if (j == Time::max()) return std::nullopt;
+    return j;
   }
 
  private:
-  // When the simulator wakes for a running job, as it reckons at an event.
-  Time jump(const ClusterView& v, JobId id) const {
-    const auto& s = states_[id];
-    const auto q = static_cast<std::size_t>(s.queue);
-    if (q >= thresholds_s_.size()) return Time::max();
-    // The simulator's wake-up (sic): its run time subtracted from a GPU-time limit, over the GPUs, floored
-    // to its whole seconds. Under a second, the crossing itself (times here need not be whole seconds).
-    const double run_s = service_s(v, id, s) / gpus(v, id);
-    const double wait_s = std::floor((thresholds_s_[q] - run_s) / gpus(v, id));
-    const double crossing_s = (thresholds_s_[q] - service_s(v, id, s)) / gpus(v, id);
-    return v.now() + std::max(Duration::from_us(1), wait_s >= 1 ? Duration::from_seconds(wait_s, Round::toward_zero)
-                                                                : Duration::from_seconds(crossing_s, Round::up));
-  }
-
   enum class Place : uint8_t { running, pending, appended };
   struct State {
     double base_gpu_s = 0;  // attained GPU time when it last entered the first queue
     int32_t queue = 0;
     Place place = Place::pending;
+    bool known = false;
+    bool member = false;           // running and preemptible, as last followed
+    bool held = false;             // running and preemptible at the end of the last pass
     int64_t position = 0;          // order within its queue and place
-    Time checked = Time::max();    // when its demotion was last looked at
-    Time jump = Time::max();       // when the simulator would next wake for it (running, not in the last queue)
+    Time jump = Time::max();       // when the simulator would next wake for it, as of event `jump_event`
+    uint64_t jump_event = 0;       // (while lazy, a jump of another event is stale and worked out anew)
+    uint64_t held_from = 0;        // the first event at which it was held, in its current stretch
     Time first_run = Time::max();  // its first start since it last entered the first queue
     int64_t gittins = 0;           // tiresias-gittins: the rank of its Gittins index at the last event
     int64_t arrived_with = 0;      // tiresias-gittins: the first job id of its arrival time
-    bool known = false;
+    double gpus = 1;               // GPUs asked (at least 1): the simulator divides by it
+    // Its current attempt, from which its service at any instant of it follows exactly (attained_gpu_before).
+    GpuTime run_before;
+    Time run_start;
+    double run_gpus = 0;
+    uint32_t attempt = 0;  // counts the attempts followed: marks watches of an earlier one stale
     void place_at(Place p, int64_t at) {
       place = p;
       position = at;
     }
   };
-  // Its state, made when first asked (the fast path inline: after_pass asks it of every running job).
+  // A time at which to look at a job again (a demotion may be due, or a bound on its jump), valid
+  // while the job is in the attempt `attempt` counted.
+  struct Watch {
+    Time at;
+    JobId job;
+    uint32_t attempt;
+    bool operator>(const Watch& o) const { return std::tie(at, job) > std::tie(o.at, o.job); }
+  };
+  using Watches = std::priority_queue<Watch, std::vector<Watch>, std::greater<>>;
+
+  // Its state, made when first asked (the fast path inline).
   State& state(const ClusterView& v, JobId id) {
     if (id < states_.size() && states_[id].known) [[likely]]
       return states_[id];
@@ -341,6 +351,7 @@ class Tiresias final : public QueueOrder {
     State& s = states_[id];
     s = State{};
     s.known = true;
+    s.gpus = std::max(1, v.job(id).request.gpus);
     s.position = ++back_seq_;  // a newcomer: the back of the first queue
     if (gittins_) {
       s.gittins = gittins_->rank(0);
@@ -359,6 +370,145 @@ class Tiresias final : public QueueOrder {
     }
     return s;
   }
+
+  // Brings up to date each job the engine names in its running changes (and each demoted in the pass),
+  // then visits it: whether it runs preemptibly, and for a new attempt the attempt's figures and the
+  // watch for its demotion. States are made in ascending job order, as a pass over the running jobs
+  // makes them (a newcomer's place in its queue depends on it).
+  template <class Visit>
+  void follow(const ClusterView& v, Visit visit) {
+    changed_.assign(v.running_changes().begin(), v.running_changes().end());
+    changed_.insert(changed_.end(), demoted_.begin(), demoted_.end());
+    std::sort(changed_.begin(), changed_.end());
+    changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+    for (JobId id : changed_) {
+      const bool member = v.running_jobs().contains(id) && v.preemptible(id);
+      if (!member && (id >= states_.size() || !states_[id].known)) continue;  // never ran here
+      State& s = state(v, id);
+      if (member &&
+          (!s.member || s.run_start != v.start_time(id) || s.run_gpus != static_cast<double>(v.placement(id).gpus.size())))
+        begin_attempt(v, id, s);
+      s.member = member;
+      visit(id, s);
+    }
+  }
+  void begin_attempt(const ClusterView& v, JobId id, State& s) {
+    materialize(id, s);  // a jump worked out at the last event, with the attempt it was worked out on
+    s.run_before = v.attained_gpu_before(id);
+    s.run_start = v.start_time(id);
+    s.run_gpus = static_cast<double>(v.placement(id).gpus.size());
+    ++s.attempt;
+    watch_demotion(id, s, v.now());
+    if (s.held) hold_from_next_event(id, s, v.now());
+  }
+  // Its service (GPU-seconds since it last entered the first queue) at instant `at` of its attempt:
+  // the same doubles as service_s gives at that instant.
+  static double service_at(const State& s, Time at) {
+    return (s.run_before + GpuTime::of(at - s.run_start, s.run_gpus)).seconds() - s.base_gpu_s;
+  }
+
+  // Demotions: a running job is looked at from a millisecond before its service can reach its
+  // queue's limit (the doubles' rounding is far smaller), at each event until it has; the test itself
+  // is the simulator's, on the service now.
+  void watch_demotion(JobId id, const State& s, Time not_before) {
+    const auto q = static_cast<std::size_t>(s.queue);
+    if (q >= thresholds_s_.size() || s.run_gpus <= 0) return;
+    const double reach_us = static_cast<double>(s.run_start.us()) +
+                            ((thresholds_s_[q] + s.base_gpu_s) * 1e6 - s.run_before.us()) / s.run_gpus;
+    due_.push({std::max(not_before, earlier_us(reach_us)), id, s.attempt});
+  }
+  void demote_due(const ClusterView& v) {
+    const Time now = v.now();
+    while (!due_.empty() && due_.top().at <= now) {
+      const Watch w = due_.top();
+      due_.pop();
+      if (const State& s = states_[w.job]; s.attempt == w.attempt && s.member) demoted_.push_back(w.job);
+    }
+    std::erase_if(demoted_, [&](JobId id) {
+      State& s = states_[id];
+      const bool reached = service_s(v, id, s) >= thresholds_s_[static_cast<std::size_t>(s.queue)];
+      if (reached) {
+        materialize(id, s);  // its jump at the last event was worked out in its old queue
+        ++s.queue;
+        s.place_at(Place::appended, now.us());  // ties by job id: arrival order
+        rekeyed_.push_back(id);
+      }
+      watch_demotion(id, s, now + Duration::from_us(1));
+      return !reached;
+    });
+  }
+
+  // Jumps. The simulator works out every running job's jump at each of its events; here a job held
+  // at the last event has that event's jump worked out only when asked (lazy), from a lower bound kept
+  // in `jumps_`: the jump at an event e is at least e + (limit - run time) / GPUs - 1 s, which never
+  // falls as e grows while the job runs (its run time grows by at most GPUs^2 a second, since it holds
+  // no more GPUs than that), so a bound taken at one instant holds at every later event. A job held
+  // since the last event keeps the jump worked out when it last was (fresh_), as the simulator does.
+  bool lazy(const State& s) const { return s.held && s.held_from <= events_; }
+  void hold_from_next_event(JobId id, State& s, Time now) {
+    s.held_from = events_ + 1;
+    fresh_.push_back(id);
+    jumps_.push({jump_bound(s, now), id, s.attempt});
+  }
+  // Fixes a lazy job's jump at the last event's (it stops being held, changes queue or attempt).
+  void materialize(JobId id, State& s) {
+    if (!lazy(s)) return;
+    s.jump = jump_at(last_event_, s);
+    s.jump_event = events_;
+    s.held_from = events_ + 1;
+    fresh_.push_back(id);
+  }
+  // The earliest jump later than `after` of the jobs held at the last event, as worked out then.
+  Time earliest_lazy_jump(Time after) {
+    Time best = Time::max();
+    kept_.clear();
+    while (!jumps_.empty() && jumps_.top().at < best) {
+      const Watch w = jumps_.top();
+      jumps_.pop();
+      State& s = states_[w.job];
+      if (s.attempt != w.attempt || !s.held) continue;  // stale
+      if (!lazy(s)) {                                   // held since the last event: its bound is for the next
+        kept_.push_back(w);
+        continue;
+      }
+      if (s.jump_event != events_) {
+        s.jump = jump_at(last_event_, s);
+        s.jump_event = events_;
+      }
+      if (s.jump > after) best = std::min(best, s.jump);
+      kept_.push_back({jump_bound(s, last_event_), w.job, w.attempt});
+    }
+    for (const Watch& w : kept_) jumps_.push(w);
+    return best;
+  }
+  // A lower bound of its jump at any event from `at` on, in its queue or a later one.
+  Time jump_bound(const State& s, Time at) const {
+    const auto q = static_cast<std::size_t>(s.queue);
+    if (q >= thresholds_s_.size()) return Time::max();
+    if (s.run_gpus > s.gpus * s.gpus) return Time();
+    const double left_s = (thresholds_s_[q] - service_at(s, at) / s.gpus) / s.gpus;
+    return earlier_us(static_cast<double>(at.us()) + (left_s - 1) * 1e6);
+  }
+  // An instant at or a millisecond before `us` (a relative 1e-9 more for large figures), within the clock.
+  static Time earlier_us(double us) {
+    const double at = std::floor(us - 1000 - 1e-9 * std::abs(us));
+    if (at <= 0) return Time();
+    if (at >= static_cast<double>(Time::max().us())) return Time::max();
+    return Time::from_us(static_cast<int64_t>(at));
+  }
+  // When the simulator wakes for a running job, as it reckons at its event `at`.
+  Time jump_at(Time at, const State& s) const {
+    const auto q = static_cast<std::size_t>(s.queue);
+    if (q >= thresholds_s_.size()) return Time::max();
+    // The simulator's wake-up (sic): its run time subtracted from a GPU-time limit, over the GPUs, floored
+    // to its whole seconds. Under a second, the crossing itself (times here need not be whole seconds).
+    const double service = service_at(s, at);
+    const double wait_s = std::floor((thresholds_s_[q] - service / s.gpus) / s.gpus);
+    const double crossing_s = (thresholds_s_[q] - service) / s.gpus;
+    return at + std::max(Duration::from_us(1), wait_s >= 1 ? Duration::from_seconds(wait_s, Round::toward_zero)
+                                                           : Duration::from_seconds(crossing_s, Round::up));
+  }
+
   QueueKey place_key(JobId id) const {
     const State& s = states_[id];
     // (queue, index rank, arrival, place) in 9 + 26 + 26 + 2 bits: arrival as the first job id of its
@@ -368,10 +518,9 @@ class Tiresias final : public QueueOrder {
     return {3 * s.queue + static_cast<int64_t>(s.place), s.position};
   }
   static double service_s(const ClusterView& v, JobId id, const State& s) { return v.attained_gpu(id).seconds() - s.base_gpu_s; }
-  static double gpus(const ClusterView& v, JobId id) { return std::max(1, v.job(id).request.gpus); }
   // When a pending job outside the first queue is promoted (it has run since it entered the first queue).
   std::optional<Time> promotion(const ClusterView& v, JobId id, const State& s) const {
-    const double run_s = service_s(v, id, s) / gpus(v, id);
+    const double run_s = service_s(v, id, s) / s.gpus;
     if (starvation_ <= 0 || s.queue == 0 || run_s <= 0) return std::nullopt;
     return s.first_run + Duration::from_seconds((1 + starvation_) * run_s, Round::up);
   }
@@ -386,13 +535,17 @@ class Tiresias final : public QueueOrder {
   int64_t run_seq_ = 0;    // positions of running jobs, in the order they were placed behind the others
   int64_t back_seq_ = 0;   // positions at the back of the pending ones
   int64_t front_seq_ = 0;  // positions at the front of the pending ones (going down)
-  uint64_t pass_ = 0;
   bool event_ = true;                // is this pass one of the simulator's events?
+  uint64_t events_ = 0;              // the simulator's events so far
+  Time last_event_;                  // and when the last was
   Time next_jump_ = Time::max();     // the wake-up set at the last event
   Time next_running_ = Time::max();  // the earliest jump of the running jobs after the pass
-  std::vector<uint64_t> seen_;       // by job id: the last pass that saw it running
-  std::vector<JobId> held_;          // running at the end of the previous pass
-  std::vector<JobId> running_, started_, stopped_front_, stopped_back_;
+  Watches due_;                      // running jobs' demotion watches
+  Watches jumps_;                    // held jobs' jump bounds
+  std::vector<JobId> fresh_;         // held since the last event (or fixed since), perhaps no longer
+  std::vector<JobId> rekeyed_;       // running jobs whose priority changed since the scheduler took them
+  std::vector<JobId> changed_, demoted_, started_, stopped_front_, stopped_back_;
+  std::vector<Watch> kept_;
 };
 }  // namespace
 

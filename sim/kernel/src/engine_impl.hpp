@@ -87,6 +87,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void fitting_instances(JobId id, GpuId g, std::vector<MigSlotIndex>& out) const override;
   bool node_admits(JobId id, NodeId n) const override;
   GpuTime attained_gpu(JobId id) const override;
+  GpuTime attained_gpu_before(JobId id) const override { return records_[id].attained_gpu; }
   Work remaining_work(JobId id) const override;
   double progress_rate(JobId id) const override {
     return records_[id].status == JobStatus::running ? std::as_const(flights_)[records_[id]].rate : 0.0;

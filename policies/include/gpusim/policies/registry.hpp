@@ -48,6 +48,12 @@ class QueueOrder {
   };
   virtual bool has_lines() const { return false; }
   virtual Line line(const ClusterView&, JobId) const { return {}; }
+  // A preemptive order whose running jobs' priorities change only where it says (Tiresias' queues):
+  // it lists the running jobs whose priority() changed, and take_rekeyed replaces `into` with that
+  // list and starts it afresh. The scheduler then follows the running jobs through running_changes,
+  // keeps them ranked, and asks priority() only of those that started or were listed.
+  virtual bool tells_rekeyed() const { return false; }
+  virtual void take_rekeyed(std::vector<JobId>& into) { into.clear(); }
   // Hooks around every decision pass of a preemptive order: before_pass comes before any priority()
   // of the pass, after_pass once its preemptions and starts are made. An order that has them is
   // given every decision point, also those where nothing is pending (every_pass).

@@ -79,6 +79,10 @@ class ClusterView {
   virtual int32_t gpus_to_place(JobId id) const = 0;
   // GPU time the job has held while running, over all its attempts, up to now (what LAS orders by).
   virtual GpuTime attained_gpu(JobId id) const = 0;
+  // What its attempts before the current one attained (all of attained_gpu when it is not running):
+  // attained_gpu is this plus GpuTime::of(now - start_time, its placement's GPUs), to the bit, so an
+  // order can work out a running job's GPU time at another instant of the attempt.
+  virtual GpuTime attained_gpu_before(JobId id) const = 0;
   // Its work left now, at its ideal speed (what SRTF orders by; an oracle, like sjf's).
   virtual Work remaining_work(JobId id) const = 0;
   // How fast a running job's remaining work falls now: work per unit of time (0 while it writes or
