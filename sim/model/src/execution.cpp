@@ -143,26 +143,32 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
     for (uint32_t l : paths.of(f)) --users[l];
     --growing;
   };
+  // The least room per growing flow over the links in use: a minimum, exact in any order.
+  double least = std::numeric_limits<double>::infinity();
+  for (uint32_t l : live) least = std::min(least, left[l] / users[l]);
+  std::vector<uint32_t>& full = scratch.full;
   for (bool first = true; growing > 0; first = false) {
-    // The largest equal step: a minimum, exact in any order, so taken over the live links in two
-    // interleaved chains; a growing flow's room below its cap is least for the least cap (rounding of
-    // cap - level is monotone in cap).
-    double step = std::numeric_limits<double>::infinity(), step2 = step;
-    std::size_t k = 0;
-    for (; k + 1 < live.size(); k += 2) {
-      step = std::min(step, left[live[k]] / users[live[k]]);
-      step2 = std::min(step2, left[live[k + 1]] / users[live[k + 1]]);
-    }
-    if (k < live.size()) step = std::min(step, left[live[k]] / users[live[k]]);
-    step = std::min(step, step2);
+    // The largest equal step: the least room per flow, and a growing flow's room below its cap,
+    // least for the least cap (rounding of cap - level is monotone in cap).
+    double step = least;
     while (next_cap < flow_count && stopped[by_cap[next_cap]]) ++next_cap;
     if (next_cap < flow_count) step = std::min(step, caps[by_cap[next_cap]] - level);
     if (!std::isfinite(step)) step = 0;  // flows crossing no link and uncapped: nothing bounds them
     level += step;
     // Each growing flow takes the step from each link it crosses, one subtraction each, as the
-    // rounding of the shares depends on it.
-    for (uint32_t l : live)
-      for (uint32_t u = 0; u < users[l]; ++u) left[l] -= step;
+    // rounding of the shares depends on it (up to four without a branch on the count, which the
+    // processor cannot foresee: subtracting 0 leaves a double as it is); the links it fills are noted.
+    full.clear();
+    for (uint32_t l : live) {
+      const uint32_t u = users[l];
+      double x = left[l] - step;
+      x -= u > 1 ? step : 0.0;
+      x -= u > 2 ? step : 0.0;
+      x -= u > 3 ? step : 0.0;
+      for (uint32_t i = 4; i < u; ++i) x -= step;
+      left[l] = x;
+      if (x <= capacities[l] * 1e-12) full.push_back(l);
+    }
     // Stop the flows at their cap, crossing no link (after the first step), or crossing a link now full.
     for (; next_cap < flow_count; ++next_cap) {
       const uint32_t f = by_cap[next_cap];
@@ -173,11 +179,18 @@ void max_min_fair_flows(std::span<const double> capacities, const FlowPaths& pat
     if (first)
       for (uint32_t f = 0; f < flow_count; ++f)
         if (!stopped[f] && paths.of(f).empty()) stop(f);
+    for (uint32_t l : full)
+      for (uint32_t i = link_start[l]; i < link_start[l + 1]; ++i)
+        if (!stopped[link_flows[i]]) stop(link_flows[i]);
+    // The links still in use, and the next round's least room per flow.
+    least = std::numeric_limits<double>::infinity();
+    std::size_t kept = 0;
     for (uint32_t l : live)
-      if (left[l] <= capacities[l] * 1e-12)
-        for (uint32_t i = link_start[l]; i < link_start[l + 1]; ++i)
-          if (!stopped[link_flows[i]]) stop(link_flows[i]);
-    std::erase_if(live, [&](uint32_t l) { return users[l] == 0; });
+      if (users[l] > 0) {
+        live[kept++] = l;
+        least = std::min(least, left[l] / users[l]);
+      }
+    live.resize(kept);
   }
 }
 

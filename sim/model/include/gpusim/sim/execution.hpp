@@ -213,7 +213,7 @@ struct FlowPaths {
 // What max_min_fair_flows works in, kept by a caller that shares often so that it allocates nothing.
 struct MaxMinScratch {
   std::vector<double> left;
-  std::vector<uint32_t> users, live, by_cap, link_start, link_flows;
+  std::vector<uint32_t> users, live, full, by_cap, link_start, link_flows;
   std::vector<char> stopped;
 };
 // The same, the same arithmetic in the same order, over flat paths.
