@@ -410,8 +410,8 @@ class PreemptiveScheduler final : public Scheduler {
   std::vector<JobId> arrived_running_;  // running and preemptible this pass, not in running_
   uint64_t pass_ = 0;
   std::vector<JobId> granted_;
-  const bool lines_;                // does the order give lines (QueueOrder::has_lines)?
-  const bool keyed_;                // does it tell its rekeyed jobs (QueueOrder::tells_rekeyed)?
+  const bool lines_;  // does the order give lines (QueueOrder::has_lines)?
+  const bool keyed_;  // does it tell its rekeyed jobs (QueueOrder::tells_rekeyed)?
   std::vector<JobId> rekeyed_;
   std::vector<Ranked> moved_;
   std::size_t stale_count_ = 0;     // entries of running_ marked stale

@@ -532,9 +532,9 @@ class Tiresias final : public QueueOrder {
   double starvation_ = 0;
   std::optional<GittinsTable> gittins_;
   std::vector<State> states_;
-  int64_t run_seq_ = 0;    // positions of running jobs, in the order they were placed behind the others
-  int64_t back_seq_ = 0;   // positions at the back of the pending ones
-  int64_t front_seq_ = 0;  // positions at the front of the pending ones (going down)
+  int64_t run_seq_ = 0;              // positions of running jobs, in the order they were placed behind the others
+  int64_t back_seq_ = 0;             // positions at the back of the pending ones
+  int64_t front_seq_ = 0;            // positions at the front of the pending ones (going down)
   bool event_ = true;                // is this pass one of the simulator's events?
   uint64_t events_ = 0;              // the simulator's events so far
   Time last_event_;                  // and when the last was
