@@ -398,11 +398,11 @@ class PreemptiveScheduler final : public Scheduler {
   std::priority_queue<Change, std::vector<Change>, std::greater<>> changes_;  // pending jobs' next_change
   std::vector<Ranked> running_;  // preemptible running jobs, in the order of their last ranking
   struct Run {
-    uint64_t seen_pass = 0;  // the last pass that saw it running and preemptible (with lines: that looked at it)
+    uint64_t seen_pass = 0;  // the last pass that saw it running and preemptible (followed: that looked at it)
     bool ranked = false;     // in running_
     QueueKey key;            // orders that tell their rekeyed jobs: its priority when last ranked
-    int64_t demand = 0;      // what it asks (milli-GPU), when last seen running (with lines: what it adds to held_)
-    // Orders with lines: what it adds to leaving_, and its line (primary key = offset + slope x now us).
+    int64_t demand = 0;      // what it asks (milli-GPU), when last seen running (followed: what it adds to held_)
+    // Followed: what it adds to leaving_; with lines, its line (primary key = offset + slope x now us).
     int64_t leaving = 0;
     double offset = 0, slope = 0;
   };
@@ -415,7 +415,7 @@ class PreemptiveScheduler final : public Scheduler {
   std::vector<JobId> rekeyed_;
   std::vector<Ranked> moved_;
   std::size_t stale_count_ = 0;     // entries of running_ marked stale
-  int64_t held_ = 0, leaving_ = 0;  // with lines: milli-GPU running jobs hold, and those on their way out
+  int64_t held_ = 0, leaving_ = 0;  // followed: milli-GPU running jobs hold, and those on their way out
 };
 
 }  // namespace

@@ -203,8 +203,8 @@ class Tiresias final : public QueueOrder {
     demote_due(v);
     if (gittins_)
       for (JobId id : v.running_jobs()) {
+        if (id >= states_.size() || !states_[id].member) continue;  // not followed: not preemptible
         State& s = states_[id];
-        if (!s.member) continue;
         if (const int64_t g = gittins_->rank(service_s(v, id, s)); g != s.gittins) {
           s.gittins = g;
           rekeyed_.push_back(id);
