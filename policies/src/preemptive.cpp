@@ -288,6 +288,9 @@ class PreemptiveScheduler final : public Scheduler {
       else moved_.push_back(r);
     }
     running_.resize(kept);
+    // In job order, as a pass over the running jobs asks (an order may make its state for a job it
+    // first sees then, and where it places it can depend on when).
+    std::sort(moved_.begin(), moved_.end(), [](const Ranked& a, const Ranked& b) { return a.job < b.job; });
     for (Ranked r : moved_) {
       r.priority = runs_[r.job].key = order_->priority(view, r.job);
       r.lined = true;

@@ -197,9 +197,16 @@ class Tiresias final : public QueueOrder {
     // event; a recheck asked for earlier and since superseded is none of them.
     bool stopped = false;
     demoted_.clear();
-    follow(v, [&](JobId, State& s) { stopped |= s.held && !s.member; });
+    unseen_.clear();
+    follow(
+        v, [&](JobId, State& s) { stopped |= s.held && !s.member; }, &unseen_);
     event_ = !v.new_arrivals().empty() || v.now() == next_jump_ || stopped;
     if (!event_) return;
+    for (JobId id : unseen_) {  // ascending
+      State& s = state(v, id);
+      begin_attempt(v, id, s);
+      s.member = true;
+    }
     demote_due(v);
     if (gittins_)
       for (JobId id : v.running_jobs()) {
@@ -373,17 +380,25 @@ class Tiresias final : public QueueOrder {
 
   // Brings up to date each job the engine names in its running changes (and each demoted in the pass),
   // then visits it: whether it runs preemptibly, and for a new attempt the attempt's figures and the
-  // watch for its demotion. States are made in ascending job order, as a pass over the running jobs
-  // makes them (a newcomer's place in its queue depends on it).
+  // watch for its demotion. A state is made (a newcomer's place in its queue depends on when) where the
+  // simulator's order made it with a pass over the running jobs: in ascending job order, at an event
+  // before the pass, else when the scheduler ranks it or after the pass; before a pass, `unseen` keeps
+  // the jobs without one for the event, if it is one.
   template <class Visit>
-  void follow(const ClusterView& v, Visit visit) {
+  void follow(const ClusterView& v, Visit visit, std::vector<JobId>* unseen = nullptr) {
     changed_.assign(v.running_changes().begin(), v.running_changes().end());
     changed_.insert(changed_.end(), demoted_.begin(), demoted_.end());
     std::sort(changed_.begin(), changed_.end());
     changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
     for (JobId id : changed_) {
       const bool member = v.running_jobs().contains(id) && v.preemptible(id);
-      if (!member && (id >= states_.size() || !states_[id].known)) continue;  // never ran here
+      if (id >= states_.size() || !states_[id].known) {
+        if (!member) continue;  // never ran here
+        if (unseen) {
+          unseen->push_back(id);
+          continue;
+        }
+      }
       State& s = state(v, id);
       if (member &&
           (!s.member || s.run_start != v.start_time(id) || s.run_gpus != static_cast<double>(v.placement(id).gpus.size())))
@@ -544,7 +559,7 @@ class Tiresias final : public QueueOrder {
   Watches jumps_;                    // held jobs' jump bounds
   std::vector<JobId> fresh_;         // held since the last event (or fixed since), perhaps no longer
   std::vector<JobId> rekeyed_;       // running jobs whose priority changed since the scheduler took them
-  std::vector<JobId> changed_, demoted_, started_, stopped_front_, stopped_back_;
+  std::vector<JobId> changed_, unseen_, demoted_, started_, stopped_front_, stopped_back_;
   std::vector<Watch> kept_;
 };
 }  // namespace
