@@ -64,14 +64,15 @@ class PreemptiveScheduler final : public Scheduler {
   void walk(const ClusterView& view, Binder& binder) {
     const Time now = view.now();
     for (JobId id : view.new_arrivals())
-      if (view.is_pending(id)) enqueue(view, id);
+      if (view.is_pending(id) && !bound(view, id)) enqueue(view, id);
     while (!changes_.empty() && changes_.top().at <= now) {
       const Change c = changes_.top();
       changes_.pop();
       if (entries_[c.job].queued && entries_[c.job].stamp == c.stamp) enqueue(view, c.job);
     }
 
-    // GPU share (milli) of the ready nodes; what running jobs hold, and what jobs on their way out hold.
+    // GPU share (milli) of the ready nodes; what running jobs hold, and what those it may not preempt
+    // hold (on their way out, or bound to a node).
     const int64_t capacity = static_cast<int64_t>(view.cluster().ready_gpu_count()) * kWholeGpu.value;
     int64_t held = 0, leaving = 0;
     ++pass_;
@@ -84,7 +85,7 @@ class PreemptiveScheduler final : public Scheduler {
       for (JobId id : view.running_jobs()) {
         const int64_t d = demand(view, id);
         held += d;
-        if (!view.preemptible(id)) {
+        if (!view.preemptible(id) || bound(view, id)) {
           leaving += d;
           continue;
         }
@@ -192,6 +193,10 @@ class PreemptiveScheduler final : public Scheduler {
     bool operator>(const Change& o) const { return std::tie(at, job) > std::tie(o.at, o.job); }
   };
 
+  // Is it bound to a node (Kubernetes' spec.nodeName)? Such a job bypasses the scheduler: the engine
+  // starts it when its node has room, so the scheduler neither grants it GPUs nor preempts it (as
+  // kube-scheduler's preemption does not act for it: DefaultPreemption::eligible).
+  static bool bound(const ClusterView& view, JobId id) { return view.job(id).node != Job::kNone; }
   // The GPU share a job asks for, in milli-GPU (a share on an exclusive pool still counts as asked).
   static int64_t demand(const ClusterView& view, JobId id) {
     const Request& q = view.job(id).request;
@@ -238,7 +243,7 @@ class PreemptiveScheduler final : public Scheduler {
       Run& run = runs_[id];
       if (run.seen_pass == pass_) continue;  // named twice
       run.seen_pass = pass_;
-      const bool running = view.running_jobs().contains(id), preemptible = running && view.preemptible(id);
+      const bool running = view.running_jobs().contains(id), preemptible = running && view.preemptible(id) && !bound(view, id);
       const int64_t d = running ? demand(view, id) : 0;
       held_ += d - run.demand;
       leaving_ += (preemptible ? 0 : d) - run.leaving;
@@ -418,7 +423,7 @@ class PreemptiveScheduler final : public Scheduler {
   std::vector<JobId> rekeyed_;
   std::vector<Ranked> moved_;
   std::size_t stale_count_ = 0;     // entries of running_ marked stale
-  int64_t held_ = 0, leaving_ = 0;  // followed: milli-GPU running jobs hold, and those on their way out
+  int64_t held_ = 0, leaving_ = 0;  // followed: milli-GPU running jobs hold, and those not preemptible
 };
 
 }  // namespace

@@ -74,6 +74,28 @@ TEST(Preemption, AJobPreemptedWhileRestoringIsQueuedAgain) {
   EXPECT_EQ(r.jobs[2].start.seconds(), 10840.0);  // the GPU is free at once: long was only restoring
 }
 
+// A job bound to a node (Kubernetes' spec.nodeName) bypasses the scheduler: the engine starts it when
+// its node has room, and the preemptive orders neither grant it GPUs nor preempt it. A bound job that
+// waits for its node does not preempt the job running there (it starts when that one ends, at 10 h), and
+// a running bound job is not preempted for a newcomer (short waits until it ends, at 5 h). Before, the
+// scheduler granted the waiting bound job again once the engine had started it: "invalid decision".
+TEST(Preemption, BoundJobsBypassThePreemptiveOrders) {
+  for (const char* p : {"srtf+first-fit", "las+first-fit", "tiresias+first-fit"}) {
+    const RunResult waits = run_on_one_gpu("    - {name: long, gpus: 1, duration: 10h}\n"
+                                           "    - {name: bound, gpus: 1, duration: 1h, arrival: 1h, node: p-0}\n",
+                                           p);
+    for (const auto& j : waits.jobs) EXPECT_EQ(j.status, JobStatus::completed) << p;
+    EXPECT_EQ(waits.jobs[0].preemptions, 0u) << p;
+    EXPECT_EQ(waits.jobs[1].start.seconds(), 10 * 3600.0) << p;
+    const RunResult runs = run_on_one_gpu("    - {name: bound, gpus: 1, duration: 5h, node: p-0}\n"
+                                          "    - {name: short, gpus: 1, duration: 1h, arrival: 1h}\n",
+                                          p);
+    EXPECT_EQ(runs.jobs[0].preemptions, 0u) << p;
+    EXPECT_EQ(runs.jobs[1].start.seconds(), 5 * 3600.0) << p;
+    EXPECT_EQ(runs.jobs[1].status, JobStatus::completed) << p;
+  }
+}
+
 // Serves a job named "urgent" first and evicts the running job for it when it does not fit, with a
 // grace period; places on GPU 0: Binder::evict alone, without a policy's other rules.
 class EvictForUrgent final : public Scheduler {
