@@ -74,6 +74,49 @@ TEST(Preemption, AJobPreemptedWhileRestoringIsQueuedAgain) {
   EXPECT_EQ(r.jobs[2].start.seconds(), 10840.0);  // the GPU is free at once: long was only restoring
 }
 
+// Binds every pending job that fits GPU 0, and preempts the first one it binds in the same pass: with
+// no time to suspend, the job is back in the queue within the pass that started it.
+class StartThenPreempt final : public Scheduler {
+ public:
+  std::string name() const override { return "start-then-preempt"; }
+  QueueKey queue_key(const Job& j) const override { return {j.arrival.us(), 0}; }
+  void decide(const ClusterView& view, Binder& binder) override {
+    std::vector<JobId> pending;
+    view.for_each_pending([&](JobId id) {
+      pending.push_back(id);
+      return true;
+    });
+    for (JobId id : pending) {
+      if (!view.gpu_fits(id, GpuId{0})) continue;
+      binder.bind(id, Placement{{NodeId{0}}, {GpuId{0}}, {}});
+      if (!preempted_) {
+        preempted_ = true;
+        binder.preempt(id);
+      }
+    }
+  }
+
+ private:
+  bool preempted_ = false;
+};
+
+// The job started and put back at t = 0 keeps its place in the queue: the next pass, at the same
+// time, starts it again and it ends at 1 h (it was left out of the queue, pending forever).
+TEST(Preemption, AJobStartedAndQueuedAgainInOnePassStaysQueued) {
+  const Scenario s = test::load(write_file("again.yaml", "name: again\n"
+                                                         "cluster: {pools: [{name: p, node: a10-1x, count: 1}]}\n"
+                                                         "model: {preemption: {suspend: 0, resume: 0}}\n"
+                                                         "workload:\n  reference_gpu: any\n  jobs:\n"
+                                                         "    - {name: a, gpus: 1, duration: 1h}\n"
+                                                         "    - {name: b, gpus: 1, duration: 1h, arrival: 2h}\n"));
+  StartThenPreempt sched;
+  const RunResult r = simulate(s, sched);
+  EXPECT_EQ(r.jobs[0].preemptions, 1u);
+  EXPECT_EQ(r.jobs[0].status, JobStatus::completed);
+  EXPECT_EQ(r.jobs[0].end.seconds(), 3600.0);
+  EXPECT_EQ(r.jobs[1].status, JobStatus::completed);
+}
+
 // A job bound to a node (Kubernetes' spec.nodeName) bypasses the scheduler: the engine starts it when
 // its node has room, and the preemptive orders neither grant it GPUs nor preempt it. A bound job that
 // waits for its node does not preempt the job running there (it starts when that one ends, at 10 h), and

@@ -84,7 +84,7 @@ void JobLifecycle::unqueue(JobId id, JobStatus to) {
 
 void JobLifecycle::leave_queue(JobId id) {
   const QueueKey& key = keys_.at(id);
-  queue_.erase({key, id});
+  if (queue_.erase({key, id}) == 0) return;  // out already (started twice in a pass)
   const uint32_t shape = shapes_.of(id);
   Queue& mine = queue_by_shape_[shape];
   mine.erase({key, id});
@@ -97,7 +97,10 @@ void JobLifecycle::leave_queue(JobId id) {
 }
 
 void JobLifecycle::end_pass() {
-  for (JobId id : started_) leave_queue(id);
+  // A job the pass started and then put back in the queue (preempted, with no time to suspend) keeps
+  // its place there; one started twice leaves once.
+  for (JobId id : started_)
+    if (records_[id].status != JobStatus::pending) leave_queue(id);
   started_.clear();
 }
 
