@@ -74,6 +74,16 @@ TEST(Preemption, AJobPreemptedWhileRestoringIsQueuedAgain) {
   EXPECT_EQ(r.jobs[2].start.seconds(), 10840.0);  // the GPU is free at once: long was only restoring
 }
 
+// The pending jobs in queue order, taken before a test scheduler binds any (a bind changes the queue).
+std::vector<JobId> pending_jobs(const ClusterView& view) {
+  std::vector<JobId> pending;
+  view.for_each_pending([&](JobId id) {
+    pending.push_back(id);
+    return true;
+  });
+  return pending;
+}
+
 // Binds every pending job that fits GPU 0, and preempts the first one it binds in the same pass: with
 // no time to suspend, the job is back in the queue within the pass that started it.
 class StartThenPreempt final : public Scheduler {
@@ -81,12 +91,7 @@ class StartThenPreempt final : public Scheduler {
   std::string name() const override { return "start-then-preempt"; }
   QueueKey queue_key(const Job& j) const override { return {j.arrival.us(), 0}; }
   void decide(const ClusterView& view, Binder& binder) override {
-    std::vector<JobId> pending;
-    view.for_each_pending([&](JobId id) {
-      pending.push_back(id);
-      return true;
-    });
-    for (JobId id : pending) {
+    for (JobId id : pending_jobs(view)) {
       if (!view.gpu_fits(id, GpuId{0})) continue;
       binder.bind(id, Placement{{NodeId{0}}, {GpuId{0}}, {}});
       if (!preempted_) {
@@ -147,12 +152,7 @@ class EvictForUrgent final : public Scheduler {
   std::string name() const override { return "evict-for-urgent"; }
   QueueKey queue_key(const Job& j) const override { return {j.name == "urgent" ? 0 : 1, 0}; }
   void decide(const ClusterView& view, Binder& binder) override {
-    std::vector<JobId> pending;
-    view.for_each_pending([&](JobId id) {
-      pending.push_back(id);
-      return true;
-    });
-    for (JobId id : pending) {
+    for (JobId id : pending_jobs(view)) {
       if (!view.gpu_fits(id, GpuId{0}) && view.job(id).name == "urgent") {
         std::vector<JobId> victims;  // not evicted inside the walk: an eviction may change the running list
         view.for_each_running([&](JobId victim, Time) {
