@@ -57,6 +57,32 @@ TEST(JobLifecycle, TransitionsKeepTheQueueTheRunningSetAndTheCounts) {
   EXPECT_EQ(life.unfinished(), 1u);
 }
 
+// A running job's queue key leaves the map for its in-flight slot at the end of the pass that started
+// it, and comes back with it when it is queued again: its place in the queue is the one it had.
+TEST(JobLifecycle, ARunningJobsKeyWaitsByItsFlightAndComesBackWithIt) {
+  Fixture f(2);
+  JobLifecycle life(2, *f.shapes);
+  life.arrive(JobId{0}, {5, 0}, Time::from_seconds(1));
+  life.arrive(JobId{1}, {1, 0}, Time::from_seconds(2));
+  life.records()[1].flight = 3;  // as the engine's in-flight blocks give it at its first placement
+  life.start(JobId{1});
+  EXPECT_FALSE(life.records()[1].key_parked);  // until the pass ends
+  life.end_pass();
+  EXPECT_TRUE(life.records()[1].key_parked);
+  EXPECT_EQ(life.key(JobId{1}), (QueueKey{1, 0}));
+  life.enqueue(JobId{1}, Time::from_seconds(9));  // preempted
+  EXPECT_FALSE(life.records()[1].key_parked);
+  std::vector<JobId> order;
+  life.for_each_pending([&](JobId id) { return order.push_back(id), true; });
+  EXPECT_EQ(order, (std::vector<JobId>{JobId{1}, JobId{0}}));
+  life.start(JobId{1});
+  life.end_pass();
+  life.complete(JobId{1});
+  EXPECT_FALSE(life.records()[1].key_parked);
+  EXPECT_EQ(life.unfinished(), 1u);
+  EXPECT_EQ(life.key(JobId{0}), (QueueKey{5, 0}));
+}
+
 TEST(JobLifecycle, AWrongTransitionIsAnEngineBug) {
   Fixture f(1);
   JobLifecycle life(1, *f.shapes);

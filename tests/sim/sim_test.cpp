@@ -24,7 +24,8 @@ TEST(JobStorage, SizesArePinned) {
     EXPECT_LE(sizeof(Job), 168u);
     EXPECT_LE(sizeof(JobRecord), 208u);
     EXPECT_LE(sizeof(PlacementRef), 20u);
-    EXPECT_LE(sizeof(JobFlight), 248u);
+    // Only jobs in flight hold one: what settle reads, and its claims' cost marks, are kept there.
+    EXPECT_LE(sizeof(JobFlight), 304u);
   }
 }
 

@@ -33,6 +33,7 @@ PoolId Cluster::add_pool(Pool pool) {
   pool.gpus_built = 0;
   nodes_.resize(nodes_.size() + pool.node_count);
   gpus_.resize(gpus_.size() + gpus);
+  gpu_words_.resize(gpus_.size());
   pools_.push_back(std::move(pool));
   return static_cast<PoolId>(pools_.size() - 1);
 }
@@ -43,7 +44,10 @@ NodeId Cluster::build_node(PoolId pool, NodeState state) {
   const NodeId id{p.first_node + p.built};
   Node& n = nodes_[id] = make_node(pool, p.built, static_cast<GpuId>(p.first_gpu + p.gpus_built));
   n.state = state;
-  for (uint16_t i = 0; i < n.gpu_count; ++i) gpus_[n.first_gpu + i] = make_gpu(p, i, id);
+  for (uint16_t i = 0; i < n.gpu_count; ++i) {
+    gpus_[n.first_gpu + i] = make_gpu(p, i, id);
+    reword(static_cast<GpuId>(n.first_gpu + i));
+  }
   ++p.built;
   p.gpus_built += n.gpu_count;
   if (n.ready()) {
@@ -104,27 +108,26 @@ Gpu Cluster::slot_gpu(GpuId g) const {
 
 std::size_t Cluster::SignatureHash::operator()(const Signature& s) const { return boost::hash_range(s.begin(), s.end()); }
 
+// One word per GPU; MIG GPUs encode their instances (7 bits each: profile, start, busy).
+int64_t Cluster::signature_word(const Gpu& gpu) {
+  if (gpu.mig) {
+    int64_t code = 0;
+    // A partitionable GPU's slots are the same placements on every GPU of its pool: which are taken says all.
+    for (const MigSlot& m : gpu.instances)
+      code = gpu.partitionable ? code << 1 | (m.job != kNoJob)
+                               : code << 7 | (m.instance.profile << 4 | m.instance.start << 1 | (m.job != kNoJob));
+    return code | int64_t{1} << 62 | int64_t{gpu.reconfiguring} << 61 | static_cast<int64_t>(gpu.instances.size()) << 56 |
+           int64_t{held_whole(gpu)} << 55;
+  }
+  return static_cast<int64_t>(gpu.free.value) << 51 | static_cast<int64_t>(gpu.free_slots() & 0x3FF) << 41 |
+         (gpu.free_memory_mib & ((int64_t{1} << 41) - 1));
+}
+
 Cluster::Signature Cluster::signature(NodeId id) const {
   const Node& n = nodes_[id];
   Signature s{n.pool, n.free_cpu_milli, n.free_memory_mib};
   const std::size_t first = s.size();
-  // One word per GPU; MIG GPUs encode their instances (7 bits each: profile, start, busy).
-  for (GpuId g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) {
-    const Gpu& gpu = gpus_[g];
-    if (gpu.mig) {
-      int64_t code = 0;
-      // A partitionable GPU's slots are the same placements on every GPU of its pool: which are taken says all.
-      for (const MigSlot& m : gpu.instances)
-        code = gpu.partitionable ? code << 1 | (m.job != kNoJob)
-                                 : code << 7 | (m.instance.profile << 4 | m.instance.start << 1 | (m.job != kNoJob));
-      code |= int64_t{1} << 62 | int64_t{gpu.reconfiguring} << 61 | static_cast<int64_t>(gpu.instances.size()) << 56 |
-              int64_t{held_whole(gpu)} << 55;
-      s.push_back(code);
-    } else {
-      s.push_back(static_cast<int64_t>(gpu.free.value) << 51 | static_cast<int64_t>(gpu.free_slots() & 0x3FF) << 41 |
-                  (gpu.free_memory_mib & ((int64_t{1} << 41) - 1)));
-    }
-  }
+  s.insert(s.end(), gpu_words_.begin() + n.first_gpu, gpu_words_.begin() + n.first_gpu + n.gpu_count);
   // Where GPUs differ in their links, which ones are free matters: keep their order.
   if (!n.topology || n.topology->uniform()) std::sort(s.begin() + static_cast<std::ptrdiff_t>(first), s.end(), std::greater<>());
   return s;
@@ -207,6 +210,7 @@ void Cluster::attach(GpuId g, JobId job, const GpuClaim& c) {
   gpu.used_memory_mib += c.footprint_mib;
   gpu.residents.push_back(job);
   if (c.instance) gpu.instances[*c.instance].job = job;
+  reword(g);
 }
 
 void Cluster::detach(GpuId g, JobId job, const GpuClaim& c) {
@@ -216,6 +220,7 @@ void Cluster::detach(GpuId g, JobId job, const GpuClaim& c) {
   gpu.used_memory_mib -= c.footprint_mib;
   gpu.residents.erase(std::find(gpu.residents.begin(), gpu.residents.end(), job));
   if (c.instance) gpu.instances[*c.instance].job = kNoJob;
+  reword(g);
 }
 
 void Cluster::start_layout(GpuId g, const MigLayout& layout) {
@@ -223,8 +228,12 @@ void Cluster::start_layout(GpuId g, const MigLayout& layout) {
   gpu.instances.clear();
   for (const MigInstance& in : layout) gpu.instances.push_back({in, kNoJob});
   gpu.reconfiguring = true;
+  reword(g);
 }
 
-void Cluster::finish_layout(GpuId g) { gpus_[g].reconfiguring = false; }
+void Cluster::finish_layout(GpuId g) {
+  gpus_[g].reconfiguring = false;
+  reword(g);
+}
 
 }  // namespace gpusim

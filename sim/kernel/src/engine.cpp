@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "engine_impl.hpp"
+#include "gpusim/core/prefetch.hpp"
 #include "gpusim/sim/audit.hpp"
 #include "gpusim/sim/autoscaler.hpp"
 #include "gpusim/sim/priority_classes.hpp"
@@ -85,7 +86,18 @@ KernelResult Engine::run() {
     while (!events_.empty() && events_.top().time == now_) {
       const Event e = events_.top();
       events_.pop();
+      // The next job to end was most likely last touched hours ago: its record and job are fetched
+      // while this event is applied, and its in-flight block (whose slot the record names) after it,
+      // rather than each when it is needed (cache misses per job on a long run).
+      const auto next_completion = [&] {
+        return !events_.empty() && events_.top().kind == EventKind::completion ? JobId{events_.top().target} : kNoJob;
+      };
+      if (const JobId next = next_completion(); next != kNoJob) {
+        prefetch(records_[next]);
+        prefetch(jobs_[next]);
+      }
       apply(e);
+      if (const JobId next = next_completion(); next != kNoJob) prefetch(std::as_const(flights_)[records_[next]]);
       applied(to_string(e.kind), e.target);
     }
     for (Module* m : ext_.modules) m->advance(now_);
@@ -421,7 +433,7 @@ void Engine::finish_costs() {
     JobRecord& r = records_[id];
     if (std::as_const(flights_)[r].claims.empty()) continue;
     if (r.status == JobStatus::running) settle(id);
-    ledger_.released(id, r, flights_[r], now_);
+    ledger_.released(r, flights_[r], now_);
   }
 }
 

@@ -43,14 +43,19 @@ void Engine::place(JobId id, const Placement& p, const std::vector<GpuClaim>& cl
   if (f.claims.empty()) {
     f.placement = {};
     f.mig.clear();
+    f.pool = kNoPool;
+    f.one_pool = true;
   }
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
-    ledger_.claimed(id, p.gpus[i], now_);
+    ledger_.claimed(f, pool, now_);
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
     f.claims.push_back(claims[i]);
+    f.held_gpus += claims[i].milli.gpus();
     f.placement.gpus.push_back(p.gpus[i]);
+    f.one_pool = f.one_pool && (f.pool == kNoPool || f.pool == pool);
+    f.pool = pool;
     // Instances are listed once one GPU is MIG (as placements give them: empty when none is).
     if (claims[i].instance || !f.placement.instances.empty()) {
       f.placement.instances.resize(f.placement.gpus.size() - 1);
@@ -132,12 +137,12 @@ void Engine::stop(JobId id, StopCause cause) {
   notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
   JobFlight& f = flights_[r];
   r.attained_gpu += GpuTime::of(now_ - r.start, static_cast<double>(f.placement.gpus.size()));
-  ledger_.released(id, r, f, now_);
+  ledger_.released(r, f, now_);
   for (std::size_t i = 0; i < f.placement.gpus.size(); ++i) {
     const GpuId g = f.placement.gpus[i];
     const GpuClaim& held = f.claims[i];
     cluster_.detach(g, id, held);
-    metrics_.add_allocation(cluster_.node(cluster_.gpu(g).node).pool, j.tenant, -held.milli.value);
+    metrics_.add_allocation(f.one_pool ? f.pool : cluster_.node(cluster_.gpu(g).node).pool, j.tenant, -held.milli.value);
   }
   for (NodeId n : f.placement.nodes) {
     const int64_t pods = j.request.pods_on_node(std::popcount(cluster_.gpu_mask(n, f.placement.gpus)));
@@ -145,7 +150,8 @@ void Engine::stop(JobId id, StopCause cause) {
     cluster_.reindex(n);
     nodes_.job_left(n, id);
   }
-  f.claims = {};   // its memory too: a million finished jobs hold none
+  f.claims = {};  // its memory too: a million finished jobs hold none
+  f.held_gpus = 0;
   ++r.generation;  // drops its pending completion
   attempts_.stopped(id);
   capacity_grew_ = true;
@@ -268,9 +274,7 @@ void Engine::settle(JobId id) {
   JobRecord& r = records_[id];
   JobFlight& f = flights_[r];
   if (f.rate > 0) {  // goodput's integrals, over the same stretch at the same rate
-    double held = 0;
-    for (const GpuClaim& c : f.claims) held += c.milli.gpus();
-    const GpuTime computing = GpuTime::of(now_ - f.since, held);
+    const GpuTime computing = GpuTime::of(now_ - f.since, f.held_gpus);
     r.computing_gpu += computing;
     r.comm_stall_gpu += computing * f.stall_fraction;
   }

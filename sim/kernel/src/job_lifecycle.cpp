@@ -24,11 +24,18 @@ void JobLifecycle::set(JobId id, JobStatus from, JobStatus to, std::string_view 
   if (from == JobStatus::running) running_.erase(id);
   if (to == JobStatus::running) running_.insert(id);
   if (from == JobStatus::running || to == JobStatus::running) note_running_change(id);
-  const uint32_t shape = shapes_.of(id);
-  if (from == JobStatus::pending && --pending_by_shape_[shape] == 0) --distinct_pending_shapes_;
-  if (to == JobStatus::pending && pending_by_shape_[shape]++ == 0) ++distinct_pending_shapes_;
-  if (to == JobStatus::completed || to == JobStatus::failed || to == JobStatus::unschedulable || to == JobStatus::rejected) {
-    --unfinished_;
+  if (from == JobStatus::pending || to == JobStatus::pending) {  // a job's shape is read only then: a miss saved
+    const uint32_t shape = shapes_.of(id);
+    if (from == JobStatus::pending && --pending_by_shape_[shape] == 0) --distinct_pending_shapes_;
+    if (to == JobStatus::pending && pending_by_shape_[shape]++ == 0) ++distinct_pending_shapes_;
+  }
+  const bool ended = to == JobStatus::completed || to == JobStatus::failed || to == JobStatus::unschedulable ||
+                     to == JobStatus::rejected;
+  if (ended) --unfinished_;
+  if (r.key_parked) {  // it leaves the running jobs: its key is needed again only if it does not end
+    r.key_parked = false;
+    if (!ended) keys_.emplace(id, parked_keys_[r.flight]);
+  } else if (ended) {
     keys_.erase(id);
   }
   if (on_change_) on_change_(id, from, to, cause);
@@ -82,8 +89,15 @@ void JobLifecycle::unqueue(JobId id, JobStatus to) {
   std::erase(arrivals_, id);
 }
 
+const QueueKey& JobLifecycle::key(JobId id) const {
+  const JobRecord& r = records_[id];
+  return r.key_parked ? parked_keys_[r.flight] : keys_.at(id);
+}
+
 void JobLifecycle::leave_queue(JobId id) {
-  const QueueKey& key = keys_.at(id);
+  const auto entry = keys_.find(id);
+  if (entry == keys_.end()) return;  // parked: out already (started twice in a pass)
+  const QueueKey key = entry->second;
   if (queue_.erase({key, id}) == 0) return;  // out already (started twice in a pass)
   const uint32_t shape = shapes_.of(id);
   Queue& mine = queue_by_shape_[shape];
@@ -99,8 +113,19 @@ void JobLifecycle::leave_queue(JobId id) {
 void JobLifecycle::end_pass() {
   // A job the pass started and then put back in the queue (preempted, with no time to suspend) keeps
   // its place there; one started twice leaves once.
-  for (JobId id : started_)
-    if (records_[id].status != JobStatus::pending) leave_queue(id);
+  for (JobId id : started_) {
+    JobRecord& r = records_[id];
+    if (r.status == JobStatus::pending) continue;
+    leave_queue(id);
+    // A running job's key moves beside its in-flight block while its map entry is at hand, so that its
+    // end does not look it up again (a cache miss per job on a long run).
+    if (r.status != JobStatus::running || r.flight == kNoFlight || r.key_parked) continue;
+    const auto entry = keys_.find(id);
+    if (parked_keys_.size() <= r.flight) parked_keys_.resize(r.flight + 1);
+    parked_keys_[r.flight] = entry->second;
+    keys_.erase(entry);
+    r.key_parked = true;
+  }
   started_.clear();
 }
 

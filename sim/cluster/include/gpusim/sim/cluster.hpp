@@ -249,6 +249,10 @@ class Cluster {
     std::size_t operator()(const Signature& s) const;
   };
   Signature signature(NodeId id) const;
+  // A GPU's word of its node's signature, kept in gpu_words_ by every change of its state (reword), so
+  // that a node's signature reads one compact line rather than each of its GPUs' records.
+  static int64_t signature_word(const Gpu& gpu);
+  void reword(GpuId g) { gpu_words_[g] = signature_word(gpus_[g]); }
   Node make_node(PoolId pool, uint32_t slot, GpuId first_gpu) const;
   static Gpu make_gpu(const Pool& p, uint16_t index, NodeId node);
   void place_in_bucket(NodeId id);
@@ -257,6 +261,7 @@ class Cluster {
   std::vector<Pool> pools_;
   PagedVector<Node> nodes_;
   PagedVector<Gpu> gpus_;
+  std::vector<int64_t> gpu_words_;  // by GPU: signature_word
   std::vector<NodeBucket> buckets_;
   std::vector<Signature> bucket_signature_;
   std::vector<uint32_t> live_position_;  // bucket -> index in live_

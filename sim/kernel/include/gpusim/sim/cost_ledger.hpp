@@ -2,13 +2,9 @@
 // Cost attribution (issue 5): a job pays for the share of each GPU it holds (JobRecord::cost_usd)
 // and, of that, for the part its SMs keep busy (busy_cost_usd), at its pool's price integrated over
 // time (Metrics::price_integral_usd), so a spot trace's price changes are charged as they happen.
-// The ledger keeps where each job's charges start; the engine calls it where claims are taken and
-// given back and where a job's busy share changes.
-#include <boost/container/small_vector.hpp>
-
+// Where each job's charges start is kept in its in-flight block (JobFlight::claim_marks, busy_mark_usd);
+// the engine calls the ledger where claims are taken and given back and where a job's busy share changes.
 #include <cstddef>
-#include <unordered_map>
-#include <vector>
 
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
@@ -21,21 +17,23 @@ class CostLedger {
  public:
   CostLedger(const Cluster& cluster, const Metrics& metrics) : cluster_(cluster), metrics_(metrics) {}
 
-  // Job `id` claimed a share of GPU `g` now (its claims in order, as JobFlight::claims).
-  void claimed(JobId id, GpuId g, Time now) { claim_marks_[id].push_back({price(g, now), now}); }
+  // The job claimed a share of a GPU of `pool` now (its claims in order, as JobFlight::claims).
+  void claimed(JobFlight& f, PoolId pool, Time now) const {
+    f.claim_marks.push_back({metrics_.price_integral_usd(pool, now), now});
+  }
   // The job gives back every claim now (or the run ends while it holds them): each charges its
   // share of the price since it was taken, and adds its share x time to the job's allocated GPU
   // time (so that cost.csv can roll allocated GPU-hours up by job kind and GPU model as it does cost).
-  void released(JobId id, JobRecord& r, const JobFlight& f, Time now) {
-    const auto it = claim_marks_.find(id);
-    if (it == claim_marks_.end()) return;  // it holds nothing
-    const auto& marks = it->second;
-    for (std::size_t i = 0; i < f.claims.size(); ++i) {
+  void released(JobRecord& r, JobFlight& f, Time now) const {
+    const auto& marks = f.claim_marks;
+    // Its GPUs' prices now: one lookup when they are all in one pool.
+    const double one_price = f.one_pool && !marks.empty() ? metrics_.price_integral_usd(f.pool, now) : 0;
+    for (std::size_t i = 0; i < marks.size(); ++i) {
       const double share = f.claims[i].milli.gpus();
-      r.cost_usd += share * (price(f.placement.gpus[i], now) - marks[i].price_usd);
+      r.cost_usd += share * ((f.one_pool ? one_price : price(f.placement.gpus[i], now)) - marks[i].price_usd);
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
-    claim_marks_.erase(it);
+    f.claim_marks.clear();
   }
   // The job starts computing on its placement: its busy charges start now (its mark: JobFlight::busy_mark_usd).
   void start_busy(JobFlight& f, Time now) const { f.busy_mark_usd = price_sum(f, now); }
@@ -51,18 +49,17 @@ class CostLedger {
   // Sum over the job's GPUs of what one whole GPU of its pool has cost up to now.
   double price_sum(const JobFlight& f, Time now) const {
     double sum = 0;
+    if (f.one_pool && f.pool != kNoPool) {  // the same price for each GPU, added as often: the same sum
+      const double each = metrics_.price_integral_usd(f.pool, now);
+      for (std::size_t i = 0; i < f.placement.gpus.size(); ++i) sum += each;
+      return sum;
+    }
     for (GpuId g : f.placement.gpus) sum += price(g, now);
     return sum;
   }
 
   const Cluster& cluster_;
   const Metrics& metrics_;
-  struct ClaimMark {
-    double price_usd;  // one whole GPU's cost up to when the claim was taken
-    Time since;        // when it was taken
-  };
-  // Per job holding claims, parallel to them: only the jobs holding GPUs pay for an entry, not every job.
-  std::unordered_map<JobId, boost::container::small_vector<ClaimMark, 4>> claim_marks_;
 };
 
 }  // namespace gpusim

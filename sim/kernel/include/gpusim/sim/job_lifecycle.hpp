@@ -67,7 +67,7 @@ class JobLifecycle {
   uint32_t running_count() const { return static_cast<uint32_t>(running_.size()); }
   std::size_t unfinished() const { return unfinished_; }
   uint32_t pending_shapes() const { return distinct_pending_shapes_; }
-  const QueueKey& key(JobId id) const { return keys_.at(id); }   // of a job that has arrived and not finished
+  const QueueKey& key(JobId id) const;                           // of a job that has arrived and not finished
   const ChunkedSet<JobId>& running() const { return running_; }  // ascending
   // Pending jobs in queue order; `visit` returns false to stop early.
   void for_each_pending(const std::function<bool(JobId)>& visit) const {
@@ -101,6 +101,9 @@ class JobLifecycle {
   // the map's nodes come from a pool, as one is taken and given back for every job.
   std::pmr::unsynchronized_pool_resource key_nodes_;
   std::pmr::unordered_map<JobId, QueueKey> keys_{&key_nodes_};
+  // Running jobs' keys (JobRecord::key_parked), by in-flight slot: out of the map from the end of the pass
+  // that started them.
+  std::vector<QueueKey> parked_keys_;
   using Queue = std::set<std::pair<QueueKey, JobId>>;
   Queue queue_;
   std::vector<Queue> queue_by_shape_;                            // the same entries, by shape

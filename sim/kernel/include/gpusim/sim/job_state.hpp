@@ -1,6 +1,8 @@
 #pragma once
 // A job's state during a run: its status, the phase of a running job, and everything the engine
 // keeps about it (one record per job, indexed by JobId).
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
@@ -41,14 +43,29 @@ constexpr auto enum_table(JobPhase) {
       {{JobPhase::computing, "computing"}, {JobPhase::checkpointing, "checkpointing"}, {JobPhase::restoring, "restoring"}});
 }
 
+// Where one claim's charges start (CostLedger): what one whole GPU of its pool had cost when the claim
+// was taken, and when.
+struct ClaimMark {
+  double price_usd;
+  Time since;
+};
+
 // What only a job between its first placement and its end needs: its rates, links and checkpoint
 // phase. Finished jobs (most of a long run's) hold none: JobFlights keeps one per job in flight.
 struct JobFlight {
-  Time since;                         // when its remaining work was last brought up to date
-  double rate = 0;                    // current speed: hardware x sharing x communication, 0 while paused
+  // What every rate change reads (Engine::settle), together at the start.
+  Time since;                 // when its remaining work was last brought up to date
+  double rate = 0;            // current speed: hardware x sharing x communication, 0 while paused
+  double sharing_rate = 0;    // the sharing factor alone (min over its GPUs)
+  double stall_fraction = 0;  // of its computing time spent in collectives, at its current rate
+  double busy_mark_usd = 0;   // CostLedger: sum over its GPUs of their pool's price integral at `since`
+  // Kept with its claims and placement, so that a rate change visits neither: the claims' shares
+  // summed in claim order, and the pool all of its GPUs are in (kNoPool: none yet; one_pool false:
+  // more than one).
+  double held_gpus = 0;
+  PoolId pool = kNoPool;
+  bool one_pool = true;
   double compute_rate = 0;            // the speed it has (or will have again) while computing
-  double sharing_rate = 0;            // the sharing factor alone (min over its GPUs)
-  double stall_fraction = 0;          // of its computing time spent in collectives, at its current rate
   Link intra{LinkClass::self, 0, 0};  // the slowest within-node ring alone
   // The link its work was measured over: the best ring of as many GPUs on each of its nodes, and
   // the NICs unshared (unused when the work counts computation only).
@@ -61,10 +78,10 @@ struct JobFlight {
   // Goodput (issue 20): the goodput it had at its last durable checkpoint and at the one being
   // written, so that a rollback knows how much of it to take back.
   GpuTime saved_kept_gpu, writing_kept_gpu;
-  double busy_mark_usd = 0;  // CostLedger: sum over its GPUs of their pool's price integral at `since`
   // What it holds on each GPU of its placement (parallel to placement.gpus), also while its
   // workers are placed one at a time; none between attempts.
   std::vector<GpuClaim> claims;
+  boost::container::small_vector<ClaimMark, 1> claim_marks;  // parallel to claims; CostLedger's
   // Where it runs (or ran last, between attempts), and the MIG instances it holds there, parallel
   // to the MIG GPUs of its placement. At its end JobFlights keeps them in one shared archive.
   Placement placement;
@@ -107,6 +124,8 @@ struct JobRecord {
   bool suspending : 1 = false;
   // Told to leave by Binder::evict: when it goes, it counts as a preemption, not a spot eviction.
   bool terminating : 1 = false;
+  // Its queue key is kept by its in-flight slot while it runs, not in JobLifecycle's map.
+  bool key_parked : 1 = false;
   uint32_t preemptions = 0;
   uint32_t generation = 0;        // bumps when the job's completion event moves
   uint32_t attempt = 0;           // starts so far
