@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <span>
 
 #include "gpusim/core/error.hpp"
 #include "gpusim/sim/goodput.hpp"
@@ -28,8 +29,9 @@ std::size_t nearest_rank(std::size_t n, double p) {
 }
 
 // Reorders `values` in place: the three nearest-rank percentiles are selected (nth_element, each in
-// what the one before left above it), not sorted for, so ten million values cost a few passes.
-Json stats(std::vector<double>& values) {
+// what the one before left above it), not sorted for, so ten million values cost a few passes. `sum`:
+// the values' sum in the order they were in before someone else reordered them.
+Json stats(std::span<double> values, std::optional<double> sum = std::nullopt) {
   Json j;
   if (values.empty()) {
     j["count"] = 0;
@@ -40,7 +42,7 @@ Json stats(std::vector<double>& values) {
     return j;
   }
   // Summed in the order given, before reordering, so the mean's rounding is as it was.
-  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  const double mean = sum.value_or(std::accumulate(values.begin(), values.end(), 0.0)) / static_cast<double>(values.size());
   j["count"] = values.size();
   j["mean"] = round_to(mean, 3);
   auto from = values.begin();
@@ -431,8 +433,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
   out["mig_reconfigurations"] = r.reconfigurations;
   Json sd;
   {
-    // Every kind's slowdowns one after the other (their mean sums them in that order), each kind's
-    // stats from a copy of its stretch before the whole is sorted.
+    // Every kind's slowdowns one after the other (their mean sums them in that order, before each
+    // kind's stats reorder its own stretch in place: no copy of a million values at the run's peak).
     std::vector<double> all;
     all.reserve(jobs.size());
     std::vector<std::size_t> kind_end;
@@ -449,13 +451,11 @@ Json summarize(const Scenario& s, const RunResult& r) {
       }
       kind_end.push_back(all.size());
     }
-    for (std::size_t k = 0, from = 0; k < kind_end.size(); from = kind_end[k++]) {
-      if (kind_end[k] == from) continue;
-      std::vector<double> kind(all.begin() + static_cast<std::ptrdiff_t>(from),
-                               all.begin() + static_cast<std::ptrdiff_t>(kind_end[k]));
-      sd[std::string(to_string(static_cast<JobKind>(k)))] = stats(kind);
-    }
-    sd["all"] = stats(all);
+    const double sum = std::accumulate(all.begin(), all.end(), 0.0);
+    for (std::size_t k = 0, from = 0; k < kind_end.size(); from = kind_end[k++])
+      if (kind_end[k] != from)
+        sd[std::string(to_string(static_cast<JobKind>(k)))] = stats(std::span(all).subspan(from, kind_end[k] - from));
+    sd["all"] = stats(all, sum);
   }
   out["slowdown"] = std::move(sd);
   {
