@@ -8,6 +8,7 @@
 #include "gpusim/sim/event_queue.hpp"
 #include "gpusim/sim/footprint.hpp"
 #include "gpusim/sim/metrics.hpp"
+#include "gpusim/sim/network.hpp"
 #include "gpusim/sim/world.hpp"
 
 #include "run_util.hpp"
@@ -146,6 +147,49 @@ TEST(ClusterIndex, IdenticalNodesShareABucketUntilTheyDiffer) {
   ASSERT_EQ(c.live_buckets().size(), 1u);
   EXPECT_EQ(c.bucket(c.live_buckets()[0]).representative(), 0u);
   EXPECT_TRUE(c.gpu(GpuId{c.node(NodeId{7}).first_gpu + 2}).residents.empty());
+}
+
+// NIC sharing reuses the last solve's shares only for the same flows over the same links: flows whose
+// links' capacities and caps are the same but whose paths differ are solved again.
+TEST(NetworkSharing, ReusesTheLastSolveOnlyForTheSameFlows) {
+  Cluster c;
+  Pool p;
+  p.name = "p";
+  p.gpu = Catalog::builtin().find_gpu("T4");
+  p.network = {1, 100};  // 12.5 GB/s per node
+  p.node_count = 4;
+  p.nodes.push_back({"p-0", 8000, 8192, 1, std::make_shared<const NodeTopology>(NodeTopology::single_host_bridge(*p.gpu, 1))});
+  const PoolId pool = c.add_pool(p);
+  for (int i = 0; i < 4; ++i) c.build_node(pool, NodeState::ready);
+  std::vector<JobRecord> records(5);
+  JobFlights flights;
+  NetworkSharing net;
+  const auto joins = [&](uint32_t job, std::vector<NodeId> nodes) {
+    JobFlight& f = flights.acquire(records[job]);
+    f.placement.nodes = std::move(nodes);
+    f.intra = {LinkClass::nvlink, 1, 100};
+    net.join(JobId{job});
+  };
+  std::vector<JobId> changed;
+  const auto shares = [&](std::vector<JobId> jobs) {
+    changed.clear();
+    net.share(c, records, flights, changed);
+    std::vector<double> out;
+    for (JobId id : jobs) out.push_back(records[id].link.gb_per_s);
+    return out;
+  };
+  joins(0, {NodeId{0}, NodeId{1}});
+  joins(1, {NodeId{2}, NodeId{3}});
+  joins(2, {NodeId{1}, NodeId{2}});  // shares node 1's NIC with job 0 and node 2's with job 1
+  EXPECT_EQ(shares({JobId{0}, JobId{1}, JobId{2}}), (std::vector<double>{6.25, 6.25, 6.25}));
+  ASSERT_TRUE(net.leave(JobId{2}));
+  joins(3, {NodeId{0}, NodeId{1}});  // four links of the same capacity, three flows of the same cap: other paths
+  EXPECT_EQ(shares({JobId{0}, JobId{1}, JobId{3}}), (std::vector<double>{6.25, 12.5, 6.25}));
+  ASSERT_TRUE(net.leave(JobId{3}));
+  joins(4, {NodeId{1}, NodeId{2}});
+  EXPECT_EQ(shares({JobId{0}, JobId{1}, JobId{4}}), (std::vector<double>{6.25, 6.25, 6.25}));
+  EXPECT_EQ(shares({JobId{0}, JobId{1}, JobId{4}}), (std::vector<double>{6.25, 6.25, 6.25}));  // the last solve's
+  EXPECT_TRUE(changed.empty());
 }
 
 TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {

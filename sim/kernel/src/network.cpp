@@ -46,7 +46,15 @@ void NetworkSharing::share(const Cluster& c, std::vector<JobRecord>& records, co
     capacity_[l] = c.pool_of(links_[l]).network.gb_per_s();
     link_of_node_[links_[l]] = kNoLink;
   }
-  max_min_fair_flows(capacity_, paths_, caps_, shares_, scratch_);
+  // The same flows over the same links as at the last solve (a job left and another joined on the same
+  // nodes with the same cap): the shares are those of the last solve, as solving again would give.
+  if (capacity_ != solved_capacity_ || caps_ != solved_caps_ || paths_.start != solved_paths_.start ||
+      paths_.links != solved_paths_.links) {
+    max_min_fair_flows(capacity_, paths_, caps_, shares_, scratch_);
+    solved_capacity_ = capacity_;
+    solved_caps_ = caps_;
+    solved_paths_ = paths_;
+  }
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     JobRecord& r = records[jobs_[i]];
     const Link link = shares_[i] < flights[r].intra.gb_per_s ? Link{LinkClass::network, 0, shares_[i]} : flights[r].intra;

@@ -37,6 +37,9 @@ class NetworkSharing {
   FlowPaths paths_;
   std::vector<double> caps_, capacity_, shares_;
   MaxMinScratch scratch_;
+  // The input of the last solve, whose output shares_ holds.
+  std::vector<double> solved_capacity_, solved_caps_;
+  FlowPaths solved_paths_;
 };
 
 }  // namespace gpusim
