@@ -142,7 +142,7 @@ void Engine::stop(JobId id, StopCause cause) {
     const GpuId g = f.placement.gpus[i];
     const GpuClaim& held = f.claims[i];
     cluster_.detach(g, id, held);
-    metrics_.add_allocation(f.one_pool ? f.pool : cluster_.node(cluster_.gpu(g).node).pool, j.tenant, -held.milli.value);
+    metrics_.add_allocation(pool_of(cluster_, f, g), j.tenant, -held.milli.value);
   }
   for (NodeId n : f.placement.nodes) {
     const int64_t pods = j.request.pods_on_node(std::popcount(cluster_.gpu_mask(n, f.placement.gpus)));

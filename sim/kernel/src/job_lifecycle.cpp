@@ -94,11 +94,11 @@ const QueueKey& JobLifecycle::key(JobId id) const {
   return r.key_parked ? parked_keys_[r.flight] : keys_.at(id);
 }
 
-void JobLifecycle::leave_queue(JobId id) {
+JobLifecycle::Keys::iterator JobLifecycle::leave_queue(JobId id) {
   const auto entry = keys_.find(id);
-  if (entry == keys_.end()) return;  // parked: out already (started twice in a pass)
+  if (entry == keys_.end()) return entry;  // parked: out already (started twice in a pass)
   const QueueKey key = entry->second;
-  if (queue_.erase({key, id}) == 0) return;  // out already (started twice in a pass)
+  if (queue_.erase({key, id}) == 0) return entry;  // out already (started twice in a pass)
   const uint32_t shape = shapes_.of(id);
   Queue& mine = queue_by_shape_[shape];
   mine.erase({key, id});
@@ -108,6 +108,7 @@ void JobLifecycle::leave_queue(JobId id) {
     queued_shape_position_[queued_shapes_[at]] = at;
     queued_shapes_.pop_back();
   }
+  return entry;
 }
 
 void JobLifecycle::end_pass() {
@@ -116,11 +117,10 @@ void JobLifecycle::end_pass() {
   for (JobId id : started_) {
     JobRecord& r = records_[id];
     if (r.status == JobStatus::pending) continue;
-    leave_queue(id);
+    const auto entry = leave_queue(id);
     // A running job's key moves beside its in-flight block while its map entry is at hand, so that its
     // end does not look it up again (a cache miss per job on a long run).
-    if (r.status != JobStatus::running || r.flight == kNoFlight || r.key_parked) continue;
-    const auto entry = keys_.find(id);
+    if (r.status != JobStatus::running || r.flight == kNoFlight || entry == keys_.end()) continue;
     if (parked_keys_.size() <= r.flight) parked_keys_.resize(r.flight + 1);
     parked_keys_[r.flight] = entry->second;
     keys_.erase(entry);

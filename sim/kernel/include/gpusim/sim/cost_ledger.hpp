@@ -26,11 +26,9 @@ class CostLedger {
   // time (so that cost.csv can roll allocated GPU-hours up by job kind and GPU model as it does cost).
   void released(JobRecord& r, JobFlight& f, Time now) const {
     const auto& marks = f.claim_marks;
-    // Its GPUs' prices now: one lookup when they are all in one pool.
-    const double one_price = f.one_pool && !marks.empty() ? metrics_.price_integral_usd(f.pool, now) : 0;
     for (std::size_t i = 0; i < marks.size(); ++i) {
       const double share = f.claims[i].milli.gpus();
-      r.cost_usd += share * ((f.one_pool ? one_price : price(f.placement.gpus[i], now)) - marks[i].price_usd);
+      r.cost_usd += share * (price(f, f.placement.gpus[i], now) - marks[i].price_usd);
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
     f.claim_marks.clear();
@@ -45,16 +43,12 @@ class CostLedger {
   }
 
  private:
-  double price(GpuId g, Time now) const { return metrics_.price_integral_usd(cluster_.node(cluster_.gpu(g).node).pool, now); }
+  // What one whole GPU of the pool of the job's GPU `g` has cost up to now.
+  double price(const JobFlight& f, GpuId g, Time now) const { return metrics_.price_integral_usd(pool_of(cluster_, f, g), now); }
   // Sum over the job's GPUs of what one whole GPU of its pool has cost up to now.
   double price_sum(const JobFlight& f, Time now) const {
     double sum = 0;
-    if (f.one_pool && f.pool != kNoPool) {  // the same price for each GPU, added as often: the same sum
-      const double each = metrics_.price_integral_usd(f.pool, now);
-      for (std::size_t i = 0; i < f.placement.gpus.size(); ++i) sum += each;
-      return sum;
-    }
-    for (GpuId g : f.placement.gpus) sum += price(g, now);
+    for (GpuId g : f.placement.gpus) sum += price(f, g, now);
     return sum;
   }
 

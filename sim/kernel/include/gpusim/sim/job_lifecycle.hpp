@@ -92,7 +92,8 @@ class JobLifecycle {
  private:
   void set(JobId id, JobStatus from, JobStatus to, std::string_view cause = {});
   void unqueue(JobId id, JobStatus to);  // pending -> `to`, out of the queue
-  void leave_queue(JobId id);
+  using Keys = std::pmr::unordered_map<JobId, QueueKey>;
+  Keys::iterator leave_queue(JobId id);  // its key's entry (end when parked)
 
   const Shapes& shapes_;
   std::vector<JobRecord> records_;
@@ -100,7 +101,7 @@ class JobLifecycle {
   // Only unfinished jobs keep their key (a vector of all jobs' would hold 16 bytes a job: issue 22);
   // the map's nodes come from a pool, as one is taken and given back for every job.
   std::pmr::unsynchronized_pool_resource key_nodes_;
-  std::pmr::unordered_map<JobId, QueueKey> keys_{&key_nodes_};
+  Keys keys_{&key_nodes_};
   // Running jobs' keys (JobRecord::key_parked), by in-flight slot: out of the map from the end of the pass
   // that started them.
   std::vector<QueueKey> parked_keys_;

@@ -88,6 +88,10 @@ struct JobFlight {
   std::vector<MigInstance> mig;
 };
 
+// The pool of GPU `g` of the job's placement: the one pool its GPUs are in, kept in its in-flight block,
+// without a visit to the GPU and its node; else the GPU's node's.
+inline PoolId pool_of(const Cluster& c, const JobFlight& f, GpuId g) { return f.one_pool ? f.pool : c.node(c.gpu(g).node).pool; }
+
 // Where a job runs or ran last: its placement's lists and the MIG instances it held (report.cpp
 // names their profiles), read from its in-flight block or, once it ended, from the shared archive.
 struct PlacementView {
