@@ -251,6 +251,8 @@ void check_summary(const Json& s, const std::string& file) {
                                         {"/services/*/slo_attainment", Want::fraction},
                                         {"/services/*/cost_usd", Want::nonnegative},
                                         {"/services/*/cost_per_million_output_tokens_usd", Want::nonnegative},
+                                        {"/services/*/prefix_cache_hit_rate", Want::fraction},
+                                        {"/services/*/prefill_tokens_saved", Want::count},
                                         {"/tenants/*/name", Want::text},
                                         {"/tenants/*/jobs", Want::count},
                                         {"/tenants/*/jobs_completed", Want::count},
@@ -559,18 +561,22 @@ ByService by_service_or_all(ByService v) {
 
 std::string services_section(const Json& summary, const RunFiles& run, const std::string& where) {
   if (!summary.contains("services")) return "";
+  // Prefix caching's columns where a service caches.
+  const bool caching = summary.contains("serving") && summary["serving"].contains("prefix_cache_hit_rate");
   std::string s = "<h2>Inference services</h2>\n";
   s += "<div "
        "class=\"wide\"><table><tr><th>service</th><th>model</th><th>replicas</th><th>requests</th><th>completed</"
        "th><th>rejected</th>"
        "<th>timed out</th><th>unfinished</th><th>TTFT p50</th><th>TTFT p99</th><th>TPOT p99</th><th>E2E p99</th>"
-       "<th>SLO attainment</th><th>cost (USD)</th><th>USD per M output tokens</th></tr>\n";
+       "<th>SLO attainment</th><th>cost (USD)</th><th>USD per M output tokens</th>";
+  if (caching) s += "<th>prefix cache hit rate</th><th>prefill tokens saved</th>";
+  s += "</tr>\n";
   // (By JSON pointer: a const Json's operator[] on a key it lacks is undefined behaviour.)
   const auto shown = [](const Json& svc, const char* pointer, Format f) { return format_figure(figure(svc, pointer), f); };
-  for (const Json& svc : summary["services"])
+  for (const Json& svc : summary["services"]) {
     s += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
         xml_escape(text_of(svc, "name")), xml_escape(text_of(svc, "model")), svc.value("replicas", 0),
         with_commas(svc.value("requests_arrived", 0.0), 0), with_commas(svc.value("requests_completed", 0.0), 0),
         with_commas(svc.value("requests_rejected", 0.0), 0), with_commas(svc.value("requests_timed_out", 0.0), 0),
@@ -578,6 +584,11 @@ std::string services_section(const Json& summary, const RunFiles& run, const std
         shown(svc, "/ttft_s/p99", Format::latency), shown(svc, "/tpot_s/p99", Format::latency),
         shown(svc, "/e2e_s/p99", Format::latency), shown(svc, "/slo_attainment", Format::percent),
         shown(svc, "/cost_usd", Format::usd), shown(svc, "/cost_per_million_output_tokens_usd", Format::usd));
+    if (caching)
+      s += fmt::format("<td>{}</td><td>{}</td>", shown(svc, "/prefix_cache_hit_rate", Format::percent),
+                       shown(svc, "/prefill_tokens_saved", Format::count));
+    s += "</tr>\n";
+  }
   s += "</table></div>\n" +
        note("SLO attainment: the requests within every per-request target of their service over those that arrived; '-' "
             "where a service sets none. Requests not completed are listed, by reason, under the headline figures.");

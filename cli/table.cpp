@@ -90,6 +90,8 @@ const MetricRow kRows[] = {
     {"E2E p99", "/serving/e2e_s/p99", Format::latency, Better::lower, Shown::when_given},
     {"SLO attainment", "/serving/slo_attainment", Format::percent, Better::higher, Shown::when_given},
     {"goodput", "/serving/goodput_rps", Format::rate, Better::higher, Shown::when_given},
+    {"prefix cache hit rate", "/serving/prefix_cache_hit_rate", Format::percent, Better::higher, Shown::when_given},
+    {"prefill tokens saved", "/serving/prefill_tokens_saved", Format::count, Better::higher, Shown::when_given},
     {"output tokens per s", "/serving/output_tokens_per_s", Format::count, Better::neither, Shown::when_given},
     {"replicas mean", "/serving/replicas_mean", Format::gpus, Better::neither, Shown::when_given},
     {"replica starts", "/serving/replica_starts", Format::count, Better::neither, Shown::when_given},

@@ -1,6 +1,7 @@
 // Inference services (sim/serving.hpp): vLLM V1's batching rules worked by hand on a toy GPU and model
 // whose iteration times are round, recompute preemption against a brute-force reference's iteration
 // counts, and what each sharing mode does to a replica's latency when its neighbour gets busy.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpusim/sim/latency_histogram.hpp"
@@ -65,6 +66,35 @@ TEST(Services, ChunkedPrefillRunsBehindDecodesAsVllmV1Does) {
   EXPECT_EQ(f.tpot.percentile_us(0), 2001);                  // B: (83,061 - 81,060) / 1
   EXPECT_DOUBLE_EQ(f.tpot.mean_us(), (2001 + 40030) / 2.0);  // A: (82,060 - 2,000) / 2
   EXPECT_EQ(r.end, Time::from_us(84061));                    // no horizon: the run ends with the last request
+}
+
+// Prefix caching (docs/serving.md#prefix-caching) on the toy, blocks of 16 tokens, hash ids of 512:
+//   A at 0      prompt 1024 "7 8": nothing cached; T 1024, att 1024 x 512: 0.02048 + 1.342e-6 -> TTFT 20,481 us;
+//               one decode (T 1, kv 1025): 2,000 us; done at 22,481, its 64 prompt blocks cached and freed.
+//   B at 100 ms prompt 1024 "7 9": its first 512 tokens are A's (32 blocks); it computes 512: T 512, kv 1024,
+//               att 512 x (512 + 256): 0.01024 + 1.007e-6 -> TTFT 10,241 us.
+//   C at 200 ms prompt 1024 "7 8", A's again: all cached, but vLLM computes the last token, so 63 blocks
+//               (1,008 tokens) are reused and 16 computed: memory-bound, 2,000 us.
+// Hit rate (0 + 512 + 1008) / 3072. Without caching every TTFT is A's.
+TEST(Services, PrefixCachingSkipsTheCachedPrefixsPrefill) {
+  const std::string trace = write_file("prefix.csv", "arrival_s,prompt_tokens,output_tokens,hash_ids\n"
+                                                     "0,1024,2,7 8\n0.1,1024,2,7 9\n0.2,1024,2,7 8\n");
+  for (const bool on : {true, false}) {
+    const Scenario s = test::load(write_file(
+        "prefix.yaml",
+        toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}", "{trace: {format: csv, file: " + trace + "}}",
+            fmt::format("{{max_num_batched_tokens: 2048, enable_prefix_caching: {}}}", on))));
+    const RunResult r = test::simulate_keeping_requests(s);
+    ASSERT_EQ(r.requests.size(), 3u);
+    EXPECT_EQ(test::request_row(r, 0).ttft_us, 20481);
+    EXPECT_EQ(test::request_row(r, 1).ttft_us, on ? 10241 : 20481);
+    EXPECT_EQ(test::request_row(r, 2).ttft_us, on ? 2000 : 20481);
+    const ServiceFigures& f = r.services[0];
+    EXPECT_EQ(f.prefix_caching, on);
+    EXPECT_EQ(f.prefix_hit_tokens, on ? 1520u : 0u);
+    EXPECT_EQ(f.prefix_queried_tokens, on ? 3072u : 0u);
+    EXPECT_EQ(test::request_row(r, 2).cached_tokens, on ? 1008 : -1);
+  }
 }
 
 // The same two requests with a client timeout of 50 ms: at the end of iteration 3 (82,060 us) A has its

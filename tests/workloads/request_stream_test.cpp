@@ -150,19 +150,90 @@ TEST(RequestSource, WindowAndLimitCutATrace) {
   for (std::size_t i = 0; i < 5; ++i) EXPECT_TRUE(same(limited[i], rs[i]));
 }
 
-TEST(MooncakeTrace, ReadsTimestampsInMillisecondsAndIgnoresHashIds) {
+// Hash ids name 512-token blocks: 1000 tokens are [a: 512][b: 488].
+TEST(MooncakeTrace, ReadsTimestampsInMillisecondsAndHashIds) {
   const auto path = write_file("m.jsonl",
-                               "{\"timestamp\": 0, \"input_length\": 6758, \"output_length\": 500, \"hash_ids\": [0, 1, 2]}\n"
-                               "{\"timestamp\": 0, \"input_length\": 7322, \"output_length\": 490, \"hash_ids\": []}\n"
+                               "{\"timestamp\": 0, \"input_length\": 1000, \"output_length\": 500, \"hash_ids\": [0, 1]}\n"
+                               "{\"timestamp\": 0, \"input_length\": 7322, \"output_length\": 490, \"hash_ids\": [0, 2, 3, "
+                               "4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]}\n"
                                "\n"
-                               "{\"output_length\": 52, \"timestamp\": 27482, \"input_length\": 6955}\n");
+                               "{\"output_length\": 52, \"hash_ids\": [18446744073709551615], \"timestamp\": 27482, "
+                               "\"input_length\": 512}\n");
   const auto rows = read_request_trace(RequestTraceFormat::mooncake, path);
   ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].content, (std::vector<PromptSegment>{{0, 512}, {1, 488}}));
   EXPECT_EQ(rows[1].arrival, Time());
   EXPECT_EQ(rows[1].prompt_tokens, 7322);
+  EXPECT_EQ(rows[1].content.size(), 15u);
+  EXPECT_EQ(rows[1].content.back(), (PromptSegment{15, 7322 - 14 * 512}));
   EXPECT_EQ(rows[2].arrival, Time::from_us(27'482'000));  // 27,482 ms
-  EXPECT_EQ(rows[2].prompt_tokens, 6955);
+  EXPECT_EQ(rows[2].prompt_tokens, 512);
   EXPECT_EQ(rows[2].output_tokens, 52);
+  EXPECT_EQ(rows[2].content, (std::vector<PromptSegment>{{18446744073709551615u, 512}}));
+  // Without hash ids, no content.
+  const auto plain = write_file("plain.jsonl", "{\"timestamp\": 5, \"input_length\": 10, \"output_length\": 2}\n");
+  EXPECT_TRUE(read_request_trace(RequestTraceFormat::mooncake, plain).front().content.empty());
+}
+
+// gpusim's request CSV: arrivals from the first row, hash ids optional, each of hash_block_tokens.
+TEST(RequestCsvTrace, ReadsArrivalsTokensAndHashIds) {
+  const auto path = write_file("r.csv", "arrival_s,prompt_tokens,output_tokens,hash_ids\n"
+                                        "10,40,3,5 6 7\n"
+                                        "10.25,16,1,5\n");
+  const auto rows = read_request_trace(RequestTraceFormat::csv, path, 16);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].arrival, Time());
+  EXPECT_EQ(rows[1].arrival, Time::from_us(250'000));
+  EXPECT_EQ(rows[0].content, (std::vector<PromptSegment>{{5, 16}, {6, 16}, {7, 8}}));
+  EXPECT_EQ(rows[1].content, (std::vector<PromptSegment>{{5, 16}}));
+  const auto plain = write_file("r2.csv", "prompt_tokens,arrival_s,output_tokens\n3,0,1\n");
+  const auto p = read_request_trace(RequestTraceFormat::csv, plain);
+  EXPECT_EQ(p.front().prompt_tokens, 3);
+  EXPECT_TRUE(p.front().content.empty());
+  const auto error = [&](const std::string& lines, int32_t block = 16) {
+    const auto bad = write_file("bad.csv", "arrival_s,prompt_tokens,output_tokens,hash_ids\n" + lines);
+    return error_of([&] { read_request_trace(RequestTraceFormat::csv, bad, block); });
+  };
+  std::string e = error("0,40,3,5 6\n");
+  EXPECT_NE(e.find("bad.csv:line 2: 2 hash ids for a prompt of 40 tokens: expected ceil(40 / 16) = 3"), std::string::npos) << e;
+  e = error("0,40,3,5 x 7\n");
+  EXPECT_NE(e.find("line 2: column 'hash_ids': expected whole numbers from 0 to 2^64-1 separated by ' '"), std::string::npos)
+      << e;
+  e = error("1,4,3,5\n0,4,1,5\n");
+  EXPECT_NE(e.find("line 3: column 'arrival_s': 0 is earlier than the row before it"), std::string::npos) << e;
+}
+
+// A generator's content: a shared system prompt of 100 tokens before each message; sessions of 3 turns,
+// 10 s apart, each turn's prompt repeating the conversation so far.
+TEST(RequestGenerator, SharedPrefixAndSessionsRepeatTheConversation) {
+  const auto shared = drain(*source("{generator: {rate: 1, prompt_tokens: 30, output_tokens: 5, shared_prefix_tokens: 100}, "
+                                    "limit: 3}"));
+  ASSERT_EQ(shared.size(), 3u);
+  for (const InferenceRequest& q : shared) {
+    EXPECT_EQ(q.prompt_tokens, 130);
+    ASSERT_EQ(q.content.size(), 2u);
+    EXPECT_EQ(q.content[0], shared[0].content[0]);  // the system prompt
+    EXPECT_EQ(q.content[0].tokens, 100);
+    EXPECT_EQ(q.content[1].tokens, 30);
+  }
+  EXPECT_NE(shared[0].content[1].id, shared[1].content[1].id);  // each message is its own
+  // Sessions arrive at 0.001 per second: the first session's three turns come before the second starts
+  // (its gap is exponential with mean 1,000 s; seed 42's first two gaps are both over 20 s).
+  const auto turns = drain(*source("{generator: {rate: 0.001, prompt_tokens: 30, output_tokens: 5, shared_prefix_tokens: 100, "
+                                   "sessions: {turns: 3, think_time: 10s}}, limit: 3}"));
+  ASSERT_EQ(turns.size(), 3u);
+  EXPECT_EQ(turns[1].arrival - turns[0].arrival, Duration::from_seconds(10));
+  EXPECT_EQ(turns[2].arrival - turns[1].arrival, Duration::from_seconds(10));
+  // Turn 2: system, message 1, output 1, message 2; turn 3 adds output 2 and message 3.
+  EXPECT_EQ(turns[1].prompt_tokens, 100 + 30 + 5 + 30);
+  EXPECT_EQ(turns[2].prompt_tokens, 100 + 2 * (30 + 5) + 30);
+  ASSERT_EQ(turns[2].content.size(), 6u);
+  EXPECT_TRUE(std::equal(turns[0].content.begin(), turns[0].content.end(), turns[1].content.begin()));
+  EXPECT_EQ(turns[1].content[2], (PromptSegment{turns[0].output_id, 5}));
+  EXPECT_TRUE(std::equal(turns[1].content.begin(), turns[1].content.end(), turns[2].content.begin()));
+  EXPECT_EQ(turns[2].content[4], (PromptSegment{turns[1].output_id, 5}));
+  // Without them, no content, and the same draws as before these options existed.
+  EXPECT_TRUE(drain(*source("{generator: {rate: 1, prompt_tokens: 30, output_tokens: 5}, limit: 1}")).front().content.empty());
 }
 
 // The public file (outside the repository: GPUSIM_DATA, as CI sets it): SOURCE.md's 12,031 requests over
@@ -370,6 +441,12 @@ TEST(RequestTraceErrors, MooncakeLines) {
   EXPECT_NE(e.find("line 1: expected '{' at column 1"), std::string::npos) << e;
   e = mooncake_error("\n");
   EXPECT_NE(e.find("bad.jsonl: the file has no requests"), std::string::npos) << e;
+  e = mooncake_error(ok + "{\"timestamp\": 2000, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [1]}\n");
+  EXPECT_NE(e.find("line 2: 1 hash ids for a prompt of 600 tokens: expected ceil(600 / 512) = 2"), std::string::npos) << e;
+  e = mooncake_error(ok + "{\"timestamp\": 2000, \"input_length\": 6, \"output_length\": 1}\n");
+  EXPECT_NE(e.find("line 2: the object has no \"hash_ids\", which the lines before it have"), std::string::npos) << e;
+  e = mooncake_error(ok + "{\"timestamp\": 2000, \"input_length\": 6, \"output_length\": 1, \"hash_ids\": [-1]}\n");
+  EXPECT_NE(e.find("line 2: \"hash_ids\": expected whole numbers from 0 to 2^64-1 separated by ','"), std::string::npos) << e;
 }
 
 // Bad `requests:` maps: the message names the scenario file, line and field, and what was expected.
@@ -460,8 +537,15 @@ TEST(RequestSourceErrors, Fields) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"{rate_multiplier: 2}", "expected either trace: {format, file} (a replay) or generator"},
       {"{" + conv + ", generator: {rate: 1, " + tokens + "}}", "and not both"},
-      {"{trace: {format: splitwise, file: x.csv}}", "trace.format: expected azure-llm-2023 or mooncake, got 'splitwise'"},
+      {"{trace: {format: splitwise, file: x.csv}}", "trace.format: expected azure-llm-2023, mooncake or csv, got 'splitwise'"},
       {"{trace: {format: mooncake, file: nowhere.jsonl}}", "trace.file: trace file 'nowhere.jsonl' not found"},
+      {"{trace: {format: azure-llm-2023, file: " + kConv + ", hash_block_tokens: 16}}",
+       "trace.hash_block_tokens: the azure-llm-2023 traces have no hash ids"},
+      {"{generator: {rate: 1, duration: 10, prompt_tokens: 1, output_tokens: 1, sessions: {turns: 2}}}", "think_time"},
+      {"{generator: {rate: 1, duration: 10, prompt_tokens: 1, output_tokens: 1, sessions: {turns: 2, think_time: 0s}}}",
+       "generator.sessions.think_time: expected a positive duration"},
+      {"{generator: {rate: 1, duration: 10, prompt_tokens: 1, output_tokens: 1, shared_prefix_tokens: 0}}",
+       "generator.shared_prefix_tokens"},
       {"{" + conv + ", rate_multipler: 2}", "expected one of"},
       {"{" + conv + ", rate_multiplier: 0}", "rate_multiplier"},
       {"{" + conv + ", window: {start: 2h}}", "window: no request of the trace falls in the window"},

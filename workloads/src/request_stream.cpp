@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <queue>
 #include <set>
 
 #include "gpusim/core/error.hpp"
@@ -48,10 +49,13 @@ const Section& trace_file_section() {
                          "An LLM request trace",
                          {
                              {"format", Type::enumeration<RequestTraceFormat>(), required, "",
-                              "azure-llm-2023 (TIMESTAMP,ContextTokens,GeneratedTokens) or mooncake (JSON lines: "
-                              "timestamp ms, input_length, output_length)"},
+                              "azure-llm-2023 (TIMESTAMP,ContextTokens,GeneratedTokens), mooncake (JSON lines: "
+                              "timestamp ms, input_length, output_length, hash_ids) or csv (arrival_s,prompt_tokens,"
+                              "output_tokens[,hash_ids])"},
                              {"file", Type::string(), required, "",
                               "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
+                             {"hash_block_tokens", Type::int32().at_least(1).at_most(1 << 20), "512", "tokens",
+                              "Tokens each hash id names (mooncake, csv's hash_ids): Mooncake's 512"},
                          }};
   return s;
 }
@@ -97,6 +101,18 @@ const Section& token_resample_section() {
   return s;
 }
 
+const Section& sessions_section() {
+  static const Section s{
+      "request_sessions",
+      "Multi-turn conversations (open loop): a turn's prompt is the previous turn's prompt, its output and a new "
+      "message of prompt_tokens; the next turn arrives think_time after the previous one arrived",
+      {
+          {"turns", token_distribution_type(), required, "", "Turns per session: a count, {lognormal} or {uniform: [lo, hi]}"},
+          {"think_time", Type::duration(), required, "", "From a turn's arrival to the next turn's"},
+      }};
+  return s;
+}
+
 enum class ArrivalProcess : uint8_t { poisson, gamma };
 constexpr auto enum_table(ArrivalProcess) {
   return std::to_array<EnumName<ArrivalProcess>>({{ArrivalProcess::poisson, "poisson"}, {ArrivalProcess::gamma, "gamma"}});
@@ -127,6 +143,11 @@ const Section& request_generator_section() {
           {"output_tokens", token_distribution_type(), "", "tokens", "Output length, as prompt_tokens"},
           {"tokens", Type::section(token_resample_section()), "", "",
            "Instead of prompt_tokens and output_tokens: pairs resampled from a trace"},
+          {"shared_prefix_tokens", Type::int32().at_least(1).at_most(1 << 20), "", "tokens",
+           "Every prompt starts with the same system prompt of this many tokens (added to prompt_tokens): a cacheable "
+           "prefix"},
+          {"sessions", Type::section(sessions_section()), "", "",
+           "Multi-turn conversations: each arrival starts a session whose later turns repeat the conversation so far"},
       }};
   return s;
 }
@@ -323,6 +344,7 @@ class TraceSource final : public RequestSource {
   TraceSource(Rows rows, Common c, std::string label) : rows_(std::move(rows)), c_(c), label_(std::move(label)) {}
   std::unique_ptr<RequestStream> open() const override { return std::make_unique<TraceStream>(rows_, c_); }
   std::string describe() const override { return label_ + c_.describe(); }
+  bool has_content() const override { return !rows_->front().content.empty(); }
 
  private:
   Rows rows_;
@@ -337,8 +359,12 @@ struct Generator {
   double end_s = 0;  // no arrival at or after this time (before the window)
   TokenDistribution prompt, output;
   Rows pairs;  // tokens resampled from a trace instead, when not null
-  uint64_t arrivals_seed = 0, tokens_seed = 0;
+  int32_t shared_prefix_tokens = 0;
+  std::optional<TokenDistribution> turns;  // sessions: turns per session
+  Duration think;                          // sessions: from a turn's arrival to the next's
+  uint64_t arrivals_seed = 0, tokens_seed = 0, sessions_seed = 0, content_seed = 0;
   std::string label, tokens_label;  // "gamma cv 2 10 req/s for 3600s", "tokens 1000/200"
+  bool has_content() const { return shared_prefix_tokens > 0 || turns.has_value(); }
 };
 
 class GeneratorStream final : public RequestStream {
@@ -348,45 +374,128 @@ class GeneratorStream final : public RequestStream {
         c_(c),
         arrivals_(g_->arrivals_seed),
         tokens_(g_->tokens_seed),
+        turns_rng_(g_->sessions_seed),
         gamma_(1 / (g_->cv * g_->cv), g_->cv * g_->cv) {}
 
   std::optional<InferenceRequest> next() override {
-    while (!done_ && !(c_.limit && emitted_ == *c_.limit)) {
-      // A unit-rate renewal process: mean gap 1 (Gamma: shape 1/cv², scale cv²).
-      const double u = uniform01(arrivals_);
-      s_ += g_->arrival == ArrivalProcess::poisson ? boost::math::quantile(exp1_, u) : boost::math::quantile(gamma_, u);
-      const double t_s = g_->curve.inverse(s_);
-      if (!(t_s < g_->end_s)) break;
-      // Tokens are drawn for requests before the window too, so that a window cuts the same stream.
-      InferenceRequest q;
-      if (g_->pairs) {
-        const auto& pairs = *g_->pairs;
-        const auto k = std::min(pairs.size() - 1,
-                                static_cast<std::size_t>(uniform01(tokens_) * static_cast<double>(pairs.size())));
-        q.prompt_tokens = pairs[k].prompt_tokens;
-        q.output_tokens = pairs[k].output_tokens;
-      } else {
-        q.prompt_tokens = g_->prompt.sample(tokens_);
-        q.output_tokens = g_->output.sample(tokens_);
+    while (!(c_.limit && emitted_ == *c_.limit)) {
+      std::optional<Time> at = next_start();
+      // A session's next turn goes first when it is due no later than the next session starts.
+      const bool turn = !pending_.empty() && (!at || pending_.top().at <= *at);
+      if (turn) at = pending_.top().at;
+      if (!at) break;
+      if (turn && at->seconds() >= g_->end_s) {  // nothing arrives at or after the end: the sessions under way stop
+        pending_ = {};
+        continue;
       }
-      const Time at = Time() + Duration::from_seconds(t_s, Round::nearest);
-      if (at < c_.window_start) continue;
-      q.arrival = std::max(last_, Time() + (at - c_.window_start));  // rounding never reorders
+      InferenceRequest q;
+      if (turn) {
+        const uint32_t session = pending_.top().session;
+        pending_.pop();
+        draw(q, session, *at);
+      } else {
+        start_ = std::nullopt;
+        draw(q, std::nullopt, *at);
+      }
+      if (*at < c_.window_start) continue;
+      q.arrival = std::max(last_, Time() + (*at - c_.window_start));  // rounding never reorders
       last_ = q.arrival;
       ++emitted_;
       return q;
     }
-    done_ = true;  // past the end: the unit-rate clock only grows
     return std::nullopt;
   }
 
  private:
+  struct Session {
+    int64_t turns_left = 0;
+    std::vector<PromptSegment> history;  // the conversation so far: messages and outputs
+  };
+  struct Pending {  // a session's next turn
+    Time at;
+    uint64_t seq = 0;
+    uint32_t session = 0;
+    bool operator>(const Pending& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+
+  // When the next session (or request, without sessions) starts; nullopt once no more will.
+  std::optional<Time> next_start() {
+    if (start_ || done_) return start_;
+    // A unit-rate renewal process: mean gap 1 (Gamma: shape 1/cv², scale cv²).
+    const double u = uniform01(arrivals_);
+    s_ += g_->arrival == ArrivalProcess::poisson ? boost::math::quantile(exp1_, u) : boost::math::quantile(gamma_, u);
+    const double t_s = g_->curve.inverse(s_);
+    if (!(t_s < g_->end_s)) {
+      done_ = true;  // past the end: the unit-rate clock only grows
+      return std::nullopt;
+    }
+    start_ = Time() + Duration::from_seconds(t_s, Round::nearest);
+    return start_;
+  }
+
+  // The request's tokens, and its content when the generator gives it: `session` is a session's next
+  // turn, nullopt a new session's first (or a lone request); `at` is when it arrives. Tokens are drawn
+  // for requests before the window too, so that a window cuts the same stream.
+  void draw(InferenceRequest& q, std::optional<uint32_t> session, Time at) {
+    if (g_->pairs) {
+      const auto& pairs = *g_->pairs;
+      const auto k = std::min(pairs.size() - 1, static_cast<std::size_t>(uniform01(tokens_) * static_cast<double>(pairs.size())));
+      q.prompt_tokens = pairs[k].prompt_tokens;
+      q.output_tokens = pairs[k].output_tokens;
+    } else {
+      q.prompt_tokens = g_->prompt.sample(tokens_);
+      q.output_tokens = g_->output.sample(tokens_);
+    }
+    if (!g_->has_content()) return;
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+    const int64_t system = g_->shared_prefix_tokens;
+    // The new message and the output: labels no other request has.
+    const uint64_t n = requests_++;
+    const PromptSegment message{mix64(g_->content_seed, 2 * n),
+                                static_cast<int32_t>(std::min<int64_t>(q.prompt_tokens, kMax - system))};
+    q.output_id = mix64(g_->content_seed, 2 * n + 1);
+    int64_t prompt = system + message.tokens;
+    if (system > 0) q.content.push_back({mix64(g_->content_seed, kSystemPrompt), g_->shared_prefix_tokens});
+    if (g_->turns) {
+      if (!session) {  // a new session, its number of turns drawn from its own stream
+        if (free_.empty()) {
+          session = static_cast<uint32_t>(sessions_.size());
+          sessions_.emplace_back();
+        } else {
+          session = free_.back();
+          free_.pop_back();
+        }
+        Session& s = sessions_[*session];
+        s.turns_left = g_->turns->sample(turns_rng_);
+        s.history.clear();
+      }
+      Session& s = sessions_[*session];
+      for (const PromptSegment& seg : s.history) {
+        if (prompt + seg.tokens > kMax) break;  // a conversation past 2^31 tokens stops growing
+        q.content.push_back(seg);
+        prompt += seg.tokens;
+      }
+      s.history.push_back(message);
+      s.history.push_back({q.output_id, q.output_tokens});
+      if (--s.turns_left > 0) pending_.push({at + g_->think, seq_++, *session});
+      else free_.push_back(*session);
+    }
+    q.content.push_back(message);
+    q.prompt_tokens = static_cast<int32_t>(prompt);
+  }
+
+  static constexpr uint64_t kSystemPrompt = ~uint64_t{0};
   std::shared_ptr<const Generator> g_;
   Common c_;
-  Rng arrivals_, tokens_;
+  Rng arrivals_, tokens_, turns_rng_;
   boost::math::exponential_distribution<> exp1_{1.0};
   boost::math::gamma_distribution<> gamma_;
-  double s_ = 0;  // Λ of the last arrival: unit-rate time
+  double s_ = 0;               // Λ of the last start: unit-rate time
+  std::optional<Time> start_;  // the next start, drawn
+  std::vector<Session> sessions_;
+  std::vector<uint32_t> free_;  // sessions over, their slots to reuse
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  uint64_t seq_ = 0, requests_ = 0;
   Time last_;
   int64_t emitted_ = 0;
   bool done_ = false;
@@ -397,6 +506,7 @@ class GeneratorSource final : public RequestSource {
   GeneratorSource(std::shared_ptr<const Generator> g, Common c) : g_(std::move(g)), c_(c) {}
   std::unique_ptr<RequestStream> open() const override { return std::make_unique<GeneratorStream>(g_, c_); }
   std::string describe() const override { return fmt::format("{}{}; {}", g_->label, c_.describe(), g_->tokens_label); }
+  bool has_content() const override { return g_->has_content(); }
 
  private:
   std::shared_ptr<const Generator> g_;
@@ -411,8 +521,11 @@ struct TraceRef {
 TraceRef read_trace_ref(const ConfigNode& node, const std::string& data_dir) {
   const Fields t = trace_file_section().read(node);
   const auto format = t.at("format").as_enum<RequestTraceFormat>(" or ");
+  if (t.has("hash_block_tokens") && format == RequestTraceFormat::azure_llm_2023)
+    t.at("hash_block_tokens").fail("the azure-llm-2023 traces have no hash ids");
   const std::string path = data_path(t.at("file"), data_dir);
-  return {std::make_shared<const std::vector<InferenceRequest>>(read_request_trace(format, path)),
+  return {std::make_shared<const std::vector<InferenceRequest>>(
+              read_request_trace(format, path, t.integer<int32_t>("hash_block_tokens"))),
           fmt::format("{} {}", to_string(format), std::filesystem::path(path).filename().string())};
 }
 
@@ -493,9 +606,18 @@ std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec,
     gen->prompt = read_token_distribution(g.at("prompt_tokens"));
     gen->output = read_token_distribution(g.at("output_tokens"));
   }
+  if (g.has("shared_prefix_tokens")) gen->shared_prefix_tokens = g.integer<int32_t>("shared_prefix_tokens");
+  if (auto sessions = g.get("sessions")) {
+    const Fields ss = sessions_section().read(*sessions);
+    gen->turns = read_token_distribution(ss.at("turns"));
+    gen->think = ss.at("think_time").as_duration();
+    if (gen->think <= Duration()) ss.at("think_time").fail("expected a positive duration");
+  }
   const std::string stream = fmt::format("requests/{}/", name);
   gen->arrivals_seed = stream_seed(seed, stream + "arrivals");
   gen->tokens_seed = stream_seed(seed, stream + "tokens");
+  gen->sessions_seed = stream_seed(seed, stream + "sessions");
+  gen->content_seed = stream_seed(seed, stream + "content");
   const RateCurve& rc = gen->curve;
   std::string rate = rc.t_s.size() == 1 ? fmt::format("{:g} req/s", rc.rate[0] / c.rate_multiplier) : "rate curve";
   if (auto t = g.get("rate_trace")) {
@@ -509,6 +631,9 @@ std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec,
   if (g.has("duration")) gen->label += fmt::format(" for {:g}s", g.at("duration").as_duration().seconds());
   gen->tokens_label = gen->pairs ? "tokens resampled"
                                  : fmt::format("tokens {}/{}", gen->prompt.describe(), gen->output.describe());
+  if (gen->shared_prefix_tokens > 0) gen->tokens_label += fmt::format("; shared prefix {}", gen->shared_prefix_tokens);
+  if (gen->turns)
+    gen->tokens_label += fmt::format("; sessions of {} turns {:g}s apart", gen->turns->describe(), gen->think.seconds());
   return std::make_shared<GeneratorSource>(std::move(gen), c);
 }
 

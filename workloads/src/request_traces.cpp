@@ -1,12 +1,14 @@
-// The request trace readers (request_stream.hpp): the Azure LLM inference traces, Mooncake's JSON lines
-// and the Alibaba GenAI per-service request rates.
+// The request trace readers (request_stream.hpp): the Azure LLM inference traces, Mooncake's JSON lines,
+// gpusim's request CSV and the Alibaba GenAI per-service request rates.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -62,8 +64,10 @@ std::vector<InferenceRequest> read_azure(const std::string& path) {
     last_us = *us;
     if (!kSpanSeconds.contains(static_cast<double>(*us - first_us) / 1e6))
       r.fail(fmt::format("column 'TIMESTAMP': {} is past {} after the first row", f[c_time], kMaxSpanText));
-    rows.push_back({Time::from_us(*us - first_us), r.integer<int32_t>(f[c_prompt], "ContextTokens", kTokenRange),
-                    r.integer<int32_t>(f[c_output], "GeneratedTokens", kTokenRange)});
+    InferenceRequest& q = rows.emplace_back();
+    q.arrival = Time::from_us(*us - first_us);
+    q.prompt_tokens = r.integer<int32_t>(f[c_prompt], "ContextTokens", kTokenRange);
+    q.output_tokens = r.integer<int32_t>(f[c_output], "GeneratedTokens", kTokenRange);
   }
   return rows;
 }
@@ -149,7 +153,55 @@ class JsonLine {
   std::vector<std::pair<std::string_view, std::string_view>> fields_;
 };
 
-std::vector<InferenceRequest> read_mooncake(const std::string& path) {
+// A request's content from its hash ids: one segment of `block` tokens per id, the last one holding the
+// rest of the prompt; `fail` unless there are ceil(prompt / block) ids.
+void set_content(InferenceRequest& q, const std::vector<uint64_t>& ids, int32_t block,
+                 const std::function<void(const std::string&)>& fail) {
+  const int64_t want = (static_cast<int64_t>(q.prompt_tokens) + block - 1) / block;
+  if (static_cast<int64_t>(ids.size()) != want)
+    fail(fmt::format("{} hash ids for a prompt of {} tokens: expected ceil({} / {}) = {}, one per {}-token block", ids.size(),
+                     q.prompt_tokens, q.prompt_tokens, block, want, block));
+  q.content.reserve(ids.size());
+  int32_t left = q.prompt_tokens;
+  for (uint64_t id : ids) {
+    q.content.push_back({id, std::min(left, block)});
+    left -= q.content.back().tokens;
+  }
+}
+
+// Non-negative whole numbers separated by `sep` (and spaces), between `open` and `close` when given.
+std::vector<uint64_t> parse_ids(std::string_view text, char sep, const std::function<void(const std::string&)>& fail,
+                                std::string_view what) {
+  std::vector<uint64_t> ids;
+  std::size_t i = 0;
+  const auto skip = [&] {
+    while (i < text.size() && text[i] == ' ') ++i;
+  };
+  skip();
+  while (i < text.size()) {
+    uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
+    if (ec != std::errc() || end == text.data() + i)
+      fail(fmt::format("{}: expected whole numbers from 0 to 2^64-1 separated by '{}', got '{}'", what, sep, text));
+    ids.push_back(v);
+    i = static_cast<std::size_t>(end - text.data());
+    const std::size_t before = i;
+    skip();
+    if (i == text.size()) break;
+    if (sep == ' ') {  // the spaces were the separator
+      if (i == before) fail(fmt::format("{}: expected whole numbers from 0 to 2^64-1 separated by spaces, got '{}'", what, text));
+      continue;
+    }
+    if (text[i] != sep)
+      fail(fmt::format("{}: expected whole numbers from 0 to 2^64-1 separated by '{}', got '{}'", what, sep, text));
+    ++i;
+    skip();
+    if (i == text.size()) fail(fmt::format("{}: a separator '{}' ends the list", what, sep));
+  }
+  return ids;
+}
+
+std::vector<InferenceRequest> read_mooncake(const std::string& path, int32_t block) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec))
     throw InputError({path, std::nullopt, ""}, "is a directory: expected a trace file");
   std::ifstream in(path);
@@ -171,6 +223,7 @@ std::vector<InferenceRequest> read_mooncake(const std::string& path) {
   };
   std::vector<InferenceRequest> rows;
   int64_t last_ms = 0;
+  bool hashed = false;  // every line has hash_ids, or none
   while (std::getline(in, line)) {
     ++line_no;
     if (const auto bad = first_invalid_utf8(line))
@@ -183,8 +236,19 @@ std::vector<InferenceRequest> read_mooncake(const std::string& path) {
       fail(fmt::format("\"timestamp\": {} ms is earlier than the line before it ({} ms): lines must be in arrival order", ms,
                        last_ms));
     last_ms = ms;
-    rows.push_back({Time::from_us(ms * 1000), static_cast<int32_t>(field(j, "input_length", kTokenRange)),
-                    static_cast<int32_t>(field(j, "output_length", kTokenRange))});
+    InferenceRequest& q = rows.emplace_back();
+    q.arrival = Time::from_us(ms * 1000);
+    q.prompt_tokens = static_cast<int32_t>(field(j, "input_length", kTokenRange));
+    q.output_tokens = static_cast<int32_t>(field(j, "output_length", kTokenRange));
+    const auto ids = j.get("hash_ids");
+    if (rows.size() == 1) hashed = ids.has_value();
+    if (ids.has_value() != hashed)
+      fail(hashed ? "the object has no \"hash_ids\", which the lines before it have"
+                  : "the object has \"hash_ids\", which the lines before it lack");
+    if (!ids) continue;
+    if (ids->size() < 2 || ids->front() != '[' || ids->back() != ']')
+      fail(fmt::format("\"hash_ids\": expected a list of whole numbers [id, ...], got {}", *ids));
+    set_content(q, parse_ids(ids->substr(1, ids->size() - 2), ',', fail, "\"hash_ids\""), block, fail);
   }
   if (rows.empty()) throw InputError({path, std::nullopt, ""}, "the file has no requests");
   // Arrivals from the first request, as for the Azure traces (the shipped files start at 0).
@@ -193,10 +257,49 @@ std::vector<InferenceRequest> read_mooncake(const std::string& path) {
   return rows;
 }
 
+// gpusim's request CSV: arrival_s (from any origin; arrivals count from the first row), prompt_tokens,
+// output_tokens, and optionally hash_ids.
+std::vector<InferenceRequest> read_request_csv(const std::string& path, int32_t block) {
+  csv::Reader r(path);
+  std::vector<std::string_view> f;
+  const std::string_view header = "arrival_s,prompt_tokens,output_tokens[,hash_ids]";
+  if (!r.next(f)) r.fail(fmt::format("empty file: expected the header {}", header));
+  const std::size_t width = f.size();
+  const std::size_t c_time = r.column(f, "arrival_s", header), c_prompt = r.column(f, "prompt_tokens", header),
+                    c_output = r.column(f, "output_tokens", header);
+  const auto hash_col = std::find(f.begin(), f.end(), "hash_ids");
+  const bool hashed = hash_col != f.end();
+  const auto c_ids = static_cast<std::size_t>(hash_col - f.begin());
+  const std::function<void(const std::string&)> fail = [&](const std::string& what) { r.fail(what); };
+  std::vector<InferenceRequest> rows;
+  double first_s = 0, last_s = 0;
+  while (r.next(f)) {
+    if (f.size() != width) r.fail(fmt::format("expected {} columns as in the header, got {}", width, f.size()));
+    const double t = r.number(f[c_time], "arrival_s", Range::at_least(0));
+    if (rows.empty()) first_s = t;
+    else if (t < last_s)
+      r.fail(fmt::format("column 'arrival_s': {:g} is earlier than the row before it: rows must be in arrival order", t));
+    last_s = t;
+    if (!kSpanSeconds.contains(t - first_s))
+      r.fail(fmt::format("column 'arrival_s': {:g} is past {} after the first row", t, kMaxSpanText));
+    InferenceRequest& q = rows.emplace_back();
+    q.arrival = Time() + Duration::from_seconds(t - first_s, Round::nearest);
+    q.prompt_tokens = r.integer<int32_t>(f[c_prompt], "prompt_tokens", kTokenRange);
+    q.output_tokens = r.integer<int32_t>(f[c_output], "output_tokens", kTokenRange);
+    if (hashed) set_content(q, parse_ids(f[c_ids], ' ', fail, "column 'hash_ids'"), block, fail);
+  }
+  return rows;
+}
+
 }  // namespace
 
-std::vector<InferenceRequest> read_request_trace(RequestTraceFormat format, const std::string& path) {
-  return format == RequestTraceFormat::azure_llm_2023 ? read_azure(path) : read_mooncake(path);
+std::vector<InferenceRequest> read_request_trace(RequestTraceFormat format, const std::string& path, int32_t hash_block_tokens) {
+  switch (format) {
+    case RequestTraceFormat::azure_llm_2023: return read_azure(path);
+    case RequestTraceFormat::mooncake: return read_mooncake(path, hash_block_tokens);
+    case RequestTraceFormat::csv: return read_request_csv(path, hash_block_tokens);
+  }
+  return {};
 }
 
 std::vector<RateStep> read_qps_trace(const std::string& path, std::string_view request_type) {

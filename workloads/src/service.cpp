@@ -23,6 +23,9 @@ const Section& engine_section() {
            "Sequences in one iteration; absent: 256 on A100s and devices under 70 GiB, else 1024"},
           {"gpu_memory_utilization", Type::number().above(0).at_most(1), "", "",
            "Share of the device's memory the engine takes (weights, activations, KV cache); absent: model.serving's"},
+          {"enable_prefix_caching", Type::boolean(), "", "",
+           "Reuse the KV blocks of cached prefixes (vLLM V1: on by default); absent: on where the requests carry their "
+           "content (hash ids, a generator's shared prefix or sessions), since only then is a prefix known"},
       }};
   return s;
 }
@@ -187,6 +190,7 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
       if (auto v = engine.get("max_num_seqs")) s.engine.max_num_seqs = v->as_int<int32_t>(engine.range("max_num_seqs"));
       if (auto v = engine.get("gpu_memory_utilization"))
         s.engine.gpu_memory_utilization = v->as_number(engine.range("gpu_memory_utilization"));
+      if (auto v = engine.get("enable_prefix_caching")) s.engine.enable_prefix_caching = v->as_bool();
       // vLLM's rule that a batch's tokens hold one per sequence is checked per device (check_services): a
       // device sets the default of the one not given.
       if (const ConfigNode c = e.value("cold_start"); !c.is_scalar()) {

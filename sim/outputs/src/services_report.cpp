@@ -95,6 +95,12 @@ void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double 
                                                             : Json(nullptr);
   j["cost_per_thousand_requests_usd"] = f.completed ? Json(round6(cost_usd / static_cast<double>(f.completed) * 1e3))
                                                     : Json(nullptr);
+  if (f.prefix_caching) {  // vLLM's prefix cache hit rate: cached over queried tokens, at each scheduling from waiting
+    j["prefix_cache_hit_rate"] = f.prefix_queried_tokens ? Json(round6(static_cast<double>(f.prefix_hit_tokens) /
+                                                                       static_cast<double>(f.prefix_queried_tokens)))
+                                                         : Json(nullptr);
+    j["prefill_tokens_saved"] = f.prefix_hit_tokens;
+  }
 }
 
 }  // namespace
@@ -156,6 +162,9 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all.timed_out += f.timed_out;
     all.retried += f.retried;
     all.preemptions += f.preemptions;
+    all.prefix_caching = all.prefix_caching || f.prefix_caching;
+    all.prefix_queried_tokens += f.prefix_queried_tokens;
+    all.prefix_hit_tokens += f.prefix_hit_tokens;
     if (holds_requests(spec)) {  // a service without a target counts toward neither side
       all.good += f.good;
       all_slo_arrived += slo_arrived;
@@ -224,8 +233,14 @@ void write_services_csv(std::ostream& out, const Json& summary) {
 }
 
 void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
-  sink.header({"service", "request", "arrival_s", "status", "replica", "prompt_tokens", "output_tokens", "generated_tokens",
-               "queue_s", "ttft_s", "e2e_s", "tpot_s", "preemptions", "retries", "reason"});
+  // cached_tokens where a service caches prefixes: prompt tokens found cached when first scheduled.
+  const bool caching = std::any_of(r.services.begin(), r.services.end(),
+                                   [](const ServiceFigures& f) { return f.prefix_caching; });
+  std::vector<std::string_view> columns{"service",       "request",       "arrival_s",        "status",  "replica",
+                                        "prompt_tokens", "output_tokens", "generated_tokens", "queue_s", "ttft_s",
+                                        "e2e_s",         "tpot_s",        "preemptions",      "retries", "reason"};
+  if (caching) columns.insert(columns.begin() + 8, "cached_tokens");
+  sink.header(columns);
   sink.reserve(r.requests.size());
   const auto seconds = [&](int64_t us) {
     if (us < 0) sink.empty();
@@ -242,6 +257,10 @@ void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(q.prompt);
     sink.cell(q.output);
     sink.cell(q.generated);
+    if (caching) {
+      if (q.cached_tokens < 0) sink.empty();
+      else sink.cell(q.cached_tokens);
+    }
     seconds(q.queue_us);
     seconds(q.ttft_us);
     seconds(q.e2e_us);

@@ -10,7 +10,9 @@
 #include <set>
 
 #include "gpusim/core/error.hpp"
+#include "gpusim/core/random.hpp"
 #include "gpusim/sim/fit.hpp"
+#include "gpusim/sim/kv_block_pool.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/serving_profile.hpp"
 #include "gpusim/sim/time_slices.hpp"
@@ -30,6 +32,12 @@ struct Req {
   int32_t generated = 0;  // output tokens so far
   int32_t blocks = 0;     // KV blocks it holds
   int32_t replica = -1;
+  int32_t cached_tokens = -1;  // prefix caching: prompt tokens found cached when it was first scheduled
+  // Prefix caching (the service's replicas cache): its full blocks' hashes, the blocks it holds and how
+  // many of them hold their hash (vLLM's num_cached_block).
+  std::vector<uint64_t> hashes;
+  std::vector<int32_t> block_ids;
+  int32_t hashed_blocks = 0;
   uint32_t service = 0;
   uint16_t preemptions = 0, retries = 0;
   // vLLM's num_tokens: the prompt and every token generated so far
@@ -46,10 +54,11 @@ struct Replica {
   ReplicaShare share;
   ReplicaDevice device;
   EngineLimits limits;
-  int64_t total_blocks = 0, free_blocks = 0;
-  int32_t max_len = 0;            // tokens a request may reach: the model's max_model_len, or what the cache holds
-  std::deque<uint32_t> waiting;   // FCFS; a preempted request goes back to the front
-  std::vector<uint32_t> running;  // admission order; preemption takes the newest
+  int64_t total_blocks = 0, free_blocks = 0;  // free_blocks: without prefix caching (else the pool's)
+  std::unique_ptr<KvBlockPool> pool;          // with prefix caching
+  int32_t max_len = 0;                        // tokens a request may reach: the model's max_model_len, or what the cache holds
+  std::deque<uint32_t> waiting;               // FCFS; a preempted request goes back to the front
+  std::vector<uint32_t> running;              // admission order; preemption takes the newest
   std::vector<std::pair<uint32_t, int32_t>> batch;  // the iteration under way: request, tokens it computes
   BatchShape shape;
   bool in_flight = false;
@@ -80,6 +89,7 @@ struct Service {
   int32_t ready = 0;
   Time ready_since;
   double reference_flops_per_s = 0;  // a model of kind fixed: its reference GPU's, whole, times e_flops
+  bool caching = false;              // its replicas cache prefixes (its requests carry their content)
 };
 
 // 16 bytes, so that the heap moves little: the push's sequence number above the replica's job id,
@@ -117,6 +127,7 @@ struct Serving::Impl {
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
   uint64_t seq = 0;
   std::vector<JobId> busy_changes;
+  std::vector<int32_t> hits;                       // the cached blocks a request finds (schedule's)
   std::vector<uint32_t> to_start, starting;        // starting: to_start's contents while they start (both keep their buffers)
   std::set<NodeId> imaged;                         // nodes that hold the serving image
   std::vector<std::unique_ptr<SlicedGpu>> sliced;  // by GPU id; null: no replica time-shares it
@@ -136,6 +147,9 @@ struct Serving::Impl {
       svc.next = svc.stream->next();
       svc.fig.name = spec.name;
       svc.fig.requests = spec.requests->describe();
+      svc.caching = spec.model->kind == ModelKind::llm && spec.requests->has_content() &&
+                    spec.engine.enable_prefix_caching.value_or(true);
+      svc.fig.prefix_caching = svc.caching;
       if (spec.model->kind == ModelKind::fixed) {
         // The scenario's reader made sure the catalog has it.
         const GpuModel& ref = *s.catalog->find_gpu(spec.model->reference_gpu);
@@ -182,13 +196,24 @@ struct Serving::Impl {
       reqs.emplace_back();
     }
     Req& q = reqs[id];
+    std::vector<uint64_t> hashes = std::move(q.hashes);  // their buffers are kept
+    std::vector<int32_t> block_ids = std::move(q.block_ids);
     q = Req{};
+    q.hashes = std::move(hashes);
+    q.block_ids = std::move(block_ids);
     q.arrival = in.arrival;
     q.id = svc.next_id;
     // A model of kind fixed has no tokens: its source's counts are ignored.
     if (svc.spec->model->kind == ModelKind::llm) {
       q.prompt = in.prompt_tokens;
       q.output = in.output_tokens;
+    }
+    if (svc.caching) {
+      // An output shared with no later prompt gets a label of its own: its service and number.
+      const uint64_t output = in.output_id ? in.output_id : mix64(mix64(~uint64_t{0}, service), svc.next_id);
+      kv_block_hashes(in.content, {output, q.output}, scenario.model.serving.block_size, q.hashes);
+    } else {
+      q.hashes.clear();
     }
     q.service = service;
     return id;
@@ -208,6 +233,7 @@ struct Serving::Impl {
     w.generated = q.generated;
     w.replica = q.replica;
     w.preemptions = q.preemptions;
+    w.cached_tokens = q.cached_tokens;
     w.retries = q.retries;
     w.status = status;
     rows.push_back(w);
@@ -275,22 +301,47 @@ struct Serving::Impl {
     if (!r.in_flight) to_start.push_back(static_cast<uint32_t>(chosen));
   }
 
+  // The request lets its KV blocks go (with prefix caching, they stay cached until handed out again).
+  void release_blocks(Replica& r, Req& q) {
+    if (r.pool) {
+      r.pool->free(q.block_ids);
+      q.block_ids.clear();
+      q.hashed_blocks = 0;
+    } else {
+      r.free_blocks += q.blocks;
+    }
+    q.blocks = 0;
+  }
+
   void preempt(Replica& r, uint32_t id) {
     Req& q = reqs[id];
-    r.free_blocks += q.blocks;
-    q.blocks = 0;
+    release_blocks(r, q);
     q.computed = 0;  // recomputed from scratch: prompt and the tokens generated so far
     ++q.preemptions;
     ++services[r.service].fig.preemptions;
     r.waiting.push_front(id);
   }
 
-  // Allocates the blocks `id` needs to hold `tokens` tokens; false when the cache is short.
-  bool allocate(Replica& r, Req& q, int64_t tokens) {
-    const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks;
-    if (want > r.free_blocks) return false;
-    r.free_blocks -= want;
-    q.blocks += static_cast<int32_t>(want);
+  // Allocates the blocks `id` needs to hold `tokens` tokens; false when the cache is short. With prefix
+  // caching, `found` are cached blocks it takes first (they count against the free blocks while unused),
+  // and the blocks that `tokens` fill are cached (vLLM's allocate_slots).
+  bool allocate(Replica& r, Req& q, int64_t tokens, std::span<const int32_t> found = {}) {
+    const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks - static_cast<int64_t>(found.size());
+    if (!r.pool) {
+      if (want > r.free_blocks) return false;
+      r.free_blocks -= want;
+      q.blocks += static_cast<int32_t>(want);
+      return true;
+    }
+    if (want > r.pool->free_blocks() - r.pool->evictable(found)) return false;
+    r.pool->touch(found);
+    q.block_ids.insert(q.block_ids.end(), found.begin(), found.end());
+    q.hashed_blocks += static_cast<int32_t>(found.size());
+    if (want > 0) r.pool->allocate(static_cast<int32_t>(want), q.block_ids);
+    q.blocks = static_cast<int32_t>(q.block_ids.size());
+    const auto full = std::min<int64_t>(tokens / r.limits.block_size, static_cast<int64_t>(q.hashes.size()));
+    for (; q.hashed_blocks < full; ++q.hashed_blocks)
+      r.pool->cache(q.block_ids[static_cast<std::size_t>(q.hashed_blocks)], q.hashes[static_cast<std::size_t>(q.hashed_blocks)]);
     return true;
   }
 
@@ -332,8 +383,20 @@ struct Serving::Impl {
           time_out(id, now);
           continue;
         }
-        const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - q.computed, budget));
-        if (!allocate(r, q, q.computed + n)) break;
+        // Its longest cached prefix is not computed again (vLLM's get_computed_blocks); a preempted request
+        // may find its own blocks.
+        if (r.pool) r.pool->lookup(q.hashes, (q.tokens() - 1) / r.limits.block_size, hits);
+        else hits.clear();
+        const int32_t cached = static_cast<int32_t>(hits.size()) * r.limits.block_size;
+        const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - cached, budget));
+        if (!allocate(r, q, cached + n, hits)) break;
+        if (r.pool) {
+          q.computed = cached;
+          ServiceFigures& fig = services[r.service].fig;
+          fig.prefix_queried_tokens += static_cast<uint64_t>(q.tokens());
+          fig.prefix_hit_tokens += static_cast<uint64_t>(cached);
+          if (q.cached_tokens < 0) q.cached_tokens = cached;
+        }
         r.waiting.pop_front();
         r.running.push_back(id);
         if (q.first_scheduled == Time::max()) q.first_scheduled = now;
@@ -457,7 +520,7 @@ struct Serving::Impl {
       for (uint32_t id : r.running) {
         Req& q = reqs[id];
         if (q.blocks < 0 || !expired(q, now)) continue;
-        r.free_blocks += q.blocks;
+        release_blocks(r, q);
         q.blocks = -1;  // marks it for removal from running
         finished_any = true;
         time_out(id, now);
@@ -474,7 +537,7 @@ struct Serving::Impl {
   void complete(Replica& r, uint32_t id, Time now) {
     Req& q = reqs[id];
     ServiceFigures& fig = services[r.service].fig;
-    r.free_blocks += q.blocks;
+    release_blocks(r, q);
     q.blocks = -1;  // marks it for removal from running
     const int64_t ttft = (q.first_token - q.arrival).us();
     const int64_t e2e = (now - q.arrival).us();
@@ -599,6 +662,8 @@ void Serving::placed(JobId id, Time now, const ReplicaDevice& device, const Repl
                                               m.scenario.model.time_slicing.of(*device.gpu).context_memory_mib)
                                       .blocks;
   r.total_blocks = r.free_blocks = std::max<int64_t>(0, kv_blocks);
+  // A new replica's cache is empty.
+  r.pool = svc.caching ? std::make_unique<KvBlockPool>(static_cast<int32_t>(r.total_blocks)) : nullptr;
   // vLLM will not start with a max_model_len its cache cannot hold: the longest request is what both allow.
   r.max_len = static_cast<int32_t>(std::min<int64_t>(model.max_model_len, r.total_blocks * r.limits.block_size));
   ++svc.fig.replica_starts;
@@ -664,11 +729,13 @@ void Serving::stopped(JobId id, Time now) {
   if (r.shown_busy) r.busy_s += (now - r.busy_since).seconds();
   r.busy = r.shown_busy = false;  // it holds no GPU now: nothing to tell the engine
   r.free_blocks = r.total_blocks;
+  r.pool.reset();
   // Its requests start over elsewhere, in arrival order.
   std::sort(lost.begin(), lost.end(), [&](uint32_t a, uint32_t b) { return m.reqs[a].id < m.reqs[b].id; });
   for (uint32_t q : lost) {
     Req& req = m.reqs[q];
-    req.computed = req.generated = req.blocks = 0;
+    req.computed = req.generated = req.blocks = req.hashed_blocks = 0;
+    req.block_ids.clear();
     req.first_scheduled = Time::max();
     req.max_gap_us = 0;
     ++req.retries;

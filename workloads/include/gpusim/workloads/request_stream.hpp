@@ -28,10 +28,26 @@ inline constexpr double kMaxRequestsPerSecond = 1e6;
 // its first token), and what an int32 holds. The trace readers and the generators both hold to it.
 inline constexpr Range kTokenRange = Range::between(1, std::numeric_limits<int32_t>::max());
 
+// A stretch of a request's tokens named by an id: two requests whose prompts begin with the same
+// segments, in the same order, begin with the same tokens (Mooncake's hash_ids: one id per 512-token
+// block; a generator's shared system prompt and the turns of a conversation). Ids are 64-bit labels,
+// not token content: equal ids mean equal tokens.
+struct PromptSegment {
+  uint64_t id = 0;
+  int32_t tokens = 0;
+  bool operator==(const PromptSegment&) const = default;
+};
+
 struct InferenceRequest {  // one request to a service
   Time arrival;            // from the start of the run
   int32_t prompt_tokens = 0;
   int32_t output_tokens = 0;  // >= 1
+  // What the prompt is made of, when the source knows it (the segments' tokens sum to prompt_tokens);
+  // empty: unknown, and the request shares no prefix with any other (no prefix caching).
+  std::vector<PromptSegment> content;
+  // The id of the output it will generate (0: its own, shared with no later prompt): a conversation's
+  // next turn repeats it.
+  uint64_t output_id = 0;
 };
 
 class RequestStream {  // pull-based: 8.6 M requests never sit in memory at once
@@ -45,6 +61,8 @@ class RequestSource {  // parsed and checked once at load; opened afresh for eve
   virtual ~RequestSource() = default;
   virtual std::unique_ptr<RequestStream> open() const = 0;
   virtual std::string describe() const = 0;  // one line for tables, no commas (CSV cells): "azure-llm-2023 conv.csv x2; 0-3600s"
+  // Do its requests carry their content (InferenceRequest::content), so that a replica can cache their prefixes?
+  virtual bool has_content() const = 0;
 };
 
 // The `requests:` map of a service: `trace: {format, file}` or `generator: {...}`, and the common
@@ -57,17 +75,27 @@ const Section& request_source_section();
 std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec, const std::string& data_dir, uint64_t seed,
                                                          std::string_view name);
 
-enum class RequestTraceFormat : uint8_t { azure_llm_2023, mooncake };
+enum class RequestTraceFormat : uint8_t { azure_llm_2023, mooncake, csv };
 constexpr auto enum_table(RequestTraceFormat) {
-  return std::to_array<EnumName<RequestTraceFormat>>(
-      {{RequestTraceFormat::azure_llm_2023, "azure-llm-2023"}, {RequestTraceFormat::mooncake, "mooncake"}});
+  return std::to_array<EnumName<RequestTraceFormat>>({{RequestTraceFormat::azure_llm_2023, "azure-llm-2023"},
+                                                      {RequestTraceFormat::mooncake, "mooncake"},
+                                                      {RequestTraceFormat::csv, "csv"}});
 }
+
+// Mooncake's hash_ids name 512-token blocks (its trace README and FAST'25 paper).
+inline constexpr int32_t kMooncakeBlockTokens = 512;
 
 // Every row of an LLM request trace, arrivals from its first row (µs; the Azure timestamps' 100 ns
 // rounded to the nearest µs), checked: sorted times, whole token counts, prompt and output >= 1.
 //   azure-llm-2023: CSV TIMESTAMP ("YYYY-MM-DD HH:MM:SS.fffffff"), ContextTokens, GeneratedTokens
 //   mooncake:       JSON lines {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]}
-std::vector<InferenceRequest> read_request_trace(RequestTraceFormat format, const std::string& path);
+//   csv:            gpusim's request CSV: arrival_s, prompt_tokens, output_tokens and, optionally,
+//                   hash_ids (ids separated by spaces, each naming `hash_block_tokens` tokens of the prompt)
+// With hash ids (mooncake; csv with the column), each request's content is one segment per id, of
+// `hash_block_tokens` tokens, the last one holding the rest of the prompt: ceil(prompt / block) ids are
+// expected.
+std::vector<InferenceRequest> read_request_trace(RequestTraceFormat format, const std::string& path,
+                                                 int32_t hash_block_tokens = kMooncakeBlockTokens);
 
 // One step of a piecewise-constant request rate: `requests_per_s` from `start_s` to the next step.
 struct RateStep {

@@ -60,6 +60,7 @@ struct ColdStart {
 struct EngineSettings {
   std::optional<int32_t> max_num_batched_tokens, max_num_seqs;
   std::optional<double> gpu_memory_utilization;
+  std::optional<bool> enable_prefix_caching;  // absent: on (vLLM V1's default) where requests carry their content
 };
 
 struct ServiceSpec {

@@ -59,7 +59,11 @@ struct ServiceFigures {
   uint64_t iterations = 0;                       // engine steps of its replicas
   Time last_completion;                          // of its last request completed: its rates are per second up to then
   int32_t kv_blocks_min = 0, kv_blocks_max = 0;  // over the replicas placed
-  std::string requests;                          // the request source, described
+  bool prefix_caching = false;                   // its replicas cache prefixes
+  // Prefix caching, counted each time a request is scheduled from its replica's waiting queue (its first
+  // time, and again after a preemption): its tokens so far, and those of its longest cached prefix.
+  uint64_t prefix_queried_tokens = 0, prefix_hit_tokens = 0;
+  std::string requests;  // the request source, described
 };
 
 // One finished (or rejected) request, for requests.csv.
@@ -70,6 +74,7 @@ struct RequestRow {
   int64_t queue_us = -1, ttft_us = -1, e2e_us = -1;  // -1: never reached
   int32_t prompt = 0, output = 0, generated = 0;
   int32_t replica = -1;
+  int32_t cached_tokens = -1;  // prefix caching: prompt tokens found cached when first scheduled; -1: not scheduled
   uint16_t preemptions = 0, retries = 0;
   uint8_t status = 0;  // 0 completed, 1 rejected, 2 unfinished, 3 timed out
 };

@@ -1,0 +1,89 @@
+#pragma once
+// A replica's KV-cache blocks with automatic prefix caching, as vLLM V1 keeps them (docs/serving.md#prefix-caching;
+// vllm/v1/core/block_pool.py and kv_cache_manager.py, v0.8): a full block is named by a hash chained over the
+// blocks before it; a block whose last user frees it stays cached, at the tail of a free queue that hands out
+// blocks from its head (least recently freed first), until it is handed out again and loses its hash; a
+// request's longest run of cached leading blocks is reused instead of computed.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gpusim/workloads/request_stream.hpp"
+
+namespace gpusim {
+
+// The hashes of the full `block_size`-token blocks of a request's tokens, its prompt then its output:
+// block k's hash chains block k-1's with the (segment id, offset, length) of each piece of a segment
+// it holds, so that two requests share block k's hash exactly when their first (k+1) x block_size
+// tokens are the same segments at the same offsets. `out` is cleared first.
+void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output, int32_t block_size, std::vector<uint64_t>& out);
+
+class KvBlockPool {
+ public:
+  // `blocks` blocks, all free and none cached, queued in id order.
+  explicit KvBlockPool(int32_t blocks);
+
+  // Blocks in the free queue, cached or not: what allocate() can hand out.
+  int32_t free_blocks() const { return free_count_; }
+  int32_t size() const { return static_cast<int32_t>(blocks_.size()); }
+  // The blocks holding hashes[0], hashes[1], ... while each is cached, at most `max_blocks` of them
+  // (vLLM's get_computed_blocks: a prompt all cached still computes its last token, so the caller caps
+  // at (tokens - 1) / block_size); a hash cached in several blocks is found in the first cached with it.
+  // `out` is cleared first.
+  void lookup(std::span<const uint64_t> hashes, int32_t max_blocks, std::vector<int32_t>& out) const;
+  // How many of `blocks` are in the free queue (cached, unused): taking them leaves fewer to allocate.
+  int32_t evictable(std::span<const int32_t> blocks) const;
+  // A request takes cached blocks: each gains a user, leaving the free queue if it had none.
+  void touch(std::span<const int32_t> blocks);
+  // `n` blocks from the head of the free queue (n <= free_blocks()), appended to `out`, each with one
+  // user; a block that held a hash loses it (it is evicted).
+  void allocate(int32_t n, std::vector<int32_t>& out);
+  // `block`, just filled, holds `hash` from now on (vLLM's cache_full_blocks).
+  void cache(int32_t block, uint64_t hash);
+  // A request lets its blocks go, its last block first (vLLM frees in reverse, so a prefix's tail is
+  // evicted before its head): a block left with no user joins the tail of the free queue, its hash kept.
+  void free(std::span<const int32_t> blocks);
+  // Blocks holding a hash (in use or free).
+  int64_t cached_blocks() const { return static_cast<int64_t>(cached_count_); }
+
+ private:
+  static constexpr int32_t kNone = -1;
+  struct Block {
+    uint64_t hash = 0;
+    int32_t users = 0;
+    int32_t prev = kNone, next = kNone;  // in the free queue
+    int32_t same = kNone;                // the next block cached with the same hash, in caching order
+    bool hashed = false;
+  };
+  void unlink(int32_t b);
+  void append(int32_t b);
+  void evict(int32_t b);
+  // A hash -> the first block cached with it: open addressing with linear probing, at most half full
+  // (there are never more hashes than blocks), deletion by shifting back. A day of Mooncake's
+  // conversation trace evicts a block hundreds of millions of times; std::unordered_map spent most of
+  // that run finding the node to unlink in its bucket (docs/design/performance.md).
+  class Index {
+   public:
+    explicit Index(int32_t blocks);
+    int32_t find(uint64_t hash) const;  // kNone: absent
+    // The block already there (kNone: `block` was put in).
+    int32_t insert(uint64_t hash, int32_t block);
+    void set(uint64_t hash, int32_t block);  // `hash` is present
+    void erase(uint64_t hash);               // `hash` is present
+   private:
+    struct Slot {
+      uint64_t hash = 0;
+      int32_t block = kNone;
+    };
+    std::size_t home(uint64_t hash) const { return static_cast<std::size_t>(hash) & mask_; }
+    std::size_t slot_of(uint64_t hash) const;  // its slot, or the empty one ending its probe
+    std::vector<Slot> slots_;
+    std::size_t mask_ = 0;
+  };
+  std::vector<Block> blocks_;
+  int32_t head_ = kNone, tail_ = kNone, free_count_ = 0;
+  std::size_t cached_count_ = 0;
+  Index first_;
+};
+
+}  // namespace gpusim
