@@ -31,6 +31,7 @@
 #include "gpusim/sim/output_spec.hpp"
 #include "gpusim/sim/outputs.hpp"
 #include "gpusim/sim/report.hpp"
+#include "gpusim/sim/request_router.hpp"
 #include "gpusim/sim/run.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "k8s/k8s_import.hpp"
@@ -222,7 +223,8 @@ int main(int argc, char** argv) {
   auto* val = app.add_subcommand("validate", "Check a scenario (fields, traces, policy) without running it");
   add_common(val, val_c);
 
-  auto* pol = app.add_subcommand("policies", "List the queue orders and placements that compose a policy");
+  auto* pol = app.add_subcommand("policies",
+                                 "List the queue orders and placements that compose a policy, and the request routers");
 
   std::string mig_model, mig_file, mig_node;
   bool mig_layouts = false, mig_maximal = false, mig_json = false;
@@ -381,6 +383,7 @@ int main(int argc, char** argv) {
       std::vector<std::string> warnings;
       const auto check = [&](const Scenario& v, const std::string& variant) {
         Registry::global().make(v.policy, policy_context(v), v.policy_where);
+        for (const ServiceSpec& service : v.services) RouterRegistry::global().make(service.router);
         for (std::string& w : scenario_warnings(build_world(v))) {  // the world build checks the jobs against the cluster
           if (std::find(warnings.begin(), warnings.end(), w) != warnings.end()) continue;
           warnings.push_back(variant.empty() ? w : fmt::format("variant {}: {}", variant, w));
@@ -443,6 +446,10 @@ int main(int argc, char** argv) {
       for (const auto& e : r.queue_orders()) std::cout << fmt::format("  {:<12} {}\n", e.name, e.description);
       std::cout << "\nPlacements:\n";
       for (const auto& e : r.placements()) std::cout << fmt::format("  {:<12} {}\n", e.name, e.description);
+      std::cout << "\nRequest routers (a service's router:):\n";
+      for (const auto& e : RouterRegistry::global().list())
+        std::cout << fmt::format("  {:<17} {}{}\n", e.name, e.description,
+                                 e.params.empty() ? "" : fmt::format(" (parameters: {})", fmt::join(e.params, ", ")));
       return 0;
     }
   } catch (const InputError& e) {

@@ -72,3 +72,27 @@ class Scheduler:
         fitting = view.fitting_gpus(job, node)
         need = view.gpus_to_place(job)
         return fitting[:need] if len(fitting) >= need else None
+
+
+class Router:
+    """Chooses which ready replica of a service a request goes to. Register the class once with
+    gpusim.register_router (or as a decorator) and name it in a scenario: `router: <name>`. Each
+    service using it gets its own instance. route() gets the request (id, arrival_s, prompt_tokens,
+    output_tokens) and the service's replicas by slot: len(replicas), and per slot i ready(i),
+    waiting(i), running(i), outstanding(i), kv_usage(i) (0-1), cached_blocks(i) and
+    cached_prefix_tokens(i) (of this request's prompt, with prefix caching). It is called only when
+    some replica is ready, and must return the slot of a ready one (else gpusim.PolicyError).
+
+        @gpusim.register_router
+        class Emptiest(gpusim.Router):
+            name = "emptiest-kv"
+            def route(self, request, replicas):
+                ready = [i for i in range(len(replicas)) if replicas.ready(i)]
+                return min(ready, key=replicas.kv_usage)
+    """
+
+    name = "python-router"
+    description = "a router written in Python"
+
+    def route(self, request, replicas) -> int:
+        raise NotImplementedError

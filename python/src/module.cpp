@@ -267,6 +267,7 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<PolicyError>(m, "PolicyError", PyExc_RuntimeError);
   py::register_exception<AuditError>(m, "AuditError", PyExc_RuntimeError);
   py::register_exception<OutputError>(m, "OutputError", PyExc_OSError);
+  bind_routers(m);
 
   // --- hardware catalog and MIG geometry
   py::class_<MigProfile>(m, "MigProfile")

@@ -28,4 +28,7 @@ struct PyBinder {
 // takes part.
 std::unique_ptr<Scheduler> make_scheduler(const Scenario& s, const pybind11::object& policy, bool& python);
 
+// gpusim.Router's views (RoutedRequest, ReplicaSet) and register_router (routers.cpp).
+void bind_routers(pybind11::module_& m);
+
 }  // namespace gpusim::python

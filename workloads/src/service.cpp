@@ -82,8 +82,9 @@ const Section& service_section() {
            "The replicas' pod: resource (e.g. nvidia.com/mig-1g.10gb), gpu_milli, models, tenant, priority, ..."},
           {"baseline", Type::section(baseline_section()), "", "",
            "The first replicas on a pod of their own (an on-demand baseline; pod places the rest, e.g. on spot)"},
-          {"router", Type::enumeration<Router>(), "round-robin", "",
-           "How requests are spread over ready replicas: in turn, or to the one with the fewest in flight"},
+          {"router", Type::one_of({Type::string(), Type::map(Type::any())}), "round-robin", "",
+           "Which ready replica a request goes to: a router's name (round-robin, least-outstanding, least-kv, "
+           "prefix-affinity, or one registered from Python), or {name, ...its parameters} (docs/serving.md#routing)"},
           {"slo", Type::map(Type::duration()), "", "",
            "Latency targets: ttft, tpot, itl, e2e or queue hold every request (goodput counts the requests meeting all); "
            "with _p50, _p90, _p99 or _mean they hold the service's figure"},
@@ -171,7 +172,17 @@ std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalo
             .fail(fmt::format("model {} has {} attention heads, which {} GPUs cannot split evenly (vLLM refuses it): "
                               "expected a tensor_parallel that divides {}",
                               s.model->name, s.model->heads, s.tensor_parallel, s.model->heads));
-      s.router = e.value("router").as_enum<Router>(" or ");
+      {
+        const ConfigNode r = e.value("router");
+        s.router.where = r.where();
+        if (r.is_scalar()) {
+          s.router.name = r.as_string();
+        } else {
+          if (!r.has("name")) r.fail("expected a router's name, or a map {name: ROUTER, ...its parameters}");
+          s.router.name = r.at("name").as_string();
+          s.router.params = r;
+        }
+      }
       if (auto slo = e.get("slo"))
         for (const auto& [key, value] : slo->entries()) {
           s.slo.push_back(read_slo(key, value));

@@ -2,7 +2,8 @@
 // ui.perfetto.dev and chrome://tracing). One process per node with one track per GPU, per MIG
 // slice, or per replica of a shared GPU; a slice per job residency; instant events for reclaims,
 // preemptions, kills and MIG reconfigurations; counter tracks of allocated and busy GPUs per pool, and
-// of an autoscaled service's replicas. A service's replicas are jobs: each residency is a slice.
+// of an autoscaled service's replicas. A service's replicas are jobs: each residency is a slice; its
+// router's decisions are instant events on a track of their own.
 // Timestamps are the simulation's microseconds.
 #include <fmt/format.h>
 
@@ -22,7 +23,7 @@ namespace {
 
 std::string json_string(std::string_view s) { return Json(s).dump(); }
 
-class TraceWriter final : public OutputWriter {
+class TraceWriter final : public OutputWriter, public WantsRoutes {
  public:
   void started(const RunState& run) override {
     const Cluster& c = run.cluster();
@@ -114,6 +115,19 @@ class TraceWriter final : public OutputWriter {
         out << fmt::format(
             ",\n{{\"ph\":\"C\",\"name\":{},\"pid\":0,\"ts\":{},\"args\":{{\"desired\":{},\"pods\":{},\"ready\":{}}}}}",
             json_string(fmt::format("replicas of {}", s.services[c.service].name)), c.time.us(), c.desired, c.pods, c.ready);
+    // Each service's router: a track in the cluster's process, an instant event per request routed.
+    for (std::size_t k = 0; k < s.services.size(); ++k)
+      out << fmt::format(",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":{},\"args\":{{\"name\":{}}}}}",
+                         kRouterTid + k,
+                         json_string(fmt::format("router of {} ({})", s.services[k].name, s.services[k].router.name)));
+    for (const RouteRow& q : r.routes) {
+      const std::string& replica = s.jobs.jobs[q.replica].name;
+      out << fmt::format(",\n{{\"ph\":\"i\",\"s\":\"t\",\"name\":{},\"pid\":0,\"tid\":{},\"ts\":{},\"args\":{{\"request\":{},"
+                         "\"replica\":{}{}}}}}",
+                         json_string(fmt::format("request {} to {}", q.request, replica)), kRouterTid + q.service, q.time.us(),
+                         q.request, json_string(replica),
+                         q.cached_tokens < 0 ? std::string() : fmt::format(",\"cached_prefix_tokens\":{}", q.cached_tokens));
+    }
     out << "\n]}\n";
   }
 
@@ -124,7 +138,8 @@ class TraceWriter final : public OutputWriter {
     std::vector<std::pair<uint32_t, uint32_t>> tracks;  // (pid, tid)
   };
 
-  static uint32_t pid(NodeId n) { return n + 1; }  // 0 is the cluster's counters
+  static uint32_t pid(NodeId n) { return n + 1; }       // 0 is the cluster's counters
+  static constexpr std::size_t kRouterTid = 1'000'000;  // + a service's index: its router's track in process 0
   // Names node n's process, once.
   void name_node(const Cluster& c, NodeId n) {
     if (std::exchange(named_[n], true)) return;

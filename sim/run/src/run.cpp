@@ -24,18 +24,21 @@ RunResult compose(const World& world, const std::function<Cluster()>& cluster, S
   }
   std::unique_ptr<ServingModule> serving;
   if (!s.services.empty()) {
-    const bool rows = std::any_of(options.observers.begin(), options.observers.end(),
-                                  [](Observer* o) { return dynamic_cast<WantsRequests*>(o) != nullptr; });
-    serving = std::make_unique<ServingModule>(s, rows);
+    const auto wants = [&]<class T>(T*) {
+      return std::any_of(options.observers.begin(), options.observers.end(), [](Observer* o) { return dynamic_cast<T*>(o); });
+    };
+    serving = std::make_unique<ServingModule>(
+        s, ServingRecords{wants(static_cast<WantsRequests*>(nullptr)), wants(static_cast<WantsRoutes*>(nullptr))});
     extensions.modules.push_back(serving.get());
   }
 
-  RunResult r{run_kernel(world, cluster(), scheduler, attached, extensions), std::nullopt, {}, {}, {}, {}, {}};
+  RunResult r{run_kernel(world, cluster(), scheduler, attached, extensions), std::nullopt, {}, {}, {}, {}, {}, {}};
   if (tenants) r.tenancy = tenants->take();
   if (serving) {
     r.services = serving->services(r.end);
     r.scaling = serving->scaling(r.end);
     r.requests = serving->take_requests();
+    r.routes = serving->take_routes();
     r.replica_counts = serving->take_counts();
     r.replica_created = serving->take_first_created();
   }

@@ -13,6 +13,7 @@
 #include "gpusim/core/random.hpp"
 #include "gpusim/sim/fit.hpp"
 #include "gpusim/sim/kv_block_pool.hpp"
+#include "gpusim/sim/request_router.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/serving_profile.hpp"
 #include "gpusim/sim/time_slices.hpp"
@@ -33,15 +34,18 @@ struct Req {
   int32_t blocks = 0;     // KV blocks it holds
   int32_t replica = -1;
   int32_t cached_tokens = -1;  // prefix caching: prompt tokens found cached when it was first scheduled
-  // Prefix caching (the service's replicas cache): its full blocks' hashes, the blocks it holds and how
-  // many of them hold their hash (vLLM's num_cached_block).
-  std::vector<uint64_t> hashes;
-  std::vector<int32_t> block_ids;
-  int32_t hashed_blocks = 0;
   uint32_t service = 0;
   uint16_t preemptions = 0, retries = 0;
   // vLLM's num_tokens: the prompt and every token generated so far
   int32_t tokens() const { return prompt + generated; }
+};
+
+// A request's prefix-caching state, beside its Req (by the same index) when a service caches: its full
+// blocks' hashes, the blocks it holds and how many of them hold their hash (vLLM's num_cached_block).
+struct ReqBlocks {
+  std::vector<uint64_t> hashes;
+  std::vector<int32_t> ids;
+  int32_t hashed = 0;
 };
 
 enum class ReplicaState : uint8_t { absent, loading, ready, draining };
@@ -84,7 +88,7 @@ struct Service {
   uint64_t next_id = 0;
   std::deque<uint32_t> queue;      // arrived while no replica was ready
   std::vector<uint32_t> replicas;  // job ids
-  std::size_t rr = 0;              // round robin: the replica after the last one chosen
+  std::unique_ptr<RequestRouter> router;
   ServiceFigures fig;
   int32_t ready = 0;
   Time ready_since;
@@ -119,10 +123,11 @@ int64_t blocks_for(int64_t tokens, int32_t block_size) { return (tokens + block_
 
 struct Serving::Impl {
   const Scenario& scenario;
-  bool keep_requests;
+  bool keep_requests, keep_routes;
   std::vector<Service> services;
   std::vector<Replica> replicas;  // by job id
   std::vector<Req> reqs;
+  std::vector<ReqBlocks> req_blocks;  // by request, kept only where a service caches
   std::vector<uint32_t> free_reqs;
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
   uint64_t seq = 0;
@@ -133,9 +138,11 @@ struct Serving::Impl {
   std::vector<std::unique_ptr<SlicedGpu>> sliced;  // by GPU id; null: no replica time-shares it
   std::vector<GpuId> dirty;                        // sliced GPUs whose next step's end is to be worked out again
   uint64_t in_system = 0;
+  Time next_arrival = Time::max();  // the earliest request not arrived yet (Time::max(): none)
   std::vector<RequestRow> rows;
+  std::vector<RouteRow> routes;
 
-  Impl(const Scenario& s, bool keep) : scenario(s), keep_requests(keep) {
+  Impl(const Scenario& s, ServingRecords keep) : scenario(s), keep_requests(keep.requests), keep_routes(keep.routes) {
     if (replica_jobs(s.services) >= (uint32_t{1} << kReplicaBits))
       throw InputError({s.file, std::nullopt, "workload.services"},
                        fmt::format("{} replicas in all; at most {} are modelled", replica_jobs(s.services),
@@ -150,6 +157,7 @@ struct Serving::Impl {
       svc.caching = spec.model->kind == ModelKind::llm && spec.requests->has_content() &&
                     spec.engine.enable_prefix_caching.value_or(true);
       svc.fig.prefix_caching = svc.caching;
+      svc.router = RouterRegistry::global().make(spec.router);
       if (spec.model->kind == ModelKind::fixed) {
         // The scenario's reader made sure the catalog has it.
         const GpuModel& ref = *s.catalog->find_gpu(spec.model->reference_gpu);
@@ -163,6 +171,8 @@ struct Serving::Impl {
         replicas[job].job = JobId{job};
       }
     }
+    for (const Service& svc : services)
+      if (svc.next) next_arrival = std::min(next_arrival, svc.next->arrival);
   }
 
   const ServedModel& model(const Replica& r) const { return *services[r.service].spec->model; }
@@ -196,11 +206,7 @@ struct Serving::Impl {
       reqs.emplace_back();
     }
     Req& q = reqs[id];
-    std::vector<uint64_t> hashes = std::move(q.hashes);  // their buffers are kept
-    std::vector<int32_t> block_ids = std::move(q.block_ids);
     q = Req{};
-    q.hashes = std::move(hashes);
-    q.block_ids = std::move(block_ids);
     q.arrival = in.arrival;
     q.id = svc.next_id;
     // A model of kind fixed has no tokens: its source's counts are ignored.
@@ -209,11 +215,10 @@ struct Serving::Impl {
       q.output = in.output_tokens;
     }
     if (svc.caching) {
+      if (req_blocks.size() <= id) req_blocks.resize(reqs.size());
       // An output shared with no later prompt gets a label of its own: its service and number.
       const uint64_t output = in.output_id ? in.output_id : mix64(mix64(~uint64_t{0}, service), svc.next_id);
-      kv_block_hashes(in.content, {output, q.output}, scenario.model.serving.block_size, q.hashes);
-    } else {
-      q.hashes.clear();
+      kv_block_hashes(in.content, {output, q.output}, scenario.model.serving.block_size, req_blocks[id].hashes);
     }
     q.service = service;
     return id;
@@ -262,51 +267,77 @@ struct Serving::Impl {
     release(id);
   }
 
-  // To a ready replica by the service's rule, else into the service's queue.
+  // What a router sees of a service's replicas while it routes request `q`.
+  class Replicas final : public ReplicaSet {
+   public:
+    Replicas(Impl& m, const Service& svc, uint32_t q) : m_(m), svc_(svc), q_(q) {}
+    std::size_t size() const override { return svc_.replicas.size(); }
+    bool ready(std::size_t i) const override { return at(i).state == ReplicaState::ready; }
+    int32_t waiting(std::size_t i) const override { return static_cast<int32_t>(at(i).waiting.size()); }
+    int32_t running(std::size_t i) const override { return static_cast<int32_t>(at(i).running.size()); }
+    double kv_usage(std::size_t i) const override {
+      const Replica& r = at(i);
+      const int64_t free = r.pool ? r.pool->free_blocks() : r.free_blocks;
+      return r.total_blocks > 0 ? static_cast<double>(r.total_blocks - free) / static_cast<double>(r.total_blocks) : 0.0;
+    }
+    int64_t cached_blocks(std::size_t i) const override { return at(i).pool ? at(i).pool->cached_blocks() : 0; }
+    int32_t cached_prefix_tokens(std::size_t i) const override {
+      const Replica& r = at(i);
+      if (!r.pool) return 0;
+      return m_.cached_prefix(r, q_);
+    }
+
+   private:
+    const Replica& at(std::size_t i) const { return m_.replicas[svc_.replicas[i]]; }
+    Impl& m_;
+    const Service& svc_;
+    uint32_t q_;
+  };
+
+  // Tokens of request `id`'s prompt the caching replica `r` holds now (its blocks in `hits`).
+  int32_t cached_prefix(const Replica& r, uint32_t id) {
+    r.pool->lookup(req_blocks[id].hashes, (reqs[id].tokens() - 1) / r.limits.block_size, hits);
+    return static_cast<int32_t>(hits.size()) * r.limits.block_size;
+  }
+
+  // To the ready replica its service's router chooses, else (none ready) into the service's queue.
   void route(uint32_t id, Time now) {
     if (expired(reqs[id], now)) {
       time_out(id, now);
       return;
     }
     Service& svc = services[reqs[id].service];
-    const std::size_t n = svc.replicas.size();
-    int64_t chosen = -1;
-    if (svc.spec->router == Router::round_robin) {
-      for (std::size_t k = 0; k < n && chosen < 0; ++k) {
-        const std::size_t at = (svc.rr + k) % n;
-        if (replicas[svc.replicas[at]].state == ReplicaState::ready) {
-          chosen = svc.replicas[at];
-          svc.rr = at + 1;
-        }
-      }
-    } else {
-      for (uint32_t job : svc.replicas)
-        if (replicas[job].state == ReplicaState::ready &&
-            (chosen < 0 || replicas[job].outstanding() < replicas[chosen].outstanding()))
-          chosen = job;
-    }
-    if (chosen < 0) {
+    if (svc.ready == 0) {
       svc.queue.push_back(id);
       return;
     }
-    Replica& r = replicas[static_cast<std::size_t>(chosen)];
     Req& q = reqs[id];
+    const Replicas view(*this, svc, id);
+    const std::size_t slot = svc.router->route({q.id, q.arrival, q.prompt, q.output}, view);
+    if (slot >= view.size() || !view.ready(slot))
+      throw PolicyError(fmt::format("the router '{}' of service '{}' chose replica slot {} of {}, which is not ready",
+                                    svc.spec->router.name, svc.spec->name, slot, view.size()));
+    const uint32_t chosen = svc.replicas[slot];
+    Replica& r = replicas[chosen];
     q.replica = static_cast<int32_t>(chosen);
+    if (keep_routes) routes.push_back({now, q.service, q.id, chosen, r.pool ? view.cached_prefix_tokens(slot) : -1});
     if (q.prompt + q.output > r.max_len) {
       reject(id, now);
       return;
     }
     r.waiting.push_back(id);
     set_busy(r);
-    if (!r.in_flight) to_start.push_back(static_cast<uint32_t>(chosen));
+    if (!r.in_flight) to_start.push_back(chosen);
   }
 
   // The request lets its KV blocks go (with prefix caching, they stay cached until handed out again).
-  void release_blocks(Replica& r, Req& q) {
+  void release_blocks(Replica& r, uint32_t id) {
+    Req& q = reqs[id];
     if (r.pool) {
-      r.pool->free(q.block_ids);
-      q.block_ids.clear();
-      q.hashed_blocks = 0;
+      ReqBlocks& b = req_blocks[id];
+      r.pool->free(b.ids);
+      b.ids.clear();
+      b.hashed = 0;
     } else {
       r.free_blocks += q.blocks;
     }
@@ -315,33 +346,39 @@ struct Serving::Impl {
 
   void preempt(Replica& r, uint32_t id) {
     Req& q = reqs[id];
-    release_blocks(r, q);
+    release_blocks(r, id);
     q.computed = 0;  // recomputed from scratch: prompt and the tokens generated so far
     ++q.preemptions;
     ++services[r.service].fig.preemptions;
     r.waiting.push_front(id);
   }
 
-  // Allocates the blocks `id` needs to hold `tokens` tokens; false when the cache is short. With prefix
-  // caching, `found` are cached blocks it takes first (they count against the free blocks while unused),
-  // and the blocks that `tokens` fill are cached (vLLM's allocate_slots).
-  bool allocate(Replica& r, Req& q, int64_t tokens, std::span<const int32_t> found = {}) {
+  // Allocates the blocks `id` needs to hold `tokens` tokens; false when the cache is short.
+  bool allocate(Replica& r, uint32_t id, int64_t tokens) {
+    if (r.pool) return allocate_cached(r, id, tokens, {});
+    Req& q = reqs[id];
+    const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks;
+    if (want > r.free_blocks) return false;
+    r.free_blocks -= want;
+    q.blocks += static_cast<int32_t>(want);
+    return true;
+  }
+
+  // The same with prefix caching: `found` are cached blocks it takes first (they count against the free
+  // blocks while unused), and the blocks that `tokens` fill are cached (vLLM's allocate_slots).
+  bool allocate_cached(Replica& r, uint32_t id, int64_t tokens, std::span<const int32_t> found) {
+    Req& q = reqs[id];
+    ReqBlocks& b = req_blocks[id];
     const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks - static_cast<int64_t>(found.size());
-    if (!r.pool) {
-      if (want > r.free_blocks) return false;
-      r.free_blocks -= want;
-      q.blocks += static_cast<int32_t>(want);
-      return true;
-    }
     if (want > r.pool->free_blocks() - r.pool->evictable(found)) return false;
     r.pool->touch(found);
-    q.block_ids.insert(q.block_ids.end(), found.begin(), found.end());
-    q.hashed_blocks += static_cast<int32_t>(found.size());
-    if (want > 0) r.pool->allocate(static_cast<int32_t>(want), q.block_ids);
-    q.blocks = static_cast<int32_t>(q.block_ids.size());
-    const auto full = std::min<int64_t>(tokens / r.limits.block_size, static_cast<int64_t>(q.hashes.size()));
-    for (; q.hashed_blocks < full; ++q.hashed_blocks)
-      r.pool->cache(q.block_ids[static_cast<std::size_t>(q.hashed_blocks)], q.hashes[static_cast<std::size_t>(q.hashed_blocks)]);
+    b.ids.insert(b.ids.end(), found.begin(), found.end());
+    b.hashed += static_cast<int32_t>(found.size());
+    if (want > 0) r.pool->allocate(static_cast<int32_t>(want), b.ids);
+    q.blocks = static_cast<int32_t>(b.ids.size());
+    const auto full = std::min<int64_t>(tokens / r.limits.block_size, static_cast<int64_t>(b.hashes.size()));
+    for (; b.hashed < full; ++b.hashed)
+      r.pool->cache(b.ids[static_cast<std::size_t>(b.hashed)], b.hashes[static_cast<std::size_t>(b.hashed)]);
     return true;
   }
 
@@ -359,7 +396,7 @@ struct Serving::Impl {
       Req& q = reqs[id];
       const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - q.computed, budget));
       bool self = false;
-      while (!allocate(r, q, q.computed + n)) {
+      while (!allocate(r, id, q.computed + n)) {
         const uint32_t victim = r.running.back();
         r.running.pop_back();
         preempt(r, victim);
@@ -385,11 +422,9 @@ struct Serving::Impl {
         }
         // Its longest cached prefix is not computed again (vLLM's get_computed_blocks); a preempted request
         // may find its own blocks.
-        if (r.pool) r.pool->lookup(q.hashes, (q.tokens() - 1) / r.limits.block_size, hits);
-        else hits.clear();
-        const int32_t cached = static_cast<int32_t>(hits.size()) * r.limits.block_size;
+        const int32_t cached = r.pool ? cached_prefix(r, id) : 0;
         const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - cached, budget));
-        if (!allocate(r, q, cached + n, hits)) break;
+        if (!(r.pool ? allocate_cached(r, id, cached + n, hits) : allocate(r, id, cached + n))) break;
         if (r.pool) {
           q.computed = cached;
           ServiceFigures& fig = services[r.service].fig;
@@ -520,7 +555,7 @@ struct Serving::Impl {
       for (uint32_t id : r.running) {
         Req& q = reqs[id];
         if (q.blocks < 0 || !expired(q, now)) continue;
-        release_blocks(r, q);
+        release_blocks(r, id);
         q.blocks = -1;  // marks it for removal from running
         finished_any = true;
         time_out(id, now);
@@ -537,7 +572,7 @@ struct Serving::Impl {
   void complete(Replica& r, uint32_t id, Time now) {
     Req& q = reqs[id];
     ServiceFigures& fig = services[r.service].fig;
-    release_blocks(r, q);
+    release_blocks(r, id);
     q.blocks = -1;  // marks it for removal from running
     const int64_t ttft = (q.first_token - q.arrival).us();
     const int64_t e2e = (now - q.arrival).us();
@@ -578,7 +613,10 @@ struct Serving::Impl {
     for (uint32_t id : queued) route(id, now);
   }
 
+  // The requests due by `now`, in service order; most steps have none.
   void arrive(Time now) {
+    if (now < next_arrival) return;
+    next_arrival = Time::max();
     for (uint32_t s = 0; s < services.size(); ++s) {
       Service& svc = services[s];
       while (svc.next && svc.next->arrival <= now) {
@@ -589,6 +627,7 @@ struct Serving::Impl {
         route(id, now);
         svc.next = svc.stream->next();
       }
+      if (svc.next) next_arrival = std::min(next_arrival, svc.next->arrival);
     }
   }
 
@@ -610,8 +649,8 @@ struct Serving::Impl {
   }
 };
 
-Serving::Serving(const Scenario& s, bool keep_requests)
-    : impl_(std::make_unique<Impl>(s, keep_requests)), replica_jobs_(replica_jobs(s.services)) {}
+Serving::Serving(const Scenario& s, ServingRecords keep)
+    : impl_(std::make_unique<Impl>(s, keep)), replica_jobs_(replica_jobs(s.services)) {}
 
 Serving::~Serving() = default;
 
@@ -623,8 +662,7 @@ std::optional<Time> Serving::next_time() {
   m.drop_stale();
   std::optional<Time> t;
   if (!m.due.empty()) t = m.due.top().time;
-  for (const Service& svc : m.services)
-    if (svc.next && (!t || svc.next->arrival < *t)) t = svc.next->arrival;
+  if (m.next_arrival != Time::max() && (!t || m.next_arrival < *t)) t = m.next_arrival;
   return t;
 }
 
@@ -734,8 +772,11 @@ void Serving::stopped(JobId id, Time now) {
   std::sort(lost.begin(), lost.end(), [&](uint32_t a, uint32_t b) { return m.reqs[a].id < m.reqs[b].id; });
   for (uint32_t q : lost) {
     Req& req = m.reqs[q];
-    req.computed = req.generated = req.blocks = req.hashed_blocks = 0;
-    req.block_ids.clear();
+    req.computed = req.generated = req.blocks = 0;
+    if (q < m.req_blocks.size()) {  // the replica's pool is gone with it
+      m.req_blocks[q].ids.clear();
+      m.req_blocks[q].hashed = 0;
+    }
     req.first_scheduled = Time::max();
     req.max_gap_us = 0;
     ++req.retries;
@@ -786,8 +827,7 @@ int32_t Serving::ready(uint32_t s) const { return impl_->services[s].ready; }
 
 bool Serving::done() const {
   const Impl& m = *impl_;
-  if (m.in_system > 0) return false;
-  return std::none_of(m.services.begin(), m.services.end(), [](const Service& s) { return s.next.has_value(); });
+  return m.in_system == 0 && m.next_arrival == Time::max();
 }
 
 std::vector<ServiceFigures> Serving::finish(Time end) {
@@ -822,5 +862,7 @@ uint64_t Serving::events() const {
 }
 
 std::vector<RequestRow> Serving::take_requests() { return std::move(impl_->rows); }
+
+std::vector<RouteRow> Serving::take_routes() { return std::move(impl_->routes); }
 
 }  // namespace gpusim

@@ -10,8 +10,7 @@
 
 namespace gpusim {
 
-ServingModule::ServingModule(const Scenario& s, bool keep_requests)
-    : scenario_(s), serving_(s, keep_requests), deployments_(s.services) {
+ServingModule::ServingModule(const Scenario& s, ServingRecords keep) : scenario_(s), serving_(s, keep), deployments_(s.services) {
   end_job = JobId{replica_jobs(s.services)};  // replicas are the scenario's first jobs (read_services)
   arrived_.resize(end_job);
 }

@@ -19,12 +19,13 @@
 
 namespace gpusim {
 
-// How a service spreads its requests over its ready replicas.
-enum class Router : uint8_t { round_robin, least_outstanding };
-constexpr auto enum_table(Router) {
-  return std::to_array<EnumName<Router>>(
-      {{Router::round_robin, "round-robin"}, {Router::least_outstanding, "least-outstanding"}});
-}
+// How a service spreads its requests over its ready replicas: a router's name (sim/request_router.hpp
+// has the registry) and, when the scenario gives a map, its parameters.
+struct RouterSpec {
+  std::string name = "round-robin";
+  std::optional<ConfigNode> params;  // `router: {name: ..., key: value, ...}`
+  SourceLocation where;              // the router field
+};
 
 // The per-request latencies a service reports (vLLM's benchmark names): time to first token, time per
 // output token after the first, every inter-token gap, end to end, and waiting before the first
@@ -70,7 +71,7 @@ struct ServiceSpec {
   int32_t max_replicas = 1;            // the most it can have: the autoscaler's maximum, else replicas
   std::optional<AutoscalerSpec> autoscaler;
   int32_t tensor_parallel = 1;  // GPUs of one replica
-  Router router = Router::round_robin;
+  RouterSpec router;
   std::vector<SloTarget> slo;
   EngineSettings engine;
   std::optional<Duration> timeout;  // clients give up on a request not completed within it

@@ -18,10 +18,17 @@ class WantsRequests {
   virtual ~WantsRequests() = default;
 };
 
+// ... and a row per routing decision (RunResult::routes): the Perfetto trace's writer.
+class WantsRoutes {
+ public:
+  virtual ~WantsRoutes() = default;
+};
+
 struct RunResult : KernelResult {
   std::optional<TenancyFigures> tenancy;  // per-namespace figures, when the scenario has a tenancy: block
   std::vector<ServiceFigures> services;   // per service, in the scenario's order
   std::vector<RequestRow> requests;       // per request, when an observer wants them (WantsRequests)
+  std::vector<RouteRow> routes;           // per routing decision, when an observer wants them (WantsRoutes)
   std::vector<ScalingFigures> scaling;    // per service: its pods over time, its autoscaler's decisions
   std::vector<ReplicaCount>
       replica_counts;                 // each change of a service's desired, created and ready replicas (with an autoscaler)

@@ -79,6 +79,20 @@ struct RequestRow {
   uint8_t status = 0;  // 0 completed, 1 rejected, 2 unfinished, 3 timed out
 };
 
+// One routing decision (the Perfetto trace's router tracks): a request sent to a replica.
+struct RouteRow {
+  Time time;
+  uint32_t service = 0;
+  uint64_t request = 0;        // in arrival order within its service
+  uint32_t replica = 0;        // its job id
+  int32_t cached_tokens = -1;  // of its prompt, in that replica's prefix cache then; -1: no prefix caching
+};
+
+// What a run keeps beyond the figures: a row per request (requests.csv), per routing decision (the trace).
+struct ServingRecords {
+  bool requests = false, routes = false;
+};
+
 // What a pod autoscaler reads of a replica (vLLM's gauges and its GPU's duty).
 struct ReplicaGauges {
   bool ready = false;     // serving (its readiness probe passes)
@@ -90,8 +104,7 @@ struct ReplicaGauges {
 
 class Serving {
  public:
-  // `keep_requests`: keep a row per request for requests.csv.
-  Serving(const Scenario& s, bool keep_requests);
+  Serving(const Scenario& s, ServingRecords keep);
   ~Serving();
   Serving(const Serving&) = delete;
   Serving& operator=(const Serving&) = delete;
@@ -130,6 +143,7 @@ class Serving {
   // The figures at the end of the run (`end`); unfinished requests are counted.
   std::vector<ServiceFigures> finish(Time end);
   std::vector<RequestRow> take_requests();
+  std::vector<RouteRow> take_routes();
   // Requests arrived, iterations run and replicas made ready: the events it applied.
   uint64_t events() const;
 

@@ -16,8 +16,7 @@ struct Scenario;
 
 class ServingModule final : public Module {
  public:
-  // `keep_requests`: keep a row per request (requests.csv).
-  ServingModule(const Scenario& s, bool keep_requests);
+  ServingModule(const Scenario& s, ServingRecords keep);
 
   void start(ModuleHost& host) override;
   std::optional<Time> next_time(bool idle) override;
@@ -43,6 +42,7 @@ class ServingModule final : public Module {
   std::vector<ServiceFigures> services(Time end) { return serving_.finish(end); }
   std::vector<ScalingFigures> scaling(Time end) { return deployments_.finish(end); }
   std::vector<RequestRow> take_requests() { return serving_.take_requests(); }
+  std::vector<RouteRow> take_routes() { return serving_.take_routes(); }
   std::vector<ReplicaCount> take_counts() { return deployments_.take_counts(); }
   std::vector<Time> take_first_created() { return deployments_.take_first_created(); }
 

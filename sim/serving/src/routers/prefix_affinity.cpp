@@ -1,0 +1,64 @@
+// Prefix affinity: the ready replica whose prefix cache holds the longest prefix of the request, among
+// those whose load (requests waiting or running) is within `load_cap` of the least loaded one; ties
+// go to the lower load, then the lower slot. Without a cached prefix anywhere, it is least-outstanding.
+// It reads each replica's actual cache (what llm-d's precise prefix-cache scorer learns from vLLM's KV
+// events); SGLang's cache-aware router instead guesses from the prompts it sent where, and balances
+// by thresholds on the same loads (docs/serving.md#routing).
+#include "gpusim/core/fields.hpp"
+#include "gpusim/sim/request_router.hpp"
+
+namespace gpusim::routers {
+
+namespace {
+
+class PrefixAffinity final : public RequestRouter {
+ public:
+  explicit PrefixAffinity(int32_t load_cap) : load_cap_(load_cap) {}
+  std::size_t route(const RoutedRequest&, const ReplicaSet& replicas) override {
+    int32_t min_load = -1;
+    for (std::size_t i = 0; i < replicas.size(); ++i)
+      if (replicas.ready(i) && (min_load < 0 || replicas.outstanding(i) < min_load)) min_load = replicas.outstanding(i);
+    std::size_t best = replicas.size();
+    int32_t best_prefix = -1, best_load = 0;
+    for (std::size_t i = 0; i < replicas.size(); ++i) {
+      if (!replicas.ready(i)) continue;
+      const int32_t load = replicas.outstanding(i);
+      if (load > min_load + load_cap_) continue;
+      const int32_t prefix = replicas.cached_prefix_tokens(i);
+      if (prefix > best_prefix || (prefix == best_prefix && load < best_load)) {
+        best = i;
+        best_prefix = prefix;
+        best_load = load;
+      }
+    }
+    return best;
+  }
+
+ private:
+  int32_t load_cap_;
+};
+
+const Section& params_section() {
+  static const Section s{"prefix_affinity",
+                         "The prefix-affinity router's parameters",
+                         {
+                             {"name", Type::string(), "", "", "prefix-affinity"},
+                             {"load_cap", Type::int32().at_least(0), "4", "requests",
+                              "Only replicas with at most this many more requests waiting or running than the least loaded are "
+                              "considered (0: least-outstanding, with the longest prefix breaking ties)"},
+                         }};
+  return s;
+}
+
+}  // namespace
+
+RouterRegistration prefix_affinity_router() {
+  return {"prefix-affinity",
+          "the replica holding the longest cached prefix of the request, within a load cap",
+          {"load_cap"},
+          [](const std::optional<ConfigNode>& params) {
+            return std::make_unique<PrefixAffinity>(params ? params_section().read(*params).integer<int32_t>("load_cap") : 4);
+          }};
+}
+
+}  // namespace gpusim::routers
