@@ -97,6 +97,28 @@ TEST(Services, PrefixCachingSkipsTheCachedPrefixsPrefill) {
   }
 }
 
+// A closed loop on the toy (16-token prompts, 2 output tokens: a 2,000 us prefill and a 2,000 us decode).
+// One client thinking 1 s: sends at 0, done at 4,000 us; sends at 1,004,000, done at 1,008,000; sends at
+// 2,008,000. Two clients not thinking: both at 0, batched (32 tokens, still 2,000 us), both done at
+// 4,000 us and sending again then.
+TEST(Services, AClosedLoopSendsEachClientsNextRequestWhenItsLastEnds) {
+  const auto arrivals = [](const std::string& clients, int limit) {
+    const Scenario s = test::load(write_file(
+        "loop.yaml",
+        toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
+            fmt::format("{{generator: {{clients: {}, prompt_tokens: 16, output_tokens: 2}}, limit: {}}}", clients, limit))));
+    const RunResult r = test::simulate_keeping_requests(s);
+    std::vector<int64_t> out;
+    for (const RequestRow& q : r.requests) {
+      EXPECT_EQ(q.e2e_us, 4000);
+      out.push_back(q.arrival.us());
+    }
+    return out;
+  };
+  EXPECT_EQ(arrivals("{users: 1, think_time: 1s}", 3), (std::vector<int64_t>{0, 1'004'000, 2'008'000}));
+  EXPECT_EQ(arrivals("{users: 2}", 4), (std::vector<int64_t>{0, 0, 4000, 4000}));
+}
+
 // The same two requests with a client timeout of 50 ms: at the end of iteration 3 (82,060 us) A has its
 // third token and completes (82 ms, though past the timeout: it finished in that iteration); B, arrived
 // at 1 ms, has waited 81 ms for its second token: it is aborted and counted timed out; no iteration 4.

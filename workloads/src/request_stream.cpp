@@ -113,6 +113,18 @@ const Section& sessions_section() {
   return s;
 }
 
+const Section& clients_section() {
+  static const Section s{
+      "request_clients",
+      "A closed loop of clients: each sends a request at 0, waits for it to end (completed, rejected or given up), "
+      "waits think_time, and sends the next; none sends at or after duration",
+      {
+          {"users", Type::int32().at_least(1).at_most(1'000'000), required, "", "Clients, each with one request at a time"},
+          {"think_time", Type::duration(), "0s", "", "From the end of a client's request to its next"},
+      }};
+  return s;
+}
+
 enum class ArrivalProcess : uint8_t { poisson, gamma };
 constexpr auto enum_table(ArrivalProcess) {
   return std::to_array<EnumName<ArrivalProcess>>({{ArrivalProcess::poisson, "poisson"}, {ArrivalProcess::gamma, "gamma"}});
@@ -148,6 +160,9 @@ const Section& request_generator_section() {
            "prefix"},
           {"sessions", Type::section(sessions_section()), "", "",
            "Multi-turn conversations: each arrival starts a session whose later turns repeat the conversation so far"},
+          {"clients", Type::section(clients_section()), "", "",
+           "Instead of an arrival process: a closed loop of users, each sending its next request when its last one ends "
+           "(benchmark tools' concurrency)"},
       }};
   return s;
 }
@@ -360,6 +375,7 @@ struct Generator {
   TokenDistribution prompt, output;
   Rows pairs;  // tokens resampled from a trace instead, when not null
   int32_t shared_prefix_tokens = 0;
+  std::optional<ClientLoop> clients;       // a closed loop sends the requests instead of an arrival process
   std::optional<TokenDistribution> turns;  // sessions: turns per session
   Duration think;                          // sessions: from a turn's arrival to the next's
   uint64_t arrivals_seed = 0, tokens_seed = 0, sessions_seed = 0, content_seed = 0;
@@ -378,6 +394,13 @@ class GeneratorStream final : public RequestStream {
         gamma_(1 / (g_->cv * g_->cv), g_->cv * g_->cv) {}
 
   std::optional<InferenceRequest> next() override {
+    if (g_->clients) {  // the loop decides when: tokens only
+      if (c_.limit && emitted_ == *c_.limit) return std::nullopt;
+      InferenceRequest q;
+      draw(q, std::nullopt, Time());
+      ++emitted_;
+      return q;
+    }
     while (!(c_.limit && emitted_ == *c_.limit)) {
       std::optional<Time> at = next_start();
       // A session's next turn goes first when it is due no later than the next session starts.
@@ -507,6 +530,7 @@ class GeneratorSource final : public RequestSource {
   std::unique_ptr<RequestStream> open() const override { return std::make_unique<GeneratorStream>(g_, c_); }
   std::string describe() const override { return fmt::format("{}{}; {}", g_->label, c_.describe(), g_->tokens_label); }
   bool has_content() const override { return g_->has_content(); }
+  std::optional<ClientLoop> clients() const override { return g_->clients; }
 
  private:
   std::shared_ptr<const Generator> g_;
@@ -577,6 +601,25 @@ std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec,
 
   const Fields g = request_generator_section().read(*generator);
   auto gen = std::make_shared<Generator>();
+  if (auto loop = g.get("clients")) {
+    for (std::string_view k : {"arrival", "rate", "cv", "rate_curve", "rate_trace", "period", "sessions"})
+      if (g.has(k))
+        g.at(k).fail("a closed loop of clients sends each request when the last one ends: give clients or an "
+                     "arrival process, not both");
+    for (std::string_view k : {"window", "rate_multiplier"})
+      if (f.has(k)) f.at(k).fail("applies to an arrival process; a closed loop of clients has none");
+    const Fields l = clients_section().read(*loop);
+    ClientLoop cl{l.integer<int32_t>("users"), l.value("think_time").as_duration(), Time::max()};
+    if (cl.think < Duration()) l.at("think_time").fail("expected a duration of 0 or more");
+    if (auto d = g.get("duration")) {
+      if (d->as_duration() <= Duration()) d->fail("expected a positive duration");
+      cl.end = Time() + d->as_duration();
+    }
+    if (!g.has("duration") && !c.limit) g.fail("expected duration or limit: a closed loop's requests must end");
+    gen->clients = cl;
+    gen->label = fmt::format("closed loop of {} users, think {:g}s{}", cl.users, cl.think.seconds(),
+                             g.has("duration") ? fmt::format(" for {:g}s", (cl.end - Time()).seconds()) : "");
+  }
   gen->arrival = g.value("arrival").as_enum<ArrivalProcess>(" or ");
   if (auto cv = g.get("cv")) {
     if (gen->arrival != ArrivalProcess::gamma) cv->fail("cv applies to arrival: gamma (Poisson gaps have cv 1)");
@@ -584,15 +627,17 @@ std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec,
   } else if (gen->arrival == ArrivalProcess::gamma) {
     g.fail("arrival: gamma needs cv, the gaps' coefficient of variation");
   }
-  gen->curve = read_rate_curve(g, c.rate_multiplier, data_dir);
-  gen->end_s = kSpanSeconds.maximum->value;
-  if (auto d = g.get("duration")) {
-    if (d->as_duration() <= Duration()) d->fail("expected a positive duration");
-    gen->end_s = d->as_duration().seconds();
+  if (!gen->clients) {
+    gen->curve = read_rate_curve(g, c.rate_multiplier, data_dir);
+    gen->end_s = kSpanSeconds.maximum->value;
+    if (auto d = g.get("duration")) {
+      if (d->as_duration() <= Duration()) d->fail("expected a positive duration");
+      gen->end_s = d->as_duration().seconds();
+    }
+    if (c.window_end) gen->end_s = std::min(gen->end_s, c.window_end->seconds());
+    if (!g.has("duration") && !c.window_end && !c.limit && !g.has("rate_trace"))
+      g.fail("expected duration (or window.duration, or limit): a generator's requests must end");
   }
-  if (c.window_end) gen->end_s = std::min(gen->end_s, c.window_end->seconds());
-  if (!g.has("duration") && !c.window_end && !c.limit && !g.has("rate_trace"))
-    g.fail("expected duration (or window.duration, or limit): a generator's requests must end");
   if (auto tokens = g.get("tokens")) {
     for (std::string_view k : {"prompt_tokens", "output_tokens"})
       if (g.has(k)) g.at(k).fail("give tokens (resampled from a trace) or prompt_tokens and output_tokens, not both");
@@ -618,17 +663,19 @@ std::shared_ptr<const RequestSource> read_request_source(const ConfigNode& spec,
   gen->tokens_seed = stream_seed(seed, stream + "tokens");
   gen->sessions_seed = stream_seed(seed, stream + "sessions");
   gen->content_seed = stream_seed(seed, stream + "content");
-  const RateCurve& rc = gen->curve;
-  std::string rate = rc.t_s.size() == 1 ? fmt::format("{:g} req/s", rc.rate[0] / c.rate_multiplier) : "rate curve";
-  if (auto t = g.get("rate_trace")) {
-    const Fields r = rate_trace_section().read(*t);
-    rate = fmt::format("rate of {} {}", std::filesystem::path(r.at("file").as_string()).filename().string(),
-                       r.value("request_type").as_string());
+  if (!gen->clients) {
+    const RateCurve& rc = gen->curve;
+    std::string rate = rc.t_s.size() == 1 ? fmt::format("{:g} req/s", rc.rate[0] / c.rate_multiplier) : "rate curve";
+    if (auto t = g.get("rate_trace")) {
+      const Fields r = rate_trace_section().read(*t);
+      rate = fmt::format("rate of {} {}", std::filesystem::path(r.at("file").as_string()).filename().string(),
+                         r.value("request_type").as_string());
+    }
+    gen->label = fmt::format("{}{} {}", to_string(gen->arrival),
+                             gen->arrival == ArrivalProcess::gamma ? fmt::format(" cv {:g}", gen->cv) : "", rate);
+    if (rc.period_s > 0) gen->label += fmt::format(" every {:g}s", rc.period_s);
+    if (g.has("duration")) gen->label += fmt::format(" for {:g}s", g.at("duration").as_duration().seconds());
   }
-  gen->label = fmt::format("{}{} {}", to_string(gen->arrival),
-                           gen->arrival == ArrivalProcess::gamma ? fmt::format(" cv {:g}", gen->cv) : "", rate);
-  if (rc.period_s > 0) gen->label += fmt::format(" every {:g}s", rc.period_s);
-  if (g.has("duration")) gen->label += fmt::format(" for {:g}s", g.at("duration").as_duration().seconds());
   gen->tokens_label = gen->pairs ? "tokens resampled"
                                  : fmt::format("tokens {}/{}", gen->prompt.describe(), gen->output.describe());
   if (gen->shared_prefix_tokens > 0) gen->tokens_label += fmt::format("; shared prefix {}", gen->shared_prefix_tokens);

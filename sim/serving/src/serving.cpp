@@ -34,6 +34,7 @@ struct Req {
   int32_t blocks = 0;     // KV blocks it holds
   int32_t replica = -1;
   int32_t cached_tokens = -1;  // prefix caching: prompt tokens found cached when it was first scheduled
+  int32_t user = -1;           // the client of a closed loop that sent it
   uint32_t service = 0;
   uint16_t preemptions = 0, retries = 0;
   // vLLM's num_tokens: the prompt and every token generated so far
@@ -84,7 +85,9 @@ struct Replica {
 struct Service {
   const ServiceSpec* spec = nullptr;
   std::unique_ptr<RequestStream> stream;
-  std::optional<InferenceRequest> next;
+  std::optional<InferenceRequest> next;  // the next to arrive (not with a closed loop of clients)
+  std::optional<ClientLoop> loop;
+  std::priority_queue<std::pair<Time, int32_t>, std::vector<std::pair<Time, int32_t>>, std::greater<>> sends;  // (when, client)
   uint64_t next_id = 0;
   std::deque<uint32_t> queue;      // arrived while no replica was ready
   std::vector<uint32_t> replicas;  // job ids
@@ -151,7 +154,10 @@ struct Serving::Impl {
       Service& svc = services.emplace_back();
       svc.spec = &spec;
       svc.stream = spec.requests->open();
-      svc.next = svc.stream->next();
+      svc.loop = spec.requests->clients();
+      if (!svc.loop) svc.next = svc.stream->next();
+      else
+        for (int32_t u = 0; u < svc.loop->users; ++u) svc.sends.emplace(Time(), u);
       svc.fig.name = spec.name;
       svc.fig.requests = spec.requests->describe();
       svc.caching = spec.model->kind == ModelKind::llm && spec.requests->has_content() &&
@@ -171,8 +177,13 @@ struct Serving::Impl {
         replicas[job].job = JobId{job};
       }
     }
-    for (const Service& svc : services)
-      if (svc.next) next_arrival = std::min(next_arrival, svc.next->arrival);
+    for (const Service& svc : services) next_arrival = std::min(next_arrival, next_of(svc));
+  }
+
+  // When the service's next request is due (Time::max(): none).
+  static Time next_of(const Service& svc) {
+    if (svc.next) return svc.next->arrival;
+    return svc.sends.empty() ? Time::max() : svc.sends.top().first;
   }
 
   const ServedModel& model(const Replica& r) const { return *services[r.service].spec->model; }
@@ -244,7 +255,18 @@ struct Serving::Impl {
     rows.push_back(w);
   }
 
-  void release(uint32_t id) {
+  // The request has ended (completed, rejected, given up): its closed-loop client thinks, then sends
+  // its next one (at least 1 us after the last, so that a loop whose requests all end at once moves on).
+  void release(uint32_t id, Time now) {
+    const Req& q = reqs[id];
+    if (q.user >= 0) {
+      Service& svc = services[q.service];
+      const Time at = std::max(now + svc.loop->think, q.arrival + Duration::from_us(1));
+      if (at < svc.loop->end) {  // else that client is done
+        svc.sends.emplace(at, q.user);
+        next_arrival = std::min(next_arrival, at);
+      }
+    }
     free_reqs.push_back(id);
     --in_system;
   }
@@ -252,7 +274,7 @@ struct Serving::Impl {
   void reject(uint32_t id, Time now) {
     ++services[reqs[id].service].fig.rejected;
     row(reqs[id], 1, now);
-    release(id);
+    release(id, now);
   }
 
   // Has its client given up on it by `now`?
@@ -264,7 +286,7 @@ struct Serving::Impl {
   void time_out(uint32_t id, Time now) {
     ++services[reqs[id].service].fig.timed_out;
     row(reqs[id], 3, now);
-    release(id);
+    release(id, now);
   }
 
   // What a router sees of a service's replicas while it routes request `q`.
@@ -600,7 +622,7 @@ struct Serving::Impl {
     }
     if (good) ++fig.good;
     row(q, 0, now);
-    release(id);
+    release(id, now);
   }
 
   void become_ready(Replica& r, Time now) {
@@ -627,7 +649,23 @@ struct Serving::Impl {
         route(id, now);
         svc.next = svc.stream->next();
       }
-      if (svc.next) next_arrival = std::min(next_arrival, svc.next->arrival);
+      while (!svc.sends.empty() && svc.sends.top().first <= now) {  // a closed loop's clients
+        const auto [at, user] = svc.sends.top();
+        svc.sends.pop();
+        std::optional<InferenceRequest> in = svc.stream->next();
+        if (!in) {  // the loop's requests are over
+          svc.sends = {};
+          break;
+        }
+        in->arrival = at;
+        const uint32_t id = new_request(svc, s, *in);
+        reqs[id].user = user;
+        ++svc.next_id;
+        ++svc.fig.arrived;
+        ++in_system;
+        route(id, now);
+      }
+      next_arrival = std::min(next_arrival, next_of(svc));
     }
   }
 

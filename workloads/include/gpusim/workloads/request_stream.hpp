@@ -56,6 +56,16 @@ class RequestStream {  // pull-based: 8.6 M requests never sit in memory at once
   virtual std::optional<InferenceRequest> next() = 0;  // in arrival order; nullopt when over
 };
 
+// A closed loop of clients, as benchmark tools run them at a fixed concurrency: `users` clients each
+// send a request at 0, wait for its end (completed, rejected or given up), think, and send the next;
+// none sends at or after `end`. Its stream's requests are the loop's, in sending order, their arrival
+// fields unused: the serving component sets them.
+struct ClientLoop {
+  int32_t users = 0;
+  Duration think;
+  Time end = Time::max();
+};
+
 class RequestSource {  // parsed and checked once at load; opened afresh for every run (same seed -> same stream)
  public:
   virtual ~RequestSource() = default;
@@ -63,6 +73,8 @@ class RequestSource {  // parsed and checked once at load; opened afresh for eve
   virtual std::string describe() const = 0;  // one line for tables, no commas (CSV cells): "azure-llm-2023 conv.csv x2; 0-3600s"
   // Do its requests carry their content (InferenceRequest::content), so that a replica can cache their prefixes?
   virtual bool has_content() const = 0;
+  // A closed loop of clients sends its requests (generator.clients); nullopt: arrivals are the stream's.
+  virtual std::optional<ClientLoop> clients() const { return std::nullopt; }
 };
 
 // The `requests:` map of a service: `trace: {format, file}` or `generator: {...}`, and the common
