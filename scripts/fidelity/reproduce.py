@@ -13,8 +13,10 @@ from common import ROOT, new_context
 import cant_be_late
 import fgd_packing
 import tiresias
+import vllm_serving
 
-COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS + tiresias.COMPARISONS + cant_be_late.COMPARISONS}
+COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS + tiresias.COMPARISONS + cant_be_late.COMPARISONS +
+               vllm_serving.COMPARISONS}
 
 
 def number(x):
