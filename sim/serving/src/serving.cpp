@@ -508,6 +508,9 @@ struct Serving::Impl {
 
   // The next step to end on each GPU whose round robin changed: its due entry replaces the one before.
   void predict() {
+    if (!dirty.empty()) predict_dirty();  // most steps change no time-sliced GPU: no call
+  }
+  void predict_dirty() {
     for (GpuId g : dirty) {
       SlicedGpu& s = *sliced[static_cast<std::size_t>(g)];
       s.dirty = false;
