@@ -1,8 +1,9 @@
 // The services' request readers over arbitrary bytes. The first byte picks the reader (its value mod
-// 4): the Azure LLM inference CSV, the Mooncake JSON lines, the Alibaba GenTD26 QPS samples (plain or
-// gzip-compressed: the reader tells them by their first bytes), or a service's `requests:` block (the
-// generators and trace references of read_request_source, with the scratch directory as the data
-// directory); the rest is the file. Expected: InputError; anything else is a finding.
+// 4): the Azure LLM inference CSV (or, when the byte's bit 2 is set, gpusim's request CSV with hash ids
+// of 16 tokens), the Mooncake JSON lines, the Alibaba GenTD26 QPS samples (plain or gzip-compressed: the
+// reader tells them by their first bytes), or a service's `requests:` block (the generators and trace
+// references of read_request_source, with the scratch directory as the data directory); the rest is the
+// file. Expected: InputError; anything else is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,8 +20,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     switch (data[0] % 4) {
       case 0:
-        (void)gpusim::read_request_trace(gpusim::RequestTraceFormat::azure_llm_2023,
-                                         gpusim::fuzz::write_scratch("azure.csv", bytes));
+        if (data[0] & 4)
+          (void)gpusim::read_request_trace(gpusim::RequestTraceFormat::csv, gpusim::fuzz::write_scratch("requests.csv", bytes),
+                                           16);
+        else
+          (void)gpusim::read_request_trace(gpusim::RequestTraceFormat::azure_llm_2023,
+                                           gpusim::fuzz::write_scratch("azure.csv", bytes));
         break;
       case 1:
         (void)gpusim::read_request_trace(gpusim::RequestTraceFormat::mooncake,
