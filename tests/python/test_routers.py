@@ -58,3 +58,13 @@ def test_a_wrong_slot_is_a_policy_error(routing):
     gpusim.register_router(Wrong)
     with pytest.raises(gpusim.PolicyError, match=r"Python router Wrong: route\(request 0\) returned 8: it must return the slot"):
         gpusim.run(routing, overrides={**SHORT, "workload.services[0].router": "python-wrong"})
+
+
+def test_prefix_caching_figures_reach_the_frames(routing):
+    r = gpusim.run(routing, overrides={**SHORT, "workload.services[0].router": "prefix-affinity"}, outputs=["requests"])
+    hit = r.services.loc[0, "prefix_cache_hit_rate"]
+    assert 0.5 < hit <= 1  # the shared system prompt and the conversations, on the replica that has them
+    assert r.services.loc[0, "prefill_tokens_saved"] == r.summary["serving"]["prefill_tokens_saved"]
+    # Each request's first scheduling is in requests.csv; a preempted one looks again and may save more.
+    assert 0 < r.requests["cached_tokens"].sum() <= r.summary["serving"]["prefill_tokens_saved"]
+    assert (r.requests["cached_tokens"] >= 1488).sum() > 0  # 1,500-token system prompt: 93 full blocks
