@@ -1,7 +1,8 @@
 // Iteration-level serving at scale (issue 18; docs/design/performance.md): every replica steps vLLM's
 // continuous batching one iteration per due event, so a run costs per iteration, not per request.
 // Targets: the Azure conversation hour on 16 replicas well under a second; a day at 100 requests/s
-// (8.64 M requests) on 64 replicas under 60 s on one core; a day of prefix-cached Mooncake traffic under 10 s. The scenarios are scenarios/scale/serving-*.yaml.
+// (8.64 M requests) on 64 replicas under 60 s on one core; a day of prefix-cached Mooncake traffic
+// under 10 s. The scenarios are scenarios/scale/serving-*.yaml and scenarios/serving-prefix-cache.yaml.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
