@@ -323,6 +323,10 @@ YAML
 check slo-validate 0 "$GPUSIM" validate "$TMP/slo.yaml"
 contains slo-warning "$TMP/out" "warning: $TMP/slo.yaml:line 5: workload.services[0].slo.ttft: 200 s is a long latency target (a bare number is seconds); for milliseconds write ttft: 200ms"
 lacks slo-ms-no-warning "$TMP/out" "slo.tpot"
+lacks slo-no-cache-warning "$TMP/out" "enable_prefix_caching"
+# Prefix caching switched on for requests that carry no content: validate says nothing can be reused.
+check no-content-cache 0 "$GPUSIM" validate "$TMP/slo.yaml" --set 'workload.services[0].engine.enable_prefix_caching=true'
+contains no-content-cache-warning "$TMP/out" "workload.services[0]: service 'chat': enable_prefix_caching is on, but its requests carry no content"
 
 # Writing a scenario (issue 39): --variant on run and compare, --set PATH=null removes a block, --by
 # service in run's help, and a hint when services' replicas leave a job no node.
