@@ -9,20 +9,7 @@ namespace {
 class LeastKv final : public RequestRouter {
  public:
   std::size_t route(const RoutedRequest&, const ReplicaSet& replicas) override {
-    std::size_t best = replicas.size();
-    double usage = 0;
-    int32_t outstanding = 0;
-    for (std::size_t i = 0; i < replicas.size(); ++i) {
-      if (!replicas.ready(i)) continue;
-      const double u = replicas.kv_usage(i);
-      const int32_t n = replicas.outstanding(i);
-      if (best == replicas.size() || u < usage || (u == usage && n < outstanding)) {
-        best = i;
-        usage = u;
-        outstanding = n;
-      }
-    }
-    return best;
+    return least_ready(replicas, [&](std::size_t i) { return std::pair(replicas.kv_usage(i), replicas.outstanding(i)); });
   }
 };
 }  // namespace

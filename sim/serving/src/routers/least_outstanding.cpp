@@ -9,17 +9,7 @@ namespace {
 class LeastOutstanding final : public RequestRouter {
  public:
   std::size_t route(const RoutedRequest&, const ReplicaSet& replicas) override {
-    std::size_t best = replicas.size();
-    int32_t fewest = 0;
-    for (std::size_t i = 0; i < replicas.size(); ++i) {
-      if (!replicas.ready(i)) continue;
-      const int32_t n = replicas.outstanding(i);
-      if (best == replicas.size() || n < fewest) {
-        best = i;
-        fewest = n;
-      }
-    }
-    return best;
+    return least_ready(replicas, [&](std::size_t i) { return replicas.outstanding(i); });
   }
 };
 }  // namespace

@@ -4,6 +4,8 @@
 // It reads each replica's actual cache (what llm-d's precise prefix-cache scorer learns from vLLM's KV
 // events); SGLang's cache-aware router instead guesses from the prompts it sent where, and balances
 // by thresholds on the same loads (docs/serving.md#routing).
+#include <tuple>
+
 #include "gpusim/core/fields.hpp"
 #include "gpusim/sim/request_router.hpp"
 
@@ -15,23 +17,13 @@ class PrefixAffinity final : public RequestRouter {
  public:
   explicit PrefixAffinity(int32_t load_cap) : load_cap_(load_cap) {}
   std::size_t route(const RoutedRequest&, const ReplicaSet& replicas) override {
-    int32_t min_load = -1;
-    for (std::size_t i = 0; i < replicas.size(); ++i)
-      if (replicas.ready(i) && (min_load < 0 || replicas.outstanding(i) < min_load)) min_load = replicas.outstanding(i);
-    std::size_t best = replicas.size();
-    int32_t best_prefix = -1, best_load = 0;
-    for (std::size_t i = 0; i < replicas.size(); ++i) {
-      if (!replicas.ready(i)) continue;
-      const int32_t load = replicas.outstanding(i);
-      if (load > min_load + load_cap_) continue;
-      const int32_t prefix = replicas.cached_prefix_tokens(i);
-      if (prefix > best_prefix || (prefix == best_prefix && load < best_load)) {
-        best = i;
-        best_prefix = prefix;
-        best_load = load;
-      }
-    }
-    return best;
+    const auto load = [&](std::size_t i) { return replicas.outstanding(i); };
+    const int32_t cap = load(least_ready(replicas, load)) + load_cap_;
+    // Over the cap last; then the longest cached prefix (looked up only within the cap), then the load.
+    return least_ready(replicas, [&](std::size_t i) {
+      const int32_t l = load(i);
+      return l > cap ? std::tuple(true, 0, l) : std::tuple(false, -replicas.cached_prefix_tokens(i), l);
+    });
   }
 
  private:

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpusim/core/config.hpp"
@@ -50,6 +51,24 @@ class RequestRouter {
   // slot is refused (PolicyError naming the router).
   virtual std::size_t route(const RoutedRequest& q, const ReplicaSet& replicas) = 0;
 };
+
+// The ready slot whose key(i) is least (keys compare with <: a number, or a std::pair or tuple for ties
+// broken in turn); equal keys go to the lower slot. For a router's route(), which is called only when a
+// slot is ready.
+template <class Key>
+std::size_t least_ready(const ReplicaSet& replicas, Key key) {
+  std::size_t best = replicas.size();
+  decltype(key(std::size_t{0})) least{};
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    if (!replicas.ready(i)) continue;
+    auto k = key(i);
+    if (best == replicas.size() || k < least) {
+      best = i;
+      least = std::move(k);
+    }
+  }
+  return best;
+}
 
 struct RouterRegistration {
   std::string name;
