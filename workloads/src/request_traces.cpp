@@ -47,15 +47,14 @@ std::optional<int64_t> parse_azure_timestamp(std::string_view t) {
 std::vector<InferenceRequest> read_azure(const std::string& path) {
   csv::Reader r(path);
   std::vector<std::string_view> f;
-  if (!r.next(f)) r.fail("empty file: expected the header TIMESTAMP,ContextTokens,GeneratedTokens");
-  const std::size_t width = f.size();
   const std::string_view header = "TIMESTAMP,ContextTokens,GeneratedTokens";
+  const std::size_t width = r.header(f, header);
   const std::size_t c_time = r.column(f, "TIMESTAMP", header), c_prompt = r.column(f, "ContextTokens", header),
                     c_output = r.column(f, "GeneratedTokens", header);
   std::vector<InferenceRequest> rows;
   int64_t first_us = 0, last_us = 0;
   while (r.next(f)) {
-    if (f.size() != width) r.fail(fmt::format("expected {} columns as in the header, got {}", width, f.size()));
+    r.check_width(f, width);
     const auto us = parse_azure_timestamp(f[c_time]);
     if (!us) r.fail(fmt::format("column 'TIMESTAMP': expected YYYY-MM-DD HH:MM:SS.fffffff, got '{}'", f[c_time]));
     if (rows.empty()) first_us = *us;
@@ -263,8 +262,7 @@ std::vector<InferenceRequest> read_request_csv(const std::string& path, int32_t 
   csv::Reader r(path);
   std::vector<std::string_view> f;
   const std::string_view header = "arrival_s,prompt_tokens,output_tokens[,hash_ids]";
-  if (!r.next(f)) r.fail(fmt::format("empty file: expected the header {}", header));
-  const std::size_t width = f.size();
+  const std::size_t width = r.header(f, header);
   const std::size_t c_time = r.column(f, "arrival_s", header), c_prompt = r.column(f, "prompt_tokens", header),
                     c_output = r.column(f, "output_tokens", header);
   const auto hash_col = std::find(f.begin(), f.end(), "hash_ids");
@@ -274,7 +272,7 @@ std::vector<InferenceRequest> read_request_csv(const std::string& path, int32_t 
   std::vector<InferenceRequest> rows;
   double first_s = 0, last_s = 0;
   while (r.next(f)) {
-    if (f.size() != width) r.fail(fmt::format("expected {} columns as in the header, got {}", width, f.size()));
+    r.check_width(f, width);
     const double t = r.number(f[c_time], "arrival_s", Range::at_least(0));
     if (rows.empty()) first_s = t;
     else if (t < last_s)
@@ -306,14 +304,13 @@ std::vector<RateStep> read_qps_trace(const std::string& path, std::string_view r
   csv::Reader r(path);
   std::vector<std::string_view> f;
   const std::string_view header = "timestamp_anon,value,container_ip,request_type";
-  if (!r.next(f)) r.fail(fmt::format("empty file: expected the header {}", header));
-  const std::size_t width = f.size();
+  const std::size_t width = r.header(f, header);
   const std::size_t c_time = r.column(f, "timestamp_anon", header), c_value = r.column(f, "value", header),
                     c_type = r.column(f, "request_type", header);
   std::map<double, double> qps;  // by timestamp, summed over containers
   std::set<std::string> types;
   while (r.next(f)) {
-    if (f.size() != width) r.fail(fmt::format("expected {} columns as in the header, got {}", width, f.size()));
+    r.check_width(f, width);
     if (f[c_type] != request_type) {
       types.emplace(f[c_type]);
       continue;

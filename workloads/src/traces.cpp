@@ -35,11 +35,6 @@ void require_columns(const csv::Reader& r, const std::map<std::string, std::size
     if (!index.contains(c)) r.fail(fmt::format("header lacks the required column '{}'", c));
 }
 
-void check_width(const csv::Reader& r, const std::vector<std::string_view>& fields, std::size_t width) {
-  if (fields.size() != width)
-    r.fail(fmt::format("expected {} columns as in the header, got {}", width, fields.size()));
-}
-
 void apply_options(JobSet& set, const TraceOptions& o) {
   set.finalize();
   if (o.limit && static_cast<int64_t>(set.jobs.size()) > *o.limit) set.jobs.resize(static_cast<std::size_t>(*o.limit));
@@ -151,7 +146,7 @@ JobSet read_openb_pods(const std::string& path, const TraceOptions& o) {
   JobSet set;
   UniqueNames names;
   while (r.next(f)) {
-    check_width(r, f, width);
+    r.check_width(f, width);
     Job j;
     j.name = std::string(f[c_name]);
     names.add(r, j.name);
@@ -193,7 +188,7 @@ std::vector<OpenbNode> read_openb_nodes(const std::string& path) {
   const std::size_t width = f.size();
   std::vector<OpenbNode> nodes;
   while (r.next(f)) {
-    check_width(r, f, width);
+    r.check_width(f, width);
     OpenbNode n;
     n.name = std::string(f[col.at("sn")]);
     n.cpu_milli = r.integer(f[col.at("cpu_milli")], "cpu_milli", Range::at_least(1));
@@ -218,7 +213,7 @@ JobSet read_philly_jobs(const std::string& path, const TraceOptions& o) {
   JobSet set;
   std::vector<int64_t> stamps;
   while (r.next(f)) {
-    check_width(r, f, width);
+    r.check_width(f, width);
     const auto& vcs = o.virtual_clusters;
     if (!vcs.empty() && std::find(vcs.begin(), vcs.end(), f[col.at("cluster")]) == vcs.end()) continue;
     const auto ts = parse_timestamp(f[col.at("timestamp")]);
@@ -271,7 +266,7 @@ JobSet read_generic_csv(const std::string& path, const TraceOptions& o) {
   UniqueNames names;
   Time last_arrival;
   while (r.next(f)) {
-    check_width(r, f, width);
+    r.check_width(f, width);
     Job j;
     const double arrival = r.number(f[col.at("arrival_s")], "arrival_s", kSpanSeconds);
     const double duration = r.number(f[col.at("duration_s")], "duration_s", kSpanSeconds);

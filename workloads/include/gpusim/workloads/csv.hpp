@@ -147,6 +147,15 @@ class Reader {
     if (it == fields.end()) fail(fmt::format("header lacks the required column '{}' (expected {})", name, expected));
     return static_cast<std::size_t>(it - fields.begin());
   }
+  // The header into `fields` (an empty file is refused, naming the header `expected`); its width.
+  std::size_t header(std::vector<std::string_view>& fields, std::string_view expected) {
+    if (!next(fields)) fail(fmt::format("empty file: expected the header {}", expected));
+    return fields.size();
+  }
+  // A row as wide as the header.
+  void check_width(const std::vector<std::string_view>& fields, std::size_t width) const {
+    if (fields.size() != width) fail(fmt::format("expected {} columns as in the header, got {}", width, fields.size()));
+  }
   int line() const { return line_no_; }
   const std::string& path() const { return path_; }
   SourceLocation origin() const { return {path_, line_no_, ""}; }
