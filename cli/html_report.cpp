@@ -253,6 +253,9 @@ void check_summary(const Json& s, const std::string& file) {
                                         {"/services/*/cost_per_million_output_tokens_usd", Want::nonnegative},
                                         {"/services/*/prefix_cache_hit_rate", Want::fraction},
                                         {"/services/*/prefill_tokens_saved", Want::count},
+                                        {"/services/*/pools/prefill/replicas", Want::count},
+                                        {"/services/*/pools/decode/replicas", Want::count},
+                                        {"/services/*/kv_transfer_s/p99", Want::nonnegative},
                                         {"/tenants/*/name", Want::text},
                                         {"/tenants/*/jobs", Want::count},
                                         {"/tenants/*/jobs_completed", Want::count},
@@ -563,6 +566,9 @@ std::string services_section(const Json& summary, const RunFiles& run, const std
   if (!summary.contains("services")) return "";
   // Prefix caching's columns where a service caches.
   const bool caching = summary.contains("serving") && summary["serving"].contains("prefix_cache_hit_rate");
+  // Disaggregation's columns where a service has a decode pool.
+  const bool split = std::any_of(summary["services"].begin(), summary["services"].end(),
+                                 [](const Json& svc) { return svc.contains("pools"); });
   std::string s = "<h2>Inference services</h2>\n";
   s += "<div "
        "class=\"wide\"><table><tr><th>service</th><th>model</th><th>replicas</th><th>requests</th><th>completed</"
@@ -570,6 +576,7 @@ std::string services_section(const Json& summary, const RunFiles& run, const std
        "<th>timed out</th><th>unfinished</th><th>TTFT p50</th><th>TTFT p99</th><th>TPOT p99</th><th>E2E p99</th>"
        "<th>SLO attainment</th><th>cost (USD)</th><th>USD per M output tokens</th>";
   if (caching) s += "<th>prefix cache hit rate</th><th>prefill tokens saved</th>";
+  if (split) s += "<th>prefill / decode replicas</th><th>KV transfer p99</th>";
   s += "</tr>\n";
   // (By JSON pointer: a const Json's operator[] on a key it lacks is undefined behaviour.)
   const auto shown = [](const Json& svc, const char* pointer, Format f) { return format_figure(figure(svc, pointer), f); };
@@ -587,6 +594,12 @@ std::string services_section(const Json& summary, const RunFiles& run, const std
     if (caching)
       s += fmt::format("<td>{}</td><td>{}</td>", shown(svc, "/prefix_cache_hit_rate", Format::percent),
                        shown(svc, "/prefill_tokens_saved", Format::count));
+    if (split)
+      s += svc.contains("pools")
+               ? fmt::format("<td>{} / {}</td><td>{}</td>", shown(svc, "/pools/prefill/replicas", Format::count),
+                             shown(svc, "/pools/decode/replicas", Format::count),
+                             shown(svc, "/kv_transfer_s/p99", Format::latency))
+               : "<td>-</td><td>-</td>";
     s += "</tr>\n";
   }
   s += "</table></div>\n" +

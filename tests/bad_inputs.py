@@ -1192,6 +1192,16 @@ for name, fields, says in [
     ("service count text", {"count": "many"}, [f"{SVC}.count", "expected an integer"]),
     ("service replica throughput_class", {"pod.throughput_class": "training"},
      [f"{SVC}.pod.throughput_class", "no throughput_class"]),
+    ("service chunked prefill not a boolean", {"engine": {"enable_chunked_prefill": "sometimes"}},
+     f"{SVC}.engine.enable_chunked_prefill"),
+    ("service decode pool of a fixed model", {"model": "resnet-50", "decode": {"replicas": 1}},
+     [f"{SVC}.decode", "model resnet-50 is of kind fixed", "expected no decode"]),
+    ("service decode pool of no replicas", {"decode": {"replicas": 0}},
+     [f"{SVC}.decode.replicas", "expected at least 1: only a keda autoscaler"]),
+    ("service decode pool tensor parallel 3 of 14 heads", {"decode": {"tensor_parallel": 3}},
+     [f"{SVC}.decode.tensor_parallel", "model qwen2-0.5b has 14 attention heads"]),
+    ("service decode pool router unknown", {"decode": {"router": "random"}}, [f"{SVC}.decode.router", "round-robin"]),
+    ("service decode pool unknown field", {"decode": {"slo": {"tpot": "10ms"}}}, f"{SVC}.decode.slo: unknown field"),
 ]:
     case(name, service(**fields), ["scenario.yaml", *([says] if isinstance(says, str) else says)])
 # Autoscalers (docs/serving.md#autoscaling): Kubernetes' and KEDA's own checks, then gpusim's.

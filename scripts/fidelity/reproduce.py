@@ -11,12 +11,13 @@ import sys
 
 from common import ROOT, new_context
 import cant_be_late
+import distserve
 import fgd_packing
 import tiresias
 import vllm_serving
 
 COMPARISONS = {c.name: c for c in fgd_packing.COMPARISONS + tiresias.COMPARISONS + cant_be_late.COMPARISONS +
-               vllm_serving.COMPARISONS}
+               vllm_serving.COMPARISONS + distserve.COMPARISONS}
 
 
 def number(x):

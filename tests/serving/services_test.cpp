@@ -119,6 +119,86 @@ TEST(Services, AClosedLoopSendsEachClientsNextRequestWhenItsLastEnds) {
   EXPECT_EQ(arrivals("{users: 2}", 4), (std::vector<int64_t>{0, 0, 4000, 4000}));
 }
 
+// The same two requests under vLLM V0's scheduler (enable_chunked_prefill: false; 4,096 tokens a batch):
+// whole prompts first, in steps of their own.
+//   it 1  [0, 2000]       A's prompt: 2,000 us; A's 1st token
+//   it 2  [2000, 82020]   B's prompt alone (T 4000, kv 4000, att 4000 x 2000): 0.08 + 2.048e-5 -> 80,020 us;
+//                         B's 1st token. A's decode waits the whole step.
+//   it 3  [82020, 84021]  both decode (T 2, kv 17 + 4001, att 16.5 + 4000.5): 2.001029e-3 + 1e-8 -> 2,001 us;
+//                         A's 2nd token, B's 2nd (done)
+//   it 4  [84021, 86021]  A decodes (kv 18): 2,000 us; A's 3rd (done)
+// A: TTFT 2,000, E2E 86,021 (one gap of 82,021); B: TTFT 81,020, E2E 83,021.
+TEST(Services, WithoutChunkedPrefillPromptsGoFirstAndWholeAsVllmV0Does) {
+  const std::string trace = azure_trace("v0.csv", "2023-11-16 18:00:00.0000000,16,3\n"
+                                                  "2023-11-16 18:00:00.0010000,4000,2\n");
+  const Scenario s = test::load(write_file("v0.yaml", toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
+                                                          "{trace: {format: azure-llm-2023, file: " + trace + "}}",
+                                                          "{max_num_batched_tokens: 4096, enable_chunked_prefill: false}")));
+  const RunResult r = test::simulate_keeping_requests(s);
+  ASSERT_EQ(r.requests.size(), 2u);
+  EXPECT_EQ(test::request_row(r, 0).ttft_us, 2000);
+  EXPECT_EQ(test::request_row(r, 0).e2e_us, 86021);
+  EXPECT_EQ(test::request_row(r, 1).ttft_us, 81020);
+  EXPECT_EQ(test::request_row(r, 1).e2e_us, 83021);
+  EXPECT_EQ(r.services[0].iterations, 4u);
+  EXPECT_EQ(r.services[0].itl.percentile_us(100), LatencyHistogram::lowest(LatencyHistogram::bucket(82021)));
+}
+
+// Disaggregated (docs/serving.md#disaggregated-serving): one prefill and one decode replica, a GPU each on a
+// node of two TOY GPUs behind one PCIe Gen4 host bridge (31.5 GB/s); 256 bytes of KV cache a token.
+// A (4,000 prompt tokens, 3 out) at 0, B (16, 3) at 1 ms.
+//   prefill  [0, 80020]       A's prompt: 80,020 us; its KV cache (1,024,000 B) goes in 32.5 -> 33 us
+//   decode   80,053           A's cache lands: its first token (TTFT 80,053)
+//   decode   [80053, 82054]   A (kv 4001): 2,001 us; 2nd token
+//   prefill  [80020, 82020]   B's prompt: 2,000 us; B waits for the decode replica's next step to take it in
+//   decode   82,054           the step takes A on (kv 4002: 2,001 us) and B's blocks: its 4,096 B land at 82,055
+//   decode   [82054, 84055]   A's 3rd token (done: E2E 84,055); B joined at 82,055 (TTFT 81,055)
+//   decode   [84055, 86055], [86055, 88055]  B alone (kv 17, 18): 2,000 us each; done (E2E 87,055)
+// B's decodes never wait behind A's prefill, nor A's behind B's.
+TEST(Services, DisaggregatedPrefillHandsEachKvCacheToTheDecodePool) {
+  std::string hardware = test::toy_serving_hardware(1000);
+  const std::string nodes = "  nodes:\n";
+  hardware.replace(hardware.find(nodes), nodes.size(),
+                   nodes + "    - {name: toy-2x, gpu: TOY, gpus: 2, cpu_milli: 2000, memory_mib: 2048, "
+                           "price_per_node_hour_usd: 2, source: test}\n");
+  const std::string trace = write_file("disagg.csv", "arrival_s,prompt_tokens,output_tokens\n0,4000,3\n0.001,16,3\n");
+  const Scenario s = test::load(write_file(
+      "disagg.yaml", "name: disagg\n" + hardware +
+                         "models:\n"
+                         "  - {name: toy, layers: 1, heads: 1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000,\n"
+                         "     intermediate: 64, vocab: 64, max_model_len: 100000, source: test}\n"
+                         "cluster: {pools: [{name: p, node: toy-2x, count: 1}]}\n"
+                         "workload:\n"
+                         "  services:\n"
+                         "    - {name: s, model: toy, cold_start: none, engine: {max_num_batched_tokens: 4096},\n"
+                         "       requests: {trace: {format: csv, file: " +
+                         trace + "}}, decode: {replicas: 1}}\n"));
+  ASSERT_EQ(s.services.size(), 2u);
+  EXPECT_EQ(s.services[0].role, PoolRole::prefill);
+  EXPECT_EQ(s.services[1].role, PoolRole::decode);
+  EXPECT_EQ(s.jobs.jobs[0].name, "s-prefill-0");
+  EXPECT_EQ(s.jobs.jobs[1].name, "s-decode-0");
+  EXPECT_EQ(s.services[1].engine.max_num_batched_tokens, 4096);  // the service's, as the decode pool gives none
+  const RunResult r = test::simulate_keeping_requests(s);
+  ASSERT_EQ(r.requests.size(), 2u);
+  const RequestRow& a = test::request_row(r, 0);
+  const RequestRow& b = test::request_row(r, 1);
+  EXPECT_EQ(a.ttft_us, 80053);
+  EXPECT_EQ(a.e2e_us, 84055);
+  EXPECT_EQ(b.queue_us, 79020);
+  EXPECT_EQ(b.ttft_us, 81055);
+  EXPECT_EQ(b.e2e_us, 87055);
+  EXPECT_EQ(a.replica, 1);  // the decode replica serves it to the end
+  const ServiceFigures& f = r.services[0];
+  EXPECT_EQ(f.completed, 2u);
+  EXPECT_EQ(f.iterations, 2u);              // the prefill pool's
+  EXPECT_EQ(r.services[1].iterations, 4u);  // the decode pool's
+  EXPECT_EQ(r.services[1].completed, 0u);   // the requests are the service's
+  EXPECT_EQ(f.kv_transfer.count(), 2u);
+  EXPECT_DOUBLE_EQ(f.kv_transfer.mean_us(), (33 + 1) / 2.0);
+  EXPECT_DOUBLE_EQ(f.kv_transfer_bytes, 1'024'000 + 4'096);
+}
+
 // The same two requests with a client timeout of 50 ms: at the end of iteration 3 (82,060 us) A has its
 // third token and completes (82 ms, though past the timeout: it finished in that iteration); B, arrived
 // at 1 ms, has waited 81 ms for its second token: it is aborted and counted timed out; no iteration 4.

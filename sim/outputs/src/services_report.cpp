@@ -103,6 +103,34 @@ void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double 
   }
 }
 
+// A pool's replicas: GPU-hours and cost allocated to them.
+std::pair<double, double> pool_allocation(const ServiceSpec& spec, const RunResult& r) {
+  double gpu_hours = 0, cost = 0;
+  for (int32_t k = 0; k < spec.max_replicas; ++k) {
+    const JobRecord& rec = r.jobs[spec.first_job + static_cast<uint32_t>(k)];
+    gpu_hours += rec.allocated_gpu.hours();
+    cost += rec.cost_usd;
+  }
+  return {gpu_hours, cost};
+}
+
+// What a pool's replicas did: the service's own figures, or a disaggregated service's per pool.
+void add_pool_figures(Json& j, const ServiceSpec& spec, const ServiceFigures& f, const ScalingFigures& g, double span_s) {
+  j["replica_starts"] = f.replica_starts;
+  j["iterations"] = f.iterations;
+  j["cold_start_mean_s"] = f.replica_starts ? Json(round6(f.cold_start_s / static_cast<double>(f.replica_starts)))
+                                            : Json(nullptr);
+  j["kv_cache_blocks_min"] = f.kv_blocks_min;
+  j["kv_cache_blocks_max"] = f.kv_blocks_max;
+  if (spec.autoscaler) {
+    j["max_replicas"] = spec.max_replicas;
+    j["replicas_mean"] = span_s > 0 ? Json(round6(g.pod_s / span_s)) : Json(nullptr);
+    j["replicas_peak"] = g.max_pods;
+    j["scale_ups"] = g.scale_ups;
+    j["scale_downs"] = g.scale_downs;
+  }
+}
+
 }  // namespace
 
 void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
@@ -114,35 +142,58 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   Json services = Json::array();
   for (std::size_t i = 0; i < s.services.size(); ++i) {
     const ServiceSpec& spec = s.services[i];
-    const ServiceFigures& f = r.services[i];
-    double gpu_hours = 0, cost = 0;
-    for (int32_t k = 0; k < spec.max_replicas; ++k) {
-      const JobRecord& rec = r.jobs[spec.first_job + static_cast<uint32_t>(k)];
-      gpu_hours += rec.allocated_gpu.hours();
-      cost += rec.cost_usd;
-    }
+    if (spec.role == PoolRole::decode) continue;  // its prefill pool's entry has it
+    ServiceFigures f = r.services[i];
+    auto [gpu_hours, cost] = pool_allocation(spec, r);
+    double pod_s = r.scaling[i].pod_s;
     Json j;
     j["name"] = spec.name;
     j["model"] = spec.model->name;
     j["replicas"] = spec.replicas;
     j["tensor_parallel"] = spec.tensor_parallel;
+    if (spec.role == PoolRole::prefill) {
+      // One service, two pools: their replicas' figures side by side, their sum in the service's.
+      const ServiceSpec& dspec = s.services[spec.peer];
+      const ServiceFigures& d = r.services[spec.peer];
+      const auto [d_hours, d_cost] = pool_allocation(dspec, r);
+      const auto pool = [&](const ServiceSpec& ps, const ServiceFigures& pf, double hours, double usd, const ScalingFigures& g) {
+        Json p;
+        p["replicas"] = ps.replicas;
+        p["tensor_parallel"] = ps.tensor_parallel;
+        p["mean_ready_replicas"] = round6(ratio(pf.ready_replica_s, span_s));
+        p["gpu_hours_allocated"] = round6(hours);
+        p["cost_usd"] = round_to(usd, 2);
+        add_pool_figures(p, ps, pf, g, span_s);
+        return p;
+      };
+      Json pools;
+      pools["prefill"] = pool(spec, f, gpu_hours, cost, r.scaling[i]);
+      pools["decode"] = pool(dspec, d, d_hours, d_cost, r.scaling[spec.peer]);
+      j["replicas"] = spec.replicas + dspec.replicas;
+      j.erase("tensor_parallel");  // each pool's
+      j["pools"] = std::move(pools);
+      j["kv_transfer_s"] = latency_json(f.kv_transfer);
+      j["kv_transferred_gb"] = round6(f.kv_transfer_bytes / 1e9);
+      f.preemptions += d.preemptions;
+      f.ready_replica_s += d.ready_replica_s;
+      f.cold_start_s += d.cold_start_s;
+      f.replica_starts += d.replica_starts;
+      f.iterations += d.iterations;
+      f.kv_blocks_min = std::min(f.kv_blocks_min, d.kv_blocks_min);
+      f.kv_blocks_max = std::max(f.kv_blocks_max, d.kv_blocks_max);
+      gpu_hours += d_hours;
+      cost += d_cost;
+      pod_s += r.scaling[spec.peer].pod_s;
+    }
     j["requests"] = f.requests;
     const uint64_t slo_arrived = holds_requests(spec) ? f.arrived : 0;
     add_figures(j, f, slo_arrived, span_s, gpu_hours, cost);
     if (spec.timeout) j["requests_timed_out"] = f.timed_out;
-    j["replica_starts"] = f.replica_starts;
-    j["iterations"] = f.iterations;
-    j["cold_start_mean_s"] = f.replica_starts ? Json(round6(f.cold_start_s / static_cast<double>(f.replica_starts)))
-                                              : Json(nullptr);
-    j["kv_cache_blocks_min"] = f.kv_blocks_min;
-    j["kv_cache_blocks_max"] = f.kv_blocks_max;
-    if (spec.autoscaler) {
-      const ScalingFigures& g = r.scaling[i];
-      j["max_replicas"] = spec.max_replicas;
-      j["replicas_mean"] = span_s > 0 ? Json(round6(g.pod_s / span_s)) : Json(nullptr);
-      j["replicas_peak"] = g.max_pods;
-      j["scale_ups"] = g.scale_ups;
-      j["scale_downs"] = g.scale_downs;
+    if (spec.role == PoolRole::prefill) {
+      j["replica_starts"] = f.replica_starts;
+      j["iterations"] = f.iterations;
+    } else {
+      add_pool_figures(j, spec, f, r.scaling[i], span_s);
     }
     Json slo = Json::object();
     for (const SloTarget& t : spec.slo) {
@@ -175,7 +226,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all.iterations += f.iterations;
     all.replica_starts += f.replica_starts;
     all.cold_start_s += f.cold_start_s;
-    all_pod_s += r.scaling[i].pod_s;
+    all_pod_s += pod_s;
     all.last_completion = std::max(all.last_completion, f.last_completion);
     all.ttft.merge(f.ttft);
     all.tpot.merge(f.tpot);
@@ -282,7 +333,7 @@ void replicas_table(TableSink& sink, const Scenario& s, const RunResult& r) {
   sink.reserve(r.replica_counts.size());
   for (const ReplicaCount& c : r.replica_counts) {
     sink.cell(c.time);
-    sink.cell(s.services[c.service].name);
+    sink.cell(s.services[c.service].deployment);
     sink.cell(c.desired);
     sink.cell(c.pods);
     sink.cell(c.ready);

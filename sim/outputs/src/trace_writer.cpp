@@ -114,12 +114,13 @@ class TraceWriter final : public OutputWriter, public WantsRoutes {
       if (s.services[c.service].autoscaler)
         out << fmt::format(
             ",\n{{\"ph\":\"C\",\"name\":{},\"pid\":0,\"ts\":{},\"args\":{{\"desired\":{},\"pods\":{},\"ready\":{}}}}}",
-            json_string(fmt::format("replicas of {}", s.services[c.service].name)), c.time.us(), c.desired, c.pods, c.ready);
+            json_string(fmt::format("replicas of {}", s.services[c.service].deployment)), c.time.us(), c.desired, c.pods,
+            c.ready);
     // Each service's router: a track in the cluster's process, an instant event per request routed.
     for (std::size_t k = 0; k < s.services.size(); ++k)
       out << fmt::format(",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":{},\"args\":{{\"name\":{}}}}}",
                          kRouterTid + k,
-                         json_string(fmt::format("router of {} ({})", s.services[k].name, s.services[k].router.name)));
+                         json_string(fmt::format("router of {} ({})", s.services[k].deployment, s.services[k].router.name)));
     for (const RouteRow& q : r.routes) {
       const std::string& replica = s.jobs.jobs[q.replica].name;
       out << fmt::format(",\n{{\"ph\":\"i\",\"s\":\"t\",\"name\":{},\"pid\":0,\"tid\":{},\"ts\":{},\"args\":{{\"request\":{},"

@@ -23,6 +23,10 @@ namespace gpusim {
 
 namespace {
 
+// Where a request's KV cache is: on its replica; at its prefill replica, to be sent once its decode replica
+// has room; on the way (docs/serving.md#disaggregated-serving).
+enum class Kv : uint8_t { local, remote, moving };
+
 // A request in the system, from its arrival to its end.
 struct Req {
   Time arrival, first_scheduled = Time::max(), first_token, last_token;
@@ -33,9 +37,14 @@ struct Req {
   int32_t generated = 0;  // output tokens so far
   int32_t blocks = 0;     // KV blocks it holds
   int32_t replica = -1;
-  int32_t cached_tokens = -1;  // prefix caching: prompt tokens found cached when it was first scheduled
-  int32_t user = -1;           // the client of a closed loop that sent it
-  uint32_t service = 0;
+  int32_t cached_tokens = -1;    // prefix caching: prompt tokens found cached when it was first scheduled
+  int32_t user = -1;             // the client of a closed loop that sent it
+  uint32_t service = 0;          // its service (its figures): a disaggregated one's prefill pool
+  int32_t prefill_replica = -1;  // disaggregated: the replica that holds its KV cache until the decode replica has it
+  int32_t held_blocks = 0;       // there, without prefix caching
+  uint64_t transfer_seq = 0;     // of its KV transfer under way (older entries are stale)
+  Kv kv = Kv::local;
+  bool decoding = false;  // disaggregated: handed to its decode pool
   uint16_t preemptions = 0, retries = 0;
   // vLLM's num_tokens: the prompt and every token generated so far
   int32_t tokens() const { return prompt + generated; }
@@ -64,6 +73,7 @@ struct Replica {
   int32_t max_len = 0;                        // tokens a request may reach: the model's max_model_len, or what the cache holds
   std::deque<uint32_t> waiting;               // FCFS; a preempted request goes back to the front
   std::vector<uint32_t> running;              // admission order; preemption takes the newest
+  std::vector<uint32_t> sending, receiving;   // disaggregated: requests whose KV cache it holds for, or takes from, another
   std::vector<std::pair<uint32_t, int32_t>> batch;  // the iteration under way: request, tokens it computes
   BatchShape shape;
   bool in_flight = false;
@@ -79,7 +89,7 @@ struct Replica {
   Time busy_since;
   bool listed = false;  // in busy_changes
   Time placed_at;
-  int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size()); }
+  int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size() + receiving.size()); }
 };
 
 struct Service {
@@ -97,6 +107,7 @@ struct Service {
   Time ready_since;
   double reference_flops_per_s = 0;  // a model of kind fixed: its reference GPU's, whole, times e_flops
   bool caching = false;              // its replicas cache prefixes (its requests carry their content)
+  uint64_t prefilled = 0;            // a decode pool: the requests its prefill pool handed it
 };
 
 // 16 bytes, so that the heap moves little: the push's sequence number above the replica's job id,
@@ -136,6 +147,7 @@ struct Serving::Impl {
   uint64_t seq = 0;
   std::vector<JobId> busy_changes;
   std::vector<int32_t> hits;                       // the cached blocks a request finds (schedule's)
+  std::vector<uint32_t> handed;                    // prefilled in the iteration that ends (end_iteration's)
   std::vector<uint32_t> to_start, starting;        // starting: to_start's contents while they start (both keep their buffers)
   std::set<NodeId> imaged;                         // nodes that hold the serving image
   std::vector<std::unique_ptr<SlicedGpu>> sliced;  // by GPU id; null: no replica time-shares it
@@ -144,6 +156,11 @@ struct Serving::Impl {
   Time next_arrival = Time::max();  // the earliest request not arrived yet (Time::max(): none)
   std::vector<RequestRow> rows;
   std::vector<RouteRow> routes;
+  // Disaggregated serving: the KV transfers under way, as (end, transfer_seq, request); and the link's
+  // bytes per second between two replicas (the serving module's topology).
+  using Transfer = std::tuple<Time, uint64_t, uint32_t>;
+  std::priority_queue<Transfer, std::vector<Transfer>, std::greater<>> transfers;
+  std::function<double(JobId, JobId)> kv_link;
 
   Impl(const Scenario& s, ServingRecords keep) : scenario(s), keep_requests(keep.requests), keep_routes(keep.routes) {
     if (replica_jobs(s.services) >= (uint32_t{1} << kReplicaBits))
@@ -153,14 +170,17 @@ struct Serving::Impl {
     for (const ServiceSpec& spec : s.services) {
       Service& svc = services.emplace_back();
       svc.spec = &spec;
-      svc.stream = spec.requests->open();
-      svc.loop = spec.requests->clients();
-      if (!svc.loop) svc.next = svc.stream->next();
-      else
-        for (int32_t u = 0; u < svc.loop->users; ++u) svc.sends.emplace(Time(), u);
       svc.fig.name = spec.name;
       svc.fig.requests = spec.requests->describe();
-      svc.caching = spec.model->kind == ModelKind::llm && spec.requests->has_content() &&
+      if (spec.role != PoolRole::decode) {  // a decode pool's requests come from its prefill pool
+        svc.stream = spec.requests->open();
+        svc.loop = spec.requests->clients();
+        if (!svc.loop) svc.next = svc.stream->next();
+        else
+          for (int32_t u = 0; u < svc.loop->users; ++u) svc.sends.emplace(Time(), u);
+      }
+      // A decode pool takes whole KV caches: it finds no prefix of its own to reuse.
+      svc.caching = spec.model->kind == ModelKind::llm && spec.role != PoolRole::decode && spec.requests->has_content() &&
                     spec.engine.enable_prefix_caching.value_or(true);
       svc.fig.prefix_caching = svc.caching;
       svc.router = RouterRegistry::global().make(spec.router);
@@ -322,18 +342,23 @@ struct Serving::Impl {
     return static_cast<int32_t>(hits.size()) * r.limits.block_size;
   }
 
-  // To the ready replica its service's router chooses, else (none ready) into the service's queue.
+  // The pool a request is sent to: its service's, or once prefilled, its decode pool.
+  uint32_t pool_of(const Req& q) const { return q.decoding ? services[q.service].spec->peer : q.service; }
+
+  // To the ready replica its pool's router chooses, else (none ready) into the pool's queue.
   void route(uint32_t id, Time now) {
     if (expired(reqs[id], now)) {
+      if (reqs[id].kv == Kv::remote) let_go(replicas[static_cast<uint32_t>(reqs[id].prefill_replica)], id);
       time_out(id, now);
       return;
     }
-    Service& svc = services[reqs[id].service];
+    Req& q = reqs[id];
+    const uint32_t pool = pool_of(q);
+    Service& svc = services[pool];
     if (svc.ready == 0) {
       svc.queue.push_back(id);
       return;
     }
-    Req& q = reqs[id];
     const Replicas view(*this, svc, id);
     const std::size_t slot = svc.router->route({q.id, q.arrival, q.prompt, q.output}, view);
     if (slot >= view.size() || !view.ready(slot))
@@ -342,8 +367,9 @@ struct Serving::Impl {
     const uint32_t chosen = svc.replicas[slot];
     Replica& r = replicas[chosen];
     q.replica = static_cast<int32_t>(chosen);
-    if (keep_routes) routes.push_back({now, q.service, q.id, chosen, r.pool ? view.cached_prefix_tokens(slot) : -1});
+    if (keep_routes) routes.push_back({now, pool, q.id, chosen, r.pool ? view.cached_prefix_tokens(slot) : -1});
     if (q.prompt + q.output > r.max_len) {
+      if (q.kv == Kv::remote) let_go(replicas[static_cast<uint32_t>(q.prefill_replica)], id);
       reject(id, now);
       return;
     }
@@ -408,12 +434,17 @@ struct Serving::Impl {
   // each taking what it still needs of the token budget (one token when decoding, the rest of its
   // prompt or a chunk of it when prefilling), preempting the newest running request while the cache
   // is short; then, if nothing was preempted, waiting requests in order while budget and seats last.
+  // Without chunked prefill, vLLM V0's (Scheduler._schedule_default): waiting prompts first, whole; the
+  // running requests' decodes only in a step that starts none.
   bool schedule(Replica& r, Time now) {
     if (model(r).kind == ModelKind::fixed) return take_batch(r, now);
     int64_t budget = r.limits.max_num_batched_tokens;
     r.batch.clear();
+    const bool chunked = services[r.service].spec->engine.enable_chunked_prefill;
+    if (!chunked) admit(r, now, budget, false);
+    const bool prefilling = !r.batch.empty();  // V0: a step of prompts only
     bool preempted = false;
-    for (std::size_t i = 0; i < r.running.size() && budget > 0;) {
+    for (std::size_t i = 0; !prefilling && i < r.running.size() && budget > 0;) {
       const uint32_t id = r.running[i];
       Req& q = reqs[id];
       const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - q.computed, budget));
@@ -433,34 +464,7 @@ struct Serving::Impl {
       budget -= n;
       ++i;
     }
-    if (!preempted) {
-      while (!r.waiting.empty() && budget > 0 && static_cast<int64_t>(r.running.size()) < r.limits.max_num_seqs) {
-        const uint32_t id = r.waiting.front();
-        Req& q = reqs[id];
-        if (expired(q, now)) {  // its client is gone (a preempted one holds no blocks)
-          r.waiting.pop_front();
-          time_out(id, now);
-          continue;
-        }
-        // Its longest cached prefix is not computed again (vLLM's get_computed_blocks); a preempted request
-        // may find its own blocks.
-        const int32_t cached = r.pool ? cached_prefix(r, id) : 0;
-        const int32_t n = static_cast<int32_t>(std::min<int64_t>(q.tokens() - cached, budget));
-        if (!(r.pool ? allocate_cached(r, id, cached + n, hits) : allocate(r, id, cached + n))) break;
-        if (r.pool) {
-          q.computed = cached;
-          ServiceFigures& fig = services[r.service].fig;
-          fig.prefix_queried_tokens += static_cast<uint64_t>(q.tokens());
-          fig.prefix_hit_tokens += static_cast<uint64_t>(cached);
-          if (q.cached_tokens < 0) q.cached_tokens = cached;
-        }
-        r.waiting.pop_front();
-        r.running.push_back(id);
-        if (q.first_scheduled == Time::max()) q.first_scheduled = now;
-        r.batch.emplace_back(id, n);
-        budget -= n;
-      }
-    }
+    if (chunked && !preempted) admit(r, now, budget, true);
     r.shape = BatchShape{};
     for (const auto& [id, n] : r.batch) {
       const Req& q = reqs[id];
@@ -469,6 +473,47 @@ struct Serving::Impl {
       r.shape.kv_tokens += q.computed + n;
     }
     return !r.batch.empty();
+  }
+
+  // Waiting requests join the batch in order while budget and seats last: a chunk of a prompt (whole
+  // prompts only, without `chunked` prefill), or, for a request whose KV cache another replica holds,
+  // the blocks to take it into (its transfer needs no budget and no seat).
+  void admit(Replica& r, Time now, int64_t& budget, bool chunked) {
+    while (!r.waiting.empty() && budget > 0 && static_cast<int64_t>(r.running.size()) < r.limits.max_num_seqs) {
+      const uint32_t id = r.waiting.front();
+      Req& q = reqs[id];
+      if (expired(q, now)) {  // its client is gone (a preempted one holds no blocks here)
+        r.waiting.pop_front();
+        if (q.kv == Kv::remote) let_go(replicas[static_cast<uint32_t>(q.prefill_replica)], id);
+        time_out(id, now);
+        continue;
+      }
+      if (q.kv == Kv::remote) {
+        if (!allocate(r, id, q.computed)) break;
+        r.waiting.pop_front();
+        start_transfer(r, id, now);
+        continue;
+      }
+      // Its longest cached prefix is not computed again (vLLM's get_computed_blocks); a preempted request
+      // may find its own blocks.
+      const int32_t cached = r.pool ? cached_prefix(r, id) : 0;
+      const int32_t need = q.tokens() - cached;
+      if (!chunked && need > budget) break;
+      const int32_t n = static_cast<int32_t>(std::min<int64_t>(need, budget));
+      if (!(r.pool ? allocate_cached(r, id, cached + n, hits) : allocate(r, id, cached + n))) break;
+      if (r.pool) {
+        q.computed = cached;
+        ServiceFigures& fig = services[r.service].fig;
+        fig.prefix_queried_tokens += static_cast<uint64_t>(q.tokens());
+        fig.prefix_hit_tokens += static_cast<uint64_t>(cached);
+        if (q.cached_tokens < 0) q.cached_tokens = cached;
+      }
+      r.waiting.pop_front();
+      r.running.push_back(id);
+      if (q.first_scheduled == Time::max()) q.first_scheduled = now;
+      r.batch.emplace_back(id, n);
+      budget -= n;
+    }
   }
 
   // Triton's dynamic batcher with no queue delay, for a model of kind fixed: when the replica is free,
@@ -549,9 +594,11 @@ struct Serving::Impl {
       g.predicted = SlicedGpu::kNone;
     }
     Service& svc = services[r.service];
-    ServiceFigures& fig = svc.fig;
+    ServiceFigures& fig = services[svc.spec->role == PoolRole::decode ? svc.spec->peer : r.service].fig;
     bool finished_any = false;
     const bool fixed = model(r).kind == ModelKind::fixed;
+    const bool prefills = svc.spec->role == PoolRole::prefill;
+    handed.clear();
     for (const auto& [id, n] : r.batch) {
       if (fixed) {  // a batch serves its requests whole
         finished_any = true;
@@ -562,6 +609,13 @@ struct Serving::Impl {
       q.computed += n;
       if (q.computed < q.tokens()) continue;  // a prefill chunk: no token yet
       ++q.generated;
+      if (prefills && q.output > 1) {  // its first token is made: its decode pool takes it on
+        handed.push_back(id);
+        q.held_blocks = q.blocks;  // they stay taken until its decode replica has the cache
+        q.blocks = -1;             // marks it for removal from running
+        finished_any = true;
+        continue;
+      }
       if (q.generated == 1) {
         q.first_token = now;
       } else {
@@ -588,15 +642,97 @@ struct Serving::Impl {
     if (finished_any)
       r.running.erase(std::remove_if(r.running.begin(), r.running.end(), [&](uint32_t id) { return reqs[id].blocks < 0; }),
                       r.running.end());
+    for (uint32_t id : handed) hand_off(r, id, now);
     r.batch.clear();
     r.in_flight = false;
     set_busy(r);
     to_start.push_back(static_cast<uint32_t>(r.job));
   }
 
+  // Disaggregated serving (docs/serving.md#disaggregated-serving). Prefilled on `r`, the request goes to its
+  // decode pool; `r` holds its KV cache until the decode replica has it.
+  void hand_off(Replica& r, uint32_t id, Time now) {
+    Req& q = reqs[id];
+    q.blocks = 0;
+    q.decoding = true;
+    q.kv = Kv::remote;
+    q.prefill_replica = static_cast<int32_t>(r.job);
+    r.sending.push_back(id);
+    Service& decode = services[services[r.service].spec->peer];
+    ++decode.prefilled;
+    route(id, now);
+  }
+
+  // Its decode replica `r` has taken the blocks for its KV cache: the transfer starts, over the link between
+  // the two replicas, at that link's bandwidth (a transfer has the link to itself).
+  void start_transfer(Replica& r, uint32_t id, Time now) {
+    Req& q = reqs[id];
+    const double bytes = static_cast<double>(q.computed) * model(r).kv_bytes_per_token();
+    const double s = bytes / kv_link(JobId{static_cast<uint32_t>(q.prefill_replica)}, r.job);
+    const Duration took = Duration::from_seconds(std::min(s, kMaxSpan.seconds()), Round::up);  // a link of a few bytes/s
+    q.kv = Kv::moving;
+    q.transfer_seq = ++seq;
+    r.receiving.push_back(id);
+    transfers.emplace(now + took, q.transfer_seq, id);
+    ServiceFigures& fig = services[q.service].fig;
+    fig.kv_transfer.add(took.us());
+    fig.kv_transfer_bytes += bytes;
+  }
+
+  // Its KV cache has reached its decode replica: the prefill replica lets its blocks go, and the request's
+  // first token goes out (TTFT counts the transfer, as the client sees it from the decode replica).
+  void land(uint32_t id, Time now) {
+    Req& q = reqs[id];
+    Replica& from = replicas[static_cast<uint32_t>(q.prefill_replica)];
+    Replica& to = replicas[static_cast<uint32_t>(q.replica)];
+    let_go(from, id);
+    std::erase(to.receiving, id);
+    q.kv = Kv::local;
+    q.first_token = q.last_token = now;
+    to.running.push_back(id);
+    set_busy(to);
+    if (!to.in_flight) to_start.push_back(static_cast<uint32_t>(to.job));
+  }
+
+  // Request `id`, whose KV cache its prefill replica held, leaves its decode pool (that replica stopped):
+  // from the queue it waited in, or the decode replica taking the cache in (which frees the blocks for it).
+  void leave_decode_pool(uint32_t id) {
+    Req& q = reqs[id];
+    Service& decode = services[pool_of(q)];
+    if (std::erase(decode.queue, id) > 0) return;
+    Replica& to = replicas[static_cast<uint32_t>(q.replica)];
+    if (q.kv == Kv::moving) {
+      std::erase(to.receiving, id);
+      to.free_blocks += q.blocks;  // a decode pool caches no prefixes
+      q.blocks = 0;
+      q.transfer_seq = 0;
+    } else {
+      to.waiting.erase(std::find(to.waiting.begin(), to.waiting.end(), id));
+    }
+    set_busy(to);
+    if (!to.in_flight) to_start.push_back(static_cast<uint32_t>(to.job));
+  }
+
+  // The prefill replica `r` no longer holds request `id`'s KV cache.
+  void let_go(Replica& r, uint32_t id) {
+    Req& q = reqs[id];
+    std::erase(r.sending, id);
+    if (r.pool) {
+      ReqBlocks& b = req_blocks[id];
+      r.pool->free(b.ids);
+      b.ids.clear();
+      b.hashed = 0;
+    } else {
+      r.free_blocks += q.held_blocks;
+    }
+    q.held_blocks = 0;
+    q.prefill_replica = -1;
+    if (!r.in_flight) to_start.push_back(static_cast<uint32_t>(r.job));  // room for its waiting requests
+  }
+
   void complete(Replica& r, uint32_t id, Time now) {
     Req& q = reqs[id];
-    ServiceFigures& fig = services[r.service].fig;
+    ServiceFigures& fig = services[q.service].fig;
     release_blocks(r, id);
     q.blocks = -1;  // marks it for removal from running
     const int64_t ttft = (q.first_token - q.arrival).us();
@@ -612,7 +748,7 @@ struct Serving::Impl {
     fig.queue.add(queue);
     if (tpot >= 0) fig.tpot.add(tpot);
     bool good = true;
-    for (const SloTarget& t : services[r.service].spec->slo) {
+    for (const SloTarget& t : services[q.service].spec->slo) {
       if (t.percentile != 0) continue;
       const int64_t limit = t.limit.us();
       switch (t.metric) {
@@ -680,6 +816,14 @@ struct Serving::Impl {
     for (uint32_t job : starting) start_iteration(replicas[job], now);
   }
 
+  void drop_stale_transfers() {
+    while (!transfers.empty()) {
+      const auto& [at, seq_of, id] = transfers.top();
+      if (reqs[id].kv == Kv::moving && reqs[id].transfer_seq == seq_of) return;
+      transfers.pop();
+    }
+  }
+
   void drop_stale() {
     while (!due.empty()) {
       const Due& d = due.top();
@@ -701,8 +845,10 @@ std::optional<Time> Serving::next_time() {
   Impl& m = *impl_;
   m.predict();
   m.drop_stale();
+  m.drop_stale_transfers();
   std::optional<Time> t;
   if (!m.due.empty()) t = m.due.top().time;
+  if (!m.transfers.empty() && (!t || std::get<0>(m.transfers.top()) < *t)) t = std::get<0>(m.transfers.top());
   if (m.next_arrival != Time::max() && (!t || m.next_arrival < *t)) t = m.next_arrival;
   return t;
 }
@@ -717,6 +863,11 @@ void Serving::advance(Time now) {
     r.due_seq = 0;
     if (r.due_kind == DueKind::ready) m.become_ready(r, now);
     else m.end_iteration(r, now);
+  }
+  for (m.drop_stale_transfers(); !m.transfers.empty() && std::get<0>(m.transfers.top()) <= now; m.drop_stale_transfers()) {
+    const uint32_t id = std::get<2>(m.transfers.top());
+    m.transfers.pop();
+    m.land(id, now);
   }
   m.arrive(now);
   m.start_due(now);
@@ -803,17 +954,32 @@ void Serving::stopped(JobId id, Time now) {
   r.due_seq = 0;
   std::vector<uint32_t> lost(r.running.begin(), r.running.end());
   lost.insert(lost.end(), r.waiting.begin(), r.waiting.end());
+  lost.insert(lost.end(), r.receiving.begin(), r.receiving.end());
+  // Disaggregated: the KV caches it held for decode replicas are gone; so are those it was to take in.
+  for (uint32_t q : r.sending) {
+    m.leave_decode_pool(q);
+    lost.push_back(q);
+  }
+  for (uint32_t q : lost)
+    if (m.reqs[q].kv != Kv::local && m.reqs[q].prefill_replica != static_cast<int32_t>(id))
+      m.let_go(m.replicas[static_cast<uint32_t>(m.reqs[q].prefill_replica)], q);
   r.running.clear();
   r.waiting.clear();
+  r.receiving.clear();
+  r.sending.clear();
   if (r.shown_busy) r.busy_s += (now - r.busy_since).seconds();
   r.busy = r.shown_busy = false;  // it holds no GPU now: nothing to tell the engine
   r.free_blocks = r.total_blocks;
   r.pool.reset();
-  // Its requests start over elsewhere, in arrival order.
+  // Its requests start over, from their prefill, in arrival order.
   std::sort(lost.begin(), lost.end(), [&](uint32_t a, uint32_t b) { return m.reqs[a].id < m.reqs[b].id; });
   for (uint32_t q : lost) {
     Req& req = m.reqs[q];
-    req.computed = req.generated = req.blocks = 0;
+    ++m.services[req.service].fig.retried;
+    req.computed = req.generated = req.blocks = req.held_blocks = 0;
+    req.kv = Kv::local;
+    req.decoding = false;
+    req.prefill_replica = -1;
     if (q < m.req_blocks.size()) {  // the replica's pool is gone with it
       m.req_blocks[q].ids.clear();
       m.req_blocks[q].hashed = 0;
@@ -821,7 +987,6 @@ void Serving::stopped(JobId id, Time now) {
     req.first_scheduled = Time::max();
     req.max_gap_us = 0;
     ++req.retries;
-    ++svc.fig.retried;
     m.route(q, now);
   }
 }
@@ -862,7 +1027,12 @@ int64_t Serving::queue_length(uint32_t s) const {
   return n;
 }
 
-uint64_t Serving::arrived(uint32_t s) const { return impl_->services[s].fig.arrived; }
+uint64_t Serving::arrived(uint32_t s) const {
+  const Service& svc = impl_->services[s];
+  return svc.spec->role == PoolRole::decode ? svc.prefilled : svc.fig.arrived;
+}
+
+void Serving::kv_links(std::function<double(JobId from, JobId to)> bytes_per_s) { impl_->kv_link = std::move(bytes_per_s); }
 
 int32_t Serving::ready(uint32_t s) const { return impl_->services[s].ready; }
 

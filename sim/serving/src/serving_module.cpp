@@ -1,6 +1,7 @@
 #include "gpusim/sim/serving_module.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "gpusim/sim/observer.hpp"
 #include "gpusim/sim/priority_classes.hpp"
@@ -17,6 +18,7 @@ ServingModule::ServingModule(const Scenario& s, ServingRecords keep) : scenario_
 
 void ServingModule::start(ModuleHost& host) {
   host_ = &host;
+  serving_.kv_links([this](JobId from, JobId to) { return kv_link_bytes_per_s(from, to); });
   // The initial pods: their slots arrive with the other jobs at the start.
   for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_.reconcile(s, Time(), slot_fn(Time()));
 }
@@ -117,6 +119,34 @@ ReplicaShare ServingModule::share(JobId id) const {
   s.hw.flops_per_s = model.bf16_tflops * 1e12 * compute;
   s.hw.bytes_per_s = model.memory_bandwidth_gb_per_s * 1e9 * bandwidth;
   return s;
+}
+
+// Within a node, the slowest link between a GPU of one and a GPU of the other, once per pair of GPUs the
+// cache moves between (each of the fewer GPUs sends or takes its heads' share); a GPU to itself copies at
+// half its memory bandwidth (a read and a write). Across nodes, the NICs of the replicas' GPUs: each GPU has
+// its share of its node's NICs (an HGX node's rail of one NIC a GPU), the slower side bounding the transfer.
+double ServingModule::kv_link_bytes_per_s(JobId from, JobId to) const {
+  const Cluster& cluster = host_->state().cluster();
+  const auto& a = host_->flight(from).placement.gpus;
+  const auto& b = host_->flight(to).placement.gpus;
+  const NodeId na = cluster.gpu(a.front()).node, nb = cluster.gpu(b.front()).node;
+  if (na != nb) {
+    const auto nics = [&](NodeId n, std::size_t gpus) {
+      const Node& node = cluster.node(n);
+      return cluster.pool_of(n).network.gb_per_s() * std::min(1.0, static_cast<double>(gpus) / node.gpu_count);
+    };
+    return std::min(nics(na, a.size()), nics(nb, b.size())) * 1e9;
+  }
+  const Node& node = cluster.node(na);
+  double slowest = std::numeric_limits<double>::infinity();
+  for (GpuId g : a)
+    for (GpuId h : b) {
+      const double link =
+          g == h ? cluster.pool_of(na).gpu->memory_bandwidth_gb_per_s / 2
+                 : node.topology->link(static_cast<int>(g - node.first_gpu), static_cast<int>(h - node.first_gpu)).gb_per_s;
+      slowest = std::min(slowest, link);
+    }
+  return slowest * static_cast<double>(std::min(a.size(), b.size())) * 1e9;
 }
 
 ReplicaDevice ServingModule::device(JobId id) const {

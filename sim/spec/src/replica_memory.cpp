@@ -17,6 +17,11 @@ int64_t replica_memory_mib(const Request& q, const Pool& pool, const MigProfile*
 
 EngineLimits engine_limits(const Scenario& s, const ServiceSpec& service, const GpuModel& gpu, int64_t visible_memory_mib) {
   EngineLimits l = default_engine_limits(gpu, visible_memory_mib, s.model.serving);
+  // vLLM V0 without chunked prefill (SchedulerConfig): 256 sequences, and a batch that holds the longest prompt.
+  if (!service.engine.enable_chunked_prefill) {
+    l.max_num_seqs = 256;
+    l.max_num_batched_tokens = std::max(service.model->max_model_len, 2048);
+  }
   if (service.engine.max_num_batched_tokens) l.max_num_batched_tokens = *service.engine.max_num_batched_tokens;
   if (service.engine.max_num_seqs) l.max_num_seqs = *service.engine.max_num_seqs;
   if (service.engine.gpu_memory_utilization) l.gpu_memory_utilization = *service.engine.gpu_memory_utilization;

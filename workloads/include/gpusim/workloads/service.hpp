@@ -62,10 +62,19 @@ struct EngineSettings {
   std::optional<int32_t> max_num_batched_tokens, max_num_seqs;
   std::optional<double> gpu_memory_utilization;
   std::optional<bool> enable_prefix_caching;  // absent: on (vLLM V1's default) where requests carry their content
+  bool enable_chunked_prefill = true;         // false: vLLM V0's default scheduler (whole prefills first, never beside decodes)
 };
+
+// A disaggregated service (DistServe, Splitwise, llm-d) serves with two pools of replicas, each a
+// ServiceSpec of its own (its Deployment, autoscaler, GPUs, TP): its entry prefills (and makes the first
+// token), its `decode:` pool takes the KV cache over the link between the two replicas and decodes.
+enum class PoolRole : uint8_t { colocated, prefill, decode };
 
 struct ServiceSpec {
   std::string name;
+  std::string deployment;  // its pods' prefix: the name, or NAME-prefill and NAME-decode for the pools of one
+  PoolRole role = PoolRole::colocated;
+  uint32_t peer = 0;                   // prefill: its decode pool's index among the services; decode: its prefill pool's
   const ServedModel* model = nullptr;  // in the scenario's model catalog
   int32_t replicas = 1;                // at the start (0 only under KEDA)
   int32_t max_replicas = 1;            // the most it can have: the autoscaler's maximum, else replicas
@@ -76,7 +85,7 @@ struct ServiceSpec {
   EngineSettings engine;
   std::optional<Duration> timeout;  // clients give up on a request not completed within it
   ColdStart cold_start;
-  std::shared_ptr<const RequestSource> requests;
+  std::shared_ptr<const RequestSource> requests;  // a decode pool's are its prefill pool's (it opens none)
   // Its replica slots are jobs first_job ... first_job + max_replicas - 1; those past the current count
   // wait parked until an autoscaler asks for them.
   uint32_t first_job = 0;
@@ -90,9 +99,9 @@ inline uint32_t replica_jobs(const std::vector<ServiceSpec>& services) {
   return services.empty() ? 0 : services.back().first_job + static_cast<uint32_t>(services.back().max_replicas);
 }
 
-// `workload.services`: the services, and their replica slots as jobs of kind inference appended to `jobs`
-// (arriving at 0, so that after JobSet::finalize they are the first jobs, in this order). `models`
-// holds the built-in models and the scenario's own.
+// `workload.services`: the services (a disaggregated one as its prefill pool, then its decode pool), and their replica slots as
+// jobs of kind inference appended to `jobs` (arriving at 0, so that after JobSet::finalize they are the first jobs, in this
+// order). `models` holds the built-in models and the scenario's own.
 std::vector<ServiceSpec> read_services(const ConfigNode& list, const ModelCatalog& models, const std::string& data_dir,
                                        uint64_t seed, JobSet& jobs);
 

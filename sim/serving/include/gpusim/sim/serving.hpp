@@ -63,6 +63,9 @@ struct ServiceFigures {
   // Prefix caching, counted each time a request is scheduled from its replica's waiting queue (its first
   // time, and again after a preemption): its tokens so far, and those of its longest cached prefix.
   uint64_t prefix_queried_tokens = 0, prefix_hit_tokens = 0;
+  // Disaggregated: each request's KV transfer from its prefill to its decode replica.
+  LatencyHistogram kv_transfer;
+  double kv_transfer_bytes = 0;
   std::string requests;  // the request source, described
 };
 
@@ -136,7 +139,10 @@ class Serving {
   // Requests of service `s` arrived and not started on any replica: held while none is ready, or
   // waiting in a replica's queue (gpusim_service_queue_length).
   int64_t queue_length(uint32_t s) const;
+  // Requests sent to service `s`: arrived, or, for a decode pool, handed over by its prefill pool.
   uint64_t arrived(uint32_t s) const;
+  // Disaggregated serving: bytes per second of the link between two replicas (a KV cache's transfer).
+  void kv_links(std::function<double(JobId from, JobId to)> bytes_per_s);
   int32_t ready(uint32_t s) const;
   // Every request stream is over and no request waits or runs.
   bool done() const;

@@ -50,6 +50,8 @@ class ServingModule final : public Module {
   // What the replica has of its GPUs now (MIG slice, MPS shares, its turn on a time-sliced GPU).
   ReplicaShare share(JobId id) const;
   ReplicaDevice device(JobId id) const;
+  // Bytes per second a KV cache moves at from replica `from` to replica `to` (disaggregated serving).
+  double kv_link_bytes_per_s(JobId from, JobId to) const;
   // Serves what is due now, then hands the kernel the replicas' busy changes.
   void serve(Time now);
   // Where a replica slot's pod is.
