@@ -15,7 +15,9 @@ class LatencyHistogram {
  public:
   static constexpr int kSubBits = 10;  // 1,024 buckets per power of two
 
-  void add(int64_t us, uint64_t count = 1) {
+  // Inlined: the serving loop adds a gap per token, and GCC stopped inlining it there once that loop grew
+  // (7 % of a serving run's instructions went to the call).
+  [[gnu::always_inline]] void add(int64_t us, uint64_t count = 1) {
     if (count == 0) return;
     if (us < 0) us = 0;
     const std::size_t b = bucket(us);
