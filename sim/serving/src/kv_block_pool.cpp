@@ -40,8 +40,6 @@ std::size_t KvBlockPool::Index::slot_of(uint64_t hash) const {
   return i;
 }
 
-int32_t KvBlockPool::Index::find(uint64_t hash) const { return slots_[slot_of(hash)].block; }
-
 int32_t KvBlockPool::Index::insert(uint64_t hash, int32_t block) {
   Slot& s = slots_[slot_of(hash)];
   if (s.block != kNone) return s.block;
@@ -49,10 +47,7 @@ int32_t KvBlockPool::Index::insert(uint64_t hash, int32_t block) {
   return kNone;
 }
 
-void KvBlockPool::Index::set(uint64_t hash, int32_t block) { slots_[slot_of(hash)].block = block; }
-
-void KvBlockPool::Index::erase(uint64_t hash) {
-  std::size_t hole = slot_of(hash);
+void KvBlockPool::Index::erase_at(std::size_t hole) {
   slots_[hole].block = kNone;
   // Later slots of the run move back into the hole unless their home lies (cyclically) after it.
   for (std::size_t i = (hole + 1) & mask_; slots_[i].block != kNone; i = (i + 1) & mask_) {
@@ -72,7 +67,9 @@ KvBlockPool::KvBlockPool(int32_t blocks) : blocks_(static_cast<std::size_t>(bloc
 void KvBlockPool::lookup(std::span<const uint64_t> hashes, int32_t max_blocks, std::vector<int32_t>& out) const {
   out.clear();
   const std::size_t n = std::min(hashes.size(), static_cast<std::size_t>(std::max(0, max_blocks)));
+  for (std::size_t k = 0; k < std::min<std::size_t>(n, kAhead); ++k) first_.prefetch(hashes[k]);
   for (std::size_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) first_.prefetch(hashes[k + kAhead]);
     const int32_t b = first_.find(hashes[k]);
     if (b == kNone) return;
     out.push_back(b);
@@ -94,7 +91,17 @@ void KvBlockPool::touch(std::span<const int32_t> blocks) {
 
 void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   if (n > free_count_) throw std::logic_error("KvBlockPool::allocate: more blocks than are free");
+  // The blocks to be evicted are the queue's next ones: their hashes' slots are fetched kAhead blocks early.
+  int32_t ahead = head_;
+  const auto fetch_next = [&] {
+    if (ahead == kNone) return;
+    const Block& k = blocks_[static_cast<std::size_t>(ahead)];
+    if (k.hashed) first_.prefetch(k.hash);
+    ahead = k.next;
+  };
+  for (int32_t i = 0; i < std::min(n, kAhead); ++i) fetch_next();
   for (int32_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) fetch_next();
     const int32_t b = head_;
     unlink(b);
     evict(b);
@@ -114,6 +121,14 @@ void KvBlockPool::cache(int32_t block, uint64_t hash) {
   // A copy computed again: found once the ones cached before it are evicted.
   while (blocks_[static_cast<std::size_t>(last)].same != kNone) last = blocks_[static_cast<std::size_t>(last)].same;
   blocks_[static_cast<std::size_t>(last)].same = block;
+}
+
+void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_t> hashes) {
+  for (std::size_t k = 0; k < std::min<std::size_t>(hashes.size(), kAhead); ++k) first_.prefetch(hashes[k]);
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    if (k + kAhead < hashes.size()) first_.prefetch(hashes[k + kAhead]);
+    cache(blocks[k], hashes[k]);
+  }
 }
 
 void KvBlockPool::free(std::span<const int32_t> blocks) {
@@ -143,10 +158,11 @@ void KvBlockPool::evict(int32_t b) {
   if (!k.hashed) return;
   k.hashed = false;
   --cached_count_;
-  const int32_t head = first_.find(k.hash);
+  const std::size_t at = first_.slot_of(k.hash);
+  const int32_t head = first_.block_at(at);
   if (head == b) {
-    if (k.same == kNone) first_.erase(k.hash);
-    else first_.set(k.hash, k.same);
+    if (k.same == kNone) first_.erase_at(at);
+    else first_.set_at(at, k.same);
   } else {
     int32_t before = head;
     while (blocks_[static_cast<std::size_t>(before)].same != b) before = blocks_[static_cast<std::size_t>(before)].same;

@@ -63,9 +63,9 @@ enum class DueKind : uint8_t { iteration_end, ready };
 
 struct Replica {
   uint32_t service = 0;
-  uint32_t owner = 0;    // the service its requests' figures go to: its own, or a decode pool's prefill pool's
-  PoolRole role{};       // its pool's
-  bool chunked = true;   // its engine's enable_chunked_prefill
+  uint32_t owner = 0;   // the service its requests' figures go to: its own, or a decode pool's prefill pool's
+  PoolRole role{};      // its pool's
+  bool chunked = true;  // its engine's enable_chunked_prefill
   JobId job{0};
   ReplicaState state = ReplicaState::absent;
   ReplicaShare share;
@@ -432,8 +432,11 @@ struct Serving::Impl {
     if (want > 0) r.pool->allocate(static_cast<int32_t>(want), b.ids);
     q.blocks = static_cast<int32_t>(b.ids.size());
     const auto full = std::min<int64_t>(tokens / r.limits.block_size, static_cast<int64_t>(b.hashes.size()));
-    for (; b.hashed < full; ++b.hashed)
-      r.pool->cache(b.ids[static_cast<std::size_t>(b.hashed)], b.hashes[static_cast<std::size_t>(b.hashed)]);
+    if (b.hashed < full) {
+      const auto from = static_cast<std::size_t>(b.hashed), count = static_cast<std::size_t>(full - b.hashed);
+      r.pool->cache(std::span(b.ids).subspan(from, count), std::span(b.hashes).subspan(from, count));
+      b.hashed = static_cast<int32_t>(full);
+    }
     return true;
   }
 

@@ -40,6 +40,8 @@ class KvBlockPool {
   void allocate(int32_t n, std::vector<int32_t>& out);
   // `block`, just filled, holds `hash` from now on (vLLM's cache_full_blocks).
   void cache(int32_t block, uint64_t hash);
+  // The same for blocks[i] and hashes[i], in order.
+  void cache(std::span<const int32_t> blocks, std::span<const uint64_t> hashes);
   // A request lets its blocks go, its last block first (vLLM frees in reverse, so a prefix's tail is
   // evicted before its head): a block left with no user joins the tail of the free queue, its hash kept.
   void free(std::span<const int32_t> blocks);
@@ -58,6 +60,7 @@ class KvBlockPool {
   void unlink(int32_t b);
   void append(int32_t b);
   void evict(int32_t b);
+  static constexpr int kAhead = 8;  // blocks fetched ahead of the one at hand
   // A hash -> the first block cached with it: open addressing with linear probing, at most half full
   // (there are never more hashes than blocks), deletion by shifting back. A day of Mooncake's
   // conversation trace evicts a block hundreds of millions of times; std::unordered_map spent most of
@@ -65,18 +68,24 @@ class KvBlockPool {
   class Index {
    public:
     explicit Index(int32_t blocks);
-    int32_t find(uint64_t hash) const;  // kNone: absent
+    int32_t find(uint64_t hash) const { return slots_[slot_of(hash)].block; }  // kNone: absent
     // The block already there (kNone: `block` was put in).
     int32_t insert(uint64_t hash, int32_t block);
-    void set(uint64_t hash, int32_t block);  // `hash` is present
-    void erase(uint64_t hash);               // `hash` is present
+    // `hash`'s slot, `hash` present: its first block, to read, replace or erase with one probe.
+    std::size_t slot_of(uint64_t hash) const;  // its slot, or the empty one ending its probe
+    int32_t block_at(std::size_t slot) const { return slots_[slot].block; }
+    void set_at(std::size_t slot, int32_t block) { slots_[slot].block = block; }
+    void erase_at(std::size_t slot);
+    // Asks for `hash`'s home slot to be fetched: the pool's loops know the hashes they will look up next, and
+    // a probe is a cache miss (16 replicas' tables are 16 MB); fetched ahead, the misses overlap.
+    void prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[home(hash)]); }
+
    private:
     struct Slot {
       uint64_t hash = 0;
       int32_t block = kNone;
     };
     std::size_t home(uint64_t hash) const { return static_cast<std::size_t>(hash) & mask_; }
-    std::size_t slot_of(uint64_t hash) const;  // its slot, or the empty one ending its probe
     std::vector<Slot> slots_;
     std::size_t mask_ = 0;
   };
