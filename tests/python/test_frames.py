@@ -82,3 +82,20 @@ def test_replicas_frame_and_plot_follow_an_autoscaled_service(root, tmp_path):
     assert s["scale_ups"] > 0 and s["scale_downs"] > 0
     ax = gpusim.plot.replicas(r)
     assert [line.get_label() for line in ax.get_lines()] == ["desired", "pods", "ready"]
+
+
+def test_a_disaggregated_service_is_one_row_with_its_pools(root, tmp_path):
+    r = gpusim.run(root / "scenarios" / "serving-disaggregated.yaml", data=str(root / "data"),
+                   variant="5 prefill + 3 decode", outputs=["requests"])
+    r.write(str(tmp_path / "run"))
+    for frame, file in {"services": "services.csv", "requests": "requests.csv"}.items():
+        pd.testing.assert_frame_equal(getattr(r, frame), pd.read_csv(tmp_path / "run" / file), check_exact=True)
+    assert len(r.services) == 1
+    s = r.services.iloc[0]
+    assert (s["pools.prefill.replicas"], s["pools.decode.replicas"]) == (5, 3)
+    assert s["replicas"] == 8
+    assert s["gpu_hours_allocated"] == pytest.approx(s["pools.prefill.gpu_hours_allocated"] +
+                                                     s["pools.decode.gpu_hours_allocated"], abs=1e-5)
+    assert s["kv_transfer_s.p50"] > 0
+    # Every request ends on a decode replica, which made all its tokens but the first.
+    assert r.requests.replica.str.startswith("rag-decode-").all()
