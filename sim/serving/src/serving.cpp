@@ -385,19 +385,20 @@ struct Serving::Impl {
     if (!r.in_flight) to_start.push_back(chosen);
   }
 
-  // The request lets its KV blocks go (with prefix caching, they stay cached until handed out again).
-  void release_blocks(Replica& r, uint32_t id) {
-    Req& q = reqs[id];
+  // The request lets its KV blocks on `r` go (with prefix caching, they stay cached until handed out again):
+  // `count` of them, its blocks or those its prefill replica holds for it.
+  void release_blocks(Replica& r, uint32_t id, int32_t& count) {
     if (r.pool) {
       ReqBlocks& b = req_blocks[id];
       r.pool->free(b.ids);
       b.ids.clear();
       b.hashed = 0;
     } else {
-      r.free_blocks += q.blocks;
+      r.free_blocks += count;
     }
-    q.blocks = 0;
+    count = 0;
   }
+  void release_blocks(Replica& r, uint32_t id) { release_blocks(r, id, reqs[id].blocks); }
 
   void preempt(Replica& r, uint32_t id) {
     Req& q = reqs[id];
@@ -730,15 +731,7 @@ struct Serving::Impl {
   void let_go(Replica& r, uint32_t id) {
     Req& q = reqs[id];
     std::erase(r.sending, id);
-    if (r.pool) {
-      ReqBlocks& b = req_blocks[id];
-      r.pool->free(b.ids);
-      b.ids.clear();
-      b.hashed = 0;
-    } else {
-      r.free_blocks += q.held_blocks;
-    }
-    q.held_blocks = 0;
+    release_blocks(r, id, q.held_blocks);
     q.prefill_replica = -1;
     if (!r.in_flight) to_start.push_back(static_cast<uint32_t>(r.job));  // room for its waiting requests
   }
