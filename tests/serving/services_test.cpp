@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "gpusim/sim/latency_histogram.hpp"
+#include "gpusim/sim/scenario.hpp"
+#include "gpusim/sim/serving.hpp"
 #include "run_util.hpp"
 
 using namespace gpusim;
@@ -155,24 +157,28 @@ TEST(Services, WithoutChunkedPrefillPromptsGoFirstAndWholeAsVllmV0Does) {
 //   decode   [82054, 84055]   A's 3rd token (done: E2E 84,055); B joined at 82,055 (TTFT 81,055)
 //   decode   [84055, 86055], [86055, 88055]  B alone (kv 17, 18): 2,000 us each; done (E2E 87,055)
 // B's decodes never wait behind A's prefill, nor A's behind B's.
-TEST(Services, DisaggregatedPrefillHandsEachKvCacheToTheDecodePool) {
+std::string disaggregated_toy(const std::string& trace_rows) {
   std::string hardware = test::toy_serving_hardware(1000);
   const std::string nodes = "  nodes:\n";
   hardware.replace(hardware.find(nodes), nodes.size(),
                    nodes + "    - {name: toy-2x, gpu: TOY, gpus: 2, cpu_milli: 2000, memory_mib: 2048, "
                            "price_per_node_hour_usd: 2, source: test}\n");
-  const std::string trace = write_file("disagg.csv", "arrival_s,prompt_tokens,output_tokens\n0,4000,3\n0.001,16,3\n");
-  const Scenario s = test::load(write_file(
-      "disagg.yaml", "name: disagg\n" + hardware +
-                         "models:\n"
-                         "  - {name: toy, layers: 1, heads: 1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000,\n"
-                         "     intermediate: 64, vocab: 64, max_model_len: 100000, source: test}\n"
-                         "cluster: {pools: [{name: p, node: toy-2x, count: 1}]}\n"
-                         "workload:\n"
-                         "  services:\n"
-                         "    - {name: s, model: toy, cold_start: none, engine: {max_num_batched_tokens: 4096},\n"
-                         "       requests: {trace: {format: csv, file: " +
-                         trace + "}}, decode: {replicas: 1}}\n"));
+  const std::string trace = write_file("disagg.csv", "arrival_s,prompt_tokens,output_tokens\n" + trace_rows);
+  return write_file("disagg.yaml",
+                    "name: disagg\n" + hardware +
+                        "models:\n"
+                        "  - {name: toy, layers: 1, heads: 1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000,\n"
+                        "     intermediate: 64, vocab: 64, max_model_len: 100000, source: test}\n"
+                        "cluster: {pools: [{name: p, node: toy-2x, count: 1}]}\n"
+                        "workload:\n"
+                        "  services:\n"
+                        "    - {name: s, model: toy, cold_start: none, engine: {max_num_batched_tokens: 4096},\n"
+                        "       requests: {trace: {format: csv, file: " +
+                        trace + "}}, decode: {replicas: 1}}\n");
+}
+
+TEST(Services, DisaggregatedPrefillHandsEachKvCacheToTheDecodePool) {
+  const Scenario s = test::load(disaggregated_toy("0,4000,3\n0.001,16,3\n"));
   ASSERT_EQ(s.services.size(), 2u);
   EXPECT_EQ(s.services[0].role, PoolRole::prefill);
   EXPECT_EQ(s.services[1].role, PoolRole::decode);
@@ -197,6 +203,44 @@ TEST(Services, DisaggregatedPrefillHandsEachKvCacheToTheDecodePool) {
   EXPECT_EQ(f.kv_transfer.count(), 2u);
   EXPECT_DOUBLE_EQ(f.kv_transfer.mean_us(), (33 + 1) / 2.0);
   EXPECT_DOUBLE_EQ(f.kv_transfer_bytes, 1'024'000 + 4'096);
+}
+
+// The serving component driven as the engine drives it: A (4,000 prompt tokens, 3 out) is prefilled at
+// 80,020 us and its cache is on its way (33 us) when the prefill replica stops at 80,030. The decode replica
+// lets the blocks it took go; A waits at the prefill pool, with nothing due, until a new prefill pod is
+// placed at 100,000 (ready at once), and starts over: prefilled at 180,020, landed at 180,053 (its TTFT),
+// decoded in two steps of 2,001 us (E2E 184,055), counted retried once.
+TEST(Services, AStoppedPrefillReplicaSendsTheRequestItWasSendingBackToPrefill) {
+  const Scenario s = test::load(disaggregated_toy("0,4000,3\n"));
+  Serving serving(s, ServingRecords{.requests = true});
+  serving.kv_links([](JobId, JobId) { return 31.5e9; });
+  const GpuModel& gpu = *s.catalog->find_gpu("TOY");
+  ReplicaShare share;
+  share.hw = {gpu.bf16_tflops * 1e12, gpu.memory_bandwidth_gb_per_s * 1e9, 1, 0, &s.model.serving_efficiency(gpu)};
+  const ReplicaDevice device{&gpu, gpu.memory_mib, NodeId{0}};
+  const auto run_until = [&](Time end) {
+    for (std::optional<Time> t = serving.next_time(); t && *t <= end; t = serving.next_time()) serving.advance(*t);
+  };
+  serving.placed(JobId{0}, Time(), device, share);  // the prefill replica
+  serving.placed(JobId{1}, Time(), device, share);  // the decode replica
+  run_until(Time::from_us(80030));
+  serving.stopped(JobId{0}, Time::from_us(80030));
+  EXPECT_FALSE(serving.next_time().has_value());  // the transfer's landing is gone with it
+  EXPECT_EQ(serving.queue_length(0), 1);
+  serving.placed(JobId{0}, Time::from_us(100000), device, share);
+  serving.advance(Time::from_us(100000));  // as the engine serves after each decision
+  run_until(Time::max());
+  EXPECT_TRUE(serving.done());
+  const std::vector<ServiceFigures> f = serving.finish(Time::from_us(184055));
+  EXPECT_EQ(f[0].completed, 1u);
+  EXPECT_EQ(f[0].retried, 1u);
+  EXPECT_EQ(f[0].kv_transfer.count(), 2u);  // the one cut short, and the one that landed
+  const std::vector<RequestRow> rows = serving.take_requests();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].ttft_us, 180053);
+  EXPECT_EQ(rows[0].e2e_us, 184055);
+  EXPECT_EQ(rows[0].retries, 1);
+  EXPECT_EQ(rows[0].replica, 1);
 }
 
 // The same two requests with a client timeout of 50 ms: at the end of iteration 3 (82,060 us) A has its
