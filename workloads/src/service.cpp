@@ -137,10 +137,6 @@ const Section& decode_section() {
   return s;
 }
 
-}  // namespace
-
-namespace {
-
 SloTarget read_slo(const std::string& key, const ConfigNode& value) {
   SloTarget t;
   t.key = key;
@@ -163,10 +159,6 @@ SloTarget read_slo(const std::string& key, const ConfigNode& value) {
   if (t.limit <= Duration()) value.fail("expected a positive latency target");
   return t;
 }
-
-}  // namespace
-
-namespace {
 
 // A pool's fields (a service's replicas, or its decode pool's): `own` gives them; where it does not, a
 // decode pool takes the service's (`base`) tensor_parallel, pod, engine and cold_start.
