@@ -404,6 +404,8 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
       {"service",
        "services",
        {{"replicas", "replicas", Format::count},
+        {"prefill", "pools.prefill.replicas", Format::count},  // disaggregated services only
+        {"decode", "pools.decode.replicas", Format::count},
         {"ready", "mean_ready_replicas", Format::gpus},
         {"requests", "requests_arrived", Format::count},
         {"completed", "requests_completed", Format::count},
@@ -415,6 +417,7 @@ const BreakdownSpec& breakdown_spec(Breakdown by) {
         {"TPOT p99", "tpot_s.p99", Format::latency},
         {"ITL p99", "itl_s.p99", Format::latency},
         {"E2E p99", "e2e_s.p99", Format::latency},
+        {"KV transfer p99", "kv_transfer_s.p99", Format::latency},
         {"SLO", "slo_attainment", Format::percent},
         {"goodput", "goodput_rps", Format::rate},
         {"preempted", "preemptions", Format::count},
