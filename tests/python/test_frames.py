@@ -99,3 +99,5 @@ def test_a_disaggregated_service_is_one_row_with_its_pools(root, tmp_path):
     assert s["kv_transfer_s.p50"] > 0
     # Every request ends on a decode replica, which made all its tokens but the first.
     assert r.requests.replica.str.startswith("rag-decode-").all()
+    assert r.requests.prefill_replica.str.startswith("rag-prefill-").all()
+    assert (r.requests.kv_transfer_s > 0).all() and (r.requests.kv_transfer_s <= r.requests.ttft_s).all()

@@ -195,6 +195,9 @@ TEST(Services, DisaggregatedPrefillHandsEachKvCacheToTheDecodePool) {
   EXPECT_EQ(b.ttft_us, 81055);
   EXPECT_EQ(b.e2e_us, 87055);
   EXPECT_EQ(a.replica, 1);  // the decode replica serves it to the end
+  EXPECT_EQ(a.prefill_replica, 0);
+  EXPECT_EQ(a.kv_transfer_us, 33);
+  EXPECT_EQ(b.kv_transfer_us, 1);
   const ServiceFigures& f = r.services[0];
   EXPECT_EQ(f.completed, 2u);
   EXPECT_EQ(f.iterations, 2u);              // the prefill pool's
@@ -241,6 +244,8 @@ TEST(Services, AStoppedPrefillReplicaSendsTheRequestItWasSendingBackToPrefill) {
   EXPECT_EQ(rows[0].e2e_us, 184055);
   EXPECT_EQ(rows[0].retries, 1);
   EXPECT_EQ(rows[0].replica, 1);
+  EXPECT_EQ(rows[0].prefill_replica, 0);
+  EXPECT_EQ(rows[0].kv_transfer_us, 33);
 }
 
 // The same two requests with a client timeout of 50 ms: at the end of iteration 3 (82,060 us) A has its

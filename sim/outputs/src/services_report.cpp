@@ -287,24 +287,33 @@ void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
   // cached_tokens where a service caches prefixes: prompt tokens found cached when first scheduled.
   const bool caching = std::any_of(r.services.begin(), r.services.end(),
                                    [](const ServiceFigures& f) { return f.prefix_caching; });
-  std::vector<std::string_view> columns{"service",       "request",       "arrival_s",        "status",  "replica",
-                                        "prompt_tokens", "output_tokens", "generated_tokens", "queue_s", "ttft_s",
-                                        "e2e_s",         "tpot_s",        "preemptions",      "retries", "reason"};
-  if (caching) columns.insert(columns.begin() + 8, "cached_tokens");
+  // prefill_replica and kv_transfer_s where a service is disaggregated.
+  const bool split = std::any_of(s.services.begin(), s.services.end(),
+                                 [](const ServiceSpec& v) { return v.role == PoolRole::prefill; });
+  std::vector<std::string_view> columns{"service", "request", "arrival_s", "status", "replica"};
+  if (split) columns.push_back("prefill_replica");
+  columns.insert(columns.end(), {"prompt_tokens", "output_tokens", "generated_tokens"});
+  if (caching) columns.push_back("cached_tokens");
+  columns.insert(columns.end(), {"queue_s", "ttft_s"});
+  if (split) columns.push_back("kv_transfer_s");
+  columns.insert(columns.end(), {"e2e_s", "tpot_s", "preemptions", "retries", "reason"});
   sink.header(columns);
   sink.reserve(r.requests.size());
   const auto seconds = [&](int64_t us) {
     if (us < 0) sink.empty();
     else sink.cell(Duration::from_us(us));
   };
+  const auto replica = [&](int32_t job) {
+    if (job < 0) sink.empty();
+    else sink.cell(r.jobs.size() > static_cast<std::size_t>(job) ? s.jobs.jobs[static_cast<std::size_t>(job)].name : "");
+  };
   for (const RequestRow& q : r.requests) {
     sink.cell(s.services[q.service].name);
     sink.cell(static_cast<int64_t>(q.id));
     sink.cell(q.arrival);
     sink.cell(q.status == 0 ? "completed" : q.status == 1 ? "rejected" : q.status == 2 ? "unfinished" : "timed_out");
-    if (q.replica < 0) sink.empty();
-    else
-      sink.cell(r.jobs.size() > static_cast<std::size_t>(q.replica) ? s.jobs.jobs[static_cast<std::size_t>(q.replica)].name : "");
+    replica(q.replica);
+    if (split) replica(q.prefill_replica);
     sink.cell(q.prompt);
     sink.cell(q.output);
     sink.cell(q.generated);
@@ -314,6 +323,7 @@ void requests_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     }
     seconds(q.queue_us);
     seconds(q.ttft_us);
+    if (split) seconds(q.kv_transfer_us);
     seconds(q.e2e_us);
     seconds(q.e2e_us >= 0 && q.output > 1 ? (q.e2e_us - q.ttft_us) / (q.output - 1) : -1);
     sink.cell(static_cast<int64_t>(q.preemptions));

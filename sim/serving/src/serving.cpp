@@ -43,6 +43,8 @@ struct Req {
   int32_t prefill_replica = -1;  // disaggregated: the replica that holds its KV cache until the decode replica has it
   int32_t held_blocks = 0;       // there, without prefix caching
   uint64_t transfer_seq = 0;     // of its KV transfer under way (older entries are stale)
+  int32_t prefilled_on = -1;     // for requests.csv: the replica that prefilled it, and its transfer's duration
+  int64_t transfer_us = -1;
   Kv kv = Kv::local;
   bool decoding = false;  // disaggregated: handed to its decode pool
   uint16_t preemptions = 0, retries = 0;
@@ -277,6 +279,8 @@ struct Serving::Impl {
     w.replica = q.replica;
     w.preemptions = q.preemptions;
     w.cached_tokens = q.cached_tokens;
+    w.prefill_replica = q.prefilled_on;
+    w.kv_transfer_us = q.transfer_us;
     w.retries = q.retries;
     w.status = status;
     rows.push_back(w);
@@ -670,7 +674,7 @@ struct Serving::Impl {
     q.blocks = 0;
     q.decoding = true;
     q.kv = Kv::remote;
-    q.prefill_replica = static_cast<int32_t>(r.job);
+    q.prefill_replica = q.prefilled_on = static_cast<int32_t>(r.job);
     r.sending.push_back(id);
     Service& decode = services[services[r.service].spec->peer];
     ++decode.prefilled;
@@ -686,6 +690,7 @@ struct Serving::Impl {
     const Duration took = Duration::from_seconds(std::min(s, kMaxSpan.seconds()), Round::up);  // a link of a few bytes/s
     q.kv = Kv::moving;
     q.transfer_seq = ++seq;
+    q.transfer_us = took.us();
     r.receiving.push_back(id);
     transfers.emplace(now + took, q.transfer_seq, id);
     ServiceFigures& fig = services[q.service].fig;
@@ -992,7 +997,7 @@ void Serving::stopped(JobId id, Time now) {
     req.computed = req.generated = req.blocks = req.held_blocks = 0;
     req.kv = Kv::local;
     req.decoding = false;
-    req.prefill_replica = -1;
+    req.prefill_replica = req.prefilled_on = req.transfer_us = -1;
     if (q < m.req_blocks.size()) {  // the replica's pool is gone with it
       m.req_blocks[q].ids.clear();
       m.req_blocks[q].hashed = 0;

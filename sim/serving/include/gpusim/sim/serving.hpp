@@ -77,7 +77,9 @@ struct RequestRow {
   int64_t queue_us = -1, ttft_us = -1, e2e_us = -1;  // -1: never reached
   int32_t prompt = 0, output = 0, generated = 0;
   int32_t replica = -1;
-  int32_t cached_tokens = -1;  // prefix caching: prompt tokens found cached when first scheduled; -1: not scheduled
+  int32_t cached_tokens = -1;    // prefix caching: prompt tokens found cached when first scheduled; -1: not scheduled
+  int32_t prefill_replica = -1;  // disaggregated: the replica that prefilled it (the last time); -1: none
+  int64_t kv_transfer_us = -1;   // disaggregated: its KV cache's transfer to `replica`; -1: none
   uint16_t preemptions = 0, retries = 0;
   uint8_t status = 0;  // 0 completed, 1 rejected, 2 unfinished, 3 timed out
 };
