@@ -37,14 +37,14 @@ struct Req {
   int32_t generated = 0;  // output tokens so far
   int32_t blocks = 0;     // KV blocks it holds
   int32_t replica = -1;
-  int32_t cached_tokens = -1;    // prefix caching: prompt tokens found cached when it was first scheduled
-  int32_t user = -1;             // the client of a closed loop that sent it
-  uint32_t service = 0;          // its service (its figures): a disaggregated one's prefill pool
-  int32_t prefill_replica = -1;  // disaggregated: the replica that holds its KV cache until the decode replica has it
-  int32_t held_blocks = 0;       // there, without prefix caching
-  uint64_t transfer_seq = 0;     // of its KV transfer under way (older entries are stale)
-  int32_t prefilled_on = -1;     // for requests.csv: the replica that prefilled it, and its transfer's duration
-  int64_t transfer_us = -1;
+  int32_t cached_tokens = -1;  // prefix caching: prompt tokens found cached when it was first scheduled
+  int32_t user = -1;           // the client of a closed loop that sent it
+  uint32_t service = 0;        // its service (its figures): a disaggregated one's prefill pool
+  int32_t prefill_replica =
+      -1;                   // disaggregated: the replica that prefilled it, which holds its KV cache while kv is remote or moving
+  int32_t held_blocks = 0;  // there, without prefix caching
+  uint64_t transfer_seq = 0;  // of its KV transfer under way (older entries are stale)
+  int64_t transfer_us = -1;   // its KV transfer's duration (requests.csv)
   Kv kv = Kv::local;
   bool decoding = false;  // disaggregated: handed to its decode pool
   uint16_t preemptions = 0, retries = 0;
@@ -279,17 +279,19 @@ struct Serving::Impl {
     w.replica = q.replica;
     w.preemptions = q.preemptions;
     w.cached_tokens = q.cached_tokens;
-    w.prefill_replica = q.prefilled_on;
+    w.prefill_replica = q.prefill_replica;
     w.kv_transfer_us = q.transfer_us;
     w.retries = q.retries;
     w.status = status;
     rows.push_back(w);
   }
 
-  // The request has ended (completed, rejected, given up): its closed-loop client thinks, then sends
-  // its next one (at least 1 us after the last, so that a loop whose requests all end at once moves on).
+  // The request has ended (completed, rejected, given up): a prefill replica still holding its KV cache lets it
+  // go; its closed-loop client thinks, then sends its next one (at least 1 us after the last, so that a loop
+  // whose requests all end at once moves on).
   void release(uint32_t id, Time now) {
     const Req& q = reqs[id];
+    if (q.kv == Kv::remote) let_go(replicas[static_cast<uint32_t>(q.prefill_replica)], id);
     if (q.user >= 0) {
       Service& svc = services[q.service];
       const Time at = std::max(now + svc.loop->think, q.arrival + Duration::from_us(1));
@@ -359,7 +361,6 @@ struct Serving::Impl {
   // To the ready replica its pool's router chooses, else (none ready) into the pool's queue.
   void route(uint32_t id, Time now) {
     if (expired(reqs[id], now)) {
-      if (reqs[id].kv == Kv::remote) let_go(replicas[static_cast<uint32_t>(reqs[id].prefill_replica)], id);
       time_out(id, now);
       return;
     }
@@ -380,7 +381,6 @@ struct Serving::Impl {
     q.replica = static_cast<int32_t>(chosen);
     if (keep_routes) routes.push_back({now, pool, q.id, chosen, r.pool ? view.cached_prefix_tokens(slot) : -1});
     if (q.prompt + q.output > r.max_len) {
-      if (q.kv == Kv::remote) let_go(replicas[static_cast<uint32_t>(q.prefill_replica)], id);
       reject(id, now);
       return;
     }
@@ -500,7 +500,6 @@ struct Serving::Impl {
       Req& q = reqs[id];
       if (expired(q, now)) {  // its client is gone (a preempted one holds no blocks here)
         r.waiting.pop_front();
-        if (q.kv == Kv::remote) let_go(replicas[static_cast<uint32_t>(q.prefill_replica)], id);
         time_out(id, now);
         continue;
       }
@@ -674,7 +673,7 @@ struct Serving::Impl {
     q.blocks = 0;
     q.decoding = true;
     q.kv = Kv::remote;
-    q.prefill_replica = q.prefilled_on = static_cast<int32_t>(r.job);
+    q.prefill_replica = static_cast<int32_t>(r.job);
     r.sending.push_back(id);
     Service& decode = services[services[r.service].spec->peer];
     ++decode.prefilled;
@@ -737,7 +736,6 @@ struct Serving::Impl {
     Req& q = reqs[id];
     std::erase(r.sending, id);
     release_blocks(r, id, q.held_blocks);
-    q.prefill_replica = -1;
     if (!r.in_flight) to_start.push_back(static_cast<uint32_t>(r.job));  // room for its waiting requests
   }
 
@@ -997,7 +995,8 @@ void Serving::stopped(JobId id, Time now) {
     req.computed = req.generated = req.blocks = req.held_blocks = 0;
     req.kv = Kv::local;
     req.decoding = false;
-    req.prefill_replica = req.prefilled_on = req.transfer_us = -1;
+    req.prefill_replica = -1;
+    req.transfer_us = -1;
     if (q < m.req_blocks.size()) {  // the replica's pool is gone with it
       m.req_blocks[q].ids.clear();
       m.req_blocks[q].hashed = 0;

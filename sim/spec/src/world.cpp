@@ -349,7 +349,7 @@ std::vector<std::string> scenario_warnings(const World& world) {
                                                    t.limit.seconds(), t.key, t.limit.seconds())));
   // Prefix caching needs to know what a prompt holds: without it, the switch changes nothing.
   for (const ServiceSpec& svc : s.services)
-    if (svc.engine.enable_prefix_caching.value_or(false) && !svc.requests->has_content())
+    if (svc.role != PoolRole::decode && svc.engine.enable_prefix_caching.value_or(false) && !svc.requests->has_content())
       out.push_back(located(svc.where, fmt::format("service '{}': enable_prefix_caching is on, but its requests carry no "
                                                    "content (hash ids, or a generator's shared_prefix_tokens or sessions): "
                                                    "no prefix is shared, nothing is reused",
