@@ -17,7 +17,7 @@ import tempfile
 
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+) (\d+(?:\.\d+)?)$')
 DCGM = ["DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE",
-        "DCGM_FI_DEV_POWER_USAGE"]
+        "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"]
 OWN = ["gpusim_pending_pods", "gpusim_running_pods", "gpusim_ready_gpus", "gpusim_allocated_gpus", "gpusim_billed_nodes",
        "gpusim_cost_usd"]
 
@@ -56,6 +56,29 @@ def check_structure(text, start_s, step_s):
         last[key] = t
     if families != DCGM + OWN:
         problems.append(f"families {families}")
+    return problems + check_energy(text, step_s)
+
+
+def check_energy(text, step_s):
+    """Each GPU's energy counter (mJ) never falls, and grows by its power gauge (W, one decimal) x the step."""
+    problems, series = [], {}
+    for line in text.splitlines():
+        m = SAMPLE.match(line)
+        if m and m.group(1) in ("DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"):
+            series.setdefault((m.group(2), float(m.group(4))), {})[m.group(1)] = float(m.group(3))
+    before = {}
+    for (labels, t), v in sorted(series.items(), key=lambda kv: kv[0][1]):
+        if len(v) != 2:
+            problems.append(f"{labels} at {t}: power and energy not both sampled")
+            continue
+        mj = v["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"]
+        if labels in before and before[labels][0] == t - step_s:
+            grown = (mj - before[labels][1]) / 1e3 / step_s
+            if abs(grown - v["DCGM_FI_DEV_POWER_USAGE"]) > 0.06:
+                problems.append(f"{labels} at {t}: energy grew {grown:.3f} W, power says {v['DCGM_FI_DEV_POWER_USAGE']}")
+        if labels in before and mj < before[labels][1]:
+            problems.append(f"{labels} at {t}: the energy counter fell")
+        before[labels] = (t, mj)
     return problems
 
 

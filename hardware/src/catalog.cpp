@@ -115,6 +115,34 @@ const Section& gpu_section() {
   return s;
 }
 
+}  // namespace
+
+const Section& host_power_section() {
+  static const Section s{
+      "host_power",
+      "What a node draws besides its GPUs: CPUs, memory, NICs, NVSwitches, fans, power-supply losses",
+      {
+          {"idle_w", Type::number().at_least(0), required, "W", "With every GPU idle"},
+          {"busy_w", Type::number().at_least(0), required, "W", "With every GPU busy; in between, in proportion"},
+          {"assumed", Type::list(Type::choice({"idle_w", "busy_w"})), "", "", "Fields whose values are documented assumptions"},
+          source_field(required),
+      }};
+  return s;
+}
+
+HostPower HostPower::parse(const ConfigNode& node) {
+  const Fields f = host_power_section().read(node);
+  HostPower h;
+  h.idle_w = f.number("idle_w");
+  h.busy_w = f.number("busy_w");
+  if (h.busy_w < h.idle_w) f.at("busy_w").fail(fmt::format("must be at least idle_w ({:g} W)", h.idle_w));
+  h.assumed = f.string_list("assumed");
+  h.source = f.at("source").as_string();
+  return h;
+}
+
+namespace {
+
 const Section& node_section() {
   static const Section s{
       "node_template",
@@ -130,6 +158,8 @@ const Section& node_section() {
           {"topology", Type::section(topology_section()), "", "",
            "How its GPUs are linked; absent: all behind one PCIe host bridge"},
           {"network", Type::section(network_section()), "", "", "Its NICs; absent: not described"},
+          {"host_power", Type::section(host_power_section()), "", "",
+           "What it draws besides its GPUs; absent: model.yaml's power.host"},
           source_field(required),
       }};
   return s;
@@ -373,6 +403,7 @@ void Catalog::add_node(const ConfigNode& entry) {
     t.spot_price_per_node_hour_usd = p->as_number(e.range("spot_price_per_node_hour_usd"));
   t.topology = e.has("topology") ? NodeTopology::parse(e.at("topology"), *gpu, t.gpus) : NodeTopology::single_host_bridge(*gpu, t.gpus);
   if (auto n = e.get("network")) t.network = NetworkSpec::parse(*n);
+  if (auto h = e.get("host_power")) t.host_power = HostPower::parse(*h);
   t.source = e.at("source").as_string();
   nodes_.push_back(std::move(t));
 }

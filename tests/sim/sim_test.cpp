@@ -23,10 +23,10 @@ using test::write_file;
 TEST(JobStorage, SizesArePinned) {
   if constexpr (sizeof(void*) == 8) {
     EXPECT_LE(sizeof(Job), 168u);
-    EXPECT_LE(sizeof(JobRecord), 208u);
+    EXPECT_LE(sizeof(JobRecord), 216u);  // 208 before energy_ws (issue 45)
     EXPECT_LE(sizeof(PlacementRef), 20u);
     // Only jobs in flight hold one: what settle reads, and its claims' cost marks, are kept there.
-    EXPECT_LE(sizeof(JobFlight), 304u);
+    EXPECT_LE(sizeof(JobFlight), 320u);  // 304 before the energy marks (issue 45)
   }
 }
 

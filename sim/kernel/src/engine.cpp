@@ -52,6 +52,18 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
       attempts_(records_, flights_, w.scenario.jobs.jobs, w.jobs, w.scenario.model, events_, now_, *this),
       faults_(w.scenario.seed),
       nodes_(w.scenario.seed, cluster_, metrics_, events_, now_, *this) {
+  std::vector<PoolPower> power;
+  for (PoolId p{0}; p < cluster_.pools().size(); ++p) {
+    const Pool& pool = cluster_.pool(p);
+    PoolPower& pp = power.emplace_back();
+    pp.host = pool.host_power;
+    pp.pue = pool.pue;
+    pp.has_gpus = pool.gpu != nullptr && pool.gpu_count > 0;
+    if (!pool.gpu) continue;
+    pp.gpu = model().power.of(*pool.gpu);
+    for (std::size_t k = 0; k < pp.demand_w.size(); ++k) pp.demand_w[k] = demand_above_idle_w(pp.gpu, model().power.bound_by[k]);
+  }
+  metrics_.set_power(std::move(power));
   observers_.progress = options.progress;
   observers_.all = options.observers;
   if (options.audit) {

@@ -48,7 +48,7 @@ void Engine::place(JobId id, const Placement& p, const std::vector<GpuClaim>& cl
   }
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
-    ledger_.claimed(f, pool, now_);
+    ledger_.claimed(f, pool, p.gpus[i], now_);
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
     f.claims.push_back(claims[i]);
@@ -79,7 +79,7 @@ void Engine::started(JobId id) {
   r.start = now_;
   if (r.attempt == 0) r.first_start = now_;
   f.since = now_;
-  ledger_.start_busy(f, now_);
+  ledger_.start_busy(f, job(id).kind, now_);
   const Placement full = f.placement;  // refresh_rates reads the in-flight placement
   f.rate = 0;
   ++r.attempt;
@@ -280,7 +280,7 @@ void Engine::settle(JobId id) {
   }
   r.remaining = remaining_now(r);
   f.since = now_;
-  ledger_.settle_busy(r, f, active_u(id) * f.sharing_rate, now_);
+  ledger_.settle_busy(r, f, job(id).kind, active_u(id) * f.sharing_rate, now_);
   life_.note_running_change(id);  // its rate may change now
 }
 
@@ -358,12 +358,20 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   busy_changed.erase(std::unique(busy_changed.begin(), busy_changed.end()), busy_changed.end());
   for (JobId j : touched)
     if (Module* m = owner(j); m && records_[j].status == JobStatus::running) m->share_changed(j, now_);
+  const auto& bound_by = model().power.bound_by;
   for (GpuId g : busy_changed) {
     const Gpu& gpu = cluster_.gpu(g);
     double busy = 0;
-    for (JobId j : gpu.residents) busy += active_u(j) * flights_[records_[j]].sharing_rate;
+    BoundMix mix{};  // what the residents' busy shares are bound by (the power model)
+    for (JobId j : gpu.residents) {
+      const double share = active_u(j) * flights_[records_[j]].sharing_rate;
+      busy += share;
+      const BoundMix& m = bound_by[static_cast<std::size_t>(job(j).kind)];
+      for (std::size_t b = 0; b < mix.size(); ++b) mix[b] += share * m[b];
+    }
     busy = std::clamp(busy, 0.0, 1.0);
     metrics_.add_busy(cluster_.node(gpu.node).pool, g, busy - gpu.busy, now_);
+    metrics_.set_draw(g, mix, busy, now_);
     cluster_.set_busy(g, busy);
     notify([&](Observer& o) { o.gpu_busy_changed(*this, g); });
   }

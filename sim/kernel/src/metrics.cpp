@@ -16,7 +16,8 @@ Metrics::Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Durat
       busy_(pools),
       tenant_milli_us_(pools * tenants, 0.0),
       pools_(pools),
-      gpu_busy_(gpus) {}
+      gpu_busy_(gpus),
+      gpu_draw_(gpus) {}
 
 void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
   if (now <= last_) return;
@@ -81,6 +82,15 @@ void Metrics::close_window(PoolId pool, Time end) {
 void Metrics::finish(Time end) {
   for (PoolId p{0}; p < pools_.size(); ++p)
     if (pools_[p].in_window) close_window(p, end);
+  pool_energy_.assign(pools_.size(), {});
+  for (GpuId g : powered_gpus_) {
+    GpuDraw d = gpu_draw_[g];
+    bring(d, end);
+    pool_energy_[d.pool].gpu_ws += d.gpu_ws;
+    pool_energy_[d.pool].host_ws += d.host_ws;
+  }
+  for (PoolId p{0}; p < power_.size(); ++p)
+    if (!power_[p].has_gpus) pool_energy_[p].host_ws = power_[p].host.idle_w * pools_[p].billed.us() / 1e6;
   std::stable_sort(windows_.begin(), windows_.end(), [](const LowUtilizationWindow& a, const LowUtilizationWindow& b) {
     return std::pair(a.start, a.pool) < std::pair(b.start, b.pool);
   });
@@ -116,6 +126,64 @@ void Metrics::set_price(PoolId pool, double per_node_hour_usd, double per_gpu_ho
 GpuTime Metrics::gpu_busy(GpuId gpu, Time now) const {
   const GpuBusy& g = gpu_busy_[gpu];
   return g.integral + GpuTime::of(now - g.since, g.busy);
+}
+
+void Metrics::bring(GpuDraw& d, Time t) const {
+  if (!d.powered || t <= d.since) return;
+  const PoolPower& p = power_[d.pool];
+  const Duration span = t - d.since;
+  const double s = span.seconds();
+  const double idle_ws = d.busy ? p.gpu.idle_high_w * s
+                                : idle_energy_ws(p.gpu, d.ever_busy ? d.since - d.idle_from : p.gpu.clock_hold, span);
+  d.gpu_ws += idle_ws + d.dynamic_w * s;
+  d.static_ws += p.pue * (idle_ws + d.host_idle_w * s);
+  d.host_ws += (d.host_idle_w + d.host_busy_w * d.busy_fraction) * s;
+  d.scale_s += d.scale * s;
+  d.since = t;
+}
+
+void Metrics::set_powered(PoolId pool, GpuId g, uint16_t node_gpus, bool on, Time now) {
+  GpuDraw& d = gpu_draw_[g];
+  if (!d.listed) {
+    d.listed = true;
+    powered_gpus_.push_back(g);
+  }
+  bring(d, now);
+  d.pool = pool;
+  d.since = now;
+  d.powered = on;
+  if (!on) return;
+  // Powered up: its clocks low until its first work.
+  d.busy = d.ever_busy = false;
+  d.dynamic_w = d.busy_fraction = 0;
+  d.scale = 1;
+  const HostPower& host = power_[pool].host;
+  d.host_idle_w = host.idle_w / node_gpus;
+  d.host_busy_w = (host.busy_w - host.idle_w) / node_gpus;
+}
+
+void Metrics::set_draw(GpuId g, const BoundMix& busy, double busy_fraction, Time now) {
+  GpuDraw& d = gpu_draw_[g];
+  bring(d, now);
+  d.since = now;
+  const GpuPower& p = power_[d.pool].gpu;
+  const bool now_busy = std::any_of(busy.begin(), busy.end(), [](double u) { return u > 0; });
+  if (d.busy && !now_busy) {
+    d.idle_from = now;
+    d.ever_busy = true;
+  }
+  d.busy = now_busy;
+  d.busy_fraction = busy_fraction;
+  d.dynamic_w = now_busy ? gpu_power_w(p, busy, Duration()) - p.idle_high_w : 0;
+  const double demand = demand_above_idle_w(p, busy);
+  d.scale = demand > 0 ? d.dynamic_w / demand : 1;
+}
+
+double Metrics::dynamic_mark_ws(GpuId g, JobKind kind, Time t) const {
+  const GpuDraw& d = gpu_draw_[g];  // a job's GPU is powered and t >= d.since: scale_s is all that moves
+  const PoolPower& p = power_[d.pool];
+  const double scale_s = d.scale_s + d.scale * (t - d.since).seconds();
+  return p.pue * (p.demand_w[static_cast<std::size_t>(kind)] * scale_s + d.host_busy_w * (t - Time()).seconds());
 }
 
 double Metrics::price_integral_usd(PoolId pool, Time now) const {

@@ -66,6 +66,13 @@ void NodeLifecycle::set_price(PoolId p, double per_node_hour_usd) {
   metrics_.set_price(p, per_node_hour_usd, per_node_hour_usd / std::max<uint16_t>(1, cluster_.pool(p).gpus_per_node));
 }
 
+// A node's GPUs draw power while it is billed (issue 45).
+void NodeLifecycle::powered(NodeId n, bool on) {
+  const Node& node = cluster_.node(n);
+  for (uint16_t i = 0; i < node.gpu_count; ++i)
+    metrics_.set_powered(node.pool, GpuId{static_cast<uint32_t>(node.first_gpu + i)}, node.gpu_count, on, now_);
+}
+
 void NodeLifecycle::set_state(NodeId n, NodeState to) {
   const Node& node = cluster_.node(n);
   const NodeState from = node.state;
@@ -74,6 +81,7 @@ void NodeLifecycle::set_state(NodeId n, NodeState to) {
   const auto alive = [](NodeState s) { return s == NodeState::provisioning || s == NodeState::ready ? 1 : 0; };
   const auto provisioning = [](NodeState s) { return s == NodeState::provisioning ? 1 : 0; };
   metrics_.add_capacity(node.pool, (capacity(to) - capacity(from)) * node.gpu_count, billed(to) - billed(from));
+  if (billed(to) != billed(from)) powered(n, billed(to) == 1);
   PoolState& p = pools_[node.pool];
   p.alive = static_cast<uint32_t>(static_cast<int>(p.alive) + alive(to) - alive(from));
   p.provisioning = static_cast<uint32_t>(static_cast<int>(p.provisioning) + provisioning(to) - provisioning(from));
@@ -205,6 +213,7 @@ void NodeLifecycle::start() {
         continue;
       }
       metrics_.add_capacity(p, cluster_.node(n).gpu_count, 1);
+      powered(n, true);
       ++pools_[p].alive;
       busy_changed(n);
     }

@@ -229,7 +229,7 @@ const Section& power_entry_section() {
 
 const Section& power_section() {
   static const Section s = model_subsection(
-      "power", "The power model of metrics.om (DCGM_FI_DEV_POWER_USAGE)",
+      "power", "The power model: energy accounting and metrics.om's DCGM_FI_DEV_POWER_USAGE",
       {
           {"entries", Type::list(Type::section(power_entry_section())), "", "",
            "Draw by GPU model; a scenario's entries are searched before model.yaml's"},
@@ -239,6 +239,8 @@ const Section& power_section() {
                                              {enum_names<PowerBound>.begin(), enum_names<PowerBound>.end()})}),
                      {enum_names<JobKind>.begin(), enum_names<JobKind>.end()}),
            "", "", "What each job kind's busy time is bound by: tensor, fp32, memory, or shares of them summing to 1"},
+          {"host", Type::section(host_power_section()), "", "",
+           "What a node draws besides its GPUs where its template gives no host_power (a node list's nodes)"},
           {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
       });
   return s;
@@ -325,26 +327,27 @@ const Section& serving_section() {
 }  // namespace
 
 const Section& model_section() {
-  static const Section s{"model",
-                         "The execution model's constants (sim/data/model.yaml); every field optional",
-                         {
-                             {"include", Type::string(), "", "",
-                              "A file (relative to the scenario) whose model: map, or top-level map, is applied before "
-                              "these keys, e.g. gpusim calibrate's output"},
-                             {"speed", Type::section(speed_section()), "", "", "Jobs' speed on GPU models"},
-                             {"time_slicing", Type::section(time_slicing_section()), "", "", "CUDA time-slicing"},
-                             {"mps", Type::section(mps_section()), "", "", "MPS"},
-                             {"mig", Type::section(mig_section()), "", "", "MIG repartitioning"},
-                             {"restart", Type::section(restart_section()), "", "", "Killed jobs"},
-                             {"communication", Type::section(model_communication_section()), "", "", "Communication defaults"},
-                             {"checkpoint", Type::section(checkpoint_defaults_section()), "", "", "Checkpoint defaults"},
-                             {"preemption", Type::section(preemption_section()), "", "", "Preemption costs"},
-                             {"spot", Type::section(spot_section()), "", "", "Spot reclaims"},
-                             {"autoscaler", Type::section(autoscaler_section()), "", "", "The cluster autoscaler"},
-                             {"low_utilization", Type::section(low_utilization_section()), "", "", "The low-utilization alert"},
-                             {"power", Type::section(power_section()), "", "", "The power model of metrics.om"},
-                             {"serving", Type::section(serving_section()), "", "", "LLM serving"},
-                         }};
+  static const Section s{
+      "model",
+      "The execution model's constants (sim/data/model.yaml); every field optional",
+      {
+          {"include", Type::string(), "", "",
+           "A file (relative to the scenario) whose model: map, or top-level map, is applied before "
+           "these keys, e.g. gpusim calibrate's output"},
+          {"speed", Type::section(speed_section()), "", "", "Jobs' speed on GPU models"},
+          {"time_slicing", Type::section(time_slicing_section()), "", "", "CUDA time-slicing"},
+          {"mps", Type::section(mps_section()), "", "", "MPS"},
+          {"mig", Type::section(mig_section()), "", "", "MIG repartitioning"},
+          {"restart", Type::section(restart_section()), "", "", "Killed jobs"},
+          {"communication", Type::section(model_communication_section()), "", "", "Communication defaults"},
+          {"checkpoint", Type::section(checkpoint_defaults_section()), "", "", "Checkpoint defaults"},
+          {"preemption", Type::section(preemption_section()), "", "", "Preemption costs"},
+          {"spot", Type::section(spot_section()), "", "", "Spot reclaims"},
+          {"autoscaler", Type::section(autoscaler_section()), "", "", "The cluster autoscaler"},
+          {"low_utilization", Type::section(low_utilization_section()), "", "", "The low-utilization alert"},
+          {"power", Type::section(power_section()), "", "", "The power model: energy accounting and metrics.om"},
+          {"serving", Type::section(serving_section()), "", "", "LLM serving"},
+      }};
   return s;
 }
 
@@ -471,6 +474,7 @@ void ExecutionModel::apply(const ConfigNode& model) {
       for (const auto& [kind_name, mix] : b->entries())
         power.bound_by[static_cast<std::size_t>(*parse_enum<JobKind>(kind_name))] = parse_bound_mix(mix);
     }
+    if (auto h = p.get("host")) power.host = HostPower::parse(*h);
   }
   if (auto block = doc.get("serving")) {
     const Fields sv = serving_section().read(*block);

@@ -39,6 +39,12 @@ double gpu_power_w(const GpuPower& p, const BoundMix& busy, Duration idle_for) {
   return std::min(demand_w(p, busy), p.capped_w);
 }
 
+double demand_above_idle_w(const GpuPower& p, const BoundMix& mix) {
+  double w = 0;
+  for (std::size_t b = 0; b < mix.size(); ++b) w += std::max(0.0, mix[b]) * (p.busy_w[b] - p.idle_high_w);
+  return w;
+}
+
 double idle_energy_ws(const GpuPower& p, Duration idle_for, Duration span) {
   const Duration high = std::clamp(p.clock_hold - idle_for, Duration(), span);
   return p.idle_high_w * high.seconds() + p.idle_low_w * (span - high).seconds();

@@ -24,7 +24,10 @@
 //                                  its kind is (bound_by), and the clocks held up for clock_hold after work.
 //                                  The busy shares are the work delivered (time-slicing's switches are not
 //                                  work), so a time-sliced GPU draws for what it gets done, as measured
-//                                  (docs/guide/prometheus.md#power)
+//                                  (docs/guide/prometheus.md#power); the engine's Metrics integrates it
+//                                  while the GPU's node is powered (billed)
+//   DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION  mJ, the GPU's energy under the same model since its node was
+//                                  first powered, at t
 // Labels as the exporter sets them: gpu, UUID (made up, stable: the GPU's id), device, modelName
 // (the catalog's first product name: nvidia-smi's, else its name), Hostname (the node) and, for MIG, GPU_I_PROFILE and GPU_I_ID
 // (the instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod (the job's name) and
@@ -59,6 +62,7 @@ enum Family : std::size_t {
   fb_used,
   fb_free,
   power_usage,
+  total_energy,
   pending_pods,
   running_pods,
   ready_gpus,
@@ -79,6 +83,9 @@ constexpr std::array<FamilySpec, kFamilies> kSpecs{{
     {"DCGM_FI_DEV_FB_USED", "gauge", "", "Framebuffer memory used (in MiB)."},
     {"DCGM_FI_DEV_FB_FREE", "gauge", "", "Framebuffer memory free (in MiB)."},
     {"DCGM_FI_DEV_POWER_USAGE", "gauge", "", "Power draw (in W), gpusim's power model."},
+    // The exporter declares it a counter; OpenMetrics would then name its samples ..._total, which no
+    // dashboard written for the exporter queries: a gauge keeps the name.
+    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "gauge", "", "Total energy consumption since boot (in mJ), gpusim's power model."},
     {"gpusim_pending_pods", "gauge", "", "Jobs waiting in the queue."},
     {"gpusim_running_pods", "gauge", "", "Jobs running."},
     {"gpusim_ready_gpus", "gauge", "", "GPUs on ready nodes, per pool."},
@@ -91,12 +98,9 @@ class MetricsWriter final : public OutputWriter {
  public:
   void started(const RunState& run) override {
     start_s_ = run.scenario().metrics_start_unix_s;
-    const PowerModel& power = run.scenario().model.power;
-    bound_by_ = power.bound_by;
-    for (PoolId p{0}; p < run.cluster().pools().size(); ++p) pool_power_.push_back(power.of(*run.cluster().pool(p).gpu));
     busy_before_.resize(run.cluster().gpu_count());
     switching_.resize(run.cluster().gpu_count());
-    energy_.resize(run.cluster().gpu_count());
+    energy_before_.resize(run.cluster().gpu_count());
     cost_written_.assign(run.cluster().pools().size(), 0.0);
   }
 
@@ -108,7 +112,6 @@ class MetricsWriter final : public OutputWriter {
   }
   void gpu_busy_changed(const RunState& run, GpuId g) override {
     const Gpu& gpu = run.cluster().gpu(g);
-    set_power(run, g);
     // Written (and its page allocated) only for GPUs that switch.
     if (const double switching = run.switching(g); std::as_const(switching_)[g].busy != switching)
       set_fraction(switching_[g], run.now(), switching);
@@ -177,41 +180,6 @@ class MetricsWriter final : public OutputWriter {
     double at(Time t) const { return integral_us + busy * static_cast<double>((t - since).us()); }
   };
 
-  // A GPU's energy, integrated from its busy changes: drawing `busy_w` since `since` while busy, else
-  // idle since `idle_from` (never busy: its clocks are low from the start).
-  struct GpuEnergy {
-    bool busy = false, ever_busy = false;
-    double busy_w = 0;
-    Time since, idle_from;
-    double energy_ws = 0, sampled_ws = 0;  // up to `since`; at the last sample
-    double at(const GpuPower& p, Time t) const {
-      if (busy) return energy_ws + busy_w * (t - since).seconds();
-      return energy_ws + idle_energy_ws(p, ever_busy ? since - idle_from : p.clock_hold, t - since);
-    }
-  };
-
-  // GPU g's draw from now on: its residents' busy shares, each bound as its kind is.
-  void set_power(const RunState& run, GpuId g) {
-    const Gpu& gpu = run.cluster().gpu(g);
-    const GpuPower& power = pool_power_[run.cluster().node(gpu.node).pool];
-    BoundMix busy{};
-    for (JobId j : gpu.residents) {
-      const double share = run.busy_share(j);
-      const BoundMix& mix = bound_by_[static_cast<std::size_t>(run.job(j).kind)];
-      for (std::size_t b = 0; b < busy.size(); ++b) busy[b] += share * mix[b];
-    }
-    GpuEnergy& e = energy_[g];
-    e.energy_ws = e.at(power, run.now());
-    const bool now_busy = gpu.busy > 0;
-    if (e.busy && !now_busy) {
-      e.idle_from = run.now();
-      e.ever_busy = true;
-    }
-    e.since = run.now();
-    e.busy = now_busy;
-    e.busy_w = now_busy ? gpu_power_w(power, busy, Duration()) : 0;
-  }
-
   // Instance `slot` of GPU g is `busy` (of its own SMs) from now on.
   void set_instance_busy(const RunState& run, GpuId g, MigSlotIndex slot, double busy) {
     set_fraction(instances_[{g, slot}], run.now(), busy);
@@ -242,10 +210,9 @@ class MetricsWriter final : public OutputWriter {
       // Read before written: a GPU that has not switched since the last sample gets no page.
       const BusyIntegral& seen = std::as_const(switching_)[g];
       const double switching = seen.busy == 0 && seen.integral_us == seen.sampled_us ? 0.0 : step_mean(switching_[g], at, run);
-      const GpuPower& power = pool_power_[c.node(n).pool];
-      const double energy_ws = energy_[g].at(power, at);
-      const double watts = (energy_ws - energy_[g].sampled_ws) / step_of(run).seconds();
-      energy_[g].sampled_ws = energy_ws;
+      const double energy_ws = run.metrics().gpu_energy_ws(g, at);
+      const double watts = (energy_ws - energy_before_[g]) / step_of(run).seconds();
+      energy_before_[g] = energy_ws;
       if (!up || at == Time()) continue;  // the first sample has no step before it
       const Gpu& gpu = c.gpu(g);
       const std::string device = fmt::format(
@@ -255,6 +222,7 @@ class MetricsWriter final : public OutputWriter {
           om_escape(pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front()), om_escape(node.name),
           om_escape(node.name));
       add(power_usage, device, fmt::format("{:.1f}", watts), ts);
+      add(total_energy, device, static_cast<int64_t>(energy_ws * 1e3), ts);
       if (gpu.mig && !held_whole(gpu)) {
         for (std::size_t s = 0; s < gpu.instances.size(); ++s)
           if (exists(gpu, gpu.instances[s])) sample_instance(run, g, static_cast<MigSlotIndex>(s), device, at, ts);
@@ -339,10 +307,8 @@ class MetricsWriter final : public OutputWriter {
   }
 
   int64_t start_s_ = 0;
-  std::array<BoundMix, enum_count<JobKind>> bound_by_{};
-  std::vector<GpuPower> pool_power_;  // per pool: its GPU model's draw
-  PagedVector<GpuEnergy> energy_;     // per GPU
   std::array<Body, kFamilies> bodies_;
+  PagedVector<double> energy_before_;    // per GPU: its energy (W s) at the last sample
   PagedVector<double> busy_before_;      // per GPU: its busy integral (fraction x us) at the last sample
   PagedVector<BusyIntegral> switching_;  // per GPU: its time spent switching contexts
   std::map<std::pair<GpuId, MigSlotIndex>, BusyIntegral> instances_;

@@ -278,6 +278,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
 
   double cost = 0, capacity = 0, allocated = 0, busy = 0;
   GpuTime allocated_gpu;
+  PoolEnergy energy;  // IT, summed over pools
+  double facility_kwh = 0;
   Json pools = Json::array();
   for (PoolId p{0}; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
@@ -322,6 +324,16 @@ Json summarize(const Scenario& s, const RunResult& r) {
       for (const char* key :
            {"cost_usd", "allocated_cost_usd", "busy_cost_usd", "idle_cost_usd", "unused_allocated_cost_usd", "waste_usd"})
         pj[key] = nullptr;
+    const PoolEnergy& e = r.metrics.pool_energy(p);
+    const double it_kwh = (e.gpu_ws + e.host_ws) / 3.6e6;
+    pj["energy"] = {{"kwh", round_to(it_kwh * pool.pue, 6)},
+                    {"gpu_kwh", round_to(e.gpu_ws / 3.6e6, 6)},
+                    {"host_kwh", round_to(e.host_ws / 3.6e6, 6)},
+                    {"pue", pool.pue},
+                    {"average_power_kw", round_to(ratio(it_kwh * pool.pue, hours), 6)}};
+    energy.gpu_ws += e.gpu_ws;
+    energy.host_ws += e.host_ws;
+    facility_kwh += it_kwh * pool.pue;
     const PoolActivity& a = r.pools[p];
     if (pool.autoscale.enabled)
       pj["autoscale"] = {{"min", pool.autoscale.min_nodes},
@@ -548,6 +560,18 @@ Json summarize(const Scenario& s, const RunResult& r) {
   cj["by_gpu_model"] = std::move(models);
   out["cost"] = std::move(cj);
 
+  // Energy (issue 45; docs/guide/energy.md): the facility's (IT x each pool's PUE), its GPUs' and hosts' at
+  // the IT load, and the part drawn for jobs (their shares of GPUs and hosts, idle and busy); the rest no
+  // job held.
+  double jobs_ws = 0;
+  for (const JobRecord& rec : r.jobs) jobs_ws += rec.energy_ws;
+  out["energy"] = {{"kwh", round_to(facility_kwh, 6)},
+                   {"gpu_kwh", round_to(energy.gpu_ws / 3.6e6, 6)},
+                   {"host_kwh", round_to(energy.host_ws / 3.6e6, 6)},
+                   {"jobs_kwh", round_to(jobs_ws / 3.6e6, 6)},
+                   {"unallocated_kwh", round_to(facility_kwh - jobs_ws / 3.6e6, 6)},
+                   {"average_power_kw", round_to(ratio(facility_kwh, hours), 6)}};
+
   const auto& windows = r.metrics.low_utilization();
   double window_hours = 0, window_cost = 0;
   for (const auto& w : windows) {
@@ -577,6 +601,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     tj["gpu_hours_allocated"] = round_to(t_alloc, 6);
     tj["cost_allocated_usd"] = round_to(shares.tenants[t].cost_usd, 2);
     tj["cost_unused_usd"] = round_to(shares.tenants[t].cost_usd - shares.tenants[t].busy_cost_usd, 2);
+    tj["energy_kwh"] = round_to(shares.tenants[t].energy_ws / 3.6e6, 6);
     tj["jct_s"] = stats(t_jct[t]);
     if (r.tenancy) add_group_figures(tj, r.tenancy->namespaces[t], (r.end - Time()).seconds());
     tenants.push_back(std::move(tj));

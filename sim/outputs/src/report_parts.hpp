@@ -11,22 +11,25 @@
 
 namespace gpusim::report_parts {
 
-// Cost attributed to a group of jobs (a tenant, a kind, a GPU model).
+// Cost and energy attributed to a group of jobs (a tenant, a kind, a GPU model).
 struct CostShare {
   std::size_t jobs = 0;
   double cost_usd = 0, busy_cost_usd = 0;
+  double energy_ws = 0;   // the facility energy drawn for its jobs
   GpuTime allocated_gpu;  // the share of GPUs its jobs held x time
   void add(const JobRecord& r) {
     ++jobs;
     cost_usd += r.cost_usd;
     busy_cost_usd += r.busy_cost_usd;
+    energy_ws += r.energy_ws;
     allocated_gpu += r.allocated_gpu;
   }
   Json json() const {
     return {{"jobs", jobs},
             {"gpu_hours_allocated", round_to(allocated_gpu.hours(), 6)},
             {"cost_usd", round_to(cost_usd, 2)},
-            {"unused_usd", round_to(cost_usd - busy_cost_usd, 2)}};
+            {"unused_usd", round_to(cost_usd - busy_cost_usd, 2)},
+            {"energy_kwh", round_to(energy_ws / 3.6e6, 6)}};
   }
 };
 

@@ -68,9 +68,21 @@ bool holds_requests(const ServiceSpec& s) {
   return std::any_of(s.slo.begin(), s.slo.end(), [](const SloTarget& t) { return t.percentile == 0; });
 }
 
-// The figures a service and the sum of all services share; `gpu_hours` and `cost_usd` of the replicas.
+// What a pool's replicas held: GPU-hours and cost allocated to them, and the energy drawn for them.
+struct Allocation {
+  double gpu_hours = 0, cost_usd = 0, energy_ws = 0;
+  Allocation& operator+=(const Allocation& o) {
+    gpu_hours += o.gpu_hours;
+    cost_usd += o.cost_usd;
+    energy_ws += o.energy_ws;
+    return *this;
+  }
+};
+
+// The figures a service and the sum of all services share; `held`: what its replicas held.
 // `slo_arrived`: the requests of services that hold their requests to a target (none: no attainment).
-void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double span_s, double gpu_hours, double cost_usd) {
+void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double span_s, const Allocation& held) {
+  const double cost_usd = held.cost_usd;
   j["requests_arrived"] = f.arrived;
   j["requests_completed"] = f.completed;
   j["requests_rejected"] = f.rejected;
@@ -89,12 +101,18 @@ void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double 
   j["throughput_rps"] = round6(ratio(static_cast<double>(f.completed), served_s));
   j["output_tokens_per_s"] = round6(ratio(static_cast<double>(f.output_tokens), served_s));
   j["mean_ready_replicas"] = round6(ratio(f.ready_replica_s, span_s));
-  j["gpu_hours_allocated"] = round6(gpu_hours);
+  j["gpu_hours_allocated"] = round6(held.gpu_hours);
   j["cost_usd"] = round_to(cost_usd, 2);
   j["cost_per_million_output_tokens_usd"] = f.output_tokens ? Json(round6(cost_usd / static_cast<double>(f.output_tokens) * 1e6))
                                                             : Json(nullptr);
   j["cost_per_thousand_requests_usd"] = f.completed ? Json(round6(cost_usd / static_cast<double>(f.completed) * 1e3))
                                                     : Json(nullptr);
+  // Energy (issue 45): the facility's, for the replicas' share of their GPUs and hosts (docs/guide/energy.md),
+  // per output token and per completed request as ML.ENERGY's leaderboard gives them.
+  j["energy_kwh"] = round6(held.energy_ws / 3.6e6);
+  j["energy_per_output_token_j"] = f.output_tokens ? Json(round6(held.energy_ws / static_cast<double>(f.output_tokens)))
+                                                   : Json(nullptr);
+  j["energy_per_request_j"] = f.completed ? Json(round6(held.energy_ws / static_cast<double>(f.completed))) : Json(nullptr);
   if (f.prefix_caching) {  // vLLM's prefix cache hit rate: cached over queried tokens, at each scheduling from waiting
     j["prefix_cache_hit_rate"] = f.prefix_queried_tokens ? Json(round6(static_cast<double>(f.prefix_hit_tokens) /
                                                                        static_cast<double>(f.prefix_queried_tokens)))
@@ -103,15 +121,14 @@ void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double 
   }
 }
 
-// A pool's replicas: GPU-hours and cost allocated to them.
-std::pair<double, double> pool_allocation(const ServiceSpec& spec, const RunResult& r) {
-  double gpu_hours = 0, cost = 0;
+// A pool's replicas: what they held.
+Allocation pool_allocation(const ServiceSpec& spec, const RunResult& r) {
+  Allocation a;
   for (int32_t k = 0; k < spec.max_replicas; ++k) {
     const JobRecord& rec = r.jobs[spec.first_job + static_cast<uint32_t>(k)];
-    gpu_hours += rec.allocated_gpu.hours();
-    cost += rec.cost_usd;
+    a += {rec.allocated_gpu.hours(), rec.cost_usd, rec.energy_ws};
   }
-  return {gpu_hours, cost};
+  return a;
 }
 
 // What a pool's replicas did: the service's own figures, or a disaggregated service's per pool.
@@ -138,13 +155,14 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   const double span_s = (r.end - Time()).seconds();
   ServiceFigures all;
   uint64_t all_slo_arrived = 0;
-  double all_gpu_hours = 0, all_cost = 0, all_pod_s = 0;
+  Allocation all_held;
+  double all_pod_s = 0;
   Json services = Json::array();
   for (std::size_t i = 0; i < s.services.size(); ++i) {
     const ServiceSpec& spec = s.services[i];
     if (spec.role == PoolRole::decode) continue;  // its prefill pool's entry has it
     ServiceFigures f = r.services[i];
-    auto [gpu_hours, cost] = pool_allocation(spec, r);
+    Allocation held = pool_allocation(spec, r);
     double pod_s = r.scaling[i].pod_s;
     Json j;
     j["name"] = spec.name;
@@ -155,20 +173,21 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
       // One service, two pools: their replicas' figures side by side, their sum in the service's.
       const ServiceSpec& dspec = s.services[spec.peer];
       const ServiceFigures& d = r.services[spec.peer];
-      const auto [d_hours, d_cost] = pool_allocation(dspec, r);
-      const auto pool = [&](const ServiceSpec& ps, const ServiceFigures& pf, double hours, double usd, const ScalingFigures& g) {
+      const Allocation d_held = pool_allocation(dspec, r);
+      const auto pool = [&](const ServiceSpec& ps, const ServiceFigures& pf, const Allocation& a, const ScalingFigures& g) {
         Json p;
         p["replicas"] = ps.replicas;
         p["tensor_parallel"] = ps.tensor_parallel;
         p["mean_ready_replicas"] = round6(ratio(pf.ready_replica_s, span_s));
-        p["gpu_hours_allocated"] = round6(hours);
-        p["cost_usd"] = round_to(usd, 2);
+        p["gpu_hours_allocated"] = round6(a.gpu_hours);
+        p["cost_usd"] = round_to(a.cost_usd, 2);
+        p["energy_kwh"] = round6(a.energy_ws / 3.6e6);
         add_pool_figures(p, ps, pf, g, span_s);
         return p;
       };
       Json pools;
-      pools["prefill"] = pool(spec, f, gpu_hours, cost, r.scaling[i]);
-      pools["decode"] = pool(dspec, d, d_hours, d_cost, r.scaling[spec.peer]);
+      pools["prefill"] = pool(spec, f, held, r.scaling[i]);
+      pools["decode"] = pool(dspec, d, d_held, r.scaling[spec.peer]);
       j["replicas"] = spec.replicas + dspec.replicas;
       j.erase("tensor_parallel");  // each pool's
       j["pools"] = std::move(pools);
@@ -181,13 +200,12 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
       f.iterations += d.iterations;
       f.kv_blocks_min = std::min(f.kv_blocks_min, d.kv_blocks_min);
       f.kv_blocks_max = std::max(f.kv_blocks_max, d.kv_blocks_max);
-      gpu_hours += d_hours;
-      cost += d_cost;
+      held += d_held;
       pod_s += r.scaling[spec.peer].pod_s;
     }
     j["requests"] = f.requests;
     const uint64_t slo_arrived = holds_requests(spec) ? f.arrived : 0;
-    add_figures(j, f, slo_arrived, span_s, gpu_hours, cost);
+    add_figures(j, f, slo_arrived, span_s, held);
     if (spec.timeout) j["requests_timed_out"] = f.timed_out;
     if (spec.role == PoolRole::prefill) {
       j["replica_starts"] = f.replica_starts;
@@ -233,11 +251,10 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all.itl.merge(f.itl);
     all.e2e.merge(f.e2e);
     all.queue.merge(f.queue);
-    all_gpu_hours += gpu_hours;
-    all_cost += cost;
+    all_held += held;
   }
   Json serving;
-  add_figures(serving, all, all_slo_arrived, span_s, all_gpu_hours, all_cost);
+  add_figures(serving, all, all_slo_arrived, span_s, all_held);
   serving["iterations"] = all.iterations;
   serving["requests_not_completed"] = not_completed(all);
   if (std::any_of(s.services.begin(), s.services.end(), [](const ServiceSpec& v) { return v.timeout.has_value(); }))

@@ -84,7 +84,8 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
                                            "checkpoints",
                                            "lost_gpu_hours",
                                            "cost_usd",
-                                           "unused_cost_usd"};
+                                           "unused_cost_usd",
+                                           "energy_kwh"};
   // Only when some job has a deadline, so that runs without one keep their columns.
   const bool deadlines = s.jobs.any_deadline();
   if (deadlines) columns.insert(columns.end(), {"deadline_s", "deadline_met", "lateness_s"});
@@ -140,6 +141,7 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(round_to(rec.lost_gpu.hours(), 6));
     sink.cell(round_to(rec.cost_usd, 4));
     sink.cell(round_to(rec.cost_usd - rec.busy_cost_usd, 4));
+    sink.cell(round_to(rec.energy_ws / 3.6e6, 6));
     if (deadlines) {
       const std::optional<Duration> d = s.jobs.deadline(j);
       cell_if(d.has_value(), j.arrival + d.value_or(Duration()));
@@ -162,11 +164,13 @@ void write_jobs_csv(std::ostream& out, const Scenario& s, const RunResult& r) {
 void cost_table(TableSink& sink, const Scenario& s, const RunResult& r) {
   const Cluster& c = r.cluster;
   sink.header({"scope", "name", "market", "cost_usd", "allocated_cost_usd", "busy_cost_usd", "idle_cost_usd",
-               "unused_allocated_cost_usd", "waste_usd", "gpu_hours_capacity", "gpu_hours_allocated", "gpu_hours_busy"});
-  // An unpriced pool's row leaves its cost cells empty: what it cost is not known.
+               "unused_allocated_cost_usd", "waste_usd", "gpu_hours_capacity", "gpu_hours_allocated", "gpu_hours_busy",
+               "energy_kwh"});
+  // An unpriced pool's row leaves its cost cells empty: what it cost is not known. Energy: the facility's,
+  // of a pool's nodes, or drawn for a group's jobs.
   const auto row = [&](std::string_view scope, std::string_view name, std::string_view market, double cost, double allocated,
                        double busy, std::optional<double> capacity_h, double allocated_h, std::optional<double> busy_h,
-                       bool priced = true) {
+                       double energy_kwh, bool priced) {
     const auto opt = [&](std::optional<double> v) { v ? sink.cell(round_to(*v, 6)) : sink.empty(); };
     const auto usd = [&](std::optional<double> v) { v&& priced ? sink.cell(round_to(*v, 2)) : sink.empty(); };
     sink.cell(scope);
@@ -181,25 +185,29 @@ void cost_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     opt(capacity_h);
     sink.cell(round_to(allocated_h, 6));
     opt(busy_h);
+    sink.cell(round_to(energy_kwh, 6));
     sink.end_row();
   };
   // Pools, then markets, then the total: billed cost, split into what jobs held and used.
   struct Sum {
-    double cost = 0, allocated = 0, busy = 0, capacity_h = 0, allocated_h = 0, busy_h = 0;
+    double cost = 0, allocated = 0, busy = 0, capacity_h = 0, allocated_h = 0, busy_h = 0, energy_kwh = 0;
     bool priced = false;  // any of its pools: a sum of unpriced pools alone is no cost either
   };
   std::map<std::string, Sum> markets;
   Sum total;
   for (PoolId p{0}; p < c.pools().size(); ++p) {
+    const PoolEnergy& e = r.metrics.pool_energy(p);
     const Sum x{r.metrics.cost_usd(p),
                 r.metrics.allocated_cost_usd(p),
                 r.metrics.busy_cost_usd(p),
                 r.metrics.capacity_gpu_time(p).hours(),
                 r.metrics.allocated_gpu_time(p).hours(),
                 r.metrics.busy_gpu_time(p).hours(),
+                (e.gpu_ws + e.host_ws) * c.pool(p).pue / 3.6e6,
                 c.pool(p).priced()};
     const std::string market(to_string(c.pool(p).market));
-    row("pool", c.pool(p).name, market, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h, x.priced);
+    row("pool", c.pool(p).name, market, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h, x.energy_kwh,
+        x.priced);
     for (Sum* acc : {&markets[market], &total}) {
       acc->priced = acc->priced || x.priced;
       acc->cost += x.cost;
@@ -208,16 +216,18 @@ void cost_table(TableSink& sink, const Scenario& s, const RunResult& r) {
       acc->capacity_h += x.capacity_h;
       acc->allocated_h += x.allocated_h;
       acc->busy_h += x.busy_h;
+      acc->energy_kwh += x.energy_kwh;
     }
   }
   for (const auto& [m, x] : markets)
-    row("market", m, m, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h, x.priced);
+    row("market", m, m, x.cost, x.allocated, x.busy, x.capacity_h, x.allocated_h, x.busy_h, x.energy_kwh, x.priced);
   row("total", "all", "", total.cost, total.allocated, total.busy, total.capacity_h, total.allocated_h, total.busy_h,
-      total.priced);
+      total.energy_kwh, total.priced);
   // Jobs' held shares, rolled up: what they cost and what of it their SMs left unused.
   const CostRollup shares = roll_up_costs(s, r);
   const auto share_row = [&](std::string_view scope, std::string_view name, const CostShare& x, double hours) {
-    row(scope, name, "", x.cost_usd, x.cost_usd, x.busy_cost_usd, std::nullopt, hours, std::nullopt, total.priced);
+    row(scope, name, "", x.cost_usd, x.cost_usd, x.busy_cost_usd, std::nullopt, hours, std::nullopt, x.energy_ws / 3.6e6,
+        total.priced);
   };
   for (uint16_t t = 0; t < shares.tenants.size(); ++t) {
     double hours = 0;
@@ -339,6 +349,7 @@ void tenants_table(TableSink& sink, const Scenario& s, const RunResult& r) {
                "gpu_hours_allocated",
                "gpu_hours_lost",
                "cost_usd",
+               "energy_kwh",
                "preemptions_received",
                "preemptions_caused",
                "preemption_reasons",
@@ -379,6 +390,7 @@ void tenants_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(round_to(f.held_gpu_s / 3600.0, 6));
     sink.cell(round_to(f.lost_gpu_s / 3600.0, 6));
     sink.cell(round_to(f.cost_usd, 2));
+    sink.cell(round_to(f.energy_ws / 3.6e6, 6));
     sink.cell(static_cast<int64_t>(f.preemptions_received));
     sink.cell(static_cast<int64_t>(f.preemptions_caused));
     reasons(f.received_by_reason);

@@ -225,11 +225,13 @@ const Section& pool_section() {
           {"autoscale", Type::section(autoscale_section()), "", "", "Nodes come and go with demand; absent: a fixed count"},
           {"provisioning_delay", Type::duration(), "", "",
            "From a node's request to its being ready (scale-ups, replaced spot nodes); default: model.autoscaler's"},
+          {"pue", Type::number().at_least(1).at_most(5), "", "",
+           "Its facility's power usage effectiveness (facility over IT energy); default: the cluster's"},
       }};
   return s;
 }
 
-void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
+void read_pool(const ConfigNode& node, const Catalog& catalog, double cluster_pue, Scenario& s) {
   const Fields e = pool_section().read(node);
   PoolSpec pool;
   pool.name = e.at("name").as_string();
@@ -290,6 +292,8 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
     pool.price_source = fmt::format("the spot trace's prices ({})", pool.spot.availability->file);
   }
   read_network(e.get("network"), t, s.model, pool);
+  pool.host_power = t->host_power.value_or(s.model.power.host);
+  pool.pue = e.has("pue") ? e.number("pue") : cluster_pue;
   if (auto k = e.get("kubelet")) pool.topology_manager = read_kubelet(*k);
   add_node_labels(pool, *t);
   if (auto taints = e.get("taints")) pool.taints = read_taints(*taints);
@@ -318,7 +322,7 @@ const Section& node_list_section() {
 }
 
 // Pools from a trace's node list: one pool per GPU model (and one for CPU-only nodes).
-void read_node_list(const ConfigNode& node, const Catalog& catalog, Scenario& s) {
+void read_node_list(const ConfigNode& node, const Catalog& catalog, double cluster_pue, Scenario& s) {
   const Fields e = node_list_section().read(node);
   const auto format = e.at("format").as_string();
   if (format != "openb") e.at("format").fail(fmt::format("expected format openb, got '{}'", format));
@@ -346,6 +350,8 @@ void read_node_list(const ConfigNode& node, const Catalog& catalog, Scenario& s)
                                      model, model));
     }
     read_network(std::nullopt, nullptr, s.model, pool);
+    pool.host_power = s.model.power.host;
+    pool.pue = cluster_pue;
     // The list says nothing of links: each GPU count gets one host bridge (PHB).
     std::vector<std::shared_ptr<const NodeTopology>> by_count;
     for (const auto& n : nodes) {
@@ -376,16 +382,20 @@ const Section& cluster_section() {
       {
           {"pools", Type::list(Type::section(pool_section())), "", "", "Pools of identical nodes"},
           {"node_lists", Type::list(Type::section(node_list_section())), "", "", "Pools from traces' node lists"},
+          {"pue", Type::number().at_least(1).at_most(5), "1", "",
+           "The facility's power usage effectiveness (facility over IT energy: cooling, power distribution); "
+           "1: IT energy only"},
       }};
   return s;
 }
 
 void read_cluster(const ConfigNode& node, Scenario& s) {
   const Fields cluster = cluster_section().read(node);
+  const double pue = cluster.number("pue");
   if (auto pools = cluster.get("pools"))
-    for (const auto& e : pools->items()) read_pool(e, *s.catalog, s);
+    for (const auto& e : pools->items()) read_pool(e, *s.catalog, pue, s);
   if (auto lists = cluster.get("node_lists"))
-    for (const auto& e : lists->items()) read_node_list(e, *s.catalog, s);
+    for (const auto& e : lists->items()) read_node_list(e, *s.catalog, pue, s);
   uint64_t node_total = 0;
   for (std::size_t i = 0; i < s.pools.size(); ++i) {
     node_total += s.pools[i].node_count;

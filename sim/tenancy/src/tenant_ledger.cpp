@@ -467,6 +467,7 @@ void TenantLedger::finished(const RunState& run) {
       f.lost_gpu_s += r.lost_gpu.seconds();
       f.cost_usd += r.cost_usd;
       f.busy_cost_usd += r.busy_cost_usd;
+      f.energy_ws += r.energy_ws;
       if (waited) f.wait_s.push_back((started - j.arrival).seconds());
       if (never_admitted) f.admission_wait_s.push_back((run.now() - j.arrival).seconds());
     });

@@ -64,6 +64,17 @@ struct GpuModel {
   std::string source;
 };
 
+// What a node draws besides its GPUs (CPUs, memory, NICs, NVSwitches, fans, power-supply losses), in watts:
+// idle, and with every GPU busy; in between, in proportion to its GPUs' busy fraction (issue 45).
+struct HostPower {
+  double idle_w = 0;
+  double busy_w = 0;
+  std::vector<std::string> assumed;  // fields whose values are documented assumptions
+  std::string source;
+  static HostPower parse(const ConfigNode& n);
+};
+const Section& host_power_section();
+
 struct NodeTemplate {
   std::string name;
   std::string gpu;                   // GpuModel name
@@ -74,6 +85,7 @@ struct NodeTemplate {
   std::optional<double> spot_price_per_node_hour_usd;  // a typical spot price of the same instance
   NodeTopology topology;             // links between its GPUs (one host bridge when not described)
   std::optional<NetworkSpec> network;  // NICs for jobs spanning nodes; none = not described
+  std::optional<HostPower> host_power;  // none: model.yaml's power.host
   std::string source;
 };
 

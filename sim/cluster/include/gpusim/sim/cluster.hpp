@@ -70,6 +70,10 @@ struct PoolSpec {
   double price_per_node_hour_usd = 0;  // at the start (a spot trace may change it over time)
   std::string price_source;            // empty: unpriced (no price given): outputs mark its cost unknown
   bool priced() const { return !price_source.empty(); }
+  // What its nodes draw besides their GPUs, and its facility's power usage effectiveness (facility
+  // energy over IT energy: cooling, power distribution), which energy figures are multiplied by.
+  HostPower host_power;
+  double pue = 1;
   SpotConfig spot;  // spot pools: how they lose nodes
   AutoscaleConfig autoscale;
   Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes

@@ -2,6 +2,9 @@
 // Cost attribution (issue 5): a job pays for the share of each GPU it holds (JobRecord::cost_usd)
 // and, of that, for the part its SMs keep busy (busy_cost_usd), at its pool's price integrated over
 // time (Metrics::price_integral_usd), so a spot trace's price changes are charged as they happen.
+// Energy (issue 45) is charged at the same points (JobRecord::energy_ws, facility watt-seconds): the
+// share of each GPU's idle draw and of its host's that a claim holds, and what the job's busy share
+// draws above idle on each GPU (its demand at the GPU's scale under the cap) and on its host.
 // Where each job's charges start is kept in its in-flight block (JobFlight::claim_marks, busy_mark_usd);
 // the engine calls the ledger where claims are taken and given back and where a job's busy share changes.
 #include <cstddef>
@@ -18,8 +21,8 @@ class CostLedger {
   CostLedger(const Cluster& cluster, const Metrics& metrics) : cluster_(cluster), metrics_(metrics) {}
 
   // The job claimed a share of a GPU of `pool` now (its claims in order, as JobFlight::claims).
-  void claimed(JobFlight& f, PoolId pool, Time now) const {
-    f.claim_marks.push_back({metrics_.price_integral_usd(pool, now), now});
+  void claimed(JobFlight& f, PoolId pool, GpuId g, Time now) const {
+    f.claim_marks.push_back({metrics_.price_integral_usd(pool, now), metrics_.static_ws(g, now), now});
   }
   // The job gives back every claim now (or the run ends while it holds them): each charges its
   // share of the price since it was taken, and adds its share x time to the job's allocated GPU
@@ -29,17 +32,24 @@ class CostLedger {
     for (std::size_t i = 0; i < marks.size(); ++i) {
       const double share = f.claims[i].milli.gpus();
       r.cost_usd += share * (price(f, f.placement.gpus[i], now) - marks[i].price_usd);
+      r.energy_ws += share * (metrics_.static_ws(f.placement.gpus[i], now) - marks[i].static_ws);
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
     f.claim_marks.clear();
   }
   // The job starts computing on its placement: its busy charges start now (its mark: JobFlight::busy_mark_usd).
-  void start_busy(JobFlight& f, Time now) const { f.busy_mark_usd = price_sum(f, now); }
+  void start_busy(JobFlight& f, JobKind kind, Time now) const {
+    f.busy_mark_usd = price_sum(f, now);
+    f.energy_mark_ws = dynamic_sum(f, kind, now);
+  }
   // Charges the busy share `busy` (SM demand x sharing rate) the job has had since its last mark.
-  void settle_busy(JobRecord& r, JobFlight& f, double busy, Time now) const {
+  void settle_busy(JobRecord& r, JobFlight& f, JobKind kind, double busy, Time now) const {
     const double mark = price_sum(f, now);
     r.busy_cost_usd += busy * (mark - f.busy_mark_usd);
     f.busy_mark_usd = mark;
+    const double energy = dynamic_sum(f, kind, now);
+    r.energy_ws += busy * (energy - f.energy_mark_ws);
+    f.energy_mark_ws = energy;
   }
 
  private:
@@ -49,6 +59,13 @@ class CostLedger {
   double price_sum(const JobFlight& f, Time now) const {
     double sum = 0;
     for (GpuId g : f.placement.gpus) sum += price(f, g, now);
+    return sum;
+  }
+
+  // Sum over the job's GPUs of what busy share 1 of its kind draws there above idle, up to now.
+  double dynamic_sum(const JobFlight& f, JobKind kind, Time now) const {
+    double sum = 0;
+    for (GpuId g : f.placement.gpus) sum += metrics_.dynamic_mark_ws(g, kind, now);
     return sum;
   }
 

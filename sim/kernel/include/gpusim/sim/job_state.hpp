@@ -44,9 +44,10 @@ constexpr auto enum_table(JobPhase) {
 }
 
 // Where one claim's charges start (CostLedger): what one whole GPU of its pool had cost when the claim
-// was taken, and when.
+// was taken, its GPU's static energy then (Metrics::static_ws), and when.
 struct ClaimMark {
   double price_usd;
+  double static_ws;
   Time since;
 };
 
@@ -59,6 +60,7 @@ struct JobFlight {
   double sharing_rate = 0;    // the sharing factor alone (min over its GPUs)
   double stall_fraction = 0;  // of its computing time spent in collectives, at its current rate
   double busy_mark_usd = 0;   // CostLedger: sum over its GPUs of their pool's price integral at `since`
+  double energy_mark_ws = 0;  // CostLedger: sum over its GPUs of Metrics::dynamic_mark_ws at `since`
   // Kept with its claims and placement, so that a rate change visits neither: the claims' shares
   // summed in claim order, and the pool all of its GPUs are in (kNoPool: none yet; one_pool false:
   // more than one).
@@ -153,6 +155,7 @@ struct JobRecord {
   GpuTime checkpoint_gpu, restore_gpu;  // GPU time spent writing and restoring
   // Cost (issue 5): what the share of capacity it held cost, and the part of it its SMs used.
   double cost_usd = 0, busy_cost_usd = 0;
+  double energy_ws = 0;   // facility watt-seconds drawn for it (issue 45; CostLedger)
   GpuTime allocated_gpu;  // the share of GPUs it held x time, as Metrics counts allocation
   // Goodput (issue 20; goodput.hpp), share-weighted as allocation: GPU time held while computing
   // (rate > 0), the part of it spent waiting in collectives, and the rest of it whose progress a

@@ -10,6 +10,7 @@
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/execution.hpp"
+#include "gpusim/sim/power.hpp"
 
 namespace gpusim {
 
@@ -42,6 +43,22 @@ struct LowUtilizationWindow {
   double cost_usd = 0;
 };
 
+// What a pool's GPUs and nodes draw (issue 45; sim/power.hpp, docs/guide/energy.md).
+struct PoolPower {
+  GpuPower gpu;          // its GPU model's (none for a GPU-less pool)
+  HostPower host;        // each node's draw besides its GPUs
+  double pue = 1;        // facility energy over IT energy
+  bool has_gpus = true;  // false: its nodes' hosts draw their idle figure whenever billed
+  // Per job kind: the GPU's draw above idle_high_w per unit of busy share (demand_above_idle_w).
+  std::array<double, enum_count<JobKind>> demand_w{};
+};
+
+// A pool's energy over the run, IT load in watt-seconds (the facility's is pue times their sum): its
+// GPUs' (as DCGM counts them) and its nodes' besides.
+struct PoolEnergy {
+  double gpu_ws = 0, host_ws = 0;
+};
+
 class Metrics {
  public:
   Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Duration step, LowUtilizationAlert alert = {});
@@ -67,6 +84,28 @@ class Metrics {
   // What one whole GPU of `pool` has cost from time 0 to `now` (USD); a job holding a share s from
   // t0 to t1 costs s x (price_integral(t1) - price_integral(t0)).
   double price_integral_usd(PoolId pool, Time now) const;
+
+  // Energy (issue 45): GPUs draw while their node is powered (billed: provisioning, ready or
+  // draining), as gpu_power_w says for their residents' busy shares; each node's host draws its idle
+  // figure plus, per busy GPU, its share of busy - idle. Integrated per GPU lazily, as busy time is.
+  void set_power(std::vector<PoolPower> pools) { power_ = std::move(pools); }
+  // GPU g of `pool`, on a node of `node_gpus` GPUs, is powered from `now` (its node billed), or no longer.
+  void set_powered(PoolId pool, GpuId g, uint16_t node_gpus, bool on, Time now);
+  // GPU g's residents keep it busy with `busy` (their shares per bound, summed) from `now` on, its busy
+  // fraction `busy_fraction` (the host's share follows it).
+  void set_draw(GpuId g, const BoundMix& busy, double busy_fraction, Time now);
+  // GPU g's own energy up to t (W s, IT): DCGM's total energy.
+  double gpu_energy_ws(GpuId g, Time t) const { return brought(g, t).gpu_ws; }
+  // Facility watt-seconds, up to t, of GPU g's idle draw and its share of its host's idle draw: a claim of
+  // share s held from t0 to t1 is charged s x (static_ws(t1) - static_ws(t0)).
+  double static_ws(GpuId g, Time t) const { return brought(g, t).static_ws; }
+  // Facility watt-seconds, up to t, that a job of `kind` with busy share 1 draws on GPU g above its idle
+  // draw (its demand at the GPU's scale, and its host's busy share): a job with busy share u from t0 to
+  // t1 is charged u x the difference.
+  double dynamic_mark_ws(GpuId g, JobKind kind, Time t) const;
+  // A pool's energy up to the end of the run (finish() brings every GPU there).
+  const PoolEnergy& pool_energy(PoolId pool) const { return pool_energy_[pool]; }
+  const PoolPower& pool_power(PoolId pool) const { return power_[pool]; }
 
   Time last() const { return last_; }
   // The pool's allocated GPUs (milli / 1000) and busy GPUs right now.
@@ -133,6 +172,34 @@ class Metrics {
     GpuTime integral;  // up to `since`
   };
   PagedVector<GpuBusy> gpu_busy_;  // GPUs of slots never built read as never busy
+
+  // A GPU's draw since `since`, and its integrals up to then.
+  struct GpuDraw {
+    PoolId pool{0};
+    bool listed = false;                                    // in powered_gpus_
+    bool powered = false, busy = false, ever_busy = false;  // ever_busy: since it was last powered
+    Time since, idle_from;
+    double dynamic_w = 0;                     // its draw above idle_high_w now
+    double scale = 1;                         // dynamic_w over its residents' demand (below 1: held at the cap)
+    double busy_fraction = 0;                 // now
+    double host_idle_w = 0, host_busy_w = 0;  // its share of its node's host: idle, and busy - idle
+    double gpu_ws = 0;                        // its own draw (IT)
+    double host_ws = 0;                       // its host share's (IT)
+    double static_ws = 0;                     // facility: its idle draw and its host share's
+    double scale_s = 0;                       // the integral of `scale` over time
+  };
+  // Integrates d's draw from its `since` to t (>= it).
+  void bring(GpuDraw& d, Time t) const;
+  // GPU g's draw brought to t, its state unchanged.
+  GpuDraw brought(GpuId g, Time t) const {
+    GpuDraw d = gpu_draw_[g];
+    bring(d, t);
+    return d;
+  }
+  std::vector<PoolPower> power_;
+  PagedVector<GpuDraw> gpu_draw_;
+  std::vector<GpuId> powered_gpus_;  // every GPU ever powered, once
+  std::vector<PoolEnergy> pool_energy_;
 };
 
 }  // namespace gpusim

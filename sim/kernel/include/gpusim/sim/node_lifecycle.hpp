@@ -68,6 +68,7 @@ class NodeLifecycle {
   std::vector<PoolActivity> take_activity() { return std::move(activity_); }
 
  private:
+  void powered(NodeId n, bool on);
   void set_state(NodeId n, NodeState to);
   void set_price(PoolId p, double per_node_hour_usd);
   void node_ready(NodeId n);

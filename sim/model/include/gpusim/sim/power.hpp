@@ -50,6 +50,12 @@ GpuPower scale_to_tdp(const GpuPower& p, double entry_tdp_w, double tdp_w);
 // 877 W and draws the cap, 690 W.
 double gpu_power_w(const GpuPower& p, const BoundMix& busy, Duration idle_for);
 
+// What work of mix `mix` draws above idle_high_w per unit of busy share, at full clock, before the cap:
+// sum over bounds of mix x (busy_w - idle_high_w). A GPU's draw above idle_high_w is its residents'
+// shares x this, summed, scaled down together to the cap (gpu_power_w), so a resident's part of it is
+// its own share x this x the GPU's scale (energy accounting: docs/guide/energy.md).
+double demand_above_idle_w(const GpuPower& p, const BoundMix& mix);
+
 // The watt-seconds an idle GPU draws over `span`, starting `idle_for` after its last work: the
 // integral of gpu_power_w(p, {}, idle_for + s) over s in [0, span].
 double idle_energy_ws(const GpuPower& p, Duration idle_for, Duration span);
@@ -78,6 +84,7 @@ struct PowerModel {
   // Searched from the back: a scenario's entries (applied later) win over model.yaml's.
   std::vector<Entry> entries;
   std::array<BoundMix, enum_count<JobKind>> bound_by{};  // by JobKind; each sums to 1
+  HostPower host;                                        // a node's draw besides its GPUs where its template gives none
   // The entry listing `gpu`, else the last default, scaled to gpu.tdp_w; std::logic_error when
   // none applies (model.yaml has a default).
   GpuPower of(const GpuModel& gpu) const;

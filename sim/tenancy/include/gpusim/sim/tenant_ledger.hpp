@@ -45,6 +45,7 @@ struct GroupFigures {
   std::map<std::string, uint64_t, std::less<>> received_by_reason, caused_by_reason;
   double lost_gpu_s = 0;                   // GPU time its preempted, evicted or killed jobs must redo
   double cost_usd = 0, busy_cost_usd = 0;  // its jobs' held cost, and the part their SMs kept busy
+  double energy_ws = 0;                    // the facility energy drawn for its jobs
   // ClusterQueues and cohorts (nvidia.com/gpu quota over all flavors; a cohort's figures are its own
   // quota plus its members', and the sums of its ClusterQueues' integrals).
   int64_t nominal_gpus = 0;
