@@ -7,7 +7,8 @@ and compares a digest of each file the run writes with tests/golden/outputs.sha2
 made under --audit, so every shipped scenario also has its invariants checked after each event, and
 every run's summary.json and run table are checked to account for every job and request (the rows
 of each table add up to its total: tests/accounting.py), and `gpusim report` must read every run
-directory (its checks of types and ranges must refuse nothing gpusim writes). A refactoring must
+directory (its checks of types and ranges must refuse nothing gpusim writes), and every CSV row must
+have as many fields as its header (the files are unquoted). A refactoring must
 leave them all unchanged; a named model change or fix regenerates them with --update, and the
 commit says why.
 
@@ -49,7 +50,7 @@ def runs(root):
 def digests(binary, root):
     out = {}
     data = ["--data", str(root / "data")]
-    unaccounted = []
+    unaccounted, ragged = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, args) in enumerate(runs(root)):
             d = pathlib.Path(tmp) / str(i)
@@ -65,8 +66,14 @@ def digests(binary, root):
                 sys.exit(f"{label}: gpusim report refused its run directory: {report.stderr}")
             for f in sorted(d.iterdir()):
                 out[f"{label}/{f.name}"] = hashlib.sha256(f.read_bytes()).hexdigest()
+                if f.suffix == ".csv":  # unquoted: a comma inside a field would shift every column after it
+                    rows = f.read_text().splitlines()
+                    ragged += [f"{label}/{f.name} line {n}" for n, row in enumerate(rows[1:], 2)
+                               if row.count(",") != rows[0].count(",")][:3]
         if unaccounted:
             sys.exit("rows that do not add up to their total:\n" + "\n".join(unaccounted))
+        if ragged:
+            sys.exit("CSV rows with another number of fields than their header:\n" + "\n".join(ragged))
         csv = pathlib.Path(tmp) / "packing.csv"
         table = subprocess.run([binary, "packing", str(root / "scenarios/fgd-openb.yaml"), "--seeds", "42", *data,
                                 "--csv", str(csv)], check=True, capture_output=True).stdout

@@ -368,10 +368,11 @@ void tenants_table(TableSink& sink, const Scenario& s, const RunResult& r) {
       if (w[key].is_null()) sink.empty();
       else sink.cell(w[key].get<double>());
   };
-  // "reason:count;..." in the reasons' order.
+  // "reason:count;..." in the reasons' order; a reason's commas are written as semicolons (the file is unquoted).
   const auto reasons = [&](const std::map<std::string, uint64_t, std::less<>>& counts) {
     std::string text;
     for (const auto& [reason, n] : counts) text += fmt::format("{}{}:{}", text.empty() ? "" : ";", reason, n);
+    std::replace(text.begin(), text.end(), ',', ';');
     sink.cell(text);
   };
   // One row; `kueue`: a ClusterQueue's or cohort's quota figures follow, and `jain` a cohort's index.
