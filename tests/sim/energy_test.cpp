@@ -44,7 +44,7 @@ constexpr double kPue = 1.5, kHostIdle = 100, kHostBusy = 200;  // busy: above i
 
 TEST(Energy, TwoJobsByHand) {
   const Scenario s = test::load(test::write_file("energy.yaml", kTwoNodes));
-  const RunResult r = test::simulate_scenario(s);
+  const RunResult r = test::simulate_keeping_requests(s, true);  // audited: its energy integral checked too
   // half: 0.5 x 431.80 = 215.90 W above idle_high, under the cap (scale 1), for 5,400 s; then 5 s with the
   // clocks up and 5,395 s at idle_low.
   const double gpu0 = (kIdleHigh + 0.5 * kTensorAbove) * 5400 + kIdleHigh * 5 + kIdleLow * 5395;

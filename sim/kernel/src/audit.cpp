@@ -8,6 +8,7 @@
 #include "gpusim/core/paged_vector.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/metrics.hpp"
+#include "gpusim/sim/power.hpp"
 
 namespace gpusim {
 
@@ -24,6 +25,73 @@ class Audit final : public Observer {
     c.for_each_node([&](NodeId n) { check_node(run, n, "start", 0); });
     (void)c.take_changed();
     last_ = run.now();
+    draws_ = PagedVector<Draw>(c.gpu_count());
+    for (PoolId p{0}; p < c.pools().size(); ++p)
+      power_.push_back(c.pool(p).gpu ? run.model().power.of(*c.pool(p).gpu) : GpuPower{});
+    c.for_each_node([&](NodeId n) { node_state(run, n, NodeState::off); });
+  }
+
+  // Energy, integrated here from what the audit sees (nodes powered while billed, each GPU's residents'
+  // busy shares as the power model says) and checked against the engine's integrals at the end.
+  void node_state(const RunState& run, NodeId n, NodeState) override {
+    if (power_.empty()) return;  // before started(): started() reads every node's state
+    const Node& node = run.cluster().node(n);
+    for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+      Draw& d = draws_[g];
+      bring(d, node.pool, run.now());
+      const bool on = node.state != NodeState::off;
+      if (on && !d.powered) d = {true, false, false, run.now(), run.now(), 0, d.energy_ws};
+      d.powered = on;
+    }
+  }
+  void gpu_busy_changed(const RunState& run, GpuId g) override {
+    const Gpu& gpu = run.cluster().gpu(g);
+    const PoolId pool = run.cluster().node(gpu.node).pool;
+    Draw& d = draws_[g];
+    bring(d, pool, run.now());
+    BoundMix mix{};
+    for (JobId j : gpu.residents) {
+      const BoundMix& m = run.model().power.bound_by[static_cast<std::size_t>(run.job(j).kind)];
+      for (std::size_t b = 0; b < mix.size(); ++b) mix[b] += run.busy_share(j) * m[b];
+    }
+    const bool busy = gpu.busy > 0;
+    if (d.busy && !busy) {
+      d.idle_from = run.now();
+      d.ever_busy = true;
+    }
+    d.busy = busy;
+    d.busy_w = busy ? gpu_power_w(power_[pool], mix, Duration()) : 0;
+  }
+  void job_started(const RunState&, JobId id) override { started_jobs_.push_back(id); }
+  void finished(const RunState& run) override {
+    const Cluster& c = run.cluster();
+    std::vector<double> pool_ws(c.pools().size(), 0.0);
+    c.for_each_node([&](NodeId n) {
+      const Node& node = c.node(n);
+      for (GpuId g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+        Draw& d = draws_[g];
+        bring(d, node.pool, run.now());
+        const double engine_ws = run.metrics().gpu_energy_ws(g, run.now());
+        if (std::abs(engine_ws - d.energy_ws) > 1e-9 * std::max(1.0, d.energy_ws))
+          fail(run, "end", 0,
+               fmt::format("energy not conserved on GPU {} of node {}: the metrics integrate {} W s, its draw over time is {} W s",
+                           g - node.first_gpu, node.name, engine_ws, d.energy_ws));
+        pool_ws[node.pool] += d.energy_ws;
+      }
+    });
+    double facility_ws = 0, jobs_ws = 0;
+    for (PoolId p{0}; p < c.pools().size(); ++p) {
+      const PoolEnergy& e = run.metrics().pool_energy(p);
+      if (std::abs(e.gpu_ws - pool_ws[p]) > 1e-9 * std::max(1.0, pool_ws[p]))
+        fail(run, "end", 0, fmt::format("pool {}'s GPU energy {} W s is not the sum of its GPUs' {} W s", c.pool(p).name,
+                                        e.gpu_ws, pool_ws[p]));
+      facility_ws += (e.gpu_ws + e.host_ws) * c.pool(p).pue;
+    }
+    std::sort(started_jobs_.begin(), started_jobs_.end());
+    started_jobs_.erase(std::unique(started_jobs_.begin(), started_jobs_.end()), started_jobs_.end());
+    for (JobId j : started_jobs_) jobs_ws += run.record(j).energy_ws;  // a job never started holds nothing
+    if (jobs_ws > facility_ws * (1 + 1e-9) + 1e-6)
+      fail(run, "end", 0, fmt::format("jobs are charged {} W s, more than the fleet drew ({} W s)", jobs_ws, facility_ws));
   }
 
   bool wants_every_event() const override { return true; }
@@ -118,7 +186,25 @@ class Audit final : public Observer {
     }
   }
 
+  struct Draw {
+    bool powered = false, busy = false, ever_busy = false;
+    Time since, idle_from;
+    double busy_w = 0;
+    double energy_ws = 0;  // up to `since`
+  };
+  void bring(Draw& d, PoolId pool, Time now) const {
+    if (d.powered && now > d.since) {
+      const GpuPower& p = power_[pool];
+      d.energy_ws += d.busy ? d.busy_w * (now - d.since).seconds()
+                            : idle_energy_ws(p, d.ever_busy ? d.since - d.idle_from : p.clock_hold, now - d.since);
+    }
+    d.since = now;
+  }
+
   Time last_;
+  std::vector<GpuPower> power_;  // per pool: its GPU model's draw
+  PagedVector<Draw> draws_;      // per GPU
+  std::vector<JobId> started_jobs_;
   PagedVector<int64_t> used_milli_;       // per GPU, at its last check
   std::vector<int64_t> pool_used_milli_;  // per pool: the sum of its GPUs' used_milli_
   PagedVector<uint32_t> ready_gpus_of_;   // per node: its GPUs if ready, at its last check

@@ -21,6 +21,10 @@ class AuditError : public std::logic_error {
 // - memory and CPU never negative on a node or a GPU;
 // - GPU time conserved: each pool's allocated GPUs, as the metrics integrate them, equal the sum of
 //   the shares its GPUs have claimed;
+// - energy conserved (issue 45): at the end, each GPU's energy as the metrics integrate it equals the
+//   audit's own integral of its draw (its node powered while billed, its residents' busy shares under
+//   the power model), each pool's GPU energy is the sum of its GPUs', and jobs are charged no more than
+//   the fleet drew;
 // - every job on a GPU is running (or partly placed, gang scheduling off) on a node that is up;
 // - the clock never goes back.
 std::unique_ptr<Observer> make_audit();
