@@ -219,6 +219,32 @@ for name, offset, says in [
     case(name, {"scenario.yaml": scenario(**{"cluster.pools[0].market": "spot", "cluster.pools[0].spot": {
         "availability": {"path": "spot.json", "offset": offset}}}), "spot.json": ONE_TICK_TRACE}, ["scenario.yaml", says])
 
+# Energy (issue 45): PUE, host power, a grid's carbon intensity and electricity price.
+field("pue below 1", {"cluster.pue": 0.9}, "cluster.pue")
+field("pool pue text", {"cluster.pools[0].pue": "low"}, "cluster.pools[0].pue")
+field("carbon negative", {"cluster.carbon_g_per_kwh": -1}, "cluster.carbon_g_per_kwh")
+field("price unknown field", {"cluster.electricity_usd_per_kwh": {"file": "p.csv", "colum": "usd"}},
+      "cluster.electricity_usd_per_kwh.colum: unknown field")
+field("carbon csv without column", {"cluster.carbon_g_per_kwh": {"file": "grid.csv"}},
+      "cluster.carbon_g_per_kwh: a csv series names its value column")
+GRID = "timestamp,g\n2026-01-01T00:00:00Z,100\n2026-01-01T01:00:00Z,300\n"
+for name, text, extra, says in [
+    ("carbon series missing", None, {}, "grid.csv"),
+    ("carbon series bad time", "timestamp,g\nyesterday,1\n2026-01-01T01:00:00Z,2\n", {}, ["grid.csv", "line 2", "timestamp"]),
+    ("carbon series not increasing", "timestamp,g\n2026-01-01 01:00:00,1\n2026-01-01 00:00:00,2\n", {}, ["grid.csv", "line 3", "increase"]),
+    ("carbon series negative", "timestamp,g\n2026-01-01 00:00:00,-1\n2026-01-01 01:00:00,2\n", {}, ["grid.csv", "line 2", "'g'"]),
+    ("carbon series one row", "timestamp,g\n2026-01-01 00:00:00,1\n", {}, ["grid.csv", "at least two rows"]),
+    ("carbon series column missing", "timestamp,value\n2026-01-01 00:00:00,1\n2026-01-01 01:00:00,2\n", {}, ["grid.csv", "'g'"]),
+    ("carbon series start outside", GRID, {"start": "2025-12-31"}, "cluster.carbon_g_per_kwh.start: 2025-12-31 is outside the series"),
+    ("carbon series start text", GRID, {"start": "noon"}, "cluster.carbon_g_per_kwh.start: expected a UTC date"),
+]:
+    files = {"scenario.yaml": scenario(**{"cluster.carbon_g_per_kwh": {"file": "grid.csv", "column": "g", **extra}})}
+    if text is not None:
+        files["grid.csv"] = text
+    case(name, files, says)
+field("host power busy below idle", {"catalog": {"nodes": [dict(CATALOG_NODE, host_power={"idle_w": 200, "busy_w": 100, "source": "t"})]}},
+      "catalog.nodes[0].host_power.busy_w: must be at least idle_w")
+
 # A user's catalog.
 for name, value, says in [
     ("gpu memory zero", {"memory_mib": 0}, "catalog.gpus[0].memory_mib"),

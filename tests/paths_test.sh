@@ -50,7 +50,7 @@ chmod +x "$TMP/bin/curl"
 PATH="$TMP/bin:$PATH" bash "$ROOT/scripts/fetch-traces.sh" "$TMP/fetched" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 kept=$(find "$TMP/fetched" -type f | wc -l)
-if [ $rc -eq 1 ] && [ "$kept" -eq 9 ] && grep -q "9 verified (66 downloaded)" "$TMP/err" \
+if [ $rc -eq 1 ] && [ "$kept" -eq 10 ] && grep -q "10 verified (67 downloaded)" "$TMP/err" \
    && [ ! -e "$TMP/fetched/alibaba-gpu-v2023-openb/openb_pod_list_cpu050.csv" ]; then
   ok "fetch-traces keeps verified downloads, removes the rest"
 else bad "fetch-traces (exit $rc, $kept files kept)"; fi

@@ -14,6 +14,7 @@
 #include "gpusim/core/number.hpp"
 #include "gpusim/core/paged_vector.hpp"
 #include "gpusim/core/random.hpp"
+#include "gpusim/core/step_series.hpp"
 #include "gpusim/core/time.hpp"
 #include "gpusim/core/utf8.hpp"
 #include "gpusim/core/yaml_documents.hpp"
@@ -437,4 +438,22 @@ TEST(ChunkedSet, BehavesAsASortedSet) {
   for (uint32_t v = 0; v < 300; ++v) s.erase(v);
   EXPECT_TRUE(s.empty());
   EXPECT_EQ(s.begin(), s.end());
+}
+
+TEST(StepSeries, IntegratesStepsAndRepeats) {
+  const auto h = [](int64_t n) { return Duration::from_seconds(n * 3600); };
+  // A day of three 8-hour steps: 100, 300, 200 (its mean 200); each day repeats it.
+  const StepSeries day({h(0), h(8), h(16)}, {100, 300, 200}, h(24));
+  EXPECT_DOUBLE_EQ(day.integral(Time() + h(24)), 600.0 * 8 * 3600);
+  EXPECT_DOUBLE_EQ(day.integral(Time() + h(30)), 600.0 * 8 * 3600 + 100.0 * 6 * 3600);
+  EXPECT_DOUBLE_EQ(day.at(Time() + h(33)), 300);
+  EXPECT_DOUBLE_EQ(day.mean(), 200);
+  // The run's time 0 at 10:00: 4 h at 300, then 6 h at 300 and 4 h at 200.
+  const StepSeries late({h(0), h(8), h(16)}, {100, 300, 200}, h(24), h(10));
+  EXPECT_DOUBLE_EQ(late.at(Time()), 300);
+  EXPECT_DOUBLE_EQ(late.integral(Time() + h(4)), 300.0 * 4 * 3600);
+  EXPECT_DOUBLE_EQ(late.integral(Time() + h(10)), 300.0 * 6 * 3600 + 200.0 * 4 * 3600);
+  EXPECT_DOUBLE_EQ(StepSeries::constant(400).integral(Time() + h(2)), 400.0 * 7200);
+  EXPECT_THROW(StepSeries({h(1)}, {1}, h(2)), std::invalid_argument);           // the first step must start at 0
+  EXPECT_THROW(StepSeries({h(0), h(3)}, {1, 2}, h(2)), std::invalid_argument);  // the period ends before a start
 }

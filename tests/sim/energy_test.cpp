@@ -80,3 +80,32 @@ TEST(Energy, UnpoweredNodesDrawNothing) {
   const RunResult r = test::simulate_scenario(s);
   EXPECT_EQ(r.metrics.gpu_energy_ws(GpuId{1}, r.end), 0.0);
 }
+
+TEST(Energy, CarbonWeighsEachWattSecondByItsHour) {
+  // The same fleet on a grid at 100, 500 and 200 gCO2e/kWh in its first, second and third hour.
+  const std::string grid = test::write_file("grid.csv", "timestamp,g\n2026-01-01T00:00:00Z,100\n2026-01-01T01:00:00Z,500\n"
+                                                        "2026-01-01T02:00:00Z,200\n");
+  std::string text = kTwoNodes;
+  text.replace(text.find("  pue: 1.5"), 10, "  pue: 1.5\n  carbon_g_per_kwh: {file: " + grid + ", column: g}");
+  const Scenario s = test::load(test::write_file("carbon.yaml", text));
+  const RunResult r = test::simulate_keeping_requests(s, true);
+  const auto g = [](double ws, double g_per_kwh) { return ws * g_per_kwh / 3.6e6; };  // grams
+  // full: its draw is constant over its hour at 100 g/kWh. half: 3,600 s at 100, 1,800 s at 500.
+  const double full_ws = kPue * ((kIdleHigh + kHostIdle) + (kCapped - kIdleHigh) + kHostBusy) * 3600;
+  const double half_w = kPue * ((kIdleHigh + kHostIdle) + 0.5 * (kTensorAbove + kHostBusy));
+  EXPECT_NEAR(r.job_factors[1][0], full_ws * 100, 1e-6 * full_ws * 100);
+  EXPECT_NEAR(r.job_factors[0][0], half_w * (3600 * 100 + 1800 * 500), 1e-6 * half_w * 3600 * 100);
+  // Node 1's GPU idles after its job: 5 s with the clocks up, then low, through the second and third hours.
+  const double gpu1 = g(kCapped * 3600, 100) + g(kIdleHigh * 5 + kIdleLow * 3595, 500) + g(kIdleLow * 3600, 200);
+  const double host1 = g((kHostIdle + kHostBusy) * 3600, 100) + g(kHostIdle * 3600, 500) + g(kHostIdle * 3600, 200);
+  const double gpu0 = g((kIdleHigh + 0.5 * kTensorAbove) * 3600, 100) +
+                      g((kIdleHigh + 0.5 * kTensorAbove) * 1800 + kIdleHigh * 5 + kIdleLow * 1795, 500) + g(kIdleLow * 3600, 200);
+  const double host0 = g((kHostIdle + 0.5 * kHostBusy) * 3600, 100) + g((kHostIdle + 0.5 * kHostBusy) * 1800, 500) +
+                       g(kHostIdle * 1800, 500) + g(kHostIdle * 3600, 200);
+  const Json j = summarize(s, r);
+  const double fleet_kg = kPue * (gpu0 + gpu1 + host0 + host1) / 1e3;
+  EXPECT_NEAR(j["energy"]["carbon_kg"].get<double>(), fleet_kg, 1e-6);
+  EXPECT_NEAR(j["pools"][0]["energy"]["carbon_kg"].get<double>(), fleet_kg, 1e-6);
+  EXPECT_NEAR(j["energy"]["jobs_carbon_kg"].get<double>(), (r.job_factors[0][0] + r.job_factors[1][0]) / 3.6e9, 1e-6);
+  EXPECT_FALSE(j["energy"].contains("energy_cost_usd"));  // no price given: no figure
+}

@@ -73,9 +73,10 @@ class Audit final : public Observer {
         bring(d, node.pool, run.now());
         const double engine_ws = run.metrics().gpu_energy_ws(g, run.now());
         if (std::abs(engine_ws - d.energy_ws) > 1e-9 * std::max(1.0, d.energy_ws))
-          fail(run, "end", 0,
-               fmt::format("energy not conserved on GPU {} of node {}: the metrics integrate {} W s, its draw over time is {} W s",
-                           g - node.first_gpu, node.name, engine_ws, d.energy_ws));
+          fail(
+              run, "end", 0,
+              fmt::format("energy not conserved on GPU {} of node {}: the metrics integrate {} W s, its draw over time is {} W s",
+                          g - node.first_gpu, node.name, engine_ws, d.energy_ws));
         pool_ws[node.pool] += d.energy_ws;
       }
     });
@@ -83,8 +84,8 @@ class Audit final : public Observer {
     for (PoolId p{0}; p < c.pools().size(); ++p) {
       const PoolEnergy& e = run.metrics().pool_energy(p);
       if (std::abs(e.gpu_ws - pool_ws[p]) > 1e-9 * std::max(1.0, pool_ws[p]))
-        fail(run, "end", 0, fmt::format("pool {}'s GPU energy {} W s is not the sum of its GPUs' {} W s", c.pool(p).name,
-                                        e.gpu_ws, pool_ws[p]));
+        fail(run, "end", 0,
+             fmt::format("pool {}'s GPU energy {} W s is not the sum of its GPUs' {} W s", c.pool(p).name, e.gpu_ws, pool_ws[p]));
       facility_ws += (e.gpu_ws + e.host_ws) * c.pool(p).pue;
     }
     std::sort(started_jobs_.begin(), started_jobs_.end());

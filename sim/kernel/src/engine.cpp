@@ -48,7 +48,7 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
       rates_(cluster_.gpu_count()),
       metrics_(cluster_.pools().size(), w.scenario.jobs.tenants.size(), cluster_.gpu_count(), w.scenario.timeseries_step,
                w.scenario.model.low_utilization),
-      ledger_(cluster_, metrics_),
+      ledger_(cluster_, metrics_, w.scenario.jobs.jobs.size()),
       attempts_(records_, flights_, w.scenario.jobs.jobs, w.jobs, w.scenario.model, events_, now_, *this),
       faults_(w.scenario.seed),
       nodes_(w.scenario.seed, cluster_, metrics_, events_, now_, *this) {
@@ -59,6 +59,7 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
     pp.host = pool.host_power;
     pp.pue = pool.pue;
     pp.has_gpus = pool.gpu != nullptr && pool.gpu_count > 0;
+    pp.factors = {pool.carbon_g_per_kwh.get(), pool.electricity_usd_per_kwh.get()};
     if (!pool.gpu) continue;
     pp.gpu = model().power.of(*pool.gpu);
     for (std::size_t k = 0; k < pp.demand_w.size(); ++k) pp.demand_w[k] = demand_above_idle_w(pp.gpu, model().power.bound_by[k]);
@@ -436,7 +437,8 @@ KernelResult Engine::finish() {
                       counts_.mps_faults,
                       counts_.reconfigurations,
                       counts_.rate_changes,
-                      nodes_.take_activity()};
+                      nodes_.take_activity(),
+                      ledger_.take_job_factors()};
 }
 
 void Engine::finish_costs() {
@@ -445,7 +447,7 @@ void Engine::finish_costs() {
     JobRecord& r = records_[id];
     if (std::as_const(flights_)[r].claims.empty()) continue;
     if (r.status == JobStatus::running) settle(id);
-    ledger_.released(r, flights_[r], now_);
+    ledger_.released(id, r, flights_[r], now_);
   }
 }
 

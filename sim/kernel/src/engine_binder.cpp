@@ -137,7 +137,7 @@ void Engine::stop(JobId id, StopCause cause) {
   notify([&](Observer& o) { o.job_stopping(*this, id, cause); });
   JobFlight& f = flights_[r];
   r.attained_gpu += GpuTime::of(now_ - r.start, static_cast<double>(f.placement.gpus.size()));
-  ledger_.released(r, f, now_);
+  ledger_.released(id, r, f, now_);
   for (std::size_t i = 0; i < f.placement.gpus.size(); ++i) {
     const GpuId g = f.placement.gpus[i];
     const GpuClaim& held = f.claims[i];
@@ -280,7 +280,7 @@ void Engine::settle(JobId id) {
   }
   r.remaining = remaining_now(r);
   f.since = now_;
-  ledger_.settle_busy(r, f, job(id).kind, active_u(id) * f.sharing_rate, now_);
+  ledger_.settle_busy(id, r, f, job(id).kind, active_u(id) * f.sharing_rate, now_);
   life_.note_running_change(id);  // its rate may change now
 }
 

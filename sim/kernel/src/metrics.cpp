@@ -62,6 +62,9 @@ void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
     busy_[i] += GpuTime::from_us(busy_gpus_[i] * dt);
     p.capacity += GpuTime::from_us(p.ready_gpus * dt);
     p.billed += NodeTime::from_us(p.billed_nodes * dt);
+    if (i < power_.size() && !power_[i].has_gpus)  // a GPU-less pool's hosts: their billed time, weighed
+      for (std::size_t k = 0; k < kEnergyFactors; ++k)
+        if (const StepSeries* f = power_[i].factors[k]) p.billed_f[k] += p.billed_nodes * (f->integral(now) - f->integral(last_));
     p.cost_usd += cost;
     p.allocated_cost_usd += allocated_gpus * p.per_gpu_hour_usd * dt_hours;
     p.busy_cost_usd += busy_gpus_[i] * p.per_gpu_hour_usd * dt_hours;
@@ -86,11 +89,19 @@ void Metrics::finish(Time end) {
   for (GpuId g : powered_gpus_) {
     GpuDraw d = gpu_draw_[g];
     bring(d, end);
-    pool_energy_[d.pool].gpu_ws += d.gpu_ws;
-    pool_energy_[d.pool].host_ws += d.host_ws;
+    PoolEnergy& e = pool_energy_[d.pool];
+    e.gpu_ws += d.gpu_ws;
+    e.host_ws += d.host_ws;
+    for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+      e.gpu_f[k] += d.gpu_f[k];
+      e.host_f[k] += d.host_f[k];
+    }
   }
   for (PoolId p{0}; p < power_.size(); ++p)
-    if (!power_[p].has_gpus) pool_energy_[p].host_ws = power_[p].host.idle_w * pools_[p].billed.us() / 1e6;
+    if (!power_[p].has_gpus) {
+      pool_energy_[p].host_ws = power_[p].host.idle_w * pools_[p].billed.us() / 1e6;
+      for (std::size_t k = 0; k < kEnergyFactors; ++k) pool_energy_[p].host_f[k] = power_[p].host.idle_w * pools_[p].billed_f[k];
+    }
   std::stable_sort(windows_.begin(), windows_.end(), [](const LowUtilizationWindow& a, const LowUtilizationWindow& b) {
     return std::pair(a.start, a.pool) < std::pair(b.start, b.pool);
   });
@@ -139,6 +150,21 @@ void Metrics::bring(GpuDraw& d, Time t) const {
   d.static_ws += p.pue * (idle_ws + d.host_idle_w * s);
   d.host_ws += (d.host_idle_w + d.host_busy_w * d.busy_fraction) * s;
   d.scale_s += d.scale * s;
+  if (p.weighted()) {
+    // Each factor's integral over the span, split where the clocks drop as the idle draw is.
+    const Duration high =
+        d.busy ? span : std::clamp(p.gpu.clock_hold - (d.ever_busy ? d.since - d.idle_from : p.gpu.clock_hold), Duration(), span);
+    for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+      const StepSeries* f = p.factors[k];
+      if (!f) continue;
+      const double f0 = f->integral(d.since), f1 = f->integral(t), fa = high == span ? f1 : f->integral(d.since + high);
+      const double idle = p.gpu.idle_high_w * (fa - f0) + p.gpu.idle_low_w * (f1 - fa);
+      d.gpu_f[k] += idle + d.dynamic_w * (f1 - f0);
+      d.static_f[k] += p.pue * (idle + d.host_idle_w * (f1 - f0));
+      d.host_f[k] += (d.host_idle_w + d.host_busy_w * d.busy_fraction) * (f1 - f0);
+      d.scale_f[k] += d.scale * (f1 - f0);
+    }
+  }
   d.since = t;
 }
 
@@ -184,6 +210,19 @@ double Metrics::dynamic_mark_ws(GpuId g, JobKind kind, Time t) const {
   const PoolPower& p = power_[d.pool];
   const double scale_s = d.scale_s + d.scale * (t - d.since).seconds();
   return p.pue * (p.demand_w[static_cast<std::size_t>(kind)] * scale_s + d.host_busy_w * (t - Time()).seconds());
+}
+
+FactorSums Metrics::dynamic_marks(GpuId g, JobKind kind, Time t) const {
+  const GpuDraw& d = gpu_draw_[g];
+  const PoolPower& p = power_[d.pool];
+  FactorSums out{};
+  for (std::size_t k = 0; k < kEnergyFactors; ++k)
+    if (const StepSeries* f = p.factors[k]) {
+      const double ft = f->integral(t);
+      const double scale_f = d.scale_f[k] + d.scale * (ft - f->integral(d.since));
+      out[k] = p.pue * (p.demand_w[static_cast<std::size_t>(kind)] * scale_f + d.host_busy_w * ft);
+    }
+  return out;
 }
 
 double Metrics::price_integral_usd(PoolId pool, Time now) const {

@@ -130,14 +130,21 @@ CostRollup roll_up_costs(const Scenario& s, const RunResult& r) {
   CostRollup out{std::vector<CostShare>(s.jobs.tenants.size()), std::vector<CostShare>(enum_count<JobKind>), {}};
   for (const Job& j : s.jobs.jobs) {
     const JobRecord& rec = r.jobs[j.id];
-    out.tenants[j.tenant].add(rec);
-    out.kinds[static_cast<std::size_t>(j.kind)].add(rec);
+    const FactorSums& f = r.job_factors[j.id];
+    out.tenants[j.tenant].add(rec, f);
+    out.kinds[static_cast<std::size_t>(j.kind)].add(rec, f);
     const PlacementView p = r.placement(j.id);
     if (p.nodes.empty()) continue;
     const Pool& pool = r.cluster.pool_of(p.nodes.front());
-    out.models[pool.gpu ? pool.gpu->name : "(no GPU)"].add(rec);
+    out.models[pool.gpu ? pool.gpu->name : "(no GPU)"].add(rec, f);
   }
   return out;
+}
+
+bool any_factor(const Cluster& c, EnergyFactor f) {
+  return std::any_of(c.pools().begin(), c.pools().end(), [&](const Pool& p) {
+    return (f == EnergyFactor::carbon ? p.carbon_g_per_kwh : p.electricity_usd_per_kwh) != nullptr;
+  });
 }
 
 // node:gpu+gpu|node:gpu; a MIG instance adds /profile@start. Into `out`, which it clears: one
@@ -280,6 +287,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
   GpuTime allocated_gpu;
   PoolEnergy energy;  // IT, summed over pools
   double facility_kwh = 0;
+  FactorSums facility_f{};  // g of CO2e, USD
+  const std::array<bool, kEnergyFactors> has{any_factor(c, EnergyFactor::carbon), any_factor(c, EnergyFactor::electricity)};
   Json pools = Json::array();
   for (PoolId p{0}; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
@@ -331,6 +340,13 @@ Json summarize(const Scenario& s, const RunResult& r) {
                     {"host_kwh", round_to(e.host_ws / 3.6e6, 6)},
                     {"pue", pool.pue},
                     {"average_power_kw", round_to(ratio(it_kwh * pool.pue, hours), 6)}};
+    // Carbon and energy cost where some grid gives them (null for a pool whose grid does not).
+    const std::array<bool, kEnergyFactors> pool_has{pool.carbon_g_per_kwh != nullptr, pool.electricity_usd_per_kwh != nullptr};
+    for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+      const double v = per_kwh((e.gpu_f[k] + e.host_f[k]) * pool.pue);
+      facility_f[k] += v;
+      if (has[k]) pj["energy"][kFactorKeys[k]] = pool_has[k] ? Json(round_to(v * kFactorScale[k], 6)) : Json(nullptr);
+    }
     energy.gpu_ws += e.gpu_ws;
     energy.host_ws += e.host_ws;
     facility_kwh += it_kwh * pool.pue;
@@ -571,6 +587,14 @@ Json summarize(const Scenario& s, const RunResult& r) {
                    {"jobs_kwh", round_to(jobs_ws / 3.6e6, 6)},
                    {"unallocated_kwh", round_to(facility_kwh - jobs_ws / 3.6e6, 6)},
                    {"average_power_kw", round_to(ratio(facility_kwh, hours), 6)}};
+  // Carbon (kg of CO2e) and energy cost (USD), the fleet's and charged to jobs, where some grid gives them.
+  for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+    if (!has[k]) continue;
+    double jobs_f = 0;
+    for (JobId j{0}; j < r.jobs.size(); ++j) jobs_f += per_kwh(r.job_factors[j][k]);
+    out["energy"][kFactorKeys[k]] = round_to(facility_f[k] * kFactorScale[k], 6);
+    out["energy"][fmt::format("jobs_{}", kFactorKeys[k])] = round_to(jobs_f * kFactorScale[k], 6);
+  }
 
   const auto& windows = r.metrics.low_utilization();
   double window_hours = 0, window_cost = 0;
@@ -602,6 +626,8 @@ Json summarize(const Scenario& s, const RunResult& r) {
     tj["cost_allocated_usd"] = round_to(shares.tenants[t].cost_usd, 2);
     tj["cost_unused_usd"] = round_to(shares.tenants[t].cost_usd - shares.tenants[t].busy_cost_usd, 2);
     tj["energy_kwh"] = round_to(shares.tenants[t].energy_ws / 3.6e6, 6);
+    for (std::size_t k = 0; k < kEnergyFactors; ++k)
+      if (has[k]) tj[kFactorKeys[k]] = round_to(per_kwh(shares.tenants[t].factors[k]) * kFactorScale[k], 6);
     tj["jct_s"] = stats(t_jct[t]);
     if (r.tenancy) add_group_figures(tj, r.tenancy->namespaces[t], (r.end - Time()).seconds());
     tenants.push_back(std::move(tj));

@@ -16,12 +16,14 @@ struct CostShare {
   std::size_t jobs = 0;
   double cost_usd = 0, busy_cost_usd = 0;
   double energy_ws = 0;   // the facility energy drawn for its jobs
+  FactorSums factors{};   // the same weighed by their grids' factors
   GpuTime allocated_gpu;  // the share of GPUs its jobs held x time
-  void add(const JobRecord& r) {
+  void add(const JobRecord& r, const FactorSums& f) {
     ++jobs;
     cost_usd += r.cost_usd;
     busy_cost_usd += r.busy_cost_usd;
     energy_ws += r.energy_ws;
+    for (std::size_t k = 0; k < kEnergyFactors; ++k) factors[k] += f[k];
     allocated_gpu += r.allocated_gpu;
   }
   Json json() const {
@@ -40,6 +42,13 @@ struct CostRollup {
 };
 
 CostRollup roll_up_costs(const Scenario& s, const RunResult& r);
+// Whether some pool's grid gives the factor: its figures (carbon, energy cost) are written only then.
+bool any_factor(const Cluster& c, EnergyFactor f);
+// The factors' keys in outputs, and what takes per_kwh's unit (g, USD) to theirs (kg, USD).
+inline constexpr std::array<const char*, kEnergyFactors> kFactorKeys{"carbon_kg", "energy_cost_usd"};
+inline constexpr std::array<double, kEnergyFactors> kFactorScale{1e-3, 1};
+// Watt-seconds x a factor per kWh, as the factor's own unit (g of CO2e, USD).
+inline double per_kwh(double ws_times_factor) { return ws_times_factor / 3.6e6; }
 // node:gpu+gpu|node:gpu; a MIG instance adds /profile@start. Into `out`, which it clears.
 void placement_text(std::string& out, const Cluster& c, const PlacementView& p);
 // Did the job end within its deadline? One that has not ended by the end of the run has not.

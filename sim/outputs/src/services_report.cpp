@@ -7,8 +7,14 @@
 #include <ostream>
 
 #include "gpusim/sim/report.hpp"
+#include "report_parts.hpp"
 
 namespace gpusim {
+
+using report_parts::any_factor;
+using report_parts::kFactorKeys;
+using report_parts::kFactorScale;
+using report_parts::per_kwh;
 
 namespace {
 
@@ -71,17 +77,20 @@ bool holds_requests(const ServiceSpec& s) {
 // What a pool's replicas held: GPU-hours and cost allocated to them, and the energy drawn for them.
 struct Allocation {
   double gpu_hours = 0, cost_usd = 0, energy_ws = 0;
+  FactorSums factors{};  // the energy weighed by the grids' factors
   Allocation& operator+=(const Allocation& o) {
     gpu_hours += o.gpu_hours;
     cost_usd += o.cost_usd;
     energy_ws += o.energy_ws;
+    for (std::size_t k = 0; k < kEnergyFactors; ++k) factors[k] += o.factors[k];
     return *this;
   }
 };
 
 // The figures a service and the sum of all services share; `held`: what its replicas held.
 // `slo_arrived`: the requests of services that hold their requests to a target (none: no attainment).
-void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double span_s, const Allocation& held) {
+void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double span_s, const Allocation& held,
+                 const std::array<bool, kEnergyFactors>& factors) {
   const double cost_usd = held.cost_usd;
   j["requests_arrived"] = f.arrived;
   j["requests_completed"] = f.completed;
@@ -113,6 +122,14 @@ void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double 
   j["energy_per_output_token_j"] = f.output_tokens ? Json(round6(held.energy_ws / static_cast<double>(f.output_tokens)))
                                                    : Json(nullptr);
   j["energy_per_request_j"] = f.completed ? Json(round6(held.energy_ws / static_cast<double>(f.completed))) : Json(nullptr);
+  // Carbon (and energy cost) where some grid gives it: the total and per million output tokens.
+  for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+    if (!factors[k]) continue;
+    const double v = per_kwh(held.factors[k]) * kFactorScale[k];
+    j[kFactorKeys[k]] = round6(v);
+    j[fmt::format("{}_per_million_output_tokens", kFactorKeys[k])] =
+        f.output_tokens ? Json(round6(v / static_cast<double>(f.output_tokens) * 1e6)) : Json(nullptr);
+  }
   if (f.prefix_caching) {  // vLLM's prefix cache hit rate: cached over queried tokens, at each scheduling from waiting
     j["prefix_cache_hit_rate"] = f.prefix_queried_tokens ? Json(round6(static_cast<double>(f.prefix_hit_tokens) /
                                                                        static_cast<double>(f.prefix_queried_tokens)))
@@ -126,7 +143,7 @@ Allocation pool_allocation(const ServiceSpec& spec, const RunResult& r) {
   Allocation a;
   for (int32_t k = 0; k < spec.max_replicas; ++k) {
     const JobRecord& rec = r.jobs[spec.first_job + static_cast<uint32_t>(k)];
-    a += {rec.allocated_gpu.hours(), rec.cost_usd, rec.energy_ws};
+    a += {rec.allocated_gpu.hours(), rec.cost_usd, rec.energy_ws, r.job_factors[spec.first_job + static_cast<uint32_t>(k)]};
   }
   return a;
 }
@@ -153,6 +170,8 @@ void add_pool_figures(Json& j, const ServiceSpec& spec, const ServiceFigures& f,
 void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   if (s.services.empty()) return;
   const double span_s = (r.end - Time()).seconds();
+  const std::array<bool, kEnergyFactors> factors{any_factor(r.cluster, EnergyFactor::carbon),
+                                                 any_factor(r.cluster, EnergyFactor::electricity)};
   ServiceFigures all;
   uint64_t all_slo_arrived = 0;
   Allocation all_held;
@@ -205,7 +224,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     }
     j["requests"] = f.requests;
     const uint64_t slo_arrived = holds_requests(spec) ? f.arrived : 0;
-    add_figures(j, f, slo_arrived, span_s, held);
+    add_figures(j, f, slo_arrived, span_s, held, factors);
     if (spec.timeout) j["requests_timed_out"] = f.timed_out;
     if (spec.role == PoolRole::prefill) {
       j["replica_starts"] = f.replica_starts;
@@ -254,7 +273,7 @@ void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
     all_held += held;
   }
   Json serving;
-  add_figures(serving, all, all_slo_arrived, span_s, all_held);
+  add_figures(serving, all, all_slo_arrived, span_s, all_held, factors);
   serving["iterations"] = all.iterations;
   serving["requests_not_completed"] = not_completed(all);
   if (std::any_of(s.services.begin(), s.services.end(), [](const ServiceSpec& v) { return v.timeout.has_value(); }))

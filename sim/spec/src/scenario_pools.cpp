@@ -14,6 +14,8 @@
 
 #include "gpusim/sim/market.hpp"
 #include "gpusim/sim/node_placement.hpp"
+#include "gpusim/sim/output_spec.hpp"
+#include "gpusim/workloads/grid_series.hpp"
 #include "gpusim/workloads/traces.hpp"
 #include "scenario_parts.hpp"
 
@@ -57,6 +59,48 @@ const Section& availability_section() {
                               "simulator starts it): sweep it to start the same run at many points of one trace"},
                          }};
   return s;
+}
+
+const Section& grid_series_section() {
+  static const Section s{"grid_series",
+                         "A series over time read from a CSV file (docs/guide/energy.md)",
+                         {
+                             {"file", Type::string(), required, "",
+                              "The file: beside the scenario file, else in the data directory (--data, GPUSIM_DATA)"},
+                             {"format", Type::choice({"csv", "sustaindc"}), "csv", "",
+                              "csv: timestamp and `column`; sustaindc: SustainDC's carbon intensity files (column avg_CI)"},
+                             {"column", Type::string(), "", "", "The value column (csv; required there)"},
+                             {"start", Type::string(), "", "",
+                              "Where the run's time 0 falls in the series, a UTC date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ); "
+                              "default its first timestamp. The series repeats after its end"},
+                         }};
+  return s;
+}
+
+// A value that may change over time: a number (constant), or a series from a file.
+Type grid_value_type() { return Type::one_of({Type::number().at_least(0), Type::section(grid_series_section())}); }
+
+std::shared_ptr<const StepSeries> read_grid_value(const ConfigNode& node, const std::string& data_dir) {
+  if (node.is_scalar()) return std::make_shared<const StepSeries>(StepSeries::constant(node.as_number(Range::at_least(0))));
+  const Fields f = grid_series_section().read(node);
+  const std::string format = f.value("format").as_string();
+  if (format == "csv" && !f.has("column")) f.fail("a csv series names its value column: column: NAME");
+  if (format == "sustaindc" && f.has("column")) f.at("column").fail("a sustaindc file's column is avg_CI: give no column");
+  const GridSeries g = read_grid_series(data_path(f.at("file"), data_dir),
+                                        format == "csv" ? f.at("column").as_string() : "avg_CI");
+  int64_t offset_s = 0;
+  if (auto start = f.get("start")) {
+    const auto at = parse_utc_date(start->as_string());
+    if (!at) start->fail("expected a UTC date, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ");
+    if (*at < g.unix_s.front() || *at >= g.end_unix_s)
+      start->fail(
+          fmt::format("{} is outside the series ({} s to {} s since 1970)", start->as_string(), g.unix_s.front(), g.end_unix_s));
+    offset_s = *at - g.unix_s.front();
+  }
+  std::vector<Duration> starts;
+  for (int64_t t : g.unix_s) starts.push_back(Duration::from_seconds(t - g.unix_s.front()));
+  return std::make_shared<const StepSeries>(starts, g.values, Duration::from_seconds(g.end_unix_s - g.unix_s.front()),
+                                            Duration::from_seconds(offset_s));
 }
 
 const Section& spot_section() {
@@ -227,11 +271,26 @@ const Section& pool_section() {
            "From a node's request to its being ready (scale-ups, replaced spot nodes); default: model.autoscaler's"},
           {"pue", Type::number().at_least(1).at_most(5), "", "",
            "Its facility's power usage effectiveness (facility over IT energy); default: the cluster's"},
+          {"carbon_g_per_kwh", grid_value_type(), "", "gCO2e/kWh", "Its grid's carbon intensity; default: the cluster's"},
+          {"electricity_usd_per_kwh", grid_value_type(), "", "USD/kWh", "Its electricity price; default: the cluster's"},
       }};
   return s;
 }
 
-void read_pool(const ConfigNode& node, const Catalog& catalog, double cluster_pue, Scenario& s) {
+// What a pool takes from `cluster:` unless it gives its own.
+struct ClusterEnergy {
+  double pue = 1;
+  std::shared_ptr<const StepSeries> carbon, electricity;
+};
+
+void read_pool_energy(const Fields& e, const ClusterEnergy& cluster, const std::string& data_dir, PoolSpec& pool) {
+  pool.pue = e.has("pue") ? e.number("pue") : cluster.pue;
+  pool.carbon_g_per_kwh = e.has("carbon_g_per_kwh") ? read_grid_value(e.at("carbon_g_per_kwh"), data_dir) : cluster.carbon;
+  pool.electricity_usd_per_kwh = e.has("electricity_usd_per_kwh") ? read_grid_value(e.at("electricity_usd_per_kwh"), data_dir)
+                                                                  : cluster.electricity;
+}
+
+void read_pool(const ConfigNode& node, const Catalog& catalog, const ClusterEnergy& energy, Scenario& s) {
   const Fields e = pool_section().read(node);
   PoolSpec pool;
   pool.name = e.at("name").as_string();
@@ -293,7 +352,7 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, double cluster_pu
   }
   read_network(e.get("network"), t, s.model, pool);
   pool.host_power = t->host_power.value_or(s.model.power.host);
-  pool.pue = e.has("pue") ? e.number("pue") : cluster_pue;
+  read_pool_energy(e, energy, s.data_dir, pool);
   if (auto k = e.get("kubelet")) pool.topology_manager = read_kubelet(*k);
   add_node_labels(pool, *t);
   if (auto taints = e.get("taints")) pool.taints = read_taints(*taints);
@@ -322,7 +381,7 @@ const Section& node_list_section() {
 }
 
 // Pools from a trace's node list: one pool per GPU model (and one for CPU-only nodes).
-void read_node_list(const ConfigNode& node, const Catalog& catalog, double cluster_pue, Scenario& s) {
+void read_node_list(const ConfigNode& node, const Catalog& catalog, const ClusterEnergy& energy, Scenario& s) {
   const Fields e = node_list_section().read(node);
   const auto format = e.at("format").as_string();
   if (format != "openb") e.at("format").fail(fmt::format("expected format openb, got '{}'", format));
@@ -351,7 +410,9 @@ void read_node_list(const ConfigNode& node, const Catalog& catalog, double clust
     }
     read_network(std::nullopt, nullptr, s.model, pool);
     pool.host_power = s.model.power.host;
-    pool.pue = cluster_pue;
+    pool.pue = energy.pue;
+    pool.carbon_g_per_kwh = energy.carbon;
+    pool.electricity_usd_per_kwh = energy.electricity;
     // The list says nothing of links: each GPU count gets one host bridge (PHB).
     std::vector<std::shared_ptr<const NodeTopology>> by_count;
     for (const auto& n : nodes) {
@@ -385,17 +446,24 @@ const Section& cluster_section() {
           {"pue", Type::number().at_least(1).at_most(5), "1", "",
            "The facility's power usage effectiveness (facility over IT energy: cooling, power distribution); "
            "1: IT energy only"},
+          {"carbon_g_per_kwh", grid_value_type(), "", "gCO2e/kWh",
+           "The grid's carbon intensity: a number, or a series from a file; absent: no carbon figures"},
+          {"electricity_usd_per_kwh", grid_value_type(), "", "USD/kWh",
+           "The electricity price: a number, or a series from a file (time of use); absent: no energy cost figures"},
       }};
   return s;
 }
 
 void read_cluster(const ConfigNode& node, Scenario& s) {
   const Fields cluster = cluster_section().read(node);
-  const double pue = cluster.number("pue");
+  ClusterEnergy energy;
+  energy.pue = cluster.number("pue");
+  if (auto c = cluster.get("carbon_g_per_kwh")) energy.carbon = read_grid_value(*c, s.data_dir);
+  if (auto p = cluster.get("electricity_usd_per_kwh")) energy.electricity = read_grid_value(*p, s.data_dir);
   if (auto pools = cluster.get("pools"))
-    for (const auto& e : pools->items()) read_pool(e, *s.catalog, pue, s);
+    for (const auto& e : pools->items()) read_pool(e, *s.catalog, energy, s);
   if (auto lists = cluster.get("node_lists"))
-    for (const auto& e : lists->items()) read_node_list(e, *s.catalog, pue, s);
+    for (const auto& e : lists->items()) read_node_list(e, *s.catalog, energy, s);
   uint64_t node_total = 0;
   for (std::size_t i = 0; i < s.pools.size(); ++i) {
     node_total += s.pools[i].node_count;

@@ -17,6 +17,7 @@
 #include "gpusim/core/chunked_set.hpp"
 #include "gpusim/core/id.hpp"
 #include "gpusim/core/paged_vector.hpp"
+#include "gpusim/core/step_series.hpp"
 #include "gpusim/core/units.hpp"
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/market.hpp"
@@ -74,6 +75,9 @@ struct PoolSpec {
   // energy over IT energy: cooling, power distribution), which energy figures are multiplied by.
   HostPower host_power;
   double pue = 1;
+  // Its grid's carbon intensity (gCO2e per kWh) and its electricity price (USD per kWh) over time; null:
+  // not given (no carbon or energy cost figures for it).
+  std::shared_ptr<const StepSeries> carbon_g_per_kwh, electricity_usd_per_kwh;
   SpotConfig spot;  // spot pools: how they lose nodes
   AutoscaleConfig autoscale;
   Duration provisioning_delay;  // request to ready, for scale-ups and replacements of reclaimed nodes

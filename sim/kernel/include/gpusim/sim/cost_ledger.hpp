@@ -4,7 +4,8 @@
 // time (Metrics::price_integral_usd), so a spot trace's price changes are charged as they happen.
 // Energy (issue 45) is charged at the same points (JobRecord::energy_ws, facility watt-seconds): the
 // share of each GPU's idle draw and of its host's that a claim holds, and what the job's busy share
-// draws above idle on each GPU (its demand at the GPU's scale under the cap) and on its host.
+// draws above idle on each GPU (its demand at the GPU's scale under the cap) and on its host; where a
+// pool's grid gives a carbon intensity or an electricity price, the same weighed by them (job_factors).
 // Where each job's charges start is kept in its in-flight block (JobFlight::claim_marks, busy_mark_usd);
 // the engine calls the ledger where claims are taken and given back and where a job's busy share changes.
 #include <cstddef>
@@ -18,21 +19,24 @@ namespace gpusim {
 
 class CostLedger {
  public:
-  CostLedger(const Cluster& cluster, const Metrics& metrics) : cluster_(cluster), metrics_(metrics) {}
+  CostLedger(const Cluster& cluster, const Metrics& metrics, std::size_t jobs)
+      : cluster_(cluster), metrics_(metrics), job_f_(jobs) {}
 
   // The job claimed a share of a GPU of `pool` now (its claims in order, as JobFlight::claims).
   void claimed(JobFlight& f, PoolId pool, GpuId g, Time now) const {
-    f.claim_marks.push_back({metrics_.price_integral_usd(pool, now), metrics_.static_ws(g, now), now});
+    f.claim_marks.push_back({metrics_.price_integral_usd(pool, now), metrics_.static_ws(g, now),
+                             metrics_.weighted() ? metrics_.static_marks(g, now) : FactorSums{}, now});
   }
   // The job gives back every claim now (or the run ends while it holds them): each charges its
   // share of the price since it was taken, and adds its share x time to the job's allocated GPU
   // time (so that cost.csv can roll allocated GPU-hours up by job kind and GPU model as it does cost).
-  void released(JobRecord& r, JobFlight& f, Time now) const {
+  void released(JobId id, JobRecord& r, JobFlight& f, Time now) {
     const auto& marks = f.claim_marks;
     for (std::size_t i = 0; i < marks.size(); ++i) {
       const double share = f.claims[i].milli.gpus();
       r.cost_usd += share * (price(f, f.placement.gpus[i], now) - marks[i].price_usd);
       r.energy_ws += share * (metrics_.static_ws(f.placement.gpus[i], now) - marks[i].static_ws);
+      if (metrics_.weighted()) add(id, share, metrics_.static_marks(f.placement.gpus[i], now), marks[i].static_f);
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
     f.claim_marks.clear();
@@ -41,16 +45,24 @@ class CostLedger {
   void start_busy(JobFlight& f, JobKind kind, Time now) const {
     f.busy_mark_usd = price_sum(f, now);
     f.energy_mark_ws = dynamic_sum(f, kind, now);
+    if (metrics_.weighted()) f.energy_marks = dynamic_factor_sum(f, kind, now);
   }
   // Charges the busy share `busy` (SM demand x sharing rate) the job has had since its last mark.
-  void settle_busy(JobRecord& r, JobFlight& f, JobKind kind, double busy, Time now) const {
+  void settle_busy(JobId id, JobRecord& r, JobFlight& f, JobKind kind, double busy, Time now) {
     const double mark = price_sum(f, now);
     r.busy_cost_usd += busy * (mark - f.busy_mark_usd);
     f.busy_mark_usd = mark;
     const double energy = dynamic_sum(f, kind, now);
     r.energy_ws += busy * (energy - f.energy_mark_ws);
     f.energy_mark_ws = energy;
+    if (metrics_.weighted()) {
+      const FactorSums marks = dynamic_factor_sum(f, kind, now);
+      add(id, busy, marks, f.energy_marks);
+      f.energy_marks = marks;
+    }
   }
+  // Per job, its energy weighed by its grids' factors (watt-seconds x gCO2e/kWh, x USD/kWh).
+  PagedVector<FactorSums> take_job_factors() { return std::move(job_f_); }
 
  private:
   // What one whole GPU of the pool of the job's GPU `g` has cost up to now.
@@ -62,6 +74,19 @@ class CostLedger {
     return sum;
   }
 
+  // Adds share x (now - then) to job id's factor sums.
+  void add(JobId id, double share, const FactorSums& now, const FactorSums& then) {
+    FactorSums& sums = job_f_[id];
+    for (std::size_t k = 0; k < kEnergyFactors; ++k) sums[k] += share * (now[k] - then[k]);
+  }
+  FactorSums dynamic_factor_sum(const JobFlight& f, JobKind kind, Time now) const {
+    FactorSums sum{};
+    for (GpuId g : f.placement.gpus) {
+      const FactorSums m = metrics_.dynamic_marks(g, kind, now);
+      for (std::size_t k = 0; k < kEnergyFactors; ++k) sum[k] += m[k];
+    }
+    return sum;
+  }
   // Sum over the job's GPUs of what busy share 1 of its kind draws there above idle, up to now.
   double dynamic_sum(const JobFlight& f, JobKind kind, Time now) const {
     double sum = 0;
@@ -71,6 +96,7 @@ class CostLedger {
 
   const Cluster& cluster_;
   const Metrics& metrics_;
+  PagedVector<FactorSums> job_f_;  // per job; pages written only where some grid gives a factor
 };
 
 }  // namespace gpusim

@@ -62,6 +62,8 @@ struct KernelResult {
   uint64_t reconfigurations = 0;    // MIG layout changes
   uint64_t rate_changes = 0;        // completion events moved because a rate changed
   std::vector<PoolActivity> pools;  // per pool
+  // Per job, its energy weighed by its grids' carbon intensity and electricity price (CostLedger).
+  PagedVector<FactorSums> job_factors;
   // Where job `id` ran last (still runs, when it is running at the end); empty if it never ran.
   PlacementView placement(JobId id) const { return flights.placement(jobs[id]); }
 };

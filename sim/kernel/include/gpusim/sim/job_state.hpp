@@ -15,6 +15,7 @@
 #include "gpusim/core/time.hpp"
 #include "gpusim/hardware/topology.hpp"
 #include "gpusim/sim/cluster.hpp"
+#include "gpusim/sim/power.hpp"
 #include "gpusim/sim/scheduler.hpp"
 
 namespace gpusim {
@@ -48,6 +49,7 @@ constexpr auto enum_table(JobPhase) {
 struct ClaimMark {
   double price_usd;
   double static_ws;
+  FactorSums static_f;  // the static energy weighed by its grid's factors (Metrics::static_marks)
   Time since;
 };
 
@@ -61,6 +63,7 @@ struct JobFlight {
   double stall_fraction = 0;  // of its computing time spent in collectives, at its current rate
   double busy_mark_usd = 0;   // CostLedger: sum over its GPUs of their pool's price integral at `since`
   double energy_mark_ws = 0;  // CostLedger: sum over its GPUs of Metrics::dynamic_mark_ws at `since`
+  FactorSums energy_marks{};  // the same weighed by its grids' factors (Metrics::dynamic_marks)
   // Kept with its claims and placement, so that a rate change visits neither: the claims' shares
   // summed in claim order, and the pool all of its GPUs are in (kNoPool: none yet; one_pool false:
   // more than one).

@@ -45,10 +45,12 @@ struct LowUtilizationWindow {
 
 // What a pool's GPUs and nodes draw (issue 45; sim/power.hpp, docs/guide/energy.md).
 struct PoolPower {
-  GpuPower gpu;          // its GPU model's (none for a GPU-less pool)
-  HostPower host;        // each node's draw besides its GPUs
-  double pue = 1;        // facility energy over IT energy
-  bool has_gpus = true;  // false: its nodes' hosts draw their idle figure whenever billed
+  GpuPower gpu;                                             // its GPU model's (none for a GPU-less pool)
+  HostPower host;                                           // each node's draw besides its GPUs
+  double pue = 1;                                           // facility energy over IT energy
+  bool has_gpus = true;                                     // false: its nodes' hosts draw their idle figure whenever billed
+  std::array<const StepSeries*, kEnergyFactors> factors{};  // null: not given
+  bool weighted() const { return factors[0] || factors[1]; }
   // Per job kind: the GPU's draw above idle_high_w per unit of busy share (demand_above_idle_w).
   std::array<double, enum_count<JobKind>> demand_w{};
 };
@@ -57,6 +59,7 @@ struct PoolPower {
 // GPUs' (as DCGM counts them) and its nodes' besides.
 struct PoolEnergy {
   double gpu_ws = 0, host_ws = 0;
+  FactorSums gpu_f{}, host_f{};  // the same weighed by each factor its grid gives
 };
 
 class Metrics {
@@ -88,7 +91,10 @@ class Metrics {
   // Energy (issue 45): GPUs draw while their node is powered (billed: provisioning, ready or
   // draining), as gpu_power_w says for their residents' busy shares; each node's host draws its idle
   // figure plus, per busy GPU, its share of busy - idle. Integrated per GPU lazily, as busy time is.
-  void set_power(std::vector<PoolPower> pools) { power_ = std::move(pools); }
+  void set_power(std::vector<PoolPower> pools) {
+    power_ = std::move(pools);
+    weighted_ = std::any_of(power_.begin(), power_.end(), [](const PoolPower& p) { return p.weighted(); });
+  }
   // GPU g of `pool`, on a node of `node_gpus` GPUs, is powered from `now` (its node billed), or no longer.
   void set_powered(PoolId pool, GpuId g, uint16_t node_gpus, bool on, Time now);
   // GPU g's residents keep it busy with `busy` (their shares per bound, summed) from `now` on, its busy
@@ -103,6 +109,10 @@ class Metrics {
   // draw (its demand at the GPU's scale, and its host's busy share): a job with busy share u from t0 to
   // t1 is charged u x the difference.
   double dynamic_mark_ws(GpuId g, JobKind kind, Time t) const;
+  // The same two, weighed by each factor of the GPU's pool's grid (0 where it gives none).
+  FactorSums static_marks(GpuId g, Time t) const { return brought(g, t).static_f; }
+  FactorSums dynamic_marks(GpuId g, JobKind kind, Time t) const;
+  bool weighted() const { return weighted_; }  // some pool's grid gives a factor
   // A pool's energy up to the end of the run (finish() brings every GPU there).
   const PoolEnergy& pool_energy(PoolId pool) const { return pool_energy_[pool]; }
   const PoolPower& pool_power(PoolId pool) const { return power_[pool]; }
@@ -141,6 +151,7 @@ class Metrics {
     double per_node_hour_usd = 0, per_gpu_hour_usd = 0;  // now
     GpuTime capacity;
     NodeTime billed;
+    FactorSums billed_f{};  // billed nodes x seconds x each factor (GPU-less pools)
     double cost_usd = 0, allocated_cost_usd = 0, busy_cost_usd = 0;
     double price_integral_usd = 0;  // one GPU's cost up to last_
     bool in_window = false;         // utilization under the alert threshold since window_start
@@ -179,14 +190,15 @@ class Metrics {
     bool listed = false;                                    // in powered_gpus_
     bool powered = false, busy = false, ever_busy = false;  // ever_busy: since it was last powered
     Time since, idle_from;
-    double dynamic_w = 0;                     // its draw above idle_high_w now
-    double scale = 1;                         // dynamic_w over its residents' demand (below 1: held at the cap)
-    double busy_fraction = 0;                 // now
-    double host_idle_w = 0, host_busy_w = 0;  // its share of its node's host: idle, and busy - idle
-    double gpu_ws = 0;                        // its own draw (IT)
-    double host_ws = 0;                       // its host share's (IT)
-    double static_ws = 0;                     // facility: its idle draw and its host share's
-    double scale_s = 0;                       // the integral of `scale` over time
+    double dynamic_w = 0;                                 // its draw above idle_high_w now
+    double scale = 1;                                     // dynamic_w over its residents' demand (below 1: held at the cap)
+    double busy_fraction = 0;                             // now
+    double host_idle_w = 0, host_busy_w = 0;              // its share of its node's host: idle, and busy - idle
+    double gpu_ws = 0;                                    // its own draw (IT)
+    double host_ws = 0;                                   // its host share's (IT)
+    double static_ws = 0;                                 // facility: its idle draw and its host share's
+    double scale_s = 0;                                   // the integral of `scale` over time
+    FactorSums gpu_f{}, host_f{}, static_f{}, scale_f{};  // the same four weighed by each factor
   };
   // Integrates d's draw from its `since` to t (>= it).
   void bring(GpuDraw& d, Time t) const;
@@ -197,6 +209,7 @@ class Metrics {
     return d;
   }
   std::vector<PoolPower> power_;
+  bool weighted_ = false;
   PagedVector<GpuDraw> gpu_draw_;
   std::vector<GpuId> powered_gpus_;  // every GPU ever powered, once
   std::vector<PoolEnergy> pool_energy_;

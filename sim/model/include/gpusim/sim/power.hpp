@@ -28,6 +28,12 @@ constexpr auto enum_table(PowerBound) {
 // is the GPU's busy fraction (DCGM's utilization when the work is not time-sliced).
 using BoundMix = std::array<double, enum_count<PowerBound>>;
 
+// What a watt-second is weighed by where a pool's grid gives it: its carbon intensity (gCO2e per kWh),
+// its electricity price (USD per kWh). Sums of watt-seconds x the factor: / 3.6e6 gives g or USD.
+enum class EnergyFactor : uint8_t { carbon, electricity };
+inline constexpr std::size_t kEnergyFactors = 2;
+using FactorSums = std::array<double, kEnergyFactors>;
+
 // One GPU model's draw, in watts.
 struct GpuPower {
   double idle_low_w = 0;   // idle at low clocks
