@@ -46,6 +46,8 @@ double StepSeries::at(Time t) const {
   return values_[step_of(us)];
 }
 
-double StepSeries::mean() const { return period_us_ == 0 ? values_.back() : per_period_ / (static_cast<double>(period_us_) / 1e6); }
+double StepSeries::mean() const {
+  return period_us_ == 0 ? values_.back() : per_period_ / (static_cast<double>(period_us_) / 1e6);
+}
 
 }  // namespace gpusim

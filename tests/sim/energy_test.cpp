@@ -109,3 +109,31 @@ TEST(Energy, CarbonWeighsEachWattSecondByItsHour) {
   EXPECT_NEAR(j["energy"]["jobs_carbon_kg"].get<double>(), (r.job_factors[0][0] + r.job_factors[1][0]) / 3.6e9, 1e-6);
   EXPECT_FALSE(j["energy"].contains("energy_cost_usd"));  // no price given: no figure
 }
+
+TEST(Energy, APowerLimitHoldsTheDrawAndSlowsTensorMath) {
+  // One H200 (700 W) limited to 500 W, one training job (u 1, tensor math) of an hour on an H200 at its default limit.
+  const Scenario s = test::load(test::write_file("capped.yaml", R"(
+name: capped
+seed: 1
+catalog:
+  nodes:
+    - {name: one-h200, gpu: H200-141GB, gpus: 1, cpu_milli: 16000, memory_mib: 131072,
+       host_power: {idle_w: 0, busy_w: 0, source: "test"}, source: "test"}
+cluster:
+  pools:
+    - {name: p, node: one-h200, count: 1, power_limit_w: 500}
+workload:
+  jobs:
+    - {name: gemm, gpus: 1, kind: training, u: 1.0, duration: 1h, reference_gpu: H200-141GB}
+policy: fifo+first-fit
+)"));
+  const RunResult r = test::simulate_keeping_requests(s, true);
+  // Held at 690 x 500 / 700 = 492.86 W (power.hpp's limited_to), at 0.7522 of its speed at 700 W
+  // (Power.PowerLimitSlowsTensorMathAsTheThrottleCurveSays): 3,600 / 0.75224 = 4,785.7 s.
+  const double speed = (1 - (1 - (690.0 * 5 / 7 - 121) / (569 / 0.753)) * 0.19 / 0.247) / 0.81;
+  const double run_s = 3600 / speed;
+  EXPECT_NEAR((r.jobs[0].end - Time()).seconds(), run_s, 1e-3);
+  EXPECT_NEAR(r.metrics.gpu_energy_ws(GpuId{0}, r.jobs[0].end), 690.0 * 5 / 7 * run_s, 1.0);
+  const Json j = summarize(s, r);
+  EXPECT_DOUBLE_EQ(j["pools"][0]["energy"]["power_limit_w"].get<double>(), 500);
+}

@@ -179,3 +179,22 @@ power:
   });
   EXPECT_NE(msg.find("summing to 1"), std::string::npos) << msg;
 }
+
+TEST(Power, PowerLimitSlowsTensorMathAsTheThrottleCurveSays) {
+  const GpuPower p = h200();
+  // nvidia-smi -pl 500: held at 690 x 500 / 700 = 492.86 W. bf16 GEMM all the time wants
+  // 121 + 569 / 0.753 = 876.64 W: clock (492.86 - 121) / 755.64 = 0.4921 (0.753 at 700 W), throughput
+  // 1 - (1 - 0.4921) x 0.19 / 0.247 = 0.6093 of full clock (0.81 at 700 W): 0.7522 of its speed at 700 W.
+  const GpuPower at500 = limited_to(p, 700, 500);
+  EXPECT_NEAR(at500.capped_w, 492.857, 1e-3);
+  const BoundMix gemm = only(PowerBound::tensor, 1.0);
+  EXPECT_NEAR(power_throttle(at500, gemm).clock, 0.49211, 1e-5);
+  EXPECT_NEAR(limit_speed(p, at500, gemm), 0.60932 / 0.81, 1e-5);
+  EXPECT_NEAR(gpu_power_w(at500, gemm, Duration()), 492.857, 1e-3);
+  // FP32 math all the time wants 464 W: under either cap, no slower.
+  EXPECT_DOUBLE_EQ(limit_speed(p, at500, only(PowerBound::fp32, 1.0)), 1.0);
+  // Inference (60 % memory, 40 % tensor) busy all the time wants 121 + 0.6 x 254 + 0.4 x 755.64 = 575.7 W:
+  // 700 W does not bind, 500 W does: clock 371.86 / 454.66 = 0.8179, speed 1 - 0.1821 x 0.7692 = 0.8599.
+  EXPECT_NEAR(limit_speed(p, at500, kind_mix(JobKind::inference, 1.0)), 0.8599, 1e-4);
+  EXPECT_DOUBLE_EQ(limit_speed(p, p, gemm), 1.0);
+}

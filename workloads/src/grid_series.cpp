@@ -40,7 +40,8 @@ GridSeries read_grid_series(const std::string& path, std::string_view column) {
     s.unix_s.push_back(*t);
     s.values.push_back(r.number(f[at_value], column, Range::at_least(0)));
   }
-  if (s.values.size() < 2) r.fail(fmt::format("expected at least two rows with a {} (a series' step is the gap between them)", column));
+  if (s.values.size() < 2)
+    r.fail(fmt::format("expected at least two rows with a {} (a series' step is the gap between them)", column));
   s.end_unix_s = s.unix_s.back() + (s.unix_s.back() - s.unix_s[s.unix_s.size() - 2]);
   return s;
 }

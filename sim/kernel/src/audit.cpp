@@ -27,7 +27,7 @@ class Audit final : public Observer {
     last_ = run.now();
     draws_ = PagedVector<Draw>(c.gpu_count());
     for (PoolId p{0}; p < c.pools().size(); ++p)
-      power_.push_back(c.pool(p).gpu ? run.model().power.of(*c.pool(p).gpu) : GpuPower{});
+      power_.push_back(c.pool(p).gpu ? run.model().power.of(*c.pool(p).gpu, c.pool(p).power_limit_w) : GpuPower{});
     c.for_each_node([&](NodeId n) { node_state(run, n, NodeState::off); });
   }
 

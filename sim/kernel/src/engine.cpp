@@ -61,7 +61,8 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
     pp.has_gpus = pool.gpu != nullptr && pool.gpu_count > 0;
     pp.factors = {pool.carbon_g_per_kwh.get(), pool.electricity_usd_per_kwh.get()};
     if (!pool.gpu) continue;
-    pp.gpu = model().power.of(*pool.gpu);
+    pp.gpu = model().power.of(*pool.gpu, pool.power_limit_w);
+    if (pool.power_limit_w) pp.unlimited = model().power.of(*pool.gpu);
     for (std::size_t k = 0; k < pp.demand_w.size(); ++k) pp.demand_w[k] = demand_above_idle_w(pp.gpu, model().power.bound_by[k]);
   }
   metrics_.set_power(std::move(power));

@@ -331,7 +331,14 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
     JobFlight& f = flights_[r];
     const double sharing = rates_.job_rate(cluster_, f.placement.gpus, j);
     const ResolvedJob settings = world_.jobs[j];  // worked out from the Job: once
-    double rate = sharing * world_.jobs.speed(j, cluster_.node(cluster_.gpu(f.placement.gpus.front()).node).pool);
+    const PoolId pool = cluster_.node(cluster_.gpu(f.placement.gpus.front()).node).pool;
+    double rate = sharing * world_.jobs.speed(j, pool);
+    // Under a power limit, work the cap holds back runs slower (its own demand: limit_speed).
+    if (const PoolPower& pp = metrics_.pool_power(pool); pp.unlimited) {
+      BoundMix demand = model().power.bound_by[static_cast<std::size_t>(job(j).kind)];
+      for (double& x : demand) x *= job(j).u;
+      rate *= limit_speed(*pp.unlimited, pp.gpu, demand);
+    }
     double stall = 0;
     if (const CommProfile* c = settings.comm) {
       const int ranks = static_cast<int>(f.placement.gpus.size());

@@ -58,6 +58,16 @@ Throttle power_throttle(const GpuPower& p, const BoundMix& busy) {
   return {clock, 1 - (1 - clock) * loss_per_clock};
 }
 
+GpuPower limited_to(const GpuPower& p, double tdp_w, double limit_w) {
+  GpuPower l = p;
+  l.capped_w = p.capped_w * limit_w / tdp_w;
+  return l;
+}
+
+double limit_speed(const GpuPower& p, const GpuPower& limited, const BoundMix& busy) {
+  return power_throttle(limited, busy).throughput / power_throttle(p, busy).throughput;
+}
+
 GpuPower PowerModel::of(const GpuModel& gpu) const {
   const Entry* found = entry_for(entries, gpu);
   if (!found) throw std::logic_error("power: no entry applies to GPU " + gpu.name);

@@ -340,6 +340,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
                     {"host_kwh", round_to(e.host_ws / 3.6e6, 6)},
                     {"pue", pool.pue},
                     {"average_power_kw", round_to(ratio(it_kwh * pool.pue, hours), 6)}};
+    if (pool.power_limit_w) pj["energy"]["power_limit_w"] = *pool.power_limit_w;
     // Carbon and energy cost where some grid gives them (null for a pool whose grid does not).
     const std::array<bool, kEnergyFactors> pool_has{pool.carbon_g_per_kwh != nullptr, pool.electricity_usd_per_kwh != nullptr};
     for (std::size_t k = 0; k < kEnergyFactors; ++k) {

@@ -269,6 +269,9 @@ const Section& pool_section() {
           {"autoscale", Type::section(autoscale_section()), "", "", "Nodes come and go with demand; absent: a fixed count"},
           {"provisioning_delay", Type::duration(), "", "",
            "From a node's request to its being ready (scale-ups, replaced spot nodes); default: model.autoscaler's"},
+          {"power_limit_w", Type::number().above(0), "", "W",
+           "Each GPU's power limit, as nvidia-smi -pl sets it: draw held under it, tensor math slowed as the "
+           "measured throttle implies (docs/guide/energy.md); default: its TDP"},
           {"pue", Type::number().at_least(1).at_most(5), "", "",
            "Its facility's power usage effectiveness (facility over IT energy); default: the cluster's"},
           {"carbon_g_per_kwh", grid_value_type(), "", "gCO2e/kWh", "Its grid's carbon intensity; default: the cluster's"},
@@ -352,6 +355,17 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, const ClusterEner
   }
   read_network(e.get("network"), t, s.model, pool);
   pool.host_power = t->host_power.value_or(s.model.power.host);
+  if (auto l = e.get("power_limit_w")) {
+    const double limit = e.number("power_limit_w");
+    if (!pool.gpu || pool.gpu->tdp_w <= 0) l->fail("the pool's nodes have no GPU with a TDP to limit");
+    if (limit > pool.gpu->tdp_w)
+      l->fail(fmt::format("expected at most the GPU's TDP, {:g} W (its default limit)", pool.gpu->tdp_w));
+    const GpuPower limited = s.model.power.of(*pool.gpu, limit);
+    if (limited.capped_w <= limited.idle_high_w)
+      l->fail(fmt::format("at {:g} W a {} would draw no more than it does idle ({:.0f} W): expected a higher limit", limit,
+                          pool.gpu->name, limited.idle_high_w));
+    pool.power_limit_w = limit;
+  }
   read_pool_energy(e, energy, s.data_dir, pool);
   if (auto k = e.get("kubelet")) pool.topology_manager = read_kubelet(*k);
   add_node_labels(pool, *t);

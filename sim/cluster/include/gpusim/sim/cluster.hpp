@@ -75,6 +75,7 @@ struct PoolSpec {
   // energy over IT energy: cooling, power distribution), which energy figures are multiplied by.
   HostPower host_power;
   double pue = 1;
+  std::optional<double> power_limit_w;  // each GPU's power limit (nvidia-smi -pl); none: its TDP
   // Its grid's carbon intensity (gCO2e per kWh) and its electricity price (USD per kWh) over time; null:
   // not given (no carbon or energy cost figures for it).
   std::shared_ptr<const StepSeries> carbon_g_per_kwh, electricity_usd_per_kwh;

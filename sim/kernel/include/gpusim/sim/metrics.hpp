@@ -45,10 +45,11 @@ struct LowUtilizationWindow {
 
 // What a pool's GPUs and nodes draw (issue 45; sim/power.hpp, docs/guide/energy.md).
 struct PoolPower {
-  GpuPower gpu;                                             // its GPU model's (none for a GPU-less pool)
-  HostPower host;                                           // each node's draw besides its GPUs
-  double pue = 1;                                           // facility energy over IT energy
-  bool has_gpus = true;                                     // false: its nodes' hosts draw their idle figure whenever billed
+  GpuPower gpu;                       // its GPU model's, under the pool's power limit (none for a GPU-less pool)
+  std::optional<GpuPower> unlimited;  // with a power limit: its draw at the default one (limit_speed)
+  HostPower host;                     // each node's draw besides its GPUs
+  double pue = 1;                     // facility energy over IT energy
+  bool has_gpus = true;               // false: its nodes' hosts draw their idle figure whenever billed
   std::array<const StepSeries*, kEnergyFactors> factors{};  // null: not given
   bool weighted() const { return factors[0] || factors[1]; }
   // Per job kind: the GPU's draw above idle_high_w per unit of busy share (demand_above_idle_w).

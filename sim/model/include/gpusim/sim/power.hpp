@@ -6,6 +6,7 @@
 // The constants live in sim/data/model.yaml `power`; other GPUs scale the H200's watts by their TDP.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,19 @@ struct Throttle {
 };
 Throttle power_throttle(const GpuPower& p, const BoundMix& busy);
 
+// The GPU's draw with its power limit set to `limit_w` (nvidia-smi -pl) instead of its TDP: held at
+// capped_w x limit_w / tdp_w (assumed: the same fraction of the limit it draws at its default one, 690
+// of 700 W measured on the H200); what it wants at full clock is unchanged, so power_throttle slows
+// it further. Idle draw is not limited.
+GpuPower limited_to(const GpuPower& p, double tdp_w, double limit_w);
+
+// How fast work of demand `busy` (one resident's busy share x its kind's mix) runs on a GPU held at
+// `limited`'s cap, over how fast it runs at `p`'s (job durations and throughput tables are sustained
+// figures at the default limit, throttling included): 1 when neither cap binds. A time-sliced GPU runs
+// one context at a time, so a resident's own demand is what its slices draw; with MPS or fractional
+// shares the residents draw together and this understates the slowdown (assumed).
+double limit_speed(const GpuPower& p, const GpuPower& limited, const BoundMix& busy);
+
 // model.yaml `power`: entries by GPU model, and what each job kind's work is bound by.
 struct PowerModel {
   struct Entry {
@@ -94,6 +108,10 @@ struct PowerModel {
   // The entry listing `gpu`, else the last default, scaled to gpu.tdp_w; std::logic_error when
   // none applies (model.yaml has a default).
   GpuPower of(const GpuModel& gpu) const;
+  // The same with the GPU's power limit set to `limit_w` (limited_to), or at its TDP when none is.
+  GpuPower of(const GpuModel& gpu, std::optional<double> limit_w) const {
+    return limit_w ? limited_to(of(gpu), gpu.tdp_w, *limit_w) : of(gpu);
+  }
 };
 
 }  // namespace gpusim
