@@ -103,6 +103,7 @@ const MetricRow kRows[] = {
     {"cold start mean", "/serving/cold_start_mean_s", Format::seconds, Better::neither, Shown::when_given},
     {"cost per M output tokens (USD)", "/serving/cost_per_million_output_tokens_usd", Format::usd, Better::lower,
      Shown::when_given},
+    {"energy per output token (J)", "/serving/energy_per_output_token_j", Format::gpus, Better::lower, Shown::when_given},
 };
 
 std::string render(std::optional<double> v, Format f) {
