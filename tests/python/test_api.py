@@ -315,3 +315,14 @@ def test_occupancy_adds_up_to_the_allocated_gpu_hours(root, tmp_path):
         slack = 0.0005 * gpus * occ["end_s"] / 3600  # half the last decimal, on every cell
         assert abs(hours - r.summary["gpu_hours_allocated"]) <= slack, scenario
         assert abs(capacity - r.summary["gpu_hours_capacity"]) <= slack, scenario
+
+
+def test_energy_of_jobs_adds_up_to_the_summary(root):
+    # Issue 45: each job's energy in the jobs frame, their sum the summary's jobs_kwh; carbon per job only
+    # where the grid gives it.
+    r = gpusim.run(root / "scenarios" / "quickstart.yaml")
+    assert r.jobs["energy_kwh"].sum() == pytest.approx(r.summary["energy"]["jobs_kwh"], abs=1e-3)
+    assert "carbon_kg" not in r.jobs.columns
+    c = gpusim.run(root / "scenarios" / "quickstart.yaml", overrides={"cluster.carbon_g_per_kwh": 400})
+    assert c.jobs["carbon_kg"].sum() == pytest.approx(0.4 * c.summary["energy"]["jobs_kwh"], abs=1e-3)
+    assert c.summary["energy"]["carbon_kg"] == pytest.approx(0.4 * c.summary["energy"]["kwh"], rel=1e-9)
