@@ -223,6 +223,8 @@ for name, offset, says in [
 field("power limit above the TDP", {"cluster.pools[0].power_limit_w": 5000}, "cluster.pools[0].power_limit_w: expected at most the GPU's TDP")
 field("power limit below idle", {"cluster.pools[0].power_limit_w": 10}, "cluster.pools[0].power_limit_w: at 10 W")
 field("power limit text", {"cluster.pools[0].power_limit_w": "low"}, "cluster.pools[0].power_limit_w")
+field("carbon-aware shift_by unknown", {"policy": {"name": "fifo+carbon-aware", "params": {"shift_by": "wind"}}},
+      "shift_by: expected carbon or price")
 field("pue below 1", {"cluster.pue": 0.9}, "cluster.pue")
 field("pool pue text", {"cluster.pools[0].pue": "low"}, "cluster.pools[0].pue")
 field("carbon negative", {"cluster.carbon_g_per_kwh": -1}, "cluster.carbon_g_per_kwh")

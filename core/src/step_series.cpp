@@ -46,6 +46,16 @@ double StepSeries::at(Time t) const {
   return values_[step_of(us)];
 }
 
+Time StepSeries::next_change(Time t) const {
+  if (values_.size() == 1 && period_us_ == 0) return Time::max();
+  const int64_t us = t.us() + offset_us_;
+  const int64_t in = period_us_ != 0 ? us % period_us_ : us;
+  const std::size_t i = step_of(in);
+  if (i + 1 == starts_us_.size() && period_us_ == 0) return Time::max();  // the last value holds for ever
+  const int64_t end = i + 1 < starts_us_.size() ? starts_us_[i + 1] : period_us_;
+  return t + Duration::from_us(end - in);
+}
+
 double StepSeries::mean() const {
   return period_us_ == 0 ? values_.back() : per_period_ / (static_cast<double>(period_us_) / 1e6);
 }

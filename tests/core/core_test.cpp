@@ -454,6 +454,10 @@ TEST(StepSeries, IntegratesStepsAndRepeats) {
   EXPECT_DOUBLE_EQ(late.integral(Time() + h(4)), 300.0 * 4 * 3600);
   EXPECT_DOUBLE_EQ(late.integral(Time() + h(10)), 300.0 * 6 * 3600 + 200.0 * 4 * 3600);
   EXPECT_DOUBLE_EQ(StepSeries::constant(400).integral(Time() + h(2)), 400.0 * 7200);
+  EXPECT_EQ(day.next_change(Time() + h(3)), Time() + h(8));
+  EXPECT_EQ(day.next_change(Time() + h(20)), Time() + h(24));  // the day's end: it repeats
+  EXPECT_EQ(late.next_change(Time()), Time() + h(6));          // 10:00 -> 16:00
+  EXPECT_EQ(StepSeries::constant(400).next_change(Time()), Time::max());
   EXPECT_THROW(StepSeries({h(1)}, {1}, h(2)), std::invalid_argument);           // the first step must start at 0
   EXPECT_THROW(StepSeries({h(0), h(3)}, {1, 2}, h(2)), std::invalid_argument);  // the period ends before a start
 }

@@ -137,3 +137,38 @@ policy: fifo+first-fit
   const Json j = summarize(s, r);
   EXPECT_DOUBLE_EQ(j["pools"][0]["energy"]["power_limit_w"].get<double>(), 500);
 }
+
+TEST(Energy, CarbonAwareWaitsForTheCleanestHourItsDeadlineAllows) {
+  // A grid at 500, 100 and 300 gCO2e/kWh in its three hours, repeating. Three one-hour batch jobs arrive
+  // at 0: `slack` may end by 3 h (its run sees 100 on average from 1 h: it waits until then), `tight` by
+  // 1.5 h (its latest start, 0.5 h, comes before the grid changes: it starts at once), `free` has no
+  // deadline (not deferrable: at once).
+  const std::string grid = test::write_file("grid3.csv", "timestamp,g\n2026-01-01T00:00:00Z,500\n2026-01-01T01:00:00Z,100\n"
+                                                         "2026-01-01T02:00:00Z,300\n");
+  const Scenario s = test::load(test::write_file("shift.yaml", R"(
+name: shift
+seed: 1
+cluster:
+  carbon_g_per_kwh: {file: )" + grid + R"(, column: g}
+  pools:
+    - {name: p, node: dgx-a100-80gb, count: 1}
+workload:
+  jobs:
+    - {name: slack, gpus: 1, kind: batch, duration: 1h, deadline: 3h}
+    - {name: tight, gpus: 1, kind: batch, duration: 1h, deadline: 90m}
+    - {name: free, gpus: 1, kind: batch, duration: 1h}
+policy: fifo+carbon-aware
+)"));
+  const RunResult r = test::simulate_keeping_requests(s, true);
+  EXPECT_EQ(r.jobs[0].first_start, Time() + Duration::from_seconds(3600));
+  EXPECT_EQ(r.jobs[1].first_start, Time());
+  EXPECT_EQ(r.jobs[2].first_start, Time());
+  // Its energy all drawn at 100 g/kWh, the others' at 500.
+  EXPECT_NEAR(r.job_factors[0][0], r.jobs[0].energy_ws * 100, 1e-6 * r.jobs[0].energy_ws * 100);
+  EXPECT_NEAR(r.job_factors[1][0], r.jobs[1].energy_ws * 500, 1e-6 * r.jobs[1].energy_ws * 500);
+  // With shift_by: price and no price given, nothing waits.
+  Scenario p = s;
+  p.policy_params = ConfigNode::parse("{shift_by: price}", "params.yaml");
+  const RunResult q = test::simulate_keeping_requests(p, true);
+  EXPECT_EQ(q.jobs[0].first_start, Time());
+}

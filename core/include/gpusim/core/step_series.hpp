@@ -19,6 +19,8 @@ class StepSeries {
   StepSeries(std::vector<Duration> starts, std::vector<double> values, Duration period, Duration offset = Duration());
 
   double at(Time t) const;
+  // The first instant after t at which the value may change (a step's end); Time::max() for a constant.
+  Time next_change(Time t) const;
   // The integral of the value from the run's time 0 to t, in value x seconds.
   double integral(Time t) const { return from_start(t.us() + offset_us_) - from_start(offset_us_); }
   double mean() const;  // over a period (the value, for a constant)
