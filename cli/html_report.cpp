@@ -123,6 +123,11 @@ class Csv {
     header_.assign(fields.begin(), fields.end());  // copied: the reader's line moves on
   }
   bool present() const { return reader_.has_value(); }
+  // A column the file may lack (one an older gpusim did not write).
+  std::optional<std::size_t> find(std::string_view name) const {
+    const auto it = std::find(header_.begin(), header_.end(), name);
+    return it == header_.end() ? std::nullopt : std::optional(static_cast<std::size_t>(it - header_.begin()));
+  }
   std::size_t column(std::string_view name) const {
     const auto it = std::find(header_.begin(), header_.end(), name);
     if (it == header_.end()) reader_->fail(fmt::format("expected a column '{}' in the header", name));
@@ -329,7 +334,7 @@ std::string text_of(const Json& j, const char* key) {
 // Per pool, in first-seen order: ready, allocated and busy GPUs and billed nodes over time.
 struct PoolSeries {
   std::string pool;
-  Series ready{"ready", {}}, allocated{"allocated", {}}, busy{"busy", {}}, nodes{"nodes billed", {}};
+  Series ready{"ready", {}}, allocated{"allocated", {}}, busy{"busy", {}}, nodes{"nodes billed", {}}, power{"", {}};
 };
 
 std::vector<PoolSeries> pool_series(const RunFiles& run, const std::string& where) {
@@ -338,17 +343,20 @@ std::vector<PoolSeries> pool_series(const RunFiles& run, const std::string& wher
   if (!csv.present()) return out;
   const std::size_t t = csv.column("time_s"), p = csv.column("pool"), ready = csv.column("gpus_ready"),
                     alloc = csv.column("gpus_allocated"), busy = csv.column("gpus_busy"), nodes = csv.column("nodes_billed");
+  const std::optional<std::size_t> power = csv.find("power_kw");  // absent from run directories before issue 45
   csv.each([&](const std::vector<std::string_view>& f) {
     auto it = std::find_if(out.begin(), out.end(), [&](const PoolSeries& s) { return s.pool == f[p]; });
     if (it == out.end()) {
       out.push_back({std::string(f[p])});
       it = out.end() - 1;
+      it->power.name = it->pool;
     }
     const double x = csv.number(f[t], t).value_or(0);
     it->ready.points.emplace_back(x, csv.number(f[ready], ready).value_or(0));
     it->allocated.points.emplace_back(x, csv.number(f[alloc], alloc).value_or(0));
     it->busy.points.emplace_back(x, csv.number(f[busy], busy).value_or(0));
     it->nodes.points.emplace_back(x, csv.number(f[nodes], nodes).value_or(0));
+    if (power && x > 0) it->power.points.emplace_back(x, csv.number(f[*power], *power).value_or(0));
   });
   return out;
 }
@@ -621,13 +629,15 @@ std::string services_section(const Json& summary, const RunFiles& run, const std
 std::string tenants_section(const Json& summary, const RunFiles& run, const std::string& where) {
   if (!summary.contains("tenants") || summary["tenants"].size() < 2) return "";
   std::string s = "<h2>Tenants</h2>\n<table><tr><th>tenant</th><th>jobs</th><th>completed</th><th>GPU-hours allocated</th>"
-                  "<th>cost allocated (USD)</th><th>of it unused (USD)</th><th>JCT mean</th></tr>\n";
+                  "<th>cost allocated (USD)</th><th>of it unused (USD)</th><th>energy (kWh)</th><th>JCT mean</th></tr>\n";
   for (const Json& t : summary["tenants"]) {
     const auto jct = figure(t, "/jct_s/mean");
-    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+    const auto kwh = figure(t, "/energy_kwh");
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                      xml_escape(text_of(t, "name")), t.value("jobs", 0), t.value("jobs_completed", 0),
                      with_commas(t.value("gpu_hours_allocated", 0.0), 1), with_commas(t.value("cost_allocated_usd", 0.0), 2),
-                     with_commas(t.value("cost_unused_usd", 0.0), 2), jct ? human_seconds(*jct) : "-");
+                     with_commas(t.value("cost_unused_usd", 0.0), 2), kwh ? with_commas(*kwh, 1) : "-",
+                     jct ? human_seconds(*jct) : "-");
   }
   s += "</table>\n";
   return s + cost_bars("Cost by tenant (USD)", cost_rows(run, where, "tenant"));
@@ -690,6 +700,15 @@ std::string render_report(const RunFiles& run, const std::string& where) {
   const std::vector<PoolSeries> pools = pool_series(run, where);
   for (const PoolSeries& p : pools) s += time_chart(fmt::format("Pool {}", p.pool), "GPUs", {p.ready, p.allocated, p.busy}, true);
   if (pools.empty()) s += note("pool_timeseries.csv is missing.");
+
+  if (std::any_of(pools.begin(), pools.end(), [](const PoolSeries& p) { return !p.power.points.empty(); })) {
+    s += "<h2>Power over time</h2>\n" +
+         note("Each pool's mean draw over the step before each sample, its GPUs and hosts at the facility (x its PUE): "
+              "docs/guide/energy.md.");
+    std::vector<Series> power;
+    for (const PoolSeries& p : pools) power.push_back(p.power);
+    s += time_chart("Power by pool", "kW", power, false);
+  }
 
   s += "<h2>Cost and waste</h2>\n" +
        note("Busy: the share of held GPUs' SMs that jobs kept busy; held unused: allocated but idle SMs; "

@@ -47,6 +47,10 @@ def problems(s, table=None):
     if any(p["cost_usd"] is None for p in priced) or any(p["cost_usd"] is not None for p in pools if p not in priced):
         out.append("unpriced_pools does not name the pools without a cost")
     equal("cost_usd", s["cost_usd"], [p["cost_usd"] for p in priced], 0.01 * len(pools))
+    if "energy" in s:  # issue 45: the fleet's energy is its pools', and what jobs drew is their tenants'
+        equal("energy.kwh", s["energy"]["kwh"], [p["energy"]["kwh"] for p in pools], 1e-5 * len(pools))
+        equal("energy.jobs_kwh (tenants)", s["energy"]["jobs_kwh"], [t["energy_kwh"] for t in s["tenants"]],
+              1e-5 * len(s["tenants"]))
     tenants = s["tenants"]
     equal("jobs_total (tenants)", s["jobs_total"], [t["jobs"] for t in tenants])
     equal("jobs_completed (tenants)", s["jobs_completed"], [t["jobs_completed"] for t in tenants])

@@ -42,7 +42,8 @@ struct CarbonAware final : PlacementPolicy {
     Time best = v.now();
     const std::optional<Duration> deadline = v.deadline(job);
     if (deadline && (j.kind == JobKind::batch || j.kind == JobKind::training)) {
-      const Duration run = Duration::from_us(static_cast<int64_t>(v.remaining_work(job).us())) + v.checkpoint(job).restart_overhead;
+      const Duration run = Duration::from_us(static_cast<int64_t>(v.remaining_work(job).us())) +
+                           v.checkpoint(job).restart_overhead;
       const Time latest = j.arrival + *deadline - run;
       double best_mean = std::numeric_limits<double>::infinity();
       for (PoolId p{0}; p < v.cluster().pools().size(); ++p) {

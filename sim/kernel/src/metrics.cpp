@@ -34,6 +34,17 @@ void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
       x.nodes_billed += static_cast<uint32_t>(p.billed_nodes);
       x.cost_per_hour_usd += p.billed_nodes * p.per_node_hour_usd;
     }
+    // Power: each pool's facility energy since the last sample over the step (the GPUs brought to the
+    // sample's time; every change after it comes later, in order).
+    if (!power_.empty()) {
+      std::vector<double> ws;
+      pool_energy_at(next_sample_, ws);
+      sampled_ws_.resize(ws.size(), 0.0);
+      for (std::size_t i = 0; i < ws.size(); ++i) {
+        if (next_sample_ > Time()) x.pools[i].power_kw = (ws[i] - sampled_ws_[i]) / step_.seconds() / 1e3;
+        sampled_ws_[i] = ws[i];
+      }
+    }
     samples_.push_back(x);
     next_sample_ += step_;
   }
@@ -73,6 +84,18 @@ void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
   for (std::size_t i = 0; i < tenant_milli_.size(); ++i)
     if (tenant_milli_[i] != 0) tenant_milli_us_[i] += static_cast<double>(tenant_milli_[i]) * dt;
   last_ = now;
+}
+
+void Metrics::pool_energy_at(Time t, std::vector<double>& out) const {
+  out.assign(pools_.size(), 0.0);
+  for (GpuId g : powered_gpus_) {
+    const GpuDraw d = brought(g, t);
+    out[d.pool] += (d.gpu_ws + d.host_ws) * power_[d.pool].pue;
+  }
+  for (std::size_t p = 0; p < power_.size(); ++p)
+    if (!power_[p].has_gpus)
+      out[p] = power_[p].pue * power_[p].host.idle_w *
+               (pools_[p].billed.us() + pools_[p].billed_nodes * static_cast<double>((t - last_).us())) / 1e6;
 }
 
 void Metrics::close_window(PoolId pool, Time end) {

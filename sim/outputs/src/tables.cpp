@@ -293,7 +293,7 @@ void write_gpus_csv(std::ostream& out, const RunResult& r) {
 
 void timeseries_table(TableSink& sink, const RunResult& r) {
   sink.header({"time_s", "running", "pending", "gpus_allocated", "gpus_busy", "allocation_ratio", "effective_utilization",
-               "gpus_ready", "nodes_billed", "cost_per_hour_usd"});
+               "gpus_ready", "nodes_billed", "cost_per_hour_usd", "power_kw"});
   for (const Sample& x : r.metrics.samples()) {
     sink.cell(x.time);
     sink.cell(x.running);
@@ -305,6 +305,9 @@ void timeseries_table(TableSink& sink, const RunResult& r) {
     sink.cell(x.gpus_ready);
     sink.cell(x.nodes_billed);
     sink.cell(round_to(x.cost_per_hour_usd, 4));
+    double kw = 0;
+    for (const PoolSample& p : x.pools) kw += p.power_kw;
+    sink.cell(round_to(kw, 4));
     sink.end_row();
   }
 }
@@ -316,7 +319,7 @@ void write_timeseries_csv(std::ostream& out, const RunResult& r) {
 
 void pool_timeseries_table(TableSink& sink, const RunResult& r) {
   sink.header({"time_s", "pool", "gpus_ready", "gpus_allocated", "gpus_busy", "allocation_ratio", "effective_utilization",
-               "nodes_billed"});
+               "nodes_billed", "power_kw"});
   for (const Sample& x : r.metrics.samples())
     for (std::size_t i = 0; i < x.pools.size(); ++i) {
       const PoolSample& p = x.pools[i];
@@ -328,6 +331,7 @@ void pool_timeseries_table(TableSink& sink, const RunResult& r) {
       sink.cell(round_to(ratio(p.gpus_allocated, p.gpus_ready), 6));
       sink.cell(round_to(ratio(p.gpus_busy, p.gpus_ready), 6));
       sink.cell(p.nodes_billed);
+      sink.cell(round_to(p.power_kw, 4));
       sink.end_row();
     }
 }

@@ -20,6 +20,7 @@ struct PoolSample {
   double gpus_busy = 0;
   uint32_t gpus_ready = 0;
   uint32_t nodes_billed = 0;
+  double power_kw = 0;  // the facility's mean draw over the step that ends here (0 at time 0)
 };
 
 struct Sample {
@@ -201,6 +202,8 @@ class Metrics {
     double scale_s = 0;                                   // the integral of `scale` over time
     FactorSums gpu_f{}, host_f{}, static_f{}, scale_f{};  // the same four weighed by each factor
   };
+  // Each pool's facility energy up to t (>= last_), into `out`.
+  void pool_energy_at(Time t, std::vector<double>& out) const;
   // Integrates d's draw from its `since` to t (>= it).
   void bring(GpuDraw& d, Time t) const;
   // GPU g's draw brought to t, its state unchanged.
@@ -213,6 +216,7 @@ class Metrics {
   bool weighted_ = false;
   PagedVector<GpuDraw> gpu_draw_;
   std::vector<GpuId> powered_gpus_;  // every GPU ever powered, once
+  std::vector<double> sampled_ws_;   // per pool: its facility energy at the last sample
   std::vector<PoolEnergy> pool_energy_;
 };
 
