@@ -89,7 +89,7 @@ void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
 void Metrics::pool_energy_at(Time t, std::vector<double>& out) const {
   out.assign(pools_.size(), 0.0);
   for (GpuId g : powered_gpus_) {
-    const GpuDraw d = brought(g, t);
+    const GpuDraw d = brought(g, t, false);
     out[d.pool] += (d.gpu_ws + d.host_ws) * power_[d.pool].pue;
   }
   for (std::size_t p = 0; p < power_.size(); ++p)
@@ -162,7 +162,7 @@ GpuTime Metrics::gpu_busy(GpuId gpu, Time now) const {
   return g.integral + GpuTime::of(now - g.since, g.busy);
 }
 
-void Metrics::bring(GpuDraw& d, Time t) const {
+void Metrics::bring(GpuDraw& d, Time t, bool weigh) const {
   if (!d.powered || t <= d.since) return;
   const PoolPower& p = power_[d.pool];
   const Duration span = t - d.since;
@@ -173,7 +173,7 @@ void Metrics::bring(GpuDraw& d, Time t) const {
   d.static_ws += p.pue * (idle_ws + d.host_idle_w * s);
   d.host_ws += (d.host_idle_w + d.host_busy_w * d.busy_fraction) * s;
   d.scale_s += d.scale * s;
-  if (p.weighted()) {
+  if (weigh && p.weighted()) {
     // Each factor's integral over the span, split where the clocks drop as the idle draw is.
     const Duration high =
         d.busy ? span : std::clamp(p.gpu.clock_hold - (d.ever_busy ? d.since - d.idle_from : p.gpu.clock_hold), Duration(), span);
@@ -228,22 +228,17 @@ void Metrics::set_draw(GpuId g, const BoundMix& busy, double busy_fraction, Time
   d.scale = demand > 0 ? d.dynamic_w / demand : 1;
 }
 
-double Metrics::dynamic_mark_ws(GpuId g, JobKind kind, Time t) const {
-  const GpuDraw& d = gpu_draw_[g];  // a job's GPU is powered and t >= d.since: scale_s is all that moves
+EnergyMark Metrics::dynamic_mark(GpuId g, JobKind kind, Time t) const {
+  const GpuDraw& d = gpu_draw_[g];  // a job's GPU is powered and t >= d.since: the scale's integral is all that moves
   const PoolPower& p = power_[d.pool];
-  const double scale_s = d.scale_s + d.scale * (t - d.since).seconds();
-  return p.pue * (p.demand_w[static_cast<std::size_t>(kind)] * scale_s + d.host_busy_w * (t - Time()).seconds());
-}
-
-FactorSums Metrics::dynamic_marks(GpuId g, JobKind kind, Time t) const {
-  const GpuDraw& d = gpu_draw_[g];
-  const PoolPower& p = power_[d.pool];
-  FactorSums out{};
+  const double demand_w = p.demand_w[static_cast<std::size_t>(kind)];
+  EnergyMark out;
+  out.ws = p.pue * (demand_w * (d.scale_s + d.scale * (t - d.since).seconds()) + d.host_busy_w * (t - Time()).seconds());
+  if (!p.weighted()) return out;
   for (std::size_t k = 0; k < kEnergyFactors; ++k)
     if (const StepSeries* f = p.factors[k]) {
       const double ft = f->integral(t);
-      const double scale_f = d.scale_f[k] + d.scale * (ft - f->integral(d.since));
-      out[k] = p.pue * (p.demand_w[static_cast<std::size_t>(kind)] * scale_f + d.host_busy_w * ft);
+      out.f[k] = p.pue * (demand_w * (d.scale_f[k] + d.scale * (ft - f->integral(d.since))) + d.host_busy_w * ft);
     }
   return out;
 }

@@ -141,10 +141,11 @@ CostRollup roll_up_costs(const Scenario& s, const RunResult& r) {
   return out;
 }
 
-bool any_factor(const Cluster& c, EnergyFactor f) {
-  return std::any_of(c.pools().begin(), c.pools().end(), [&](const Pool& p) {
-    return (f == EnergyFactor::carbon ? p.carbon_g_per_kwh : p.electricity_usd_per_kwh) != nullptr;
-  });
+std::array<bool, kEnergyFactors> factors_given(const RunResult& r) {
+  std::array<bool, kEnergyFactors> given{};
+  for (PoolId p{0}; p < r.cluster.pools().size(); ++p)
+    for (std::size_t k = 0; k < kEnergyFactors; ++k) given[k] = given[k] || r.metrics.pool_power(p).factors[k];
+  return given;
 }
 
 // node:gpu+gpu|node:gpu; a MIG instance adds /profile@start. Into `out`, which it clears: one
@@ -288,7 +289,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   PoolEnergy energy;  // IT, summed over pools
   double facility_kwh = 0;
   FactorSums facility_f{};  // g of CO2e, USD
-  const std::array<bool, kEnergyFactors> has{any_factor(c, EnergyFactor::carbon), any_factor(c, EnergyFactor::electricity)};
+  const std::array<bool, kEnergyFactors> has = factors_given(r);
   Json pools = Json::array();
   for (PoolId p{0}; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
@@ -342,11 +343,12 @@ Json summarize(const Scenario& s, const RunResult& r) {
                     {"average_power_kw", round_to(ratio(it_kwh * pool.pue, hours), 6)}};
     if (pool.power_limit_w) pj["energy"]["power_limit_w"] = *pool.power_limit_w;
     // Carbon and energy cost where some grid gives them (null for a pool whose grid does not).
-    const std::array<bool, kEnergyFactors> pool_has{pool.carbon_g_per_kwh != nullptr, pool.electricity_usd_per_kwh != nullptr};
     for (std::size_t k = 0; k < kEnergyFactors; ++k) {
       const double v = per_kwh((e.gpu_f[k] + e.host_f[k]) * pool.pue);
       facility_f[k] += v;
-      if (has[k]) pj["energy"][kFactorKeys[k]] = pool_has[k] ? Json(round_to(v * kFactorScale[k], 6)) : Json(nullptr);
+      if (has[k])
+        pj["energy"][kFactorKeys[k]] = r.metrics.pool_power(p).factors[k] ? Json(round_to(v * kFactorScale[k], 6))
+                                                                          : Json(nullptr);
     }
     energy.gpu_ws += e.gpu_ws;
     energy.host_ws += e.host_ws;

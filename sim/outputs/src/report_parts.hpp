@@ -42,8 +42,8 @@ struct CostRollup {
 };
 
 CostRollup roll_up_costs(const Scenario& s, const RunResult& r);
-// Whether some pool's grid gives the factor: its figures (carbon, energy cost) are written only then.
-bool any_factor(const Cluster& c, EnergyFactor f);
+// Per factor, whether some pool's grid gives it: its figures (carbon, energy cost) are written only then.
+std::array<bool, kEnergyFactors> factors_given(const RunResult& r);
 // The factors' keys in outputs, and what takes per_kwh's unit (g, USD) to theirs (kg, USD).
 inline constexpr std::array<const char*, kEnergyFactors> kFactorKeys{"carbon_kg", "energy_cost_usd"};
 inline constexpr std::array<double, kEnergyFactors> kFactorScale{1e-3, 1};

@@ -11,7 +11,7 @@
 
 namespace gpusim {
 
-using report_parts::any_factor;
+using report_parts::factors_given;
 using report_parts::kFactorKeys;
 using report_parts::kFactorScale;
 using report_parts::per_kwh;
@@ -170,8 +170,7 @@ void add_pool_figures(Json& j, const ServiceSpec& spec, const ServiceFigures& f,
 void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   if (s.services.empty()) return;
   const double span_s = (r.end - Time()).seconds();
-  const std::array<bool, kEnergyFactors> factors{any_factor(r.cluster, EnergyFactor::carbon),
-                                                 any_factor(r.cluster, EnergyFactor::electricity)};
+  const std::array<bool, kEnergyFactors> factors = factors_given(r);
   ServiceFigures all;
   uint64_t all_slo_arrived = 0;
   Allocation all_held;

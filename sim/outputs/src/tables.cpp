@@ -87,8 +87,7 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
                                            "unused_cost_usd",
                                            "energy_kwh"};
   // Carbon and energy cost only where some grid gives them, so that other runs keep their columns.
-  const std::array<bool, kEnergyFactors> factors{any_factor(r.cluster, EnergyFactor::carbon),
-                                                 any_factor(r.cluster, EnergyFactor::electricity)};
+  const std::array<bool, kEnergyFactors> factors = factors_given(r);
   for (std::size_t k = 0; k < kEnergyFactors; ++k)
     if (factors[k]) columns.push_back(kFactorKeys[k]);
   // Only when some job has a deadline, so that runs without one keep their columns.

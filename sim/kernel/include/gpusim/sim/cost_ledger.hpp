@@ -24,8 +24,7 @@ class CostLedger {
 
   // The job claimed a share of a GPU of `pool` now (its claims in order, as JobFlight::claims).
   void claimed(JobFlight& f, PoolId pool, GpuId g, Time now) const {
-    f.claim_marks.push_back({metrics_.price_integral_usd(pool, now), metrics_.static_ws(g, now),
-                             metrics_.weighted() ? metrics_.static_marks(g, now) : FactorSums{}, now});
+    f.claim_marks.push_back({metrics_.price_integral_usd(pool, now), metrics_.static_mark(g, now), now});
   }
   // The job gives back every claim now (or the run ends while it holds them): each charges its
   // share of the price since it was taken, and adds its share x time to the job's allocated GPU
@@ -35,8 +34,7 @@ class CostLedger {
     for (std::size_t i = 0; i < marks.size(); ++i) {
       const double share = f.claims[i].milli.gpus();
       r.cost_usd += share * (price(f, f.placement.gpus[i], now) - marks[i].price_usd);
-      r.energy_ws += share * (metrics_.static_ws(f.placement.gpus[i], now) - marks[i].static_ws);
-      if (metrics_.weighted()) add(id, share, metrics_.static_marks(f.placement.gpus[i], now), marks[i].static_f);
+      charge(id, r, share, metrics_.static_mark(f.placement.gpus[i], now), marks[i].static_energy);
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
     f.claim_marks.clear();
@@ -44,22 +42,16 @@ class CostLedger {
   // The job starts computing on its placement: its busy charges start now (its mark: JobFlight::busy_mark_usd).
   void start_busy(JobFlight& f, JobKind kind, Time now) const {
     f.busy_mark_usd = price_sum(f, now);
-    f.energy_mark_ws = dynamic_sum(f, kind, now);
-    if (metrics_.weighted()) f.energy_marks = dynamic_factor_sum(f, kind, now);
+    f.energy_mark = dynamic_sum(f, kind, now);
   }
   // Charges the busy share `busy` (SM demand x sharing rate) the job has had since its last mark.
   void settle_busy(JobId id, JobRecord& r, JobFlight& f, JobKind kind, double busy, Time now) {
     const double mark = price_sum(f, now);
     r.busy_cost_usd += busy * (mark - f.busy_mark_usd);
     f.busy_mark_usd = mark;
-    const double energy = dynamic_sum(f, kind, now);
-    r.energy_ws += busy * (energy - f.energy_mark_ws);
-    f.energy_mark_ws = energy;
-    if (metrics_.weighted()) {
-      const FactorSums marks = dynamic_factor_sum(f, kind, now);
-      add(id, busy, marks, f.energy_marks);
-      f.energy_marks = marks;
-    }
+    const EnergyMark energy = dynamic_sum(f, kind, now);
+    charge(id, r, busy, energy, f.energy_mark);
+    f.energy_mark = energy;
   }
   // Per job, its energy weighed by its grids' factors (watt-seconds x gCO2e/kWh, x USD/kWh).
   PagedVector<FactorSums> take_job_factors() { return std::move(job_f_); }
@@ -74,23 +66,22 @@ class CostLedger {
     return sum;
   }
 
-  // Adds share x (now - then) to job id's factor sums.
-  void add(JobId id, double share, const FactorSums& now, const FactorSums& then) {
+  // Charges job id share x (now - then): its energy, and (where a grid gives a factor) its factor sums.
+  void charge(JobId id, JobRecord& r, double share, const EnergyMark& now, const EnergyMark& then) {
+    r.energy_ws += share * (now.ws - then.ws);
+    if (!metrics_.weighted()) return;
     FactorSums& sums = job_f_[id];
-    for (std::size_t k = 0; k < kEnergyFactors; ++k) sums[k] += share * (now[k] - then[k]);
-  }
-  FactorSums dynamic_factor_sum(const JobFlight& f, JobKind kind, Time now) const {
-    FactorSums sum{};
-    for (GpuId g : f.placement.gpus) {
-      const FactorSums m = metrics_.dynamic_marks(g, kind, now);
-      for (std::size_t k = 0; k < kEnergyFactors; ++k) sum[k] += m[k];
-    }
-    return sum;
+    for (std::size_t k = 0; k < kEnergyFactors; ++k) sums[k] += share * (now.f[k] - then.f[k]);
   }
   // Sum over the job's GPUs of what busy share 1 of its kind draws there above idle, up to now.
-  double dynamic_sum(const JobFlight& f, JobKind kind, Time now) const {
-    double sum = 0;
-    for (GpuId g : f.placement.gpus) sum += metrics_.dynamic_mark_ws(g, kind, now);
+  EnergyMark dynamic_sum(const JobFlight& f, JobKind kind, Time now) const {
+    EnergyMark sum;
+    for (GpuId g : f.placement.gpus) {
+      const EnergyMark m = metrics_.dynamic_mark(g, kind, now);
+      sum.ws += m.ws;
+      if (metrics_.weighted())
+        for (std::size_t k = 0; k < kEnergyFactors; ++k) sum.f[k] += m.f[k];
+    }
     return sum;
   }
 

@@ -45,11 +45,10 @@ constexpr auto enum_table(JobPhase) {
 }
 
 // Where one claim's charges start (CostLedger): what one whole GPU of its pool had cost when the claim
-// was taken, its GPU's static energy then (Metrics::static_ws), and when.
+// was taken, its GPU's static energy then (Metrics::static_mark), and when.
 struct ClaimMark {
   double price_usd;
-  double static_ws;
-  FactorSums static_f;  // the static energy weighed by its grid's factors (Metrics::static_marks)
+  EnergyMark static_energy;
   Time since;
 };
 
@@ -62,8 +61,7 @@ struct JobFlight {
   double sharing_rate = 0;    // the sharing factor alone (min over its GPUs)
   double stall_fraction = 0;  // of its computing time spent in collectives, at its current rate
   double busy_mark_usd = 0;   // CostLedger: sum over its GPUs of their pool's price integral at `since`
-  double energy_mark_ws = 0;  // CostLedger: sum over its GPUs of Metrics::dynamic_mark_ws at `since`
-  FactorSums energy_marks{};  // the same weighed by its grids' factors (Metrics::dynamic_marks)
+  EnergyMark energy_mark;     // CostLedger: sum over its GPUs of Metrics::dynamic_mark at `since`
   // Kept with its claims and placement, so that a rate change visits neither: the claims' shares
   // summed in claim order, and the pool all of its GPUs are in (kNoPool: none yet; one_pool false:
   // more than one).

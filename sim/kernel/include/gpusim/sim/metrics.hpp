@@ -103,17 +103,18 @@ class Metrics {
   // fraction `busy_fraction` (the host's share follows it).
   void set_draw(GpuId g, const BoundMix& busy, double busy_fraction, Time now);
   // GPU g's own energy up to t (W s, IT): DCGM's total energy.
-  double gpu_energy_ws(GpuId g, Time t) const { return brought(g, t).gpu_ws; }
-  // Facility watt-seconds, up to t, of GPU g's idle draw and its share of its host's idle draw: a claim of
-  // share s held from t0 to t1 is charged s x (static_ws(t1) - static_ws(t0)).
-  double static_ws(GpuId g, Time t) const { return brought(g, t).static_ws; }
+  double gpu_energy_ws(GpuId g, Time t) const { return brought(g, t, false).gpu_ws; }
+  // Facility watt-seconds, up to t, of GPU g's idle draw and its share of its host's idle draw, and the
+  // same weighed by each factor of its pool's grid: a claim of share s held from t0 to t1 is charged s x
+  // (static_mark(t1) - static_mark(t0)).
+  EnergyMark static_mark(GpuId g, Time t) const {
+    const GpuDraw d = brought(g, t, weighted_);
+    return {d.static_ws, d.static_f};
+  }
   // Facility watt-seconds, up to t, that a job of `kind` with busy share 1 draws on GPU g above its idle
-  // draw (its demand at the GPU's scale, and its host's busy share): a job with busy share u from t0 to
-  // t1 is charged u x the difference.
-  double dynamic_mark_ws(GpuId g, JobKind kind, Time t) const;
-  // The same two, weighed by each factor of the GPU's pool's grid (0 where it gives none).
-  FactorSums static_marks(GpuId g, Time t) const { return brought(g, t).static_f; }
-  FactorSums dynamic_marks(GpuId g, JobKind kind, Time t) const;
+  // draw (its demand at the GPU's scale, and its host's busy share), and the same weighed: a job with
+  // busy share u from t0 to t1 is charged u x the difference.
+  EnergyMark dynamic_mark(GpuId g, JobKind kind, Time t) const;
   bool weighted() const { return weighted_; }  // some pool's grid gives a factor
   // A pool's energy up to the end of the run (finish() brings every GPU there).
   const PoolEnergy& pool_energy(PoolId pool) const { return pool_energy_[pool]; }
@@ -204,12 +205,13 @@ class Metrics {
   };
   // Each pool's facility energy up to t (>= last_), into `out`.
   void pool_energy_at(Time t, std::vector<double>& out) const;
-  // Integrates d's draw from its `since` to t (>= it).
-  void bring(GpuDraw& d, Time t) const;
+  // Integrates d's draw from its `since` to t (>= it); `weigh`: its factor sums too (a copy read for its
+  // watt-seconds alone may skip them).
+  void bring(GpuDraw& d, Time t, bool weigh = true) const;
   // GPU g's draw brought to t, its state unchanged.
-  GpuDraw brought(GpuId g, Time t) const {
+  GpuDraw brought(GpuId g, Time t, bool weigh) const {
     GpuDraw d = gpu_draw_[g];
-    bring(d, t);
+    bring(d, t, weigh);
     return d;
   }
   std::vector<PoolPower> power_;

@@ -34,6 +34,12 @@ using BoundMix = std::array<double, enum_count<PowerBound>>;
 enum class EnergyFactor : uint8_t { carbon, electricity };
 inline constexpr std::size_t kEnergyFactors = 2;
 using FactorSums = std::array<double, kEnergyFactors>;
+// An energy integral at an instant (the cost ledger's marks): watt-seconds, and the same weighed by each
+// factor (0 where no grid gives it).
+struct EnergyMark {
+  double ws = 0;
+  FactorSums f{};
+};
 
 // One GPU model's draw, in watts.
 struct GpuPower {
