@@ -57,6 +57,9 @@ const MetricRow kRows[] = {
     {"average power (kW)", "/energy/average_power_kw", Format::gpu_hours, Better::neither, Shown::always},
     {"carbon (kg CO2e)", "/energy/carbon_kg", Format::gpu_hours, Better::neither, Shown::when_given},
     {"energy cost (USD)", "/energy/energy_cost_usd", Format::usd, Better::neither, Shown::when_given},
+    // Power budgets: what they held at their peaks (summed), and the jobs that waited for room.
+    {"power budget peak (kW)", "/energy/budget_peak_kw", Format::gpu_hours, Better::neither, Shown::when_given},
+    {"jobs waited for power", "/energy/jobs_waited_for_power", Format::count, Better::neither, Shown::when_given},
     {"spot reclaims", "/spot/reclaim_notices", Format::count, Better::neither, Shown::always},
     {"evictions", "/spot/evictions", Format::count, Better::lower, Shown::always},
     {"preemptions", "/preemptions", Format::count, Better::neither, Shown::always},

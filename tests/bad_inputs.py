@@ -232,6 +232,22 @@ field("price unknown field", {"cluster.electricity_usd_per_kwh": {"file": "p.csv
       "cluster.electricity_usd_per_kwh.colum: unknown field")
 field("carbon csv without column", {"cluster.carbon_g_per_kwh": {"file": "grid.csv"}},
       "cluster.carbon_g_per_kwh: a csv series names its value column")
+# Power budgets and owned pools (issue 45).
+field("power budget unknown pool", {"cluster.power_budgets": [{"name": "r", "pools": ["nowhere"], "kw": 40}]},
+      "cluster.power_budgets[0].pools: no pool is named 'nowhere'")
+field("power budget without kw", {"cluster.power_budgets": [{"name": "r", "pools": ["p"]}]}, "cluster.power_budgets[0]")
+field("power budget below idle", {"cluster.power_budgets": [{"name": "r", "pools": ["p"], "kw": 0.01}]},
+      "cluster.power_budgets[0].kw: its pools' nodes at the start draw")
+field("power budget kw text", {"cluster.power_budgets": [{"name": "r", "pools": ["p"], "kw": "lots"}]},
+      "cluster.power_budgets[0].kw")
+field("owned without block", {"cluster.pools[0].market": "owned", "cluster.electricity_usd_per_kwh": 0.1},
+      "cluster.pools[0]: an owned pool needs an owned: block")
+field("owned without electricity", {"cluster.pools[0].market": "owned",
+                                    "cluster.pools[0].owned": {"purchase_usd": 1000, "amortization_years": 4}},
+      "cluster.pools[0].market: an owned pool pays for its electricity")
+field("owned years zero", {"cluster.pools[0].market": "owned", "cluster.electricity_usd_per_kwh": 0.1,
+                           "cluster.pools[0].owned": {"purchase_usd": 1000, "amortization_years": 0}},
+      "cluster.pools[0].owned.amortization_years")
 GRID = "timestamp,g\n2026-01-01T00:00:00Z,100\n2026-01-01T01:00:00Z,300\n"
 for name, text, extra, says in [
     ("carbon series missing", None, {}, "grid.csv"),

@@ -121,16 +121,16 @@ TEST(Autoscaler, PacksOnTheWayThenCheapestPool) {
   const auto job = [](uint16_t p, int32_t gpus, bool multi = false) {
     return PodDemand{PoolId{p}, gpus, kWholeGpu, 0, 1000, 1024, multi ? 8 : 1, multi, multi};
   };
-  EXPECT_TRUE(plan.place({job(0, 4), job(1, 4)}));  // fits the node on its way to pool 0
-  EXPECT_TRUE(plan.place({job(0, 4), job(1, 4)}));
+  EXPECT_EQ(ScaleUp::placed, plan.place({job(0, 4), job(1, 4)}));  // fits the node on its way to pool 0
+  EXPECT_EQ(ScaleUp::placed, plan.place({job(0, 4), job(1, 4)}));
   EXPECT_EQ(plan.added(PoolId{0}) + plan.added(PoolId{1}), 0u);
-  EXPECT_TRUE(plan.place({job(0, 8), job(1, 8)}));  // needs a new node: the cheaper pool
+  EXPECT_EQ(ScaleUp::placed, plan.place({job(0, 8), job(1, 8)}));  // needs a new node: the cheaper pool
   EXPECT_EQ(plan.added(PoolId{1}), 1u);
-  EXPECT_TRUE(plan.place({job(0, 24, true), job(1, 24, true)}));  // a 3-worker gang: 3 new nodes of pool 1
+  EXPECT_EQ(ScaleUp::placed, plan.place({job(0, 24, true), job(1, 24, true)}));  // a 3-worker gang: 3 new nodes of pool 1
   EXPECT_EQ(plan.added(PoolId{1}), 4u);
-  EXPECT_TRUE(plan.place({job(0, 8), job(1, 8)}));  // pool 1 is full: pool 0
+  EXPECT_EQ(ScaleUp::placed, plan.place({job(0, 8), job(1, 8)}));  // pool 1 is full: pool 0
   EXPECT_EQ(plan.added(PoolId{0}), 1u);
-  EXPECT_FALSE(plan.place({job(0, 40, true)}));  // 5 nodes; pool 0 has room for 3 more
+  EXPECT_EQ(ScaleUp::no_room, plan.place({job(0, 40, true)}));  // 5 nodes; pool 0 has room for 3 more
   EXPECT_EQ(plan.added(PoolId{0}), 1u);
 }
 
@@ -139,7 +139,7 @@ TEST(Autoscaler, GangUsesFreeReadyCapacity) {
   ScaleUpPlan plan;
   plan.add_pool(PoolId{0}, {8, 81920, 64000, 512000}, 0, 1, 1.0);
   plan.add_free_node(PoolId{0}, std::vector<int32_t>(8, 1000), std::vector<int64_t>(8, 81920), 64000, 512000);
-  EXPECT_TRUE(plan.place({{PoolId{0}, 16, kWholeGpu, 0, 1000, 1024, 8, true, true}}));
+  EXPECT_EQ(ScaleUp::placed, plan.place({{PoolId{0}, 16, kWholeGpu, 0, 1000, 1024, 8, true, true}}));
   EXPECT_EQ(plan.added(PoolId{0}), 1u);
 }
 

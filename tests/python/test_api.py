@@ -326,3 +326,17 @@ def test_energy_of_jobs_adds_up_to_the_summary(root):
     c = gpusim.run(root / "scenarios" / "quickstart.yaml", overrides={"cluster.carbon_g_per_kwh": 400})
     assert c.jobs["carbon_kg"].sum() == pytest.approx(0.4 * c.summary["energy"]["jobs_kwh"], abs=1e-3)
     assert c.summary["energy"]["carbon_kg"] == pytest.approx(0.4 * c.summary["energy"]["kwh"], rel=1e-9)
+
+
+def test_owned_pool_cost_and_power_budget(root):
+    # Issue 45: an owned pool's jobs pay its electricity (their costs add up to its allocated cost), and a
+    # power budget's peak and waits come back in the summary.
+    r = gpusim.run(root / "scenarios" / "energy-owned-vs-cloud.yaml", data=str(root / "data"))
+    pool = r.summary["pools"][0]
+    assert pool["market"] == "owned"
+    assert pool["owned"]["capital_usd"] + pool["owned"]["electricity_usd"] == pytest.approx(pool["cost_usd"], abs=0.02)
+    assert r.jobs["cost_usd"].sum() == pytest.approx(pool["allocated_cost_usd"], abs=0.5)
+    b = gpusim.run(root / "scenarios" / "energy-power-cap.yaml", variant="500W+2", data=str(root / "data"))
+    budget = b.summary["power_budgets"][0]
+    assert budget["name"] == "rack" and budget["pools"] == ["h200"] and budget["kw"] == 43
+    assert 0 < budget["peak_kw"] <= 43 and budget["jobs_waited"] > 0

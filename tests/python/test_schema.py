@@ -61,7 +61,7 @@ def test_the_schema_states_types_defaults_and_units(cli):
     assert s["properties"]["version"]["default"] == 1
     pool = s["$defs"]["pool"]
     assert pool["additionalProperties"] is False and pool["required"] == ["name", "node"]
-    assert pool["properties"]["market"]["enum"] == ["on-demand", "spot", "reserved"]
+    assert pool["properties"]["market"]["enum"] == ["on-demand", "spot", "reserved", "owned"]
     assert pool["properties"]["price_per_gpu_hour_usd"]["description"].endswith("(USD per GPU-hour)")
     assert s["$defs"]["scheduling"]["properties"]["queue"] == {
         "description": s["$defs"]["scheduling"]["properties"]["queue"]["description"],

@@ -243,7 +243,7 @@ TEST(BadInput, TopologyAndCommunication) {
 TEST(BadInput, MarketsSpotAndAutoscaling) {
   const std::string spot = "cluster.pools.0.market=spot";
   EXPECT_HAS(error_of(kGood, {"cluster.pools.0.market=preemptible"}),
-             "cluster.pools[0].market: expected one of on-demand, spot, reserved, got 'preemptible'");
+             "cluster.pools[0].market: expected one of on-demand, spot, reserved, owned, got 'preemptible'");
   EXPECT_HAS(error_of(kGood, {spot}), "cluster.pools[0]: a spot pool needs a spot: block with its reclaim process");
   EXPECT_HAS(error_of(kGood, {"cluster.pools.0.spot={interruptions_per_node_month: 1}"}),
              "cluster.pools[0].spot: spot: applies to pools with market: spot");

@@ -172,3 +172,185 @@ policy: fifo+carbon-aware
   const RunResult q = test::simulate_keeping_requests(p, true);
   EXPECT_EQ(q.jobs[0].first_start, Time());
 }
+
+// Power budgets (docs/guide/energy.md#power-budgets): what a node and a claim hold, by hand. The H200 at
+// its 700 W default: a node of 8 holds 8 x 121 W (idle, clocks up) + its host's 1,530 W idle; a training
+// claim of one GPU holds 690 - 121 = 569 W (bf16 GEMM wants 756 W above idle, the cap allows 569) and an
+// eighth of the host's 4,600 - 1,530 W; at a 500 W limit the cap is 690 x 500 / 700 = 492.86 W.
+TEST(PowerBudget, NodeAndClaimHoldsByHand) {
+  const ExecutionModel& m = ExecutionModel::builtin();
+  const GpuModel& h200 = *Catalog::builtin().find_gpu("H200-141GB");
+  const HostPower host{1530, 4600, {}, ""};
+  const BoundMix& tensor = m.power.bound_by[static_cast<std::size_t>(JobKind::training)];
+  EXPECT_DOUBLE_EQ(node_budget_w(m.power.of(h200), host, 8), 8 * 121.0 + 1530);
+  EXPECT_NEAR(claim_budget_w(m.power.of(h200), host, 8, tensor), 569 + 3070.0 / 8, 1e-9);
+  EXPECT_NEAR(claim_budget_w(m.power.of(h200, 500.0), host, 8, tensor), 690.0 * 5 / 7 - 121 + 3070.0 / 8, 1e-9);
+  // FP32 math wants 464 - 121 = 343 W, under the cap: held as wanted.
+  EXPECT_NEAR(claim_budget_w(m.power.of(h200), host, 8, BoundMix{0, 1, 0}), 343 + 3070.0 / 8, 1e-9);
+}
+
+namespace {
+
+// The two one-A100 nodes above, two 1-GPU training jobs of an hour at time 0, and a budget of `kw`. A
+// node holds 69.142857 + 100 = 169.142857 W; a training claim min(431.80, 394.285714 - 69.142857) + 200 =
+// 525.142857 W (in milliwatts, rounded up: 169,143 and 525,143).
+std::string budget_scenario(const std::string& pool, double kw) {
+  return fmt::format(R"(
+name: tiny-budget
+seed: 1
+catalog:
+  nodes:
+    - name: one-a100
+      gpu: A100-80GB-SXM
+      gpus: 1
+      cpu_milli: 16000
+      memory_mib: 131072
+      host_power: {{idle_w: 100, busy_w: 300, source: "test"}}
+      source: "test"
+cluster:
+  pools:
+    - {}
+  power_budgets:
+    - {{name: rack, pools: [p], kw: {}}}
+workload:
+  jobs:
+    - {{name: a, gpus: 1, kind: training, duration: 1h}}
+    - {{name: b, gpus: 1, kind: training, duration: 1h}}
+policy: fifo+first-fit
+)",
+                     pool, kw);
+}
+
+}  // namespace
+
+// Two nodes hold 338.286 W of a 1 kW budget: a claim (525.143 W) fits, a second does not, so b waits an
+// hour for power beside a free GPU.
+TEST(PowerBudget, JobWaitsForRoom) {
+  const Scenario s = test::load(test::write_file("budget.yaml", budget_scenario("{name: p, node: one-a100, count: 2}", 1.0)));
+  const RunResult r = test::simulate_keeping_requests(s, true);
+  EXPECT_EQ(r.jobs[0].start, Time());
+  EXPECT_EQ(r.jobs[1].start, Time::from_seconds(3600));
+  ASSERT_EQ(r.power_budgets.size(), 1u);
+  EXPECT_EQ(r.power_budgets[0].jobs_waited, 1u);
+  EXPECT_DOUBLE_EQ(r.power_budgets[0].peak_w, (2 * 169143 + 525143) / 1000.0);
+  // 1.4 kW holds both.
+  const Scenario roomy = test::load(test::write_file("budget.yaml", budget_scenario("{name: p, node: one-a100, count: 2}", 1.4)));
+  const RunResult both = test::simulate_keeping_requests(roomy, true);
+  EXPECT_EQ(both.jobs[1].start, Time());
+  EXPECT_EQ(both.power_budgets[0].jobs_waited, 0u);
+  EXPECT_DOUBLE_EQ(both.power_budgets[0].peak_w, 2 * (169143 + 525143) / 1000.0);
+}
+
+// An autoscaled pool of one node: a second node for b holds its idle draw and b's claim, 694.286 W. With
+// 1.3 kW (605.714 W left beside a's) the autoscaler may not add it and b waits for a; with 1.5 kW it may.
+TEST(PowerBudget, AutoscalerAddsOnlyWhatFits) {
+  const std::string pool = "{name: p, node: one-a100, count: 1, autoscale: {min: 1, max: 2}, provisioning_delay: 10m}";
+  const RunResult tight = test::simulate_keeping_requests(test::load(test::write_file("budget.yaml", budget_scenario(pool, 1.3))),
+                                                          true);
+  EXPECT_EQ(tight.jobs[1].start, Time::from_seconds(3600));
+  EXPECT_EQ(tight.power_budgets[0].jobs_waited, 1u);
+  EXPECT_EQ(tight.pools[0].nodes_requested, 0u);
+  const RunResult roomy = test::simulate_keeping_requests(test::load(test::write_file("budget.yaml", budget_scenario(pool, 1.5))),
+                                                          true);
+  EXPECT_EQ(roomy.jobs[1].start, Time::from_seconds(610));  // the scale-up delay (model.yaml: 10 s), then 10 minutes
+  EXPECT_EQ(roomy.power_budgets[0].jobs_waited, 0u);
+  EXPECT_EQ(roomy.pools[0].nodes_requested, 1u);
+}
+
+TEST(PowerBudget, BadBudgetsAreNamed) {
+  const auto error = [](const std::string& budgets) {
+    return test::input_error([&] {
+      test::load(test::write_file("bad-budget.yaml", R"(
+name: bad-budget
+cluster:
+  pools:
+    - {name: p, node: hgx-h200, count: 2}
+    - {name: q, node: hgx-h200, count: 1}
+  power_budgets:
+)" + budgets + R"(
+workload:
+  jobs:
+    - {name: a, gpus: 1, duration: 1h}
+)"));
+    });
+  };
+  EXPECT_NE(error("    - {name: r, pools: [z], kw: 40}").find("no pool is named 'z'"), std::string::npos);
+  EXPECT_NE(error("    - {name: r, pools: [p], kw: 40}\n    - {name: s, pools: [p], kw: 40}").find("already in power budget 'r'"),
+            std::string::npos);
+  EXPECT_NE(
+      error("    - {name: r, pools: [p], kw: 40}\n    - {name: r, pools: [q], kw: 40}").find("two power budgets are named 'r'"),
+      std::string::npos);
+  // Two nodes idle at 2 x (8 x 121 + 1,530) W = 4.996 kW.
+  const std::string low = error("    - {name: r, pools: [p], kw: 4}");
+  EXPECT_NE(low.find("4.996 kW idle"), std::string::npos) << low;
+  EXPECT_NE(low.find("power_budgets"), std::string::npos) << low;
+  EXPECT_NE(error("    - {name: r, pools: [p], kw: 0}").find("kw"), std::string::npos);
+}
+
+// Owned hardware (docs/guide/energy.md#owned-hardware): a node bought for 35,040 USD written off over two
+// years (2 USD an hour) with 8,760 USD a year of maintenance (1 USD an hour) costs 3 USD a node-hour, and
+// its electricity at 0.5 USD per kWh as it is drawn. One training job holds the node's A100 for an hour
+// of a 2-hour run (PUE 1).
+TEST(OwnedHardware, AmortizationPlusElectricityByHand) {
+  const Scenario s = test::load(test::write_file("owned.yaml", R"(
+name: owned
+seed: 1
+horizon: 2h
+catalog:
+  nodes:
+    - name: one-a100
+      gpu: A100-80GB-SXM
+      gpus: 1
+      cpu_milli: 16000
+      memory_mib: 131072
+      host_power: {idle_w: 100, busy_w: 300, source: "test"}
+      source: "test"
+cluster:
+  electricity_usd_per_kwh: 0.5
+  pools:
+    - {name: p, node: one-a100, count: 1, market: owned,
+       owned: {purchase_usd: 35040, amortization_years: 2, maintenance_usd_per_year: 8760}}
+workload:
+  jobs:
+    - {name: full, gpus: 1, kind: training, u: 1.0, duration: 1h}
+policy: fifo+first-fit
+)"));
+  const RunResult r = test::simulate_keeping_requests(s, true);
+  constexpr double kUsdPerWs = 0.5 / 3.6e6;
+  // The GPU at its cap for an hour, 5 s with the clocks up, then low; the host idle for 2 h and busy for 1 h.
+  const double it_ws = kCapped * 3600 + kIdleHigh * 5 + kIdleLow * 3595 + kHostIdle * 7200 + kHostBusy * 3600;
+  const double idle_ws = kIdleHigh * 3600 + kIdleHigh * 5 + kIdleLow * 3595 + kHostIdle * 7200;  // what no work drew
+  EXPECT_NEAR(r.metrics.cost_usd(PoolId{0}), 3 * 2 + it_ws * kUsdPerWs, 1e-9);
+  // The job: its node-hour, its claim's idle draw and what it drew above idle.
+  const double job_idle_ws = (kIdleHigh + kHostIdle) * 3600, job_busy_ws = (kCapped - kIdleHigh + kHostBusy) * 3600;
+  EXPECT_NEAR(r.jobs[0].cost_usd, 3 + (job_idle_ws + job_busy_ws) * kUsdPerWs, 1e-9);
+  EXPECT_NEAR(r.jobs[0].busy_cost_usd, 3 + job_busy_ws * kUsdPerWs, 1e-9);
+  // The pool's decomposition: busy is all the draw above idle (the job's), allocated what the job holds.
+  EXPECT_NEAR(r.metrics.busy_cost_usd(PoolId{0}), 3 + (it_ws - idle_ws) * kUsdPerWs, 1e-9);
+  EXPECT_NEAR(r.metrics.busy_cost_usd(PoolId{0}), r.jobs[0].busy_cost_usd, 1e-9);
+  EXPECT_NEAR(r.metrics.allocated_cost_usd(PoolId{0}), r.jobs[0].cost_usd, 1e-9);
+}
+
+TEST(OwnedHardware, BadOwnedPoolsAreNamed) {
+  const auto error = [](const std::string& pool, const std::string& cluster = "  electricity_usd_per_kwh: 0.1\n") {
+    return test::input_error([&] {
+      test::load(test::write_file("bad-owned.yaml", "name: bad-owned\ncluster:\n" + cluster + "  pools:\n    - " + pool +
+                                                        "\nworkload:\n  jobs:\n    - {name: a, gpus: 1, duration: 1h}\n"));
+    });
+  };
+  const std::string owned = "owned: {purchase_usd: 300000, amortization_years: 4}";
+  EXPECT_NE(error("{name: p, node: hgx-h200, count: 1, market: owned}").find("needs an owned: block"), std::string::npos);
+  EXPECT_NE(error("{name: p, node: hgx-h200, count: 1, " + owned + "}").find("applies to pools with market: owned"),
+            std::string::npos);
+  EXPECT_NE(error("{name: p, node: hgx-h200, count: 1, market: owned, price_per_gpu_hour_usd: 2, " + owned + "}")
+                .find("price comes from its owned: block"),
+            std::string::npos);
+  EXPECT_NE(
+      error("{name: p, node: hgx-h200, market: owned, autoscale: {min: 0, max: 2}, " + owned + "}").find("cannot autoscale"),
+      std::string::npos);
+  EXPECT_NE(error("{name: p, node: hgx-h200, count: 1, market: owned, " + owned + "}", "").find("pays for its electricity"),
+            std::string::npos);
+  EXPECT_NE(error("{name: p, node: hgx-h200, count: 1, market: owned, owned: {purchase_usd: 1, amortization_years: 0}}")
+                .find("amortization_years"),
+            std::string::npos);
+}

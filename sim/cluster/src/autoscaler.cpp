@@ -1,6 +1,7 @@
 #include "gpusim/sim/autoscaler.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "gpusim/sim/fit.hpp"
 
@@ -90,9 +91,30 @@ bool ScaleUpPlan::fit(PoolPlan& plan, const PodDemand& d) {
   return true;
 }
 
-bool ScaleUpPlan::place(const std::vector<PodDemand>& options) {
-  for (const PodDemand& d : options)
-    if (PoolPlan* p = find(d.pool); p && fit(*p, d)) return true;
+void ScaleUpPlan::set_power(PoolId pool, int budget, int64_t node_mw) {
+  PoolPlan* p = find(pool);
+  p->budget = budget;
+  p->node_mw = node_mw;
+}
+
+int64_t ScaleUpPlan::room(const PoolPlan& p) const {
+  return p.budget < 0 ? std::numeric_limits<int64_t>::max() : room_mw_[static_cast<std::size_t>(p.budget)];
+}
+
+ScaleUp ScaleUpPlan::place(const std::vector<PodDemand>& options) {
+  bool short_of_power = false;
+  // Takes `mw` from the pool's budget, if it has one.
+  const auto take = [&](const PoolPlan& p, int64_t mw) {
+    if (p.budget >= 0) room_mw_[static_cast<std::size_t>(p.budget)] -= mw;
+  };
+  for (const PodDemand& d : options) {
+    PoolPlan* p = find(d.pool);
+    if (!p) continue;
+    if (d.power_mw <= room(*p) && fit(*p, d)) {
+      take(*p, d.power_mw);
+      return ScaleUp::placed;
+    }
+  }
   // New nodes: the cheapest pool that has room for as many as the job needs.
   std::vector<const PodDemand*> order;
   order.reserve(options.size());
@@ -105,18 +127,23 @@ bool ScaleUpPlan::place(const std::vector<PodDemand>& options) {
     const std::size_t before = p->nodes.size();
     uint32_t added = 0;
     while (added < p->headroom) {
+      if (static_cast<int64_t>(added + 1) * p->node_mw + d->power_mw > room(*p)) {
+        short_of_power = true;
+        break;
+      }
       p->nodes.push_back(empty_node(p->shape));
       ++added;
       if (fit(*p, *d)) {
         p->headroom -= added;
         p->added += added;
-        return true;
+        take(*p, static_cast<int64_t>(added) * p->node_mw + d->power_mw);
+        return ScaleUp::placed;
       }
       if (!d->multi_node) break;  // one fresh node is all a single-node job can use
     }
     p->nodes.resize(before);
   }
-  return false;
+  return short_of_power ? ScaleUp::no_power : ScaleUp::no_room;
 }
 
 PodDemand pod_demand(const Request& q, bool multi_node, const Pool& pool, PoolId p) {

@@ -9,6 +9,8 @@
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/metrics.hpp"
 #include "gpusim/sim/power.hpp"
+#include "gpusim/sim/power_budgets.hpp"
+#include "gpusim/sim/scenario.hpp"
 
 namespace gpusim {
 
@@ -108,6 +110,7 @@ class Audit final : public Observer {
     if (c.ready_gpu_count() != ready_gpus_)
       fail(run, what, target,
            fmt::format("the cluster counts {} GPUs on ready nodes, its nodes have {}", c.ready_gpu_count(), ready_gpus_));
+    if (run.power_budgets().any()) check_budgets(run, what, target);
     for (PoolId p{0}; p < c.pools().size(); ++p) {
       const double metered = run.metrics().allocated_gpus_now(p) * 1000.0;
       if (std::abs(metered - static_cast<double>(pool_used_milli_[p])) > 0.5)
@@ -120,6 +123,35 @@ class Audit final : public Observer {
  private:
   [[noreturn]] static void fail(const RunState& run, std::string_view what, uint32_t target, const std::string& why) {
     throw AuditError(fmt::format("audit: after {} {} at t={}s: {}", what, target, format_seconds(run.now()), why));
+  }
+
+  // Each power budget holds what its pools' powered nodes and the claims on their GPUs add up to, counted
+  // again here from the cluster and the jobs, and no more than its limit.
+  static void check_budgets(const RunState& run, std::string_view what, uint32_t target) {
+    const PowerBudgets& b = run.power_budgets();
+    const Cluster& c = run.cluster();
+    std::vector<int64_t> held(b.count(), 0);
+    c.for_each_node([&](NodeId n) {
+      const Node& node = c.node(n);
+      if (node.state != NodeState::off && b.budget_of(node.pool) >= 0)
+        held[static_cast<std::size_t>(b.budget_of(node.pool))] += b.node_mw(node.pool, node.gpu_count);
+    });
+    for (JobId j{0}; j < run.scenario().jobs.jobs.size(); ++j) {
+      const std::vector<GpuClaim>& claims = run.claims(j);
+      for (std::size_t i = 0; i < claims.size(); ++i) {
+        const PoolId p = c.node(c.gpu(run.last_placement(j).gpus[i]).node).pool;
+        if (b.budget_of(p) >= 0)
+          held[static_cast<std::size_t>(b.budget_of(p))] += b.claim_mw(p, run.job(j).kind,
+                                                                       demand_on(run.job(j).request, c.pool(p)).milli);
+      }
+    }
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      if (held[i] != b.held_mw(i))
+        fail(run, what, target,
+             fmt::format("power budget {} holds {} mW; its nodes and claims add up to {} mW", i, b.held_mw(i), held[i]));
+      if (held[i] > b.limit_mw(i))
+        fail(run, what, target, fmt::format("power budget {} holds {} mW, over its {} mW", i, held[i], b.limit_mw(i)));
+    }
   }
 
   void check_node(const RunState& run, NodeId n, std::string_view what, uint32_t target) {

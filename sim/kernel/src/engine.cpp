@@ -51,7 +51,8 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
       ledger_(cluster_, metrics_, w.scenario.jobs.jobs.size()),
       attempts_(records_, flights_, w.scenario.jobs.jobs, w.jobs, w.scenario.model, events_, now_, *this),
       faults_(w.scenario.seed),
-      nodes_(w.scenario.seed, cluster_, metrics_, events_, now_, *this) {
+      budgets_(w.scenario.power_budgets, cluster_, w.scenario.model.power, w.scenario.jobs.jobs.size()),
+      nodes_(w.scenario.seed, cluster_, metrics_, budgets_, events_, now_, *this) {
   std::vector<PoolPower> power;
   for (PoolId p{0}; p < cluster_.pools().size(); ++p) {
     const Pool& pool = cluster_.pool(p);
@@ -59,7 +60,8 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
     pp.host = pool.host_power;
     pp.pue = pool.pue;
     pp.has_gpus = pool.gpu != nullptr && pool.gpu_count > 0;
-    pp.factors = {pool.carbon_g_per_kwh.get(), pool.electricity_usd_per_kwh.get()};
+    pp.factors = {pool.carbon_g_per_kwh.get(), pool.electricity_usd_per_kwh.get(),
+                  pool.market == Market::owned ? pool.electricity_usd_per_kwh.get() : nullptr};
     if (!pool.gpu) continue;
     pp.gpu = model().power.of(*pool.gpu, pool.power_limit_w);
     if (pool.power_limit_w) pp.unlimited = model().power.of(*pool.gpu);
@@ -83,7 +85,8 @@ Engine::Engine(const World& w, Cluster cluster, Scheduler& scheduler, const RunO
       jobs.size(), std::accumulate(jobs.begin(), jobs.end(), std::size_t{0},
                                    [](std::size_t n, const Job& j) { return n + static_cast<std::size_t>(j.request.gpus); }));
   fit_cache_.resize(shapes_.count());
-  fit_cache_usable_ = std::all_of(cluster_.pools().begin(), cluster_.pools().end(), [](const Pool& p) {
+  // A power budget's room is not in a bucket's state: with one, every fit is asked afresh.
+  fit_cache_usable_ = !budgets_.any() && std::all_of(cluster_.pools().begin(), cluster_.pools().end(), [](const Pool& p) {
     return p.sharing.mode != Sharing::mig && p.topology_manager == TopologyPolicy::none;
   });
 }
@@ -378,7 +381,13 @@ void Engine::scale_up() {
     const int64_t limit = std::min<int64_t>(pool.autoscale.max_nodes, rt.cap);
     plan.add_pool(cluster_, p, rt.provisioning, static_cast<uint32_t>(std::max<int64_t>(0, limit - rt.alive)),
                   metrics_.price_per_gpu_hour_usd(p));
+    if (budgets_.budget_of(p) >= 0) plan.set_power(p, budgets_.budget_of(p), budgets_.node_mw(p, pool.gpus_per_node));
     scalable.push_back(p);
+  }
+  if (budgets_.any()) {
+    std::vector<int64_t> room;
+    for (std::size_t b = 0; b < world_.scenario.power_budgets.size(); ++b) room.push_back(budgets_.room(static_cast<int>(b)));
+    plan.set_budget_room(std::move(room));
   }
   Time next = Time::max();
   std::vector<PodDemand> options;
@@ -394,8 +403,9 @@ void Engine::scale_up() {
         continue;
       }
       options.push_back(pod_demand(q, job(id).multi_node, cluster_.pool(p), p));
+      options.back().power_mw = budgets_.claim_mw(p, job(id).kind, options.back().milli) * q.gpus;
     }
-    if (!options.empty()) plan.place(options);
+    if (!options.empty() && plan.place(options) == ScaleUp::no_power) budgets_.waited(id, options.front().pool);
     return true;
   });
   for (PoolId p : scalable)
@@ -411,6 +421,8 @@ KernelResult Engine::finish() {
   metrics_.finish(end);
   now_ = end;
   finish_costs();
+  for (PoolId p{0}; p < cluster_.pools().size(); ++p)
+    if (cluster_.pool(p).market == Market::owned) metrics_.add_owned_electricity(p, ledger_.owned_idle_usd()[p]);
   uint64_t module_events = 0;
   for (const Module* m : ext_.modules) module_events += m->events();
   notify([&](Observer& o) { o.finished(*this); });
@@ -439,7 +451,8 @@ KernelResult Engine::finish() {
                       counts_.reconfigurations,
                       counts_.rate_changes,
                       nodes_.take_activity(),
-                      ledger_.take_job_factors()};
+                      ledger_.take_job_factors(),
+                      budgets_.results()};
 }
 
 void Engine::finish_costs() {

@@ -27,6 +27,8 @@ void Engine::bind(JobId id, const Placement& p) {
                              [&](GpuId g, std::optional<MigSlotIndex> instance) { return claim_for(id, g, instance); }};
   std::vector<GpuClaim> claims;
   if (const auto why = placement_error(cluster_, job(id), p, rules, claims)) reject(id, *why);
+  if (budgets_.any())
+    if (const auto why = power_error(id, p.gpus)) reject(id, *why);
   place(id, p, claims);
 }
 
@@ -49,6 +51,7 @@ void Engine::place(JobId id, const Placement& p, const std::vector<GpuClaim>& cl
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
     ledger_.claimed(f, pool, p.gpus[i], now_);
+    if (budgets_.any()) budgets_.hold(pool, power_claim_mw(id, p.gpus[i]));
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
     f.claims.push_back(claims[i]);
@@ -142,6 +145,7 @@ void Engine::stop(JobId id, StopCause cause) {
     const GpuId g = f.placement.gpus[i];
     const GpuClaim& held = f.claims[i];
     cluster_.detach(g, id, held);
+    if (budgets_.any()) budgets_.hold(pool_of(cluster_, f, g), -power_claim_mw(id, g));
     metrics_.add_allocation(pool_of(cluster_, f, g), j.tenant, -held.milli.value);
   }
   for (NodeId n : f.placement.nodes) {

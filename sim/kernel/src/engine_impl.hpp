@@ -47,6 +47,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   double busy_share(JobId id) const override;
   double switching(GpuId g) const override { return rates_.switching(g); }
   const std::vector<Admission*>& admissions() const override { return ext_.admissions; }
+  const PowerBudgets& power_budgets() const override { return budgets_; }
   // ClusterView
   Time now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
@@ -78,7 +79,12 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   uint32_t shape(JobId id) const override { return shapes_.of(id); }
   uint32_t shape_count() const override { return shapes_.count(); }
   uint32_t pending_shapes() const override { return life_.pending_shapes(); }
-  bool pool_allowed(JobId id, PoolId pool) const override { return shapes_.get(shapes_.of(id)).pool_mask >> pool & 1; }
+  bool pool_allowed(JobId id, PoolId pool) const override {
+    if (!(shapes_.get(shapes_.of(id)).pool_mask >> pool & 1)) return false;
+    if (budgets_.any()) [[unlikely]]
+      return power_fits(id, pool);
+    return true;
+  }
   const std::vector<PoolPreference>& preferences(JobId id) const override { return shapes_.of_job(id).preferences; }
   GpuDemand gpu_demand(JobId id, PoolId pool) const override { return demand_on(job(id).request, cluster_.pool(pool)); }
   bool gpu_fits(JobId id, GpuId g) const override;
@@ -165,6 +171,16 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   }
   // Applies a checked placement: what it holds, and its start once its last worker is placed.
   void place(JobId id, const Placement& p, const std::vector<GpuClaim>& claims);
+  // Does the rest of the job fit the room left in pool p's power budget (sim/power_budgets.hpp)? A pending
+  // job that does not is counted as waiting for it.
+  bool power_fits(JobId id, PoolId p) const;
+  // What its claim on GPU g holds of its pool's budget.
+  int64_t power_claim_mw(JobId id, GpuId g) const {
+    const PoolId p = cluster_.node(cluster_.gpu(g).node).pool;
+    return budgets_.claim_mw(p, job(id).kind, demand_on(job(id).request, cluster_.pool(p)).milli);
+  }
+  // Why its claims on `gpus` do not fit their budgets' room; nullopt: they do.
+  std::optional<std::string> power_error(JobId id, const std::vector<GpuId>& gpus) const;
   void started(JobId id);
   // Releases everything the job holds; the caller sets its new status.
   void stop(JobId id, StopCause cause);
@@ -247,6 +263,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   GpuFaults faults_;
   std::set<Time> rechecks_;  // decision points asked for, not yet reached
   bool capacity_grew_ = false;
+  PowerBudgets budgets_;
   NodeLifecycle nodes_;
   std::size_t next_arrival_ = 0;  // jobs are in arrival order
   RunCounts counts_;

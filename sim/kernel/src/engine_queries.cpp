@@ -41,11 +41,38 @@ bool Engine::gpu_fits(JobId id, GpuId g) const {
          takes(job(id).request, cluster_.pool(node.pool), cluster_.gpu(g));
 }
 
+bool Engine::power_fits(JobId id, PoolId p) const {
+  const int64_t room = budgets_.room_mw(p);
+  if (room == PowerBudgets::kNoLimit) return true;
+  const Job& j = job(id);
+  const Milli milli = demand_on(j.request, cluster_.pool(p)).milli;
+  const int32_t gpus = gpus_to_place(id);
+  if (budgets_.claim_mw(p, j.kind, milli) * gpus <= room) return true;
+  // It waits for power, not for GPUs, when its pool has as many free as it asks for.
+  if (records_[id].status == JobStatus::pending && metrics_.free_milli_now(p) >= int64_t{milli.value} * gpus)
+    budgets_.waited(id, p);
+  return false;
+}
+
+std::optional<std::string> Engine::power_error(JobId id, const std::vector<GpuId>& gpus) const {
+  std::vector<int64_t> need(world_.scenario.power_budgets.size(), 0);
+  for (GpuId g : gpus)
+    if (const int b = budgets_.budget_of(cluster_.node(cluster_.gpu(g).node).pool); b >= 0)
+      need[static_cast<std::size_t>(b)] += power_claim_mw(id, g);
+  for (std::size_t b = 0; b < need.size(); ++b)
+    if (need[b] > budgets_.room(static_cast<int>(b)))
+      return fmt::format("power budget '{}' has {:.3f} kW free; the job's GPUs there hold {:.3f} kW",
+                         world_.scenario.power_budgets[b].name, static_cast<double>(budgets_.room(static_cast<int>(b))) / 1e6,
+                         static_cast<double>(need[b]) / 1e6);
+  return std::nullopt;
+}
+
 bool Engine::fits_in_bucket(JobId id, BucketId b) const {
   const NodeBucket& bucket = cluster_.bucket(b);
   // A bucket's id and epoch name one state of free capacities (Cluster::signature), which is all
   // the fit of an unbound, not partly placed job depends on, except on MIG and topology-aligned
-  // pools, whose fit also reads what the signature leaves out (reconfiguration, GPU positions).
+  // pools, whose fit also reads what the signature leaves out (reconfiguration, GPU positions), and
+  // under power budgets, whose room it leaves out too.
   if (!fit_cache_usable_ || world_.jobs.node(id) != kNoNode || gpus_to_place(id) != job(id).request.gpus ||
       bucket.epoch >= (uint32_t{1} << 31) - 1)
     return fits_on_node(id, bucket.representative());

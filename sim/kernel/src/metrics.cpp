@@ -118,16 +118,30 @@ void Metrics::finish(Time end) {
     for (std::size_t k = 0; k < kEnergyFactors; ++k) {
       e.gpu_f[k] += d.gpu_f[k];
       e.host_f[k] += d.host_f[k];
+      e.idle_f[k] += d.static_f[k];
     }
   }
   for (PoolId p{0}; p < power_.size(); ++p)
     if (!power_[p].has_gpus) {
       pool_energy_[p].host_ws = power_[p].host.idle_w * pools_[p].billed.us() / 1e6;
-      for (std::size_t k = 0; k < kEnergyFactors; ++k) pool_energy_[p].host_f[k] = power_[p].host.idle_w * pools_[p].billed_f[k];
+      for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+        pool_energy_[p].host_f[k] = power_[p].host.idle_w * pools_[p].billed_f[k];
+        pool_energy_[p].idle_f[k] = power_[p].pue * pool_energy_[p].host_f[k];
+      }
     }
   std::stable_sort(windows_.begin(), windows_.end(), [](const LowUtilizationWindow& a, const LowUtilizationWindow& b) {
     return std::pair(a.start, a.pool) < std::pair(b.start, b.pool);
   });
+}
+
+void Metrics::add_owned_electricity(PoolId pool, double jobs_idle_usd) {
+  const PoolEnergy& e = pool_energy_[pool];
+  const std::size_t k = kOwnedElectricity;
+  const double total = power_[pool].pue * (e.gpu_f[k] + e.host_f[k]) / 3.6e6, busy = total - e.idle_f[k] / 3.6e6;
+  PoolLedger& p = pools_[pool];
+  p.cost_usd += total;
+  p.busy_cost_usd += busy;
+  p.allocated_cost_usd += busy + jobs_idle_usd;
 }
 
 void Metrics::add_allocation(PoolId pool, uint16_t tenant, int64_t milli) {
@@ -167,8 +181,7 @@ void Metrics::bring(GpuDraw& d, Time t, bool weigh) const {
   const PoolPower& p = power_[d.pool];
   const Duration span = t - d.since;
   const double s = span.seconds();
-  const double idle_ws = d.busy ? p.gpu.idle_high_w * s
-                                : idle_energy_ws(p.gpu, d.ever_busy ? d.since - d.idle_from : p.gpu.clock_hold, span);
+  const double idle_ws = this->idle_ws(d, p, span);
   d.gpu_ws += idle_ws + d.dynamic_w * s;
   d.static_ws += p.pue * (idle_ws + d.host_idle_w * s);
   d.host_ws += (d.host_idle_w + d.host_busy_w * d.busy_fraction) * s;
@@ -226,6 +239,18 @@ void Metrics::set_draw(GpuId g, const BoundMix& busy, double busy_fraction, Time
   d.dynamic_w = now_busy ? gpu_power_w(p, busy, Duration()) - p.idle_high_w : 0;
   const double demand = demand_above_idle_w(p, busy);
   d.scale = demand > 0 ? d.dynamic_w / demand : 1;
+}
+
+EnergyMark Metrics::static_mark(GpuId g, Time t) const {
+  if (weighted_) {
+    const GpuDraw d = brought(g, t, true);
+    return {d.static_ws, d.static_f};
+  }
+  // Without factors only the watt-seconds move: no copy of the GPU's whole draw (claims read this twice each).
+  const GpuDraw& d = gpu_draw_[g];
+  if (!d.powered || t <= d.since) return {d.static_ws, {}};
+  const PoolPower& p = power_[d.pool];
+  return {d.static_ws + p.pue * (idle_ws(d, p, t - d.since) + d.host_idle_w * (t - d.since).seconds()), {}};
 }
 
 EnergyMark Metrics::dynamic_mark(GpuId g, JobKind kind, Time t) const {

@@ -7,9 +7,11 @@
 
 namespace gpusim {
 
-NodeLifecycle::NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, EventQueue& events, const Time& now, Host& host)
+NodeLifecycle::NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, PowerBudgets& budgets, EventQueue& events,
+                             const Time& now, Host& host)
     : cluster_(cluster),
       metrics_(metrics),
+      budgets_(budgets),
       events_(events),
       now_(now),
       host_(host),
@@ -66,9 +68,10 @@ void NodeLifecycle::set_price(PoolId p, double per_node_hour_usd) {
   metrics_.set_price(p, per_node_hour_usd, per_node_hour_usd / std::max<uint16_t>(1, cluster_.pool(p).gpus_per_node));
 }
 
-// A node's GPUs draw power while it is billed (issue 45).
+// A node's GPUs draw power while it is billed, and it holds its power budget's room (issue 45).
 void NodeLifecycle::powered(NodeId n, bool on) {
   const Node& node = cluster_.node(n);
+  budgets_.hold(node.pool, (on ? 1 : -1) * budgets_.node_mw(node.pool, node.gpu_count));
   for (uint16_t i = 0; i < node.gpu_count; ++i)
     metrics_.set_powered(node.pool, GpuId{static_cast<uint32_t>(node.first_gpu + i)}, node.gpu_count, on, now_);
 }
@@ -95,10 +98,14 @@ bool NodeLifecycle::request_node(PoolId p) {
   // The lowest free slot: a built node that is off, else the next slot, built now.
   NodeId n = pool.first_node;
   while (n < pool.first_node + pool.built && cluster_.node(n).state != NodeState::off) ++n;
-  if (n == pool.first_node + pool.built) {
-    if (pool.built == pool.node_count) return false;
-    cluster_.build_node(p, NodeState::off);
+  if (n == pool.first_node + pool.built && pool.built == pool.node_count) return false;
+  // A node whose idle draw its power budget has no room for is not powered up.
+  if (budgets_.node_mw(p, static_cast<uint16_t>(pool.shape(static_cast<uint32_t>(n - pool.first_node)).gpus)) >
+      budgets_.room_mw(p)) {
+    budgets_.node_refused(p);
+    return false;
   }
+  if (n == pool.first_node + pool.built) cluster_.build_node(p, NodeState::off);
   set_state(n, NodeState::provisioning);
   ++activity_[p].nodes_requested;
   events_.push(now_ + pool.provisioning_delay, EventKind::node_ready, n, nodes_[n].stamp);

@@ -68,6 +68,13 @@ double limit_speed(const GpuPower& p, const GpuPower& limited, const BoundMix& b
   return power_throttle(limited, busy).throughput / power_throttle(p, busy).throughput;
 }
 
+double node_budget_w(const GpuPower& gpu, const HostPower& host, int gpus) { return gpus * gpu.idle_high_w + host.idle_w; }
+
+double claim_budget_w(const GpuPower& gpu, const HostPower& host, int node_gpus, const BoundMix& mix) {
+  const double gpu_w = std::min(demand_above_idle_w(gpu, mix), std::max(0.0, gpu.capped_w - gpu.idle_high_w));
+  return gpu_w + (host.busy_w - host.idle_w) / std::max(1, node_gpus);
+}
+
 GpuPower PowerModel::of(const GpuModel& gpu) const {
   const Entry* found = entry_for(entries, gpu);
   if (!found) throw std::logic_error("power: no entry applies to GPU " + gpu.name);

@@ -141,10 +141,10 @@ CostRollup roll_up_costs(const Scenario& s, const RunResult& r) {
   return out;
 }
 
-std::array<bool, kEnergyFactors> factors_given(const RunResult& r) {
-  std::array<bool, kEnergyFactors> given{};
+std::array<bool, kReportedFactors> factors_given(const RunResult& r) {
+  std::array<bool, kReportedFactors> given{};
   for (PoolId p{0}; p < r.cluster.pools().size(); ++p)
-    for (std::size_t k = 0; k < kEnergyFactors; ++k) given[k] = given[k] || r.metrics.pool_power(p).factors[k];
+    for (std::size_t k = 0; k < kReportedFactors; ++k) given[k] = given[k] || r.metrics.pool_power(p).factors[k];
   return given;
 }
 
@@ -289,7 +289,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
   PoolEnergy energy;  // IT, summed over pools
   double facility_kwh = 0;
   FactorSums facility_f{};  // g of CO2e, USD
-  const std::array<bool, kEnergyFactors> has = factors_given(r);
+  const std::array<bool, kReportedFactors> has = factors_given(r);
   Json pools = Json::array();
   for (PoolId p{0}; p < c.pools().size(); ++p) {
     const Pool& pool = c.pool(p);
@@ -336,6 +336,13 @@ Json summarize(const Scenario& s, const RunResult& r) {
         pj[key] = nullptr;
     const PoolEnergy& e = r.metrics.pool_energy(p);
     const double it_kwh = (e.gpu_ws + e.host_ws) / 3.6e6;
+    // An owned pool's cost is its write-off and maintenance (the node-hour price) plus its electricity.
+    if (pool.market == Market::owned) {
+      const double electricity = pool.pue * (e.gpu_f[kOwnedElectricity] + e.host_f[kOwnedElectricity]) / 3.6e6;
+      pj["owned"] = {{"capital_usd", round_to(pool_cost - electricity, 2)},
+                     {"electricity_usd", round_to(electricity, 2)},
+                     {"cost_per_gpu_hour_usd", round_to(ratio(pool_cost, cap), 6)}};
+    }
     pj["energy"] = {{"kwh", round_to(it_kwh * pool.pue, 6)},
                     {"gpu_kwh", round_to(e.gpu_ws / 3.6e6, 6)},
                     {"host_kwh", round_to(e.host_ws / 3.6e6, 6)},
@@ -343,7 +350,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
                     {"average_power_kw", round_to(ratio(it_kwh * pool.pue, hours), 6)}};
     if (pool.power_limit_w) pj["energy"]["power_limit_w"] = *pool.power_limit_w;
     // Carbon and energy cost where some grid gives them (null for a pool whose grid does not).
-    for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+    for (std::size_t k = 0; k < kReportedFactors; ++k) {
       const double v = per_kwh((e.gpu_f[k] + e.host_f[k]) * pool.pue);
       facility_f[k] += v;
       if (has[k])
@@ -591,12 +598,35 @@ Json summarize(const Scenario& s, const RunResult& r) {
                    {"unallocated_kwh", round_to(facility_kwh - jobs_ws / 3.6e6, 6)},
                    {"average_power_kw", round_to(ratio(facility_kwh, hours), 6)}};
   // Carbon (kg of CO2e) and energy cost (USD), the fleet's and charged to jobs, where some grid gives them.
-  for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+  for (std::size_t k = 0; k < kReportedFactors; ++k) {
     if (!has[k]) continue;
     double jobs_f = 0;
     for (JobId j{0}; j < r.jobs.size(); ++j) jobs_f += per_kwh(r.job_factors[j][k]);
     out["energy"][kFactorKeys[k]] = round_to(facility_f[k] * kFactorScale[k], 6);
     out["energy"][fmt::format("jobs_{}", kFactorKeys[k])] = round_to(jobs_f * kFactorScale[k], 6);
+  }
+  // Power budgets (docs/guide/energy.md#power-budgets), where the cluster gives them: what each held at
+  // its peak, and who waited for it.
+  if (!r.power_budgets.empty()) {
+    Json budgets = Json::array();
+    double peak_kw = 0;
+    uint64_t waited = 0;
+    for (const PowerBudgetUse& b : r.power_budgets) {
+      Json names = Json::array();
+      for (PoolId p{0}; p < r.cluster.pools().size(); ++p)
+        if (b.pool_mask >> p & 1) names.push_back(r.cluster.pool(p).name);
+      budgets.push_back({{"name", b.name},
+                         {"pools", std::move(names)},
+                         {"kw", round_to(b.limit_w / 1000.0, 6)},
+                         {"peak_kw", round_to(b.peak_w / 1000.0, 6)},
+                         {"jobs_waited", b.jobs_waited},
+                         {"nodes_refused", b.nodes_refused}});
+      peak_kw += b.peak_w / 1000.0;
+      waited += b.jobs_waited;
+    }
+    out["energy"]["budget_peak_kw"] = round_to(peak_kw, 6);
+    out["energy"]["jobs_waited_for_power"] = waited;
+    out["power_budgets"] = std::move(budgets);
   }
 
   const auto& windows = r.metrics.low_utilization();
@@ -629,7 +659,7 @@ Json summarize(const Scenario& s, const RunResult& r) {
     tj["cost_allocated_usd"] = round_to(shares.tenants[t].cost_usd, 2);
     tj["cost_unused_usd"] = round_to(shares.tenants[t].cost_usd - shares.tenants[t].busy_cost_usd, 2);
     tj["energy_kwh"] = round_to(shares.tenants[t].energy_ws / 3.6e6, 6);
-    for (std::size_t k = 0; k < kEnergyFactors; ++k)
+    for (std::size_t k = 0; k < kReportedFactors; ++k)
       if (has[k]) tj[kFactorKeys[k]] = round_to(per_kwh(shares.tenants[t].factors[k]) * kFactorScale[k], 6);
     tj["jct_s"] = stats(t_jct[t]);
     if (r.tenancy) add_group_figures(tj, r.tenancy->namespaces[t], (r.end - Time()).seconds());

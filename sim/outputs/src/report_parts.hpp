@@ -23,7 +23,7 @@ struct CostShare {
     cost_usd += r.cost_usd;
     busy_cost_usd += r.busy_cost_usd;
     energy_ws += r.energy_ws;
-    for (std::size_t k = 0; k < kEnergyFactors; ++k) factors[k] += f[k];
+    for (std::size_t k = 0; k < kReportedFactors; ++k) factors[k] += f[k];
     allocated_gpu += r.allocated_gpu;
   }
   Json json() const {
@@ -43,10 +43,10 @@ struct CostRollup {
 
 CostRollup roll_up_costs(const Scenario& s, const RunResult& r);
 // Per factor, whether some pool's grid gives it: its figures (carbon, energy cost) are written only then.
-std::array<bool, kEnergyFactors> factors_given(const RunResult& r);
+std::array<bool, kReportedFactors> factors_given(const RunResult& r);
 // The factors' keys in outputs, and what takes per_kwh's unit (g, USD) to theirs (kg, USD).
-inline constexpr std::array<const char*, kEnergyFactors> kFactorKeys{"carbon_kg", "energy_cost_usd"};
-inline constexpr std::array<double, kEnergyFactors> kFactorScale{1e-3, 1};
+inline constexpr std::array<const char*, kReportedFactors> kFactorKeys{"carbon_kg", "energy_cost_usd"};
+inline constexpr std::array<double, kReportedFactors> kFactorScale{1e-3, 1};
 // Watt-seconds x a factor per kWh, as the factor's own unit (g of CO2e, USD).
 inline double per_kwh(double ws_times_factor) { return ws_times_factor / 3.6e6; }
 // node:gpu+gpu|node:gpu; a MIG instance adds /profile@start. Into `out`, which it clears.

@@ -82,7 +82,7 @@ struct Allocation {
     gpu_hours += o.gpu_hours;
     cost_usd += o.cost_usd;
     energy_ws += o.energy_ws;
-    for (std::size_t k = 0; k < kEnergyFactors; ++k) factors[k] += o.factors[k];
+    for (std::size_t k = 0; k < kReportedFactors; ++k) factors[k] += o.factors[k];
     return *this;
   }
 };
@@ -90,7 +90,7 @@ struct Allocation {
 // The figures a service and the sum of all services share; `held`: what its replicas held.
 // `slo_arrived`: the requests of services that hold their requests to a target (none: no attainment).
 void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double span_s, const Allocation& held,
-                 const std::array<bool, kEnergyFactors>& factors) {
+                 const std::array<bool, kReportedFactors>& factors) {
   const double cost_usd = held.cost_usd;
   j["requests_arrived"] = f.arrived;
   j["requests_completed"] = f.completed;
@@ -123,7 +123,7 @@ void add_figures(Json& j, const ServiceFigures& f, uint64_t slo_arrived, double 
                                                    : Json(nullptr);
   j["energy_per_request_j"] = f.completed ? Json(round6(held.energy_ws / static_cast<double>(f.completed))) : Json(nullptr);
   // Carbon (and energy cost) where some grid gives it: the total and per million output tokens.
-  for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+  for (std::size_t k = 0; k < kReportedFactors; ++k) {
     if (!factors[k]) continue;
     const double v = per_kwh(held.factors[k]) * kFactorScale[k];
     j[kFactorKeys[k]] = round6(v);
@@ -170,7 +170,7 @@ void add_pool_figures(Json& j, const ServiceSpec& spec, const ServiceFigures& f,
 void add_services_summary(Json& out, const Scenario& s, const RunResult& r) {
   if (s.services.empty()) return;
   const double span_s = (r.end - Time()).seconds();
-  const std::array<bool, kEnergyFactors> factors = factors_given(r);
+  const std::array<bool, kReportedFactors> factors = factors_given(r);
   ServiceFigures all;
   uint64_t all_slo_arrived = 0;
   Allocation all_held;

@@ -87,8 +87,8 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
                                            "unused_cost_usd",
                                            "energy_kwh"};
   // Carbon and energy cost only where some grid gives them, so that other runs keep their columns.
-  const std::array<bool, kEnergyFactors> factors = factors_given(r);
-  for (std::size_t k = 0; k < kEnergyFactors; ++k)
+  const std::array<bool, kReportedFactors> factors = factors_given(r);
+  for (std::size_t k = 0; k < kReportedFactors; ++k)
     if (factors[k]) columns.push_back(kFactorKeys[k]);
   // Only when some job has a deadline, so that runs without one keep their columns.
   const bool deadlines = s.jobs.any_deadline();
@@ -146,7 +146,7 @@ void jobs_table(TableSink& sink, const Scenario& s, const RunResult& r) {
     sink.cell(round_to(rec.cost_usd, 4));
     sink.cell(round_to(rec.cost_usd - rec.busy_cost_usd, 4));
     sink.cell(round_to(rec.energy_ws / 3.6e6, 6));
-    for (std::size_t k = 0; k < kEnergyFactors; ++k)
+    for (std::size_t k = 0; k < kReportedFactors; ++k)
       if (factors[k]) sink.cell(round_to(per_kwh(r.job_factors[j.id][k]) * kFactorScale[k], 6));
     if (deadlines) {
       const std::optional<Duration> d = s.jobs.deadline(j);

@@ -45,6 +45,38 @@ void read_price(const Fields& e, PoolSpec& pool, int gpus_per_node, const NodeTe
   }
 }
 
+const Section& owned_section() {
+  static const Section s{"owned",
+                         "What an owned node costs (market: owned; docs/guide/energy.md#owned-hardware)",
+                         {
+                             {"purchase_usd", Type::number().at_least(0), required, "USD", "One node's purchase price"},
+                             {"amortization_years", Type::number().above(0).at_most(20), required, "years",
+                              "Over how long its purchase is written off (straight line)"},
+                             {"maintenance_usd_per_year", Type::number().at_least(0), "0", "USD per year",
+                              "Its support, spares and hosting besides electricity"},
+                         }};
+  return s;
+}
+
+// An owned pool's node-hour price: its purchase written off over its amortization period, plus its
+// maintenance (8,760 hours a year); its electricity is charged as it is drawn.
+void read_owned(const Fields& e, PoolSpec& pool) {
+  const auto o = e.get("owned");
+  if (!o) {
+    if (pool.market == Market::owned) e.fail("an owned pool needs an owned: block (purchase_usd, amortization_years)");
+    return;
+  }
+  if (pool.market != Market::owned) o->fail("owned: applies to pools with market: owned");
+  for (const char* price : {"price_per_gpu_hour_usd", "price_per_node_hour_usd"})
+    if (auto p = e.get(price)) p->fail("an owned pool's price comes from its owned: block; give one or the other");
+  const Fields f = owned_section().read(*o);
+  const double purchase = f.number("purchase_usd"), years = f.number("amortization_years");
+  const double maintenance = f.number("maintenance_usd_per_year");
+  pool.price_per_node_hour_usd = purchase / (years * 8760) + maintenance / 8760;
+  pool.price_source = fmt::format("owned: {:g} USD per node over {:g} years, {:g} USD a year maintenance", purchase, years,
+                                  maintenance);
+}
+
 const Section& availability_section() {
   static const Section s{"spot_availability",
                          "A recorded spot availability trace (SkyPilot's \"Can't Be Late\" format)",
@@ -255,6 +287,7 @@ const Section& pool_section() {
            "What enforces fractional shares (sharing: fractional only)"},
           {"mig", Type::section(pool_mig_section()), "", "", "MIG on its GPUs (no other sharing then)"},
           {"market", Type::enumeration<Market>(), "on-demand", "", "How its nodes are bought"},
+          {"owned", Type::section(owned_section()), "", "", "What an owned node costs; required with market: owned"},
           {"labels", Type::map(Type::string()), "", "",
            "Its nodes' labels (beside the ones every node has: docs/guide/tenants.md)"},
           taints_field(),
@@ -313,6 +346,7 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, const ClusterEner
   }
   if (auto a = e.get("autoscale")) {
     if (pool.market == Market::reserved) a->fail("a reserved pool is a fixed commitment and cannot autoscale");
+    if (pool.market == Market::owned) a->fail("an owned pool's nodes are bought: it has a fixed count and cannot autoscale");
     pool.autoscale = read_autoscale(*a, s.model);
   }
   int64_t count = pool.autoscale.min_nodes;
@@ -367,6 +401,9 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, const ClusterEner
     pool.power_limit_w = limit;
   }
   read_pool_energy(e, energy, s.data_dir, pool);
+  read_owned(e, pool);
+  if (pool.market == Market::owned && !pool.electricity_usd_per_kwh)
+    e.at("market").fail("an owned pool pays for its electricity: give electricity_usd_per_kwh on it or on the cluster");
   if (auto k = e.get("kubelet")) pool.topology_manager = read_kubelet(*k);
   add_node_labels(pool, *t);
   if (auto taints = e.get("taints")) pool.taints = read_taints(*taints);
@@ -450,6 +487,56 @@ void read_node_list(const ConfigNode& node, const Catalog& catalog, const Cluste
 
 }  // namespace
 
+namespace {
+
+const Section& power_budget_section() {
+  static const Section s{"power_budget",
+                         "The IT power a set of pools (a rack, a hall) may hold at once (docs/guide/energy.md#power-budgets)",
+                         {
+                             {"name", Type::string(), required, "", "Its name, unique in the cluster"},
+                             {"pools", Type::string_list(), required, "", "The pools it powers (each in at most one budget)"},
+                             {"kw", Type::number().above(0), required, "kW",
+                              "What their powered nodes (at idle) and running jobs (at their demand, under the cap) may hold"},
+                         }};
+  return s;
+}
+
+// What the pool's nodes at the start hold of a budget (node_budget_w).
+double initial_budget_w(const PoolSpec& pool, const ExecutionModel& model) {
+  const GpuPower gpu = pool.gpu ? model.power.of(*pool.gpu, pool.power_limit_w) : GpuPower{};
+  double w = 0;
+  for (uint32_t i = 0; i < pool.initial_nodes; ++i) w += node_budget_w(gpu, pool.host_power, pool.shape(i).gpus);
+  return w;
+}
+
+void read_power_budgets(const ConfigNode& list, Scenario& s) {
+  for (const ConfigNode& node : list.items()) {
+    const Fields e = power_budget_section().read(node);
+    PowerBudget b{e.at("name").as_string(), e.number("kw") * 1000.0, 0};
+    for (const PowerBudget& other : s.power_budgets)
+      if (other.name == b.name) e.at("name").fail(fmt::format("two power budgets are named '{}'", b.name));
+    double idle_w = 0;
+    for (const std::string& name : e.string_list("pools")) {
+      const auto it = std::find_if(s.pools.begin(), s.pools.end(), [&](const PoolSpec& p) { return p.name == name; });
+      if (it == s.pools.end()) e.at("pools").fail(fmt::format("no pool is named '{}'", name));
+      const auto p = static_cast<std::size_t>(it - s.pools.begin());
+      for (const PowerBudget& other : s.power_budgets)
+        if (other.pool_mask >> p & 1)
+          e.at("pools").fail(fmt::format("pool '{}' is already in power budget '{}'", name, other.name));
+      if (b.pool_mask >> p & 1) e.at("pools").fail(fmt::format("pool '{}' is listed twice", name));
+      b.pool_mask |= uint64_t{1} << p;
+      idle_w += initial_budget_w(*it, s.model);
+    }
+    if (idle_w > b.limit_w)
+      e.at("kw").fail(fmt::format("its pools' nodes at the start draw {:.3f} kW idle (GPUs with clocks up, hosts): "
+                                  "expected at least that, got {:g} kW",
+                                  idle_w / 1000.0, b.limit_w / 1000.0));
+    s.power_budgets.push_back(std::move(b));
+  }
+}
+
+}  // namespace
+
 const Section& cluster_section() {
   static const Section s{
       "cluster",
@@ -464,6 +551,8 @@ const Section& cluster_section() {
            "The grid's carbon intensity: a number, or a series from a file; absent: no carbon figures"},
           {"electricity_usd_per_kwh", grid_value_type(), "", "USD/kWh",
            "The electricity price: a number, or a series from a file (time of use); absent: no energy cost figures"},
+          {"power_budgets", Type::list(Type::section(power_budget_section())), "", "",
+           "Power budgets over sets of pools: jobs and new nodes wait for room (docs/guide/energy.md#power-budgets)"},
       }};
   return s;
 }
@@ -492,6 +581,7 @@ void read_cluster(const ConfigNode& node, Scenario& s) {
         if (!listed.insert(n.name).second) cluster.fail(fmt::format("two nodes are named '{}'", n.name));
   if (node_total == 0) cluster.fail("the cluster is empty: give at least one pool with count >= 1, or a node list");
   if (s.pools.size() > 64) cluster.fail("at most 64 pools are supported");
+  if (auto budgets = cluster.get("power_budgets")) read_power_budgets(*budgets, s);
 }
 
 }  // namespace gpusim

@@ -108,6 +108,14 @@ struct PoolSpec {
   static std::string template_node_name(std::string_view pool, uint32_t i);
 };
 
+// A power budget (`cluster.power_budgets[i]`): the IT power a set of pools (a rack, a hall) may hold at
+// once, in watts (docs/guide/energy.md#power-budgets; sim/power.hpp node_budget_w, claim_budget_w).
+struct PowerBudget {
+  std::string name;
+  double limit_w = 0;
+  uint64_t pool_mask = 0;  // bit p: pool p is in it (a pool is in at most one)
+};
+
 // A pool of the built cluster: its spec, and where its node and GPU ids are. Ids are reserved for
 // every slot, but only slots that have held a node are built: the first `built` ones (a pool
 // provisions its lowest free slot), so an unused autoscaling maximum costs no memory.

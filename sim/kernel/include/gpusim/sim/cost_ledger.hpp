@@ -6,6 +6,8 @@
 // share of each GPU's idle draw and of its host's that a claim holds, and what the job's busy share
 // draws above idle on each GPU (its demand at the GPU's scale under the cap) and on its host; where a
 // pool's grid gives a carbon intensity or an electricity price, the same weighed by them (job_factors).
+// On an owned pool the electricity is part of the cost: a job's cost_usd adds what its claims' idle share
+// and its busy draw cost, its busy_cost_usd the latter.
 // Where each job's charges start is kept in its in-flight block (JobFlight::claim_marks, busy_mark_usd);
 // the engine calls the ledger where claims are taken and given back and where a job's busy share changes.
 #include <cstddef>
@@ -20,7 +22,7 @@ namespace gpusim {
 class CostLedger {
  public:
   CostLedger(const Cluster& cluster, const Metrics& metrics, std::size_t jobs)
-      : cluster_(cluster), metrics_(metrics), job_f_(jobs) {}
+      : cluster_(cluster), metrics_(metrics), job_f_(jobs), owned_idle_usd_(cluster.pools().size(), 0.0) {}
 
   // The job claimed a share of a GPU of `pool` now (its claims in order, as JobFlight::claims).
   void claimed(JobFlight& f, PoolId pool, GpuId g, Time now) const {
@@ -34,7 +36,11 @@ class CostLedger {
     for (std::size_t i = 0; i < marks.size(); ++i) {
       const double share = f.claims[i].milli.gpus();
       r.cost_usd += share * (price(f, f.placement.gpus[i], now) - marks[i].price_usd);
-      charge(id, r, share, metrics_.static_mark(f.placement.gpus[i], now), marks[i].static_energy);
+      if (const double owned = charge(id, r, share, metrics_.static_mark(f.placement.gpus[i], now), marks[i].static_energy);
+          owned != 0) {
+        r.cost_usd += owned;
+        owned_idle_usd_[pool_of(cluster_, f, f.placement.gpus[i])] += owned;
+      }
       r.allocated_gpu += GpuTime::of(now - marks[i].since, share);
     }
     f.claim_marks.clear();
@@ -50,11 +56,16 @@ class CostLedger {
     r.busy_cost_usd += busy * (mark - f.busy_mark_usd);
     f.busy_mark_usd = mark;
     const EnergyMark energy = dynamic_sum(f, kind, now);
-    charge(id, r, busy, energy, f.energy_mark);
+    if (const double owned = charge(id, r, busy, energy, f.energy_mark); owned != 0) {
+      r.cost_usd += owned;
+      r.busy_cost_usd += owned;
+    }
     f.energy_mark = energy;
   }
   // Per job, its energy weighed by its grids' factors (watt-seconds x gCO2e/kWh, x USD/kWh).
   PagedVector<FactorSums> take_job_factors() { return std::move(job_f_); }
+  // Per pool, what jobs were charged for the idle draw they held on owned pools (USD).
+  const std::vector<double>& owned_idle_usd() const { return owned_idle_usd_; }
 
  private:
   // What one whole GPU of the pool of the job's GPU `g` has cost up to now.
@@ -67,11 +78,13 @@ class CostLedger {
   }
 
   // Charges job id share x (now - then): its energy, and (where a grid gives a factor) its factor sums.
-  void charge(JobId id, JobRecord& r, double share, const EnergyMark& now, const EnergyMark& then) {
+  // Returns what of it owned pools' electricity cost (USD).
+  double charge(JobId id, JobRecord& r, double share, const EnergyMark& now, const EnergyMark& then) {
     r.energy_ws += share * (now.ws - then.ws);
-    if (!metrics_.weighted()) return;
+    if (!metrics_.weighted()) return 0;
     FactorSums& sums = job_f_[id];
     for (std::size_t k = 0; k < kEnergyFactors; ++k) sums[k] += share * (now.f[k] - then.f[k]);
+    return share * (now.f[kOwnedElectricity] - then.f[kOwnedElectricity]) / 3.6e6;
   }
   // Sum over the job's GPUs of what busy share 1 of its kind draws there above idle, up to now.
   EnergyMark dynamic_sum(const JobFlight& f, JobKind kind, Time now) const {
@@ -88,6 +101,7 @@ class CostLedger {
   const Cluster& cluster_;
   const Metrics& metrics_;
   PagedVector<FactorSums> job_f_;  // per job; pages written only where some grid gives a factor
+  std::vector<double> owned_idle_usd_;
 };
 
 }  // namespace gpusim

@@ -15,6 +15,7 @@
 #include "gpusim/sim/module.hpp"
 #include "gpusim/sim/node_lifecycle.hpp"
 #include "gpusim/sim/observer.hpp"
+#include "gpusim/sim/power_budgets.hpp"
 #include "gpusim/sim/scheduler.hpp"
 #include "gpusim/sim/world.hpp"
 
@@ -64,6 +65,7 @@ struct KernelResult {
   std::vector<PoolActivity> pools;  // per pool
   // Per job, its energy weighed by its grids' carbon intensity and electricity price (CostLedger).
   PagedVector<FactorSums> job_factors;
+  std::vector<PowerBudgetUse> power_budgets;  // per cluster.power_budgets entry
   // Where job `id` ran last (still runs, when it is running at the end); empty if it never ran.
   PlacementView placement(JobId id) const { return flights.placement(jobs[id]); }
 };

@@ -62,6 +62,7 @@ struct PoolPower {
 struct PoolEnergy {
   double gpu_ws = 0, host_ws = 0;
   FactorSums gpu_f{}, host_f{};  // the same weighed by each factor its grid gives
+  FactorSums idle_f{};           // the facility's idle draw (GPUs and hosts), weighed
 };
 
 class Metrics {
@@ -107,10 +108,7 @@ class Metrics {
   // Facility watt-seconds, up to t, of GPU g's idle draw and its share of its host's idle draw, and the
   // same weighed by each factor of its pool's grid: a claim of share s held from t0 to t1 is charged s x
   // (static_mark(t1) - static_mark(t0)).
-  EnergyMark static_mark(GpuId g, Time t) const {
-    const GpuDraw d = brought(g, t, weighted_);
-    return {d.static_ws, d.static_f};
-  }
+  EnergyMark static_mark(GpuId g, Time t) const;
   // Facility watt-seconds, up to t, that a job of `kind` with busy share 1 draws on GPU g above its idle
   // draw (its demand at the GPU's scale, and its host's busy share), and the same weighed: a job with
   // busy share u from t0 to t1 is charged u x the difference.
@@ -118,12 +116,18 @@ class Metrics {
   bool weighted() const { return weighted_; }  // some pool's grid gives a factor
   // A pool's energy up to the end of the run (finish() brings every GPU there).
   const PoolEnergy& pool_energy(PoolId pool) const { return pool_energy_[pool]; }
+  // After finish: an owned pool's electricity joins its cost (docs/guide/energy.md#owned-hardware): all of it
+  // to cost_usd, what its GPUs and hosts drew above idle (all charged to jobs) to busy_cost_usd, and that
+  // with `jobs_idle_usd` (the idle draw jobs' claims held, CostLedger::owned_idle_usd) to allocated_cost_usd.
+  void add_owned_electricity(PoolId pool, double jobs_idle_usd);
   const PoolPower& pool_power(PoolId pool) const { return power_[pool]; }
 
   Time last() const { return last_; }
   // The pool's allocated GPUs (milli / 1000) and busy GPUs right now.
   double allocated_gpus_now(PoolId pool) const { return static_cast<double>(allocated_milli_[pool]) / 1000.0; }
   double busy_gpus_now(PoolId pool) const { return busy_gpus_[pool]; }
+  // The pool's GPU capacity (ready or draining) not allocated right now, in milli-GPUs.
+  int64_t free_milli_now(PoolId pool) const { return int64_t{pools_[pool].ready_gpus} * 1000 - allocated_milli_[pool]; }
   double tenant_gpus_now(uint16_t tenant) const {
     int64_t milli = 0;
     for (std::size_t p = 0; p * tenants_ < tenant_milli_.size(); ++p) milli += tenant_milli_[p * tenants_ + tenant];
@@ -208,6 +212,11 @@ class Metrics {
   // Integrates d's draw from its `since` to t (>= it); `weigh`: its factor sums too (a copy read for its
   // watt-seconds alone may skip them).
   void bring(GpuDraw& d, Time t, bool weigh = true) const;
+  // The GPU's own idle draw over `span` from d's `since` (the part of its draw that is not its residents').
+  double idle_ws(const GpuDraw& d, const PoolPower& p, Duration span) const {
+    return d.busy ? p.gpu.idle_high_w * span.seconds()
+                  : idle_energy_ws(p.gpu, d.ever_busy ? d.since - d.idle_from : p.gpu.clock_hold, span);
+  }
   // GPU g's draw brought to t, its state unchanged.
   GpuDraw brought(GpuId g, Time t, bool weigh) const {
     GpuDraw d = gpu_draw_[g];

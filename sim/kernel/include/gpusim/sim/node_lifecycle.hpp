@@ -16,6 +16,7 @@
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/event_queue.hpp"
 #include "gpusim/sim/metrics.hpp"
+#include "gpusim/sim/power_budgets.hpp"
 
 namespace gpusim {
 
@@ -48,7 +49,8 @@ class NodeLifecycle {
     Rng rng;                                            // spot/<pool>: reclaim times and which node goes
   };
 
-  NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, EventQueue& events, const Time& now, Host& host);
+  NodeLifecycle(uint64_t seed, Cluster& cluster, Metrics& metrics, PowerBudgets& budgets, EventQueue& events, const Time& now,
+                Host& host);
 
   // At time 0: prices, the initial nodes the market has, the first market ticks.
   void start();
@@ -82,6 +84,7 @@ class NodeLifecycle {
 
   Cluster& cluster_;
   Metrics& metrics_;
+  PowerBudgets& budgets_;
   EventQueue& events_;
   const Time& now_;
   Host& host_;

@@ -16,6 +16,7 @@ namespace gpusim {
 
 class Admission;
 class Metrics;
+class PowerBudgets;
 struct Sample;
 struct Scenario;
 
@@ -38,6 +39,8 @@ class RunState : public ClusterView {
   // The run's admissions, in the order they are asked (sim/admission.hpp); an observer of one finds
   // it by its type (kueue_state() in sim/tenancy_admission.hpp).
   virtual const std::vector<Admission*>& admissions() const = 0;
+  // The cluster's power budgets and what they hold now (sim/power_budgets.hpp).
+  virtual const PowerBudgets& power_budgets() const = 0;
 };
 
 // Observer::job_transition's cause when an admission (sim/admission.hpp) let the job into the

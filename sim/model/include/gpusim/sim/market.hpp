@@ -14,10 +14,12 @@
 
 namespace gpusim {
 
-enum class Market : uint8_t { on_demand, spot, reserved };
+// owned: bought outright; its node-hour price is its purchase amortized plus its maintenance, and its
+// electricity is part of its cost (docs/guide/energy.md#owned-hardware).
+enum class Market : uint8_t { on_demand, spot, reserved, owned };
 constexpr auto enum_table(Market) {
   return std::to_array<EnumName<Market>>(
-      {{Market::on_demand, "on-demand"}, {Market::spot, "spot"}, {Market::reserved, "reserved"}});
+      {{Market::on_demand, "on-demand"}, {Market::spot, "spot"}, {Market::reserved, "reserved"}, {Market::owned, "owned"}});
 }
 
 // A recorded spot availability series, as the SkyPilot "Can't Be Late" traces give it: tick i starts

@@ -30,9 +30,13 @@ constexpr auto enum_table(PowerBound) {
 using BoundMix = std::array<double, enum_count<PowerBound>>;
 
 // What a watt-second is weighed by where a pool's grid gives it: its carbon intensity (gCO2e per kWh),
-// its electricity price (USD per kWh). Sums of watt-seconds x the factor: / 3.6e6 gives g or USD.
-enum class EnergyFactor : uint8_t { carbon, electricity };
-inline constexpr std::size_t kEnergyFactors = 2;
+// its electricity price (USD per kWh), and that price again on owned pools only (market: owned), whose
+// electricity is part of their cost. Sums of watt-seconds x the factor: / 3.6e6 gives g or USD. Outputs
+// report the first kReportedFactors; the last is folded into cost (sim/cost_ledger.hpp).
+enum class EnergyFactor : uint8_t { carbon, electricity, owned_electricity };
+inline constexpr std::size_t kEnergyFactors = 3;
+inline constexpr std::size_t kReportedFactors = 2;
+inline constexpr std::size_t kOwnedElectricity = static_cast<std::size_t>(EnergyFactor::owned_electricity);
 using FactorSums = std::array<double, kEnergyFactors>;
 // An energy integral at an instant (the cost ledger's marks): watt-seconds, and the same weighed by each
 // factor (0 where no grid gives it).
@@ -97,6 +101,17 @@ GpuPower limited_to(const GpuPower& p, double tdp_w, double limit_w);
 // one context at a time, so a resident's own demand is what its slices draw; with MPS or fractional
 // shares the residents draw together and this understates the slowdown (assumed).
 double limit_speed(const GpuPower& p, const GpuPower& limited, const BoundMix& busy);
+
+// Power budgets (a rack's or a hall's kW over a set of pools, IT power; docs/guide/energy.md#power-budgets)
+// are held, not measured: what a node or a claim could draw, so that a budget the scheduler keeps is never
+// exceeded however the work then runs. A powered node holds its GPUs at idle_high_w (their clocks up: the
+// most an idle GPU draws) and its host's idle figure.
+double node_budget_w(const GpuPower& gpu, const HostPower& host, int gpus);
+// A claim of one whole GPU for work of `mix` holds what it wants above idle_high_w at full clock, no more
+// than the cap allows, and its GPU's share of its host's busy - idle on a node of `node_gpus` GPUs; a
+// claim of a share holds that share of it. Example (H200 at 700 W, bf16 GEMM): 877 W wanted, 690 - 121 =
+// 569 W held, plus (host busy - idle) / 8.
+double claim_budget_w(const GpuPower& gpu, const HostPower& host, int node_gpus, const BoundMix& mix);
 
 // model.yaml `power`: entries by GPU model, and what each job kind's work is bound by.
 struct PowerModel {

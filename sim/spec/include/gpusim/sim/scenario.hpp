@@ -56,6 +56,7 @@ struct Scenario {
   std::optional<Time> horizon;  // when the run stops; none: run until every job that can finish has finished
   std::shared_ptr<const Catalog> catalog;
   std::vector<PoolSpec> pools;
+  std::vector<PowerBudget> power_budgets;
   ExecutionModel model;  // built-in defaults with the scenario's `model:` applied
   JobSet jobs;
   // workload.reference_gpu: the GPU model the durations of jobs that name none are stated on (a model
