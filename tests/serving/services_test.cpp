@@ -551,3 +551,25 @@ TEST(Services, LatencyHistogramBuckets) {
   EXPECT_LE(3'000'000 - big.percentile_us(100), 3'000'000 / 1024);
 }
 }  // namespace
+
+// A serving replica draws as its batch says (model.yaml power.serving_decode; docs/guide/energy.md#serving-replicas):
+// one request of 16 prompt tokens and 3 out keeps the toy replica busy at batch 1 from its arrival to its last
+// token. TOY's 100 W TDP scales the H200's watts by 1/7: batch-1 decode draws 426.4 / 7 W, 305.4 / 7 above
+// idle with clocks up, where the inference kind's fixed mix (serving_decode: [] falls back to it) draws
+// 575.66 / 7, 454.66 / 7 above. The replica holds its GPU from time 0, so it is charged all the fleet draws.
+TEST(Services, AReplicaDrawsAsItsBatchSays) {
+  const std::string trace = azure_trace("e1.csv", "2023-11-16 18:00:00.0000000,16,3\n");
+  const std::string text = toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
+                               "{trace: {format: azure-llm-2023, file: " + trace + "}}");
+  const RunResult batch = test::simulate_keeping_requests(test::load(write_file("e1.yaml", text)), true);
+  const RunResult kind = test::simulate_keeping_requests(
+      test::load(write_file("e1k.yaml", text), {"model.power.serving_decode=[]"}), true);
+  const double busy_s = static_cast<double>(test::request_row(batch, 0).e2e_us) / 1e6;
+  EXPECT_EQ(test::request_row(kind, 0).e2e_us, test::request_row(batch, 0).e2e_us);  // energy only: same timing
+  const double above_b1 = (426.4 - 121) / 7, above_kind = (121 + 0.6 * 254 + 0.4 * 569 / 0.753 - 121) / 7;
+  EXPECT_NEAR(kind.jobs[0].energy_ws - batch.jobs[0].energy_ws, (above_kind - above_b1) * busy_s, 1e-6);
+  for (const RunResult* r : {&batch, &kind}) {
+    const PoolEnergy& e = r->metrics.pool_energy(PoolId{0});
+    EXPECT_NEAR(r->jobs[0].energy_ws, e.gpu_ws + e.host_ws, 1e-9 * (e.gpu_ws + e.host_ws));
+  }
+}

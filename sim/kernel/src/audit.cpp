@@ -53,7 +53,7 @@ class Audit final : public Observer {
     bring(d, pool, run.now());
     BoundMix mix{};
     for (JobId j : gpu.residents) {
-      const BoundMix& m = run.model().power.bound_by[static_cast<std::size_t>(run.job(j).kind)];
+      const BoundMix m = run.power_mix(j);
       for (std::size_t b = 0; b < mix.size(); ++b) mix[b] += run.busy_share(j) * m[b];
     }
     const bool busy = gpu.busy > 0;

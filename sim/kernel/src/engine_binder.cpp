@@ -284,8 +284,27 @@ void Engine::settle(JobId id) {
   }
   r.remaining = remaining_now(r);
   f.since = now_;
-  ledger_.settle_busy(id, r, f, job(id).kind, active_u(id) * f.sharing_rate, now_);
+  const double busy = active_u(id) * f.sharing_rate;
+  ledger_.settle_busy(id, r, f, job(id).kind, busy, energy_share(id, busy), now_);
   life_.note_running_change(id);  // its rate may change now
+}
+
+double Engine::energy_share(JobId id, double busy) const {
+  const Module* m = owner(id);
+  if (!m || busy == 0) return busy;
+  const std::optional<BoundMix> mix = m->power_mix(id);
+  if (!mix) return busy;
+  const JobFlight& f = flights_[records_[id]];
+  const PoolPower& pp = metrics_.pool_power(pool_of(cluster_, f, f.placement.gpus.front()));
+  const double kind_w = pp.demand_w[static_cast<std::size_t>(job(id).kind)];
+  return kind_w > 0 ? busy * demand_above_idle_w(pp.gpu, *mix) / kind_w : busy;
+}
+
+void Engine::settle_energy(JobId id) {
+  JobRecord& r = records_[id];
+  JobFlight& f = flights_[r];
+  const double busy = active_u(id) * f.sharing_rate;
+  ledger_.settle_energy(id, r, f, job(id).kind, busy, energy_share(id, busy), now_);
 }
 
 void Engine::schedule_completion(JobId id) {
@@ -369,23 +388,24 @@ void Engine::refresh_rates(const std::vector<GpuId>& changed, bool network) {
   busy_changed.erase(std::unique(busy_changed.begin(), busy_changed.end()), busy_changed.end());
   for (JobId j : touched)
     if (Module* m = owner(j); m && records_[j].status == JobStatus::running) m->share_changed(j, now_);
-  const auto& bound_by = model().power.bound_by;
-  for (GpuId g : busy_changed) {
-    const Gpu& gpu = cluster_.gpu(g);
-    double busy = 0;
-    BoundMix mix{};  // what the residents' busy shares are bound by (the power model)
-    for (JobId j : gpu.residents) {
-      const double share = active_u(j) * flights_[records_[j]].sharing_rate;
-      busy += share;
-      const BoundMix& m = bound_by[static_cast<std::size_t>(job(j).kind)];
-      for (std::size_t b = 0; b < mix.size(); ++b) mix[b] += share * m[b];
-    }
-    busy = std::clamp(busy, 0.0, 1.0);
-    metrics_.add_busy(cluster_.node(gpu.node).pool, g, busy - gpu.busy, now_);
-    metrics_.set_draw(g, mix, busy, now_);
-    cluster_.set_busy(g, busy);
-    notify([&](Observer& o) { o.gpu_busy_changed(*this, g); });
+  for (GpuId g : busy_changed) refresh_draw(g);
+}
+
+void Engine::refresh_draw(GpuId g) {
+  const Gpu& gpu = cluster_.gpu(g);
+  double busy = 0;
+  BoundMix mix{};  // what the residents' busy shares are bound by (the power model)
+  for (JobId j : gpu.residents) {
+    const double share = active_u(j) * flights_[records_[j]].sharing_rate;
+    busy += share;
+    const BoundMix m = power_mix(j);
+    for (std::size_t b = 0; b < mix.size(); ++b) mix[b] += share * m[b];
   }
+  busy = std::clamp(busy, 0.0, 1.0);
+  metrics_.add_busy(cluster_.node(gpu.node).pool, g, busy - gpu.busy, now_);
+  metrics_.set_draw(g, mix, busy, now_);
+  cluster_.set_busy(g, busy);
+  notify([&](Observer& o) { o.gpu_busy_changed(*this, g); });
 }
 
 }  // namespace gpusim

@@ -48,6 +48,11 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   double switching(GpuId g) const override { return rates_.switching(g); }
   const std::vector<Admission*>& admissions() const override { return ext_.admissions; }
   const PowerBudgets& power_budgets() const override { return budgets_; }
+  BoundMix power_mix(JobId id) const override {
+    if (const Module* m = owner(id))
+      if (auto mix = m->power_mix(id)) return *mix;
+    return model().power.bound_by[static_cast<std::size_t>(job(id).kind)];
+  }
   // ClusterView
   Time now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
@@ -198,6 +203,11 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // Recomputes the sharing rates on `changed` GPUs (and with `network`, every multi-node job's NIC
   // share) and moves the completions of jobs whose rate changed.
   void refresh_rates(const std::vector<GpuId>& changed, bool network = false);
+  // GPU g's busy fraction and draw from its residents' busy shares and power mixes now.
+  void refresh_draw(GpuId g);
+  // What the job's busy share `busy` is charged its GPUs' energy at: busy x its power mix's demand over its
+  // kind's (busy unless its module gives it a mix of its own).
+  double energy_share(JobId id, double busy) const;
   // Shares the NICs once per instant, after the instant's events and decision pass, if a job
   // joined or left the network in it: sharing after each start or stop set rates that the next one
   // replaced at the same time (issue 22).
@@ -235,6 +245,10 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   const JobFlight& flight(JobId id) const override { return flights_[records_[id]]; }
   double demand(JobId id) const override { return active_u(id); }
   void demand_changed(std::vector<GpuId> gpus) override { refresh_rates(gpus); }
+  void settle_energy(JobId id) override;
+  void power_changed(std::vector<GpuId> gpus) override {
+    for (GpuId g : gpus) refresh_draw(g);
+  }
   void pod_created(JobId id) override;
   void pod_deleted(JobId id) override;
   void terminating(JobId id, std::optional<Time> leave_at) override;

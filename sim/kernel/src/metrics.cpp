@@ -253,17 +253,21 @@ EnergyMark Metrics::static_mark(GpuId g, Time t) const {
   return {d.static_ws + p.pue * (idle_ws(d, p, t - d.since) + d.host_idle_w * (t - d.since).seconds()), {}};
 }
 
-EnergyMark Metrics::dynamic_mark(GpuId g, JobKind kind, Time t) const {
+DynamicMark Metrics::dynamic_mark(GpuId g, JobKind kind, Time t) const {
   const GpuDraw& d = gpu_draw_[g];  // a job's GPU is powered and t >= d.since: the scale's integral is all that moves
   const PoolPower& p = power_[d.pool];
   const double demand_w = p.demand_w[static_cast<std::size_t>(kind)];
-  EnergyMark out;
-  out.ws = p.pue * (demand_w * (d.scale_s + d.scale * (t - d.since).seconds()) + d.host_busy_w * (t - Time()).seconds());
+  DynamicMark out;
+  const double gpu_ws = demand_w * (d.scale_s + d.scale * (t - d.since).seconds());
+  out.all.ws = p.pue * (gpu_ws + d.host_busy_w * (t - Time()).seconds());
+  out.gpu.ws = p.pue * gpu_ws;
   if (!p.weighted()) return out;
   for (std::size_t k = 0; k < kEnergyFactors; ++k)
     if (const StepSeries* f = p.factors[k]) {
       const double ft = f->integral(t);
-      out.f[k] = p.pue * (demand_w * (d.scale_f[k] + d.scale * (ft - f->integral(d.since))) + d.host_busy_w * ft);
+      const double gpu_f = demand_w * (d.scale_f[k] + d.scale * (ft - f->integral(d.since)));
+      out.all.f[k] = p.pue * (gpu_f + d.host_busy_w * ft);
+      out.gpu.f[k] = p.pue * gpu_f;
     }
   return out;
 }

@@ -11,8 +11,12 @@ int64_t to_mw(double w) { return static_cast<int64_t>(std::ceil(w * 1000.0)); }
 
 PowerBudgets::PowerBudgets(const std::vector<PowerBudget>& budgets, const Cluster& cluster, const PowerModel& power,
                            std::size_t jobs)
-    : any_(!budgets.empty()), budgets_(budgets), budget_of_(cluster.pools().size(), -1), claim_mw_(cluster.pools().size()),
-      gpu_(cluster.pools().size()), host_(cluster.pools().size()) {
+    : any_(!budgets.empty()),
+      budgets_(budgets),
+      budget_of_(cluster.pools().size(), -1),
+      claim_mw_(cluster.pools().size()),
+      gpu_(cluster.pools().size()),
+      host_(cluster.pools().size()) {
   if (budgets_.empty()) return;
   for (std::size_t b = 0; b < budgets_.size(); ++b) {
     limit_mw_.push_back(static_cast<int64_t>(std::floor(budgets_[b].limit_w * 1000.0)));

@@ -227,6 +227,16 @@ const Section& power_entry_section() {
   return s;
 }
 
+const Section& serving_decode_section() {
+  static const Section s{"serving_decode_point",
+                         "One measured decode draw",
+                         {
+                             {"batch", Type::number().at_least(1), required, "requests", "Requests in each decode step"},
+                             {"power_w", Type::number().above(0), required, "W", "The GPU's mean draw, always busy"},
+                         }};
+  return s;
+}
+
 const Section& power_section() {
   static const Section s = model_subsection(
       "power", "The power model: energy accounting and metrics.om's DCGM_FI_DEV_POWER_USAGE",
@@ -241,6 +251,9 @@ const Section& power_section() {
            "", "", "What each job kind's busy time is bound by: tensor, fp32, memory, or shares of them summing to 1"},
           {"host", Type::section(host_power_section()), "", "",
            "What a node draws besides its GPUs where its template gives no host_power (a node list's nodes)"},
+          {"serving_decode", Type::list(Type::section(serving_decode_section())), "", "",
+           "Measured decode draw by batch on the default entry's GPU: serving replicas' mix follows their batch "
+           "(docs/guide/energy.md#serving-replicas); absent: they draw as the inference kind"},
           {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
       });
   return s;
@@ -475,6 +488,15 @@ void ExecutionModel::apply(const ConfigNode& model) {
         power.bound_by[static_cast<std::size_t>(*parse_enum<JobKind>(kind_name))] = parse_bound_mix(mix);
     }
     if (auto h = p.get("host")) power.host = HostPower::parse(*h);
+    if (auto list = p.get("serving_decode")) {
+      power.serving_decode.clear();
+      for (const auto& item : list->items()) {
+        const Fields d = serving_decode_section().read(item);
+        if (!power.serving_decode.empty() && d.number("batch") <= power.serving_decode.back().batch)
+          d.at("batch").fail("expected batches in increasing order");
+        power.serving_decode.push_back({d.number("batch"), d.number("power_w")});
+      }
+    }
   }
   if (auto block = doc.get("serving")) {
     const Fields sv = serving_section().read(*block);

@@ -1,6 +1,7 @@
 #include "gpusim/sim/power.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "gpusim/sim/gpu_entries.hpp"
@@ -73,6 +74,30 @@ double node_budget_w(const GpuPower& gpu, const HostPower& host, int gpus) { ret
 double claim_budget_w(const GpuPower& gpu, const HostPower& host, int node_gpus, const BoundMix& mix) {
   const double gpu_w = std::min(demand_above_idle_w(gpu, mix), std::max(0.0, gpu.capped_w - gpu.idle_high_w));
   return gpu_w + (host.busy_w - host.idle_w) / std::max(1, node_gpus);
+}
+
+BoundMix PowerModel::serving_mix(double batch) const {
+  if (serving_decode.empty()) return bound_by[static_cast<std::size_t>(JobKind::inference)];
+  const Entry* base = nullptr;  // the last default entry: the one the points were measured on
+  for (const Entry& e : entries)
+    if (e.gpus.empty()) base = &e;
+  if (!base) throw std::logic_error("power: serving_decode needs a default entry");
+  const auto m = static_cast<std::size_t>(PowerBound::memory), t = static_cast<std::size_t>(PowerBound::tensor);
+  const auto tensor_share = [&](const DecodePoint& p) {
+    return std::clamp((p.power_w - base->power.busy_w[m]) / (base->power.busy_w[t] - base->power.busy_w[m]), 0.0, 1.0);
+  };
+  double share = tensor_share(serving_decode.front());
+  const double x = std::log2(std::max(batch, 1.0));
+  for (std::size_t i = 0; i + 1 < serving_decode.size(); ++i) {
+    const double x0 = std::log2(serving_decode[i].batch), x1 = std::log2(serving_decode[i + 1].batch);
+    if (x <= x0) break;
+    const double y0 = tensor_share(serving_decode[i]), y1 = tensor_share(serving_decode[i + 1]);
+    share = x >= x1 ? y1 : y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+  }
+  BoundMix mix{};
+  mix[t] = share;
+  mix[m] = 1 - share;
+  return mix;
 }
 
 GpuPower PowerModel::of(const GpuModel& gpu) const {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -93,6 +94,9 @@ struct Replica {
   double busy_s = 0;        // while shown busy, up to busy_since
   Time busy_since;
   bool listed = false;  // in busy_changes
+  // Its power level: the bit width of its iteration's batch (requests), what its draw follows
+  // (Serving::power_level), and the level the engine knows.
+  uint8_t level = 0, shown_level = 0;
   Time placed_at;
   int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size() + receiving.size()); }
 };
@@ -591,6 +595,13 @@ struct Serving::Impl {
     if (r.in_flight || (r.state != ReplicaState::ready && r.state != ReplicaState::draining) || !schedule(r, now)) return;
     r.in_flight = true;
     ++services[r.service].fig.iterations;
+    if (const auto level = static_cast<uint8_t>(std::bit_width(r.batch.size())); level != r.level) {
+      r.level = level;
+      if (r.shown_busy && level != r.shown_level && !r.listed) {  // the engine redraws its GPU
+        r.listed = true;
+        busy_changes.push_back(r.job);
+      }
+    }
     const Duration work = iteration_work(r, 1.0);
     if (r.share.ts_gpu != kNoGpu) {  // it ends when its turns on the GPU have done the work (predict)
       sliced_gpu(r).rr.submit(static_cast<uint32_t>(r.job), now, work);
@@ -985,6 +996,7 @@ void Serving::stopped(JobId id, Time now) {
   r.sending.clear();
   if (r.shown_busy) r.busy_s += (now - r.busy_since).seconds();
   r.busy = r.shown_busy = false;  // it holds no GPU now: nothing to tell the engine
+  r.level = r.shown_level = 0;
   r.free_blocks = r.total_blocks;
   r.pool.reset();
   // Its requests start over, from their prefill, in arrival order.
@@ -1008,23 +1020,36 @@ void Serving::stopped(JobId id, Time now) {
   }
 }
 
-std::vector<JobId> Serving::take_busy_changes(Time now, const std::function<void(JobId)>& before) {
+std::vector<JobId> Serving::take_busy_changes(Time now, const std::function<void(JobId)>& before,
+                                              const std::function<void(JobId)>& before_level, std::vector<JobId>& level_changes) {
   Impl& m = *impl_;
   std::vector<JobId> out;
   std::sort(m.busy_changes.begin(), m.busy_changes.end());
   for (JobId id : m.busy_changes) {
     Replica& r = m.replicas[id];
     r.listed = false;
-    if (r.busy == r.shown_busy) continue;  // back as it was
+    if (r.busy == r.shown_busy) {
+      if (r.busy && r.level != r.shown_level) {  // busy all along, at another batch
+        before_level(id);
+        r.shown_level = r.level;
+        level_changes.push_back(id);
+      }
+      continue;
+    }
     before(id);
     if (r.shown_busy) r.busy_s += (now - r.busy_since).seconds();
     r.busy_since = now;
     r.shown_busy = r.busy;
+    r.shown_level = r.level;
     out.push_back(id);
   }
   m.busy_changes.clear();
   return out;
 }
+
+bool Serving::has_busy_changes() const { return !impl_->busy_changes.empty(); }
+
+uint8_t Serving::power_level(JobId id) const { return impl_->replicas[id].shown_level; }
 
 ReplicaGauges Serving::gauges(JobId id, Time now) const {
   const Replica& r = impl_->replicas[id];

@@ -18,6 +18,8 @@ ServingModule::ServingModule(const Scenario& s, ServingRecords keep) : scenario_
 
 void ServingModule::start(ModuleHost& host) {
   host_ = &host;
+  for (uint8_t level = 0; level <= 64; ++level)
+    level_mix_.push_back(scenario_.model.power.serving_mix(Serving::level_batch(level)));
   serving_.kv_links([this](JobId from, JobId to) { return kv_link_bytes_per_s(from, to); });
   // The initial pods: their slots arrive with the other jobs at the start.
   for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_.reconcile(s, Time(), slot_fn(Time()));
@@ -161,14 +163,19 @@ ReplicaDevice ServingModule::device(JobId id) const {
 
 void ServingModule::serve(Time now) {
   serving_.advance(now);
+  if (!serving_.has_busy_changes()) return;  // most instants: nothing for the engine
   const RunState& run = host_->state();
   std::vector<GpuId> gpus;
   // What a replica's busy GPU share cost so far is charged at the demand it had.
   const auto settle_running = [&](JobId id) {
     if (run.record(id).status == JobStatus::running) host_->settle(id);
   };
-  std::vector<JobId> drained;
-  for (JobId id : serving_.take_busy_changes(now, settle_running))
+  // A replica busy all along whose batch moved to another power level: its energy so far at the old mix.
+  const auto settle_energy = [&](JobId id) {
+    if (run.record(id).status == JobStatus::running) host_->settle_energy(id);
+  };
+  std::vector<JobId> drained, levels;
+  for (JobId id : serving_.take_busy_changes(now, settle_running, settle_energy, levels))
     if (run.record(id).status == JobStatus::running) {
       const auto& held = host_->flight(id).placement.gpus;
       gpus.insert(gpus.end(), held.begin(), held.end());
@@ -180,7 +187,23 @@ void ServingModule::serve(Time now) {
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
     host_->demand_changed(std::move(gpus));
   }
+  std::vector<GpuId> drawing;
+  for (JobId id : levels)
+    if (run.record(id).status == JobStatus::running) {
+      const auto& held = host_->flight(id).placement.gpus;
+      drawing.insert(drawing.end(), held.begin(), held.end());
+    }
+  if (!drawing.empty()) {
+    std::sort(drawing.begin(), drawing.end());
+    drawing.erase(std::unique(drawing.begin(), drawing.end()), drawing.end());
+    host_->power_changed(std::move(drawing));
+  }
   for (JobId id : drained) host_->leave(id);
+}
+
+std::optional<BoundMix> ServingModule::power_mix(JobId id) const {
+  if (!serving_.is_replica(id)) return std::nullopt;
+  return level_mix_[serving_.power_level(id)];
 }
 
 SlotState ServingModule::slot_state(JobId id, Time now) const {

@@ -50,13 +50,21 @@ class CostLedger {
     f.busy_mark_usd = price_sum(f, now);
     f.energy_mark = dynamic_sum(f, kind, now);
   }
-  // Charges the busy share `busy` (SM demand x sharing rate) the job has had since its last mark.
-  void settle_busy(JobId id, JobRecord& r, JobFlight& f, JobKind kind, double busy, Time now) {
+  // Charges the busy share `busy` (SM demand x sharing rate) the job has had since its last mark, and
+  // its energy (its GPUs' at `gpu_share`: settle_energy).
+  void settle_busy(JobId id, JobRecord& r, JobFlight& f, JobKind kind, double busy, double gpu_share, Time now) {
     const double mark = price_sum(f, now);
     r.busy_cost_usd += busy * (mark - f.busy_mark_usd);
     f.busy_mark_usd = mark;
-    const EnergyMark energy = dynamic_sum(f, kind, now);
-    if (const double owned = charge(id, r, busy, energy, f.energy_mark); owned != 0) {
+    settle_energy(id, r, f, kind, busy, gpu_share, now);
+  }
+  // Charges the energy drawn since the last mark alone (before its power mix changes): its hosts' at its busy
+  // share `busy`, its GPUs' at `gpu_share` (busy share x its mix's demand over its kind's).
+  void settle_energy(JobId id, JobRecord& r, JobFlight& f, JobKind kind, double busy, double gpu_share, Time now) {
+    const DynamicMark energy = dynamic_sum(f, kind, now);
+    double owned = charge(id, r, busy, energy.all, f.energy_mark.all);
+    if (gpu_share != busy) owned += charge(id, r, gpu_share - busy, energy.gpu, f.energy_mark.gpu);
+    if (owned != 0) {
       r.cost_usd += owned;
       r.busy_cost_usd += owned;
     }
@@ -87,13 +95,17 @@ class CostLedger {
     return share * (now.f[kOwnedElectricity] - then.f[kOwnedElectricity]) / 3.6e6;
   }
   // Sum over the job's GPUs of what busy share 1 of its kind draws there above idle, up to now.
-  EnergyMark dynamic_sum(const JobFlight& f, JobKind kind, Time now) const {
-    EnergyMark sum;
+  DynamicMark dynamic_sum(const JobFlight& f, JobKind kind, Time now) const {
+    DynamicMark sum;
     for (GpuId g : f.placement.gpus) {
-      const EnergyMark m = metrics_.dynamic_mark(g, kind, now);
-      sum.ws += m.ws;
+      const DynamicMark m = metrics_.dynamic_mark(g, kind, now);
+      sum.all.ws += m.all.ws;
+      sum.gpu.ws += m.gpu.ws;
       if (metrics_.weighted())
-        for (std::size_t k = 0; k < kEnergyFactors; ++k) sum.f[k] += m.f[k];
+        for (std::size_t k = 0; k < kEnergyFactors; ++k) {
+          sum.all.f[k] += m.all.f[k];
+          sum.gpu.f[k] += m.gpu.f[k];
+        }
     }
     return sum;
   }

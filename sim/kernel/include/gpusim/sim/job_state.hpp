@@ -61,7 +61,7 @@ struct JobFlight {
   double sharing_rate = 0;    // the sharing factor alone (min over its GPUs)
   double stall_fraction = 0;  // of its computing time spent in collectives, at its current rate
   double busy_mark_usd = 0;   // CostLedger: sum over its GPUs of their pool's price integral at `since`
-  EnergyMark energy_mark;     // CostLedger: sum over its GPUs of Metrics::dynamic_mark at `since`
+  DynamicMark energy_mark;    // CostLedger: sum over its GPUs of Metrics::dynamic_mark at `since`
   // Kept with its claims and placement, so that a rate change visits neither: the claims' shares
   // summed in claim order, and the pool all of its GPUs are in (kNoPool: none yet; one_pool false:
   // more than one).

@@ -112,7 +112,7 @@ class Metrics {
   // Facility watt-seconds, up to t, that a job of `kind` with busy share 1 draws on GPU g above its idle
   // draw (its demand at the GPU's scale, and its host's busy share), and the same weighed: a job with
   // busy share u from t0 to t1 is charged u x the difference.
-  EnergyMark dynamic_mark(GpuId g, JobKind kind, Time t) const;
+  DynamicMark dynamic_mark(GpuId g, JobKind kind, Time t) const;
   bool weighted() const { return weighted_; }  // some pool's grid gives a factor
   // A pool's energy up to the end of the run (finish() brings every GPU there).
   const PoolEnergy& pool_energy(PoolId pool) const { return pool_energy_[pool]; }

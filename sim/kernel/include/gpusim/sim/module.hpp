@@ -11,6 +11,7 @@
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/job_state.hpp"
+#include "gpusim/sim/power.hpp"
 
 namespace gpusim {
 
@@ -29,6 +30,10 @@ class ModuleHost {
   virtual void settle(JobId id) = 0;
   // The demand of jobs on these GPUs changed: their sharing rates are worked out again.
   virtual void demand_changed(std::vector<GpuId> gpus) = 0;
+  // Brings the job's energy up to now at the power mix it had (Module::power_mix, before it changes).
+  virtual void settle_energy(JobId id) = 0;
+  // The power mix of jobs on these GPUs changed (not their demand): their draw is worked out again.
+  virtual void power_changed(std::vector<GpuId> gpus) = 0;
   // The job's first pod is created: it arrives now (Module::arrives, admission, then the queue).
   virtual void arrive(JobId id) = 0;
   // A new pod of a job that arrived before: admission, then the queue.
@@ -76,6 +81,8 @@ class Module {
   virtual bool arrives(JobId id) = 0;
   // The SM demand it puts on each GPU it holds while computing.
   virtual double demand(JobId id) const = 0;
+  // What its busy time is bound by for its draw (sim/power.hpp), when it is not its kind's.
+  virtual std::optional<BoundMix> power_mix(JobId) const { return std::nullopt; }
   // What it holds of `gpu` of `pool` when placed there, when that differs from its request's claim.
   virtual void adjust_claim(JobId id, const Pool& pool, const Gpu& gpu, GpuClaim& claim) const = 0;
   virtual void placed(JobId id, Time now) = 0;

@@ -41,6 +41,9 @@ class RunState : public ClusterView {
   virtual const std::vector<Admission*>& admissions() const = 0;
   // The cluster's power budgets and what they hold now (sim/power_budgets.hpp).
   virtual const PowerBudgets& power_budgets() const = 0;
+  // What the job's busy time is bound by for its draw: its kind's mix, or its module's (a serving
+  // replica's follows its batch).
+  virtual BoundMix power_mix(JobId id) const = 0;
 };
 
 // Observer::job_transition's cause when an admission (sim/admission.hpp) let the job into the

@@ -21,12 +21,12 @@ namespace gpusim {
 struct PowerBudgetUse {
   std::string name;
   double limit_w = 0;
-  double peak_w = 0;            // the most its pools held at once
+  double peak_w = 0;  // the most its pools held at once
   uint64_t pool_mask = 0;
   // Pending jobs it was the first to have no room for while their pool had the free GPUs they ask for, or
   // for whom a scale-up found no room for a node's idle draw.
   uint32_t jobs_waited = 0;
-  uint32_t nodes_refused = 0;   // node requests refused (a spot replacement or a pool's minimum)
+  uint32_t nodes_refused = 0;  // node requests refused (a spot replacement or a pool's minimum)
 };
 
 class PowerBudgets {
@@ -61,10 +61,10 @@ class PowerBudgets {
  private:
   bool any_ = false;
   std::vector<PowerBudget> budgets_;
-  std::vector<int> budget_of_;                                       // per pool
+  std::vector<int> budget_of_;                                      // per pool
   std::vector<std::array<int64_t, enum_count<JobKind>>> claim_mw_;  // per pool, by kind: one whole GPU
-  std::vector<GpuPower> gpu_;                                        // per pool, under its cap
-  std::vector<HostPower> host_;                                      // per pool
+  std::vector<GpuPower> gpu_;                                       // per pool, under its cap
+  std::vector<HostPower> host_;                                     // per pool
   std::vector<int64_t> limit_mw_, held_mw_, peak_mw_;               // per budget
   mutable std::vector<PowerBudgetUse> use_;
   mutable std::vector<bool> waited_;  // per job, when any budget is given

@@ -44,6 +44,11 @@ struct EnergyMark {
   double ws = 0;
   FactorSums f{};
 };
+// What busy share 1 draws above idle up to an instant: on its GPUs and their hosts together (`all`), and on
+// its GPUs alone (`gpu`): a job whose power mix is not its kind's is charged the GPU part at its own demand.
+struct DynamicMark {
+  EnergyMark all, gpu;
+};
 
 // One GPU model's draw, in watts.
 struct GpuPower {
@@ -125,10 +130,22 @@ struct PowerModel {
   // Searched from the back: a scenario's entries (applied later) win over model.yaml's.
   std::vector<Entry> entries;
   std::array<BoundMix, enum_count<JobKind>> bound_by{};  // by JobKind; each sums to 1
-  HostPower host;                                        // a node's draw besides its GPUs where its template gives none
+  // Serving replicas: measured decode draw by batch (ascending batch), from which serving_mix works out
+  // their mix; empty: replicas draw as the inference kind.
+  struct DecodePoint {
+    double batch = 1;
+    double power_w = 0;
+  };
+  std::vector<DecodePoint> serving_decode;
+  HostPower host;  // a node's draw besides its GPUs where its template gives none
   // The entry listing `gpu`, else the last default, scaled to gpu.tdp_w; std::logic_error when
   // none applies (model.yaml has a default).
   GpuPower of(const GpuModel& gpu) const;
+  // What a serving replica whose iteration holds `batch` requests is bound by: tensor math for the share
+  // t(batch), memory for the rest, t interpolated in log2(batch) between the serving_decode points (each
+  // point's t is where the default entry draws its measured watts: (power_w - memory_w) / (tensor busy_w -
+  // memory_w)) and held beyond them. Without points: the inference kind's mix.
+  BoundMix serving_mix(double batch) const;
   // The same with the GPU's power limit set to `limit_w` (limited_to), or at its TDP when none is.
   GpuPower of(const GpuModel& gpu, std::optional<double> limit_w) const {
     return limit_w ? limited_to(of(gpu), gpu.tdp_w, *limit_w) : of(gpu);

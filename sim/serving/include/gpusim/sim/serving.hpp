@@ -4,6 +4,7 @@
 // the formulas). Replicas are pods the engine places like jobs; the engine tells this component where
 // a replica runs and what share of its GPU it has, and asks it whether a replica is busy (which is
 // the compute demand the engine's sharing and utilization see). Nothing else changes a request.
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -135,8 +136,16 @@ class Serving {
   void stopped(JobId id, Time now);
   // The replicas that went busy or idle since the last call, in job order, and `before(id)` called
   // for each while busy(id) still shows the old state (the engine settles what it charged at it);
-  // busy() shows the new state once it returns.
-  std::vector<JobId> take_busy_changes(Time now, const std::function<void(JobId)>& before);
+  // busy() shows the new state once it returns. `level_changes` gets those busy all along whose batch
+  // moved to another power level (power_level), `before_level(id)` called for each while it shows the old one.
+  bool has_busy_changes() const;  // is a replica listed for take_busy_changes?
+  std::vector<JobId> take_busy_changes(Time now, const std::function<void(JobId)>& before,
+                                       const std::function<void(JobId)>& before_level, std::vector<JobId>& level_changes);
+  // A busy replica's power level, what its draw follows: the bit width of its iteration's requests (1 for
+  // one, 2 for 2-3, 3 for 4-7, ...), as the engine last took note.
+  uint8_t power_level(JobId id) const;
+  // The batch a level draws as (sim/power.hpp serving_mix): its octave's geometric middle (1, 2.83, 5.66, ...).
+  static double level_batch(uint8_t level) { return level <= 1 ? 1.0 : std::exp2(level - 0.5); }
   ReplicaGauges gauges(JobId id, Time now) const;
   // Requests of service `s` arrived and not started on any replica: held while none is ready, or
   // waiting in a replica's queue (gpusim_service_queue_length).

@@ -27,6 +27,8 @@ class ServingModule final : public Module {
 
   bool arrives(JobId id) override;
   double demand(JobId id) const override { return serving_.busy(id) ? 1.0 : 0.0; }
+  // A replica draws as its batch says (model.power.serving_decode), by power level.
+  std::optional<BoundMix> power_mix(JobId id) const override;
   void adjust_claim(JobId id, const Pool& pool, const Gpu& gpu, GpuClaim& claim) const override;
   void placed(JobId id, Time now) override;
   void share_changed(JobId id, Time now) override;
@@ -67,8 +69,9 @@ class ServingModule final : public Module {
   ModuleHost* host_ = nullptr;
   Serving serving_;
   ServiceController deployments_;
-  std::vector<bool> arrived_;  // per replica slot: has it had a pod yet?
-  uint32_t ended_ = 0;         // replicas failed or rejected for good
+  std::vector<bool> arrived_;        // per replica slot: has it had a pod yet?
+  std::vector<BoundMix> level_mix_;  // by power level (Serving::power_level)
+  uint32_t ended_ = 0;               // replicas failed or rejected for good
 };
 
 }  // namespace gpusim
