@@ -8,12 +8,8 @@ using namespace gpusim;
 
 namespace {
 
-// Two nodes of one A100-80GB (400 W) each, hosts drawing 100 W idle and 300 W with their GPU busy, PUE 1.5.
-// `half` (training, u 0.5) holds node 0's GPU for 90 minutes; `full` (training, u 1) node 1's for an hour.
-constexpr const char* kTwoNodes = R"(
-name: tiny-energy
-seed: 1
-horizon: 3h
+// A node of one A100-80GB (400 W), its host drawing 100 W idle and 300 W with its GPU busy.
+constexpr const char* kOneA100 = R"(
 catalog:
   nodes:
     - name: one-a100
@@ -23,6 +19,14 @@ catalog:
       memory_mib: 131072
       host_power: {idle_w: 100, busy_w: 300, source: "test"}
       source: "test"
+)";
+
+// Two of those nodes, PUE 1.5. `half` (training, u 0.5) holds node 0's GPU for 90 minutes; `full`
+// (training, u 1) node 1's for an hour.
+const std::string kTwoNodes = std::string(kOneA100) + R"(
+name: tiny-energy
+seed: 1
+horizon: 3h
 cluster:
   pue: 1.5
   pools:
@@ -195,18 +199,9 @@ namespace {
 // node holds 69.142857 + 100 = 169.142857 W; a training claim min(431.80, 394.285714 - 69.142857) + 200 =
 // 525.142857 W (in milliwatts, rounded up: 169,143 and 525,143).
 std::string budget_scenario(const std::string& pool, double kw) {
-  return fmt::format(R"(
+  return kOneA100 + fmt::format(R"(
 name: tiny-budget
 seed: 1
-catalog:
-  nodes:
-    - name: one-a100
-      gpu: A100-80GB-SXM
-      gpus: 1
-      cpu_milli: 16000
-      memory_mib: 131072
-      host_power: {{idle_w: 100, busy_w: 300, source: "test"}}
-      source: "test"
 cluster:
   pools:
     - {}
@@ -218,7 +213,7 @@ workload:
     - {{name: b, gpus: 1, kind: training, duration: 1h}}
 policy: fifo+first-fit
 )",
-                     pool, kw);
+                                pool, kw);
 }
 
 }  // namespace
@@ -292,19 +287,10 @@ workload:
 // its electricity at 0.5 USD per kWh as it is drawn. One training job holds the node's A100 for an hour
 // of a 2-hour run (PUE 1).
 TEST(OwnedHardware, AmortizationPlusElectricityByHand) {
-  const Scenario s = test::load(test::write_file("owned.yaml", R"(
+  const Scenario s = test::load(test::write_file("owned.yaml", kOneA100 + std::string(R"(
 name: owned
 seed: 1
 horizon: 2h
-catalog:
-  nodes:
-    - name: one-a100
-      gpu: A100-80GB-SXM
-      gpus: 1
-      cpu_milli: 16000
-      memory_mib: 131072
-      host_power: {idle_w: 100, busy_w: 300, source: "test"}
-      source: "test"
 cluster:
   electricity_usd_per_kwh: 0.5
   pools:
@@ -314,7 +300,7 @@ workload:
   jobs:
     - {name: full, gpus: 1, kind: training, u: 1.0, duration: 1h}
 policy: fifo+first-fit
-)"));
+)")));
   const RunResult r = test::simulate_keeping_requests(s, true);
   constexpr double kUsdPerWs = 0.5 / 3.6e6;
   // The GPU at its cap for an hour, 5 s with the clocks up, then low; the host idle for 2 h and busy for 1 h.

@@ -127,7 +127,8 @@ TEST(OpenMetrics, TinyRunByHand) {
 
 // A vLLM replica on a MIG instance reports the engine activity its requests give it (it was 0.0000 in
 // every sample: replicas have no fixed u): on a GPU with that one instance in use, the instance's
-// activity x its 14 of 108 SMs is the GPU's utilization, which its power draw shows: as inference work,
+// activity x its 14 of 108 SMs is the GPU's utilization, which its power draw shows: as inference work
+// (serving_decode: [], so that the replica draws the inference kind's fixed mix whatever its batch),
 // 69.14 + util x (0.6 x (214.29 - 69.14) + 0.4 x (500.94 - 69.14)) = 69.14 + 259.8 x util W (with requests
 // every half second the clocks stay up between them).
 TEST(OpenMetrics, ReplicasOnMigReportTheirEngineActivity) {
@@ -145,6 +146,7 @@ workload:
     - {name: chat, model: qwen2-0.5b, cold_start: none, pod: {resource: nvidia.com/mig-1g.10gb},
        requests: {generator: {rate: 2, duration: 30m, prompt_tokens: 500, output_tokens: 100}}}
 outputs: {timeseries_step: 5m, metrics_start: "2026-01-01"}
+model: {power: {serving_decode: []}}
 )"));
   const std::string om = run_metrics(s);
   std::map<std::string, double> activity, power;  // by timestamp

@@ -94,15 +94,19 @@ std::string data_path(const ConfigNode& field, const std::string& data_dir) {
   // A scenario given as a Python dict or a string has no file: only the data directory applies.
   if (const fs::path scenario(field.file()); is_file(scenario)) tried.push_back(scenario.parent_path() / p);
   tried.push_back(fs::path(data_dir) / p);
+  // Last, gpusim's own data/: the traces its shipped scenarios need stay found when GPUSIM_DATA names
+  // another directory (a public traces mirror without them).
+  if (!fs::equivalent(fs::path(data_dir), fs::path(GPUSIM_DEFAULT_DATA_DIR), ec))
+    tried.push_back(fs::path(GPUSIM_DEFAULT_DATA_DIR) / p);
   for (const fs::path& candidate : tried) {
     if (is_file(candidate)) return candidate.string();
     if (is_dir(candidate)) field.fail(fmt::format("'{}' is a directory ({}): expected a trace file", rel, candidate.string()));
   }
   std::string where;
   for (const fs::path& candidate : tried) where += fmt::format("{}{}", where.empty() ? "" : ", ", candidate.string());
-  field.fail(fmt::format("trace file '{}' not found (looked for {}: beside the scenario, then in the data directory; "
+  field.fail(fmt::format("trace file '{}' not found (looked for {}: beside the scenario, then in the data directory{}; "
                          "set the data directory with --data or GPUSIM_DATA)",
-                         rel, where));
+                         rel, where, tried.size() > 2 ? ", then in gpusim's own" : ""));
 }
 
 std::optional<int64_t> parse_timestamp(std::string_view t) {

@@ -485,10 +485,6 @@ void read_node_list(const ConfigNode& node, const Catalog& catalog, const Cluste
   }
 }
 
-}  // namespace
-
-namespace {
-
 const Section& power_budget_section() {
   static const Section s{"power_budget",
                          "The IT power a set of pools (a rack, a hall) may hold at once (docs/guide/energy.md#power-budgets)",
