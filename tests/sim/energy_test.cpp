@@ -191,6 +191,9 @@ TEST(PowerBudget, NodeAndClaimHoldsByHand) {
   EXPECT_NEAR(claim_budget_w(m.power.of(h200, 500.0), host, 8, tensor), 690.0 * 5 / 7 - 121 + 3070.0 / 8, 1e-9);
   // FP32 math wants 464 - 121 = 343 W, under the cap: held as wanted.
   EXPECT_NEAR(claim_budget_w(m.power.of(h200), host, 8, BoundMix{0, 1, 0}), 343 + 3070.0 / 8, 1e-9);
+  // A serving replica at batch 256 wants 687.7 - 121 = 566.7 W, more than the inference kind's 454.66 W:
+  // an inference claim holds that.
+  EXPECT_NEAR(claim_budget_w(m.power.of(h200), host, 8, m.power.serving_mix(256)), 566.7 + 3070.0 / 8, 1e-9);
 }
 
 namespace {

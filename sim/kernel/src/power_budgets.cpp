@@ -33,8 +33,14 @@ PowerBudgets::PowerBudgets(const std::vector<PowerBudget>& budgets, const Cluste
     host_[p] = pool.host_power;
     if (pool.gpu) gpu_[p] = power.of(*pool.gpu, pool.power_limit_w);
     if (!pool.gpu || pool.gpus_per_node == 0) continue;
-    for (std::size_t k = 0; k < enum_count<JobKind>; ++k)
-      claim_mw_[p][k] = to_mw(claim_budget_w(gpu_[p], host_[p], pool.gpus_per_node, power.bound_by[k]));
+    for (std::size_t k = 0; k < enum_count<JobKind>; ++k) {
+      double w = claim_budget_w(gpu_[p], host_[p], pool.gpus_per_node, power.bound_by[k]);
+      // A serving replica's mix follows its batch: it may draw what the largest measured batch does.
+      if (static_cast<JobKind>(k) == JobKind::inference && !power.serving_decode.empty())
+        w = std::max(w,
+                     claim_budget_w(gpu_[p], host_[p], pool.gpus_per_node, power.serving_mix(power.serving_decode.back().batch)));
+      claim_mw_[p][k] = to_mw(w);
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Power budgets (issue 45; docs/guide/energy.md#power-budgets): the IT power a set of pools may hold at
 // once. Holds are what could be drawn, not what is (sim/power.hpp node_budget_w, claim_budget_w): a
-// powered node holds its idle draw, a job's claims what its kind wants under the cap, so a budget kept
+// powered node holds its idle draw, a job's claims what its kind wants under the cap (an inference claim,
+// which may be a serving replica's, what the largest measured decode batch wants), so a budget kept
 // at every bind and node request is never exceeded however the work runs. Kept in milliwatts, integers,
 // so that what is given back is exactly what was taken.
 #include <array>
