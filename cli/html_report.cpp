@@ -129,9 +129,9 @@ class Csv {
     return it == header_.end() ? std::nullopt : std::optional(static_cast<std::size_t>(it - header_.begin()));
   }
   std::size_t column(std::string_view name) const {
-    const auto it = std::find(header_.begin(), header_.end(), name);
-    if (it == header_.end()) reader_->fail(fmt::format("expected a column '{}' in the header", name));
-    return static_cast<std::size_t>(it - header_.begin());
+    const std::optional<std::size_t> i = find(name);
+    if (!i) reader_->fail(fmt::format("expected a column '{}' in the header", name));
+    return *i;
   }
   // f(fields) for each row after the header.
   template <class F>

@@ -386,7 +386,7 @@ void Engine::scale_up() {
   }
   if (budgets_.any()) {
     std::vector<int64_t> room;
-    for (std::size_t b = 0; b < world_.scenario.power_budgets.size(); ++b) room.push_back(budgets_.room(static_cast<int>(b)));
+    for (std::size_t b = 0; b < budgets_.count(); ++b) room.push_back(budgets_.room(static_cast<int>(b)));
     plan.set_budget_room(std::move(room));
   }
   Time next = Time::max();
@@ -403,7 +403,7 @@ void Engine::scale_up() {
         continue;
       }
       options.push_back(pod_demand(q, job(id).multi_node, cluster_.pool(p), p));
-      options.back().power_mw = budgets_.claim_mw(p, job(id).kind, options.back().milli) * q.gpus;
+      options.back().power_mw = power_claim_mw(id, p) * q.gpus;
     }
     if (!options.empty() && plan.place(options) == ScaleUp::no_power) budgets_.waited(id, options.front().pool);
     return true;

@@ -51,7 +51,7 @@ void Engine::place(JobId id, const Placement& p, const std::vector<GpuClaim>& cl
   for (std::size_t i = 0; i < p.gpus.size(); ++i) {
     const PoolId pool = cluster_.node(cluster_.gpu(p.gpus[i]).node).pool;
     ledger_.claimed(f, pool, p.gpus[i], now_);
-    if (budgets_.any()) budgets_.hold(pool, power_claim_mw(id, p.gpus[i]));
+    if (budgets_.any()) budgets_.hold(pool, power_claim_mw(id, pool));
     cluster_.attach(p.gpus[i], id, claims[i]);
     metrics_.add_allocation(pool, j.tenant, claims[i].milli.value);
     f.claims.push_back(claims[i]);
@@ -145,7 +145,10 @@ void Engine::stop(JobId id, StopCause cause) {
     const GpuId g = f.placement.gpus[i];
     const GpuClaim& held = f.claims[i];
     cluster_.detach(g, id, held);
-    if (budgets_.any()) budgets_.hold(pool_of(cluster_, f, g), -power_claim_mw(id, g));
+    if (budgets_.any()) {
+      const PoolId pool = pool_of(cluster_, f, g);
+      budgets_.hold(pool, -power_claim_mw(id, pool));
+    }
     metrics_.add_allocation(pool_of(cluster_, f, g), j.tenant, -held.milli.value);
   }
   for (NodeId n : f.placement.nodes) {

@@ -179,9 +179,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // Does the rest of the job fit the room left in pool p's power budget (sim/power_budgets.hpp)? A pending
   // job that does not is counted as waiting for it.
   bool power_fits(JobId id, PoolId p) const;
-  // What its claim on GPU g holds of its pool's budget.
-  int64_t power_claim_mw(JobId id, GpuId g) const {
-    const PoolId p = cluster_.node(cluster_.gpu(g).node).pool;
+  // What one of its GPUs on pool p holds of the pool's budget (its claim's share as demand_on gives it).
+  int64_t power_claim_mw(JobId id, PoolId p) const {
     return budgets_.claim_mw(p, job(id).kind, demand_on(job(id).request, cluster_.pool(p)).milli);
   }
   // Why its claims on `gpus` do not fit their budgets' room; nullopt: they do.

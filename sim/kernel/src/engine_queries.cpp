@@ -44,21 +44,21 @@ bool Engine::gpu_fits(JobId id, GpuId g) const {
 bool Engine::power_fits(JobId id, PoolId p) const {
   const int64_t room = budgets_.room_mw(p);
   if (room == PowerBudgets::kNoLimit) return true;
-  const Job& j = job(id);
-  const Milli milli = demand_on(j.request, cluster_.pool(p)).milli;
   const int32_t gpus = gpus_to_place(id);
-  if (budgets_.claim_mw(p, j.kind, milli) * gpus <= room) return true;
+  if (power_claim_mw(id, p) * gpus <= room) return true;
   // It waits for power, not for GPUs, when its pool has as many free as it asks for.
-  if (records_[id].status == JobStatus::pending && metrics_.free_milli_now(p) >= int64_t{milli.value} * gpus)
+  if (records_[id].status == JobStatus::pending &&
+      metrics_.free_milli_now(p) >= int64_t{demand_on(job(id).request, cluster_.pool(p)).milli.value} * gpus)
     budgets_.waited(id, p);
   return false;
 }
 
 std::optional<std::string> Engine::power_error(JobId id, const std::vector<GpuId>& gpus) const {
-  std::vector<int64_t> need(world_.scenario.power_budgets.size(), 0);
-  for (GpuId g : gpus)
-    if (const int b = budgets_.budget_of(cluster_.node(cluster_.gpu(g).node).pool); b >= 0)
-      need[static_cast<std::size_t>(b)] += power_claim_mw(id, g);
+  std::vector<int64_t> need(budgets_.count(), 0);
+  for (GpuId g : gpus) {
+    const PoolId p = cluster_.node(cluster_.gpu(g).node).pool;
+    if (const int b = budgets_.budget_of(p); b >= 0) need[static_cast<std::size_t>(b)] += power_claim_mw(id, p);
+  }
   for (std::size_t b = 0; b < need.size(); ++b)
     if (need[b] > budgets_.room(static_cast<int>(b)))
       return fmt::format("power budget '{}' has {:.3f} kW free; the job's GPUs there hold {:.3f} kW",

@@ -181,15 +181,14 @@ void Metrics::bring(GpuDraw& d, Time t, bool weigh) const {
   const PoolPower& p = power_[d.pool];
   const Duration span = t - d.since;
   const double s = span.seconds();
-  const double idle_ws = this->idle_ws(d, p, span);
+  const double idle_ws = Metrics::idle_ws(d, p, span);
   d.gpu_ws += idle_ws + d.dynamic_w * s;
   d.static_ws += p.pue * (idle_ws + d.host_idle_w * s);
   d.host_ws += (d.host_idle_w + d.host_busy_w * d.busy_fraction) * s;
   d.scale_s += d.scale * s;
   if (weigh && p.weighted()) {
     // Each factor's integral over the span, split where the clocks drop as the idle draw is.
-    const Duration high =
-        d.busy ? span : std::clamp(p.gpu.clock_hold - (d.ever_busy ? d.since - d.idle_from : p.gpu.clock_hold), Duration(), span);
+    const Duration high = d.busy ? span : std::clamp(p.gpu.clock_hold - idle_for(d, p), Duration(), span);
     for (std::size_t k = 0; k < kEnergyFactors; ++k) {
       const StepSeries* f = p.factors[k];
       if (!f) continue;

@@ -12,23 +12,22 @@ int64_t to_mw(double w) { return static_cast<int64_t>(std::ceil(w * 1000.0)); }
 PowerBudgets::PowerBudgets(const std::vector<PowerBudget>& budgets, const Cluster& cluster, const PowerModel& power,
                            std::size_t jobs)
     : any_(!budgets.empty()),
-      budgets_(budgets),
       budget_of_(cluster.pools().size(), -1),
       claim_mw_(cluster.pools().size()),
       gpu_(cluster.pools().size()),
       host_(cluster.pools().size()) {
-  if (budgets_.empty()) return;
-  for (std::size_t b = 0; b < budgets_.size(); ++b) {
-    limit_mw_.push_back(static_cast<int64_t>(std::floor(budgets_[b].limit_w * 1000.0)));
-    use_.push_back({budgets_[b].name, budgets_[b].limit_w, 0, budgets_[b].pool_mask, 0, 0});
+  if (budgets.empty()) return;
+  for (const PowerBudget& b : budgets) {
+    limit_mw_.push_back(static_cast<int64_t>(std::floor(b.limit_w * 1000.0)));
+    use_.push_back({b.name, b.limit_w, 0, b.pool_mask, 0, 0});
   }
-  held_mw_.assign(budgets_.size(), 0);
-  peak_mw_.assign(budgets_.size(), 0);
+  held_mw_.assign(budgets.size(), 0);
+  peak_mw_.assign(budgets.size(), 0);
   waited_.assign(jobs, false);
   for (PoolId p{0}; p < cluster.pools().size(); ++p) {
     const Pool& pool = cluster.pool(p);
-    for (std::size_t b = 0; b < budgets_.size(); ++b)
-      if (budgets_[b].pool_mask >> p & 1) budget_of_[p] = static_cast<int>(b);
+    for (std::size_t b = 0; b < budgets.size(); ++b)
+      if (budgets[b].pool_mask >> p & 1) budget_of_[p] = static_cast<int>(b);
     if (budget_of_[p] < 0) continue;
     host_[p] = pool.host_power;
     if (pool.gpu) gpu_[p] = power.of(*pool.gpu, pool.power_limit_w);

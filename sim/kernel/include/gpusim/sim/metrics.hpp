@@ -3,6 +3,7 @@
 // allocation, busy GPUs, ready capacity, billed nodes and prices as it happens, and advance()
 // integrates the piecewise-constant values up to `now`. Nothing is sampled except the time series,
 // which is for plots only.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -52,7 +53,8 @@ struct PoolPower {
   double pue = 1;                     // facility energy over IT energy
   bool has_gpus = true;               // false: its nodes' hosts draw their idle figure whenever billed
   std::array<const StepSeries*, kEnergyFactors> factors{};  // null: not given
-  bool weighted() const { return factors[0] || factors[1]; }
+  static_assert(kEnergyFactors == 3, "weighted() names every factor");
+  bool weighted() const { return factors[0] || factors[1] || factors[2]; }
   // Per job kind: the GPU's draw above idle_high_w per unit of busy share (demand_above_idle_w).
   std::array<double, enum_count<JobKind>> demand_w{};
 };
@@ -212,10 +214,13 @@ class Metrics {
   // Integrates d's draw from its `since` to t (>= it); `weigh`: its factor sums too (a copy read for its
   // watt-seconds alone may skip them).
   void bring(GpuDraw& d, Time t, bool weigh = true) const;
+  // How long an idle GPU has been idle at d's `since` (one never busy since it was powered: past its clock hold).
+  static Duration idle_for(const GpuDraw& d, const PoolPower& p) {
+    return d.ever_busy ? d.since - d.idle_from : p.gpu.clock_hold;
+  }
   // The GPU's own idle draw over `span` from d's `since` (the part of its draw that is not its residents').
-  double idle_ws(const GpuDraw& d, const PoolPower& p, Duration span) const {
-    return d.busy ? p.gpu.idle_high_w * span.seconds()
-                  : idle_energy_ws(p.gpu, d.ever_busy ? d.since - d.idle_from : p.gpu.clock_hold, span);
+  static double idle_ws(const GpuDraw& d, const PoolPower& p, Duration span) {
+    return d.busy ? p.gpu.idle_high_w * span.seconds() : idle_energy_ws(p.gpu, idle_for(d, p), span);
   }
   // GPU g's draw brought to t, its state unchanged.
   GpuDraw brought(GpuId g, Time t, bool weigh) const {

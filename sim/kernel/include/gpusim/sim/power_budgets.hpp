@@ -35,7 +35,7 @@ class PowerBudgets {
   static constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
   PowerBudgets(const std::vector<PowerBudget>& budgets, const Cluster& cluster, const PowerModel& power, std::size_t jobs);
 
-  bool any() const { return any_; }  // a flag, not budgets_.empty(): placements ask it for every bucket
+  bool any() const { return any_; }  // a flag, not limit_mw_.empty(): placements ask it for every bucket
   // What a claim of `milli` of one GPU of pool p holds for a job of kind k (0 outside every budget).
   int64_t claim_mw(PoolId p, JobKind k, Milli milli) const {
     const int64_t whole = claim_mw_[p][static_cast<std::size_t>(k)];
@@ -48,7 +48,7 @@ class PowerBudgets {
   // The budget pool p is in; -1: none.
   int budget_of(PoolId p) const { return budget_of_[p]; }
   int64_t room(int b) const { return limit_mw_[static_cast<std::size_t>(b)] - held_mw_[static_cast<std::size_t>(b)]; }
-  std::size_t count() const { return budgets_.size(); }
+  std::size_t count() const { return limit_mw_.size(); }
   int64_t held_mw(std::size_t b) const { return held_mw_[b]; }
   int64_t limit_mw(std::size_t b) const { return limit_mw_[b]; }
   // Pool p's budget holds `mw` more (negative: gives it back).
@@ -61,7 +61,6 @@ class PowerBudgets {
 
  private:
   bool any_ = false;
-  std::vector<PowerBudget> budgets_;
   std::vector<int> budget_of_;                                      // per pool
   std::vector<std::array<int64_t, enum_count<JobKind>>> claim_mw_;  // per pool, by kind: one whole GPU
   std::vector<GpuPower> gpu_;                                       // per pool, under its cap
