@@ -57,7 +57,7 @@ struct Selection {
 std::string gpu_names(const Catalog& c, bool mig_only) {
   std::vector<std::string> names;
   for (const GpuModel& g : c.gpus())
-    if (!mig_only || g.mig) names.push_back(g.name);
+    if (!mig_only || g.has_mig()) names.push_back(g.name);
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
@@ -70,7 +70,7 @@ Selection select_entries(const Catalog& c, const CatalogQuery& q) {
       throw InputError({"", std::nullopt, "--gpu"},
                        fmt::format("unknown GPU model '{}'; {}: {}", *q.gpu, mig_view ? "MIG-capable models" : "known",
                                    gpu_names(c, mig_view)));
-    if (mig_view && !only->mig)
+    if (mig_view && !only->has_mig())
       throw InputError({"", std::nullopt, "--gpu"},
                        fmt::format("{} does not support MIG; MIG-capable models: {}", only->name, gpu_names(c, true)));
   }
@@ -79,7 +79,7 @@ Selection select_entries(const Catalog& c, const CatalogQuery& q) {
     if (only && &g != only) continue;
     if (!matches(q.filter, {g.name}, g.aliases)) continue;
     s.gpus.push_back(&g);
-    if (g.mig) s.mig.push_back(&g);
+    if (g.has_mig()) s.mig.push_back(&g);
   }
   for (const NodeTemplate& n : c.nodes()) {
     const GpuModel* g = c.find_gpu(n.gpu);
@@ -106,11 +106,11 @@ std::vector<std::string> link_classes(const NodeTopology& t) {
     for (int b = a + 1; b < t.gpus(); ++b) {
       const Link& l = t.link(a, b);
       const bool seen = std::any_of(links.begin(), links.end(),
-                                    [&](const Link& x) { return x.cls == l.cls && x.nvlinks == l.nvlinks; });
+                                    [&](const Link& x) { return x.cls == l.cls && x.links == l.links; });
       if (!seen) links.push_back(l);
     }
   std::sort(links.begin(), links.end(),
-            [](const Link& a, const Link& b) { return std::pair(a.cls, -a.nvlinks) < std::pair(b.cls, -b.nvlinks); });
+            [](const Link& a, const Link& b) { return std::pair(a.cls, -a.links) < std::pair(b.cls, -b.links); });
   std::vector<std::string> out;
   out.reserve(links.size());
   for (const Link& l : links) out.push_back(link_code(l));
@@ -151,6 +151,16 @@ std::string config_placement(const MigTable& t, const NamedMigConfig& c) {
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
+// How a model's GPUs split: its MIG geometry, AMD's compute modes ("SPX/DPX/QPX/CPX"), else "-".
+std::string partitioning(const GpuModel& g) {
+  if (g.partitions) {
+    std::vector<std::string_view> modes;
+    for (const PartitionModes::Compute& c : g.partitions->compute) modes.push_back(c.mode);
+    return fmt::format("{}", fmt::join(modes, "/"));
+  }
+  return g.mig ? g.mig->geometry : "-";
+}
+
 std::string all_balanced(const GpuModel& g) {
   for (const NamedMigConfig& c : mig_configs(g))
     if (c.name == "all-balanced") return config_layout(*g.mig, c);
@@ -172,39 +182,71 @@ std::string ratio_text(const ThroughputRatio& r) {
   return r.measured ? fmt::format("{:.2f}", r.value) : fmt::format("({:.2f})", r.value);
 }
 
+// AMD's valid compute and memory partition modes of the selected models, with what a partition gets.
+std::string partitions_text(const Selection& s) {
+  std::vector<std::vector<std::string>> rows;
+  for (const GpuModel* g : s.gpus) {
+    if (!g->partitions) continue;
+    for (const PartitionModes::Memory& m : g->partitions->memory)
+      for (const std::string& mode : m.compute) {
+        const MigProfile& p = *g->mig->find(PartitionModes::profile_name(mode, m.mode));
+        rows.push_back({g->name, mode, m.mode, number(p.max_count), number(p.sms),
+                        number(static_cast<double>(p.memory_mib) / 1024.0), fmt::format("amd.com/{}", p.name)});
+      }
+  }
+  if (rows.empty()) return "";
+  return "\nAMD compute and memory partitions (each GPU in one mode; docs/hardware.md#amd-compute-and-memory-partitions)\n\n" +
+         aligned_table({{"GPU"},
+                        {"compute"},
+                        {"memory"},
+                        {"partitions", true},
+                        {"CUs each", true},
+                        {"memory GB each", true},
+                        {"mixed-strategy resource"}},
+                       rows);
+}
+
 std::string gpus_text(const Catalog& c, const Selection& s) {
   const std::vector<const ThroughputClass*> classes = ratio_classes(c);
   std::vector<std::vector<std::string>> rows;
   bool any_assumed = false;
   for (const GpuModel* g : s.gpus) {
     any_assumed = any_assumed || !g->assumed.empty();
+    const std::string fabric(to_string(g->fabric()));
+    const std::string link_field = fabric + "_gb_per_s";
     rows.push_back(
-        {g->name, g->aliases.empty() ? "-" : fmt::format("{}", fmt::join(g->aliases, ", ")),
-         mark(*g, "memory_mib", number(static_cast<double>(g->memory_mib) / 1024.0)), mark(*g, "sms", number(g->sms)),
-         mark(*g, "bf16_tflops", number(g->bf16_tflops)), mark(*g, "fp32_tflops", number(g->fp32_tflops)),
+        {g->name, std::string(to_string(g->vendor)), g->aliases.empty() ? "-" : fmt::format("{}", fmt::join(g->aliases, ", ")),
+         mark(*g, "memory_mib", number(static_cast<double>(g->memory_mib) / 1024.0)),
+         mark(*g, "sms", fmt::format("{} {}", g->sms, vendor_info(g->vendor).compute_units)),
+         mark(*g, "bf16_tflops", number(g->bf16_tflops)), g->fp8_tflops ? mark(*g, "fp8_tflops", number(*g->fp8_tflops)) : "-",
+         mark(*g, "fp32_tflops", number(g->fp32_tflops)),
          mark(*g, "memory_bandwidth_gb_per_s", number(g->memory_bandwidth_gb_per_s)), mark(*g, "tdp_w", number(g->tdp_w)),
-         g->nvlink_gb_per_s > 0 ? mark(*g, "nvlink_gb_per_s", fmt::format("{:g} ({})", g->nvlink_gb_per_s, g->nvlinks)) : "-",
-         fmt::format("Gen{}", g->pcie_gen), mark(*g, "compute_capability", fmt::format("{:.1f}", g->compute_capability)),
-         g->mig ? g->mig->geometry : "-"});
+         g->link_gb_per_s > 0 ? mark(*g, link_field, fmt::format("{:g} {} ({})", g->link_gb_per_s, fabric, g->links)) : "-",
+         fmt::format("Gen{}", g->pcie_gen),
+         g->vendor == Vendor::nvidia ? mark(*g, "compute_capability", fmt::format("{:.1f}", g->compute_capability)) : "-",
+         partitioning(*g)});
     for (const ThroughputClass* t : classes) rows.back().push_back(ratio_text(c.throughput(*t, *g)));
   }
   std::vector<TextColumn> columns{{"name"},
+                                  {"vendor"},
                                   {"aliases"},
                                   {"memory GB", true},
-                                  {"SMs", true},
+                                  {"compute units", true},
                                   {"BF16 TFLOPS", true},
+                                  {"FP8 TFLOPS", true},
                                   {"FP32 TFLOPS", true},
                                   {"mem BW GB/s", true},
                                   {"TDP W", true},
-                                  {"NVLink GB/s (links)", true},
+                                  {"scale-up GB/s (links)", true},
                                   {"PCIe"},
                                   {"CC", true},
-                                  {"MIG"}};
+                                  {"partitions"}};
   for (const ThroughputClass* t : classes) columns.push_back({fmt::format("{} x", t->name), true});
   std::string out = fmt::format("GPU models ({})\n\n", s.gpus.size());
   out += aligned_table(columns, rows);
-  out +=
-      "\n  BF16: dense tensor peak (FP16 on T4, V100, P100); NVLink: bidirectional total per GPU; CC: CUDA compute capability.\n";
+  out += "\n  BF16, FP8: dense tensor peaks (FP16 on T4, V100, P100); scale-up: NVLink, xGMI or Gaudi's RoCE ports, "
+         "bidirectional total per GPU;\n"
+         "  CC: CUDA compute capability; partitions: MIG's geometry, AMD's compute partition modes.\n";
   if (any_assumed) out += "  * assumed: no primary source confirms it (docs/hardware.md#gpu-peak-figures).\n";
   out += fmt::format(
       "  training x, inference x: throughput per GPU against {} for that class of work, measured (MLPerf, "
@@ -214,7 +256,7 @@ std::string gpus_text(const Catalog& c, const Selection& s) {
       "  A job stated on GPU R runs on GPU G at x(G) / x(R) of its class; notebooks (interactive) at 1 "
       "(docs/hardware.md#job-speed).\n",
       c.throughput_reference().name);
-  return out;
+  return out + partitions_text(s);
 }
 
 std::string nodes_table(const std::vector<const NodeTemplate*>& nodes) {
@@ -368,25 +410,38 @@ std::string models_text(const std::vector<const ServedModel*>& models) {
 
 Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
+Json partitions_json(const PartitionModes& m) {
+  Json compute = Json::array(), memory = Json::array();
+  for (const PartitionModes::Compute& c : m.compute) compute.push_back({{"mode", c.mode}, {"partitions", c.partitions}});
+  for (const PartitionModes::Memory& x : m.memory)
+    memory.push_back({{"mode", x.mode}, {"numa_nodes", x.numa_nodes}, {"compute", x.compute}});
+  return {{"xcds", m.xcds}, {"compute", compute}, {"memory", memory}, {"source", m.source}};
+}
+
 Json gpu_json(const Catalog& c, const GpuModel& g) {
   Json throughput = Json::object();
   for (const ThroughputClass* t : ratio_classes(c)) {
     const ThroughputRatio r = c.throughput(*t, g);
     throughput[t->name] = {{"ratio", r.value}, {"measured", r.measured}};
   }
+  const std::string fabric(to_string(g.fabric()));
   return {{"name", g.name},
+          {"vendor", to_string(g.vendor)},
           {"aliases", g.aliases},
+          {"device_resource", vendor_info(g.vendor).device_resource},
           {"memory_mib", g.memory_mib},
           {"sms", g.sms},
           {"bf16_tflops", g.bf16_tflops},
+          {"fp8_tflops", optional_json(g.fp8_tflops)},
           {"fp32_tflops", g.fp32_tflops},
           {"memory_bandwidth_gb_per_s", g.memory_bandwidth_gb_per_s},
           {"tdp_w", g.tdp_w},
-          {"nvlink_gb_per_s", g.nvlink_gb_per_s},
-          {"nvlinks", g.nvlinks},
+          {fabric + "_gb_per_s", g.link_gb_per_s},
+          {g.fabric() == Fabric::nvlink ? "nvlinks" : fabric + "_links", g.links},
           {"pcie_gen", g.pcie_gen},
-          {"compute_capability", g.compute_capability},
-          {"mig", g.mig ? Json(g.mig->geometry) : Json(nullptr)},
+          {"compute_capability", g.vendor == Vendor::nvidia ? Json(g.compute_capability) : Json(nullptr)},
+          {"mig", g.has_mig() ? Json(g.mig->geometry) : Json(nullptr)},
+          {"partitions", g.partitions ? partitions_json(*g.partitions) : Json(nullptr)},
           {"throughput", std::move(throughput)},
           {"assumed", g.assumed},
           {"source", g.source}};

@@ -316,8 +316,9 @@ std::string compare_table_impl(const std::vector<Json>& firsts, const std::vecto
     std::vector<std::string> printed, printed_means;  // ties are judged on the mean as printed, not its ± part
     for (std::size_t k = 0; k < cells[i].size(); ++k) {
       const Cell& c = cells[i][k];
-      means.push_back(c.mean);
       printed.push_back(text(c, r.format, k));
+      // A cost that leaves out unpriced pools is no candidate for the best.
+      means.push_back(printed.back().ends_with("unpriced") ? std::nullopt : c.mean);
       printed_means.push_back(render(c.mean, r.format));
     }
     if (!row_shown(r, means)) continue;

@@ -153,6 +153,35 @@ field("pool sharing unknown", {"cluster.pools[0].sharing": {"vgpu": {}}}, "clust
 field("pool replicas zero", {"cluster.pools[0].sharing": {"timeSlicing": {"resources": [
     {"name": "nvidia.com/gpu", "replicas": 0}]}}}, "cluster.pools[0].sharing")
 field("pool mig on L4", {"cluster.pools[0].mig": {"strategy": "single", "config": "all-1g.10gb"}}, "cluster.pools[0].mig")
+# Other vendors (issue 46): AMD's partition modes and their combinations, a Gaudi whole, a rack's NVLink domain.
+MI300X = {"cluster.pools[0].node": "mi300x-8x", "cluster.pools[0].count": 1}
+field("amd partition mode unknown", {**MI300X, "cluster.pools[0].partition": {"computePartition": "TPX", "memoryPartition": "NPS1"}},
+      ["cluster.pools[0].partition.computePartition", "supports compute partition modes SPX, DPX, QPX, CPX"])
+field("amd memory mode unknown", {**MI300X, "cluster.pools[0].partition": {"computePartition": "CPX", "memoryPartition": "NPS8"}},
+      ["cluster.pools[0].partition.memoryPartition", "NPS1, NPS4"])
+field("amd spx with nps4", {**MI300X, "cluster.pools[0].partition": {"computePartition": "SPX", "memoryPartition": "NPS4"}},
+      ["cluster.pools[0].partition.computePartition", "SPX with NPS4 is not a valid combination", "NPS4 allows CPX"])
+field("amd partition on nvidia", {"cluster.pools[0].partition": {"computePartition": "CPX", "memoryPartition": "NPS4"}},
+      ["cluster.pools[0].partition", "L4 has no compute and memory partitions"])
+field("amd mig", {**MI300X, "cluster.pools[0].mig": {"strategy": "single", "config": "all-enabled"}},
+      ["cluster.pools[0].mig", "MI300X does not support MIG"])
+field("amd time-slicing", {**MI300X, "cluster.pools[0].sharing": {"timeSlicing": {"resources": [
+    {"name": "nvidia.com/gpu", "replicas": 2}]}}}, ["cluster.pools[0].sharing", "AMD device plugin shares no GPU by time-slicing"])
+GAUDI = {"cluster.pools[0].node": "gaudi3-8x", "cluster.pools[0].count": 1}
+field("gaudi time-slicing", {**GAUDI, "cluster.pools[0].sharing": {"timeSlicing": {"resources": [
+    {"name": "nvidia.com/gpu", "replicas": 2}]}}}, ["cluster.pools[0].sharing", "a Gaudi is allocated whole"])
+field("gaudi mig", {**GAUDI, "cluster.pools[0].mig": {"strategy": "single", "config": "all-enabled"}},
+      ["cluster.pools[0].mig", "Gaudi3 does not support MIG"])
+field("gaudi fractional", {**GAUDI, "cluster.pools[0].sharing": "fractional"}, ["cluster.pools[0].sharing", "a Gaudi is allocated whole"])
+field("nvlink domain beyond the rack", {"cluster.pools[0].node": "gb200-nvl72-tray", "cluster.pools[0].nvlink_domain_nodes": 36},
+      ["cluster.pools[0].nvlink_domain_nodes", "an NVLink domain spans at most one rack: 18 nodes of gb200-nvl72-tray"])
+field("nvlink domain on a node without one", {"cluster.pools[0].nvlink_domain_nodes": 2},
+      ["cluster.pools[0].nvlink_domain_nodes", "l4-4x has no NVLink domain beyond the node"])
+field("job resource of another vendor", {"workload.jobs[0].resource": "habana.ai/gaudi"},
+      ["workload.jobs", "asks habana.ai/gaudi; pool p has nvidia GPUs (L4), which advertise nvidia.com/gpu"])
+field("job resource unknown vendor", {"workload.jobs[0].resource": "intel.com/gpu"}, ["workload.jobs[0].resource", "habana.ai/gaudi"])
+field("catalog amd gpu with nvlink", {"catalog": {"gpus": [{**{k: v for k, v in CATALOG_GPU.items() if k != "compute_capability"}, "vendor": "amd"}]}},
+      ["catalog.gpus[0].nvlink_gb_per_s", "fabric is xgmi: give xgmi_gb_per_s and xgmi_links"])
 field("pool mig strategy", {"cluster.pools[0].node": "dgx-a100-80gb",
                             "cluster.pools[0].mig": {"strategy": "both", "config": "all-1g.10gb"}},
       "cluster.pools[0].mig.strategy: expected")

@@ -15,7 +15,12 @@ matches catalog-hgx-h100 "$TMP/out" '^ +hgx-h100 +8 +H100-80GB-SXM +NV18 '
 contains catalog-sources "$TMP/out" "docs/hardware.md"
 
 check catalog-gpus 0 "$GPUSIM" catalog gpus
-matches gpus-h100 "$TMP/out" '^ +H100-80GB-SXM +H100-80GB, H100 +80 +132 +989 +67 +3350 +700 '
+matches gpus-h100 "$TMP/out" '^ +H100-80GB-SXM +nvidia +H100-80GB, H100 +80 +132 SMs +989 +1979 +67 +3350 +700 +900 nvlink \(18\) '
+# Other vendors (issue 46): AMD's compute units, xGMI and partition modes; Gaudi's TPCs and RoCE ports.
+matches gpus-mi300x "$TMP/out" '^ +MI300X +amd +MI300X-192GB +192 +304 CUs +1307\.4 +2614\.9 +163\.4 +5300 +750 +896 xgmi \(7\) +Gen5 +- +SPX/DPX/QPX/CPX '
+matches gpus-gaudi3 "$TMP/out" '^ +Gaudi3 +intel +HL-325L, Gaudi-3 +128 +64 TPCs +1835 +1835 '
+matches gpus-mi300x-cpx "$TMP/out" '^ +MI300X +CPX +NPS4 +8 +38 +24 +amd\.com/cpx_nps4$'
+lacks gpus-no-spx-nps4 "$TMP/out" 'spx_nps4'
 lacks gpus-only "$TMP/out" "Node templates"
 check catalog-nodes 0 "$GPUSIM" catalog nodes
 matches nodes-hgx-h100 "$TMP/out" '^ +hgx-h100 +8 +H100-80GB-SXM +NV18 +2 +192 +2048 +8 x 400 Gb/s +55\.04 +18\.55$'

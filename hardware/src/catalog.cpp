@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <tuple>
+#include <utility>
 
 namespace gpusim {
 
@@ -11,6 +14,24 @@ std::string_view gpus_yaml();
 std::string_view nodes_yaml();
 std::string_view throughput_yaml();
 }  // namespace embedded
+
+const PartitionModes::Compute* PartitionModes::find_compute(std::string_view mode) const {
+  for (const Compute& c : compute)
+    if (c.mode == mode) return &c;
+  return nullptr;
+}
+
+const PartitionModes::Memory* PartitionModes::find_memory(std::string_view mode) const {
+  for (const Memory& m : memory)
+    if (m.mode == mode) return &m;
+  return nullptr;
+}
+
+std::string PartitionModes::profile_name(std::string_view compute, std::string_view memory) {
+  std::string name = fmt::format("{}_{}", compute, memory);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name;
+}
 
 const MigProfile* MigTable::find(std::string_view profile) const {
   for (const auto& p : profiles)
@@ -87,32 +108,127 @@ const Section& gpu_mig_section() {
   return s;
 }
 
+const Section& partition_compute_section() {
+  static const Section s{"partition_compute",
+                         "A compute partition mode: the GPU's XCDs split evenly into devices",
+                         {
+                             {"mode", Type::string("^[A-Z]+$"), required, "", "Its name, e.g. SPX, DPX, QPX, CPX"},
+                             {"partitions", Type::int32().at_least(1), required, "", "Devices the GPU becomes"},
+                         }};
+  return s;
+}
+
+const Section& partition_memory_section() {
+  static const Section s{"partition_memory",
+                         "A memory partition mode (NUMA nodes per socket) and the compute modes it allows",
+                         {
+                             {"mode", Type::string("^[A-Z0-9]+$"), required, "", "Its name, e.g. NPS1, NPS4"},
+                             {"numa_nodes", Type::int32().at_least(1), required, "", "Memory partitions of the GPU"},
+                             {"compute", Type::string_list(), required, "", "The compute modes it allows"},
+                         }};
+  return s;
+}
+
+const Section& gpu_partitions_section() {
+  static const Section s{
+      "gpu_partitions",
+      "An AMD GPU's compute and memory partitioning (amd-smi, the GPU operator's Device Config Manager)",
+      {
+          {"xcds", Type::int32().at_least(1), required, "", "Accelerator complex dies: the units compute partitions split"},
+          {"compute", Type::list(Type::section(partition_compute_section())), required, "", "Compute partition modes"},
+          {"memory", Type::list(Type::section(partition_memory_section())), required, "", "Memory partition modes"},
+          source_field(required),
+      }};
+  return s;
+}
+
 const Section& gpu_section() {
   static const Section s{
       "gpu",
       "A GPU model",
       {
           {"name", Type::string(), required, "", "The model's name, e.g. A100-80GB-SXM"},
+          {"vendor", Type::enumeration<Vendor>(), "nvidia", "",
+           "Who makes it: its device plugin's resource, DRA driver, scale-up fabric and exporter follow"},
           {"aliases", Type::string_list(), "", "", "Other names traces use for it, e.g. V100M32"},
           {"product_names", Type::string_list(), "", "",
-           "Names NVML reports for it (nvidia-smi, DCGM's modelName; nvidia.com/gpu.product with spaces as dashes), "
+           "Names the vendor's management library reports for it (NVML: nvidia-smi, DCGM's modelName, "
+           "nvidia.com/gpu.product with spaces as dashes; amd-smi's market name; hl-smi's product name), "
            "the first used in outputs, e.g. NVIDIA A100-SXM4-80GB"},
           {"memory_mib", Type::integer().at_least(1), required, "MiB", "Device memory"},
-          {"sms", Type::int32().at_least(1), required, "", "Streaming multiprocessors"},
+          {"sms", Type::int32().at_least(1), required, "",
+           "Compute units: streaming multiprocessors (NVIDIA), compute units (AMD), tensor processor cores (Gaudi)"},
           {"bf16_tflops", Type::number().at_least(0), required, "TFLOPS", "Dense BF16 tensor peak"},
+          {"fp8_tflops", Type::number().at_least(0), "", "TFLOPS", "Dense FP8 tensor peak; absent: none"},
           {"fp32_tflops", Type::number().at_least(0), required, "TFLOPS", "FP32 peak"},
           {"memory_bandwidth_gb_per_s", Type::number().at_least(0), required, "GB/s", "Memory bandwidth"},
           {"tdp_w", Type::number().at_least(0), required, "W", "Thermal design power"},
-          {"nvlink_gb_per_s", Type::number().at_least(0), required, "GB/s",
-           "NVLink bandwidth, bidirectional total per GPU; 0: none"},
+          {"nvlink_gb_per_s", Type::number().at_least(0), "", "GB/s",
+           "NVLink bandwidth, bidirectional total per GPU; 0: none; required for an NVIDIA GPU"},
           {"nvlinks", Type::int32().at_least(1), "", "", "NVLink links per GPU; required when nvlink_gb_per_s > 0"},
+          {"xgmi_gb_per_s", Type::number().at_least(0), "", "GB/s",
+           "AMD Infinity Fabric (xGMI) peer bandwidth, bidirectional total per GPU; required for an AMD GPU"},
+          {"xgmi_links", Type::int32().at_least(1), "", "", "xGMI links per GPU; required when xgmi_gb_per_s > 0"},
+          {"roce_gb_per_s", Type::number().at_least(0), "", "GB/s",
+           "Bandwidth of a Gaudi's scale-up RoCE ports, bidirectional total; required for an Intel GPU"},
+          {"roce_links", Type::int32().at_least(1), "", "", "Scale-up RoCE ports; required when roce_gb_per_s > 0"},
           {"pcie_gen", Type::integer().at_least(3).at_most(5), required, "", "PCIe generation of its x16 host link"},
-          {"compute_capability", Type::number().at_least(0), required, "", "CUDA compute capability, e.g. 8.0"},
+          {"compute_capability", Type::number().at_least(0), "", "",
+           "CUDA compute capability, e.g. 8.0; required for an NVIDIA GPU, refused for others"},
           {"assumed", Type::string_list(), "", "", "Fields whose values are documented assumptions"},
-          {"mig", Type::section(gpu_mig_section()), "", "", "MIG support; absent: none"},
+          {"mig", Type::section(gpu_mig_section()), "", "", "MIG support (NVIDIA); absent: none"},
+          {"partitions", Type::section(gpu_partitions_section()), "", "", "Compute and memory partitioning (AMD); absent: none"},
           source_field(required),
       }};
   return s;
+}
+
+// An AMD GPU's `partitions:` block, and the same cast as a MigTable: the XCDs are both its compute and
+// its memory slices (a partition holds as large a share of each), one profile per compute mode a memory
+// mode allows, every partition of a GPU in one mode.
+std::pair<PartitionModes, MigTable> read_partitions(const ConfigNode& node, const GpuModel& gpu) {
+  const Fields f = gpu_partitions_section().read(node);
+  PartitionModes modes;
+  modes.xcds = f.integer<int>("xcds");
+  modes.source = f.at("source").as_string();
+  for (const auto& item : f.at("compute").items()) {
+    const Fields c = partition_compute_section().read(item);
+    PartitionModes::Compute mode{c.at("mode").as_string(), c.integer<int>("partitions")};
+    if (modes.xcds % mode.partitions != 0 || gpu.sms % mode.partitions != 0 || gpu.memory_mib % mode.partitions != 0)
+      c.at("partitions")
+          .fail(fmt::format("{}'s {} XCDs, {} compute units and {} MiB must split evenly into {} partitions", gpu.name,
+                            modes.xcds, gpu.sms, gpu.memory_mib, mode.partitions));
+    if (modes.find_compute(mode.mode)) c.at("mode").fail(fmt::format("compute mode {} listed twice", mode.mode));
+    modes.compute.push_back(std::move(mode));
+  }
+  for (const auto& item : f.at("memory").items()) {
+    const Fields m = partition_memory_section().read(item);
+    PartitionModes::Memory mode{m.at("mode").as_string(), m.integer<int>("numa_nodes"), m.string_list("compute")};
+    for (const std::string& c : mode.compute) {
+      const PartitionModes::Compute* compute = modes.find_compute(c);
+      if (!compute) m.at("compute").fail(fmt::format("unknown compute mode {}", c));
+      // AMD: the memory partitions cannot outnumber the compute partitions.
+      if (compute->partitions < mode.numa_nodes)
+        m.at("compute").fail(fmt::format("{} has {} partitions, fewer than {}'s {} memory partitions", c, compute->partitions,
+                                         mode.mode, mode.numa_nodes));
+    }
+    if (modes.find_memory(mode.mode)) m.at("mode").fail(fmt::format("memory mode {} listed twice", mode.mode));
+    modes.memory.push_back(std::move(mode));
+  }
+  MigTable table{"xcd", modes.xcds, modes.xcds, true, true, {}};
+  for (const PartitionModes::Memory& memory : modes.memory)
+    for (const std::string& c : memory.compute) {
+      const int n = modes.find_compute(c)->partitions;
+      MigProfile p;
+      p.name = p.class_name = PartitionModes::profile_name(c, memory.mode);
+      p.memory_mib = gpu.memory_mib / n;
+      p.sms = gpu.sms / n;
+      p.compute_slices = p.memory_slices = modes.xcds / n;
+      for (int start = 0; start < modes.xcds; start += p.memory_slices) p.starts.push_back(start);
+      p.max_count = n;
+      table.profiles.push_back(std::move(p));
+    }
+  return {std::move(modes), std::move(table)};
 }
 
 }  // namespace
@@ -158,6 +274,9 @@ const Section& node_section() {
           {"topology", Type::section(topology_section()), "", "",
            "How its GPUs are linked; absent: all behind one PCIe host bridge"},
           {"network", Type::section(network_section()), "", "", "Its NICs; absent: not described"},
+          {"nvlink_domain_nodes", Type::int32().at_least(2), "", "",
+           "Nodes of a rack whose GPUs share one NVLink domain through its NVLink switch trays (GB200 NVL72: 18); "
+           "absent: NVLink stops at the node"},
           {"host_power", Type::section(host_power_section()), "", "",
            "What it draws besides its GPUs; absent: model.yaml's power.host"},
           source_field(required),
@@ -350,12 +469,28 @@ void Catalog::add_gpu(const ConfigNode& entry) {
   m.fp32_tflops = e.number("fp32_tflops");
   m.memory_bandwidth_gb_per_s = e.number("memory_bandwidth_gb_per_s");
   m.tdp_w = e.number("tdp_w");
-  m.nvlink_gb_per_s = e.number("nvlink_gb_per_s");
-  if (m.nvlink_gb_per_s > 0) m.nvlinks = e.integer<int>("nvlinks");
-  else if (e.has("nvlinks")) e.at("nvlinks").fail("nvlinks needs nvlink_gb_per_s > 0");
+  if (auto f = e.get("fp8_tflops")) m.fp8_tflops = f->as_number(e.range("fp8_tflops"));
+  m.vendor = e.value("vendor").as_enum<Vendor>(", ");
+  // The scale-up fabric's fields carry the vendor's name for it (nvlink_*, xgmi_*, roce_*).
+  const auto fabric = std::string(to_string(m.fabric()));
+  const std::string bandwidth = fabric + "_gb_per_s", links = fabric == "nvlink" ? "nvlinks" : fabric + "_links";
+  for (std::string_view other : {"nvlink_gb_per_s", "nvlinks", "xgmi_gb_per_s", "xgmi_links", "roce_gb_per_s", "roce_links"})
+    if (other != bandwidth && other != links && e.has(other))
+      e.at(other).fail(
+          fmt::format("a {} GPU's scale-up fabric is {}: give {} and {}", to_string(m.vendor), fabric, bandwidth, links));
+  if (!e.has(bandwidth)) e.node().fail(fmt::format("expected {} ({}'s {} bandwidth; 0: none)", bandwidth, m.name, fabric));
+  m.link_gb_per_s = e.number(bandwidth);
+  if (m.link_gb_per_s > 0) m.links = e.integer<int>(links);
+  else if (e.has(links)) e.at(links).fail(fmt::format("{} needs {} > 0", links, bandwidth));
   m.pcie_gen = e.integer<int>("pcie_gen");
   if (pcie_x16_gb_per_s(m.pcie_gen) == 0) e.at("pcie_gen").fail(fmt::format("expected PCIe generation 3, 4 or 5, got {}", m.pcie_gen));
-  m.compute_capability = e.number("compute_capability");
+  if (m.vendor == Vendor::nvidia) {
+    if (!e.has("compute_capability")) e.node().fail(fmt::format("expected compute_capability (CUDA) for NVIDIA GPU {}", m.name));
+    m.compute_capability = e.number("compute_capability");
+  } else if (e.has("compute_capability")) {
+    e.at("compute_capability")
+        .fail(fmt::format("a CUDA compute capability is NVIDIA's; {} is an {} GPU", m.name, to_string(m.vendor)));
+  }
   m.assumed = e.string_list("assumed");
   m.source = e.at("source").as_string();
   if (auto mig_node = e.get("mig")) {
@@ -363,7 +498,7 @@ void Catalog::add_gpu(const ConfigNode& entry) {
     const auto gname = mig.at("geometry").as_string();
     auto g = std::find_if(geometries_.begin(), geometries_.end(), [&](const Geometry& x) { return x.name == gname; });
     if (g == geometries_.end()) mig.at("geometry").fail(fmt::format("unknown MIG geometry '{}'", gname));
-    MigTable table{g->name, g->memory_slices, g->compute_slices, g->combine_4g_3g, {}};
+    MigTable table{g->name, g->memory_slices, g->compute_slices, g->combine_4g_3g, false, {}};
     for (const auto& item : mig.at("profiles").items()) {
       const Fields pe = mig_profile_section().read(item);
       const auto cname = pe.at("class").as_string();
@@ -382,6 +517,14 @@ void Catalog::add_gpu(const ConfigNode& entry) {
       table.profiles.push_back(std::move(p));
     }
     m.mig = std::move(table);
+  }
+  if (auto p = e.get("partitions")) {
+    if (m.vendor != Vendor::amd)
+      p->fail(fmt::format("compute and memory partitions are AMD's; {} is an {} GPU", m.name, to_string(m.vendor)));
+    if (m.mig) p->fail("give either mig or partitions");
+    std::tie(m.partitions, m.mig) = read_partitions(*p, m);
+  } else if (m.mig && m.vendor != Vendor::nvidia) {
+    e.at("mig").fail(fmt::format("MIG is NVIDIA's; {} is an {} GPU", m.name, to_string(m.vendor)));
   }
   gpus_.push_back(std::move(m));
 }
@@ -404,6 +547,12 @@ void Catalog::add_node(const ConfigNode& entry) {
   t.topology = e.has("topology") ? NodeTopology::parse(e.at("topology"), *gpu, t.gpus) : NodeTopology::single_host_bridge(*gpu, t.gpus);
   if (auto n = e.get("network")) t.network = NetworkSpec::parse(*n);
   if (auto h = e.get("host_power")) t.host_power = HostPower::parse(*h);
+  if (auto d = e.get("nvlink_domain_nodes")) {
+    // Multi-node NVLink joins the nodes' NVSwitch fabrics: their GPUs must be on NVLink switches.
+    if (t.gpus < 2 || t.topology.link(0, 1).cls != LinkClass::nvlink || !t.topology.uniform())
+      d->fail("an NVLink domain spanning nodes needs topology nvlink: all (the GPUs on NVLink switches)");
+    t.nvlink_domain_nodes = d->as_int<int>(e.range("nvlink_domain_nodes"));
+  }
   t.source = e.at("source").as_string();
   nodes_.push_back(std::move(t));
 }

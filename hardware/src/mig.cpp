@@ -63,6 +63,8 @@ std::optional<std::string> mig_conflict(const MigTable& t, const MigLayout& layo
       return fmt::format("{} at {} needs memory slices {}-{}, which {} at {} holds", p.name, start, start,
                          start + p.memory_slices - 1, q.name, in.start);
     if (p.media_extensions && q.media_extensions) return std::string("at most one +me instance fits on a GPU");
+    if (t.one_mode && in.profile != profile)
+      return fmt::format("{} cannot join {}: every partition of an AMD GPU is in one compute and memory mode", p.name, q.name);
     if (!t.allows_4g_with_3g && ((is_class(t, profile, "4g") && q.class_name == "3g") ||
                                  (is_class(t, profile, "3g") && q.class_name == "4g")))
       return std::string("4g and 3g instances cannot share a GPU before driver R510 (catalog: combine_4g_3g: false)");
@@ -233,7 +235,7 @@ MigNodeConfig mig_node_config(const ConfigNode& entries, const std::string& name
     const bool enabled = e.at("mig-enabled").as_bool();
     std::optional<MigLayout> layout;
     if (enabled) {
-      if (!model.mig) e.at("mig-enabled").fail(fmt::format("GPU model {} does not support MIG", model.name));
+      if (!model.has_mig()) e.at("mig-enabled").fail(fmt::format("GPU model {} does not support MIG", model.name));
       const MigTable& t = *model.mig;
       MigCounts counts(t.profiles.size(), 0);
       if (auto md = e.get("mig-devices")) {
@@ -280,11 +282,11 @@ const GpuModel& require_mig_model(const Catalog& catalog, std::string_view name)
   if (!g) {
     std::vector<std::string> mig;
     for (const auto& m : catalog.gpus())
-      if (m.mig) mig.push_back(m.name);
+      if (m.has_mig()) mig.push_back(m.name);
     throw InputError({"", std::nullopt, "GPU_MODEL"},
                      fmt::format("unknown GPU model '{}'; MIG-capable models: {}", name, fmt::join(mig, ", ")));
   }
-  if (!g->mig) throw InputError({"", std::nullopt, "GPU_MODEL"}, fmt::format("{} does not support MIG", g->name));
+  if (!g->has_mig()) throw InputError({"", std::nullopt, "GPU_MODEL"}, fmt::format("{} does not support MIG", g->name));
   return *g;
 }
 

@@ -10,7 +10,7 @@
 namespace gpusim {
 
 std::string link_code(const Link& link) {
-  if (link.cls == LinkClass::nvlink) return fmt::format("{}{}", to_string(link.cls), link.nvlinks);
+  if (link.cls == LinkClass::nvlink) return fmt::format("{}{}", to_string(link.cls), link.links);
   return std::string(to_string(link.cls));
 }
 
@@ -42,20 +42,28 @@ NetworkSpec NetworkSpec::parse(const ConfigNode& node) {
   return s;
 }
 
+namespace {
+Type fabric_links() { return Type::one_of({Type::choice({"all"}), Type::list(Type::list(Type::int32().at_least(0)))}); }
+}  // namespace
+
 const Section& topology_section() {
-  static const Section s{"topology",
-                         "How a node template's GPUs are linked, as nvidia-smi topo -m classifies them",
-                         {
-                             {"pcie", Type::list(Type::string("^[^/]+(/[^/]+)+$")), required, "",
-                              "Each GPU's PCIe path, outermost first: NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0"},
-                             {"nvlink", Type::one_of({Type::choice({"all"}), Type::list(Type::list(Type::int32().at_least(0)))}),
-                              "", "", "all (an NVSwitch fabric) or bonded [gpu, gpu, links] pairs; absent: no NVLink"},
-                             {"inter_socket_gb_per_s", Type::number().above(0), "", "GB/s",
-                              "GPU-to-GPU bandwidth across sockets (SYS); needed when the GPUs span NUMA nodes"},
-                             {"pcie_gen", Type::integer().at_least(3).at_most(5), "", "",
-                              "PCIe generation of the GPUs' host links; default: the GPU model's"},
-                             source_field(required),
-                         }};
+  static const Section s{
+      "topology",
+      "How a node template's GPUs are linked, as nvidia-smi topo -m classifies them",
+      {
+          {"pcie", Type::list(Type::string("^[^/]+(/[^/]+)+$")), required, "",
+           "Each GPU's PCIe path, outermost first: NUMA-node/host-bridge[/switch...], e.g. cpu0/rc0/sw0"},
+          {"nvlink", fabric_links(), "", "", "all (an NVSwitch fabric) or bonded [gpu, gpu, links] pairs; absent: no NVLink"},
+          {"xgmi", fabric_links(), "", "",
+           "AMD Infinity Fabric: all (a full mesh of direct links) or bonded [gpu, gpu, links] pairs"},
+          {"roce", fabric_links(), "", "",
+           "Intel Gaudi's scale-up RoCE ports: all (a full mesh of direct links) or bonded [gpu, gpu, links] pairs"},
+          {"inter_socket_gb_per_s", Type::number().above(0), "", "GB/s",
+           "GPU-to-GPU bandwidth across sockets (SYS); needed when the GPUs span NUMA nodes"},
+          {"pcie_gen", Type::integer().at_least(3).at_most(5), "", "",
+           "PCIe generation of the GPUs' host links; default: the GPU model's"},
+          source_field(required),
+      }};
   return s;
 }
 
@@ -131,29 +139,43 @@ NodeTopology NodeTopology::parse(const ConfigNode& node, const GpuModel& gpu, in
       l.gb_per_s = l.cls == LinkClass::sys ? std::min(pcie, inter_socket) : pcie;
     }
 
-  if (auto nv = n.get("nvlink")) {
-    if (gpu.nvlinks == 0) nv->fail(fmt::format("{} has no NVLink", gpu.name));
-    const double per_link = gpu.nvlink_gb_per_s / 2.0 / gpu.nvlinks;  // per direction
+  const Fabric fabric = gpu.fabric();
+  for (Fabric other : {Fabric::nvlink, Fabric::xgmi, Fabric::roce})
+    if (other != fabric && n.has(to_string(other)))
+      n.at(to_string(other)).fail(fmt::format("{} is linked by {}, not {}", gpu.name, to_string(fabric), to_string(other)));
+  if (auto nv = n.get(to_string(fabric))) {
+    if (gpu.links == 0) nv->fail(fmt::format("{} has no {} links", gpu.name, to_string(fabric)));
+    const double per_link = gpu.link_gb_per_s / 2.0 / gpu.links;  // per direction
+    const LinkClass cls = fabric == Fabric::nvlink ? LinkClass::nvlink
+                          : fabric == Fabric::xgmi ? LinkClass::xgmi
+                                                   : LinkClass::roce;
     const auto bond = [&](int a, int b, int links) {
-      for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}})
-        t.links_[pair_index(x, y, gpus)] = {LinkClass::nvlink, links, per_link * links};
+      for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) t.links_[pair_index(x, y, gpus)] = {cls, links, per_link * links};
     };
     if (nv->is_scalar()) {
-      if (nv->as_string() != "all") nv->fail("expected all (an NVSwitch fabric) or a list of [gpu, gpu, links]");
+      if (nv->as_string() != "all") nv->fail("expected all or a list of [gpu, gpu, links]");
+      // NVSwitch: every pair at a GPU's full NVLink bandwidth. A mesh: each GPU's links shared out
+      // evenly over its peers (MI300X: 7 xGMI links, one per peer; Gaudi: 21 RoCE ports, three per peer).
+      int per_pair = gpu.links;
+      if (fabric != Fabric::nvlink && gpus > 1) {
+        per_pair = gpu.links / (gpus - 1);
+        if (per_pair == 0)
+          nv->fail(fmt::format("a full mesh of {} GPUs needs {} links per GPU; {} has {}", gpus, gpus - 1, gpu.name, gpu.links));
+      }
       for (int a = 0; a < gpus; ++a)
-        for (int b = a + 1; b < gpus; ++b) bond(a, b, gpu.nvlinks);
+        for (int b = a + 1; b < gpus; ++b) bond(a, b, per_pair);
     } else {
       std::vector<int> used(static_cast<std::size_t>(gpus), 0);
       for (const auto& e : nv->items()) {
         const auto v = e.items();
         if (v.size() != 3) e.fail("expected [gpu, gpu, links]");
-        const Range r = n.range("nvlink");
+        const Range r = n.range(to_string(fabric));
         const int a = v[0].as_int<int>(r), b = v[1].as_int<int>(r), links = v[2].as_int<int>({Bound(1), r.maximum});
         if (a >= gpus || b >= gpus || a == b) e.fail(fmt::format("expected two different GPUs below {}", gpus));
         used[static_cast<std::size_t>(a)] += links;
         used[static_cast<std::size_t>(b)] += links;
-        if (used[static_cast<std::size_t>(a)] > gpu.nvlinks || used[static_cast<std::size_t>(b)] > gpu.nvlinks)
-          e.fail(fmt::format("{} has {} NVLinks per GPU; this bonds more", gpu.name, gpu.nvlinks));
+        if (used[static_cast<std::size_t>(a)] > gpu.links || used[static_cast<std::size_t>(b)] > gpu.links)
+          e.fail(fmt::format("{} has {} {} links per GPU; this bonds more", gpu.name, gpu.links, to_string(fabric)));
         bond(a, b, links);
       }
     }
@@ -220,9 +242,28 @@ Link NodeTopology::compute_ring(uint32_t mask) const {
   const int k = static_cast<int>(ids.size());
   if (k <= 1) return {LinkClass::self, 0, std::numeric_limits<double>::infinity()};
   Link worst = link(ids[0], ids[1]);
+  bool mesh = true;
   for (int a = 0; a < k; ++a)
-    for (int b = a + 1; b < k; ++b)
-      if (link(ids[a], ids[b]).gb_per_s < worst.gb_per_s) worst = link(ids[a], ids[b]);
+    for (int b = a + 1; b < k; ++b) {
+      const Link& l = link(ids[a], ids[b]);
+      if (l.gb_per_s < worst.gb_per_s) worst = l;
+      mesh = mesh && (l.cls == LinkClass::xgmi || l.cls == LinkClass::roce);
+    }
+  if (mesh) {
+    // Direct links to every peer: a collective sends to all of them at once (its reduce-scatter and
+    // all-gather a chunk per peer), so each GPU's bandwidth is the sum of its links into the set.
+    Link least{worst.cls, 0, std::numeric_limits<double>::infinity()};
+    for (int a = 0; a < k; ++a) {
+      Link sum{worst.cls, 0, 0};
+      for (int b = 0; b < k; ++b)
+        if (b != a) {
+          sum.links += link(ids[a], ids[b]).links;
+          sum.gb_per_s += link(ids[a], ids[b]).gb_per_s;
+        }
+      if (sum.gb_per_s < least.gb_per_s) least = sum;
+    }
+    return least;
+  }
   if (k <= 3 || k > kPrecomputeGpus) return worst;
   std::vector<Link> candidates;
   for (int a = 0; a < k; ++a)

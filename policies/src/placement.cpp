@@ -1,6 +1,7 @@
 #include "gpusim/policies/placement.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace gpusim {
@@ -100,6 +101,11 @@ uint32_t PlacementPolicy::rank(const Cluster& cluster, NodeId node) const {
 }
 
 std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId job) {
+  if (auto p = place_on_one_node(view, job)) return p;
+  return place_across_nodes(view, job);
+}
+
+std::optional<Placement> PlacementPolicy::place_on_one_node(const ClusterView& view, JobId job) {
   const Cluster& c = view.cluster();
   candidates_.clear();
   for (BucketId b : c.live_buckets()) {
@@ -108,23 +114,89 @@ std::optional<Placement> PlacementPolicy::place(const ClusterView& view, JobId j
     candidates_.push_back({rep, static_cast<uint32_t>(c.bucket(b).nodes.size()), score(view, job, rep)});
   }
   if (auto best = best_of(view, job, candidates_)) return place_on_node(view, job, *best);
-  return place_across_nodes(view, job);
+  return std::nullopt;
+}
+
+// A node takes whole workers (or any number of GPUs when the job has no fixed worker size), at most the
+// GPUs left to place, as many as its CPU and memory hold pods for.
+int32_t PlacementPolicy::usable_gpus(const ClusterView& view, JobId job, NodeId n, std::size_t fitting) const {
+  const Request& q = view.job(job).request;
+  const int32_t unit = std::max(1, q.worker_gpus);
+  int32_t take = std::min<int32_t>(static_cast<int32_t>(fitting) / unit * unit, view.gpus_to_place(job));
+  const Node& node = view.cluster().node(n);
+  while (take > 0 && !pods_fit(per_pod(q), q.pods_on_node(take), free_resources(node))) take -= unit;
+  return std::max(0, take);
+}
+
+// Takes up to `most` (at most `left`) of the job's GPUs from node n, as the kubelet aligns them there;
+// false when none fit.
+bool PlacementPolicy::take_from(const ClusterView& view, JobId job, NodeId n, int32_t most, Placement& p, int32_t& left) const {
+  const int32_t unit = std::max(1, view.job(job).request.worker_gpus);
+  int32_t take = std::min(left, most);
+  for (; take > 0; take -= unit) {
+    view.aligned_gpus(job, n, take, fitting_);
+    if (static_cast<int32_t>(fitting_.size()) >= take) break;
+  }
+  if (take <= 0) return false;
+  choose_gpus(view, job, fitting_, take, chosen_);
+  p.nodes.push_back(n);
+  p.gpus.insert(p.gpus.end(), chosen_.begin(), chosen_.end());
+  left -= take;
+  return true;
+}
+
+std::optional<Placement> PlacementPolicy::place_in_nvlink_domain(const ClusterView& view, JobId job, bool pack) const {
+  const Job& j = view.job(job);
+  const int32_t count = view.gpus_to_place(job);
+  if (!j.multi_node || count <= 1) return std::nullopt;
+  const Cluster& c = view.cluster();
+  // The GPUs each NVLink domain could give the job now, node by node (every node: a domain is a few racks' worth).
+  struct Domain {
+    int32_t free = 0;
+    std::vector<std::pair<int32_t, NodeId>> nodes;  // (usable GPUs, node)
+  };
+  std::map<std::pair<PoolId, uint32_t>, Domain> domains;
+  std::vector<GpuId> fitting;
+  for (BucketId b : c.live_buckets()) {
+    const NodeId rep = c.bucket(b).representative();
+    const PoolId pool = c.node(rep).pool;
+    if (c.pool(pool).nvlink_domain_nodes == 0 || !admits_pool(view, job, pool) || !view.node_admits(job, rep)) continue;
+    view.fitting_gpus(job, rep, fitting);
+    const int32_t free = usable_gpus(view, job, rep, fitting.size());
+    if (free == 0) continue;
+    for (NodeId n : c.bucket(b).nodes) {
+      Domain& d = domains[{pool, *c.nvlink_domain(n)}];
+      d.free += free;
+      d.nodes.emplace_back(free, n);
+    }
+  }
+  // The domain with most free GPUs that holds the job (keeps it whole, leaves the others' room), or with
+  // least (packs domains, leaving whole ones for larger jobs); ties to the first by pool and domain.
+  const Domain* best = nullptr;
+  for (const auto& [key, d] : domains)
+    if (d.free >= count && (!best || (pack ? d.free < best->free : d.free > best->free))) best = &d;
+  if (!best) return std::nullopt;
+  std::vector<std::pair<int32_t, NodeId>> nodes = best->nodes;  // fewest nodes: most free first, then by id
+  std::sort(nodes.begin(), nodes.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  Placement p;
+  int32_t left = count;
+  for (const auto& [free, n] : nodes)
+    if (take_from(view, job, n, free, p, left) && left == 0) break;
+  if (left > 0) return std::nullopt;
+  std::sort(p.nodes.begin(), p.nodes.end());
+  std::sort(p.gpus.begin(), p.gpus.end());
+  choose_instances(view, job, p);
+  return p;
 }
 
 std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& view, JobId job) const {
   const Job& j = view.job(job);
   const int32_t count = view.gpus_to_place(job);
   if (!j.multi_node || count <= 1) return std::nullopt;
+  if (j.request.one_nvlink_domain) return place_in_nvlink_domain(view, job, false);
   const Cluster& c = view.cluster();
-  // A node takes whole workers (or any number of GPUs when the job has no fixed worker size), as
-  // many as its CPU and memory hold pods for.
-  const int32_t unit = std::max(1, j.request.worker_gpus);
-  const auto usable = [&](NodeId n, std::size_t fitting) {
-    int32_t take = std::min<int32_t>(static_cast<int32_t>(fitting) / unit * unit, count);
-    const Node& node = c.node(n);
-    while (take > 0 && !pods_fit(per_pod(j.request), j.request.pods_on_node(take), free_resources(node))) take -= unit;
-    return std::max(0, take);
-  };
+  const auto usable = [&](NodeId n, std::size_t fitting) { return usable_gpus(view, job, n, fitting); };
   struct Spread {
     BucketId bucket;
     int32_t free_gpus;
@@ -161,22 +233,10 @@ std::optional<Placement> PlacementPolicy::place_across_nodes(const ClusterView& 
   });
   Placement p;
   int32_t left = count;
-  std::vector<GpuId> chosen;
   for (const Spread& cand : candidates) {
-    for (NodeId n : c.bucket(cand.bucket).nodes) {
+    for (NodeId n : c.bucket(cand.bucket).nodes)
       // The kubelet aligns the job's GPUs on each node (the Topology Manager, per node).
-      int32_t take = std::min(left, cand.free_gpus);
-      for (; take > 0; take -= unit) {
-        view.aligned_gpus(job, n, take, fitting);
-        if (static_cast<int32_t>(fitting.size()) >= take) break;
-      }
-      if (take <= 0) continue;
-      choose_gpus(view, job, fitting, take, chosen);
-      p.nodes.push_back(n);
-      p.gpus.insert(p.gpus.end(), chosen.begin(), chosen.end());
-      left -= take;
-      if (left == 0) break;
-    }
+      if (take_from(view, job, n, cand.free_gpus, p, left) && left == 0) break;
     if (left == 0) break;
   }
   if (left > 0) return std::nullopt;

@@ -290,8 +290,8 @@ class Catalog:
         raise KeyError(f"unknown node template {name!r}; known: {', '.join(n.name for n in _core.builtin_nodes())}")
 
     def gpu_frame(self) -> pd.DataFrame:
-        fields = ["name", "memory_mib", "sms", "bf16_tflops", "fp32_tflops", "memory_bandwidth_gb_per_s", "tdp_w",
-                  "nvlink_gb_per_s", "pcie_gen", "compute_capability"]
+        fields = ["name", "vendor", "memory_mib", "sms", "bf16_tflops", "fp8_tflops", "fp32_tflops",
+                  "memory_bandwidth_gb_per_s", "tdp_w", "fabric", "link_gb_per_s", "links", "pcie_gen", "compute_capability"]
         return _pandas().DataFrame([{**{f: getattr(g, f) for f in fields}, "mig": g.mig is not None, "source": g.source}
                              for g in self.gpus])
 

@@ -306,11 +306,16 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("fp32_tflops", &GpuModel::fp32_tflops)
       .def_readonly("memory_bandwidth_gb_per_s", &GpuModel::memory_bandwidth_gb_per_s)
       .def_readonly("tdp_w", &GpuModel::tdp_w)
-      .def_readonly("nvlink_gb_per_s", &GpuModel::nvlink_gb_per_s)
+      .def_property_readonly("vendor", [](const GpuModel& g) { return std::string(to_string(g.vendor)); })
+      .def_property_readonly("fabric", [](const GpuModel& g) { return std::string(to_string(g.fabric())); })
+      .def_readonly("link_gb_per_s", &GpuModel::link_gb_per_s)
+      .def_readonly("links", &GpuModel::links)
+      .def_readonly("fp8_tflops", &GpuModel::fp8_tflops)
       .def_readonly("pcie_gen", &GpuModel::pcie_gen)
       .def_readonly("compute_capability", &GpuModel::compute_capability)
       .def_readonly("source", &GpuModel::source)
-      .def_property_readonly("mig", [](const GpuModel& g) { return g.mig ? &*g.mig : nullptr; }, py::return_value_policy::reference_internal)
+      .def_property_readonly(
+          "mig", [](const GpuModel& g) { return g.mig ? &*g.mig : nullptr; }, py::return_value_policy::reference_internal)
       .def("__repr__", [](const GpuModel& g) { return "<GpuModel " + g.name + ">"; });
   py::class_<NodeTemplate>(m, "NodeTemplate")
       .def_readonly("name", &NodeTemplate::name)

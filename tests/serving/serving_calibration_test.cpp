@@ -66,7 +66,7 @@ Mape mape(const std::vector<Point>& points, std::string_view model, std::string_
   Mape e;
   for (const Point& p : points) {
     if (p.model != model || p.hardware != hardware) continue;
-    const ReplicaHardware hw{gpu.bf16_tflops * 1e12, gpu.memory_bandwidth_gb_per_s * 1e9, p.tp, gpu.nvlink_gb_per_s / 2 * 1e9,
+    const ReplicaHardware hw{gpu.bf16_tflops * 1e12, gpu.memory_bandwidth_gb_per_s * 1e9, p.tp, gpu.link_gb_per_s / 2 * 1e9,
                              &ExecutionModel::builtin().serving_efficiency(gpu)};
     // prompt_time: one iteration prefilling `batch` whole prompts (o = 0: q x q/2 of causal attention each).
     const double p_len = static_cast<double>(p.prompt);

@@ -22,8 +22,7 @@ const GpuModel& gpu(std::string_view name) { return *Catalog::builtin().find_gpu
 const ExecutionModel& exec() { return ExecutionModel::builtin(); }
 
 ReplicaHardware whole(const GpuModel& g, int32_t tp = 1) {
-  return {g.bf16_tflops * 1e12, g.memory_bandwidth_gb_per_s * 1e9, tp, g.nvlink_gb_per_s / 2 * 1e9,
-          &exec().serving_efficiency(g)};
+  return {g.bf16_tflops * 1e12, g.memory_bandwidth_gb_per_s * 1e9, tp, g.link_gb_per_s / 2 * 1e9, &exec().serving_efficiency(g)};
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "gpusim/hardware/catalog.hpp"
 #include "gpusim/sim/execution.hpp"
@@ -228,6 +229,37 @@ TEST(TopologyScenarios, SharedNicSlowsBothJobs) {
   const double a_iterations_while_b = (b.end - b.start).seconds() / shared;
   const double a_expected = 3600 + (b.end - b.start).seconds() + (100000 - 3600 / alone - a_iterations_while_b) * alone;
   EXPECT_NEAR(a.end.seconds(), a_expected, 1e-3);
+}
+
+// scenarios/nvl72-training.yaml (issue 46): 20,000 steps of 0.5 s compute and an all-reduce of 32 GB
+// over 64 GPUs (bus factor 2 x 63 / 64). Inside one NVL72 domain the ring runs at a GPU's NVLink, 900 GB/s;
+// across two NVLink partitions over the trays' NICs, 4 x 400 Gb/s = 200 GB/s; on eight HGX B200 nodes
+// over their 8 x 400 Gb/s = 400 GB/s.
+TEST(TopologyScenarios, NvlinkDomainKeepsTheRingOnNvlink) {
+  const double factor = 2.0 * 63 / 64;
+  struct Case {
+    const char* variant;
+    std::vector<std::string> set;  // the variant's
+    const char* link;
+    double gb_per_s;
+    std::size_t domains;
+  };
+  for (const Case& c : {Case{"one-nvl72-domain", {}, "NV18", 900, 1},
+                        Case{"two-nvlink-domains", {"cluster.pools[0].nvlink_domain_nodes=8"}, "NET", 200, 2},
+                        Case{"hgx-b200-ib", {"cluster.pools=[{name: blackwell, node: hgx-b200, count: 8}]"}, "NET", 400, 0}}) {
+    const Scenario s = test::load(test::source_path("scenarios/nvl72-training.yaml"), c.set);
+    const RunResult r = test::simulate_scenario(s);
+    const JobRecord& j = r.jobs[0];
+    ASSERT_EQ(j.status, JobStatus::completed) << c.variant;
+    EXPECT_EQ(link_code(j.link), c.link) << c.variant;
+    EXPECT_DOUBLE_EQ(j.link.gb_per_s, c.gb_per_s) << c.variant;
+    EXPECT_NEAR((j.end - j.start).seconds(), 20000 * (0.5 + 32e9 * factor / (c.gb_per_s * 1e9)), 1.0) << c.variant;
+    if (c.domains == 0) continue;
+    // The GB200 trays: nodes 0-15 of the first rack, in one domain (or across the first two partitions).
+    std::set<uint32_t> domains;
+    for (NodeId n : r.placement(JobId(0)).nodes) domains.insert(n.value() < 18 ? n.value() / (c.domains == 1 ? 18 : 8) : 99);
+    EXPECT_EQ(domains.size(), c.domains) << c.variant;
+  }
 }
 
 // EASY backfilling: a notebook that would outlast the waiting job's reservation may not take the

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -123,8 +124,10 @@ std::vector<Field> job_fields() {
       {"deadline", Type::duration(), "", "",
        "How long after its arrival it must have ended (summary: deadlines met and missed, lateness); absent: none"},
       {"multi_node", Type::boolean(), "false", "", "A multi-GPU job may be split across nodes"},
-      {"resource", Type::string(R"(^nvidia\.com/(gpu|gpu\.shared|mig-.+)$)"), "nvidia.com/gpu", "",
-       "The device-plugin resource it asks for: nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>"},
+      {"resource", Type::string(R"(^(nvidia\.com/(gpu|gpu\.shared|mig-.+)|amd\.com/[a-z0-9_]+|habana\.ai/gaudi)$)"), "", "",
+       "The device-plugin resource it asks for: nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>, "
+       "amd.com/gpu, amd.com/<compute>_<memory> (an AMD partition, mixed naming) or habana.ai/gaudi; absent: a whole "
+       "GPU of any vendor"},
       {"claim", Type::section(claim_section()), "", "", "A capacity claim instead of a resource"},
       {"resource_claims",
        Type::one_of({Type::string(), Type::list(Type::one_of({Type::string(), Type::section(pod_resource_claim_section())}))}),
@@ -350,11 +353,20 @@ void read_request_fields(const Fields& e, Request& q) {
   q.models = e.string_list("models");
   if (auto r = e.get("resource")) {
     std::string resource = r->as_string();
-    if (resource == "nvidia.com/gpu") resource.clear();
-    if (!resource.empty() && resource != "nvidia.com/gpu.shared" && !resource.starts_with("nvidia.com/mig-"))
-      r->fail(fmt::format("expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>, got '{}'", resource));
+    const std::string_view amd = std::string_view(resource).substr(std::min<std::size_t>(resource.size(), 8));
+    const bool known = resource == "nvidia.com/gpu" || resource == "nvidia.com/gpu.shared" ||
+                       (resource.starts_with("nvidia.com/mig-") && resource.size() > 15) || resource == "habana.ai/gaudi" ||
+                       (resource.starts_with("amd.com/") && !amd.empty() && std::all_of(amd.begin(), amd.end(), [](char c) {
+                          return std::islower(c) || std::isdigit(c) || c == '_';
+                        }));
+    if (!known)
+      r->fail(fmt::format("expected nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>, amd.com/gpu, "
+                          "amd.com/<compute>_<memory> or habana.ai/gaudi, got '{}'",
+                          resource));
     if (resource.starts_with("nvidia.com/mig-") && q.milli_per_gpu < kWholeGpu)
       r->fail("a MIG instance cannot be requested together with gpu_milli");
+    if (!resource.starts_with("nvidia.com/") && q.milli_per_gpu < kWholeGpu)
+      r->fail(fmt::format("{} cannot be requested together with gpu_milli (milli-GPU shares are of NVIDIA GPUs)", resource));
     q.resource = resource;
   }
   if (auto node = e.get("claim")) {

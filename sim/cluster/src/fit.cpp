@@ -25,6 +25,7 @@ struct ShapeKey {
   Interned<std::string> resource;
   bool claim;
   uint16_t device_selector;
+  bool one_nvlink_domain;
   int32_t min_sms;
   int64_t limit_mib;
   int32_t thread_percent;
@@ -46,6 +47,7 @@ struct ShapeKeyHash {
     boost::hash_combine(h, &k.resource.get());
     boost::hash_combine(h, k.claim);
     boost::hash_combine(h, k.device_selector);
+    boost::hash_combine(h, k.one_nvlink_domain);
     boost::hash_combine(h, k.min_sms);
     boost::hash_combine(h, k.limit_mib);
     boost::hash_combine(h, k.thread_percent);
@@ -76,7 +78,10 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
       std::none_of(q.models->begin(), q.models->end(), [&](const std::string& m) { return catalog.find_gpu(m) == pool.gpu; }))
     return fmt::format("asks for GPU model {}; pool {} has {}", fmt::join(*q.models, " or "), pool.name, pool.gpu->name);
   const SharingConfig& c = pool.sharing;
-  const std::string_view want = resource_name(q);
+  const std::string_view want = q.resource->empty() ? c.device_resource : std::string_view(*q.resource);
+  if (const auto vendor = resource_vendor(want); vendor && *vendor != pool.gpu->vendor)
+    return fmt::format("asks {}; pool {} has {} GPUs ({}), which advertise {}", want, pool.name, to_string(pool.gpu->vendor),
+                       pool.gpu->name, c.device_resource);
   const bool shared = c.mode == Sharing::time_slicing || c.mode == Sharing::mps;
   if (q.fractional() && c.mode != Sharing::fractional && c.mode != Sharing::exclusive)
     return fmt::format("asks a {}-milli GPU share; pool {} ({}) does not split GPUs by milli", q.milli_per_gpu.value, pool.name,
@@ -113,24 +118,30 @@ std::optional<std::string> pool_refuses(const Request& q, const Pool& pool, cons
   }
   if (c.mode == Sharing::mig) {
     const auto profile = mig_profile_name(q);
+    const bool amd = pool.gpu->partitions.has_value();
     if (!profile.empty() && c.mig_strategy == MigStrategy::single)
-      return fmt::format("asks {}; pool {} uses the single MIG strategy, which advertises instances as nvidia.com/gpu", want,
-                         pool.name);
-    if (want == kGpuResource && c.mig_strategy == MigStrategy::mixed) {
+      return amd ? fmt::format("asks {}; pool {} uses the single naming strategy, which advertises partitions as amd.com/gpu",
+                               want, pool.name)
+                 : fmt::format("asks {}; pool {} uses the single MIG strategy, which advertises instances as nvidia.com/gpu",
+                               want, pool.name);
+    if (want == c.device_resource && c.mig_strategy == MigStrategy::mixed) {
       if (!mig_off_gpus(c))
-        return fmt::format("asks nvidia.com/gpu; pool {} has MIG on every GPU (mixed strategy: ask nvidia.com/mig-<profile>)",
-                           pool.name);
-    } else if (want != kGpuResource || c.mig_strategy == MigStrategy::single) {
+        return amd ? fmt::format("asks amd.com/gpu; pool {} partitions every GPU (mixed naming: ask amd.com/{})", pool.name,
+                                 c.mig_config)
+                   : fmt::format("asks nvidia.com/gpu; pool {} has MIG on every GPU (mixed strategy: ask "
+                                 "nvidia.com/mig-<profile>)",
+                                 pool.name);
+    } else if (want != c.device_resource || c.mig_strategy == MigStrategy::single) {
       if (!profile.empty() && !pool.gpu->mig->find(profile))
-        return fmt::format("asks {}; {} has no MIG profile {}", want, pool.gpu->name, profile);
+        return fmt::format("asks {}; {} has no {} {}", want, pool.gpu->name, amd ? "partition mode" : "MIG profile", profile);
       if (want == "nvidia.com/gpu.shared") return fmt::format("asks {}; pool {} is a MIG pool", want, pool.name);
       bool served = false;
       for (std::size_t i = 0; i < pool.gpu->mig->profiles.size(); ++i) served = served || profile_serves(q, pool, i);
       if (!served) return fmt::format("uses {} MiB of GPU memory; the {} instance has less", q.gpu_memory_mib, want);
       return std::nullopt;
     }
-  } else if (want != kGpuResource) {
-    return fmt::format("asks {}; pool {} advertises nvidia.com/gpu", want, pool.name);
+  } else if (want != c.device_resource) {
+    return fmt::format("asks {}; pool {} advertises {}", want, pool.name, c.device_resource);
   }
   if (q.gpu_memory_mib > pool.gpu->memory_mib)
     return fmt::format("asks {} MiB of GPU memory per GPU; pool {} has {} MiB GPUs", q.gpu_memory_mib, pool.name,
@@ -199,6 +210,7 @@ Shapes::Shapes(const JobSet& jobs, const Cluster& c, const Catalog& catalog) : o
                  q.resource,
                  q.claim,
                  q.device_selector,
+                 q.one_nvlink_domain,
                  q.min_sms,
                  q.gpu_memory_limit_mib,
                  q.thread_percent,
@@ -235,6 +247,11 @@ std::optional<std::string> placement_error(const Cluster& c, const Job& j, const
   if ((p.nodes.size() > 1 || rules.held_gpus > 0) && !j.multi_node && p.nodes != rules.held->nodes)
     return "placement spans nodes but the job may not (multi_node is off)";
   if (j.request.gpus == 0 && p.nodes.size() != 1) return "a job without GPUs runs on exactly one node";
+  if (j.request.one_nvlink_domain) {
+    std::vector<NodeId> all = p.nodes;  // with the nodes its placed workers hold
+    if (rules.held_gpus > 0) all.insert(all.end(), rules.held->nodes.begin(), rules.held->nodes.end());
+    if (!c.one_nvlink_domain(all)) return "placement spans NVLink domains but the job's ComputeDomain needs one";
+  }
   for (std::size_t i = 0; i < p.nodes.size(); ++i) {
     const NodeId n = p.nodes[i];
     if (n >= c.node_count()) return fmt::format("unknown node id {}", n);
@@ -305,6 +322,9 @@ std::optional<std::string> layout_error(const Cluster& c, GpuId g, const MigLayo
       return "the pool uses the single MIG strategy: one profile per GPU";
     mig_add(checked, in);
   }
+  if (t.one_mode && !checked.empty() && static_cast<int>(checked.size()) != t.profiles[checked.front().profile].max_count)
+    return fmt::format("an AMD GPU in {} has all {} of its partitions", t.profiles[checked.front().profile].name,
+                       t.profiles[checked.front().profile].max_count);
   return std::nullopt;
 }
 

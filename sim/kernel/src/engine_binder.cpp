@@ -96,7 +96,7 @@ void Engine::started(JobId id) {
   }
   f.intra = r.link = ring_link(cluster_, full);
   f.reference = ring_link(cluster_, full, true);
-  if (full.nodes.size() > 1 && world_.jobs[id].comm) {
+  if (full.nodes.size() > 1 && world_.jobs[id].comm && !cluster_.one_nvlink_domain(full.nodes)) {
     rates_.network.join(id);
     rates_.network_changed = true;
   }
@@ -129,7 +129,9 @@ void Engine::reconfigure(GpuId g, const MigLayout& layout) {
   cluster_.reindex(cluster_.gpu(g).node);
   ++counts_.reconfigurations;
   notify([&](Observer& o) { o.mig_reconfigured(*this, g); });
-  events_.push(now_ + model().mig.reconfiguration_delay, EventKind::layout_ready, g, 0);
+  const bool amd = cluster_.pool_of(cluster_.gpu(g).node).gpu->partitions.has_value();
+  events_.push(now_ + (amd ? model().mig.partition_reconfiguration_delay : model().mig.reconfiguration_delay),
+               EventKind::layout_ready, g, 0);
 }
 
 void Engine::stop(JobId id, StopCause cause) {

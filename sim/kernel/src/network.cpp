@@ -7,13 +7,20 @@ namespace gpusim {
 
 Link ring_link(const Cluster& c, const Placement& p, bool best) {
   Link worst{LinkClass::self, 0, std::numeric_limits<double>::infinity()};
+  // Across the nodes of one NVLink domain the ring runs over the NVLink switches at a GPU's full NVLink
+  // bandwidth, not over the NICs (docs/guide/topology.md#nvlink-domains).
+  const bool domain = p.nodes.size() > 1 && c.one_nvlink_domain(p.nodes);
+  if (domain) {
+    const GpuModel& g = *c.pool_of(p.nodes.front()).gpu;
+    worst = {LinkClass::nvlink, g.links, g.link_gb_per_s / 2.0};
+  }
   for (NodeId n : p.nodes) {
     const Node& node = c.node(n);
     uint32_t mask = c.gpu_mask(n, p.gpus);
     if (best && !node.topology->best_subsets(std::popcount(mask)).empty())
       mask = node.topology->best_subsets(std::popcount(mask)).front();
     Link l = node.topology->ring_bottleneck(mask);
-    if (best && p.nodes.size() > 1 && c.pool_of(n).network.gb_per_s() < l.gb_per_s)
+    if (best && p.nodes.size() > 1 && !domain && c.pool_of(n).network.gb_per_s() < l.gb_per_s)
       l = {LinkClass::network, 0, c.pool_of(n).network.gb_per_s()};
     if (l.gb_per_s < worst.gb_per_s) worst = l;
   }

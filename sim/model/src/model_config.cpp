@@ -100,7 +100,9 @@ const Section& mig_section() {
   static const Section s = model_subsection(
       "mig", "MIG repartitioning",
       {
-          {"reconfiguration_delay", Type::duration(), "", "", "Drain-to-ready time of a layout change"},
+          {"reconfiguration_delay", Type::duration(), "", "", "Drain-to-ready time of a MIG layout change"},
+          {"partition_reconfiguration_delay", Type::duration(), "", "",
+           "Drain-to-ready time of an AMD compute and memory partition change"},
       });
   return s;
 }
@@ -418,6 +420,7 @@ void ExecutionModel::apply(const ConfigNode& model) {
   if (auto block = doc.get("mig")) {
     const Fields m = mig_section().read(*block);
     if (auto v = m.get("reconfiguration_delay")) mig.reconfiguration_delay = v->as_duration();
+    if (auto v = m.get("partition_reconfiguration_delay")) mig.partition_reconfiguration_delay = v->as_duration();
   }
   if (auto block = doc.get("communication")) {
     const Fields c = model_communication_section().read(*block);

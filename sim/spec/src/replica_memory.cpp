@@ -38,9 +38,9 @@ int64_t replica_footprint_mib(const Scenario& s, const ServiceSpec& service, con
 }
 
 const MigProfile* requested_profile(const Request& q, const GpuModel& gpu) {
-  const std::string& r = q.resource;
-  if (!gpu.mig || !r.starts_with(kMigResourcePrefix)) return nullptr;
-  return gpu.mig->find(std::string_view(r).substr(kMigResourcePrefix.size()));
+  const std::string_view profile = partition_profile(*q.resource);
+  if (!gpu.mig || profile.empty()) return nullptr;
+  return gpu.mig->find(profile);
 }
 
 }  // namespace gpusim

@@ -141,7 +141,7 @@ int64_t QuotaAdmission::usage(const Job& j, const QuotaLimit& limit) {
   // without a worker size is known only once it is placed).
   const int64_t pods = q.worker_gpus > 0 ? std::max(1, q.gpus / q.worker_gpus) : 1;
   switch (limit.resource) {
-    case QuotaResource::gpu: return !q.claim && q.resource->empty() ? q.gpus : 0;
+    case QuotaResource::gpu: return !q.claim && (q.resource->empty() || *q.resource == "nvidia.com/gpu") ? q.gpus : 0;
     case QuotaResource::gpu_shared: return *q.resource == "nvidia.com/gpu.shared" ? q.gpus : 0;
     case QuotaResource::mig: return *q.resource == limit.mig ? q.gpus : 0;
     case QuotaResource::cpu: return pods * q.cpu_milli;

@@ -25,9 +25,12 @@ void read_cluster(const ConfigNode& node, Scenario& s);
 // A pool's `sharing:`: a name, or the device plugin's block.
 Type sharing_type();
 const Section& pool_mig_section();
+// `partition:` of an AMD pool (its compute and memory modes, the device plugin's naming strategy).
+const Section& pool_partition_section();
 // `sharing: exclusive` or `sharing: fractional` (a node list's, or a pool's given by name).
 SharingConfig read_sharing_name(const ConfigNode& n);
-// A pool's sharing: its `mig:` block, else its `sharing:`, with `runtime:` for fractional shares.
+// A pool's sharing: its `partition:` (AMD) or `mig:` block, else its `sharing:`, with `runtime:` for
+// fractional shares; refused where the GPU's vendor offers none of it.
 SharingConfig read_pool_sharing(const Fields& pool, const GpuModel* gpu, int gpus_per_node, const std::string& scenario_file);
 
 // scenario_workload.cpp: the jobs and services of `workload:`, and the served models they name.

@@ -286,6 +286,8 @@ const Section& pool_section() {
           {"runtime", Type::enumeration({Sharing::mps, Sharing::time_slicing}), "mps", "",
            "What enforces fractional shares (sharing: fractional only)"},
           {"mig", Type::section(pool_mig_section()), "", "", "MIG on its GPUs (no other sharing then)"},
+          {"partition", Type::section(pool_partition_section()), "", "",
+           "AMD compute and memory partitions on its GPUs (no other sharing then)"},
           {"market", Type::enumeration<Market>(), "on-demand", "", "How its nodes are bought"},
           {"owned", Type::section(owned_section()), "", "", "What an owned node costs; required with market: owned"},
           {"labels", Type::map(Type::string()), "", "",
@@ -297,6 +299,9 @@ const Section& pool_section() {
            "Its price, instead of price_per_gpu_hour_usd; default: the node template's (its spot price for spot pools)"},
           {"network", Type::section(network_section()), "", "",
            "Its nodes' NICs; default: the node template's, else model.communication.default_network"},
+          {"nvlink_domain_nodes", Type::int32().at_least(1), "", "",
+           "Consecutive nodes sharing one NVLink domain, at most the rack's (the node template's nvlink_domain_nodes; "
+           "fewer: NVLink partitions); default: the template's"},
           {"kubelet", Type::section(kubelet_section()), "", "", "Its nodes' kubelet settings"},
           {"spot", Type::section(spot_section()), "", "", "How it loses nodes; required with market: spot"},
           {"autoscale", Type::section(autoscale_section()), "", "", "Nodes come and go with demand; absent: a fixed count"},
@@ -388,6 +393,16 @@ void read_pool(const ConfigNode& node, const Catalog& catalog, const ClusterEner
     pool.price_source = fmt::format("the spot trace's prices ({})", pool.spot.availability->file);
   }
   read_network(e.get("network"), t, s.model, pool);
+  pool.nvlink_domain_nodes = pool.rack_nodes = static_cast<uint32_t>(t->nvlink_domain_nodes);
+  if (auto d = e.get("nvlink_domain_nodes")) {
+    const int nodes = d->as_int<int>(e.range("nvlink_domain_nodes"));
+    if (t->nvlink_domain_nodes == 0)
+      d->fail(fmt::format("node template {} has no NVLink domain beyond the node (its nvlink_domain_nodes is not set)", t->name));
+    if (nodes > t->nvlink_domain_nodes)
+      d->fail(fmt::format("an NVLink domain spans at most one rack: {} nodes of {} (its nvlink_domain_nodes); got {}",
+                          t->nvlink_domain_nodes, t->name, nodes));
+    pool.nvlink_domain_nodes = static_cast<uint32_t>(nodes);
+  }
   pool.host_power = t->host_power.value_or(s.model.power.host);
   if (auto l = e.get("power_limit_w")) {
     const double limit = e.number("power_limit_w");

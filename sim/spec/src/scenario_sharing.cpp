@@ -1,6 +1,7 @@
 // How a pool's pods share its GPUs: a sharing name (exclusive, fractional), the NVIDIA device
 // plugin's time-slicing or MPS block, or MIG (a mig-parted config and the plugin's strategy).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -87,7 +88,9 @@ SharingConfig read_device_plugin_sharing(const ConfigNode& node, const GpuModel*
 // one of mig-parted's generated names) and the device plugin's strategy.
 SharingConfig read_mig(const ConfigNode& node, const GpuModel* gpu, int gpus, const std::string& scenario_file) {
   const Fields m = pool_mig_section().read(node);
-  if (!gpu || !gpu->mig) m.fail(fmt::format("GPU model {} does not support MIG", gpu ? gpu->name : "(none)"));
+  if (!gpu || !gpu->has_mig())
+    m.fail(fmt::format("GPU model {} does not support MIG{}", gpu ? gpu->name : "(none)",
+                       gpu && gpu->partitions ? " (an AMD GPU splits by partition: computePartition, memoryPartition)" : ""));
   SharingConfig c;
   c.mode = Sharing::mig;
   if (m.value("partitionable").as_bool()) {
@@ -139,6 +142,44 @@ SharingConfig read_mig(const ConfigNode& node, const GpuModel* gpu, int gpus, co
   return c;
 }
 
+// A pool's `partition:` block: every GPU of its nodes in one compute and memory mode (DCM applies one
+// profile to a node; a memory mode change reloads the driver for every GPU of the hive).
+SharingConfig read_partition(const ConfigNode& node, const GpuModel* gpu, int gpus) {
+  const Fields f = pool_partition_section().read(node);
+  if (!gpu || !gpu->partitions)
+    f.fail(
+        fmt::format("GPU model {} has no compute and memory partitions (AMD Instinct MI300 series)", gpu ? gpu->name : "(none)"));
+  const PartitionModes& modes = *gpu->partitions;
+  const auto list = [](const auto& entries) {
+    std::vector<std::string_view> names;
+    for (const auto& e : entries) names.push_back(e.mode);
+    return fmt::format("{}", fmt::join(names, ", "));
+  };
+  const std::string compute = f.at("computePartition").as_string(), memory = f.at("memoryPartition").as_string();
+  if (!modes.find_compute(compute))
+    f.at("computePartition")
+        .fail(fmt::format("{} supports compute partition modes {}; got '{}'", gpu->name, list(modes.compute), compute));
+  const PartitionModes::Memory* m = modes.find_memory(memory);
+  if (!m)
+    f.at("memoryPartition")
+        .fail(fmt::format("{} supports memory partition modes {}; got '{}'", gpu->name, list(modes.memory), memory));
+  if (std::find(m->compute.begin(), m->compute.end(), compute) == m->compute.end())
+    f.at("computePartition")
+        .fail(fmt::format("{} with {} is not a valid combination on {}: {} allows {}", compute, memory, gpu->name, memory,
+                          fmt::join(m->compute, ", ")));
+  SharingConfig c;
+  c.mode = Sharing::mig;
+  c.device_resource = vendor_info(gpu->vendor).device_resource;
+  c.mig_strategy = f.value("resource_naming_strategy").as_enum<MigStrategy>(" or ");
+  c.mig_config = PartitionModes::profile_name(compute, memory);
+  const MigTable& t = *gpu->mig;
+  const MigProfile* p = t.find(c.mig_config);
+  MigCounts counts(t.profiles.size(), 0);
+  counts[static_cast<std::size_t>(p - t.profiles.data())] = p->max_count;
+  c.mig_layouts.assign(static_cast<std::size_t>(gpus), mig_place(t, counts));
+  return c;
+}
+
 }  // namespace
 
 SharingConfig read_sharing_name(const ConfigNode& n) {
@@ -155,6 +196,19 @@ SharingConfig read_sharing_name(const ConfigNode& n) {
 Type sharing_type() {
   return Type::one_of(
       {Type::enumeration({Sharing::exclusive, Sharing::fractional}), Type::section(device_plugin_sharing_section())});
+}
+
+const Section& pool_partition_section() {
+  static const Section s{
+      "pool_partition",
+      "AMD compute and memory partitions on a pool's GPUs, as a Device Config Manager profile sets them",
+      {
+          {"computePartition", Type::string(), required, "", "The compute partition mode, e.g. SPX, DPX, QPX, CPX"},
+          {"memoryPartition", Type::string(), required, "", "The memory partition mode, e.g. NPS1, NPS4"},
+          {"resource_naming_strategy", Type::enumeration<MigStrategy>(), "single", "",
+           "The AMD device plugin's: single (every partition is amd.com/gpu) or mixed (amd.com/<compute>_<memory>)"},
+      }};
+  return s;
 }
 
 const Section& pool_mig_section() {
@@ -181,7 +235,12 @@ const Section& pool_mig_section() {
 
 SharingConfig read_pool_sharing(const Fields& pool, const GpuModel* gpu, int gpus_per_node, const std::string& scenario_file) {
   SharingConfig c;
-  if (auto m = pool.get("mig")) {
+  if (pool.has("mig") && pool.has("partition")) pool.at("partition").fail("give mig (NVIDIA) or partition (AMD), not both");
+  if (auto p = pool.get("partition")) {
+    if (auto sh = pool.get("sharing"); sh && !(sh->is_scalar() && parse_enum<Sharing>(sh->as_string()) == Sharing::exclusive))
+      sh->fail("a partitioned AMD pool takes no other sharing");
+    c = read_partition(*p, gpu, gpus_per_node);
+  } else if (auto m = pool.get("mig")) {
     if (auto sh = pool.get("sharing"); sh && !(sh->is_scalar() && parse_enum<Sharing>(sh->as_string()) == Sharing::exclusive))
       sh->fail(sh->is_map() && Fields(device_plugin_sharing_section(), *sh).has("mps")
                    ? "MPS is not supported on MIG-enabled GPUs (docs/hardware.md#mps); drop mig: or sharing:"
@@ -199,6 +258,20 @@ SharingConfig read_pool_sharing(const Fields& pool, const GpuModel* gpu, int gpu
     if (runtime != Sharing::mps && runtime != Sharing::time_slicing)
       r.fail(fmt::format("expected {}, got '{}'", enum_choices({Sharing::mps, Sharing::time_slicing}, " or "), v));
     c.runtime = *runtime;
+  }
+  if (gpu) {
+    c.device_resource = vendor_info(gpu->vendor).device_resource;
+    // Time-slicing and MPS are the NVIDIA device plugin's, and milli-GPU shares model NVIDIA GPU sharing.
+    const std::optional<ConfigNode> sharing = pool.get("sharing");
+    if (gpu->vendor == Vendor::intel && c.mode != Sharing::exclusive)
+      (sharing ? *sharing : pool.at("mig"))
+          .fail(fmt::format("a Gaudi is allocated whole: {} has no partitions and no time-slicing, MPS or shares "
+                            "(habana.ai/gaudi); expected sharing: exclusive",
+                            gpu->name));
+    if (gpu->vendor == Vendor::amd && c.mode != Sharing::exclusive && c.mode != Sharing::mig)
+      sharing->fail(fmt::format("the AMD device plugin shares no GPU by {}: {} splits by compute and memory partitions "
+                                "(partition: {{computePartition, memoryPartition}})",
+                                to_string(c.mode), gpu->name));
   }
   return c;
 }

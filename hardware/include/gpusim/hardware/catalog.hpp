@@ -13,6 +13,7 @@
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/hardware/topology.hpp"
+#include "gpusim/hardware/vendor.hpp"
 
 namespace gpusim {
 
@@ -31,17 +32,45 @@ struct MigProfile {
   bool assumed = false;            // not confirmed by a primary source
 };
 
+// How a GPU splits into instances: NVIDIA's MIG geometry, or AMD's partition modes cast in the same
+// terms (PartitionModes::table: XCDs are the slices, a profile per valid compute and memory mode).
 struct MigTable {
-  std::string geometry;            // "seven-slice" or "four-slice"
+  std::string geometry;  // "seven-slice", "four-slice", or "xcd" for AMD partitions
   int memory_slices = 0;
   int compute_slices = 0;
   bool allows_4g_with_3g = true;  // false models drivers before R510 (docs/hardware.md#mig-geometry)
+  // AMD: every partition of a GPU is in one mode (mig_conflict) and a GPU is split into all of them.
+  bool one_mode = false;
   std::vector<MigProfile> profiles;
   const MigProfile* find(std::string_view profile) const;
 };
 
+// AMD compute and memory partitioning (docs/hardware.md#amd-compute-and-memory-partitions): a compute
+// mode splits the GPU's XCDs evenly into `partitions` devices, each with as large a share of its compute
+// units and memory; a memory mode (NPS: NUMA nodes per socket) allows some compute modes.
+struct PartitionModes {
+  struct Compute {
+    std::string mode;  // SPX, DPX, QPX, CPX
+    int partitions = 1;
+  };
+  struct Memory {
+    std::string mode;  // NPS1, NPS2, NPS4
+    int numa_nodes = 1;
+    std::vector<std::string> compute;  // the compute modes it allows
+  };
+  int xcds = 0;
+  std::vector<Compute> compute;
+  std::vector<Memory> memory;
+  std::string source;
+  const Compute* find_compute(std::string_view mode) const;
+  const Memory* find_memory(std::string_view mode) const;
+  // The AMD device plugin's mixed-strategy name of a combination: "cpx_nps4" (amd.com/cpx_nps4).
+  static std::string profile_name(std::string_view compute, std::string_view memory);
+};
+
 struct GpuModel {
   std::string name;
+  Vendor vendor = Vendor::nvidia;
   std::vector<std::string> aliases;  // names traces use, e.g. "V100M32"
   // The names NVML gives it ("NVIDIA A100-SXM4-80GB"), as nvidia-smi, DCGM's modelName label and, with
   // spaces as dashes, GPU feature discovery's nvidia.com/gpu.product label show them; the first is
@@ -55,12 +84,19 @@ struct GpuModel {
   double fp32_tflops = 0;
   double memory_bandwidth_gb_per_s = 0;
   double tdp_w = 0;
-  double nvlink_gb_per_s = 0;        // bidirectional total per GPU; 0 = none
-  int nvlinks = 0;                   // NVLink links per GPU (bandwidth per link = nvlink_gb_per_s / nvlinks)
+  std::optional<double> fp8_tflops;  // dense FP8 tensor peak, where the model has one
+  // Its scale-up fabric's links (vendor_info(vendor).fabric: NVLink, xGMI, RoCE ports for scale-up):
+  // bidirectional total per GPU, 0 = none, and how many links carry it (per link: link_gb_per_s / links).
+  double link_gb_per_s = 0;
+  int links = 0;
+  Fabric fabric() const { return vendor_info(vendor).fabric; }
   int pcie_gen = 0;                  // PCIe generation of its x16 host link
-  double compute_capability = 0;     // CUDA compute capability, e.g. 8.0 (decides MPS client limits)
+  double compute_capability = 0;     // CUDA compute capability, e.g. 8.0 (decides MPS client limits); 0 off NVIDIA
   std::vector<std::string> assumed;  // fields whose values are documented assumptions
+  // MIG, or AMD's partitions cast as a MigTable (one_mode; profiles named by PartitionModes::profile_name).
   std::optional<MigTable> mig;
+  std::optional<PartitionModes> partitions;            // AMD
+  bool has_mig() const { return mig && !partitions; }  // NVIDIA MIG (not AMD's partitions)
   std::string source;
 };
 
@@ -86,6 +122,9 @@ struct NodeTemplate {
   NodeTopology topology;             // links between its GPUs (one host bridge when not described)
   std::optional<NetworkSpec> network;  // NICs for jobs spanning nodes; none = not described
   std::optional<HostPower> host_power;  // none: model.yaml's power.host
+  // Nodes of one rack whose GPUs share an NVLink domain (GB200 NVL72: 18 compute trays); 0: NVLink
+  // stops at the node (docs/hardware.md#rack-scale-nvlink-domains).
+  int nvlink_domain_nodes = 0;
   std::string source;
 };
 

@@ -17,12 +17,15 @@ namespace gpusim {
 
 struct GpuModel;
 
-// Best first: the order is the order of preference (nvidia-smi's legend, NVLink on top).
-enum class LinkClass : uint8_t { self, nvlink, pix, pxb, phb, node, sys, network };
+// Best first: the order is the order of preference (nvidia-smi's legend, NVLink on top; rocm-smi
+// --showtopotype's XGMI and Gaudi's RoCE scale-up ports are the other vendors' fabrics).
+enum class LinkClass : uint8_t { self, nvlink, xgmi, roce, pix, pxb, phb, node, sys, network };
 constexpr auto enum_table(LinkClass) {
   using L = LinkClass;
   return std::to_array<EnumName<L>>({{L::self, "X"},
                                      {L::nvlink, "NV"},
+                                     {L::xgmi, "XGMI"},
+                                     {L::roce, "RoCE"},
                                      {L::pix, "PIX"},
                                      {L::pxb, "PXB"},
                                      {L::phb, "PHB"},
@@ -33,11 +36,12 @@ constexpr auto enum_table(LinkClass) {
 
 struct Link {
   LinkClass cls = LinkClass::sys;
-  int nvlinks = 0;        // bonded NVLinks (cls == nvlink)
+  int links = 0;          // bonded scale-up links (cls nvlink, xgmi or roce)
   double gb_per_s = 0;    // bus bandwidth per direction
 };
 
-// "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "NET": the class's name, with the bonded NVLinks.
+// "X", "NV12", "XGMI", "RoCE", "PIX", "PXB", "PHB", "NODE", "SYS", "NET": the class's name, with the
+// bonded NVLinks (nvidia-smi's form).
 std::string link_code(const Link& link);
 
 // PCIe x16 bandwidth per direction of a PCIe generation (3, 4, 5);
@@ -55,7 +59,8 @@ struct NetworkSpec {
 const Section& network_section();
 
 // A node template's `topology:`: `pcie` (per GPU: NUMA node/host bridge/switch/..., outermost
-// first), `nvlink` (`all` for an NVSwitch fabric, or [gpu, gpu, links] bonded pairs),
+// first), the GPU's scale-up fabric: `nvlink` (`all` for an NVSwitch fabric, or [gpu, gpu, links]
+// bonded pairs), `xgmi` or `roce` (`all` for a full mesh of direct links, or bonded pairs),
 // `inter_socket_gb_per_s` (needed when GPUs span NUMA nodes), optional `pcie_gen`, `source`.
 const Section& topology_section();
 
@@ -82,7 +87,9 @@ class NodeTopology {
   const std::string& source() const { return source_; }
 
   // The slowest link of the best ring (NCCL's) through the GPUs of `mask`; a single GPU has a
-  // self link of infinite bandwidth.
+  // self link of infinite bandwidth. Over a mesh of direct links (xGMI, RoCE) the collective uses every
+  // link among the set at once: its bus bandwidth is the least, over the set's GPUs, of the sum of a
+  // GPU's links to the others (docs/hardware.md#interconnects-and-collectives).
   Link ring_bottleneck(uint32_t mask) const;
   // Sets of `count` GPUs, best ring first, then fewest NUMA nodes, then lowest mask. Empty when the
   // node has more than kPrecomputeGpus GPUs.

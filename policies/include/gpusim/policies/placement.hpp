@@ -86,7 +86,14 @@ class PlacementPolicy {
     candidates.resize(kept);
   }
   std::optional<Placement> place_on_node(const ClusterView& view, JobId job, NodeId node) const;
+  // The best-scored node that fits the whole job; nullopt when none does.
+  std::optional<Placement> place_on_one_node(const ClusterView& view, JobId job);
+  // Multi-node jobs: the fewest nodes with free GPUs (inside one NVLink domain for a job whose
+  // ComputeDomain needs it).
   std::optional<Placement> place_across_nodes(const ClusterView& view, JobId job) const;
+  // Multi-node jobs inside one NVLink domain of a rack-scale pool (docs/guide/topology.md#nvlink-domains):
+  // the domain with most free GPUs that holds the job, or with `pack` the one with least; nullopt when none holds it.
+  std::optional<Placement> place_in_nvlink_domain(const ClusterView& view, JobId job, bool pack) const;
   // Fills placement.instances for the MIG-enabled GPUs among placement.gpus.
   void choose_instances(const ClusterView& view, JobId job, Placement& p) const;
 
@@ -97,6 +104,9 @@ class PlacementPolicy {
   std::vector<Candidate> candidates_;
   mutable std::vector<PoolId> pools_;  // keep_preferred's scratch
   mutable std::vector<int64_t> scores_;
+  mutable std::vector<GpuId> fitting_, chosen_;  // take_from's scratch
+  int32_t usable_gpus(const ClusterView& view, JobId job, NodeId n, std::size_t fitting) const;
+  bool take_from(const ClusterView& view, JobId job, NodeId n, int32_t most, Placement& p, int32_t& left) const;
 };
 
 // Leftover share of a node after placing `job` there: free GPU milli over GPU capacity plus free

@@ -93,8 +93,8 @@ struct Request {
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   Interned<std::vector<std::string>> models;  // allowed GPU models (names or aliases); empty = any
-  // The device-plugin resource asked for: "" is nvidia.com/gpu; also nvidia.com/gpu.shared or
-  // nvidia.com/mig-<profile>.
+  // The device-plugin resource asked for: "" is a whole GPU of any vendor; else nvidia.com/gpu,
+  // nvidia.com/gpu.shared, nvidia.com/mig-<profile>, amd.com/gpu, amd.com/<compute>_<memory>, habana.ai/gaudi.
   Interned<std::string> resource;
   int64_t gpu_memory_limit_mib = 0; // the pod's own GPU memory limit (time-slicing cap, MPS pinned limit); 0 = none
   int32_t thread_percent = 0;       // MPS active thread percentage; 0 = the device plugin's 100/replicas
@@ -107,6 +107,8 @@ struct Request {
   bool claim = false;
   // A DRA claim's device request (sim/dra.hpp): 1 + its index in PoolSpec::device_match; 0: none.
   uint16_t device_selector = 0;
+  // A ComputeDomain's IMEX channel (NVIDIA's DRA driver): every node of the job in one NVLink domain.
+  bool one_nvlink_domain = false;
   bool fractional() const { return gpus == 1 && milli_per_gpu < kWholeGpu; }
   // Pods of the job on a node holding `gpus_there` of its GPUs (CPU and memory are per pod).
   int32_t pods_on_node(int32_t gpus_there) const { return worker_gpus > 0 ? std::max(1, gpus_there / worker_gpus) : 1; }

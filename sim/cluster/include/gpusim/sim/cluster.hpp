@@ -59,7 +59,12 @@ struct PoolSpec {
   std::string node_template;
   const GpuModel* gpu = nullptr;
   SharingConfig sharing;
-  NetworkSpec network;                                     // per node, shared by the multi-node jobs on it
+  NetworkSpec network;  // per node, shared by the multi-node jobs on it
+  // Consecutive nodes of a rack whose GPUs share one NVLink domain (a GB200 NVL72 rack's 18 trays, or an
+  // NVLink partition of fewer), and the rack's nodes; 0: NVLink stops at the node
+  // (docs/guide/topology.md#nvlink-domains).
+  uint32_t nvlink_domain_nodes = 0;
+  uint32_t rack_nodes = 0;
   TopologyPolicy topology_manager = TopologyPolicy::none;  // the kubelet's topologyManagerPolicy
   Market market = Market::on_demand;
   // Its nodes' labels as written, then the well-known ones (add_node_labels), sorted by key.
@@ -219,6 +224,24 @@ class Cluster {
   const Node& node(NodeId n) const { return nodes_[n]; }  // built slots only: see has_node
   const Gpu& gpu(GpuId g) const { return gpus_[g]; }
   const Pool& pool_of(NodeId n) const { return pools_[nodes_[n].pool]; }
+  // The NVLink domain of a node of a rack-scale pool: its pool's slots fill racks in order, and each rack
+  // splits into domains of nvlink_domain_nodes (the last one smaller when they do not divide it); none
+  // where NVLink stops at the node.
+  std::optional<uint32_t> nvlink_domain(NodeId n) const {
+    const Pool& p = pool_of(n);
+    if (p.nvlink_domain_nodes == 0) return std::nullopt;
+    const uint32_t slot = n.value() - p.first_node.value(),
+                   per_rack = (p.rack_nodes + p.nvlink_domain_nodes - 1) / p.nvlink_domain_nodes;
+    return slot / p.rack_nodes * per_rack + slot % p.rack_nodes / p.nvlink_domain_nodes;
+  }
+  // Are all of `nodes` (at least two) in one NVLink domain, so that their GPUs talk over NVLink?
+  bool one_nvlink_domain(const std::vector<NodeId>& nodes) const {
+    if (nodes.empty()) return false;
+    const auto first = nvlink_domain(nodes.front());
+    if (!first) return nodes.size() == 1;
+    return std::all_of(nodes.begin(), nodes.end(),
+                       [&](NodeId n) { return nodes_[n].pool == nodes_[nodes.front()].pool && nvlink_domain(n) == first; });
+  }
   // Ids run 0..count-1 over every slot; only built ones name a node or GPU.
   uint32_t node_count() const { return static_cast<uint32_t>(nodes_.size()); }
   uint32_t gpu_count() const { return static_cast<uint32_t>(gpus_.size()); }

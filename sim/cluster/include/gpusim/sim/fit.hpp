@@ -45,10 +45,12 @@ inline std::string_view resource_name(const Request& q) {
   return q.resource->empty() ? kGpuResource : std::string_view(*q.resource);
 }
 
-// The MIG profile a request names (nvidia.com/mig-<profile>), if any.
-inline std::string_view mig_profile_name(const Request& q) {
-  return q.resource->starts_with(kMigResourcePrefix) ? std::string_view(*q.resource).substr(kMigResourcePrefix.size())
-                                                     : std::string_view();
+// The MIG profile or AMD partition a request names (nvidia.com/mig-<profile>, amd.com/<compute>_<memory>), if any.
+inline std::string_view mig_profile_name(const Request& q) { return partition_profile(*q.resource); }
+
+// Does the request ask for a whole device, as the pool's device plugin names it (or name no resource)?
+inline bool asks_whole_device(const Request& q, const SharingConfig& c) {
+  return q.resource->empty() || *q.resource == c.device_resource;
 }
 
 // Does a DRA claim's device request accept device kind `kind` of `pool` (0: a whole GPU, 1 + i: MIG
@@ -67,7 +69,7 @@ inline bool profile_serves(const Request& q, const PoolSpec& pool, std::size_t p
   const MigProfile& p = pool.gpu->mig->profiles[profile];
   if (q.gpu_memory_mib > p.memory_mib) return false;
   if (q.claim) return p.sms >= q.min_sms && selector_accepts(q, pool, 1 + profile);
-  if (pool.sharing.mig_strategy == MigStrategy::single) return q.resource->empty();
+  if (pool.sharing.mig_strategy == MigStrategy::single) return asks_whole_device(q, pool.sharing);
   return mig_profile_name(q) == p.name;
 }
 
@@ -104,7 +106,7 @@ inline GpuDemand demand_on(const Request& q, const Pool& pool) {
             (!best || std::pair(p.memory_slices, p.sms) < std::pair(best->memory_slices, best->sms)))
           best = &p;
       }
-      if (best && !(q.resource->empty() && c.mig_strategy == MigStrategy::mixed))
+      if (best && !(asks_whole_device(q, c) && c.mig_strategy == MigStrategy::mixed))
         return {instance_milli(t, *best), best->memory_mib};
       return {kWholeGpu, memory};
     }
@@ -136,7 +138,7 @@ inline bool fits_on(const Request& q, const Pool& pool, const Gpu& gpu, std::opt
   switch (c.mode) {
     case Sharing::exclusive:
     case Sharing::mig:  // a GPU with MIG off is a whole GPU
-      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !q.resource->empty())) return false;
+      if (!gpu.residents.empty() || (c.mode == Sharing::mig && !asks_whole_device(q, c))) return false;
       return !(q.claim && !whole_gpu_serves_claim(q, pool));
     case Sharing::fractional: return !(gpu.free < q.milli_per_gpu) && gpu.free_memory_mib >= q.gpu_memory_mib;
     case Sharing::time_slicing:

@@ -54,7 +54,8 @@ struct MpsModel {
 };
 
 struct MigModel {
-  Duration reconfiguration_delay;  // drain-to-ready time of a layout change
+  Duration reconfiguration_delay;            // drain-to-ready time of a MIG layout change
+  Duration partition_reconfiguration_delay;  // the same for AMD compute and memory partitions
 };
 
 struct RestartModel {

@@ -33,6 +33,9 @@ constexpr auto enum_table(MigStrategy) {
   return std::to_array<EnumName<MigStrategy>>({{MigStrategy::single, "single"}, {MigStrategy::mixed, "mixed"}});
 }
 
+inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
+
 struct SharingConfig {
   Sharing mode = Sharing::exclusive;
   int replicas = 1;                // time-slicing, mps
@@ -47,13 +50,12 @@ struct SharingConfig {
   // allocated one, where it has no mig_conflict with those that exist, and destroyed when it ends.
   bool mig_partitionable = false;
 
+  // Its vendor's whole-device resource (vendor_info: nvidia.com/gpu, amd.com/gpu, habana.ai/gaudi).
+  std::string_view device_resource = kGpuResource;
   // The resource whole (non-MIG) GPUs of the pool advertise.
-  std::string_view gpu_resource() const { return rename_by_default ? "nvidia.com/gpu.shared" : "nvidia.com/gpu"; }
+  std::string_view gpu_resource() const { return rename_by_default ? "nvidia.com/gpu.shared" : device_resource; }
   // How co-located jobs on a non-MIG GPU slow each other.
   Sharing rate_model() const { return mode == Sharing::fractional ? runtime : mode; }
 };
-
-inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
-inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
 
 }  // namespace gpusim
