@@ -14,8 +14,15 @@ cel::Version compute_capability_version(double cc) {
 
 cel::Device common(const GpuModel& gpu, std::string_view type) {
   cel::Device d;
-  d.driver = kNvidiaDraDriver;
+  d.driver = vendor_info(gpu.vendor).dra_driver;
   d.attributes.emplace("type", std::string(type));
+  if (gpu.vendor != Vendor::nvidia) {
+    // AMD's and Intel's drivers: the model (Intel's gaudi.intel.com publishes `model`, e.g. Gaudi2) and
+    // the vendor; their other attributes (serial, PCI root, health) are per device and not modelled.
+    d.attributes.emplace("model", gpu.name);
+    d.attributes.emplace("vendor", std::string(to_string(gpu.vendor)));
+    return d;
+  }
   // NVML's device name (nvlib.go: device.GetName()), which the catalog keeps as product_names.
   d.attributes.emplace("productName", gpu.product_names.empty() ? gpu.name : gpu.product_names.front());
   d.attributes.emplace("architecture", std::string(gpu_architecture(gpu.compute_capability)));
@@ -45,8 +52,8 @@ cel::Device whole_gpu_device(const GpuModel& gpu) {
 }
 
 cel::Device mig_device(const GpuModel& gpu, const MigProfile& profile) {
-  cel::Device d = common(gpu, "mig");
-  d.attributes.emplace("profile", profile.name);
+  cel::Device d = common(gpu, gpu.partitions ? "partition" : "mig");
+  d.attributes.emplace(gpu.partitions ? "partition" : "profile", profile.name);
   // NVML's MIG memory size is in MiB (mig.go: "memory" is MemorySizeMB x 1024 x 1024 bytes).
   d.capacity.emplace("memory", bytes_of_mib(profile.memory_mib));
   d.capacity.emplace("multiprocessors", cel::Quantity::of(profile.sms));

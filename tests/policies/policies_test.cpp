@@ -112,7 +112,7 @@ TEST(Registry, ComposesByNameAndExplainsUnknownNames) {
   EXPECT_THROW(r.add_queue_order("fifo", "again", [](const PolicyContext&) { return std::unique_ptr<QueueOrder>(); }),
                std::invalid_argument);
   EXPECT_EQ(r.queue_orders().size(), 8u);
-  EXPECT_EQ(r.placements().size(), 17u);  // carbon-aware (issue 45) the 17th
+  EXPECT_EQ(r.placements().size(), 19u);  // carbon-aware (issue 45) the 17th, nvlink-domain(-pack) (issue 46)
 }
 
 // LAS and SRTF keep their running jobs in the order of their lines (attained GPU time grows by the

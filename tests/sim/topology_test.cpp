@@ -262,6 +262,36 @@ TEST(TopologyScenarios, NvlinkDomainKeepsTheRingOnNvlink) {
   }
 }
 
+// A ComputeDomain (NVIDIA's DRA driver) keeps a job inside one NVLink domain whatever the placement:
+// with ten trays of the first rack busy, first-fit spans both racks (its ring over the NICs), the
+// job claiming the domain's IMEX channel takes 16 trays of the second rack (over NVLink).
+TEST(TopologyScenarios, ComputeDomainHoldsAJobInOneNvlinkDomain) {
+  const auto path = test::write_file("s.yaml", R"(
+name: compute-domain
+cluster:
+  pools: [{name: nvl72, node: gb200-nvl72-tray, count: 36}]
+tenancy:
+  compute_domains:
+    - {name: train, channel: {resourceClaimTemplate: {name: imex-channel}}}
+workload:
+  jobs:
+    - {name: filler, workers: 10, gpus: 4, duration: 10h}
+    - {name: train, arrival: 1m, gpus: 64, multi_node: true, duration: 1h, kind: training,
+       communication: {compute_per_iteration: 0.5, bytes_per_iteration: 3.2e10}}
+policy: fifo+first-fit
+)");
+  for (const bool domain : {false, true}) {
+    const Scenario s = test::load(
+        path, domain ? std::vector<std::string>{"workload.jobs[1].resource_claims=[imex-channel]"} : std::vector<std::string>{});
+    EXPECT_EQ(s.jobs.jobs[1].request.one_nvlink_domain, domain);
+    const RunResult r = test::simulate_scenario(s);
+    const auto& nodes = r.placement(JobId(1)).nodes;
+    ASSERT_EQ(nodes.size(), 16u);
+    EXPECT_EQ(nodes.front().value(), domain ? 18u : 10u);
+    EXPECT_EQ(link_code(r.jobs[1].link), domain ? "NV18" : "NET") << domain;
+  }
+}
+
 // EASY backfilling: a notebook that would outlast the waiting job's reservation may not take the
 // GPU that reservation needs; under the default (kubernetes) it does and delays the big job.
 TEST(Scheduling, BackfillKeepsTheHeadsReservation) {

@@ -28,7 +28,26 @@ void add_node_labels(PoolSpec& pool, const NodeTemplate& t) {
   // The instance type is the catalog's node template (a cloud's machine type where it names one).
   // kubernetes.io/hostname is per node and not a pool label: selectors on it are refused (node_rules.cpp).
   Labels known{{"kubernetes.io/os", "linux"}, {"node.kubernetes.io/instance-type", t.name}};
-  if (pool.gpu && t.gpus > 0) {
+  if (pool.gpu && t.gpus > 0 && pool.gpu->vendor == Vendor::amd) {
+    // AMD's node labeller (ROCm/k8s-device-plugin cmd/k8s-node-labeller): product name with spaces as
+    // underscores, VRAM in GiB with a G, compute units; the partition label on a partitioned node.
+    std::string product = pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front();
+    std::replace(product.begin(), product.end(), ' ', '_');
+    const SharingConfig& c = pool.sharing;
+    const MigProfile* partition = c.mode == Sharing::mig ? pool.gpu->mig->find(c.mig_config) : nullptr;
+    known.emplace_back("amd.com/gpu.family", "AI");
+    known.emplace_back("amd.com/gpu.product-name", product);
+    known.emplace_back("amd.com/gpu.vram", fmt::format("{}G", pool.gpu->memory_mib / 1024));
+    known.emplace_back("amd.com/gpu.cu-count", std::to_string(pool.gpu->sms));
+    known.emplace_back("amd.com/gpu.compute-partitioning-supported", pool.gpu->partitions ? "true" : "false");
+    if (partition) known.emplace_back("amd.com/gpu.compute-memory-partition", partition->name);
+  } else if (pool.gpu && t.gpus > 0 && pool.gpu->vendor == Vendor::intel) {
+    // Habana feature discovery (HabanaAI/gaudi-feature-discovery): family, count, product name.
+    known.emplace_back("habana.ai/device.family", "gaudi");
+    known.emplace_back("habana.ai/device.count", std::to_string(t.gpus));
+    known.emplace_back("habana.ai/product.name",
+                       pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front());
+  } else if (pool.gpu && t.gpus > 0) {
     // GPU Feature Discovery's labels (NVIDIA k8s-device-plugin, docs/gpu-feature-discovery/README.md,
     // "Generated Labels"); nvidia.com/gpu.present is the one the GPU Operator deploys GFD by.
     const GpuModel& g = *pool.gpu;

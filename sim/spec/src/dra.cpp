@@ -78,6 +78,35 @@ const Section& claim_template_section() {
   return s;
 }
 
+const Section& compute_domain_template_section() {
+  static const Section s{"compute_domain_template",
+                         "The ResourceClaimTemplate the ComputeDomain's controller makes",
+                         {{"name", Type::string(), required, "", "Its name, which pods give in resource_claims"}}};
+  return s;
+}
+
+const Section& compute_domain_channel_section() {
+  static const Section s{"compute_domain_channel",
+                         "The IMEX channel of a ComputeDomain",
+                         {{"resourceClaimTemplate", Type::section(compute_domain_template_section()), required, "",
+                           "The template pods claim the channel by"}}};
+  return s;
+}
+
+// NVIDIA's DRA driver's ComputeDomain (resource.nvidia.com/v1beta1): an IMEX domain across the nodes of
+// one NVLink domain, its channel claimed by a template the controller makes.
+const Section& compute_domain_section() {
+  static const Section s{"compute_domain",
+                         "A ComputeDomain (NVIDIA's DRA driver): the pods claiming its channel run in one NVLink domain",
+                         {
+                             {"name", Type::string(), required, "", "Its name"},
+                             {"numNodes", Type::integer().at_least(0), "", "", "Accepted (deprecated by the driver)"},
+                             {"channel", Type::section(compute_domain_channel_section()), required, "",
+                              "channel.resourceClaimTemplate.name: the template pods name in resource_claims"},
+                         }};
+  return s;
+}
+
 // A ResourceClaim is a namespaced object; a manifest without metadata.namespace puts it in "default".
 const Section& resource_claim_section() {
   static const Section s{"resource_claim",
@@ -228,6 +257,8 @@ std::vector<Field> dra_fields() {
        "DRA ResourceClaimTemplates jobs name in resource_claims"},
       {"resource_claims", Type::list(Type::section(resource_claim_section())), "", "",
        "DRA ResourceClaims, each of which one job of its namespace may name in resource_claims (resource_claim_name)"},
+      {"compute_domains", Type::list(Type::section(compute_domain_section())), "", "",
+       "ComputeDomains (NVIDIA's DRA driver): a job naming one's channel template runs inside one NVLink domain"},
   };
 }
 
@@ -252,6 +283,15 @@ DraSpec read_dra(const Fields& tenancy) {
                                       t.ns.empty() ? "every namespace" : "namespace " + t.ns));
       t.requests = read_requests(f, dra.classes);
       dra.templates.push_back(std::move(t));
+    }
+  if (auto domains = tenancy.get("compute_domains"))
+    for (const ConfigNode& e : domains->items()) {
+      const Fields f = compute_domain_section().read(e);
+      const Fields channel = compute_domain_channel_section().read(f.at("channel"));
+      const std::string name = compute_domain_template_section().read(channel.at("resourceClaimTemplate")).at("name").as_string();
+      if (std::find(dra.channel_templates.begin(), dra.channel_templates.end(), name) != dra.channel_templates.end())
+        f.at("channel").fail(fmt::format("a second ComputeDomain channel template named '{}'", name));
+      dra.channel_templates.push_back(name);
     }
   if (auto claims = tenancy.get("resource_claims"))
     for (const ConfigNode& e : claims->items()) {
@@ -324,6 +364,12 @@ void apply_dra(Scenario& s) {
     const ClaimSpec* chosen = nullptr;
     std::string_view kind;
     for (const PodClaimRef& ref : pod->resource_claims) {
+      // A ComputeDomain's IMEX channel holds no GPU: it keeps the job's nodes in one NVLink domain.
+      if (ref.from_template &&
+          std::find(dra.channel_templates.begin(), dra.channel_templates.end(), ref.name) != dra.channel_templates.end()) {
+        q.one_nvlink_domain = true;
+        continue;
+      }
       const ClaimSpec& c = find_claim(dra, ref, ns, j, where);
       if (!ref.from_template) {
         // Pods naming one ResourceClaim share its devices (ResourceClaimStatus.reservedFor lists them
@@ -343,6 +389,7 @@ void apply_dra(Scenario& s) {
       chosen = &c;
       kind = ref.from_template ? "ResourceClaimTemplate" : "ResourceClaim";
     }
+    if (held == 0 && q.one_nvlink_domain) continue;  // its GPUs come from the device plugin (nvidia.com/gpu)
     if (held != 1)
       throw InputError(where, fmt::format("job {}: its claims hold {} device requests; gpusim places one kind of device per job "
                                           "(expected one claim or template with one request)",

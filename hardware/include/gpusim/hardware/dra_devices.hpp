@@ -25,7 +25,9 @@ std::string_view gpu_architecture(double compute_capability);
 cel::Device whole_gpu_device(const GpuModel& gpu);
 
 // A MIG device of `profile` (type "mig"): its parent's attributes plus profile; capacity memory
-// (bytes), multiprocessors and copyEngines of the profile.
+// (bytes), multiprocessors and copyEngines of the profile. An AMD partition is type "partition" with
+// its mode as `partition` (e.g. cpx_nps4). AMD's and Intel's devices carry `model` and `vendor` instead
+// of NVIDIA's attributes, under their driver's name (vendor_info).
 cel::Device mig_device(const GpuModel& gpu, const MigProfile& profile);
 
 }  // namespace gpusim

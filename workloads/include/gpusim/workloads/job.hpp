@@ -105,10 +105,10 @@ struct Request {
   // min_sms SMs (and, for a DRA claim, a device its selectors accept); the smallest that fits is taken.
   int32_t min_sms = 0;
   bool claim = false;
-  // A DRA claim's device request (sim/dra.hpp): 1 + its index in PoolSpec::device_match; 0: none.
-  uint16_t device_selector = 0;
   // A ComputeDomain's IMEX channel (NVIDIA's DRA driver): every node of the job in one NVLink domain.
   bool one_nvlink_domain = false;
+  // A DRA claim's device request (sim/dra.hpp): 1 + its index in PoolSpec::device_match; 0: none.
+  uint16_t device_selector = 0;
   bool fractional() const { return gpus == 1 && milli_per_gpu < kWholeGpu; }
   // Pods of the job on a node holding `gpus_there` of its GPUs (CPU and memory are per pod).
   int32_t pods_on_node(int32_t gpus_there) const { return worker_gpus > 0 ? std::max(1, gpus_there / worker_gpus) : 1; }

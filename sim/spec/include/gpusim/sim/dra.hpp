@@ -55,6 +55,8 @@ struct DraSpec {
   std::vector<DeviceClassSpec> classes;
   std::vector<ClaimSpec> templates;
   std::vector<ClaimSpec> claims;  // ResourceClaims, each in a namespace
+  // The channel templates of ComputeDomains: a pod naming one runs inside one NVLink domain.
+  std::vector<std::string> channel_templates;
 };
 
 // The fields of `tenancy:` this part declares, and their reader (its Fields are tenancy's).
