@@ -145,6 +145,10 @@ int cmd_topo(const std::string& name, const std::optional<std::string>& scenario
          "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
          "  PIX  = Connection traversing at most a single PCIe bridge\n"
          "  NV#  = Connection traversing a bonded set of # NVLinks\n";
+  // Other vendors' fabrics (rocm-smi --showtopotype's XGMI; Gaudi's scale-up RoCE ports).
+  const Fabric fabric = catalog.find_gpu(t->gpu)->fabric();
+  if (fabric == Fabric::xgmi) out += "  XGMI = Connection traversing AMD Infinity Fabric (xGMI) links\n";
+  if (fabric == Fabric::roce) out += "  RoCE = Connection traversing Gaudi's on-chip RoCE scale-up ports\n";
   out += "\nBus bandwidth per direction (GB/s), as collectives see it:\n";
   for (int g = 0; g < n; ++g) out += fmt::format("\tGPU{}", g);
   out += '\n';
@@ -153,7 +157,15 @@ int cmd_topo(const std::string& name, const std::optional<std::string>& scenario
     for (int b = 0; b < n; ++b) out += a == b ? "\t -" : fmt::format("\t{:g}", topo.link(a, b).gb_per_s);
     out += '\n';
   }
+  // All of the node's GPUs in one collective: on a mesh, each GPU's links to the others together.
+  const uint32_t all = n >= 32 ? ~0u : (1u << n) - 1;
+  if (n > 1)
+    out += fmt::format("\nA collective over all {} GPUs: {:g} GB/s per direction ({})\n", n, topo.ring_bottleneck(all).gb_per_s,
+                       link_code(topo.ring_bottleneck(all)));
   out += fmt::format("\nNode {}: {} x {}; {}\n", t->name, n, t->gpu, topo.source());
+  if (t->nvlink_domain_nodes > 0)
+    out += fmt::format("NVLink domain: {} nodes of a rack ({} GPUs) on its NVLink switches, {:g} GB/s per GPU and direction\n",
+                       t->nvlink_domain_nodes, t->nvlink_domain_nodes * n, catalog.find_gpu(t->gpu)->link_gb_per_s / 2);
   if (t->network)
     out += fmt::format("Network: {} x {:g} Gb/s NICs = {:g} GB/s per direction, shared by the node's multi-node jobs\n",
                        t->network->nics, t->network->gbps_per_nic, t->network->gb_per_s());

@@ -626,6 +626,23 @@ std::string services_section(const Json& summary, const RunFiles& run, const std
   return s;
 }
 
+// The fleet: each pool's GPUs, their vendor and device-plugin resource, how they are shared, and its
+// NVLink domains (issue 46).
+std::string hardware_section(const Json& summary) {
+  if (!summary.contains("pools")) return "";
+  std::string s = "<h2>Hardware</h2>\n<table><tr><th>pool</th><th>node template</th><th>GPU model</th><th>vendor</th>"
+                  "<th>GPUs</th><th>sharing</th><th>NVLink domain</th></tr>\n";
+  for (const Json& p : summary["pools"]) {
+    const std::string vendor = p.contains("gpu_vendor") ? text_of(p, "gpu_vendor") : p["gpu_model"].is_null() ? "-" : "nvidia";
+    const int64_t domain = p.value("nvlink_domain_nodes", int64_t{0});
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                     xml_escape(text_of(p, "name")), xml_escape(text_of(p, "node_template")),
+                     p["gpu_model"].is_null() ? "-" : xml_escape(text_of(p, "gpu_model")), vendor, p.value("gpus", int64_t{0}),
+                     xml_escape(text_of(p, "sharing")), domain > 0 ? fmt::format("{} nodes", domain) : "the node");
+  }
+  return s + "</table>\n";
+}
+
 std::string tenants_section(const Json& summary, const RunFiles& run, const std::string& where) {
   if (!summary.contains("tenants") || summary["tenants"].size() < 2) return "";
   std::string s = "<h2>Tenants</h2>\n<table><tr><th>tenant</th><th>jobs</th><th>completed</th><th>GPU-hours allocated</th>"
@@ -695,6 +712,7 @@ std::string render_report(const RunFiles& run, const std::string& where) {
   std::string s = page_start(fmt::format("gpusim report: {} ({})", text_of(summary, "scenario"), text_of(summary, "policy")));
   s += notes(summary);
   s += "<h2>Headline figures</h2>\n" + headline(summary);
+  s += hardware_section(summary);
 
   s += "<h2>Allocated and busy GPUs over time</h2>\n";
   const std::vector<PoolSeries> pools = pool_series(run, where);

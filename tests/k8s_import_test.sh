@@ -258,7 +258,7 @@ figure "DRA run: jobs (twins and sharing replicas not written)" "$TMP/d/summary.
 # Snapshot (kubectl get nodes,pods -A -o json) with the ConfigMaps: a CPU node, a finished pod and a
 # pod without GPUs are ignored; three running pods start on their nodes, two pending ones queue.
 check "snapshot import" 0 "$GPUSIM" import k8s "$K8S/snapshot.json" "$K8S/manifests/configmaps.yaml" --horizon 8h --out "$TMP/snapshot.yaml"
-contains "snapshot ignores the CPU node" "$TMP/err" "ignored: Node cpu-0: no nvidia.com/gpu.product label (not a GPU node)"
+contains "snapshot ignores the CPU node" "$TMP/err" "ignored: Node cpu-0: no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.name label (not a GPU node)"
 contains "snapshot ignores finished pods" "$TMP/err" "ignored: Pod research/prep-zz81q: Succeeded (finished)"
 contains "snapshot ignores pods without GPUs" "$TMP/err" "ignored: Pod kube-system/coredns-5d78c-qwert: asks no GPU"
 contains "running pod bound to its node" "$TMP/snapshot.yaml" 'node: "gpu-h100-1"'
@@ -291,4 +291,44 @@ check "deadline annotation run" 0 "$GPUSIM" run "$TMP/deadline.yaml" --out "$TMP
 figure "deadline: met" "$TMP/dl/summary.json" deadlines_met 0
 figure "deadline: missed" "$TMP/dl/summary.json" deadlines_missed 1
 figure "deadline: lateness" "$TMP/dl/summary.json" lateness_max_s 1800.0
+# Other vendors (issue 46): AMD's node labeller (its counter label gives the GPUs, its partition label
+# the mode), Habana feature discovery, and GB200 trays of one NVLink clique as one domain.
+mkdir -p "$TMP/vendors"
+cat > "$TMP/vendors/nodes.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata:
+  name: mi300x-a
+  labels: {amd.com/gpu.product-name: AMD_Instinct_MI300X_OAM, beta.amd.com/gpu.product-name.AMD_Instinct_MI300X_OAM: "8", amd.com/gpu.compute-memory-partition: cpx_nps4}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: gaudi-a
+  labels: {habana.ai/device.name: gaudi3, habana.ai/device.count: "8"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: tray-0
+  labels: {nvidia.com/gpu.product: NVIDIA-GB200, nvidia.com/gpu.count: "4", nvidia.com/gpu.clique: 7b968a6d-c8aa-45e1-9e07-e1e51be99c31.1}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: tray-1
+  labels: {nvidia.com/gpu.product: NVIDIA-GB200, nvidia.com/gpu.count: "4", nvidia.com/gpu.clique: 7b968a6d-c8aa-45e1-9e07-e1e51be99c31.1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gaudi-pod}
+spec:
+  containers: [{name: main, resources: {limits: {habana.ai/gaudi: 2}}}]
+EOF
+check "vendors import" 0 "$GPUSIM" import k8s "$TMP/vendors" --out "$TMP/vendors.yaml"
+contains "AMD partitions from the labeller" "$TMP/vendors.yaml" "partition: {computePartition: CPX, memoryPartition: NPS4}"
+contains "Gaudi node by Habana's labels" "$TMP/vendors.yaml" "node: gaudi3-8x"
+contains "a clique is one NVLink domain" "$TMP/vendors.yaml" "nvlink_domain_nodes: 2"
+contains "a Gaudi pod" "$TMP/vendors.yaml" 'gpus: 2, resource: habana.ai/gaudi'
+check "vendors run" 0 "$GPUSIM" run "$TMP/vendors.yaml" --out "$TMP/vendors-run"
 exit $fail

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace gpusim::cli::k8s {
 
@@ -52,7 +53,9 @@ void emit_job(YAML::Emitter& e, const JobOut& j) {
 
 // Which labels chose the pool's nodes and configs.
 std::string pool_comment(const PoolOut& p) {
-  std::string s = fmt::format("nodes labelled nvidia.com/gpu.product={}", p.product);
+  std::string s = fmt::format("nodes labelled {}={}", p.product_label, p.product);
+  if (!p.clique.empty()) s += fmt::format(", nvidia.com/gpu.clique={}", p.clique);
+  if (!p.partition.empty()) s += fmt::format(", amd.com/gpu.compute-memory-partition={}", p.partition);
   if (!p.instance_type.empty()) s += fmt::format(", node.kubernetes.io/instance-type={}", p.instance_type);
   if (!p.mig_config.empty()) s += fmt::format(", nvidia.com/mig.config={}", p.mig_config);
   if (!p.plugin_config.empty())
@@ -85,8 +88,17 @@ void emit_pool(YAML::Emitter& e, const PoolOut& p, const Configs& configs) {
   e << YAML::Key << "node_names" << YAML::Value << YAML::Flow << p.nodes << YAML::Comment(pool_comment(p));
   if (p.labels.size() > 0) e << YAML::Key << "labels" << YAML::Value << one_line(p.labels);
   if (p.taints.size() > 0) e << YAML::Key << "taints" << YAML::Value << one_line(p.taints);
+  if (p.nvlink_domain_nodes > 1) e << YAML::Key << "nvlink_domain_nodes" << YAML::Value << p.nvlink_domain_nodes;
   const YAML::Node plugin = plugin_config(p, configs);
-  if (!p.mig_config.empty() && p.mig_config != "all-disabled") {
+  if (!p.partition.empty()) {
+    // AMD's label gives the mode as the mixed-strategy name: cpx_nps4 -> CPX, NPS4.
+    std::string upper = p.partition;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    const auto cut = upper.find('_');
+    e << YAML::Key << "partition" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "computePartition" << YAML::Value << upper.substr(0, cut);
+    e << YAML::Key << "memoryPartition" << YAML::Value << upper.substr(cut + 1) << YAML::EndMap;
+  } else if (!p.mig_config.empty() && p.mig_config != "all-disabled") {
     // The device plugin's flags.migStrategy; none given (or none): mixed, which advertises each profile.
     std::string strategy = scalar(at(plugin, {"flags", "migStrategy"}));
     if (strategy.empty() || strategy == "none") strategy = "mixed";

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <optional>
 
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
@@ -92,35 +94,88 @@ YAML::Node node_labels(const Object& n, const std::set<std::string>& keys, const
     const std::string value = text(n, v, "metadata.labels." + key);
     if (key == kHostname || (key == "kubernetes.io/os" && value == "linux") ||
         (key == "node.kubernetes.io/instance-type" && value == node_template) || key == "nvidia.com/gpu.product" ||
-        key == "nvidia.com/gpu.count")
+        key == "nvidia.com/gpu.count" || key == "nvidia.com/gpu.clique" || key == "amd.com/gpu.product-name" ||
+        key == "amd.com/gpu.compute-memory-partition" || key == "habana.ai/device.name")
       continue;
     out[key] = value;
   }
   return out;
 }
 
+// AMD's node labeller: amd.com/gpu.product-name is the GPU's product name with spaces as underscores.
+const GpuModel* amd_model(const Catalog& catalog, const std::string& product) {
+  for (const GpuModel& g : catalog.gpus())
+    for (std::string name : g.product_names) {
+      std::replace(name.begin(), name.end(), ' ', '_');
+      if (g.vendor == Vendor::amd && name == product) return &g;
+    }
+  return nullptr;
+}
+
+// Habana feature discovery's habana.ai/device.name (gaudi2, gaudi3): a Gaudi model's name or alias,
+// case and dashes aside.
+const GpuModel* gaudi_model(const Catalog& catalog, const std::string& device) {
+  const auto plain = [](std::string s) {
+    std::erase(s, '-');
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  for (const GpuModel& g : catalog.gpus())
+    if (g.vendor == Vendor::intel &&
+        (plain(g.name) == plain(device) ||
+         std::any_of(g.aliases.begin(), g.aliases.end(), [&](const std::string& a) { return plain(a) == plain(device); })))
+      return &g;
+  return nullptr;
+}
+
+// The label that names a GPU Node's model, and the one that counts its GPUs: GPU feature discovery's
+// (NVIDIA), AMD's node labeller's (its counter form beta.amd.com/gpu.product-name.<name>=<GPUs>),
+// Habana feature discovery's; none: not a GPU node.
+struct ModelLabels {
+  std::string product, count;
+};
+std::optional<ModelLabels> model_labels(const Object& n) {
+  if (!label(n, "nvidia.com/gpu.product").empty()) return ModelLabels{"nvidia.com/gpu.product", "nvidia.com/gpu.count"};
+  if (const std::string amd = label(n, "amd.com/gpu.product-name"); !amd.empty())
+    return ModelLabels{"amd.com/gpu.product-name", "beta.amd.com/gpu.product-name." + amd};
+  if (!label(n, "habana.ai/device.name").empty()) return ModelLabels{"habana.ai/device.name", "habana.ai/device.count"};
+  return std::nullopt;
+}
+
 // A GPU Node as a pool of its own, not yet named: its node template (the catalog's first of its GPU
 // model and count) and what else sets it apart.
 PoolOut node_pool(const Object& n, const std::set<std::string>& selected, const Configs& configs, const Catalog& catalog) {
-  const std::string product = label(n, "nvidia.com/gpu.product");
+  const ModelLabels names = *model_labels(n);
+  const std::string product = label(n, names.product);
   const YAML::Node labels = at(n.node, {"metadata", "labels"});
-  const GpuModel* gpu = catalog_model(catalog, product);
+  const GpuModel* gpu = names.product.starts_with("nvidia.com/") ? catalog_model(catalog, product)
+                        : names.product.starts_with("amd.com/")  ? amd_model(catalog, product)
+                                                                 : gaudi_model(catalog, product);
   if (!gpu)
-    n.fail(at(labels, {"nvidia.com/gpu.product"}), "metadata.labels.nvidia.com/gpu.product",
+    n.fail(at(labels, {names.product}), "metadata.labels." + names.product,
            fmt::format("GPU product '{}' is not in gpusim's catalog (gpusim catalog lists the models)", product));
-  const std::string count_text = label(n, "nvidia.com/gpu.count");
+  const std::string count_text = label(n, names.count);
   int count = 0;
   const auto [end, ec] = std::from_chars(count_text.data(), count_text.data() + count_text.size(), count);
   if (ec != std::errc() || end != count_text.data() + count_text.size() || count < 1)
-    n.fail(at(labels, {"nvidia.com/gpu.count"}), "metadata.labels.nvidia.com/gpu.count",
+    n.fail(at(labels, {names.count}), "metadata.labels." + names.count,
            fmt::format("expected a GPU count >= 1, got '{}'", count_text));
   const auto t = std::find_if(catalog.nodes().begin(), catalog.nodes().end(),
                               [&](const NodeTemplate& c) { return c.gpu == gpu->name && c.gpus == count; });
   if (t == catalog.nodes().end())
-    n.fail(at(labels, {"nvidia.com/gpu.count"}), "metadata.labels.nvidia.com/gpu.count",
+    n.fail(at(labels, {names.count}), "metadata.labels." + names.count,
            fmt::format("no catalog node template has {} x {} (gpusim catalog nodes; add one under catalog.nodes)", count,
                        gpu->name));
   PoolOut p;
+  p.product_label = names.product;
+  p.partition = label(n, "amd.com/gpu.compute-memory-partition");
+  if (!p.partition.empty() && (!gpu->partitions || !gpu->mig->find(p.partition)))
+    n.fail(at(labels, {"amd.com/gpu.compute-memory-partition"}), "metadata.labels.amd.com/gpu.compute-memory-partition",
+           fmt::format("{} has no partition mode '{}' (gpusim catalog gpus --gpu {})", gpu->name, p.partition, gpu->name));
+  p.clique = label(n, "nvidia.com/gpu.clique");
+  if (!p.clique.empty() && t->nvlink_domain_nodes == 0)
+    n.fail(at(labels, {"nvidia.com/gpu.clique"}), "metadata.labels.nvidia.com/gpu.clique",
+           fmt::format("node template {} has no NVLink domain across nodes (a GB200 NVL72 tray has)", t->name));
   p.node_template = t->name;
   p.instance_type = label(n, "node.kubernetes.io/instance-type");
   p.product = product;
@@ -128,15 +183,15 @@ PoolOut node_pool(const Object& n, const std::set<std::string>& selected, const 
   p.plugin_config = label(n, "nvidia.com/device-plugin.config");
   // No label: the plugin's fallbacks (its helm chart's config.fallbackStrategies, "named" then
   // "single"): a config named default, else the only config there is.
-  if (p.plugin_config.empty() && !configs.device_plugin.empty()) {
+  if (p.plugin_config.empty() && !configs.device_plugin.empty() && gpu->vendor == Vendor::nvidia) {
     if (configs.device_plugin.count("default")) p.plugin_config = "default";
     else if (configs.device_plugin.size() == 1) p.plugin_config = configs.device_plugin.begin()->first;
     p.plugin_fallback = !p.plugin_config.empty();
   }
   p.labels = node_labels(n, selected, t->name);
   p.taints = node_taints(n);
-  p.key = fmt::format("{}|{}|{}|{}|{}|{}", p.instance_type, t->name, p.mig_config, p.plugin_config, YAML::Dump(p.labels),
-                      YAML::Dump(p.taints));
+  p.key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", p.instance_type, t->name, p.mig_config, p.plugin_config, YAML::Dump(p.labels),
+                      YAML::Dump(p.taints), p.partition, p.clique);
   p.first = &n;
   return p;
 }
@@ -159,8 +214,9 @@ std::vector<PoolOut> read_pools(const std::vector<const Object*>& nodes, const s
                                 std::vector<std::string>& ignored) {
   std::vector<PoolOut> pools;
   for (const Object* n : nodes) {
-    if (label(*n, "nvidia.com/gpu.product").empty()) {
-      ignored.push_back(n->id() + ": no nvidia.com/gpu.product label (not a GPU node)");
+    if (!model_labels(*n)) {
+      ignored.push_back(n->id() + ": no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.name label "
+                                  "(not a GPU node)");
       continue;
     }
     PoolOut p = node_pool(*n, selected, configs, catalog);
@@ -173,6 +229,16 @@ std::vector<PoolOut> read_pools(const std::vector<const Object*>& nodes, const s
       it = pools.end() - 1;
     }
     it->nodes.push_back(n->name);
+  }
+  // A clique is one NVLink domain: its pool's nodes, at most a rack of them.
+  for (PoolOut& p : pools) {
+    if (p.clique.empty()) continue;
+    const int rack = catalog.find_node(p.node_template)->nvlink_domain_nodes;
+    if (static_cast<int>(p.nodes.size()) > rack)
+      p.first->fail(at(p.first->node, {"metadata", "labels", "nvidia.com/gpu.clique"}), "metadata.labels.nvidia.com/gpu.clique",
+                    fmt::format("clique {} has {} nodes; an NVLink domain of {} spans at most {}", p.clique, p.nodes.size(),
+                                p.node_template, rack));
+    p.nvlink_domain_nodes = static_cast<int>(p.nodes.size());
   }
   return pools;
 }

@@ -147,6 +147,10 @@ bool read_config_map(const Object& o, Configs& configs);
 struct PoolOut {
   std::string key;  // what groups its nodes
   std::string name, node_template, instance_type, product, mig_config, plugin_config;
+  std::string product_label;     // the label that named the GPU model: nvidia.com/gpu.product, amd.com/gpu.product-name, ...
+  std::string partition;         // AMD: the node's compute and memory partition (amd.com/gpu.compute-memory-partition)
+  std::string clique;            // NVIDIA: the NVLink clique (nvidia.com/gpu.clique): one domain
+  int nvlink_domain_nodes = 0;   // of a clique's pool: its nodes, one NVLink domain
   bool plugin_fallback = false;  // no label chose plugin_config
   YAML::Node labels, taints;     // a map and a list, empty: none
   std::vector<std::string> nodes;

@@ -26,14 +26,17 @@ PodRequest read_pod_spec(const Object& o, const YAML::Node& spec, const std::str
       for (const auto& kv : entries(o, at(res, {part}), path + "." + part)) {
         const std::string key = kv.first.Scalar();
         const std::string where = fmt::format("{}.{}.{}", path, part, key);
-        if (key.starts_with("nvidia.com/")) {
+        if (key.starts_with("nvidia.com/") || key.starts_with("amd.com/") || key == "habana.ai/gaudi") {
           if (std::string_view(part) == "requests" && at(res, {"limits", key})) continue;
           const double q = quantity(o, kv.second, where, 100000);
           if (q != std::floor(q))
             o.fail(kv.second, where, fmt::format("expected a whole number of devices, got '{}'", scalar(kv.second)));
           if (q == 0) continue;
-          if (key != "nvidia.com/gpu" && key != "nvidia.com/gpu.shared" && !key.starts_with("nvidia.com/mig-"))
-            o.fail(kv.second, where, "expected nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>");
+          if (key.starts_with("nvidia.com/") && key != "nvidia.com/gpu" && key != "nvidia.com/gpu.shared" &&
+              !key.starts_with("nvidia.com/mig-"))
+            o.fail(kv.second, where,
+                   "expected nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>, amd.com/gpu, "
+                   "amd.com/<compute>_<memory> or habana.ai/gaudi");
           if (!r.resource.empty() && r.resource != key)
             o.fail(kv.second, where, fmt::format("asks both {} and {}; gpusim models one GPU resource per pod", r.resource, key));
           r.resource = key;

@@ -1,7 +1,9 @@
 // MIG-aware: best-fit placement, plus dynamic repartitioning. After a pass, drained MIG GPUs of
 // mixed-strategy pools are given a layout built from the profiles the pending jobs ask for (largest
-// first, each at its first free allowed start), as the GPU operator would after a node relabel. The
-// engine checks that the GPU is empty and charges the reconfiguration delay.
+// first, each at its first free allowed start), as the GPU operator would after a node relabel; an AMD
+// GPU gets every partition of the mode asked for most (its partitions share one mode), as the Device
+// Config Manager would after a profile label. The engine checks that the GPU is empty and charges the
+// reconfiguration delay.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -22,7 +24,7 @@ std::optional<int> wanted_profile(const Job& j, const Pool& pool) {
     const MigProfile& p = t.profiles[i];
     bool serves = false;
     if (q.claim) serves = profile_serves(q, pool, i);
-    else if (q.resource->starts_with(kMigResourcePrefix)) serves = q.resource->substr(kMigResourcePrefix.size()) == p.name;
+    else if (const std::string_view named = partition_profile(*q.resource); !named.empty()) serves = named == p.name;
     if (!serves) continue;
     const MigProfile* b = best ? &t.profiles[static_cast<std::size_t>(*best)] : nullptr;
     if (!b || std::pair(p.memory_slices, p.sms) < std::pair(b->memory_slices, b->sms)) best = static_cast<int>(i);
@@ -78,6 +80,13 @@ struct MigAware final : PlacementPolicy {
                 mig_add(layout, {p, start});
                 --left[p];
               }
+          // An AMD GPU is split into every partition of its one mode: the rest of the mode's places too.
+          if (t.one_mode && !layout.empty()) {
+            const int p = layout.front().profile;
+            for (int start : t.profiles[p].starts)
+              if (!mig_conflict(t, layout, p, start)) mig_add(layout, {p, start});
+            left[p] = std::max(0, left[p]);
+          }
           MigLayout current;
           for (const MigSlot& m : gpu.instances) current.push_back(m.instance);
           if (layout.empty() || layout == current) continue;

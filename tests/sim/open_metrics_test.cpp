@@ -209,6 +209,43 @@ outputs: {{timeseries_step: 1h, metrics_start: "2026-01-01"}}
   EXPECT_DOUBLE_EQ(light_active, 0.6);
 }
 
+// AMD and Intel GPUs under their exporters' names (issue 46): an MI300X in CPX/NPS4 reports VRAM per
+// partition and activity and power on partition 0 of the GPU (AMD's device metrics exporter); a Gaudi
+// reports habanalabs_* with its pod in pod_namespace/pod_name. No DCGM series for either.
+TEST(OpenMetrics, OtherVendorsUnderTheirExportersNames) {
+  const Scenario s = test::load(test::write_file("vendors.yaml", R"(
+name: vendors
+seed: 1
+cluster:
+  pools:
+    - {name: amd, node: mi300x-8x, count: 1, partition: {computePartition: CPX, memoryPartition: NPS4, resource_naming_strategy: mixed}}
+    - {name: gaudi, node: gaudi3-8x, count: 1}
+workload:
+  jobs:
+    - {name: a, gpus: 1, resource: amd.com/cpx_nps4, u: 0.96, duration: 2h, gpu_memory_mib: 10000, reference_gpu: any}
+    - {name: b, gpus: 1, resource: habana.ai/gaudi, u: 0.5, duration: 2h, gpu_memory_mib: 20000, reference_gpu: any}
+policy: fifo+first-fit
+outputs: {timeseries_step: 1h, metrics_start: "2026-01-01"}
+)"));
+  const std::string om = run_metrics(s);
+  const std::string amd = R"(gpu_id="0",card_model="AMD Instinct MI300X OAM",hostname="amd-0",gpu_partition_id="{}",)"
+                          R"(gpu_compute_partition_type="cpx",gpu_memory_partition_type="nps4")";
+  const auto partition = [&](int p) { return fmt::format(fmt::runtime(amd), p); };
+  // The job would keep 0.96 of a whole GPU busy; its partition is 38 of the 304 CUs, which it fills: 12.5 %
+  // of the GPU, rounded as the exporter's integer percent.
+  EXPECT_TRUE(has_line(om, "gpu_gfx_activity{" + partition(0) + "} 13 1767229200")) << om;
+  EXPECT_TRUE(
+      has_line(om, "gpu_used_vram{" + partition(0) + R"(,namespace="default",pod="a",container="main"} 10000 1767229200)"));
+  EXPECT_TRUE(has_line(om, "gpu_total_vram{" + partition(7) + "} 24576 1767229200"));
+  EXPECT_EQ(om.find("gpu_gfx_activity{" + partition(1)), std::string::npos);  // partition 0 only
+  const std::string gaudi =
+      R"(id="0",UUID="0000000000000008",device="accel0",Hostname="gaudi-0",pod_namespace="default",pod_name="b")";
+  EXPECT_TRUE(has_line(om, "habanalabs_utilization{" + gaudi + "} 50 1767229200"));
+  EXPECT_TRUE(has_line(om, "habanalabs_memory_used_bytes{" + gaudi + "} 20971520000 1767229200"));
+  EXPECT_TRUE(has_line(om, "habanalabs_memory_total_bytes{" + gaudi + "} 137438953472 1767229200"));
+  EXPECT_EQ(om.find("DCGM_FI_DEV_POWER_USAGE{"), std::string::npos);
+}
+
 TEST(OpenMetrics, BadStartDate) {
   const std::string path = test::write_file("tiny.yaml", kTiny);
   const std::string msg = test::input_error([&] { test::load(path, {"outputs.metrics_start=2026-02-30"}); });

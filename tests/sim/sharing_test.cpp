@@ -564,3 +564,31 @@ TEST(JobSpeed, BadSpeedSettingsNameTheirField) {
             std::string::npos);
   EXPECT_NE(error(", speedup: {T4: 0}").find("workload.jobs[0].speedup"), std::string::npos);
 }
+
+// AMD partitions (issue 46): a job on a CPX partition runs as on a MIG slice of 38 of the 304 CUs
+// (min(1, 0.125 / u)); mig-aware repartitions drained MI300Xs from SPX to every CPX partition the
+// Device Config Manager would make, after partition_reconfiguration_delay (140 s).
+TEST(AmdPartitions, MigAwareRepartitionsWholeGpusIntoOneMode) {
+  const Scenario s = test::load(write_file("amd.yaml", R"(
+name: amd-repartition
+seed: 1
+cluster:
+  pools:
+    - {name: amd, node: mi300x-8x, count: 1, partition: {computePartition: SPX, memoryPartition: NPS1, resource_naming_strategy: mixed}}
+workload:
+  jobs:
+    - {name: big, gpus: 8, resource: amd.com/spx_nps1, duration: 1h, reference_gpu: any}
+    - {name: small, arrival: 10m, count: 16, gpus: 1, resource: amd.com/cpx_nps4, duration: 1h, reference_gpu: any}
+policy: fifo+mig-aware
+)"));
+  const RunResult r = test::simulate_scenario(s);
+  const Json j = summarize(s, r);
+  EXPECT_EQ(j["mig_reconfigurations"], 2);  // two GPUs hold the 16 CPX jobs, 8 partitions each
+  EXPECT_EQ(j["pools"][0]["sharing"], "partition spx_nps1 (mixed naming)");
+  for (uint32_t k = 1; k <= 16; ++k) {
+    const JobRecord& small = r.jobs[k];
+    ASSERT_EQ(small.status, JobStatus::completed);
+    EXPECT_DOUBLE_EQ(small.start.seconds(), 3600 + 140);  // after big, and the reconfiguration
+    EXPECT_NEAR((small.end - small.start).seconds(), 3600 / (0.125 / 0.95), 1e-3);
+  }
+}

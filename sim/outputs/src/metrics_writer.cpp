@@ -28,6 +28,15 @@
 //                                  while the GPU's node is powered (billed)
 //   DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION  mJ, the GPU's energy under the same model since its node was
 //                                  first powered, at t
+// AMD and Intel GPUs get their own exporters' names instead (issue 46; docs/guide/prometheus.md#other-vendors):
+// AMD's device metrics exporter (github.com/ROCm/device-metrics-exporter, docs/configuration/metricslist.md):
+// gpu_gfx_activity (%), gpu_package_power (W), gpu_energy_consumed (uJ), gpu_used_vram and gpu_total_vram
+// (MiB, as MB), labels gpu_id, card_model, hostname, gpu_partition_id, gpu_compute_partition_type,
+// gpu_memory_partition_type, and pod, namespace, container; on a partitioned GPU, VRAM per partition and
+// activity, power and energy on partition 0 only, as the exporter reports them. Intel's Gaudi metric
+// exporter (HabanaAI/gaudi-metric-exporter): habanalabs_utilization (%), habanalabs_power_mW,
+// habanalabs_memory_used_bytes and habanalabs_memory_total_bytes, labels id, UUID, device, and pod_namespace,
+// pod_name. The figures are the DCGM ones' (busy fraction, the power model, memory).
 // Labels as the exporter sets them: gpu, UUID (made up, stable: the GPU's id), device, modelName
 // (the catalog's first product name: nvidia-smi's, else its name), Hostname (the node) and, for MIG, GPU_I_PROFILE and GPU_I_ID
 // (the instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod (the job's name) and
@@ -69,6 +78,15 @@ enum Family : std::size_t {
   allocated_gpus,
   billed_nodes,
   cost,
+  amd_activity,
+  amd_power,
+  amd_energy,
+  amd_vram_used,
+  amd_vram_total,
+  gaudi_utilization,
+  gaudi_power,
+  gaudi_memory_used,
+  gaudi_memory_total,
   kFamilies
 };
 
@@ -92,6 +110,15 @@ constexpr std::array<FamilySpec, kFamilies> kSpecs{{
     {"gpusim_allocated_gpus", "gauge", "", "GPUs allocated to jobs (shares count their fraction), per pool."},
     {"gpusim_billed_nodes", "gauge", "", "Nodes paid for (requested, ready or draining), per pool."},
     {"gpusim_cost_usd", "counter", "usd", "What the pool's nodes cost since the start of the run."},
+    {"gpu_gfx_activity", "gauge", "", "Graphics engine activity (in %), AMD device metrics exporter."},
+    {"gpu_package_power", "gauge", "", "Socket power (in W), gpusim's power model."},
+    {"gpu_energy_consumed", "gauge", "", "Accumulated energy (in uJ), gpusim's power model."},
+    {"gpu_used_vram", "gauge", "", "Used VRAM (in MB)."},
+    {"gpu_total_vram", "gauge", "", "Total VRAM (in MB)."},
+    {"habanalabs_utilization", "gauge", "", "Device utilization (in %), Intel Gaudi metric exporter."},
+    {"habanalabs_power_mW", "gauge", "", "Power usage in milli-watts, gpusim's power model."},
+    {"habanalabs_memory_used_bytes", "gauge", "", "Device memory used (in bytes)."},
+    {"habanalabs_memory_total_bytes", "gauge", "", "Device memory total (in bytes)."},
 }};
 
 class MetricsWriter final : public OutputWriter {
@@ -154,6 +181,8 @@ class MetricsWriter final : public OutputWriter {
   void write(std::ostream& out, const Scenario&, const RunResult&, const Json&) const override {
     for (std::size_t f = 0; f < kFamilies; ++f) {
       const FamilySpec& spec = kSpecs[f];
+      // Other vendors' families only where a fleet has their GPUs (an NVIDIA fleet's file is as before).
+      if (f >= amd_activity && bodies_[f].text.empty() && !bodies_[f].spilled) continue;
       out << "# TYPE " << spec.name << ' ' << spec.type << '\n';
       if (!spec.unit.empty()) out << "# UNIT " << spec.name << ' ' << spec.unit << '\n';
       out << "# HELP " << spec.name << ' ' << spec.help << '\n';
@@ -215,6 +244,10 @@ class MetricsWriter final : public OutputWriter {
       energy_before_[g] = energy_ws;
       if (!up || at == Time()) continue;  // the first sample has no step before it
       const Gpu& gpu = c.gpu(g);
+      if (pool.gpu->vendor != Vendor::nvidia) {
+        sample_other_vendor(run, n, i, g, std::min(1.0, util + switching), watts, energy_ws, ts);
+        continue;
+      }
       const std::string device = fmt::format(
           "gpu=\"{}\",UUID=\"GPU-00000000-0000-4000-8000-{:012x}\",device=\"nvidia{}\",modelName=\"{}\",Hostname=\"{}\","
           "instance=\"{}:9400\"",
@@ -244,6 +277,65 @@ class MetricsWriter final : public OutputWriter {
         add(fb_used, labels, used, ts);
         add(fb_free, labels, total - used, ts);
       }
+    }
+  }
+
+  // An AMD or Intel GPU under its vendor's exporter names: activity, power, energy and memory.
+  void sample_other_vendor(const RunState& run, NodeId n, uint16_t i, GpuId g, double util, double watts, double energy_ws,
+                           const std::string& ts) {
+    const Cluster& c = run.cluster();
+    const Gpu& gpu = c.gpu(g);
+    const GpuModel& model = *c.pool_of(n).gpu;
+    std::vector<JobId> residents(gpu.residents.begin(), gpu.residents.end());
+    std::sort(residents.begin(), residents.end());
+    if (model.vendor == Vendor::intel) {  // a Gaudi is whole: one pod at most
+      std::string labels = fmt::format("id=\"{}\",UUID=\"{:016x}\",device=\"accel{}\",Hostname=\"{}\"", i,
+                                       static_cast<uint64_t>(g), i, om_escape(c.node(n).name));
+      int64_t used = 0;
+      for (JobId j : residents) {
+        used += memory_used(run, j, g, model.memory_mib);
+        labels += fmt::format(",pod_namespace=\"{}\",pod_name=\"{}\"", om_escape(run.scenario().jobs.tenants[run.job(j).tenant]),
+                              om_escape(run.job(j).name));
+      }
+      used = std::min(used, model.memory_mib);
+      add(gaudi_utilization, labels, static_cast<int>(util * 100.0 + 0.5), ts);
+      add(gaudi_power, labels, static_cast<int64_t>(watts * 1e3 + 0.5), ts);
+      add(gaudi_memory_used, labels, used * 1024 * 1024, ts);
+      add(gaudi_memory_total, labels, model.memory_mib * 1024 * 1024, ts);
+      return;
+    }
+    // AMD: partitions of one mode (the whole GPU is partition 0 of SPX).
+    const MigProfile* mode = gpu.mig ? &model.mig->profiles[gpu.instances.front().instance.profile] : nullptr;
+    const std::string compute = mode ? mode->name.substr(0, mode->name.find('_')) : "spx";
+    const std::string memory = mode ? mode->name.substr(mode->name.find('_') + 1) : "nps1";
+    const auto labels = [&](std::size_t partition) {
+      return fmt::format("gpu_id=\"{}\",card_model=\"{}\",hostname=\"{}\",gpu_partition_id=\"{}\","
+                         "gpu_compute_partition_type=\"{}\",gpu_memory_partition_type=\"{}\"",
+                         i, om_escape(model.product_names.empty() ? model.name : model.product_names.front()),
+                         om_escape(c.node(n).name), partition, compute, memory);
+    };
+    const std::string whole = labels(0);
+    add(amd_activity, whole, static_cast<int>(util * 100.0 + 0.5), ts);
+    add(amd_power, whole, fmt::format("{:.1f}", watts), ts);
+    add(amd_energy, whole, static_cast<int64_t>(energy_ws * 1e6), ts);
+    const std::size_t partitions = gpu.mig ? gpu.instances.size() : 1;
+    for (std::size_t s = 0; s < partitions; ++s) {
+      const int64_t total = mode ? mode->memory_mib : model.memory_mib;
+      std::string series = labels(s);
+      int64_t used = 0;
+      if (gpu.mig) {
+        if (const JobId j = gpu.instances[s].job; j != kNoJob) {
+          used = memory_used(run, j, g, total);
+          series += pod_labels(run, j);
+        }
+      } else {
+        for (JobId j : residents) {
+          used += memory_used(run, j, g, total);
+          series += pod_labels(run, j);
+        }
+      }
+      add(amd_vram_used, series, std::min(used, total), ts);
+      add(amd_vram_total, series, total, ts);
     }
   }
 

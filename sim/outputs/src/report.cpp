@@ -180,6 +180,8 @@ std::string sharing_text(const SharingConfig& c) {
     case Sharing::time_slicing:
     case Sharing::mps: return fmt::format("{} x{} ({})", to_string(c.mode), c.replicas, c.gpu_resource());
     case Sharing::mig:
+      if (c.device_resource == vendor_info(Vendor::amd).device_resource)
+        return fmt::format("partition {} ({} naming)", c.mig_config, to_string(c.mig_strategy));
       return c.mig_partitionable ? "mig partitionable (DRA)"
                                  : fmt::format("mig {} ({} strategy)", c.mig_config, to_string(c.mig_strategy));
   }
@@ -306,11 +308,14 @@ Json summarize(const Scenario& s, const RunResult& r) {
     pj["name"] = pool.name;
     pj["node_template"] = pool.node_template;
     pj["gpu_model"] = pool.gpu ? Json(pool.gpu->name) : Json(nullptr);
+    // Only where they apply (NVIDIA pools' summaries are as before issue 46).
+    if (pool.gpu && pool.gpu->vendor != Vendor::nvidia) pj["gpu_vendor"] = to_string(pool.gpu->vendor);
+    if (pool.nvlink_domain_nodes > 0) pj["nvlink_domain_nodes"] = pool.nvlink_domain_nodes;
     pj["sharing"] = sharing_text(pool.sharing);
     if (pool.sharing.mode == Sharing::mig && !pool.sharing.mig_partitionable) {  // a partitionable one has no layout
       std::size_t instances = 0;
       for (GpuId g = pool.first_gpu; g < pool.first_gpu + pool.gpus_built; ++g) instances += c.gpu(g).instances.size();
-      pj["mig_instances"] = instances;
+      pj[pool.gpu->partitions ? "partitions" : "mig_instances"] = instances;
     }
     pj["market"] = to_string(pool.market);
     pj["nodes"] = pool.node_count;

@@ -173,7 +173,8 @@ int64_t quantity(const ConfigNode& n, std::string_view resource) {
 }
 
 bool known_resource(std::string_view r) {
-  return r == "cpu" || r == "memory" || r == "nvidia.com/gpu" || r == "nvidia.com/gpu.shared" || r.starts_with("nvidia.com/mig-");
+  return r == "cpu" || r == "memory" || r == "nvidia.com/gpu" || r == "nvidia.com/gpu.shared" ||
+         r.starts_with("nvidia.com/mig-") || (r.starts_with("amd.com/") && r.size() > 8) || r == "habana.ai/gaudi";
 }
 
 std::vector<KueueResourceGroup> read_groups(const Fields& f, const std::map<std::string, uint32_t, std::less<>>& flavors) {
@@ -190,7 +191,7 @@ std::vector<KueueResourceGroup> read_groups(const Fields& f, const std::map<std:
       if (!known_resource(r))
         g.at("covered_resources")
             .fail(fmt::format("unknown resource '{}'; expected nvidia.com/gpu, nvidia.com/mig-<profile>, "
-                              "nvidia.com/gpu.shared, cpu or memory",
+                              "nvidia.com/gpu.shared, amd.com/gpu, amd.com/<compute>_<memory>, habana.ai/gaudi, cpu or memory",
                               r));
       if (!covered_anywhere.insert(r).second)
         g.at("covered_resources").fail(fmt::format("resource '{}' is covered by two resource groups", r));
