@@ -633,11 +633,13 @@ std::string hardware_section(const Json& summary) {
   std::string s = "<h2>Hardware</h2>\n<table><tr><th>pool</th><th>node template</th><th>GPU model</th><th>vendor</th>"
                   "<th>GPUs</th><th>sharing</th><th>NVLink domain</th></tr>\n";
   for (const Json& p : summary["pools"]) {
-    const std::string vendor = p.contains("gpu_vendor") ? text_of(p, "gpu_vendor") : p["gpu_model"].is_null() ? "-" : "nvidia";
+    // (A summary.json not as gpusim writes it must not abort here: text_of and value check what they read.)
+    const std::string model = text_of(p, "gpu_model");
+    const std::string vendor = !text_of(p, "gpu_vendor").empty() ? text_of(p, "gpu_vendor") : model.empty() ? "-" : "nvidia";
     const int64_t domain = p.value("nvlink_domain_nodes", int64_t{0});
     s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                      xml_escape(text_of(p, "name")), xml_escape(text_of(p, "node_template")),
-                     p["gpu_model"].is_null() ? "-" : xml_escape(text_of(p, "gpu_model")), vendor, p.value("gpus", int64_t{0}),
+                     model.empty() ? "-" : xml_escape(model), xml_escape(vendor), p.value("gpus", int64_t{0}),
                      xml_escape(text_of(p, "sharing")), domain > 0 ? fmt::format("{} nodes", domain) : "the node");
   }
   return s + "</table>\n";

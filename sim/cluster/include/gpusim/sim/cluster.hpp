@@ -234,7 +234,7 @@ class Cluster {
                    per_rack = (p.rack_nodes + p.nvlink_domain_nodes - 1) / p.nvlink_domain_nodes;
     return slot / p.rack_nodes * per_rack + slot % p.rack_nodes / p.nvlink_domain_nodes;
   }
-  // Are all of `nodes` (at least two) in one NVLink domain, so that their GPUs talk over NVLink?
+  // Are `nodes` one node, or all in one NVLink domain (their GPUs talk over NVLink)?
   bool one_nvlink_domain(const std::vector<NodeId>& nodes) const {
     if (nodes.empty()) return false;
     const auto first = nvlink_domain(nodes.front());
