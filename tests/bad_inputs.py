@@ -177,6 +177,11 @@ field("nvlink domain beyond the rack", {"cluster.pools[0].node": "gb200-nvl72-tr
       ["cluster.pools[0].nvlink_domain_nodes", "an NVLink domain spans at most one rack: 18 nodes of gb200-nvl72-tray"])
 field("nvlink domain on a node without one", {"cluster.pools[0].nvlink_domain_nodes": 2},
       ["cluster.pools[0].nvlink_domain_nodes", "l4-4x has no NVLink domain beyond the node"])
+field("compute domain beyond any nvlink domain", {"cluster.pools[0].node": "hgx-h100", "cluster.pools[0].count": 4,
+                                                  "tenancy": {"compute_domains": [{"name": "t", "channel": {"resourceClaimTemplate": {"name": "ch"}}}]},
+                                                  "workload.jobs[0].gpus": 16, "workload.jobs[0].multi_node": True,
+                                                  "workload.jobs[0].resource_claims": ["ch"]},
+      ["workload.jobs", "asks 16 GPUs in one NVLink domain (its ComputeDomain); the largest allowed domain has 8"])
 field("job resource of another vendor", {"workload.jobs[0].resource": "habana.ai/gaudi"},
       ["workload.jobs", "asks habana.ai/gaudi; pool p has nvidia GPUs (L4), which advertise nvidia.com/gpu"])
 field("job resource unknown vendor", {"workload.jobs[0].resource": "intel.com/gpu"}, ["workload.jobs[0].resource", "habana.ai/gaudi"])

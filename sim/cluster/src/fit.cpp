@@ -171,7 +171,7 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
     return s;
   }
   int32_t largest = 0;
-  int64_t gpus_total = 0;
+  int64_t gpus_total = 0, largest_domain = 0;  // a ComputeDomain's job: the GPUs of the largest NVLink domain
   bool resources_fit = false;
   // Every slot counts, built or not: an autoscaled pool may provision it.
   for (PoolId p{0}; p < c.pools().size(); ++p) {
@@ -181,6 +181,8 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
       resources_fit = true;
       largest = std::max<int32_t>(largest, node.gpus);
       gpus_total += int64_t{slots} * node.gpus;
+      const uint32_t domain = c.pool(p).nvlink_domain_nodes;
+      largest_domain = std::max<int64_t>(largest_domain, int64_t{node.gpus} * std::min(slots, std::max(domain, 1u)));
     });
   }
   if (!resources_fit)
@@ -191,6 +193,9 @@ RequestShape analyse(const Request& q, bool multi_node, const Cluster& c, const 
   else if (q.worker_gpus > largest)
     s.never_fits = fmt::format("asks {} GPUs per worker; the largest allowed node has {}", q.worker_gpus, largest);
   else if (q.gpus > gpus_total) s.never_fits = fmt::format("asks {} GPUs; the allowed nodes have {} in all", q.gpus, gpus_total);
+  else if (q.one_nvlink_domain && q.gpus > largest_domain)
+    s.never_fits = fmt::format("asks {} GPUs in one NVLink domain (its ComputeDomain); the largest allowed domain has {}", q.gpus,
+                               largest_domain);
   return s;
 }
 

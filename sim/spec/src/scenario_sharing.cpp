@@ -169,7 +169,6 @@ SharingConfig read_partition(const ConfigNode& node, const GpuModel* gpu, int gp
                           fmt::join(m->compute, ", ")));
   SharingConfig c;
   c.mode = Sharing::mig;
-  c.device_resource = vendor_info(gpu->vendor).device_resource;
   c.mig_strategy = f.value("resource_naming_strategy").as_enum<MigStrategy>(" or ");
   c.mig_config = PartitionModes::profile_name(compute, memory);
   const MigTable& t = *gpu->mig;
