@@ -324,11 +324,18 @@ kind: Pod
 metadata: {name: gaudi-pod}
 spec:
   containers: [{name: main, resources: {limits: {habana.ai/gaudi: 2}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: nvidia-pod}
+spec:
+  containers: [{name: main, resources: {limits: {nvidia.com/gpu: 4}}}]
 EOF
 check "vendors import" 0 "$GPUSIM" import k8s "$TMP/vendors" --out "$TMP/vendors.yaml"
 contains "AMD partitions from the labeller" "$TMP/vendors.yaml" "partition: {computePartition: CPX, memoryPartition: NPS4}"
 contains "Gaudi node by Habana's labels" "$TMP/vendors.yaml" "node: gaudi3-8x"
 contains "a clique is one NVLink domain" "$TMP/vendors.yaml" "nvlink_domain_nodes: 2"
 contains "a Gaudi pod" "$TMP/vendors.yaml" 'gpus: 2, resource: habana.ai/gaudi'
+contains "nvidia.com/gpu stays NVIDIA's in a mixed fleet" "$TMP/vendors.yaml" 'gpus: 4, resource: nvidia.com/gpu'
 check "vendors run" 0 "$GPUSIM" run "$TMP/vendors.yaml" --out "$TMP/vendors-run"
 exit $fail

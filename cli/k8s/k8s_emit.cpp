@@ -30,13 +30,15 @@ void quoted(YAML::Emitter& e, std::string_view key, const std::string& value) {
   e << YAML::Key << std::string(key) << YAML::Value << YAML::DoubleQuoted << value;
 }
 
-void emit_job(YAML::Emitter& e, const JobOut& j) {
+// `mixed_vendors`: the cluster has other vendors' GPUs, where a pod's nvidia.com/gpu must stay NVIDIA's
+// (alone, an unnamed resource is any vendor's whole GPU and reads the same).
+void emit_job(YAML::Emitter& e, const JobOut& j, bool mixed_vendors) {
   e << YAML::Flow << YAML::BeginMap;
   quoted(e, "name", j.name);
   if (j.count > 1) e << YAML::Key << "count" << YAML::Value << j.count;
   if (j.workers > 1) e << YAML::Key << "workers" << YAML::Value << j.workers;
   e << YAML::Key << "gpus" << YAML::Value << j.request.gpus;
-  if (!j.request.resource.empty() && j.request.resource != "nvidia.com/gpu")
+  if (!j.request.resource.empty() && (mixed_vendors || j.request.resource != "nvidia.com/gpu"))
     e << YAML::Key << "resource" << YAML::Value << j.request.resource;
   if (j.request.cpu_milli > 0) e << YAML::Key << "cpu_milli" << YAML::Value << j.request.cpu_milli;
   if (j.request.memory_mib > 0) e << YAML::Key << "memory_mib" << YAML::Value << j.request.memory_mib;
@@ -180,7 +182,9 @@ std::string scenario_yaml(const K8sImportOptions& options, const std::vector<std
     << YAML::Comment("run times hold on every GPU model; name the GPU they were measured on to scale them "
                      "(docs/hardware.md#job-speed)");
   e << YAML::Key << "jobs" << YAML::Value << YAML::BeginSeq;
-  for (const JobOut& j : jobs) emit_job(e, j);
+  const bool mixed_vendors = std::any_of(pools.begin(), pools.end(),
+                                         [](const PoolOut& p) { return !p.product_label.starts_with("nvidia.com/"); });
+  for (const JobOut& j : jobs) emit_job(e, j, mixed_vendors);
   e << YAML::EndSeq << YAML::EndMap;
   if (tenancy.any()) emit_tenancy(e, tenancy);
   e << YAML::EndMap;
