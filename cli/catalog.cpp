@@ -212,8 +212,7 @@ std::string gpus_text(const Catalog& c, const Selection& s) {
   bool any_assumed = false;
   for (const GpuModel* g : s.gpus) {
     any_assumed = any_assumed || !g->assumed.empty();
-    const std::string fabric(to_string(g->fabric()));
-    const std::string link_field = fabric + "_gb_per_s";
+    const std::string_view fabric = to_string(g->fabric());
     rows.push_back(
         {g->name, std::string(to_string(g->vendor)), g->aliases.empty() ? "-" : fmt::format("{}", fmt::join(g->aliases, ", ")),
          mark(*g, "memory_mib", number(static_cast<double>(g->memory_mib) / 1024.0)),
@@ -221,7 +220,9 @@ std::string gpus_text(const Catalog& c, const Selection& s) {
          mark(*g, "bf16_tflops", number(g->bf16_tflops)), g->fp8_tflops ? mark(*g, "fp8_tflops", number(*g->fp8_tflops)) : "-",
          mark(*g, "fp32_tflops", number(g->fp32_tflops)),
          mark(*g, "memory_bandwidth_gb_per_s", number(g->memory_bandwidth_gb_per_s)), mark(*g, "tdp_w", number(g->tdp_w)),
-         g->link_gb_per_s > 0 ? mark(*g, link_field, fmt::format("{:g} {} ({})", g->link_gb_per_s, fabric, g->links)) : "-",
+         g->link_gb_per_s > 0
+             ? mark(*g, fabric_fields(g->fabric()).bandwidth, fmt::format("{:g} {} ({})", g->link_gb_per_s, fabric, g->links))
+             : "-",
          fmt::format("Gen{}", g->pcie_gen),
          g->vendor == Vendor::nvidia ? mark(*g, "compute_capability", fmt::format("{:.1f}", g->compute_capability)) : "-",
          partitioning(*g)});
@@ -424,7 +425,7 @@ Json gpu_json(const Catalog& c, const GpuModel& g) {
     const ThroughputRatio r = c.throughput(*t, g);
     throughput[t->name] = {{"ratio", r.value}, {"measured", r.measured}};
   }
-  const std::string fabric(to_string(g.fabric()));
+  const FabricFields& fabric = fabric_fields(g.fabric());
   return {{"name", g.name},
           {"vendor", to_string(g.vendor)},
           {"aliases", g.aliases},
@@ -436,8 +437,8 @@ Json gpu_json(const Catalog& c, const GpuModel& g) {
           {"fp32_tflops", g.fp32_tflops},
           {"memory_bandwidth_gb_per_s", g.memory_bandwidth_gb_per_s},
           {"tdp_w", g.tdp_w},
-          {fabric + "_gb_per_s", g.link_gb_per_s},
-          {g.fabric() == Fabric::nvlink ? "nvlinks" : fabric + "_links", g.links},
+          {fabric.bandwidth, g.link_gb_per_s},
+          {fabric.links, g.links},
           {"pcie_gen", g.pcie_gen},
           {"compute_capability", g.vendor == Vendor::nvidia ? Json(g.compute_capability) : Json(nullptr)},
           {"mig", g.has_mig() ? Json(g.mig->geometry) : Json(nullptr)},

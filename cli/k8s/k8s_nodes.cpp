@@ -50,18 +50,23 @@ bool read_config_map(const Object& o, Configs& configs) {
 
 namespace {
 
+// The vendor's model whose product name, spaces as `space`, is the label's value.
+const GpuModel* labelled_model(const Catalog& catalog, const std::string& product, char space, Vendor vendor) {
+  for (const GpuModel& g : catalog.gpus())
+    for (std::string name : g.product_names) {
+      std::replace(name.begin(), name.end(), ' ', space);
+      if (g.vendor == vendor && name == product) return &g;
+    }
+  return nullptr;
+}
+
 // nvidia.com/gpu.product is nvidia-smi's name with spaces as dashes; with the single MIG strategy
 // it ends in -MIG-<profile>, with sharing in -SHARED (gpu-feature-discovery README, "Generated Labels").
 // The catalog's product_names are nvidia-smi's names.
 const GpuModel* catalog_model(const Catalog& catalog, std::string product) {
   if (const auto mig = product.find("-MIG-"); mig != std::string::npos) product.resize(mig);
   if (product.ends_with("-SHARED")) product.resize(product.size() - 7);
-  for (const GpuModel& g : catalog.gpus())
-    for (std::string name : g.product_names) {
-      std::replace(name.begin(), name.end(), ' ', '-');
-      if (name == product) return &g;
-    }
-  return nullptr;
+  return labelled_model(catalog, product, '-', Vendor::nvidia);
 }
 
 // A Node's spec.taints as the pool's taints (timeAdded, set by the node controller, is not a rule).
@@ -102,16 +107,6 @@ YAML::Node node_labels(const Object& n, const std::set<std::string>& keys, const
   return out;
 }
 
-// AMD's node labeller: amd.com/gpu.product-name is the GPU's product name with spaces as underscores.
-const GpuModel* amd_model(const Catalog& catalog, const std::string& product) {
-  for (const GpuModel& g : catalog.gpus())
-    for (std::string name : g.product_names) {
-      std::replace(name.begin(), name.end(), ' ', '_');
-      if (g.vendor == Vendor::amd && name == product) return &g;
-    }
-  return nullptr;
-}
-
 // Habana feature discovery's habana.ai/device.name (gaudi2, gaudi3): a Gaudi model's name or alias,
 // case and dashes aside.
 const GpuModel* gaudi_model(const Catalog& catalog, const std::string& device) {
@@ -149,7 +144,7 @@ PoolOut node_pool(const Object& n, const std::set<std::string>& selected, const 
   const std::string product = label(n, names.product);
   const YAML::Node labels = at(n.node, {"metadata", "labels"});
   const GpuModel* gpu = names.product.starts_with("nvidia.com/") ? catalog_model(catalog, product)
-                        : names.product.starts_with("amd.com/")  ? amd_model(catalog, product)
+                        : names.product.starts_with("amd.com/")  ? labelled_model(catalog, product, '_', Vendor::amd)
                                                                  : gaudi_model(catalog, product);
   if (!gpu)
     n.fail(at(labels, {names.product}), "metadata.labels." + names.product,

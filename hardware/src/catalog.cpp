@@ -472,12 +472,13 @@ void Catalog::add_gpu(const ConfigNode& entry) {
   if (auto f = e.get("fp8_tflops")) m.fp8_tflops = f->as_number(e.range("fp8_tflops"));
   m.vendor = e.value("vendor").as_enum<Vendor>(", ");
   // The scale-up fabric's fields carry the vendor's name for it (nvlink_*, xgmi_*, roce_*).
-  const auto fabric = std::string(to_string(m.fabric()));
-  const std::string bandwidth = fabric + "_gb_per_s", links = fabric == "nvlink" ? "nvlinks" : fabric + "_links";
-  for (std::string_view other : {"nvlink_gb_per_s", "nvlinks", "xgmi_gb_per_s", "xgmi_links", "roce_gb_per_s", "roce_links"})
-    if (other != bandwidth && other != links && e.has(other))
-      e.at(other).fail(
-          fmt::format("a {} GPU's scale-up fabric is {}: give {} and {}", to_string(m.vendor), fabric, bandwidth, links));
+  const std::string_view fabric = to_string(m.fabric());
+  const auto [bandwidth, links] = fabric_fields(m.fabric());
+  for (const FabricFields& other : kFabricFields)
+    for (std::string_view field : {other.bandwidth, other.links})
+      if (other.bandwidth != bandwidth && e.has(field))
+        e.at(field).fail(
+            fmt::format("a {} GPU's scale-up fabric is {}: give {} and {}", to_string(m.vendor), fabric, bandwidth, links));
   if (!e.has(bandwidth)) e.node().fail(fmt::format("expected {} ({}'s {} bandwidth; 0: none)", bandwidth, m.name, fabric));
   m.link_gb_per_s = e.number(bandwidth);
   if (m.link_gb_per_s > 0) m.links = e.integer<int>(links);

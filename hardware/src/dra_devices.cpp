@@ -24,7 +24,7 @@ cel::Device common(const GpuModel& gpu, std::string_view type) {
     return d;
   }
   // NVML's device name (nvlib.go: device.GetName()), which the catalog keeps as product_names.
-  d.attributes.emplace("productName", gpu.product_names.empty() ? gpu.name : gpu.product_names.front());
+  d.attributes.emplace("productName", gpu.product_name());
   d.attributes.emplace("architecture", std::string(gpu_architecture(gpu.compute_capability)));
   d.attributes.emplace("cudaComputeCapability", compute_capability_version(gpu.compute_capability));
   return d;

@@ -14,10 +14,11 @@ std::string describe(const Taint& t) {
   return fmt::format("{}{}{}:{}", t.key, t.value.empty() ? "" : "=", t.value, to_string(t.effect));
 }
 
-// GFD's nvidia.com/gpu.product: the name NVML gives, spaces as dashes.
-std::string product_label(const GpuModel& gpu) {
-  std::string name = gpu.product_names.empty() ? gpu.name : gpu.product_names.front();
-  std::replace(name.begin(), name.end(), ' ', '-');
+// A product name as a label value: GFD's nvidia.com/gpu.product has spaces as dashes, AMD's
+// amd.com/gpu.product-name as underscores.
+std::string product_label(const GpuModel& gpu, char space) {
+  std::string name = gpu.product_name();
+  std::replace(name.begin(), name.end(), ' ', space);
   return name;
 }
 
@@ -31,12 +32,10 @@ void add_node_labels(PoolSpec& pool, const NodeTemplate& t) {
   if (pool.gpu && t.gpus > 0 && pool.gpu->vendor == Vendor::amd) {
     // AMD's node labeller (ROCm/k8s-device-plugin cmd/k8s-node-labeller): product name with spaces as
     // underscores, VRAM in GiB with a G, compute units; the partition label on a partitioned node.
-    std::string product = pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front();
-    std::replace(product.begin(), product.end(), ' ', '_');
     const SharingConfig& c = pool.sharing;
     const MigProfile* partition = c.mode == Sharing::mig ? pool.gpu->mig->find(c.mig_config) : nullptr;
     known.emplace_back("amd.com/gpu.family", "AI");
-    known.emplace_back("amd.com/gpu.product-name", product);
+    known.emplace_back("amd.com/gpu.product-name", product_label(*pool.gpu, '_'));
     known.emplace_back("amd.com/gpu.vram", fmt::format("{}G", pool.gpu->memory_mib / 1024));
     known.emplace_back("amd.com/gpu.cu-count", std::to_string(pool.gpu->sms));
     known.emplace_back("amd.com/gpu.compute-partitioning-supported", pool.gpu->partitions ? "true" : "false");
@@ -45,14 +44,13 @@ void add_node_labels(PoolSpec& pool, const NodeTemplate& t) {
     // Habana feature discovery (HabanaAI/gaudi-feature-discovery): family, count, product name.
     known.emplace_back("habana.ai/device.family", "gaudi");
     known.emplace_back("habana.ai/device.count", std::to_string(t.gpus));
-    known.emplace_back("habana.ai/product.name",
-                       pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front());
+    known.emplace_back("habana.ai/product.name", pool.gpu->product_name());
   } else if (pool.gpu && t.gpus > 0) {
     // GPU Feature Discovery's labels (NVIDIA k8s-device-plugin, docs/gpu-feature-discovery/README.md,
     // "Generated Labels"); nvidia.com/gpu.present is the one the GPU Operator deploys GFD by.
     const GpuModel& g = *pool.gpu;
     const SharingConfig& c = pool.sharing;
-    std::string product = product_label(g);
+    std::string product = product_label(g, '-');
     int64_t count = t.gpus, memory_mib = g.memory_mib;
     const int major = static_cast<int>(g.compute_capability);
     known.emplace_back("nvidia.com/gpu.present", "true");

@@ -251,9 +251,7 @@ class MetricsWriter final : public OutputWriter {
       const std::string device = fmt::format(
           "gpu=\"{}\",UUID=\"GPU-00000000-0000-4000-8000-{:012x}\",device=\"nvidia{}\",modelName=\"{}\",Hostname=\"{}\","
           "instance=\"{}:9400\"",
-          i, static_cast<uint64_t>(g), i,
-          om_escape(pool.gpu->product_names.empty() ? pool.gpu->name : pool.gpu->product_names.front()), om_escape(node.name),
-          om_escape(node.name));
+          i, static_cast<uint64_t>(g), i, om_escape(pool.gpu->product_name()), om_escape(node.name), om_escape(node.name));
       add(power_usage, device, fmt::format("{:.1f}", watts), ts);
       add(total_energy, device, static_cast<int64_t>(energy_ws * 1e3), ts);
       if (gpu.mig && !held_whole(gpu)) {
@@ -311,8 +309,7 @@ class MetricsWriter final : public OutputWriter {
     const auto labels = [&](std::size_t partition) {
       return fmt::format("gpu_id=\"{}\",card_model=\"{}\",hostname=\"{}\",gpu_partition_id=\"{}\","
                          "gpu_compute_partition_type=\"{}\",gpu_memory_partition_type=\"{}\"",
-                         i, om_escape(model.product_names.empty() ? model.name : model.product_names.front()),
-                         om_escape(c.node(n).name), partition, compute, memory);
+                         i, om_escape(model.product_name()), om_escape(c.node(n).name), partition, compute, memory);
     };
     const std::string whole = labels(0);
     add(amd_activity, whole, static_cast<int>(util * 100.0 + 0.5), ts);

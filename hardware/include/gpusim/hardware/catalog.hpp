@@ -76,6 +76,8 @@ struct GpuModel {
   // spaces as dashes, GPU feature discovery's nvidia.com/gpu.product label show them; the first is
   // the one outputs use. None: outputs use `name`.
   std::vector<std::string> product_names;
+  // The name outputs use: the first product name, else `name`.
+  const std::string& product_name() const { return product_names.empty() ? name : product_names.front(); }
   // Its name or one of its aliases, exactly (model.yaml's per-GPU entries list them so).
   bool is_named(std::string_view n) const { return name == n || std::ranges::find(aliases, n) != aliases.end(); }
   int64_t memory_mib = 0;

@@ -10,9 +10,6 @@
 
 namespace gpusim {
 
-// The driver name and attribute domain of NVIDIA's GPU DRA driver (cmd/gpu-kubelet-plugin/main.go DriverName).
-inline constexpr std::string_view kNvidiaDraDriver = "gpu.nvidia.com";
-
 // NVML's architecture name (go-nvlib GetArchitectureAsString) of a CUDA compute capability (NVIDIA's
 // CUDA GPUs table: 6.x Pascal, 7.0/7.2 Volta, 7.5 Turing, 8.0/8.6/8.7 Ampere, 8.9 Ada Lovelace,
 // 9.0 Hopper, 10.x/12.x Blackwell); "Unknown" otherwise, as NVML says.

@@ -32,18 +32,25 @@ struct VendorInfo {
   // Its DRA driver's name (the attribute domain of its devices): NVIDIA/k8s-dra-driver-gpu
   // (cmd/gpu-kubelet-plugin/main.go), ROCm/k8s-gpu-dra-driver, intel/intel-resource-drivers-for-kubernetes.
   std::string_view dra_driver;
-  Fabric fabric;                    // the scale-up fabric of its accelerators
-  std::string_view compute_units;   // what its compute units are called in outputs: SMs, CUs, TPCs
-  std::string_view metrics_prefix;  // the exporter's metric-name family (sim/outputs metrics.om)
+  Fabric fabric;                   // the scale-up fabric of its accelerators
+  std::string_view compute_units;  // what its compute units are called in outputs: SMs, CUs, TPCs
 };
 
 // Protocol names per vendor; the sources are in docs/hardware.md#vendors.
 inline constexpr VendorInfo kVendors[] = {
-    {"nvidia.com/gpu", "gpu.nvidia.com", Fabric::nvlink, "SMs", "DCGM_FI_"},
-    {"amd.com/gpu", "gpu.amd.com", Fabric::xgmi, "CUs", "gpu_"},
-    {"habana.ai/gaudi", "gaudi.intel.com", Fabric::roce, "TPCs", "habanalabs_"},
+    {"nvidia.com/gpu", "gpu.nvidia.com", Fabric::nvlink, "SMs"},
+    {"amd.com/gpu", "gpu.amd.com", Fabric::xgmi, "CUs"},
+    {"habana.ai/gaudi", "gaudi.intel.com", Fabric::roce, "TPCs"},
 };
 constexpr const VendorInfo& vendor_info(Vendor v) { return kVendors[static_cast<std::size_t>(v)]; }
+
+// A GPU model's two fields for its fabric, as the catalog (gpus.yaml, `gpusim catalog --json`) names them.
+struct FabricFields {
+  std::string_view bandwidth, links;
+};
+inline constexpr FabricFields kFabricFields[] = {
+    {"nvlink_gb_per_s", "nvlinks"}, {"xgmi_gb_per_s", "xgmi_links"}, {"roce_gb_per_s", "roce_links"}};
+constexpr const FabricFields& fabric_fields(Fabric f) { return kFabricFields[static_cast<std::size_t>(f)]; }
 
 // The vendor whose device plugin advertises `resource` (nvidia.com/..., amd.com/..., habana.ai/...); none
 // for anything else (an unnamed resource: any vendor's whole device).
