@@ -51,8 +51,7 @@ TEST(KvBlockPool, FreesInReverseAndEvictsFromTheHead) {
   std::vector<int32_t> a;
   pool.allocate(2, a);
   EXPECT_EQ(a, (std::vector<int32_t>{0, 1}));
-  pool.cache(0, 100);
-  pool.cache(1, 200);
+  pool.cache(a, std::vector<uint64_t>{100, 200}, 0);
   EXPECT_EQ(pool.free_blocks(), 2);
   pool.free(a);
   EXPECT_EQ(pool.free_blocks(), 4);
@@ -87,8 +86,8 @@ TEST(KvBlockPool, FindsASecondCopyOnceTheFirstIsEvicted) {
   std::vector<int32_t> a, b;
   pool.allocate(1, a);
   pool.allocate(1, b);
-  pool.cache(a[0], 7);
-  pool.cache(b[0], 7);
+  pool.cache(a, std::vector<uint64_t>{7}, 0);
+  pool.cache(b, std::vector<uint64_t>{7}, 0);
   std::vector<int32_t> found;
   pool.lookup(std::vector<uint64_t>{7}, 1, found);
   EXPECT_EQ(found, a);
@@ -159,50 +158,45 @@ struct BrutePool {
 
 // Requests over a few shared prefixes, each taking its cached prefix and new blocks, caching them,
 // sometimes computing a prefix a second time, and freeing in random order: every lookup and every
-// block handed out agree with the brute-force pool.
+// block handed out agree with the brute-force pool. The chains run over several of the index's groups
+// of neighbouring homes and part within one.
 TEST(KvBlockPool, AgreesWithABruteForcePool) {
   std::mt19937_64 rng(5);
-  const int32_t n = 64;
+  const int32_t n = 256;
   KvBlockPool pool(n);
   BrutePool brute(n);
-  struct Held {
-    std::vector<int32_t> blocks;
-  };
-  std::vector<Held> running;
+  std::vector<std::vector<int32_t>> running;
   std::vector<int32_t> found;
   for (int step = 0; step < 20000; ++step) {
-    if (!running.empty() && (rng() % 3 == 0 || pool.free_blocks() < 8)) {
+    if (!running.empty() && (rng() % 3 == 0 || pool.free_blocks() < 40)) {
       const std::size_t k = rng() % running.size();
-      pool.free(running[k].blocks);
-      brute.free(running[k].blocks);
+      pool.free(running[k]);
+      brute.free(running[k]);
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
       continue;
     }
-    // A request: one of 6 prefixes, 1-6 blocks long; the hash of block i of prefix p is p * 100 + i.
-    const uint64_t p = rng() % 6;
-    const int32_t len = 1 + static_cast<int32_t>(rng() % 6);
-    std::vector<uint64_t> hs;
-    for (int32_t i = 0; i < len; ++i) hs.push_back(p * 100 + static_cast<uint64_t>(i));
+    // A request: one of 6 prefixes, 0-60 tokens of it, then one of 3 continuations; blocks of 2 tokens.
+    const auto hs = hashes(
+        {{rng() % 6, static_cast<int32_t>(rng() % 61)}, {10 + rng() % 3, 1 + static_cast<int32_t>(rng() % 20)}}, {20, 0}, 2);
+    const auto len = static_cast<int32_t>(hs.size());
     const bool again = rng() % 10 == 0;  // computed without looking (a second copy)
     if (again) found.clear();
     else pool.lookup(hs, len, found);
     ASSERT_EQ(found, again ? std::vector<int32_t>{} : brute.lookup(hs, len)) << "step " << step;
     const int32_t want = len - static_cast<int32_t>(found.size());
     if (want > pool.free_blocks() - pool.evictable(found)) continue;
-    Held h;
     pool.touch(found);
     brute.touch(found);
-    h.blocks = found;
-    std::vector<int32_t> fresh, brute_fresh;
+    std::vector<int32_t> held = found, fresh, brute_fresh;
     pool.allocate(want, fresh);
     brute.allocate(want, brute_fresh);
     ASSERT_EQ(fresh, brute_fresh) << "step " << step;
-    for (std::size_t i = 0; i < fresh.size(); ++i) {
-      pool.cache(fresh[i], hs[found.size() + i]);
-      brute.cache(fresh[i], hs[found.size() + i]);
-    }
-    h.blocks.insert(h.blocks.end(), fresh.begin(), fresh.end());
-    running.push_back(std::move(h));
+    pool.cache(fresh, hs, found.size());
+    for (std::size_t i = 0; i < fresh.size(); ++i) brute.cache(fresh[i], hs[found.size() + i]);
+    held.insert(held.end(), fresh.begin(), fresh.end());
+    running.push_back(std::move(held));
     ASSERT_EQ(pool.free_blocks(), static_cast<int32_t>(brute.queue.size()));
+    ASSERT_EQ(pool.cached_blocks(),
+              std::count_if(brute.blocks.begin(), brute.blocks.end(), [](const auto& b) { return b.hashed; }));
   }
 }

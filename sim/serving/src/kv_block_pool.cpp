@@ -29,21 +29,21 @@ void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output
 
 KvBlockPool::Index::Index(int32_t blocks) {
   std::size_t n = 16;
-  while (n < 2 * static_cast<std::size_t>(std::max(blocks, 1))) n *= 2;
+  while (n < 4 * static_cast<std::size_t>(std::max(blocks, 1))) n *= 2;
   slots_.resize(n);
   mask_ = n - 1;
 }
 
-std::size_t KvBlockPool::Index::slot_of(uint64_t hash) const {
-  std::size_t i = home(hash);
+std::size_t KvBlockPool::Index::slot_of(uint64_t hash, uint32_t home) const {
+  std::size_t i = home;
   while (slots_[i].block != kNone && slots_[i].hash != hash) i = (i + 1) & mask_;
   return i;
 }
 
-int32_t KvBlockPool::Index::insert(uint64_t hash, int32_t block) {
-  Slot& s = slots_[slot_of(hash)];
+int32_t KvBlockPool::Index::insert(uint64_t hash, uint32_t home, int32_t block) {
+  Slot& s = slots_[slot_of(hash, home)];
   if (s.block != kNone) return s.block;
-  s = {hash, block};
+  s = {hash, block, home};
   return kNone;
 }
 
@@ -51,8 +51,7 @@ void KvBlockPool::Index::erase_at(std::size_t hole) {
   slots_[hole].block = kNone;
   // Later slots of the run move back into the hole unless their home lies (cyclically) after it.
   for (std::size_t i = (hole + 1) & mask_; slots_[i].block != kNone; i = (i + 1) & mask_) {
-    const std::size_t h = home(slots_[i].hash);
-    if (((i - h) & mask_) >= ((i - hole) & mask_)) {
+    if (((i - slots_[i].home) & mask_) >= ((i - hole) & mask_)) {
       slots_[hole] = slots_[i];
       slots_[i].block = kNone;
       hole = i;
@@ -67,10 +66,10 @@ KvBlockPool::KvBlockPool(int32_t blocks) : blocks_(static_cast<std::size_t>(bloc
 void KvBlockPool::lookup(std::span<const uint64_t> hashes, int32_t max_blocks, std::vector<int32_t>& out) const {
   out.clear();
   const std::size_t n = std::min(hashes.size(), static_cast<std::size_t>(std::max(0, max_blocks)));
-  for (std::size_t k = 0; k < std::min<std::size_t>(n, kAhead); ++k) first_.prefetch(hashes[k]);
+  for (std::size_t k = 0; k < std::min<std::size_t>(n, kAhead); ++k) first_.prefetch(first_.home(hashes, k));
   for (std::size_t k = 0; k < n; ++k) {
-    if (k + kAhead < n) first_.prefetch(hashes[k + kAhead]);
-    const int32_t b = first_.find(hashes[k]);
+    if (k + kAhead < n) first_.prefetch(first_.home(hashes, k + kAhead));
+    const int32_t b = first_.find(hashes[k], first_.home(hashes, k));
     if (b == kNone) return;
     out.push_back(b);
   }
@@ -96,7 +95,7 @@ void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   const auto fetch_next = [&] {
     if (ahead == kNone) return;
     const Block& k = blocks_[static_cast<std::size_t>(ahead)];
-    if (k.hashed) first_.prefetch(k.hash);
+    if (k.hashed) first_.prefetch(k.home);
     ahead = k.next;
   };
   for (int32_t i = 0; i < std::min(n, kAhead); ++i) fetch_next();
@@ -110,24 +109,22 @@ void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   }
 }
 
-void KvBlockPool::cache(int32_t block, uint64_t hash) {
-  Block& k = blocks_[static_cast<std::size_t>(block)];
-  k.hash = hash;
-  k.hashed = true;
-  k.same = kNone;
-  ++cached_count_;
-  int32_t last = first_.insert(hash, block);
-  if (last == kNone) return;
-  // A copy computed again: found once the ones cached before it are evicted.
-  while (blocks_[static_cast<std::size_t>(last)].same != kNone) last = blocks_[static_cast<std::size_t>(last)].same;
-  blocks_[static_cast<std::size_t>(last)].same = block;
-}
-
-void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_t> hashes) {
-  for (std::size_t k = 0; k < std::min<std::size_t>(hashes.size(), kAhead); ++k) first_.prefetch(hashes[k]);
+void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from) {
+  for (std::size_t k = 0; k < std::min<std::size_t>(blocks.size(), kAhead); ++k) first_.prefetch(first_.home(chain, from + k));
   for (std::size_t k = 0; k < blocks.size(); ++k) {
-    if (k + kAhead < hashes.size()) first_.prefetch(hashes[k + kAhead]);
-    cache(blocks[k], hashes[k]);
+    if (k + kAhead < blocks.size()) first_.prefetch(first_.home(chain, from + k + kAhead));
+    const int32_t block = blocks[k];
+    Block& b = blocks_[static_cast<std::size_t>(block)];
+    b.hash = chain[from + k];
+    b.home = first_.home(chain, from + k);
+    b.hashed = true;
+    b.same = kNone;
+    ++cached_count_;
+    int32_t last = first_.insert(b.hash, b.home, block);
+    if (last == kNone) continue;
+    // A copy computed again: found once the ones cached before it are evicted.
+    while (blocks_[static_cast<std::size_t>(last)].same != kNone) last = blocks_[static_cast<std::size_t>(last)].same;
+    blocks_[static_cast<std::size_t>(last)].same = block;
   }
 }
 
@@ -158,7 +155,7 @@ void KvBlockPool::evict(int32_t b) {
   if (!k.hashed) return;
   k.hashed = false;
   --cached_count_;
-  const std::size_t at = first_.slot_of(k.hash);
+  const std::size_t at = first_.slot_of(k.hash, k.home);
   const int32_t head = first_.block_at(at);
   if (head == b) {
     if (k.same == kNone) first_.erase_at(at);

@@ -38,10 +38,9 @@ class KvBlockPool {
   // `n` blocks from the head of the free queue (n <= free_blocks()), appended to `out`, each with one
   // user; a block that held a hash loses it (it is evicted).
   void allocate(int32_t n, std::vector<int32_t>& out);
-  // `block`, just filled, holds `hash` from now on (vLLM's cache_full_blocks).
-  void cache(int32_t block, uint64_t hash);
-  // The same for blocks[i] and hashes[i], in order.
-  void cache(std::span<const int32_t> blocks, std::span<const uint64_t> hashes);
+  // blocks[i], just filled, holds chain[from + i] from now on, in order (vLLM's cache_full_blocks):
+  // `chain` is the request's block hashes from its first block.
+  void cache(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from);
   // A request lets its blocks go, its last block first (vLLM frees in reverse, so a prefix's tail is
   // evicted before its head): a block left with no user joins the tail of the free queue, its hash kept.
   void free(std::span<const int32_t> blocks);
@@ -55,37 +54,47 @@ class KvBlockPool {
     int32_t users = 0;
     int32_t prev = kNone, next = kNone;  // in the free queue
     int32_t same = kNone;                // the next block cached with the same hash, in caching order
+    uint32_t home = 0;                   // its hash's home slot in the index
     bool hashed = false;
   };
   void unlink(int32_t b);
   void append(int32_t b);
   void evict(int32_t b);
   static constexpr int kAhead = 8;  // blocks fetched ahead of the one at hand
-  // A hash -> the first block cached with it: open addressing with linear probing, at most half full
-  // (there are never more hashes than blocks), deletion by shifting back. A day of Mooncake's
+  // A hash -> the first block cached with it: open addressing with linear probing, at most a quarter
+  // full (there are never more hashes than blocks), deletion by shifting back. A day of Mooncake's
   // conversation trace evicts a block hundreds of millions of times; std::unordered_map spent most of
   // that run finding the node to unlink in its bucket (docs/design/performance.md).
+  // The hashes of a chain's blocks kGroup x j ... kGroup x j + kGroup - 1 have neighbouring homes (the
+  // first one's hash, plus the offset): a request caches, finds and evicts its blocks in runs, whose
+  // probes then share cache lines instead of each missing one. A home is still a function of the hash
+  // alone, since a block's hash names every block before it. Runs of neighbouring homes make longer
+  // probe sequences, hence the quarter.
   class Index {
    public:
+    static constexpr std::size_t kGroup = 16;
     explicit Index(int32_t blocks);
-    int32_t find(uint64_t hash) const { return slots_[slot_of(hash)].block; }  // kNone: absent
+    uint32_t home(std::span<const uint64_t> chain, std::size_t k) const {
+      return static_cast<uint32_t>((chain[k & ~(kGroup - 1)] + (k & (kGroup - 1))) & mask_);
+    }
+    int32_t find(uint64_t hash, uint32_t home) const { return slots_[slot_of(hash, home)].block; }  // kNone: absent
     // The block already there (kNone: `block` was put in).
-    int32_t insert(uint64_t hash, int32_t block);
+    int32_t insert(uint64_t hash, uint32_t home, int32_t block);
     // `hash`'s slot, `hash` present: its first block, to read, replace or erase with one probe.
-    std::size_t slot_of(uint64_t hash) const;  // its slot, or the empty one ending its probe
+    std::size_t slot_of(uint64_t hash, uint32_t home) const;  // its slot, or the empty one ending its probe
     int32_t block_at(std::size_t slot) const { return slots_[slot].block; }
     void set_at(std::size_t slot, int32_t block) { slots_[slot].block = block; }
     void erase_at(std::size_t slot);
-    // Asks for `hash`'s home slot to be fetched: the pool's loops know the hashes they will look up next, and
-    // a probe is a cache miss (16 replicas' tables are 16 MB); fetched ahead, the misses overlap.
-    void prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[home(hash)]); }
+    // Asks for a home slot to be fetched: the pool's loops know the hashes they will look up next, and
+    // a probe is a cache miss (16 replicas' tables are 32 MB); fetched ahead, the misses overlap.
+    void prefetch(uint32_t home) const { __builtin_prefetch(&slots_[home]); }
 
    private:
     struct Slot {
       uint64_t hash = 0;
       int32_t block = kNone;
+      uint32_t home = 0;
     };
-    std::size_t home(uint64_t hash) const { return static_cast<std::size_t>(hash) & mask_; }
     std::vector<Slot> slots_;
     std::size_t mask_ = 0;
   };
