@@ -190,6 +190,31 @@ TEST(QuotaAdmission, RejectsAJobOverItsNamespacesQuotaAndReleasesUsageWhenJobsEn
   EXPECT_EQ(summary["jobs_completed"], 4);
 }
 
+// Other vendors' resources are quota'd by their own names: in a fleet of one L4 node and one MI300X node,
+// namespace ml may request 8 amd.com/gpu at once. a (8 MI300X) is admitted; b (1 more, at 10 min) is
+// rejected; c (nvidia.com/gpu) and d (no resource named: counted as nvidia.com/gpu, as Kueue counts
+// it) are not counted against it.
+TEST(QuotaAdmission, LimitsAnotherVendorsResourceByItsName) {
+  const std::string text =
+      "name: t\ncluster: {pools: [{name: l4, node: l4-4x, count: 1}, {name: amd, node: mi300x-8x, count: 1}]}\n"
+      "workload:\n  reference_gpu: any\n  jobs:\n"
+      "    - {name: a, namespace: ml, gpus: 8, resource: amd.com/gpu, duration: 1h}\n"
+      "    - {name: b, namespace: ml, gpus: 1, resource: amd.com/gpu, duration: 1h, arrival: 10m}\n"
+      "    - {name: c, namespace: ml, gpus: 2, resource: nvidia.com/gpu, duration: 1h, arrival: 10m}\n"
+      "    - {name: d, namespace: ml, gpus: 2, duration: 1h, arrival: 10m}\n"
+      "policy: fifo+first-fit\n"
+      "tenancy:\n  resource_quotas: [{name: ml-amd, namespace: ml, hard: {requests.amd.com/gpu: 8}}]\n";
+  Scenario s = test::load(write_file("t.yaml", text));
+  RunResult result = test::simulate_scenario(s);
+  const Outcome r{std::move(s), std::move(result)};
+  EXPECT_EQ(r.job("a").status, JobStatus::completed);
+  EXPECT_EQ(r.job("b").status, JobStatus::rejected);
+  EXPECT_EQ(r.job("c").status, JobStatus::completed);
+  EXPECT_EQ(r.job("d").status, JobStatus::completed);
+  using Reasons = std::map<std::string, uint64_t, std::less<>>;
+  EXPECT_EQ(r.result.tenancy->rejections(), (Reasons{{"exceeded quota: ml-amd, requested: requests.amd.com/gpu", 1}}));
+}
+
 // Scopes on PriorityClass: `low-pods` (In [low]) allows one pod of class low; `classless`
 // (DoesNotExist) allows none without a class; `cpu` (no scope) 1,500 milli-CPU and 64 GiB in all.
 //   a (low, 500m) admitted; b (low) rejected by low-pods; c (high, 500m) admitted, out of low-pods'

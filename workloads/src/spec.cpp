@@ -353,16 +353,7 @@ void read_request_fields(const Fields& e, Request& q) {
   q.models = e.string_list("models");
   if (auto r = e.get("resource")) {
     std::string resource = r->as_string();
-    const std::string_view amd = std::string_view(resource).substr(std::min<std::size_t>(resource.size(), 8));
-    const bool known = resource == "nvidia.com/gpu" || resource == "nvidia.com/gpu.shared" ||
-                       (resource.starts_with("nvidia.com/mig-") && resource.size() > 15) || resource == "habana.ai/gaudi" ||
-                       (resource.starts_with("amd.com/") && !amd.empty() && std::all_of(amd.begin(), amd.end(), [](char c) {
-                          return std::islower(c) || std::isdigit(c) || c == '_';
-                        }));
-    if (!known)
-      r->fail(fmt::format("expected nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>, amd.com/gpu, "
-                          "amd.com/<compute>_<memory> or habana.ai/gaudi, got '{}'",
-                          resource));
+    if (!is_device_resource(resource)) r->fail(fmt::format("expected {}, got '{}'", kDeviceResources, resource));
     if (resource.starts_with("nvidia.com/mig-") && q.milli_per_gpu < kWholeGpu)
       r->fail("a MIG instance cannot be requested together with gpu_milli");
     if (!resource.starts_with("nvidia.com/") && q.milli_per_gpu < kWholeGpu)

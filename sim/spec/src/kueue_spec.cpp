@@ -172,10 +172,7 @@ int64_t quantity(const ConfigNode& n, std::string_view resource) {
   return static_cast<int64_t>(value);
 }
 
-bool known_resource(std::string_view r) {
-  return r == "cpu" || r == "memory" || r == "nvidia.com/gpu" || r == "nvidia.com/gpu.shared" ||
-         r.starts_with("nvidia.com/mig-") || (r.starts_with("amd.com/") && r.size() > 8) || r == "habana.ai/gaudi";
-}
+bool known_resource(std::string_view r) { return r == "cpu" || r == "memory" || is_device_resource(r); }
 
 std::vector<KueueResourceGroup> read_groups(const Fields& f, const std::map<std::string, uint32_t, std::less<>>& flavors) {
   std::vector<KueueResourceGroup> groups;
@@ -189,10 +186,7 @@ std::vector<KueueResourceGroup> read_groups(const Fields& f, const std::map<std:
     group.covered_resources = g.string_list("covered_resources");
     for (const std::string& r : group.covered_resources) {
       if (!known_resource(r))
-        g.at("covered_resources")
-            .fail(fmt::format("unknown resource '{}'; expected nvidia.com/gpu, nvidia.com/mig-<profile>, "
-                              "nvidia.com/gpu.shared, amd.com/gpu, amd.com/<compute>_<memory>, habana.ai/gaudi, cpu or memory",
-                              r));
+        g.at("covered_resources").fail(fmt::format("unknown resource '{}'; expected cpu, memory, {}", r, kDeviceResources));
       if (!covered_anywhere.insert(r).second)
         g.at("covered_resources").fail(fmt::format("resource '{}' is covered by two resource groups", r));
     }

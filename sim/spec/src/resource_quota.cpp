@@ -34,17 +34,16 @@ const Section& scope_selector_section() {
 // The resources a quota may limit, by the names Kubernetes gives them. Extended resources (GPUs) are
 // counted by requests only, so `requests.nvidia.com/gpu` and `nvidia.com/gpu` are the same limit.
 constexpr std::string_view kKnownResources =
-    "requests.nvidia.com/gpu, requests.nvidia.com/gpu.shared, requests.nvidia.com/mig-<profile> (each also without "
-    "requests.), requests.cpu, cpu, requests.memory, memory, count/pods, pods";
+    "requests.nvidia.com/gpu, requests.nvidia.com/gpu.shared, requests.nvidia.com/mig-<profile>, requests.amd.com/gpu, "
+    "requests.amd.com/<compute>_<memory>, requests.habana.ai/gaudi (each also without requests.), requests.cpu, cpu, "
+    "requests.memory, memory, count/pods, pods";
 
-std::optional<QuotaResource> resource_named(std::string_view name, std::string& mig) {
+std::optional<QuotaResource> resource_named(std::string_view name, std::string& device) {
   std::string_view bare = name;
   if (bare.starts_with("requests.")) bare.remove_prefix(9);
-  if (bare == "nvidia.com/gpu") return QuotaResource::gpu;
-  if (bare == "nvidia.com/gpu.shared") return QuotaResource::gpu_shared;
-  if (bare.starts_with("nvidia.com/mig-") && bare.size() > 15) {
-    mig = std::string(bare);
-    return QuotaResource::mig;
+  if (is_device_resource(bare)) {
+    device = std::string(bare);
+    return QuotaResource::device;
   }
   if (bare == "cpu") return QuotaResource::cpu;
   if (bare == "memory") return QuotaResource::memory;
@@ -100,7 +99,7 @@ std::vector<ResourceQuota> read_resource_quotas(const ConfigNode& list, const Jo
     for (const auto& [name, value] : f.at("hard").entries()) {
       QuotaLimit limit;
       limit.name = name;
-      const auto r = resource_named(name, limit.mig);
+      const auto r = resource_named(name, limit.device);
       if (!r) value.fail(fmt::format("unknown resource '{}' in a quota; expected one of {}", name, kKnownResources));
       limit.resource = *r;
       limit.hard = read_hard(value, *r);
@@ -141,9 +140,13 @@ int64_t QuotaAdmission::usage(const Job& j, const QuotaLimit& limit) {
   // without a worker size is known only once it is placed).
   const int64_t pods = q.worker_gpus > 0 ? std::max(1, q.gpus / q.worker_gpus) : 1;
   switch (limit.resource) {
-    case QuotaResource::gpu: return !q.claim && (q.resource->empty() || *q.resource == "nvidia.com/gpu") ? q.gpus : 0;
-    case QuotaResource::gpu_shared: return *q.resource == "nvidia.com/gpu.shared" ? q.gpus : 0;
-    case QuotaResource::mig: return *q.resource == limit.mig ? q.gpus : 0;
+    // A job naming no resource is counted as nvidia.com/gpu, as Kueue counts it; a DRA claim asks for no
+    // device-plugin resource.
+    case QuotaResource::device:
+      return !q.claim &&
+                     (q.resource->empty() ? std::string_view("nvidia.com/gpu") : std::string_view(*q.resource)) == limit.device
+                 ? q.gpus
+                 : 0;
     case QuotaResource::cpu: return pods * q.cpu_milli;
     case QuotaResource::memory: return pods * q.memory_mib * 1024 * 1024;
     case QuotaResource::pods: return pods;

@@ -86,6 +86,20 @@ struct JobSpeed {
   bool operator==(const JobSpeed&) const = default;
 };
 
+// Is `resource` a device-plugin resource a pod may ask for (Request::resource, a ResourceQuota's or a
+// Kueue ClusterQueue's GPU resource)? kDeviceResources lists them for error messages.
+constexpr bool is_device_resource(std::string_view resource) {
+  constexpr std::string_view mig = "nvidia.com/mig-", amd = "amd.com/";
+  if (resource == "nvidia.com/gpu" || resource == "nvidia.com/gpu.shared" || resource == "habana.ai/gaudi") return true;
+  if (resource.starts_with(mig)) return resource.size() > mig.size();
+  if (!resource.starts_with(amd) || resource.size() == amd.size()) return false;
+  return std::all_of(resource.begin() + static_cast<std::ptrdiff_t>(amd.size()), resource.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+inline constexpr std::string_view kDeviceResources =
+    "nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>, amd.com/gpu, amd.com/<compute>_<memory> or "
+    "habana.ai/gaudi";
+
 struct Request {
   int32_t gpus = 0;                // whole GPUs, or 1 with a fractional milli_per_gpu
   Milli milli_per_gpu = kWholeGpu; // < 1000 only when gpus == 1 (a GPU share)

@@ -20,13 +20,13 @@ namespace gpusim {
 
 // What a hard limit counts, per job: its GPUs of one device-plugin resource, its CPU (milli) and
 // memory (bytes) over its pods, or its pods.
-enum class QuotaResource : uint8_t { gpu, gpu_shared, mig, cpu, memory, pods };
+enum class QuotaResource : uint8_t { device, cpu, memory, pods };
 
 struct QuotaLimit {
   std::string name;  // as written, e.g. requests.nvidia.com/gpu
-  QuotaResource resource = QuotaResource::gpu;
-  std::string mig;   // QuotaResource::mig: the resource, nvidia.com/mig-<profile>
-  int64_t hard = 0;  // GPUs or pods; milli-CPU; bytes
+  QuotaResource resource = QuotaResource::device;
+  std::string device;  // QuotaResource::device: the resource, e.g. nvidia.com/gpu or amd.com/cpx_nps4
+  int64_t hard = 0;    // GPUs or pods; milli-CPU; bytes
 };
 
 // One scopeSelector.matchExpressions entry on scopeName PriorityClass.
