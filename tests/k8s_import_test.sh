@@ -258,7 +258,7 @@ figure "DRA run: jobs (twins and sharing replicas not written)" "$TMP/d/summary.
 # Snapshot (kubectl get nodes,pods -A -o json) with the ConfigMaps: a CPU node, a finished pod and a
 # pod without GPUs are ignored; three running pods start on their nodes, two pending ones queue.
 check "snapshot import" 0 "$GPUSIM" import k8s "$K8S/snapshot.json" "$K8S/manifests/configmaps.yaml" --horizon 8h --out "$TMP/snapshot.yaml"
-contains "snapshot ignores the CPU node" "$TMP/err" "ignored: Node cpu-0: no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.name label (not a GPU node)"
+contains "snapshot ignores the CPU node" "$TMP/err" "ignored: Node cpu-0: no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.type label (not a GPU node)"
 contains "snapshot ignores finished pods" "$TMP/err" "ignored: Pod research/prep-zz81q: Succeeded (finished)"
 contains "snapshot ignores pods without GPUs" "$TMP/err" "ignored: Pod kube-system/coredns-5d78c-qwert: asks no GPU"
 contains "running pod bound to its node" "$TMP/snapshot.yaml" 'node: "gpu-h100-1"'
@@ -305,7 +305,7 @@ apiVersion: v1
 kind: Node
 metadata:
   name: gaudi-a
-  labels: {habana.ai/device.name: gaudi3, habana.ai/device.count: "8"}
+  labels: {habana.ai/device.type: GAUDI3, habana.ai/device.count: "8"}
 ---
 apiVersion: v1
 kind: Node

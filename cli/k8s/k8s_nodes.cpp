@@ -100,15 +100,15 @@ YAML::Node node_labels(const Object& n, const std::set<std::string>& keys, const
     if (key == kHostname || (key == "kubernetes.io/os" && value == "linux") ||
         (key == "node.kubernetes.io/instance-type" && value == node_template) || key == "nvidia.com/gpu.product" ||
         key == "nvidia.com/gpu.count" || key == "nvidia.com/gpu.clique" || key == "amd.com/gpu.product-name" ||
-        key == "amd.com/gpu.compute-memory-partition" || key == "habana.ai/device.name")
+        key == "amd.com/gpu.compute-memory-partition" || key == "habana.ai/device.type" || key == "habana.ai/device.name")
       continue;
     out[key] = value;
   }
   return out;
 }
 
-// Habana feature discovery's habana.ai/device.name (gaudi2, gaudi3): a Gaudi model's name or alias,
-// case and dashes aside.
+// Habana feature discovery's habana.ai/device.type (GAUDI2, GAUDI3), or habana.ai/device.name (gaudi3: the
+// collector defines it, releases 1.23-1.24 do not write it): a Gaudi model's name or alias, case and dashes aside.
 const GpuModel* gaudi_model(const Catalog& catalog, const std::string& device) {
   const auto plain = [](std::string s) {
     std::erase(s, '-');
@@ -133,7 +133,8 @@ std::optional<ModelLabels> model_labels(const Object& n) {
   if (!label(n, "nvidia.com/gpu.product").empty()) return ModelLabels{"nvidia.com/gpu.product", "nvidia.com/gpu.count"};
   if (const std::string amd = label(n, "amd.com/gpu.product-name"); !amd.empty())
     return ModelLabels{"amd.com/gpu.product-name", "beta.amd.com/gpu.product-name." + amd};
-  if (!label(n, "habana.ai/device.name").empty()) return ModelLabels{"habana.ai/device.name", "habana.ai/device.count"};
+  for (const char* gaudi : {"habana.ai/device.type", "habana.ai/device.name"})
+    if (!label(n, gaudi).empty()) return ModelLabels{gaudi, "habana.ai/device.count"};
   return std::nullopt;
 }
 
@@ -210,7 +211,7 @@ std::vector<PoolOut> read_pools(const std::vector<const Object*>& nodes, const s
   std::vector<PoolOut> pools;
   for (const Object* n : nodes) {
     if (!model_labels(*n)) {
-      ignored.push_back(n->id() + ": no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.name label "
+      ignored.push_back(n->id() + ": no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.type label "
                                   "(not a GPU node)");
       continue;
     }

@@ -1,4 +1,4 @@
-// The CEL subset of DRA selectors (hardware/cel.hpp) and the devices NVIDIA's DRA driver publishes
+// The CEL subset of DRA selectors (hardware/cel.hpp) and the devices the vendors' DRA drivers publish
 // (hardware/dra_devices.hpp): each operator on a device worked by hand.
 #include <gtest/gtest.h>
 
@@ -78,6 +78,36 @@ TEST(Cel, DevicesCarryTheDriversAttributesAndCapacities) {
   EXPECT_EQ(mig.capacity.at("memory"), cel::Quantity::of(40192LL << 20));
   EXPECT_EQ(mig.capacity.at("multiprocessors"), cel::Quantity::of(42));
   EXPECT_FALSE(a100().attributes.contains("profile"));
+}
+
+// AMD's DRA driver (ROCm/k8s-gpu-dra-driver, deviceinfo.go): an MI300X is type amdgpu with its product
+// name in underscores, family AI and partitionProfile spx_nps1; 192 GiB, 304 CUs of 4 SIMDs each. A CPX
+// partition under NPS4 is type amdgpu-partition: 24 GiB, 38 CUs, 152 SIMDs. Intel's Gaudi driver publishes
+// model and healthy only.
+TEST(Cel, OtherVendorsDevicesAsTheirDriversPublishThem) {
+  const cel::Device mi300x = whole_gpu_device(model("MI300X"));
+  EXPECT_EQ(mi300x.driver, "gpu.amd.com");
+  EXPECT_TRUE(eval(R"(device.attributes["gpu.amd.com"].type == "amdgpu" && )"
+                   R"(device.attributes["gpu.amd.com"].productName == "AMD_Instinct_MI300X_OAM" && )"
+                   R"(device.attributes["gpu.amd.com"].family == "AI" && )"
+                   R"(device.attributes["gpu.amd.com"].partitionProfile == "spx_nps1")",
+                   mi300x));
+  EXPECT_EQ(mi300x.capacity.at("memory"), cel::Quantity::of(192LL << 30));
+  EXPECT_EQ(mi300x.capacity.at("computeUnits"), cel::Quantity::of(304));
+  EXPECT_EQ(mi300x.capacity.at("simdUnits"), cel::Quantity::of(1216));
+  EXPECT_FALSE(mi300x.capacity.contains("multiprocessors"));
+  const cel::Device cpx = mig_device(model("MI300X"), *model("MI300X").mig->find("cpx_nps4"));
+  EXPECT_EQ(std::get<std::string>(cpx.attributes.at("type")), "amdgpu-partition");
+  EXPECT_EQ(std::get<std::string>(cpx.attributes.at("partitionProfile")), "cpx_nps4");
+  EXPECT_EQ(cpx.capacity.at("memory"), cel::Quantity::of(24LL << 30));
+  EXPECT_EQ(cpx.capacity.at("computeUnits"), cel::Quantity::of(38));
+  EXPECT_EQ(cpx.capacity.at("simdUnits"), cel::Quantity::of(152));
+  const cel::Device gaudi = whole_gpu_device(model("Gaudi3"));
+  EXPECT_EQ(gaudi.driver, "gaudi.intel.com");
+  EXPECT_TRUE(
+      eval(R"(device.attributes["gaudi.intel.com"].model == "Gaudi3" && device.attributes["gaudi.intel.com"].healthy)", gaudi));
+  EXPECT_EQ(gaudi.attributes.size(), 2u);
+  EXPECT_TRUE(gaudi.capacity.empty());
 }
 
 TEST(Cel, EachOperator) {

@@ -81,6 +81,17 @@ std::string run_metrics(const Scenario& s) {
 
 bool has_line(const std::string& text, const std::string& line) { return text.find(line + "\n") != std::string::npos; }
 
+// The value of the sample that starts `series` (name and labels) and ends with ` timestamp`.
+double sample(const std::string& text, const std::string& series, const std::string& timestamp) {
+  for (std::size_t at = text.find(series + " "); at != std::string::npos; at = text.find(series + " ", at + 1)) {
+    const std::size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    if (line.ends_with(" " + timestamp)) return std::stod(line.substr(series.size() + 1));
+  }
+  ADD_FAILURE() << "no sample " << series << " at " << timestamp;
+  return 0;
+}
+
 }  // namespace
 
 TEST(OpenMetrics, TinyRunByHand) {
@@ -210,8 +221,9 @@ outputs: {{timeseries_step: 1h, metrics_start: "2026-01-01"}}
 }
 
 // AMD and Intel GPUs under their exporters' names (issue 46): an MI300X in CPX/NPS4 reports VRAM per
-// partition and activity and power on partition 0 of the GPU (AMD's device metrics exporter); a Gaudi
-// reports habanalabs_* with its pod in pod_namespace/pod_name. No DCGM series for either.
+// partition, activity on partition 0 of the GPU and power there with 0 on the other partitions (AMD's
+// device metrics exporter); a Gaudi reports habanalabs_* with its pod in pod_namespace/pod_name, named by
+// its serial, the node in `instance`, its energy in mJ. No DCGM series for either.
 TEST(OpenMetrics, OtherVendorsUnderTheirExportersNames) {
   const Scenario s = test::load(test::write_file("vendors.yaml", R"(
 name: vendors
@@ -228,8 +240,9 @@ policy: fifo+first-fit
 outputs: {timeseries_step: 1h, metrics_start: "2026-01-01"}
 )"));
   const std::string om = run_metrics(s);
-  const std::string amd = R"(gpu_id="0",card_model="AMD Instinct MI300X OAM",hostname="amd-0",gpu_partition_id="{}",)"
-                          R"(gpu_compute_partition_type="cpx",gpu_memory_partition_type="nps4")";
+  const std::string amd = R"(gpu_id="0",serial_number="0000000000000000",card_model="AMD Instinct MI300X OAM",hostname="amd-0",)"
+                          R"(gpu_partition_id="{}",gpu_compute_partition_type="cpx",gpu_memory_partition_type="nps4",)"
+                          R"(deployment_mode="baremetal")";
   const auto partition = [&](int p) { return fmt::format(fmt::runtime(amd), p); };
   // The job would keep 0.96 of a whole GPU busy; its partition is 38 of the 304 CUs, which it fills: 12.5 %
   // of the GPU, rounded as the exporter's integer percent.
@@ -238,11 +251,18 @@ outputs: {timeseries_step: 1h, metrics_start: "2026-01-01"}
       has_line(om, "gpu_used_vram{" + partition(0) + R"(,namespace="default",pod="a",container="main"} 10000 1767229200)"));
   EXPECT_TRUE(has_line(om, "gpu_total_vram{" + partition(7) + "} 24576 1767229200"));
   EXPECT_EQ(om.find("gpu_gfx_activity{" + partition(1)), std::string::npos);  // partition 0 only
-  const std::string gaudi =
-      R"(id="0",UUID="0000000000000008",device="accel0",Hostname="gaudi-0",pod_namespace="default",pod_name="b")";
+  EXPECT_EQ(om.find("gpu_energy_consumed{" + partition(1)), std::string::npos);
+  EXPECT_GT(sample(om, "gpu_package_power{" + partition(0) + "}", "1767229200"), 0);
+  EXPECT_TRUE(has_line(om, "gpu_package_power{" + partition(7) + "} 0.0 1767229200"));
+  const std::string gaudi = R"(Serial="SN0000000008",UUID="0000000000000008",device="SN0000000008",id="0",)"
+                            R"(instance="gaudi-0:41611",pod_namespace="default",pod_name="b")";
   EXPECT_TRUE(has_line(om, "habanalabs_utilization{" + gaudi + "} 50 1767229200"));
   EXPECT_TRUE(has_line(om, "habanalabs_memory_used_bytes{" + gaudi + "} 20971520000 1767229200"));
   EXPECT_TRUE(has_line(om, "habanalabs_memory_total_bytes{" + gaudi + "} 137438953472 1767229200"));
+  // Over the first hour, drawn from 0: the energy (mJ) is the hour's mean power (mW, rounded) x 3,600 s.
+  const double mw = sample(om, "habanalabs_power_mW{" + gaudi + "}", "1767229200");
+  EXPECT_GT(mw, 0);
+  EXPECT_NEAR(sample(om, "habanalabs_energy{" + gaudi + "}", "1767229200"), mw * 3600, 3600);
   EXPECT_EQ(om.find("DCGM_FI_DEV_POWER_USAGE{"), std::string::npos);
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -12,14 +13,6 @@ namespace {
 
 std::string describe(const Taint& t) {
   return fmt::format("{}{}{}:{}", t.key, t.value.empty() ? "" : "=", t.value, to_string(t.effect));
-}
-
-// A product name as a label value: GFD's nvidia.com/gpu.product has spaces as dashes, AMD's
-// amd.com/gpu.product-name as underscores.
-std::string product_label(const GpuModel& gpu, char space) {
-  std::string name = gpu.product_name();
-  std::replace(name.begin(), name.end(), ' ', space);
-  return name;
 }
 
 }  // namespace
@@ -35,22 +28,26 @@ void add_node_labels(PoolSpec& pool, const NodeTemplate& t) {
     const SharingConfig& c = pool.sharing;
     const MigProfile* partition = c.mode == Sharing::mig ? pool.gpu->mig->find(c.mig_config) : nullptr;
     known.emplace_back("amd.com/gpu.family", "AI");
-    known.emplace_back("amd.com/gpu.product-name", product_label(*pool.gpu, '_'));
+    known.emplace_back("amd.com/gpu.product-name", pool.gpu->product_label('_'));
     known.emplace_back("amd.com/gpu.vram", fmt::format("{}G", pool.gpu->memory_mib / 1024));
     known.emplace_back("amd.com/gpu.cu-count", std::to_string(pool.gpu->sms));
     known.emplace_back("amd.com/gpu.compute-partitioning-supported", pool.gpu->partitions ? "true" : "false");
     if (partition) known.emplace_back("amd.com/gpu.compute-memory-partition", partition->name);
   } else if (pool.gpu && t.gpus > 0 && pool.gpu->vendor == Vendor::intel) {
-    // Habana feature discovery (HabanaAI/gaudi-feature-discovery): family, count, product name.
+    // Habana feature discovery (HabanaAI/gaudi-feature-discovery, collector.go DefaultLabels): family,
+    // count and the device type the driver reports (GAUDI2, GAUDI3). Its product.name is the server's
+    // DMI product name, not the accelerator's, and is not modelled.
+    std::string type = pool.gpu->name;
+    std::transform(type.begin(), type.end(), type.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
     known.emplace_back("habana.ai/device.family", "gaudi");
     known.emplace_back("habana.ai/device.count", std::to_string(t.gpus));
-    known.emplace_back("habana.ai/product.name", pool.gpu->product_name());
+    known.emplace_back("habana.ai/device.type", type);
   } else if (pool.gpu && t.gpus > 0) {
     // GPU Feature Discovery's labels (NVIDIA k8s-device-plugin, docs/gpu-feature-discovery/README.md,
     // "Generated Labels"); nvidia.com/gpu.present is the one the GPU Operator deploys GFD by.
     const GpuModel& g = *pool.gpu;
     const SharingConfig& c = pool.sharing;
-    std::string product = product_label(g, '-');
+    std::string product = g.product_label('-');
     int64_t count = t.gpus, memory_mib = g.memory_mib;
     const int major = static_cast<int>(g.compute_capability);
     known.emplace_back("nvidia.com/gpu.present", "true");

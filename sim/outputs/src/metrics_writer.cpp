@@ -31,12 +31,16 @@
 // AMD and Intel GPUs get their own exporters' names instead (issue 46; docs/guide/prometheus.md#other-vendors):
 // AMD's device metrics exporter (github.com/ROCm/device-metrics-exporter, docs/configuration/metricslist.md):
 // gpu_gfx_activity (%), gpu_package_power (W), gpu_energy_consumed (uJ), gpu_used_vram and gpu_total_vram
-// (MiB, as MB), labels gpu_id, card_model, hostname, gpu_partition_id, gpu_compute_partition_type,
-// gpu_memory_partition_type, and pod, namespace, container; on a partitioned GPU, VRAM per partition and
-// activity, power and energy on partition 0 only, as the exporter reports them. Intel's Gaudi metric
-// exporter (HabanaAI/gaudi-metric-exporter): habanalabs_utilization (%), habanalabs_power_mW,
-// habanalabs_memory_used_bytes and habanalabs_memory_total_bytes, labels id, UUID, device, and pod_namespace,
-// pod_name. The figures are the DCGM ones' (busy fraction, the power model, memory).
+// (MiB, as MB), labels gpu_id, serial_number (made up), card_model (the product name: the exporter's is the
+// board's part number, which the catalog lacks), hostname, gpu_partition_id, gpu_compute_partition_type,
+// gpu_memory_partition_type, deployment_mode, and pod, namespace, container; on a partitioned GPU, VRAM per
+// partition, power on partition 0 and 0 on the others (metricslist.md: no per-XCD sensor), activity and
+// energy on partition 0 only. Intel's Gaudi metric exporter (HabanaAI/gaudi-metric-exporter, exporter.go,
+// samples.go): habanalabs_utilization (%), habanalabs_power_mW, habanalabs_memory_used_bytes,
+// habanalabs_memory_total_bytes and habanalabs_energy (mJ, as HLML's total energy), labels Serial, UUID,
+// device (the serial), id, and pod_namespace, pod_name. The figures are the DCGM ones' (busy fraction, the
+// power model, memory). Labels the exporters fill from the host (firmware and driver versions, job
+// scheduler fields, empty on Kubernetes) are not written.
 // Labels as the exporter sets them: gpu, UUID (made up, stable: the GPU's id), device, modelName
 // (the catalog's first product name: nvidia-smi's, else its name), Hostname (the node) and, for MIG, GPU_I_PROFILE and GPU_I_ID
 // (the instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod (the job's name) and
@@ -87,6 +91,7 @@ enum Family : std::size_t {
   gaudi_power,
   gaudi_memory_used,
   gaudi_memory_total,
+  gaudi_energy,
   kFamilies
 };
 
@@ -119,6 +124,7 @@ constexpr std::array<FamilySpec, kFamilies> kSpecs{{
     {"habanalabs_power_mW", "gauge", "", "Power usage in milli-watts, gpusim's power model."},
     {"habanalabs_memory_used_bytes", "gauge", "", "Device memory used (in bytes)."},
     {"habanalabs_memory_total_bytes", "gauge", "", "Device memory total (in bytes)."},
+    {"habanalabs_energy", "gauge", "", "Device energy usage (in mJ), gpusim's power model."},
 }};
 
 class MetricsWriter final : public OutputWriter {
@@ -287,8 +293,11 @@ class MetricsWriter final : public OutputWriter {
     std::vector<JobId> residents(gpu.residents.begin(), gpu.residents.end());
     std::sort(residents.begin(), residents.end());
     if (model.vendor == Vendor::intel) {  // a Gaudi is whole: one pod at most
-      std::string labels = fmt::format("id=\"{}\",UUID=\"{:016x}\",device=\"accel{}\",Hostname=\"{}\"", i,
-                                       static_cast<uint64_t>(g), i, om_escape(c.node(n).name));
+      // The exporter names the device by its serial (made up, stable: the GPU's id) and has no host label:
+      // the node is in `instance`, as a scrape of its port 41611 adds it.
+      std::string labels = fmt::format(
+          "Serial=\"SN{0:010x}\",UUID=\"{0:016x}\",device=\"SN{0:010x}\",id=\"{1}\",instance=\"{2}:41611\"",
+          static_cast<uint64_t>(g), i, om_escape(c.node(n).name));
       int64_t used = 0;
       for (JobId j : residents) {
         used += memory_used(run, j, g, model.memory_mib);
@@ -300,6 +309,7 @@ class MetricsWriter final : public OutputWriter {
       add(gaudi_power, labels, static_cast<int64_t>(watts * 1e3 + 0.5), ts);
       add(gaudi_memory_used, labels, used * 1024 * 1024, ts);
       add(gaudi_memory_total, labels, model.memory_mib * 1024 * 1024, ts);
+      add(gaudi_energy, labels, static_cast<int64_t>(energy_ws * 1e3), ts);
       return;
     }
     // AMD: partitions of one mode (the whole GPU is partition 0 of SPX).
@@ -307,15 +317,17 @@ class MetricsWriter final : public OutputWriter {
     const std::string compute = mode ? mode->name.substr(0, mode->name.find('_')) : "spx";
     const std::string memory = mode ? mode->name.substr(mode->name.find('_') + 1) : "nps1";
     const auto labels = [&](std::size_t partition) {
-      return fmt::format("gpu_id=\"{}\",card_model=\"{}\",hostname=\"{}\",gpu_partition_id=\"{}\","
-                         "gpu_compute_partition_type=\"{}\",gpu_memory_partition_type=\"{}\"",
-                         i, om_escape(model.product_name()), om_escape(c.node(n).name), partition, compute, memory);
+      return fmt::format("gpu_id=\"{}\",serial_number=\"{:016X}\",card_model=\"{}\",hostname=\"{}\",gpu_partition_id=\"{}\","
+                         "gpu_compute_partition_type=\"{}\",gpu_memory_partition_type=\"{}\",deployment_mode=\"baremetal\"",
+                         i, static_cast<uint64_t>(g), om_escape(model.product_name()), om_escape(c.node(n).name), partition,
+                         compute, memory);
     };
     const std::string whole = labels(0);
+    const std::size_t partitions = gpu.mig ? gpu.instances.size() : 1;
     add(amd_activity, whole, static_cast<int>(util * 100.0 + 0.5), ts);
     add(amd_power, whole, fmt::format("{:.1f}", watts), ts);
+    for (std::size_t s = 1; s < partitions; ++s) add(amd_power, labels(s), "0.0", ts);  // no per-XCD power sensor
     add(amd_energy, whole, static_cast<int64_t>(energy_ws * 1e6), ts);
-    const std::size_t partitions = gpu.mig ? gpu.instances.size() : 1;
     for (std::size_t s = 0; s < partitions; ++s) {
       const int64_t total = mode ? mode->memory_mib : model.memory_mib;
       std::string series = labels(s);

@@ -78,6 +78,13 @@ struct GpuModel {
   std::vector<std::string> product_names;
   // The name outputs use: the first product name, else `name`.
   const std::string& product_name() const { return product_names.empty() ? name : product_names.front(); }
+  // The same as a label value, spaces as `space`: GFD's nvidia.com/gpu.product has dashes, AMD's node
+  // labeller and DRA driver underscores.
+  std::string product_label(char space) const {
+    std::string s = product_name();
+    std::replace(s.begin(), s.end(), ' ', space);
+    return s;
+  }
   // Its name or one of its aliases, exactly (model.yaml's per-GPU entries list them so).
   bool is_named(std::string_view n) const { return name == n || std::ranges::find(aliases, n) != aliases.end(); }
   int64_t memory_mib = 0;
