@@ -247,7 +247,10 @@ int main(int argc, char** argv) {
   cli::CatalogQuery cat_query;
   bool cat_json = false;
   auto* cat = app.add_subcommand("catalog", "What the hardware catalog holds: GPU models, node templates, prices, MIG configs");
-  cat->add_option("view", cat_view, fmt::format("What to list: {} (default all)", enum_choices<cli::CatalogView>(", ")))
+  cat->add_option(
+         "view", cat_view,
+         fmt::format("What to list: {} (default all: GPUs, node templates, prices and MIG layouts; models only on their own)",
+                     enum_choices<cli::CatalogView>(", ")))
       ->check(CLI::IsMember(std::vector<std::string>(enum_names<cli::CatalogView>.begin(), enum_names<cli::CatalogView>.end())));
   cat->add_option("--filter", cat_query.filter, "Only entries whose name contains this text (any case), e.g. h100");
   cat->add_option("--gpu", cat_query.gpu,
@@ -324,7 +327,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11's own message, as an error of the subcommand it belongs to.
+    std::string command = "gpusim";
+    for (CLI::App* at = &app;;) {
+      const auto parsed = at->get_subcommands([](CLI::App* sub) { return sub->parsed(); });
+      if (parsed.empty()) break;
+      at = parsed.front();
+      command += " " + at->get_name();
+    }
+    std::cerr << fmt::format("error: {} ({} --help lists what it takes)\n", e.what(), command);
     return 2;
   }
 

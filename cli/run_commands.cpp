@@ -210,7 +210,7 @@ int cmd_run(const Common& c, const RunFlags& flags) {
   } else {
     std::cout << cli::run_table(summary) << breakdowns(summary, by);
     std::cout << (out ? fmt::format("\n  wrote {}/{}\n", *out, outputs.files())
-                      : fmt::format("\n  (add --out DIR to write {})\n", default_output_files()));
+                      : fmt::format("\n  (add --out DIR to write {})\n", outputs.files()));
     if (metrics_file) std::cout << fmt::format("  wrote {}\n", *metrics_file);
     if (report) std::cout << fmt::format("  wrote {}\n", *report);
   }

@@ -182,8 +182,9 @@ std::string render(const Cell& c, Format f) {
   return "-";
 }
 
-// seeds empty: the summary's own seed.
-std::string header(const Json& s, const std::vector<uint64_t>& seeds, bool policy) {
+// seeds empty: the summary's own seed. `simulated`: how long the runs of the table simulated (a compare's
+// variants may differ); empty: this summary's.
+std::string header(const Json& s, const std::vector<uint64_t>& seeds, bool policy, const std::string& simulated = "") {
   const bool defaulted = s.value("seed_is_default", false);
   const std::string seed =
       seeds.empty()
@@ -195,7 +196,7 @@ std::string header(const Json& s, const std::vector<uint64_t>& seeds, bool polic
   return fmt::format("gpusim {} | scenario {}{}{} | {} | simulated {}\n", s["gpusim_version"].get<std::string>(),
                      s["scenario"].get<std::string>(), variant,
                      policy ? fmt::format(" | policy {}", s["policy"].get<std::string>()) : "", seed,
-                     human_seconds(s["simulated_s"].get<double>()));
+                     simulated.empty() ? human_seconds(s["simulated_s"].get<double>()) : simulated);
 }
 
 constexpr const char* kSeedsNote =
@@ -293,7 +294,12 @@ std::string run_table_impl(const Json& s, const Column& column, const std::vecto
 std::string compare_table_impl(const std::vector<Json>& firsts, const std::vector<Column>& columns,
                                const std::vector<uint64_t>& seeds) {
   if (firsts.empty()) return "";
-  std::string out = header(firsts.front(), seeds, false) + "\n";
+  const auto [shortest, longest] = std::minmax_element(firsts.begin(), firsts.end(), [](const Json& a, const Json& b) {
+    return a["simulated_s"].get<double>() < b["simulated_s"].get<double>();
+  });
+  const std::string from = human_seconds((*shortest)["simulated_s"].get<double>()),
+                    to = human_seconds((*longest)["simulated_s"].get<double>());
+  std::string out = header(firsts.front(), seeds, false, from == to ? from : from + " to " + to) + "\n";
   std::size_t width = 16;
   const auto label = [](const Json& s) { return s.value("label", s["policy"].get<std::string>()); };
   for (const auto& s : firsts) width = std::max(width, label(s).size() + 2);

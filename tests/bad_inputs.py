@@ -167,6 +167,9 @@ field("amd mig", {**MI300X, "cluster.pools[0].mig": {"strategy": "single", "conf
       ["cluster.pools[0].mig", "MI300X does not support MIG"])
 field("amd time-slicing", {**MI300X, "cluster.pools[0].sharing": {"timeSlicing": {"resources": [
     {"name": "nvidia.com/gpu", "replicas": 2}]}}}, ["cluster.pools[0].sharing", "AMD device plugin shares no GPU by time-slicing"])
+# The vendor's refusal comes before the block's resource name, which would send the user to nvidia.com/gpu.
+field("amd time-slicing of amd.com/gpu", {**MI300X, "cluster.pools[0].sharing": {"timeSlicing": {"resources": [
+    {"name": "amd.com/gpu", "replicas": 2}]}}}, ["cluster.pools[0].sharing", "AMD device plugin shares no GPU by time-slicing"])
 GAUDI = {"cluster.pools[0].node": "gaudi3-8x", "cluster.pools[0].count": 1}
 field("gaudi time-slicing", {**GAUDI, "cluster.pools[0].sharing": {"timeSlicing": {"resources": [
     {"name": "nvidia.com/gpu", "replicas": 2}]}}}, ["cluster.pools[0].sharing", "a Gaudi is allocated whole"])

@@ -231,6 +231,8 @@ contains packing-not-packing-text "$TMP/err" "expected a packing workload"
 # Issue 20: --seeds (mean ± 95% CI), --by breakdowns, progress only on a terminal, friendlier errors.
 check unknown-subcommand 2 "$GPUSIM" simulate x
 contains unknown-subcommand-text "$TMP/err" "unknown subcommand 'simulate'; valid subcommands: run, compare, check"
+check mistyped-flag 2 "$GPUSIM" run "$ROOT/scenarios/quickstart.yaml" --varient mps
+contains mistyped-flag-text "$TMP/err" "error: The following arguments were not expected: mps --varient (gpusim run --help lists what it takes)"
 check by-with-json 2 "$GPUSIM" run "$ROOT/scenarios/underutilized-a100.yaml" --json --by pool
 contains by-with-json-text "$TMP/err" "--json excludes --by"
 check jobs-negative 2 "$GPUSIM" compare "$ROOT/scenarios/quickstart.yaml" --policies fifo+best-fit --jobs -1

@@ -232,6 +232,20 @@ const Section& pool_mig_section() {
   return s;
 }
 
+// Time-slicing and MPS are the NVIDIA device plugin's, and milli-GPU shares model NVIDIA GPU sharing: a
+// Gaudi is whole, and an AMD GPU splits only by its partitions. `at` is the field that asks.
+void refuse_vendor_sharing(const GpuModel* gpu, Sharing mode, const ConfigNode& at) {
+  if (!gpu || mode == Sharing::exclusive) return;
+  if (gpu->vendor == Vendor::intel)
+    at.fail(fmt::format("a Gaudi is allocated whole: {} has no partitions and no time-slicing, MPS or shares "
+                        "(habana.ai/gaudi); expected sharing: exclusive",
+                        gpu->name));
+  if (gpu->vendor == Vendor::amd && mode != Sharing::mig)
+    at.fail(fmt::format("the AMD device plugin shares no GPU by {}: {} splits by compute and memory partitions "
+                        "(partition: {{computePartition, memoryPartition}})",
+                        to_string(mode), gpu->name));
+}
+
 SharingConfig read_pool_sharing(const Fields& pool, const GpuModel* gpu, int gpus_per_node, const std::string& scenario_file) {
   SharingConfig c;
   if (pool.has("mig") && pool.has("partition")) pool.at("partition").fail("give mig (NVIDIA) or partition (AMD), not both");
@@ -246,6 +260,10 @@ SharingConfig read_pool_sharing(const Fields& pool, const GpuModel* gpu, int gpu
                    : "a MIG pool takes no other sharing (sharing of MIG devices is not modelled)");
     c = read_mig(*m, gpu, gpus_per_node, scenario_file);
   } else if (auto sh = pool.get("sharing")) {
+    // A vendor that shares no GPU so is said first, before the block's NVIDIA resource names are checked.
+    if (sh->is_map())
+      refuse_vendor_sharing(gpu, Fields(device_plugin_sharing_section(), *sh).has("mps") ? Sharing::mps : Sharing::time_slicing,
+                            *sh);
     c = sh->is_map() ? read_device_plugin_sharing(*sh, gpu) : read_sharing_name(*sh);
   }
   if (pool.has("runtime") && c.mode != Sharing::fractional)
@@ -260,17 +278,10 @@ SharingConfig read_pool_sharing(const Fields& pool, const GpuModel* gpu, int gpu
   }
   if (gpu) {
     c.device_resource = vendor_info(gpu->vendor).device_resource;
-    // Time-slicing and MPS are the NVIDIA device plugin's, and milli-GPU shares model NVIDIA GPU sharing.
-    const std::optional<ConfigNode> sharing = pool.get("sharing");
-    if (gpu->vendor == Vendor::intel && c.mode != Sharing::exclusive)
-      (sharing ? *sharing : pool.at("mig"))
-          .fail(fmt::format("a Gaudi is allocated whole: {} has no partitions and no time-slicing, MPS or shares "
-                            "(habana.ai/gaudi); expected sharing: exclusive",
-                            gpu->name));
-    if (gpu->vendor == Vendor::amd && c.mode != Sharing::exclusive && c.mode != Sharing::mig)
-      sharing->fail(fmt::format("the AMD device plugin shares no GPU by {}: {} splits by compute and memory partitions "
-                                "(partition: {{computePartition, memoryPartition}})",
-                                to_string(c.mode), gpu->name));
+    if (c.mode != Sharing::exclusive) {  // asked by sharing:, mig: or partition:
+      const std::optional<ConfigNode> sharing = pool.get("sharing"), mig = pool.get("mig");
+      refuse_vendor_sharing(gpu, c.mode, sharing ? *sharing : mig ? *mig : pool.at("partition"));
+    }
   }
   return c;
 }
