@@ -258,7 +258,7 @@ figure "DRA run: jobs (twins and sharing replicas not written)" "$TMP/d/summary.
 # Snapshot (kubectl get nodes,pods -A -o json) with the ConfigMaps: a CPU node, a finished pod and a
 # pod without GPUs are ignored; three running pods start on their nodes, two pending ones queue.
 check "snapshot import" 0 "$GPUSIM" import k8s "$K8S/snapshot.json" "$K8S/manifests/configmaps.yaml" --horizon 8h --out "$TMP/snapshot.yaml"
-contains "snapshot ignores the CPU node" "$TMP/err" "ignored: Node cpu-0: no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.type label (not a GPU node)"
+contains "snapshot ignores the CPU node" "$TMP/err" "ignored: Node cpu-0: no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.type (or device.name) label (not a GPU node)"
 contains "snapshot ignores finished pods" "$TMP/err" "ignored: Pod research/prep-zz81q: Succeeded (finished)"
 contains "snapshot ignores pods without GPUs" "$TMP/err" "ignored: Pod kube-system/coredns-5d78c-qwert: asks no GPU"
 contains "running pod bound to its node" "$TMP/snapshot.yaml" 'node: "gpu-h100-1"'
@@ -310,6 +310,17 @@ metadata:
 apiVersion: v1
 kind: Node
 metadata:
+  name: gaudi-b
+  labels: {habana.ai/device.name: gaudi3, habana.ai/device.count: "8"}
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: amd-quota, namespace: default}
+spec: {hard: {requests.amd.com/gpu: "8"}}
+---
+apiVersion: v1
+kind: Node
+metadata:
   name: tray-0
   labels: {nvidia.com/gpu.product: NVIDIA-GB200, nvidia.com/gpu.count: "4", nvidia.com/gpu.clique: 7b968a6d-c8aa-45e1-9e07-e1e51be99c31.1}
 ---
@@ -334,6 +345,8 @@ EOF
 check "vendors import" 0 "$GPUSIM" import k8s "$TMP/vendors" --out "$TMP/vendors.yaml"
 contains "AMD partitions from the labeller" "$TMP/vendors.yaml" "partition: {computePartition: CPX, memoryPartition: NPS4}"
 contains "Gaudi node by Habana's labels" "$TMP/vendors.yaml" "node: gaudi3-8x"
+contains "Gaudi nodes by device.type or device.name, one pool" "$TMP/vendors.yaml" "node_names: [gaudi-a, gaudi-b]"
+contains "an AMD quota" "$TMP/vendors.yaml" "hard: {requests.amd.com/gpu: 8}"
 contains "a clique is one NVLink domain" "$TMP/vendors.yaml" "nvlink_domain_nodes: 2"
 contains "a Gaudi pod" "$TMP/vendors.yaml" 'gpus: 2, resource: habana.ai/gaudi'
 contains "nvidia.com/gpu stays NVIDIA's in a mixed fleet" "$TMP/vendors.yaml" 'gpus: 4, resource: nvidia.com/gpu'

@@ -211,8 +211,9 @@ std::vector<PoolOut> read_pools(const std::vector<const Object*>& nodes, const s
   std::vector<PoolOut> pools;
   for (const Object* n : nodes) {
     if (!model_labels(*n)) {
-      ignored.push_back(n->id() + ": no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.type label "
-                                  "(not a GPU node)");
+      ignored.push_back(n->id() +
+                        ": no nvidia.com/gpu.product, amd.com/gpu.product-name or habana.ai/device.type (or device.name) label "
+                        "(not a GPU node)");
       continue;
     }
     PoolOut p = node_pool(*n, selected, configs, catalog);

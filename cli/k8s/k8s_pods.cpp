@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpusim/core/number.hpp"
+#include "gpusim/workloads/job.hpp"
 
 namespace gpusim::cli::k8s {
 
@@ -32,11 +33,7 @@ PodRequest read_pod_spec(const Object& o, const YAML::Node& spec, const std::str
           if (q != std::floor(q))
             o.fail(kv.second, where, fmt::format("expected a whole number of devices, got '{}'", scalar(kv.second)));
           if (q == 0) continue;
-          if (key.starts_with("nvidia.com/") && key != "nvidia.com/gpu" && key != "nvidia.com/gpu.shared" &&
-              !key.starts_with("nvidia.com/mig-"))
-            o.fail(kv.second, where,
-                   "expected nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>, amd.com/gpu, "
-                   "amd.com/<compute>_<memory> or habana.ai/gaudi");
+          if (!is_device_resource(key)) o.fail(kv.second, where, fmt::format("expected {}", kDeviceResources));
           if (!r.resource.empty() && r.resource != key)
             o.fail(kv.second, where, fmt::format("asks both {} and {}; gpusim models one GPU resource per pod", r.resource, key));
           r.resource = key;

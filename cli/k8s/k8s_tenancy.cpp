@@ -9,6 +9,7 @@
 #include "gpusim/core/number.hpp"
 #include "gpusim/sim/kueue_spec.hpp"
 #include "gpusim/sim/priority_classes.hpp"
+#include "gpusim/workloads/job.hpp"
 
 namespace gpusim::cli::k8s {
 
@@ -100,8 +101,7 @@ void read_budget(const Object& o, TenancyOut& t, std::vector<std::string>& ignor
 bool quota_resource(std::string_view name) {
   if (name == "count/pods" || name == "pods") return true;
   if (name.starts_with("requests.")) name.remove_prefix(9);
-  return name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" ||
-         (name.starts_with("nvidia.com/mig-") && name.size() > 15) || name == "cpu" || name == "memory";
+  return name == "cpu" || name == "memory" || is_device_resource(name);
 }
 
 void read_quota(const Object& o, TenancyOut& t, std::vector<std::string>& ignored) {

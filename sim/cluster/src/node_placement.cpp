@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 
+#include "gpusim/sim/fit.hpp"
+
 namespace gpusim {
 
 namespace {
@@ -139,7 +141,7 @@ void add_extended_resource_tolerations(JobSet& jobs) {
   for (Job& j : jobs.jobs) {
     const Request& q = j.request;
     if (q.gpus == 0 || q.claim) continue;  // a capacity claim names no extended resource
-    const std::string_view resource = q.resource->empty() ? std::string_view("nvidia.com/gpu") : std::string_view(*q.resource);
+    const std::string_view resource = resource_name(q);
     const auto [it, added] = done.try_emplace({j.pod, resource}, Job::kNoPod);
     if (added) {
       PodSpec spec = j.pod == Job::kNoPod ? PodSpec{} : jobs.pods[j.pod];

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -32,7 +31,8 @@ const Section& quota_section() {
       "kueue_resource_quota",
       "A resource's quota of one flavor (ResourceQuota of a FlavorQuotas)",
       {{"name", Type::string(), required, "",
-        "The resource: nvidia.com/gpu, nvidia.com/mig-<profile>, nvidia.com/gpu.shared, cpu or memory"},
+        "The resource: cpu, memory, nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>, amd.com/gpu, "
+        "amd.com/<compute>_<memory> or habana.ai/gaudi"},
        {"nominal_quota", Type::one_of({Type::number().at_least(0), Type::string()}), required, "",
         "nominalQuota: GPUs as a count, cpu in cores (or \"500m\"), memory as a Kubernetes quantity (\"64Gi\")"},
        {"borrowing_limit", Type::one_of({Type::number().at_least(0), Type::string()}), "", "",

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gpusim/core/number.hpp"
+#include "gpusim/sim/fit.hpp"
 
 namespace gpusim {
 
@@ -142,11 +143,7 @@ int64_t QuotaAdmission::usage(const Job& j, const QuotaLimit& limit) {
   switch (limit.resource) {
     // A job naming no resource is counted as nvidia.com/gpu, as Kueue counts it; a DRA claim asks for no
     // device-plugin resource.
-    case QuotaResource::device:
-      return !q.claim &&
-                     (q.resource->empty() ? std::string_view("nvidia.com/gpu") : std::string_view(*q.resource)) == limit.device
-                 ? q.gpus
-                 : 0;
+    case QuotaResource::device: return !q.claim && resource_name(q) == limit.device ? q.gpus : 0;
     case QuotaResource::cpu: return pods * q.cpu_milli;
     case QuotaResource::memory: return pods * q.memory_mib * 1024 * 1024;
     case QuotaResource::pods: return pods;
