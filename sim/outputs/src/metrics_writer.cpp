@@ -38,13 +38,15 @@
 // energy on partition 0 only. Intel's Gaudi metric exporter (HabanaAI/gaudi-metric-exporter, exporter.go,
 // samples.go): habanalabs_utilization (%), habanalabs_power_mW, habanalabs_memory_used_bytes,
 // habanalabs_memory_total_bytes and habanalabs_energy (mJ, as HLML's total energy), labels Serial, UUID,
-// device (the serial), id, instance (the node, as a scrape of port 41611 adds it), and pod_namespace, pod_name. The figures are
-// the DCGM ones' (busy fraction, the power model, memory). Labels the exporters fill from the host (firmware and driver versions,
-// job scheduler fields, empty on Kubernetes) are not written. Labels as the exporter sets them: gpu, UUID (made up, stable: the
-// GPU's id), device, modelName (the catalog's first product name: nvidia-smi's, else its name), Hostname (the node) and, for MIG,
-// GPU_I_PROFILE and GPU_I_ID (the instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod
-// (the job's name) and container ("main") of each pod on the GPU, one series per pod as the exporter does for shared GPUs.
-// `instance` is what a Prometheus scrape of the exporter's port 9400 would add.
+// device (the serial), id, instance (the node, as a scrape of port 41611 adds it), and pod_namespace, pod_name.
+// The figures are the DCGM ones' (busy fraction, the power model, memory). Labels the exporters fill from the
+// host (firmware and driver versions, job scheduler fields, empty on Kubernetes) are not written.
+//
+// DCGM's labels, as the exporter sets them: gpu, UUID (made up, stable: the GPU's id), device, modelName (the
+// catalog's first product name: nvidia-smi's, else its name), Hostname (the node) and, for MIG, GPU_I_PROFILE and
+// GPU_I_ID (the instance's index in the GPU's layout); with its pod mapping, namespace (the job's tenant), pod (the
+// job's name) and container ("main") of each pod on the GPU, one series per pod as the exporter does for shared
+// GPUs. `instance` is what a Prometheus scrape of the exporter's port 9400 would add.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -26,9 +26,10 @@ class KvBlockPool {
   // Blocks in the free queue, cached or not: what allocate() can hand out.
   int32_t free_blocks() const { return free_count_; }
   int32_t size() const { return static_cast<int32_t>(blocks_.size()); }
-  // The blocks holding hashes[0], hashes[1], ... (the request's block hashes from its first block) while each is cached, at most
-  // `max_blocks` of them (vLLM's get_computed_blocks: a prompt all cached still computes its last token, so the caller caps at
-  // (tokens - 1) / block_size); a hash cached in several blocks is found in the first cached with it. `out` is cleared first.
+  // The blocks holding hashes[0], hashes[1], ... (the request's block hashes from its first block) while
+  // each is cached, at most `max_blocks` of them (vLLM's get_computed_blocks: a prompt all cached still
+  // computes its last token, so the caller caps at (tokens - 1) / block_size); a hash cached in several
+  // blocks is found in the first cached with it. `out` is cleared first.
   void lookup(std::span<const uint64_t> hashes, int32_t max_blocks, std::vector<int32_t>& out) const;
   // How many of `blocks` are in the free queue (cached, unused): taking them leaves fewer to allocate.
   int32_t evictable(std::span<const int32_t> blocks) const;
