@@ -85,7 +85,6 @@ struct MigAware final : PlacementPolicy {
             const int p = layout.front().profile;
             for (int start : t.profiles[p].starts)
               if (!mig_conflict(t, layout, p, start)) mig_add(layout, {p, start});
-            left[p] = std::max(0, left[p]);
           }
           MigLayout current;
           for (const MigSlot& m : gpu.instances) current.push_back(m.instance);

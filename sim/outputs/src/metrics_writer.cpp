@@ -70,6 +70,9 @@ namespace gpusim {
 
 namespace {
 
+// A busy fraction as the exporters' integer percent.
+int whole_percent(double fraction) { return static_cast<int>(fraction * 100.0 + 0.5); }
+
 enum Family : std::size_t {
   gpu_util,
   gr_engine_active,
@@ -251,8 +254,9 @@ class MetricsWriter final : public OutputWriter {
       energy_before_[g] = energy_ws;
       if (!up || at == Time()) continue;  // the first sample has no step before it
       const Gpu& gpu = c.gpu(g);
+      const double busy = std::min(1.0, util + switching);  // time-slicing's switches count as busy
       if (pool.gpu->vendor != Vendor::nvidia) {
-        sample_other_vendor(run, n, i, g, std::min(1.0, util + switching), watts, energy_ws, ts);
+        sample_other_vendor(run, n, i, g, busy, watts, energy_ws, ts);
         continue;
       }
       const std::string device = fmt::format(
@@ -277,7 +281,7 @@ class MetricsWriter final : public OutputWriter {
       for (JobId j : residents) series.push_back(device + pod_labels(run, j));
       if (series.empty()) series.push_back(device);
       for (const std::string& labels : series) {
-        add(gpu_util, labels, static_cast<int>(std::min(1.0, util + switching) * 100.0 + 0.5), ts);
+        add(gpu_util, labels, whole_percent(busy), ts);
         add(gr_engine_active, labels, fmt::format("{:.4f}", util), ts);
         add(fb_used, labels, used, ts);
         add(fb_free, labels, total - used, ts);
@@ -306,7 +310,7 @@ class MetricsWriter final : public OutputWriter {
                               om_escape(run.job(j).name));
       }
       used = std::min(used, model.memory_mib);
-      add(gaudi_utilization, labels, static_cast<int>(util * 100.0 + 0.5), ts);
+      add(gaudi_utilization, labels, whole_percent(util), ts);
       add(gaudi_power, labels, static_cast<int64_t>(watts * 1e3 + 0.5), ts);
       add(gaudi_memory_used, labels, used * 1024 * 1024, ts);
       add(gaudi_memory_total, labels, model.memory_mib * 1024 * 1024, ts);
@@ -325,7 +329,7 @@ class MetricsWriter final : public OutputWriter {
     };
     const std::string whole = labels(0);
     const std::size_t partitions = gpu.mig ? gpu.instances.size() : 1;
-    add(amd_activity, whole, static_cast<int>(util * 100.0 + 0.5), ts);
+    add(amd_activity, whole, whole_percent(util), ts);
     add(amd_power, whole, fmt::format("{:.1f}", watts), ts);
     for (std::size_t s = 1; s < partitions; ++s) add(amd_power, labels(s), "0.0", ts);  // no per-XCD power sensor
     add(amd_energy, whole, static_cast<int64_t>(energy_ws * 1e6), ts);

@@ -13,8 +13,9 @@ namespace gpusim {
 
 namespace {
 
-constexpr std::string_view kSelectorHelp = "selectors are CEL over device.driver, device.attributes[\"gpu.nvidia.com\"].NAME and "
-                                           "device.capacity[\"gpu.nvidia.com\"].NAME; docs/guide/tenants.md, DRA claims";
+constexpr std::string_view kSelectorHelp =
+    "selectors are CEL over device.driver, device.attributes[DRIVER].NAME and device.capacity[DRIVER].NAME, DRIVER being "
+    "\"gpu.nvidia.com\", \"gpu.amd.com\" or \"gaudi.intel.com\"; docs/guide/tenants.md, DRA claims";
 
 // A selector as Kubernetes writes it: {cel: {expression: "..."}} (DeviceSelector, CELDeviceSelector).
 const Section& cel_selector_section() {
