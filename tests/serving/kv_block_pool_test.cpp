@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <deque>
 #include <random>
+#include <span>
 
 using namespace gpusim;
 
@@ -191,9 +192,12 @@ TEST(KvBlockPool, AgreesWithABruteForcePool) {
     pool.allocate(want, fresh);
     brute.allocate(want, brute_fresh);
     ASSERT_EQ(fresh, brute_fresh) << "step " << step;
-    pool.cache(fresh, hs, found.size());
-    for (std::size_t i = 0; i < fresh.size(); ++i) brute.cache(fresh[i], hs[found.size() + i]);
     held.insert(held.end(), fresh.begin(), fresh.end());
+    // Cached in two steps, as a request's prompt chunks and decodes fill them.
+    const std::size_t part = found.size() + rng() % (fresh.size() + 1);
+    pool.cache(std::span(held).first(part), hs, found.size());
+    pool.cache(held, hs, part);
+    for (std::size_t i = 0; i < fresh.size(); ++i) brute.cache(fresh[i], hs[found.size() + i]);
     running.push_back(std::move(held));
     ASSERT_EQ(pool.free_blocks(), static_cast<int32_t>(brute.queue.size()));
     ASSERT_EQ(pool.cached_blocks(),

@@ -14,7 +14,8 @@ void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output
   const auto add = [&](const PromptSegment& seg) {
     for (int32_t off = 0; off < seg.tokens;) {
       const int32_t take = std::min(seg.tokens - off, block_size - filled);
-      h = mix64(mix64(h, seg.id), (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(take));
+      // The piece's label does not wait for the chain: one mix a block on the chain's critical path.
+      h = mix64(h, mix64(seg.id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(take)));
       off += take;
       filled += take;
       if (filled == block_size) {
@@ -27,51 +28,64 @@ void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output
   add(output);
 }
 
-KvBlockPool::Index::Index(int32_t blocks) {
-  std::size_t n = 16;
-  while (n < 4 * static_cast<std::size_t>(std::max(blocks, 1))) n *= 2;
-  slots_.resize(n);
-  mask_ = n - 1;
+KvBlockPool::Keys::Keys() : slots_(16), mask_(15) {}
+
+void KvBlockPool::Keys::insert(uint64_t key, int32_t group) {
+  if (2 * (used_ + 1) > slots_.size()) {  // grown as the groups are: a small table stays in the caches
+    std::vector<Slot> old(2 * slots_.size());
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old)
+      if (s.group != kNone) slots_[slot_of(s.key)] = s;
+  }
+  slots_[slot_of(key)] = {key, group};
+  ++used_;
 }
 
-std::size_t KvBlockPool::Index::slot_of(uint64_t hash, uint32_t home) const {
-  std::size_t i = home;
-  while (slots_[i].block != kNone && slots_[i].hash != hash) i = (i + 1) & mask_;
+std::size_t KvBlockPool::Keys::slot_of(uint64_t key) const {
+  std::size_t i = key & mask_;
+  while (slots_[i].group != kNone && slots_[i].key != key) i = (i + 1) & mask_;
   return i;
 }
 
-int32_t KvBlockPool::Index::insert(uint64_t hash, uint32_t home, int32_t block) {
-  Slot& s = slots_[slot_of(hash, home)];
-  if (s.block != kNone) return s.block;
-  s = {hash, block, home};
-  return kNone;
-}
-
-void KvBlockPool::Index::erase_at(std::size_t hole) {
-  slots_[hole].block = kNone;
+void KvBlockPool::Keys::erase_at(std::size_t hole) {
+  slots_[hole].group = kNone;
+  --used_;
   // Later slots of the run move back into the hole unless their home lies (cyclically) after it.
-  for (std::size_t i = (hole + 1) & mask_; slots_[i].block != kNone; i = (i + 1) & mask_) {
-    if (((i - slots_[i].home) & mask_) >= ((i - hole) & mask_)) {
+  for (std::size_t i = (hole + 1) & mask_; slots_[i].group != kNone; i = (i + 1) & mask_) {
+    if (((i - (slots_[i].key & mask_)) & mask_) >= ((i - hole) & mask_)) {
       slots_[hole] = slots_[i];
-      slots_[i].block = kNone;
+      slots_[i].group = kNone;
       hole = i;
     }
   }
 }
 
-KvBlockPool::KvBlockPool(int32_t blocks) : blocks_(static_cast<std::size_t>(blocks)), first_(blocks) {
+KvBlockPool::KvBlockPool(int32_t blocks) : blocks_(static_cast<std::size_t>(blocks)) {
   for (int32_t b = 0; b < blocks; ++b) append(b);
+}
+
+int32_t KvBlockPool::holding(int32_t head, std::size_t offset, uint64_t hash) const {
+  for (int32_t g = head; g != kNone; g = groups_[static_cast<std::size_t>(g)].next) {
+    const Group& k = groups_[static_cast<std::size_t>(g)];
+    if (k.first[offset] != kNone && k.hash[offset] == hash) return g;
+  }
+  return kNone;
 }
 
 void KvBlockPool::lookup(std::span<const uint64_t> hashes, int32_t max_blocks, std::vector<int32_t>& out) const {
   out.clear();
   const std::size_t n = std::min(hashes.size(), static_cast<std::size_t>(std::max(0, max_blocks)));
-  for (std::size_t k = 0; k < std::min<std::size_t>(n, kAhead); ++k) first_.prefetch(first_.home(hashes, k));
+  int32_t head = kNone;
   for (std::size_t k = 0; k < n; ++k) {
-    if (k + kAhead < n) first_.prefetch(first_.home(hashes, k + kAhead));
-    const int32_t b = first_.find(hashes[k], first_.home(hashes, k));
-    if (b == kNone) return;
-    out.push_back(b);
+    const std::size_t offset = k % kGroup;
+    if (offset == 0) {
+      if (k + kGroup < n) keys_.prefetch(hashes[k + kGroup]);
+      head = keys_.find(hashes[k]);
+    }
+    const int32_t g = holding(head, offset, hashes[k]);
+    if (g == kNone) return;
+    out.push_back(groups_[static_cast<std::size_t>(g)].first[offset]);
   }
 }
 
@@ -90,12 +104,17 @@ void KvBlockPool::touch(std::span<const int32_t> blocks) {
 
 void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   if (n > free_count_) throw std::logic_error("KvBlockPool::allocate: more blocks than are free");
-  // The blocks to be evicted are the queue's next ones: their hashes' slots are fetched kAhead blocks early.
+  // The blocks to be evicted are the queue's next ones: their groups are fetched kAhead blocks early,
+  // and the key of a group they will empty.
   int32_t ahead = head_;
   const auto fetch_next = [&] {
     if (ahead == kNone) return;
     const Block& k = blocks_[static_cast<std::size_t>(ahead)];
-    if (k.hashed) first_.prefetch(k.home);
+    if (k.group != kNone) {
+      const Group& g = groups_[static_cast<std::size_t>(k.group)];
+      __builtin_prefetch(&g.first[static_cast<std::size_t>(k.offset)]);
+      if (g.count == 1) keys_.prefetch(g.key);
+    }
     ahead = k.next;
   };
   for (int32_t i = 0; i < std::min(n, kAhead); ++i) fetch_next();
@@ -109,22 +128,74 @@ void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   }
 }
 
+int32_t KvBlockPool::new_group(uint64_t key) {
+  int32_t g = kNone;
+  if (spare_groups_.empty()) {
+    g = static_cast<int32_t>(groups_.size());
+    groups_.emplace_back();
+  } else {
+    g = spare_groups_.back();
+    spare_groups_.pop_back();
+  }
+  Group& k = groups_[static_cast<std::size_t>(g)];
+  k.key = key;
+  k.next = kNone;
+  k.count = 0;
+  k.head = false;
+  k.first.fill(kNone);
+  return g;
+}
+
 void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from) {
-  for (std::size_t k = 0; k < std::min<std::size_t>(blocks.size(), kAhead); ++k) first_.prefetch(first_.home(chain, from + k));
-  for (std::size_t k = 0; k < blocks.size(); ++k) {
-    if (k + kAhead < blocks.size()) first_.prefetch(first_.home(chain, from + k + kAhead));
-    const int32_t block = blocks[k];
+  // A group's key is found once for its run of blocks; the next groups' keys are fetched ahead. A run
+  // starting within a group finds it from the block before, held by the same request, unless that
+  // block's group is not its key's first.
+  int32_t head = kNone;
+  if (from % kGroup != 0) {
+    const int32_t before = blocks_[static_cast<std::size_t>(blocks[from - 1])].group;
+    head = groups_[static_cast<std::size_t>(before)].head ? before : keys_.find(chain[from - from % kGroup]);
+  }
+  for (std::size_t at = from; at < blocks.size(); ++at) {
+    const std::size_t offset = at % kGroup;
+    const uint64_t key = chain[at - offset], hash = chain[at];
+    if (offset == 0) {
+      if (at + kGroup < blocks.size()) keys_.prefetch(chain[at + kGroup]);
+      head = keys_.find(key);
+    }
+    const int32_t block = blocks[at];
     Block& b = blocks_[static_cast<std::size_t>(block)];
-    b.hash = chain[from + k];
-    b.home = first_.home(chain, from + k);
-    b.hashed = true;
+    b.offset = static_cast<int32_t>(offset);
     b.same = kNone;
     ++cached_count_;
-    int32_t last = first_.insert(b.hash, b.home, block);
-    if (last == kNone) continue;
-    // A copy computed again: found once the ones cached before it are evicted.
-    while (blocks_[static_cast<std::size_t>(last)].same != kNone) last = blocks_[static_cast<std::size_t>(last)].same;
-    blocks_[static_cast<std::size_t>(last)].same = block;
+    if (const int32_t g = holding(head, offset, hash); g != kNone) {
+      // A copy computed again: found once the ones cached before it are evicted.
+      b.group = g;
+      int32_t last = groups_[static_cast<std::size_t>(g)].first[offset];
+      while (blocks_[static_cast<std::size_t>(last)].same != kNone) last = blocks_[static_cast<std::size_t>(last)].same;
+      blocks_[static_cast<std::size_t>(last)].same = block;
+      continue;
+    }
+    // The first group of the key with the offset free, else a new one after the last.
+    int32_t g = head, before = kNone;
+    while (g != kNone && groups_[static_cast<std::size_t>(g)].first[offset] != kNone) {
+      before = g;
+      g = groups_[static_cast<std::size_t>(g)].next;
+    }
+    if (g == kNone) {
+      g = new_group(key);
+      if (before == kNone) {
+        keys_.insert(key, g);
+        groups_[static_cast<std::size_t>(g)].head = true;
+        head = g;
+      } else {
+        groups_[static_cast<std::size_t>(before)].next = g;
+      }
+    }
+    Group& into = groups_[static_cast<std::size_t>(g)];
+    into.hash[offset] = hash;
+    into.first[offset] = block;
+    ++into.count;
+    b.group = g;
   }
 }
 
@@ -152,20 +223,39 @@ void KvBlockPool::append(int32_t b) {
 
 void KvBlockPool::evict(int32_t b) {
   Block& k = blocks_[static_cast<std::size_t>(b)];
-  if (!k.hashed) return;
-  k.hashed = false;
+  if (k.group == kNone) return;
   --cached_count_;
-  const std::size_t at = first_.slot_of(k.hash, k.home);
-  const int32_t head = first_.block_at(at);
-  if (head == b) {
-    if (k.same == kNone) first_.erase_at(at);
-    else first_.set_at(at, k.same);
+  Group& g = groups_[static_cast<std::size_t>(k.group)];
+  const auto offset = static_cast<std::size_t>(k.offset);
+  if (g.first[offset] == b) {
+    g.first[offset] = k.same;
+    if (k.same == kNone && --g.count == 0) drop_group(k.group);
   } else {
-    int32_t before = head;
+    int32_t before = g.first[offset];
     while (blocks_[static_cast<std::size_t>(before)].same != b) before = blocks_[static_cast<std::size_t>(before)].same;
     blocks_[static_cast<std::size_t>(before)].same = k.same;
   }
+  k.group = kNone;
   k.same = kNone;
+}
+
+// An emptied group leaves its key's list (and the table, if it was the key's only one) for reuse.
+void KvBlockPool::drop_group(int32_t g) {
+  const Group& k = groups_[static_cast<std::size_t>(g)];
+  const std::size_t slot = keys_.slot_of(k.key);
+  if (const int32_t head = keys_.group_at(slot); head == g) {
+    if (k.next == kNone) {
+      keys_.erase_at(slot);
+    } else {
+      keys_.set_at(slot, k.next);
+      groups_[static_cast<std::size_t>(k.next)].head = true;
+    }
+  } else {
+    int32_t before = head;
+    while (groups_[static_cast<std::size_t>(before)].next != g) before = groups_[static_cast<std::size_t>(before)].next;
+    groups_[static_cast<std::size_t>(before)].next = k.next;
+  }
+  spare_groups_.push_back(g);
 }
 
 }  // namespace gpusim

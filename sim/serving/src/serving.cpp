@@ -442,8 +442,7 @@ struct Serving::Impl {
     q.blocks = static_cast<int32_t>(b.ids.size());
     const auto full = std::min<int64_t>(tokens / r.limits.block_size, static_cast<int64_t>(b.hashes.size()));
     if (b.hashed < full) {
-      const auto from = static_cast<std::size_t>(b.hashed), count = static_cast<std::size_t>(full - b.hashed);
-      r.pool->cache(std::span(b.ids).subspan(from, count), b.hashes, from);
+      r.pool->cache(std::span(b.ids).first(static_cast<std::size_t>(full)), b.hashes, static_cast<std::size_t>(b.hashed));
       b.hashed = static_cast<int32_t>(full);
     }
     return true;

@@ -4,6 +4,7 @@
 // blocks before it; a block whose last user frees it stays cached, at the tail of a free queue that hands out
 // blocks from its head (least recently freed first), until it is handed out again and loses its hash; a
 // request's longest run of cached leading blocks is reused instead of computed.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -38,8 +39,8 @@ class KvBlockPool {
   // `n` blocks from the head of the free queue (n <= free_blocks()), appended to `out`, each with one
   // user; a block that held a hash loses it (it is evicted).
   void allocate(int32_t n, std::vector<int32_t>& out);
-  // blocks[i], just filled, holds chain[from + i] from now on, in order (vLLM's cache_full_blocks):
-  // `chain` is the request's block hashes from its first block.
+  // blocks[i], just filled, holds chain[i] from now on, for i from `from` on, in order (vLLM's
+  // cache_full_blocks): `blocks` are the request's blocks from its first, `chain` its block hashes.
   void cache(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from);
   // A request lets its blocks go, its last block first (vLLM frees in reverse, so a prefix's tail is
   // evicted before its head): a block left with no user joins the tail of the free queue, its hash kept.
@@ -49,59 +50,62 @@ class KvBlockPool {
 
  private:
   static constexpr int32_t kNone = -1;
+  static constexpr std::size_t kGroup = 16;
   struct Block {
-    uint64_t hash = 0;
     int32_t users = 0;
     int32_t prev = kNone, next = kNone;  // in the free queue
     int32_t same = kNone;                // the next block cached with the same hash, in caching order
-    uint32_t home = 0;                   // its hash's home slot in the index
-    bool hashed = false;
+    int32_t group = kNone;               // the group holding its hash (kNone: it holds none)
+    int32_t offset = 0;                  // its hash's place in that group
   };
-  void unlink(int32_t b);
-  void append(int32_t b);
-  void evict(int32_t b);
-  static constexpr int kAhead = 8;  // blocks fetched ahead of the one at hand
-  // A hash -> the first block cached with it: open addressing with linear probing, at most a quarter
-  // full (there are never more hashes than blocks), deletion by shifting back. A day of Mooncake's
-  // conversation trace evicts a block hundreds of millions of times; std::unordered_map spent most of
-  // that run finding the node to unlink in its bucket (docs/design/performance.md).
-  // The hashes of a chain's blocks kGroup x j ... kGroup x j + kGroup - 1 have neighbouring homes (the
-  // first one's hash, plus the offset): a request caches, finds and evicts its blocks in runs, whose
-  // probes then share cache lines instead of each missing one. A home is still a function of the hash
-  // alone, since a block's hash names every block before it. Runs of neighbouring homes make longer
-  // probe sequences, hence the quarter.
-  class Index {
+  // The hashes cached of a chain's blocks kGroup x j ... kGroup x j + kGroup - 1, keyed by the first
+  // one's hash, each with the first block cached with it. A request caches, finds and evicts its blocks
+  // in runs: a group is found once for up to kGroup of them, and a block names its group, so eviction
+  // finds nothing. Chains that part within a group keep their hashes in further groups of the same key.
+  // (A hash table per block hash cost the Mooncake hour most of its time; docs/design/performance.md.)
+  struct Group {
+    uint64_t key = 0;
+    int32_t next = kNone;  // the next group with the same key
+    int32_t count = 0;     // hashes it holds
+    bool head = false;     // the key's first group
+    std::array<uint64_t, kGroup> hash{};
+    std::array<int32_t, kGroup> first{};  // kNone: none at that offset
+  };
+  // A group key -> the first group with it: open addressing with linear probing from the key's low
+  // bits, at most half full, deletion by shifting back.
+  class Keys {
    public:
-    static constexpr std::size_t kGroup = 16;
-    explicit Index(int32_t blocks);
-    uint32_t home(std::span<const uint64_t> chain, std::size_t k) const {
-      return static_cast<uint32_t>((chain[k & ~(kGroup - 1)] + (k & (kGroup - 1))) & mask_);
-    }
-    int32_t find(uint64_t hash, uint32_t home) const { return slots_[slot_of(hash, home)].block; }  // kNone: absent
-    // The block already there (kNone: `block` was put in).
-    int32_t insert(uint64_t hash, uint32_t home, int32_t block);
-    // `hash`'s slot, `hash` present: its first block, to read, replace or erase with one probe.
-    std::size_t slot_of(uint64_t hash, uint32_t home) const;  // its slot, or the empty one ending its probe
-    int32_t block_at(std::size_t slot) const { return slots_[slot].block; }
-    void set_at(std::size_t slot, int32_t block) { slots_[slot].block = block; }
+    Keys();
+    void insert(uint64_t key, int32_t group);                                // `key` absent
+    std::size_t slot_of(uint64_t key) const;                                 // its slot, or the empty one ending its probe
+    int32_t find(uint64_t key) const { return slots_[slot_of(key)].group; }  // kNone: absent
+    int32_t group_at(std::size_t slot) const { return slots_[slot].group; }
+    void set_at(std::size_t slot, int32_t group) { slots_[slot].group = group; }
     void erase_at(std::size_t slot);
-    // Asks for a home slot to be fetched: the pool's loops know the hashes they will look up next, and
-    // a probe is a cache miss (16 replicas' tables are 32 MB); fetched ahead, the misses overlap.
-    void prefetch(uint32_t home) const { __builtin_prefetch(&slots_[home]); }
+    void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[key & mask_]); }
 
    private:
     struct Slot {
-      uint64_t hash = 0;
-      int32_t block = kNone;
-      uint32_t home = 0;
+      uint64_t key = 0;
+      int32_t group = kNone;
     };
     std::vector<Slot> slots_;
-    std::size_t mask_ = 0;
+    std::size_t mask_ = 0, used_ = 0;
   };
+  static constexpr int kAhead = 8;  // blocks fetched ahead of the one at hand
+  // The group among `head` and those after it holding `hash` at `offset` (kNone: none).
+  int32_t holding(int32_t head, std::size_t offset, uint64_t hash) const;
+  int32_t new_group(uint64_t key);
+  void drop_group(int32_t g);
+  void unlink(int32_t b);
+  void append(int32_t b);
+  void evict(int32_t b);
   std::vector<Block> blocks_;
   int32_t head_ = kNone, tail_ = kNone, free_count_ = 0;
   std::size_t cached_count_ = 0;
-  Index first_;
+  std::vector<Group> groups_;
+  std::vector<int32_t> spare_groups_;
+  Keys keys_;
 };
 
 }  // namespace gpusim
