@@ -9,20 +9,32 @@ namespace gpusim {
 void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output, int32_t block_size,
                      std::vector<uint64_t>& out) {
   out.clear();
+  int64_t tokens = output.tokens;
+  for (const PromptSegment& seg : prompt) tokens += seg.tokens;
+  out.reserve(static_cast<std::size_t>(tokens / block_size));
   uint64_t h = 0;  // the chain so far: the hash of the last full block, then what the block under way adds
   int32_t filled = 0;
-  const auto add = [&](const PromptSegment& seg) {
-    for (int32_t off = 0; off < seg.tokens;) {
-      const int32_t take = std::min(seg.tokens - off, block_size - filled);
-      // The piece's label does not wait for the chain: one mix a block on the chain's critical path.
-      h = mix64(h, mix64(seg.id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(take)));
-      off += take;
-      filled += take;
-      if (filled == block_size) {
-        out.push_back(h);
-        filled = 0;
-      }
+  // A piece's label does not wait for the chain: one mix a block on the chain's critical path.
+  const auto piece = [&](const PromptSegment& seg, int32_t off, int32_t take) {
+    h = mix64(h, mix64(seg.id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(take)));
+    filled += take;
+    if (filled == block_size) {
+      out.push_back(h);
+      filled = 0;
     }
+  };
+  const auto add = [&](const PromptSegment& seg) {
+    int32_t off = 0;
+    if (filled > 0 && seg.tokens > 0) {  // the block under way first
+      const int32_t take = std::min(seg.tokens, block_size - filled);
+      piece(seg, 0, take);
+      off = take;
+    }
+    for (; seg.tokens - off >= block_size; off += block_size) {  // whole blocks of it (filled is 0)
+      h = mix64(h, mix64(seg.id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(block_size)));
+      out.push_back(h);
+    }
+    if (off < seg.tokens) piece(seg, off, seg.tokens - off);
   };
   for (const PromptSegment& seg : prompt) add(seg);
   add(output);
@@ -118,14 +130,20 @@ void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
     ahead = k.next;
   };
   for (int32_t i = 0; i < std::min(n, kAhead); ++i) fetch_next();
+  const std::size_t at = out.size();
+  out.resize(at + static_cast<std::size_t>(n));
   for (int32_t i = 0; i < n; ++i) {
     if (i + kAhead < n) fetch_next();
     const int32_t b = head_;
-    unlink(b);
+    Block& k = blocks_[static_cast<std::size_t>(b)];
+    head_ = k.next;  // taken from the head
+    (head_ == kNone ? tail_ : blocks_[static_cast<std::size_t>(head_)].prev) = kNone;
+    k.next = kNone;
     evict(b);
-    blocks_[static_cast<std::size_t>(b)].users = 1;
-    out.push_back(b);
+    k.users = 1;
+    out[at + static_cast<std::size_t>(i)] = b;
   }
+  free_count_ -= n;
 }
 
 int32_t KvBlockPool::new_group(uint64_t key) {
@@ -167,28 +185,30 @@ void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_
     b.offset = static_cast<int32_t>(offset);
     b.same = kNone;
     ++cached_count_;
-    if (const int32_t g = holding(head, offset, hash); g != kNone) {
+    // One walk over the key's groups: the one holding the hash, else the first with the offset free.
+    int32_t g = head, last = kNone, open = kNone;
+    for (; g != kNone; last = g, g = groups_[static_cast<std::size_t>(g)].next) {
+      const Group& k = groups_[static_cast<std::size_t>(g)];
+      if (k.first[offset] == kNone) open = open == kNone ? g : open;
+      else if (k.hash[offset] == hash) break;
+    }
+    if (g != kNone) {
       // A copy computed again: found once the ones cached before it are evicted.
       b.group = g;
-      int32_t last = groups_[static_cast<std::size_t>(g)].first[offset];
-      while (blocks_[static_cast<std::size_t>(last)].same != kNone) last = blocks_[static_cast<std::size_t>(last)].same;
-      blocks_[static_cast<std::size_t>(last)].same = block;
+      int32_t tail = groups_[static_cast<std::size_t>(g)].first[offset];
+      while (blocks_[static_cast<std::size_t>(tail)].same != kNone) tail = blocks_[static_cast<std::size_t>(tail)].same;
+      blocks_[static_cast<std::size_t>(tail)].same = block;
       continue;
     }
-    // The first group of the key with the offset free, else a new one after the last.
-    int32_t g = head, before = kNone;
-    while (g != kNone && groups_[static_cast<std::size_t>(g)].first[offset] != kNone) {
-      before = g;
-      g = groups_[static_cast<std::size_t>(g)].next;
-    }
-    if (g == kNone) {
+    g = open;
+    if (g == kNone) {  // a new group after the last
       g = new_group(key);
-      if (before == kNone) {
+      if (last == kNone) {
         keys_.insert(key, g);
         groups_[static_cast<std::size_t>(g)].head = true;
         head = g;
       } else {
-        groups_[static_cast<std::size_t>(before)].next = g;
+        groups_[static_cast<std::size_t>(last)].next = g;
       }
     }
     Group& into = groups_[static_cast<std::size_t>(g)];
