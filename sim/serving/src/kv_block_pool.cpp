@@ -114,6 +114,25 @@ void KvBlockPool::touch(std::span<const int32_t> blocks) {
   }
 }
 
+// (Inlined into allocate, its one caller.)
+inline void KvBlockPool::evict(int32_t b) {
+  Block& k = blocks_[static_cast<std::size_t>(b)];
+  if (k.group == kNone) return;
+  --cached_count_;
+  Group& g = groups_[static_cast<std::size_t>(k.group)];
+  const auto offset = static_cast<std::size_t>(k.offset);
+  if (g.first[offset] == b) {
+    g.first[offset] = k.same;
+    if (k.same == kNone && --g.count == 0) drop_group(k.group);
+  } else {
+    int32_t before = g.first[offset];
+    while (blocks_[static_cast<std::size_t>(before)].same != b) before = blocks_[static_cast<std::size_t>(before)].same;
+    blocks_[static_cast<std::size_t>(before)].same = k.same;
+  }
+  k.group = kNone;
+  k.same = kNone;
+}
+
 void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   if (n > free_count_) throw std::logic_error("KvBlockPool::allocate: more blocks than are free");
   // The blocks to be evicted are the queue's next ones: their groups are fetched kAhead blocks early,
@@ -239,24 +258,6 @@ void KvBlockPool::append(int32_t b) {
   (tail_ == kNone ? head_ : blocks_[static_cast<std::size_t>(tail_)].next) = b;
   tail_ = b;
   ++free_count_;
-}
-
-void KvBlockPool::evict(int32_t b) {
-  Block& k = blocks_[static_cast<std::size_t>(b)];
-  if (k.group == kNone) return;
-  --cached_count_;
-  Group& g = groups_[static_cast<std::size_t>(k.group)];
-  const auto offset = static_cast<std::size_t>(k.offset);
-  if (g.first[offset] == b) {
-    g.first[offset] = k.same;
-    if (k.same == kNone && --g.count == 0) drop_group(k.group);
-  } else {
-    int32_t before = g.first[offset];
-    while (blocks_[static_cast<std::size_t>(before)].same != b) before = blocks_[static_cast<std::size_t>(before)].same;
-    blocks_[static_cast<std::size_t>(before)].same = k.same;
-  }
-  k.group = kNone;
-  k.same = kNone;
 }
 
 // An emptied group leaves its key's list (and the table, if it was the key's only one) for reuse.

@@ -434,10 +434,14 @@ struct Serving::Impl {
     Req& q = reqs[id];
     ReqBlocks& b = req_blocks[id];
     const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks - static_cast<int64_t>(found.size());
-    if (want > r.pool->free_blocks() - r.pool->evictable(found)) return false;
-    r.pool->touch(found);
-    b.ids.insert(b.ids.end(), found.begin(), found.end());
-    b.hashed += static_cast<int32_t>(found.size());
+    if (found.empty()) {  // most calls: a running request's next step
+      if (want > r.pool->free_blocks()) return false;
+    } else {
+      if (want > r.pool->free_blocks() - r.pool->evictable(found)) return false;
+      r.pool->touch(found);
+      b.ids.insert(b.ids.end(), found.begin(), found.end());
+      b.hashed += static_cast<int32_t>(found.size());
+    }
     if (want > 0) r.pool->allocate(static_cast<int32_t>(want), b.ids);
     q.blocks = static_cast<int32_t>(b.ids.size());
     const auto full = std::min<int64_t>(tokens / r.limits.block_size, static_cast<int64_t>(b.hashes.size()));
