@@ -8,33 +8,32 @@ namespace gpusim {
 
 void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output, int32_t block_size,
                      std::vector<uint64_t>& out) {
-  out.clear();
   int64_t tokens = output.tokens;
   for (const PromptSegment& seg : prompt) tokens += seg.tokens;
-  out.reserve(static_cast<std::size_t>(tokens / block_size));
+  out.resize(static_cast<std::size_t>(tokens / block_size));
+  uint64_t* next = out.data();
   uint64_t h = 0;  // the chain so far: the hash of the last full block, then what the block under way adds
   int32_t filled = 0;
   // A piece's label does not wait for the chain: one mix a block on the chain's critical path.
-  const auto piece = [&](const PromptSegment& seg, int32_t off, int32_t take) {
-    h = mix64(h, mix64(seg.id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(take)));
-    filled += take;
-    if (filled == block_size) {
-      out.push_back(h);
-      filled = 0;
-    }
+  const auto label = [](const PromptSegment& seg, int32_t off, int32_t take) {
+    return mix64(seg.id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(take));
   };
   const auto add = [&](const PromptSegment& seg) {
     int32_t off = 0;
     if (filled > 0 && seg.tokens > 0) {  // the block under way first
-      const int32_t take = std::min(seg.tokens, block_size - filled);
-      piece(seg, 0, take);
-      off = take;
+      off = std::min(seg.tokens, block_size - filled);
+      h = mix64(h, label(seg, 0, off));
+      filled += off;
+      if (filled == block_size) {
+        *next++ = h;
+        filled = 0;
+      }
     }
-    for (; seg.tokens - off >= block_size; off += block_size) {  // whole blocks of it (filled is 0)
-      h = mix64(h, mix64(seg.id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(block_size)));
-      out.push_back(h);
+    for (; seg.tokens - off >= block_size; off += block_size) *next++ = h = mix64(h, label(seg, off, block_size));
+    if (off < seg.tokens) {  // a block under way (filled is 0)
+      h = mix64(h, label(seg, off, seg.tokens - off));
+      filled = seg.tokens - off;
     }
-    if (off < seg.tokens) piece(seg, off, seg.tokens - off);
   };
   for (const PromptSegment& seg : prompt) add(seg);
   add(output);
