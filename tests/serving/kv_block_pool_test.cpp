@@ -160,7 +160,8 @@ struct BrutePool {
 // Requests over a few shared prefixes, each taking its cached prefix and new blocks, caching them,
 // sometimes computing a prefix a second time, and freeing in random order: every lookup and every
 // block handed out agree with the brute-force pool. The chains run over several of the index's groups
-// of neighbouring homes and part within one.
+// of 16 blocks and part within one; each request caches its blocks in two steps, as a prompt's chunks
+// and its decodes do.
 TEST(KvBlockPool, AgreesWithABruteForcePool) {
   std::mt19937_64 rng(5);
   const int32_t n = 256;

@@ -43,10 +43,10 @@ KvBlockPool::Keys::Keys() : slots_(16), mask_(15) {}
 
 void KvBlockPool::Keys::insert(uint64_t key, int32_t group) {
   if (2 * (used_ + 1) > slots_.size()) {  // grown as the groups are: a small table stays in the caches
-    std::vector<Slot> old(2 * slots_.size());
-    old.swap(slots_);
+    std::vector<Slot> before(2 * slots_.size());
+    before.swap(slots_);  // slots_ now twice the size, empty
     mask_ = slots_.size() - 1;
-    for (const Slot& s : old)
+    for (const Slot& s : before)
       if (s.group != kNone) slots_[slot_of(s.key)] = s;
   }
   slots_[slot_of(key)] = {key, group};

@@ -72,7 +72,7 @@ class KvBlockPool {
     std::array<int32_t, kGroup> first{};  // kNone: none at that offset
   };
   // A group key -> the first group with it: open addressing with linear probing from the key's low
-  // bits, at most half full, deletion by shifting back.
+  // bits, doubled when it would be over half full, deletion by shifting back.
   class Keys {
    public:
     Keys();
