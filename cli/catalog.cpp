@@ -4,10 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <vector>
 
+#include "gpusim/core/ascii.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/hardware/mig.hpp"
 #include "gpusim/sim/execution.hpp"
@@ -20,20 +20,14 @@ namespace gpusim::cli {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 bool matches(const std::optional<std::string>& filter, std::initializer_list<std::string_view> names,
              const std::vector<std::string>& more = {}) {
   if (!filter) return true;
-  const std::string f = lower(*filter);
+  const std::string f = ascii_lower(*filter);
   for (std::string_view n : names)
-    if (lower(n).find(f) != std::string::npos) return true;
+    if (ascii_lower(n).find(f) != std::string::npos) return true;
   for (const std::string& n : more)
-    if (lower(n).find(f) != std::string::npos) return true;
+    if (ascii_lower(n).find(f) != std::string::npos) return true;
   return false;
 }
 

@@ -4,7 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
+
+#include "gpusim/core/ascii.hpp"
 
 namespace gpusim::cli::k8s {
 
@@ -94,8 +95,7 @@ void emit_pool(YAML::Emitter& e, const PoolOut& p, const Configs& configs) {
   const YAML::Node plugin = plugin_config(p, configs);
   if (!p.partition.empty()) {
     // AMD's label gives the mode as the mixed-strategy name: cpx_nps4 -> CPX, NPS4.
-    std::string upper = p.partition;
-    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    const std::string upper = ascii_upper(p.partition);
     const auto cut = upper.find('_');
     e << YAML::Key << "partition" << YAML::Value << YAML::Flow << YAML::BeginMap;
     e << YAML::Key << "computePartition" << YAML::Value << upper.substr(0, cut);

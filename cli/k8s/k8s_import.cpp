@@ -4,9 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 
+#include "gpusim/core/ascii.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/sim/scenario.hpp"
 #include "gpusim/sim/world.hpp"
@@ -85,9 +85,7 @@ std::vector<JobOut> read_jobs(const std::vector<const Object*>& workloads, const
     const YAML::Node spec = at(o.node, {"spec"});
     JobOut j;
     j.tenant = ns_of(o);
-    std::string lower = o.kind;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    j.name = fmt::format("{}/{}/{}", lower, j.tenant, o.name);
+    j.name = fmt::format("{}/{}/{}", ascii_lower(o.kind), j.tenant, o.name);
     // The API server keeps one object of a kind and name per namespace: two are two snapshots mixed.
     if (const auto [first, fresh] = by_name.emplace(j.name, &o); !fresh)
       o.fail(at(o.node, {"metadata", "name"}), "metadata.name",

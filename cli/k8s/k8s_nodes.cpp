@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <optional>
 
+#include "gpusim/core/ascii.hpp"
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/error.hpp"
 #include "gpusim/core/yaml_documents.hpp"
@@ -112,8 +112,7 @@ YAML::Node node_labels(const Object& n, const std::set<std::string>& keys, const
 const GpuModel* gaudi_model(const Catalog& catalog, const std::string& device) {
   const auto plain = [](std::string s) {
     std::erase(s, '-');
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
+    return ascii_lower(s);
   };
   for (const GpuModel& g : catalog.gpus())
     if (g.vendor == Vendor::intel &&

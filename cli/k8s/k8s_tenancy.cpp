@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gpusim/core/ascii.hpp"
 #include "gpusim/core/enum_table.hpp"
 #include "gpusim/core/number.hpp"
 #include "gpusim/sim/kueue_spec.hpp"
@@ -28,7 +29,7 @@ std::string snake(std::string_view camel) {
   for (char c : camel) {
     if (std::isupper(static_cast<unsigned char>(c))) {
       s += '_';
-      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      s += ascii_lower(c);
     } else {
       s += c;
     }

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <tuple>
 #include <utility>
+
+#include "gpusim/core/ascii.hpp"
 
 namespace gpusim {
 
@@ -28,9 +29,7 @@ const PartitionModes::Memory* PartitionModes::find_memory(std::string_view mode)
 }
 
 std::string PartitionModes::profile_name(std::string_view compute, std::string_view memory) {
-  std::string name = fmt::format("{}_{}", compute, memory);
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return name;
+  return ascii_lower(fmt::format("{}_{}", compute, memory));
 }
 
 const MigProfile* MigTable::find(std::string_view profile) const {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <span>
 
+#include "gpusim/core/ascii.hpp"
+
 namespace gpusim::cel {
 
 __extension__ using Int128 = __int128;  // exact nano-units of a quantity up to ~1.7e29 units
@@ -516,9 +518,7 @@ Eval evaluate(const Node& n, const Device& d) {
       if (n.name == "lowerAscii") {
         const auto* s = std::get_if<std::string>(&*self.value);
         if (!s) return error(fmt::format("lowerAscii() needs a string, got {}", type_name(*self.value)));
-        std::string lower = *s;
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return {Value{lower}, {}};
+        return {Value{ascii_lower(*s)}, {}};
       }
       const Eval arg = evaluate(*n.kids[1], d);
       if (!arg.value) return arg;

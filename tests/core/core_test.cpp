@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "gpusim/core/ascii.hpp"
 #include "gpusim/core/chunked_set.hpp"
 #include "gpusim/core/config.hpp"
 #include "gpusim/core/enum_table.hpp"
@@ -29,6 +30,16 @@ constexpr auto enum_table(Fruit) {
 }
 
 }  // namespace
+
+// Only A-Z and a-z change case: other bytes, a UTF-8 name's included, pass through.
+TEST(Ascii, ChangesTheCaseOfLettersOnly) {
+  EXPECT_EQ(ascii_lower("NVIDIA-H100_80GB"), "nvidia-h100_80gb");
+  EXPECT_EQ(ascii_upper("cpx_nps4"), "CPX_NPS4");
+  EXPECT_EQ(ascii_lower("GPU \xc3\x9c"), "gpu \xc3\x9c");  // U+00DC stays as it is
+  EXPECT_TRUE(ascii_iequal("Llama-3.1-8B", "llama-3.1-8b"));
+  EXPECT_FALSE(ascii_iequal("llama-3.1-8b", "llama-3.1-8"));
+  EXPECT_FALSE(ascii_iequal("a@", "a`"));  // neighbours of the letters are not letters
+}
 
 TEST(Time, ParsesEveryUnitAndBareSeconds) {
   EXPECT_EQ(parse_duration("90").us(), 90'000'000);

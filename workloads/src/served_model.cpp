@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <span>
+
+#include "gpusim/core/ascii.hpp"
 
 namespace gpusim {
 
@@ -13,12 +14,6 @@ std::string_view models_yaml();
 }  // namespace embedded
 
 namespace {
-
-bool same_name(std::string_view a, std::string_view b) {
-  return std::ranges::equal(a, b, [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
-}
 
 const Section& models_document_section() {
   static const Section s{"served_models",
@@ -144,9 +139,9 @@ void ModelCatalog::add_document(const ConfigNode& list) {
 
 const ServedModel* ModelCatalog::find(std::string_view name_or_alias) const {
   for (const auto& m : models_) {
-    if (same_name(m.name, name_or_alias)) return &m;
+    if (ascii_iequal(m.name, name_or_alias)) return &m;
     for (const auto& a : m.aliases)
-      if (same_name(a, name_or_alias)) return &m;
+      if (ascii_iequal(a, name_or_alias)) return &m;
   }
   return nullptr;
 }

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 
+#include "gpusim/core/ascii.hpp"
 #include "gpusim/sim/fit.hpp"
 
 namespace gpusim {
@@ -39,8 +39,7 @@ void add_node_labels(PoolSpec& pool, const NodeTemplate& t) {
     // Habana feature discovery (HabanaAI/gaudi-feature-discovery, collector.go DefaultLabels): family,
     // count and the device type the driver reports (GAUDI2, GAUDI3). Its product.name is the server's
     // DMI product name, not the accelerator's, and is not modelled.
-    std::string type = pool.gpu->name;
-    std::transform(type.begin(), type.end(), type.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    const std::string type = ascii_upper(pool.gpu->name);
     known.emplace_back("habana.ai/device.family", "gaudi");
     known.emplace_back("habana.ai/device.count", std::to_string(t.gpus));
     known.emplace_back("habana.ai/device.type", type);

@@ -1,11 +1,11 @@
 #include "gpusim/sim/serving_model.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <stdexcept>
 #include <string_view>
 
+#include "gpusim/core/ascii.hpp"
 #include "gpusim/sim/execution.hpp"
 #include "gpusim/sim/gpu_entries.hpp"
 
@@ -60,8 +60,7 @@ double fixed_batch_time_s(const ServedModel& m, const ReplicaHardware& hw, doubl
 
 EngineLimits default_engine_limits(const GpuModel& gpu, int64_t visible_memory_mib) {
   // vLLM: `device_memory >= 70 * GiB and "a100" not in device_name` ("H100 and MI300x").
-  std::string lower = gpu.name;
-  std::ranges::transform(lower, lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = ascii_lower(gpu.name);
   EngineLimits l;
   if (visible_memory_mib >= 70 * 1024 && lower.find("a100") == std::string::npos) {
     l.max_num_batched_tokens = 8192;
