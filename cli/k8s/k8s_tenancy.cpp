@@ -27,9 +27,9 @@ namespace {
 std::string snake(std::string_view camel) {
   std::string s;
   for (char c : camel) {
-    if (std::isupper(static_cast<unsigned char>(c))) {
+    if (const char lower = ascii_lower(c); lower != c) {
       s += '_';
-      s += ascii_lower(c);
+      s += lower;
     } else {
       s += c;
     }

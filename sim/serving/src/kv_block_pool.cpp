@@ -8,8 +8,8 @@ namespace gpusim {
 
 void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output, int32_t block_size,
                      std::vector<uint64_t>& out) {
-  int64_t tokens = output.tokens;
-  for (const PromptSegment& seg : prompt) tokens += seg.tokens;
+  int64_t tokens = std::max(0, output.tokens);  // a segment of no tokens, or fewer, adds none
+  for (const PromptSegment& seg : prompt) tokens += std::max(0, seg.tokens);
   out.resize(static_cast<std::size_t>(tokens / block_size));
   uint64_t* next = out.data();
   uint64_t h = 0;  // the chain so far: the hash of the last full block, then what the block under way adds

@@ -40,7 +40,8 @@ class KvBlockPool {
   // user; a block that held a hash loses it (it is evicted).
   void allocate(int32_t n, std::vector<int32_t>& out);
   // blocks[i], just filled, holds chain[i] from now on, for i from `from` on, in order (vLLM's
-  // cache_full_blocks): `blocks` are the request's blocks from its first, `chain` its block hashes.
+  // cache_full_blocks): `blocks` are the request's blocks from its first, `chain` its block hashes, and
+  // the blocks before `from` hold theirs (the request cached or found them).
   void cache(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from);
   // A request lets its blocks go, its last block first (vLLM frees in reverse, so a prefix's tail is
   // evicted before its head): a block left with no user joins the tail of the free queue, its hash kept.
