@@ -1052,6 +1052,13 @@ std::vector<JobId> Serving::take_busy_changes(Time now, const std::function<void
 
 bool Serving::has_busy_changes() const { return !impl_->busy_changes.empty(); }
 
+bool Serving::settled(Time now) const {
+  const Impl& m = *impl_;
+  // A stale entry at the top of a queue counts as due: advance() would clear it, and only it knows.
+  return m.dirty.empty() && m.to_start.empty() && m.busy_changes.empty() && now < m.next_arrival &&
+         (m.due.empty() || now < m.due.top().time) && (m.transfers.empty() || now < std::get<0>(m.transfers.top()));
+}
+
 uint8_t Serving::power_level(JobId id) const { return impl_->replicas[id].shown_level; }
 
 ReplicaGauges Serving::gauges(JobId id, Time now) const {

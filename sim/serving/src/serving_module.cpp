@@ -44,7 +44,7 @@ void ServingModule::advance(Time now) {
 }
 
 void ServingModule::decided(Time now) {
-  serve(now);
+  if (!serving_.settled(now)) serve(now);  // what the engine's decisions changed here (placed, stopped, ...)
   if (deployments_.any_autoscaled())
     for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_.note_counts(s, now, serving_.ready(s));
 }

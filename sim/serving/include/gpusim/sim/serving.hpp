@@ -124,6 +124,9 @@ class Serving {
   std::optional<Time> next_time();
   // Everything due at `now`.
   void advance(Time now);
+  // Whether advance(now) would find nothing to do (nothing due by `now`, nothing to start, no busy change
+  // to hand over): most calls after the engine's decisions, which changed nothing here.
+  bool settled(Time now) const;
   // The replica runs now on `device` with `share`; it is ready after its cold start.
   void placed(JobId id, Time now, const ReplicaDevice& device, const ReplicaShare& share);
   // Its share of its GPU changed (a neighbour came, left, went busy or idle): the iteration under way
