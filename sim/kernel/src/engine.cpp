@@ -99,7 +99,8 @@ KernelResult Engine::run() {
   while (const std::optional<Time> t = next_time()) {
     advance_metrics(*t);
     now_ = *t;
-    const bool arrived = arrive_due();
+    // Most instants are not a job's arrival (a serving run's are its replicas' steps): no call.
+    const bool arrived = next_arrival_ < jobs_.size() && jobs_[next_arrival_].arrival == now_ && arrive_due();
     while (!events_.empty() && events_.top().time == now_) {
       const Event e = events_.top();
       events_.pop();
@@ -228,6 +229,7 @@ void Engine::transition(JobId id, JobStatus from, JobStatus to, std::string_view
 }
 
 void Engine::admission_cycles() {
+  if (ext_.admissions.empty()) return;  // most runs: no call's worth of work an event
   std::vector<JobId> admitted_now;
   std::vector<AdmissionEviction> evictions;
   for (Admission* a : ext_.admissions) {
