@@ -229,7 +229,7 @@ void Engine::transition(JobId id, JobStatus from, JobStatus to, std::string_view
 }
 
 void Engine::admission_cycles() {
-  if (ext_.admissions.empty()) return;  // most runs: no call's worth of work an event
+  if (ext_.admissions.empty()) return;  // no ResourceQuota and no Kueue: nothing to cycle
   std::vector<JobId> admitted_now;
   std::vector<AdmissionEviction> evictions;
   for (Admission* a : ext_.admissions) {
