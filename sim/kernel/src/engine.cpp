@@ -99,8 +99,7 @@ KernelResult Engine::run() {
   while (const std::optional<Time> t = next_time()) {
     advance_metrics(*t);
     now_ = *t;
-    // Most instants are not a job's arrival (a serving run's are its replicas' steps): no call.
-    const bool arrived = next_arrival_ < jobs_.size() && jobs_[next_arrival_].arrival == now_ && arrive_due();
+    const bool arrived = arrival_now() && arrive_due();
     while (!events_.empty() && events_.top().time == now_) {
       const Event e = events_.top();
       events_.pop();
@@ -152,7 +151,7 @@ std::optional<Time> Engine::next_time() const {
 
 bool Engine::arrive_due() {
   const std::size_t before = next_arrival_;
-  for (; next_arrival_ < jobs_.size() && jobs_[next_arrival_].arrival == now_; ++next_arrival_) {
+  for (; arrival_now(); ++next_arrival_) {
     arrive(static_cast<JobId>(next_arrival_));
     applied("arrival", static_cast<uint32_t>(next_arrival_));
   }

@@ -122,6 +122,9 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   // The time of the next arrival, event or module's due time (none once the run is over), the jobs
   // arriving now, one event, and the decision point after everything at this time.
   std::optional<Time> next_time() const;
+  // Whether the next job to arrive arrives now (most instants of a serving run, its replicas' steps, are
+  // not an arrival: the loop asks this before calling arrive_due).
+  bool arrival_now() const { return next_arrival_ < jobs_.size() && jobs_[next_arrival_].arrival == now_; }
   bool arrive_due();
   void apply(const Event& e);
   void decision_point(bool arrived);
