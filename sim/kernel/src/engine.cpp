@@ -131,17 +131,20 @@ std::optional<Time> Engine::next_time() const {
   const bool have_arrival = next_arrival_ < jobs_.size();
   const bool idle = !have_arrival && events_.empty();
   std::optional<Time> due;  // the modules' earliest
-  bool done = true;
-  uint32_t live = 0;  // jobs of modules that run until stopped: the run does not wait for them
-  for (Module* m : ext_.modules) {
+  for (Module* m : ext_.modules)
     if (const std::optional<Time> t = m->next_time(idle)) due = due ? std::min(*due, *t) : *t;
-    done = done && m->done();
-    live += m->live_jobs();
-  }
   if (idle && !due) return std::nullopt;
   // Without a horizon the run ends with the last job and the modules' work, whatever the market still
-  // has queued; a module's jobs run until then.
-  if (!have_arrival && !scenario().horizon && life_.unfinished() == live && done) return std::nullopt;
+  // has queued; a module's jobs run until then (asked only then: a serving run asks at every step).
+  if (!have_arrival && !scenario().horizon) {
+    bool done = true;
+    uint32_t live = 0;  // jobs of modules that run until stopped: the run does not wait for them
+    for (Module* m : ext_.modules) {
+      done = done && m->done();
+      live += m->live_jobs();
+    }
+    if (life_.unfinished() == live && done) return std::nullopt;
+  }
   Time t = have_arrival ? jobs_[next_arrival_].arrival : Time::max();
   if (!events_.empty()) t = std::min(t, events_.top().time);
   if (due) t = std::min(t, *due);
@@ -315,10 +318,12 @@ void Engine::apply(const Event& e) {
 }
 
 void Engine::decision_point(bool arrived) {
-  admission_cycles();
   std::vector<JobId>& arrivals = life_.arrivals();
+  // Most instants of a serving run are a replica's step: nothing came, nothing was freed, nothing to decide.
+  if (!arrived && arrivals.empty() && !capacity_grew_ && !rates_.network_changed && ext_.admissions.empty()) return;
+  admission_cycles();
   const std::size_t seen = arrivals.size();  // the arrivals this pass hands the scheduler
-  const bool pass = (life_.any_pending() || scheduler_.decides_when_idle()) && (capacity_grew_ || !arrivals.empty());
+  const bool pass = (capacity_grew_ || !arrivals.empty()) && (life_.any_pending() || scheduler_.decides_when_idle());
   if (pass) {
     std::sort(arrivals.begin(), arrivals.end(),
               [&](JobId a, JobId b) { return std::pair(life_.key(a), a) < std::pair(life_.key(b), b); });
