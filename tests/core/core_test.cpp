@@ -218,6 +218,35 @@ TEST(Time, FractionalSecondsAndHoursRoundAsAsked) {
   EXPECT_EQ(Duration::from_hours(0.5, Round::nearest), Duration::from_seconds(1800));
 }
 
+// round_nearest is std::llround: halves away from zero, on either side of every boundary it has.
+TEST(Time, RoundNearestIsLlround) {
+  std::vector<double> xs{0.0,
+                         -0.0,
+                         0.5,
+                         -0.5,
+                         1.5,
+                         -1.5,
+                         2.5,
+                         -2.5,
+                         0.49999999999999994,
+                         -0.49999999999999994,
+                         0x1p52 - 0.5,
+                         -(0x1p52 - 0.5),
+                         0x1p52,
+                         0x1p52 + 1,
+                         0x1p53 + 2,
+                         -0x1p60,
+                         1e15 + 0.5};
+  Rng rng(7);
+  for (int i = 0; i < 100000; ++i) {
+    const double x = std::ldexp(uniform01(rng), static_cast<int>(rng() % 60)) - (i % 2 ? 0.0 : 1e6);
+    xs.push_back(x);
+    xs.push_back(std::floor(x) + 0.5);  // a half
+    xs.push_back(std::nextafter(std::floor(x) + 0.5, 0.0));
+  }
+  for (double x : xs) EXPECT_EQ(round_nearest(x), std::llround(x)) << fmt::format("{:a}", x);
+}
+
 // GPU time is fractional: GPUs (or a busy fraction) times a length, summed exactly in doubles.
 TEST(Time, GpuTimeIntegratesCountsOverLengths) {
   GpuTime t = GpuTime::of(Duration::from_seconds(1800), 4);  // 4 GPUs for half an hour

@@ -21,6 +21,15 @@ inline constexpr double kSecondsPerHour = 3600.0;
 // static_cast (toward zero), or std::ceil. Each caller names the rounding its model needs.
 enum class Round : uint8_t { nearest, toward_zero, up };
 
+// std::llround (halves away from zero) without its library call, which a serving run makes at every
+// step: below 2^52 the cast's fraction is exact, and above it every double is whole.
+inline int64_t round_nearest(double x) {
+  if (!(std::fabs(x) < 0x1p52)) return std::llround(x);  // whole already, out of range or NaN: as before
+  const auto whole = static_cast<int64_t>(x);            // toward zero
+  const double fraction = x - static_cast<double>(whole);
+  return fraction >= 0.5 ? whole + 1 : fraction <= -0.5 ? whole - 1 : whole;
+}
+
 class Duration {
  public:
   constexpr Duration() = default;
@@ -46,7 +55,7 @@ class Duration {
   constexpr explicit Duration(int64_t us) : us_(us) {}
   static int64_t rounded(double us, Round round) {
     switch (round) {
-      case Round::nearest: return std::llround(us);
+      case Round::nearest: return round_nearest(us);
       case Round::toward_zero: return static_cast<int64_t>(us);
       case Round::up: return static_cast<int64_t>(std::ceil(us));
     }
