@@ -55,6 +55,34 @@ TEST_F(H200, TermsAddUpToTheIterationTime) {
   EXPECT_GT(prefill.compute, 5 * prefill.memory);
 }
 
+// A replica's IterationModel works its batch-free factors out once; each term must still be the double the
+// formula (serving_model.hpp) gives written out whole, at tp 1 and across an NVLink ring, on every shape.
+TEST_F(H200, IterationModelRoundsEachTermAsTheFormulaWrittenOut) {
+  const ServingEfficiency& e = model.serving_efficiency(gpu);
+  for (int32_t tp : {1, 2, 8}) {
+    const ReplicaHardware hw{gpu.bf16_tflops * 1e12 * 0.37, gpu.memory_bandwidth_gb_per_s * 1e9 * 0.61, tp, 450e9 / 3, &e};
+    const IterationModel once(llama, hw);
+    const double n = tp;
+    for (int64_t q = 1; q < 9000; q = q * 3 + 1)
+      for (int64_t o : {0, 1, 17, 4095, 123457}) {
+        const BatchShape b{q, static_cast<double>(q) * (static_cast<double>(o) + static_cast<double>(q) / 3.0), q * 7 + o};
+        const double tokens = static_cast<double>(b.tokens);
+        const IterationTerms t = once.terms(b);
+        EXPECT_EQ(t.compute, 2.0 * static_cast<double>(llama.params) * tokens / (n * hw.flops_per_s * e.e_flops));
+        EXPECT_EQ(t.memory, (llama.weights_bytes() / n + llama.kv_bytes_per_token(tp) * static_cast<double>(b.kv_tokens)) /
+                                (hw.bytes_per_s * e.e_bw));
+        EXPECT_EQ(t.attention, 4.0 * llama.layers * llama.heads * llama.head_dim * b.attention / (n * hw.flops_per_s * e.e_attn));
+        EXPECT_EQ(t.all_reduce,
+                  tp == 1 ? 0.0
+                          : 2.0 * llama.layers *
+                                (2.0 * (n - 1) * e.alpha_s + tokens * llama.hidden * kActivationBytes /
+                                                                 (e.e_link * hw.link_bytes_per_s) * (2.0 * (n - 1) / n)));
+        EXPECT_EQ(t.overhead, (tp > 1 ? e.overhead_tp : e.overhead_tp1).seconds());
+        EXPECT_EQ(once.time_s(b), iteration_time_s(llama, hw, b));
+      }
+  }
+}
+
 TEST_F(H200, MigInstanceHasItsSmsAndItsMemorySlices) {
   const MigProfile& half = *gpu.mig->find("3g.71gb");
   const StepProfile p = profile({ReplicaSharing::Kind::mig, &half, 1}, decode_shape(8, 512));

@@ -31,22 +31,41 @@ BatchShape prefill_shape(int64_t tokens) {
   return {tokens, static_cast<double>(tokens) * (static_cast<double>(tokens) / 2.0), tokens};
 }
 
-IterationTerms iteration_terms(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b) {
+IterationModel::IterationModel(const ServedModel& m, const ReplicaHardware& hw) {
   const ServingEfficiency& e = *hw.eff;
   const double n = hw.tp;
+  // Each factor is grouped as the formula reads left to right, so that every term rounds as it always did.
+  two_params = 2.0 * static_cast<double>(m.params);
+  compute_div = n * hw.flops_per_s * e.e_flops;
+  weights_per_gpu = m.weights_bytes() / n;
+  kv_per_token = m.kv_bytes_per_token(hw.tp);
+  memory_div = hw.bytes_per_s * e.e_bw;
+  attention_flops = 4.0 * m.layers * m.heads * m.head_dim;
+  attention_div = n * hw.flops_per_s * e.e_attn;
+  tensor_parallel = hw.tp > 1;
+  if (tensor_parallel) {
+    two_layers = 2.0 * m.layers;
+    ar_latency = 2.0 * (n - 1) * e.alpha_s;
+    hidden = m.hidden;
+    ar_div = e.e_link * hw.link_bytes_per_s;
+    ring = 2.0 * (n - 1) / n;
+  }
+  overhead = (tensor_parallel ? e.overhead_tp : e.overhead_tp1).seconds();
+}
+
+IterationTerms IterationModel::terms(const BatchShape& b) const {
   const double tokens = static_cast<double>(b.tokens);
   IterationTerms t;
-  t.compute = 2.0 * static_cast<double>(m.params) * tokens / (n * hw.flops_per_s * e.e_flops);
-  const double bytes = m.weights_bytes() / n + m.kv_bytes_per_token(hw.tp) * static_cast<double>(b.kv_tokens);
-  t.memory = bytes / (hw.bytes_per_s * e.e_bw);
-  t.attention = 4.0 * m.layers * m.heads * m.head_dim * b.attention / (n * hw.flops_per_s * e.e_attn);
-  if (hw.tp > 1) {
-    const double ring = 2.0 * (n - 1) / n;
-    t.all_reduce = 2.0 * m.layers *
-                   (2.0 * (n - 1) * e.alpha_s + tokens * m.hidden * kActivationBytes / (e.e_link * hw.link_bytes_per_s) * ring);
-  }
-  t.overhead = (hw.tp > 1 ? e.overhead_tp : e.overhead_tp1).seconds();
+  t.compute = two_params * tokens / compute_div;
+  t.memory = (weights_per_gpu + kv_per_token * static_cast<double>(b.kv_tokens)) / memory_div;
+  t.attention = attention_flops * b.attention / attention_div;
+  if (tensor_parallel) t.all_reduce = two_layers * (ar_latency + tokens * hidden * kActivationBytes / ar_div * ring);
+  t.overhead = overhead;
   return t;
+}
+
+IterationTerms iteration_terms(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b) {
+  return IterationModel(m, hw).terms(b);
 }
 
 double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b) {

@@ -82,6 +82,7 @@ struct Replica {
   std::vector<uint32_t> sending, receiving;   // disaggregated: requests whose KV cache it holds for, or takes from, another
   std::vector<std::pair<uint32_t, int32_t>> batch;  // the iteration under way: request, tokens it computes
   BatchShape shape;
+  IterationModel iteration;  // its model on its share (a model of kind llm)
   bool in_flight = false;
   Time iter_end;
   // The iteration's progress: at `seg_start` a share `left` of it was still to do, at the speed that ends it at iter_end.
@@ -140,7 +141,10 @@ struct SlicedGpu {
   bool dirty = false;
 };
 
-int64_t blocks_for(int64_t tokens, int32_t block_size) { return (tokens + block_size - 1) / block_size; }
+// In 32 bits: a request's tokens fit them, and a step divides for each request it schedules (64-bit division is slow).
+int64_t blocks_for(int32_t tokens, int32_t block_size) {
+  return (static_cast<uint32_t>(tokens) + static_cast<uint32_t>(block_size) - 1) / static_cast<uint32_t>(block_size);
+}
 
 }  // namespace
 
@@ -220,6 +224,11 @@ struct Serving::Impl {
   }
 
   const ServedModel& model(const Replica& r) const { return *services[r.service].spec->model; }
+
+  void set_share(Replica& r, const ReplicaShare& share) {
+    r.share = share;
+    if (model(r).kind == ModelKind::llm) r.iteration = IterationModel(model(r), share.hw);
+  }
 
   void push_due(Replica& r, Time t, DueKind kind) {
     r.due_seq = ++seq;
@@ -418,7 +427,7 @@ struct Serving::Impl {
   }
 
   // Allocates the blocks `id` needs to hold `tokens` tokens; false when the cache is short.
-  bool allocate(Replica& r, uint32_t id, int64_t tokens) {
+  bool allocate(Replica& r, uint32_t id, int32_t tokens) {
     if (r.pool) return allocate_cached(r, id, tokens, {});
     Req& q = reqs[id];
     const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks;
@@ -430,7 +439,7 @@ struct Serving::Impl {
 
   // The same with prefix caching: `found` are cached blocks it takes first (they count against the free
   // blocks while unused), and the blocks that `tokens` fill are cached (vLLM's allocate_slots).
-  bool allocate_cached(Replica& r, uint32_t id, int64_t tokens, std::span<const int32_t> found) {
+  bool allocate_cached(Replica& r, uint32_t id, int32_t tokens, std::span<const int32_t> found) {
     Req& q = reqs[id];
     ReqBlocks& b = req_blocks[id];
     const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks - static_cast<int64_t>(found.size());
@@ -558,9 +567,9 @@ struct Serving::Impl {
     const ServedModel& m = model(r);
     const double s = (m.kind == ModelKind::fixed ? fixed_batch_time_s(m, r.share.hw, services[r.service].reference_flops_per_s,
                                                                       static_cast<int32_t>(r.batch.size()))
-                                                 : iteration_time_s(m, r.share.hw, r.shape)) *
+                                                 : r.iteration.time_s(r.shape)) *
                      share;
-    return Duration::from_us(std::max<int64_t>(1, std::llround(s * 1e6)));
+    return Duration::from_us(std::max<int64_t>(1, round_nearest(s * 1e6)));
   }
 
   SlicedGpu& sliced_gpu(const Replica& r) {
@@ -834,8 +843,10 @@ struct Serving::Impl {
   void start_due(Time now) {
     starting.clear();
     starting.swap(to_start);
-    std::sort(starting.begin(), starting.end());
-    starting.erase(std::unique(starting.begin(), starting.end()), starting.end());
+    if (starting.size() > 1) {  // most steps start the one replica whose step ended
+      std::sort(starting.begin(), starting.end());
+      starting.erase(std::unique(starting.begin(), starting.end()), starting.end());
+    }
     for (uint32_t job : starting) start_iteration(replicas[job], now);
   }
 
@@ -911,7 +922,7 @@ void Serving::placed(JobId id, Time now, const ReplicaDevice& device, const Repl
   const ServedModel& model = *spec.model;
   r.state = ReplicaState::loading;
   r.device = device;
-  r.share = share;
+  m.set_share(r, share);
   if (share.ts_gpu != kNoGpu) m.sliced_gpu(r).rr.set_always(share.ts_fluid, now);
   r.placed_at = now;
   r.limits = engine_limits(m.scenario, spec, *device.gpu, device.visible_memory_mib);
@@ -945,7 +956,7 @@ void Serving::share_changed(JobId id, Time now, const ReplicaShare& share) {
   Impl& m = *impl_;
   Replica& r = m.replicas[id];
   if (r.state == ReplicaState::absent || share == r.share) return;
-  r.share = share;
+  m.set_share(r, share);
   if (share.ts_gpu != kNoGpu) {  // the whole GPU still, in turns with other jobs now
     m.sliced_gpu(r).rr.set_always(share.ts_fluid, now);
     return;

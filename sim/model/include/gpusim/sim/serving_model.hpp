@@ -79,6 +79,25 @@ IterationTerms iteration_terms(const ServedModel& m, const ReplicaHardware& hw, 
 // Seconds one iteration takes: iteration_terms(m, hw, b).total().
 double iteration_time_s(const ServedModel& m, const ReplicaHardware& hw, const BatchShape& b);
 
+// The same terms for one model on one replica's hardware, with what does not depend on the batch worked
+// out once (a replica steps thousands of times between changes of its share); each term is the same
+// double as iteration_terms gives.
+class IterationModel {
+ public:
+  IterationModel() = default;
+  IterationModel(const ServedModel& m, const ReplicaHardware& hw);
+  IterationTerms terms(const BatchShape& b) const;
+  double time_s(const BatchShape& b) const { return terms(b).total(); }
+
+ private:
+  // compute = two_params x T / compute_div, memory = (weights_per_gpu + kv_per_token x kv_tokens) / memory_div,
+  // attention = attention_flops x attention / attention_div, all_reduce = two_layers x (ar_latency + T x hidden x
+  // kActivationBytes / ar_div x ring) when tp > 1.
+  double two_params = 0, compute_div = 1, weights_per_gpu = 0, kv_per_token = 0, memory_div = 1, attention_flops = 0,
+         attention_div = 1, two_layers = 0, ar_latency = 0, hidden = 0, ar_div = 1, ring = 0, overhead = 0;
+  bool tensor_parallel = false;
+};
+
 // Seconds a batch of `batch` requests of a model of kind fixed takes (docs/serving.md#non-llm-models):
 //   service_time x (1 + batch_alpha x (batch - 1)) x reference / (F e_flops)
 // where F is the replica's FLOP/s after its share (hw.flops_per_s) and `reference_flops_per_s` the
