@@ -135,15 +135,14 @@ std::optional<Time> Engine::next_time() const {
     if (const std::optional<Time> t = m->next_time(idle)) due = due ? std::min(*due, *t) : *t;
   if (idle && !due) return std::nullopt;
   // Without a horizon the run ends with the last job and the modules' work, whatever the market still
-  // has queued; a module's jobs run until then (asked only then: a serving run asks at every step).
+  // has queued; a module's jobs run until then (the modules are asked only when the run could end).
   if (!have_arrival && !scenario().horizon) {
     bool done = true;
+    for (Module* m : ext_.modules) done = done && m->done();
     uint32_t live = 0;  // jobs of modules that run until stopped: the run does not wait for them
-    for (Module* m : ext_.modules) {
-      done = done && m->done();
-      live += m->live_jobs();
-    }
-    if (life_.unfinished() == live && done) return std::nullopt;
+    if (done)
+      for (Module* m : ext_.modules) live += m->live_jobs();
+    if (done && life_.unfinished() == live) return std::nullopt;
   }
   Time t = have_arrival ? jobs_[next_arrival_].arrival : Time::max();
   if (!events_.empty()) t = std::min(t, events_.top().time);
