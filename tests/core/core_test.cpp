@@ -220,23 +220,9 @@ TEST(Time, FractionalSecondsAndHoursRoundAsAsked) {
 
 // round_nearest is std::llround: halves away from zero, on either side of every boundary it has.
 TEST(Time, RoundNearestIsLlround) {
-  std::vector<double> xs{0.0,
-                         -0.0,
-                         0.5,
-                         -0.5,
-                         1.5,
-                         -1.5,
-                         2.5,
-                         -2.5,
-                         0.49999999999999994,
-                         -0.49999999999999994,
-                         0x1p52 - 0.5,
-                         -(0x1p52 - 0.5),
-                         0x1p52,
-                         0x1p52 + 1,
-                         0x1p53 + 2,
-                         -0x1p60,
-                         1e15 + 0.5};
+  std::vector<double> xs;
+  for (double x : {0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 1e15 + 0.5, 0x1p52 - 0.5, 0x1p52, 0x1p52 + 1, 0x1p53 + 2, 0x1p60})
+    xs.insert(xs.end(), {x, -x});
   Rng rng(7);
   for (int i = 0; i < 100000; ++i) {
     const double x = std::ldexp(uniform01(rng), static_cast<int>(rng() % 60)) - (i % 2 ? 0.0 : 1e6);
