@@ -136,13 +136,11 @@ std::optional<Time> Engine::next_time() const {
   if (idle && !due) return std::nullopt;
   // Without a horizon the run ends with the last job and the modules' work, whatever the market still
   // has queued; a module's jobs run until then (the modules are asked only when the run could end).
-  if (!have_arrival && !scenario().horizon) {
-    bool done = true;
-    for (Module* m : ext_.modules) done = done && m->done();
+  if (!have_arrival && !scenario().horizon &&
+      std::all_of(ext_.modules.begin(), ext_.modules.end(), [](const Module* m) { return m->done(); })) {
     uint32_t live = 0;  // jobs of modules that run until stopped: the run does not wait for them
-    if (done)
-      for (Module* m : ext_.modules) live += m->live_jobs();
-    if (done && life_.unfinished() == live) return std::nullopt;
+    for (const Module* m : ext_.modules) live += m->live_jobs();
+    if (life_.unfinished() == live) return std::nullopt;
   }
   Time t = have_arrival ? jobs_[next_arrival_].arrival : Time::max();
   if (!events_.empty()) t = std::min(t, events_.top().time);

@@ -1,6 +1,6 @@
 #include "gpusim/sim/serving_profile.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <vector>
 
 #include "gpusim/sim/time_slices.hpp"
@@ -59,7 +59,7 @@ StepProfile profile_step(const ServedModel& m, const GpuModel& gpu, int32_t tp, 
   p.iteration_s = p.terms.total();
   if (sharing.kind == Kind::time_slicing && sharing.replicas > 1) {  // alone, it never switches
     // As the serving module rounds a step to whole microseconds.
-    const Duration work = Duration::from_us(std::max<int64_t>(1, std::llround(p.iteration_s * 1e6)));
+    const Duration work = std::max(Duration::from_us(1), Duration::from_seconds(p.iteration_s, Round::nearest));
     p.iteration_s = ts_mean_iteration_s(work, sharing.replicas, ts);
   }
   return p;

@@ -569,7 +569,7 @@ struct Serving::Impl {
                                                                       static_cast<int32_t>(r.batch.size()))
                                                  : r.iteration.time_s(r.shape)) *
                      share;
-    return Duration::from_us(std::max<int64_t>(1, round_nearest(s * 1e6)));
+    return std::max(Duration::from_us(1), Duration::from_seconds(s, Round::nearest));
   }
 
   SlicedGpu& sliced_gpu(const Replica& r) {
