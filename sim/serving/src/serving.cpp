@@ -166,6 +166,8 @@ struct Serving::Impl {
   std::vector<std::unique_ptr<SlicedGpu>> sliced;  // by GPU id; null: no replica time-shares it
   std::vector<GpuId> dirty;                        // sliced GPUs whose next step's end is to be worked out again
   uint64_t in_system = 0;
+  uint64_t readied = 0;             // replicas made ready (run_ahead's)
+  Time held = Time::max();          // an instant run_ahead applied that changed what the engine sees
   Time next_arrival = Time::max();  // the earliest request not arrived yet (Time::max(): none)
   std::vector<RequestRow> rows;
   std::vector<RouteRow> routes;
@@ -799,6 +801,7 @@ struct Serving::Impl {
   void become_ready(Replica& r, Time now) {
     Service& svc = services[r.service];
     r.state = ReplicaState::ready;
+    ++readied;
     svc.fig.cold_start_s += (now - r.placed_at).seconds();
     count_ready(svc, now, +1);
     std::deque<uint32_t> queued;
@@ -886,6 +889,7 @@ bool Serving::busy(JobId id) const { return impl_->replicas[id].shown_busy; }
 
 std::optional<Time> Serving::next_time() {
   Impl& m = *impl_;
+  if (m.held != Time::max()) return m.held;
   m.predict();
   m.drop_stale();
   std::optional<Time> t;
@@ -900,6 +904,7 @@ std::optional<Time> Serving::next_time() {
 
 void Serving::advance(Time now) {
   Impl& m = *impl_;
+  m.held = Time::max();
   m.predict();
   for (m.drop_stale(); !m.due.empty() && m.due.top().time <= now; m.drop_stale()) {
     const Due d = m.due.top();
@@ -912,6 +917,22 @@ void Serving::advance(Time now) {
   if (!m.transfers.empty()) m.land_due(now);
   m.arrive(now);
   m.start_due(now);
+}
+
+void Serving::run_ahead(Time until, const std::function<void(Time)>& tick) {
+  Impl& m = *impl_;
+  if (!m.sliced.empty() || m.held != Time::max()) return;
+  while (m.busy_changes.empty() && m.to_start.empty() && !done()) {
+    const std::optional<Time> t = next_time();
+    if (!t || *t >= until) return;
+    tick(*t);
+    const uint64_t readied = m.readied;
+    advance(*t);
+    if (!m.busy_changes.empty() || m.readied != readied || done()) {
+      m.held = *t;
+      return;
+    }
+  }
 }
 
 void Serving::placed(JobId id, Time now, const ReplicaDevice& device, const ReplicaShare& share) {
