@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <deque>
 #include <random>
+#include <set>
 #include <span>
 
 using namespace gpusim;
@@ -42,6 +43,17 @@ TEST(KvBlockHashes, NameFullBlocksByTheSegmentsBeforeAndIn) {
   // A partial last block has no hash; offsets count: the same segment split differently is not the same.
   EXPECT_EQ(hashes({{1, 15}}, {9, 0}).size(), 0u);
   EXPECT_NE(hashes({{1, 16}}, {9, 0})[0], hashes({{1, 8}, {1, 8}}, {9, 0})[0]);
+  // The blocks a segment fills whole, named side by side: [a: 48] and [a: 16][a: 32] share block 0 only
+  // (the second a's blocks are a[0,16), a[16,32) again), and after another prefix none of a's blocks match.
+  const auto whole = hashes({{1, 48}}, {9, 0}), split = hashes({{1, 16}, {1, 32}}, {9, 0});
+  const auto after = hashes({{5, 16}, {1, 48}}, {9, 0});
+  ASSERT_EQ(whole.size(), 3u);
+  EXPECT_EQ(whole[0], split[0]);
+  EXPECT_NE(whole[1], split[1]);
+  EXPECT_NE(whole[2], split[2]);
+  EXPECT_EQ(split[1], hashes({{1, 16}, {1, 16}}, {9, 0})[1]);
+  EXPECT_EQ(std::set<uint64_t>(whole.begin(), whole.end()).size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_NE(whole[k], after[k + 1]);
 }
 
 // Four blocks, queued 0 1 2 3. A request takes two and fills them (hashes x, y), then frees them:

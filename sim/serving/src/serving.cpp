@@ -870,6 +870,23 @@ struct Serving::Impl {
     }
   }
 
+  // The earliest instant something is due (Time::max(): none). (A Time, not an optional: the optional's
+  // two parts written and read back as one cost run_ahead a stall an instant.)
+  Time next_due() {
+    if (held != Time::max()) return held;
+    predict();
+    drop_stale();
+    Time t = next_arrival;
+    if (!due.empty()) t = std::min(t, due.top().time);
+    if (!transfers.empty()) {
+      drop_stale_transfers();
+      if (!transfers.empty()) t = std::min(t, std::get<0>(transfers.top()));
+    }
+    return t;
+  }
+
+  bool finished() const { return in_system == 0 && next_arrival == Time::max(); }
+
   void drop_stale() {
     while (!due.empty()) {
       const Due& d = due.top();
@@ -888,18 +905,8 @@ Serving::~Serving() = default;
 bool Serving::busy(JobId id) const { return impl_->replicas[id].shown_busy; }
 
 std::optional<Time> Serving::next_time() {
-  Impl& m = *impl_;
-  if (m.held != Time::max()) return m.held;
-  m.predict();
-  m.drop_stale();
-  std::optional<Time> t;
-  if (!m.due.empty()) t = m.due.top().time;
-  if (!m.transfers.empty()) {
-    m.drop_stale_transfers();
-    if (!m.transfers.empty() && (!t || std::get<0>(m.transfers.top()) < *t)) t = std::get<0>(m.transfers.top());
-  }
-  if (m.next_arrival != Time::max() && (!t || m.next_arrival < *t)) t = m.next_arrival;
-  return t;
+  const Time t = impl_->next_due();
+  return t == Time::max() ? std::nullopt : std::optional<Time>(t);
 }
 
 void Serving::advance(Time now) {
@@ -922,14 +929,14 @@ void Serving::advance(Time now) {
 void Serving::run_ahead(Time until, const std::function<void(Time)>& tick) {
   Impl& m = *impl_;
   if (!m.sliced.empty() || m.held != Time::max()) return;
-  while (m.busy_changes.empty() && m.to_start.empty() && !done()) {
-    const std::optional<Time> t = next_time();
-    if (!t || *t >= until) return;
-    tick(*t);
+  while (m.busy_changes.empty() && m.to_start.empty() && !m.finished()) {
+    const Time t = m.next_due();
+    if (t >= until) return;
+    tick(t);
     const uint64_t readied = m.readied;
-    advance(*t);
-    if (!m.busy_changes.empty() || m.readied != readied || done()) {
-      m.held = *t;
+    advance(t);
+    if (!m.busy_changes.empty() || m.readied != readied || m.finished()) {
+      m.held = t;
       return;
     }
   }
@@ -1120,10 +1127,7 @@ void Serving::kv_links(std::function<double(JobId from, JobId to)> bytes_per_s) 
 
 int32_t Serving::ready(uint32_t s) const { return impl_->services[s].ready; }
 
-bool Serving::done() const {
-  const Impl& m = *impl_;
-  return m.in_system == 0 && m.next_arrival == Time::max();
-}
+bool Serving::done() const { return impl_->finished(); }
 
 std::vector<ServiceFigures> Serving::finish(Time end) {
   Impl& m = *impl_;

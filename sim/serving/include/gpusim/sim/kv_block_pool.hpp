@@ -14,9 +14,10 @@
 namespace gpusim {
 
 // The hashes of the full `block_size`-token blocks of a request's tokens, its prompt then its output:
-// block k's hash chains block k-1's with the (segment id, offset, length) of each piece of a segment
-// it holds, so that two requests share block k's hash exactly when their first (k+1) x block_size
-// tokens are the same segments at the same offsets. `out` is cleared first.
+// block k's hash chains the hash of the blocks before it with the (segment id, offset, length) of each
+// piece of a segment it holds (the blocks a segment fills whole chain the hash before the first of them,
+// its offset naming each), so that two requests share block k's hash exactly when their first
+// (k+1) x block_size tokens are the same segments at the same offsets. `out` is cleared first.
 void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output, int32_t block_size, std::vector<uint64_t>& out);
 
 class KvBlockPool {
