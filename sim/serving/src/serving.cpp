@@ -1127,7 +1127,8 @@ void Serving::kv_links(std::function<double(JobId from, JobId to)> bytes_per_s) 
 
 int32_t Serving::ready(uint32_t s) const { return impl_->services[s].ready; }
 
-bool Serving::done() const { return impl_->finished(); }
+// Not before the engine has finished an instant run_ahead applied (the last request's end, say).
+bool Serving::done() const { return impl_->finished() && impl_->held == Time::max(); }
 
 std::vector<ServiceFigures> Serving::finish(Time end) {
   Impl& m = *impl_;

@@ -163,7 +163,8 @@ class Serving {
   // Disaggregated serving: bytes per second of the link between two replicas (a KV cache's transfer).
   void kv_links(std::function<double(JobId from, JobId to)> bytes_per_s);
   int32_t ready(uint32_t s) const;
-  // Every request stream is over and no request waits or runs.
+  // Every request stream is over, no request waits or runs, and the engine has finished the instant
+  // run_ahead stopped at.
   bool done() const;
   // The figures at the end of the run (`end`); unfinished requests are counted.
   std::vector<ServiceFigures> finish(Time end);
