@@ -70,6 +70,55 @@ TEST(Services, ChunkedPrefillRunsBehindDecodesAsVllmV1Does) {
   EXPECT_EQ(r.end, Time::from_us(84061));                    // no horizon: the run ends with the last request
 }
 
+// Serving::run_ahead on the same two requests: it applies the instants the engine would pass through
+// unchanged and stops after the first that changes what the engine sees, which next_time names until the
+// engine has served it. B's arrival at 1 ms finds the replica busy (unseen); the end of A's prompt at 2,000 us
+// starts a batch of two, another power level (seen). The end of iteration 2 keeps two (unseen); the end of
+// iteration 3 completes A and leaves B alone (seen); B's end at 84,061 us empties the replica (seen), and the
+// service is done only once the engine has served that instant.
+TEST(Services, RunAheadStopsAfterTheFirstInstantTheEngineSees) {
+  const std::string trace = azure_trace("ra.csv", "2023-11-16 18:00:00.0000000,16,3\n"
+                                                  "2023-11-16 18:00:00.0010000,4000,2\n");
+  const Scenario s = test::load(write_file("ra.yaml", toy("1, kv_heads: 1, head_dim: 64, hidden: 64, params: 1000000000", "{}",
+                                                          "{trace: {format: azure-llm-2023, file: " + trace + "}}")));
+  Serving serving(s, ServingRecords{});
+  const GpuModel& gpu = *s.catalog->find_gpu("TOY");
+  ReplicaShare share;
+  share.hw = {gpu.bf16_tflops * 1e12, gpu.memory_bandwidth_gb_per_s * 1e9, 1, 0, &s.model.serving_efficiency(gpu)};
+  serving.placed(JobId{0}, Time(), ReplicaDevice{&gpu, gpu.memory_mib, NodeId{0}}, share);
+  std::vector<JobId> levels;
+  const auto serve = [&](int64_t us) {  // the engine's instant: serving, then the busy changes handed over
+    serving.advance(Time::from_us(us));
+    serving.take_busy_changes(
+        Time::from_us(us), [](JobId) {}, [](JobId) {}, levels);
+  };
+  std::vector<int64_t> ticks;
+  const auto ahead = [&](Time until) {
+    ticks.clear();
+    serving.run_ahead(until, [&](Time t) { ticks.push_back(t.us()); });
+    return ticks;
+  };
+  serve(0);                                         // A arrives and starts: the replica is busy
+  EXPECT_TRUE(ahead(Time::from_us(1000)).empty());  // nothing before `until`
+  EXPECT_EQ(ahead(Time::max()), (std::vector<int64_t>{1000, 2000}));
+  EXPECT_EQ(serving.next_time(), Time::from_us(2000));
+  EXPECT_TRUE(ahead(Time::max()).empty());  // not before the engine has served 2,000 us
+  serve(2000);
+  EXPECT_EQ(serving.power_level(JobId{0}), 2);
+  EXPECT_EQ(ahead(Time::max()), (std::vector<int64_t>{42965, 82060}));
+  serve(82060);
+  EXPECT_EQ(serving.power_level(JobId{0}), 1);
+  EXPECT_EQ(ahead(Time::max()), (std::vector<int64_t>{84061}));
+  EXPECT_TRUE(serving.busy(JobId{0}));
+  EXPECT_FALSE(serving.done());
+  serve(84061);
+  EXPECT_FALSE(serving.busy(JobId{0}));
+  EXPECT_TRUE(serving.done());
+  const std::vector<ServiceFigures> f = serving.finish(Time::from_us(84061));
+  EXPECT_EQ(f[0].completed, 2u);
+  EXPECT_EQ(f[0].iterations, 4u);
+}
+
 // Prefix caching (docs/serving.md#prefix-caching) on the toy, blocks of 16 tokens, hash ids of 512:
 //   A at 0      prompt 1024 "7 8": nothing cached; T 1024, att 1024 x 512: 0.02048 + 1.342e-6 -> TTFT 20,481 us;
 //               one decode (T 1, kv 1025): 2,000 us; done at 22,481, its 64 prompt blocks cached and freed.
