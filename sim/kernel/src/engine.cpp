@@ -134,13 +134,11 @@ void Engine::count_instant() {
 }
 
 // An instant with nothing of the kernel's (no arrival, no event), whose module changes nothing the kernel
-// sees, would advance the metrics and find the decision point nothing to do (its early return) unless
-// a pass is owed or an admission retries at every instant. With one module, it applies those itself
-// (a serving run's steps: the engine's polling was a tenth of its time). Outputs are as before.
+// sees, would advance the metrics and find the decision point nothing to do (its early return). With one
+// module, it applies those itself (a serving run's steps: the engine's polling was a tenth of its time).
+// Outputs are as before.
 void Engine::run_ahead() {
-  if (ext_.modules.size() != 1 || !ext_.admissions.empty() || !life_.arrivals().empty() || capacity_grew_ ||
-      rates_.network_changed)
-    return;
+  if (ext_.modules.size() != 1 || !nothing_to_decide()) return;
   Time until = scenario().horizon.value_or(Time::max());
   if (next_arrival_ < jobs_.size()) until = std::min(until, jobs_[next_arrival_].arrival);
   if (!events_.empty()) until = std::min(until, events_.top().time);
@@ -341,7 +339,7 @@ void Engine::apply(const Event& e) {
 void Engine::decision_point(bool arrived) {
   std::vector<JobId>& arrivals = life_.arrivals();
   // Most instants of a serving run are a replica's step: nothing came, nothing was freed, nothing to decide.
-  if (!arrived && arrivals.empty() && !capacity_grew_ && !rates_.network_changed && ext_.admissions.empty()) return;
+  if (!arrived && nothing_to_decide()) return;
   admission_cycles();
   const std::size_t seen = arrivals.size();  // the arrivals this pass hands the scheduler
   const bool pass = (capacity_grew_ || !arrivals.empty()) && (life_.any_pending() || scheduler_.decides_when_idle());

@@ -132,6 +132,11 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   bool arrive_due();
   void apply(const Event& e);
   void decision_point(bool arrived);
+  // Whether a decision point with no arrival at its instant has nothing to do: no arrival waits for a pass,
+  // capacity and the network are as the last one left them, and no admission retries at every instant.
+  bool nothing_to_decide() const {
+    return life_.arrivals().empty() && !capacity_grew_ && !rates_.network_changed && ext_.admissions.empty();
+  }
   // Starts the pending jobs bound to a node that fit there now, on its first fitting GPUs (and
   // smallest fitting MIG instances), before the scheduler's pass: a pod with spec.nodeName is never
   // the scheduler's, its node's kubelet admits it.
