@@ -92,23 +92,21 @@ TEST(Services, RunAheadStopsAfterTheFirstInstantTheEngineSees) {
     serving.take_busy_changes(
         Time::from_us(us), [](JobId) {}, [](JobId) {}, levels);
   };
-  std::vector<int64_t> ticks;
-  const auto ahead = [&](Time until) {
-    ticks.clear();
-    serving.run_ahead(until, [&](Time t) { ticks.push_back(t.us()); });
-    return ticks;
-  };
-  serve(0);                                         // A arrives and starts: the replica is busy
-  EXPECT_TRUE(ahead(Time::from_us(1000)).empty());  // nothing before `until`
-  EXPECT_EQ(ahead(Time::max()), (std::vector<int64_t>{1000, 2000}));
+  // (instants applied, the last of them)
+  const auto ahead = [&](Time until) { return serving.run_ahead(until); };
+  const auto applied = [](uint64_t n, int64_t last_us) { return Module::Ahead{n, Time::from_us(last_us)}; };
+  serve(0);                                                 // A arrives and starts: the replica is busy
+  EXPECT_EQ(ahead(Time::from_us(1000)), Module::Ahead{});   // nothing before `until`
+  EXPECT_EQ(ahead(Time::from_us(2000)), applied(1, 1000));  // B's arrival, unseen
+  EXPECT_EQ(ahead(Time::max()), applied(1, 2000));          // the batch of two, seen
   EXPECT_EQ(serving.next_time(), Time::from_us(2000));
-  EXPECT_TRUE(ahead(Time::max()).empty());  // not before the engine has served 2,000 us
+  EXPECT_EQ(ahead(Time::max()), Module::Ahead{});  // not before the engine has served 2,000 us
   serve(2000);
   EXPECT_EQ(serving.power_level(JobId{0}), 2);
-  EXPECT_EQ(ahead(Time::max()), (std::vector<int64_t>{42965, 82060}));
+  EXPECT_EQ(ahead(Time::max()), applied(2, 82060));  // 42,965 us unseen, then 82,060 us
   serve(82060);
   EXPECT_EQ(serving.power_level(JobId{0}), 1);
-  EXPECT_EQ(ahead(Time::max()), (std::vector<int64_t>{84061}));
+  EXPECT_EQ(ahead(Time::max()), applied(1, 84061));
   EXPECT_TRUE(serving.busy(JobId{0}));
   EXPECT_FALSE(serving.done());
   serve(84061);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <queue>
 #include <tuple>
 #include "gpusim/core/random.hpp"
@@ -201,6 +202,7 @@ TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {
   m.advance(Time::from_seconds(30), 1, 0);
   m.add_allocation(PoolId{1}, 0, 250);  // a quarter GPU from t=30
   m.advance(Time::from_seconds(40), 2, 0);
+  m.finish(Time::from_seconds(40));  // the integrals are whole at the end of the run
   EXPECT_DOUBLE_EQ(m.allocated_gpu_time(PoolId{0}).seconds(), 40.0);
   EXPECT_DOUBLE_EQ(m.busy_gpu_time(PoolId{0}).seconds(), 20.0);
   EXPECT_DOUBLE_EQ(m.gpu_busy(GpuId{0}, Time::from_seconds(40)).seconds(), 20.0);
@@ -211,6 +213,34 @@ TEST(Metrics, IntegratesPiecewiseConstantValuesExactly) {
   EXPECT_EQ(m.samples()[3].time, Time::from_seconds(30));
   EXPECT_DOUBLE_EQ(m.samples()[3].gpus_allocated, 1.25);  // the state after the events at t=30
   EXPECT_EQ(m.samples()[3].running, 2u);
+}
+
+// An integral sums one term per span of constant values: instants at which nothing changes (a serving
+// replica's steps, a job that waits) leave every figure bit for bit as it was.
+TEST(Metrics, IntegralsDoNotDependOnInstantsWhereNothingChanges) {
+  const auto run = [](int instants) {
+    Metrics m(1, 1, 1, Duration::from_seconds(3600));
+    m.set_price(PoolId{0}, 32.77, 4.0963);
+    m.add_capacity(PoolId{0}, 8, 1);
+    m.add_allocation(PoolId{0}, 0, 2500);
+    m.add_busy(PoolId{0}, GpuId{0}, 0.7, Time());
+    for (int64_t i = 1; i <= instants; ++i) m.advance(Time::from_us(i * 1'000'003), 1, 0);
+    m.advance(Time::from_seconds(7200), 1, 0);
+    m.add_allocation(PoolId{0}, 0, -2500);
+    m.advance(Time::from_seconds(9000), 0, 0);
+    m.finish(Time::from_seconds(9000));
+    return std::array{m.allocated_gpu_time(PoolId{0}).seconds(),
+                      m.busy_gpu_time(PoolId{0}).seconds(),
+                      m.capacity_gpu_time(PoolId{0}).seconds(),
+                      m.cost_usd(PoolId{0}),
+                      m.allocated_cost_usd(PoolId{0}),
+                      m.busy_cost_usd(PoolId{0}),
+                      m.price_integral_usd(PoolId{0}, Time::from_seconds(9000))};
+  };
+  const auto once = run(0);
+  EXPECT_EQ(run(7000), once);  // ==, not near: the same sums
+  EXPECT_DOUBLE_EQ(once[0], 2.5 * 7200);
+  EXPECT_DOUBLE_EQ(once[3], 32.77 * 2.5);
 }
 
 TEST(Report, NearestRankPercentiles) {

@@ -122,31 +122,33 @@ KernelResult Engine::run() {
     for (Module* m : ext_.modules) m->advance(now_);
     decision_point(arrived);
     for (Module* m : ext_.modules) m->decided(now_);
-    count_instant();
+    count_instants();
   }
   return finish();
 }
 
-void Engine::count_instant() {
-  if (observers_.progress && (++counts_.iterations & 0xFFF) == 0)
+void Engine::count_instants(uint64_t n) {
+  const uint64_t before = counts_.iterations;
+  counts_.iterations += n;
+  if (observers_.progress && (before >> 12) != (counts_.iterations >> 12))  // every 4,096
     observers_.progress(scenario().horizon ? now_.seconds() / scenario().horizon->seconds()
                                            : static_cast<double>(next_arrival_) / static_cast<double>(jobs_.size()));
 }
 
 // An instant with nothing of the kernel's (no arrival, no event), whose module changes nothing the kernel
-// sees, would advance the metrics and find the decision point nothing to do (its early return). With one
-// module, it applies those itself (a serving run's steps: the engine's polling was a tenth of its time).
-// Outputs are as before.
+// sees, would find the decision point nothing to do (its early return), and the metrics nothing to
+// integrate. With one module, it applies those itself (a serving run's steps: the engine's polling was a
+// tenth of its time). It stops at the next time-series sample, so that the progress bar moves on a long
+// stretch of them.
 void Engine::run_ahead() {
   if (ext_.modules.size() != 1 || !nothing_to_decide()) return;
-  Time until = scenario().horizon.value_or(Time::max());
+  Time until = std::min(scenario().horizon.value_or(Time::max()), metrics_.next_sample());
   if (next_arrival_ < jobs_.size()) until = std::min(until, jobs_[next_arrival_].arrival);
   if (!events_.empty()) until = std::min(until, events_.top().time);
-  ext_.modules.front()->run_ahead(until, [this](Time t) {
-    advance_metrics(t);
-    now_ = t;
-    count_instant();
-  });
+  const Module::Ahead ahead = ext_.modules.front()->run_ahead(until);
+  if (ahead.instants == 0) return;
+  now_ = ahead.last;
+  count_instants(ahead.instants);
 }
 
 std::optional<Time> Engine::next_time() const {

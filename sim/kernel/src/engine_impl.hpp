@@ -124,8 +124,8 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   std::optional<Time> next_time() const;
   // Lets the module apply the instants of its own that leave the kernel as it was (Module::run_ahead).
   void run_ahead();
-  // Counts an instant for the progress bar.
-  void count_instant();
+  // Counts `n` instants for the progress bar.
+  void count_instants(uint64_t n = 1);
   // Whether the next job to arrive arrives now (most instants of a serving run, its replicas' steps, are
   // not an arrival: the loop asks this before calling arrive_due).
   bool arrival_now() const { return next_arrival_ < jobs_.size() && jobs_[next_arrival_].arrival == now_; }

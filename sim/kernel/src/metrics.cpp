@@ -20,7 +20,7 @@ Metrics::Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Durat
       gpu_draw_(gpus) {}
 
 void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
-  if (now <= last_) return;
+  if (now <= reached_) return;
   while (next_sample_ < now) {
     Sample x{next_sample_, running, pending, 0, 0, 0, 0, 0, {}};
     x.gpus_allocated = static_cast<double>(std::accumulate(allocated_milli_.begin(), allocated_milli_.end(), int64_t{0})) /
@@ -48,6 +48,12 @@ void Metrics::advance(Time now, uint32_t running, uint32_t pending) {
     samples_.push_back(x);
     next_sample_ += step_;
   }
+  reached_ = now;
+}
+
+void Metrics::settle() {
+  if (reached_ <= last_) return;
+  const Time now = reached_;
   const double dt = static_cast<double>((now - last_).us());
   const double dt_hours = (now - last_).hours();
   for (std::size_t i = 0; i < pools_.size(); ++i) {
@@ -106,6 +112,7 @@ void Metrics::close_window(PoolId pool, Time end) {
 }
 
 void Metrics::finish(Time end) {
+  settle();
   for (PoolId p{0}; p < pools_.size(); ++p)
     if (pools_[p].in_window) close_window(p, end);
   pool_energy_.assign(pools_.size(), {});
@@ -145,11 +152,15 @@ void Metrics::add_owned_electricity(PoolId pool, double jobs_idle_usd) {
 }
 
 void Metrics::add_allocation(PoolId pool, uint16_t tenant, int64_t milli) {
+  if (milli == 0) return;
+  settle();
   allocated_milli_[pool] += milli;
   tenant_milli_[index(pool, tenant)] += milli;
 }
 
 void Metrics::add_busy(PoolId pool, GpuId gpu, double delta, Time now) {
+  if (delta == 0) return;
+  settle();
   busy_gpus_[pool] += delta;
   GpuBusy& g = gpu_busy_[gpu];
   g.integral += GpuTime::of(now - g.since, g.busy);
@@ -158,6 +169,8 @@ void Metrics::add_busy(PoolId pool, GpuId gpu, double delta, Time now) {
 }
 
 void Metrics::add_capacity(PoolId pool, int32_t ready_gpus, int32_t billed_nodes) {
+  if (ready_gpus == 0 && billed_nodes == 0) return;
+  settle();
   PoolLedger& p = pools_[pool];
   p.ready_gpus += ready_gpus;
   p.billed_nodes += billed_nodes;
@@ -167,6 +180,8 @@ void Metrics::add_capacity(PoolId pool, int32_t ready_gpus, int32_t billed_nodes
 }
 
 void Metrics::set_price(PoolId pool, double per_node_hour_usd, double per_gpu_hour_usd) {
+  if (per_node_hour_usd == pools_[pool].per_node_hour_usd && per_gpu_hour_usd == pools_[pool].per_gpu_hour_usd) return;
+  settle();
   pools_[pool].per_node_hour_usd = per_node_hour_usd;
   pools_[pool].per_gpu_hour_usd = per_gpu_hour_usd;
 }

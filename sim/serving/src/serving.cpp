@@ -926,20 +926,23 @@ void Serving::advance(Time now) {
   m.start_due(now);
 }
 
-void Serving::run_ahead(Time until, const std::function<void(Time)>& tick) {
+Module::Ahead Serving::run_ahead(Time until) {
   Impl& m = *impl_;
-  if (!m.sliced.empty() || m.held != Time::max()) return;
+  Module::Ahead done;
+  if (!m.sliced.empty() || m.held != Time::max()) return done;
   while (m.busy_changes.empty() && m.to_start.empty() && !m.finished()) {
     const Time t = m.next_due();
-    if (t >= until) return;
-    tick(t);
+    if (t >= until) break;
     const uint64_t readied = m.readied;
     advance(t);
+    ++done.instants;
+    done.last = t;
     if (!m.busy_changes.empty() || m.readied != readied || m.finished()) {
       m.held = t;
-      return;
+      break;
     }
   }
+  return done;
 }
 
 void Serving::placed(JobId id, Time now, const ReplicaDevice& device, const ReplicaShare& share) {

@@ -49,11 +49,11 @@ void ServingModule::decided(Time now) {
     for (uint32_t s = 0; s < scenario_.services.size(); ++s) deployments_.note_counts(s, now, serving_.ready(s));
 }
 
-void ServingModule::run_ahead(Time until, const std::function<void(Time)>& tick) {
+Module::Ahead ServingModule::run_ahead(Time until) {
   // An autoscaler's evaluation reads the replicas: it comes at its own instant.
   if (deployments_.any_autoscaled())
     if (const std::optional<Time> due = deployments_.next_time()) until = std::min(until, *due);
-  serving_.run_ahead(until, tick);
+  return serving_.run_ahead(until);
 }
 
 bool ServingModule::arrives(JobId id) {

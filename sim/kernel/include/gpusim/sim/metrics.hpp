@@ -1,8 +1,9 @@
 #pragma once
 // Exact time-weighted integrals (docs/reference/outputs.md): the engine reports every change of
-// allocation, busy GPUs, ready capacity, billed nodes and prices as it happens, and advance()
-// integrates the piecewise-constant values up to `now`. Nothing is sampled except the time series,
-// which is for plots only.
+// allocation, busy GPUs, ready capacity, billed nodes and prices as it happens, and advance() moves
+// to `now`. The piecewise-constant values are integrated one span of constant values at a time (when
+// one of them changes, and at finish), so that the sums do not depend on the instants at which nothing
+// changed. Nothing is sampled except the time series, which is for plots only.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -71,10 +72,11 @@ class Metrics {
  public:
   Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Duration step, LowUtilizationAlert alert = {});
 
-  // Integrates up to `now`, emitting time-series samples for step boundaries in [last, now) with the
-  // state that held there (`running`/`pending` are the counts since the previous advance).
+  // Moves to `now`, emitting time-series samples for step boundaries in [last, now) with the state that
+  // held there (`running`/`pending` are the counts since the previous advance).
   void advance(Time now, uint32_t running, uint32_t pending);
-  // Closes open low-utilization windows at the end of the run.
+  // Integrates up to the last advance and closes open low-utilization windows: the end of the run. The
+  // integrals below are whole after it.
   void finish(Time end);
   // Allocation changes by `milli` (whole GPUs are 1000) on `pool` for `tenant`.
   void add_allocation(PoolId pool, uint16_t tenant, int64_t milli);
@@ -125,6 +127,7 @@ class Metrics {
   const PoolPower& pool_power(PoolId pool) const { return power_[pool]; }
 
   Time last() const { return last_; }
+  Time next_sample() const { return next_sample_; }  // the time series' next point
   // The pool's allocated GPUs (milli / 1000) and busy GPUs right now.
   double allocated_gpus_now(PoolId pool) const { return static_cast<double>(allocated_milli_[pool]) / 1000.0; }
   double busy_gpus_now(PoolId pool) const { return busy_gpus_[pool]; }
@@ -169,11 +172,15 @@ class Metrics {
     double window_cost_usd = 0;
   };
   void close_window(PoolId pool, Time end);
+  // Integrates the values that held from last_ up to reached_: called before a value changes, so that an
+  // integral sums one term per span of constant values, whatever instants the run had in between.
+  void settle();
 
   std::size_t tenants_;
   Duration step_;
   LowUtilizationAlert alert_;
-  Time last_;
+  Time last_;     // the integrals' end
+  Time reached_;  // the engine's instant: the values now have held since last_
   Time next_sample_;
   std::vector<int64_t> allocated_milli_;    // per pool, now
   std::vector<double> busy_gpus_;           // per pool, now

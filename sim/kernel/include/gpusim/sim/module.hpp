@@ -5,7 +5,6 @@
 // kernel calls a module at fixed points of each instant and for the jobs it owns; a module changes
 // the run only through its ModuleHost.
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <vector>
 
@@ -77,11 +76,17 @@ class Module {
   virtual void advance(Time now) = 0;
   virtual void decided(Time now) = 0;
   // Applies its own instants before `until` that would change nothing the kernel sees (most of a serving
-  // run's instants are one replica's step), calling `tick(t)` before each as the kernel would come to t;
-  // it stops after the first that changes something the kernel sees, which next_time() then names, for the
-  // kernel to finish that instant. The kernel calls it only where nothing of its own falls before `until`
-  // and an instant of the module's alone would leave its decision point nothing to do.
-  virtual void run_ahead(Time /*until*/, const std::function<void(Time)>& /*tick*/) {}
+  // run's instants are one replica's step); it stops after the first that changes something the kernel
+  // sees, which next_time() then names, for the kernel to finish that instant. The kernel calls it only
+  // where nothing of its own falls before `until` and an instant of the module's alone would leave its
+  // decision point nothing to do (its metrics sum spans of constant values: such instants are none of
+  // theirs).
+  struct Ahead {
+    uint64_t instants = 0;  // applied
+    Time last;              // the last of them
+    bool operator==(const Ahead&) const = default;
+  };
+  virtual Ahead run_ahead(Time /*until*/) { return {}; }
 
   // --- its jobs ---
   // Does the job arrive at its arrival time (a slot with no pod does not)?

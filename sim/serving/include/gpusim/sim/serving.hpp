@@ -15,6 +15,7 @@
 #include "gpusim/core/time.hpp"
 #include "gpusim/sim/cluster.hpp"
 #include "gpusim/sim/latency_histogram.hpp"
+#include "gpusim/sim/module.hpp"
 #include "gpusim/sim/replica_memory.hpp"
 #include "gpusim/sim/serving_model.hpp"
 #include "gpusim/workloads/job.hpp"
@@ -124,11 +125,11 @@ class Serving {
   std::optional<Time> next_time();
   // Everything due at `now`.
   void advance(Time now);
-  // Its instants before `until`, each as advance(t) after tick(t), while they change nothing the engine sees
-  // (a busy change, a replica made ready, the last request ended): it stops after the first that does,
-  // which next_time() names until advance() is called at it. Not with time-sliced replicas, whose every
-  // step the GPU's other jobs see.
-  void run_ahead(Time until, const std::function<void(Time)>& tick);
+  // Its instants before `until`, each as advance(t), while they change nothing the engine sees (a busy
+  // change, a replica made ready, the last request ended): it stops after the first that does, which
+  // next_time() names until advance() is called at it. Not with time-sliced replicas, whose every step the
+  // GPU's other jobs see.
+  Module::Ahead run_ahead(Time until);
   // Whether advance(now) would find nothing to do (nothing due by `now`, nothing to start, no busy change
   // to hand over): most calls after the engine's decisions, which changed nothing here.
   bool settled(Time now) const;

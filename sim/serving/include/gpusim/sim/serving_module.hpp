@@ -24,7 +24,7 @@ class ServingModule final : public Module {
   uint32_t live_jobs() const override { return end_job - ended_; }
   void advance(Time now) override;
   void decided(Time now) override;
-  void run_ahead(Time until, const std::function<void(Time)>& tick) override;
+  Ahead run_ahead(Time until) override;
 
   bool arrives(JobId id) override;
   double demand(JobId id) const override { return serving_.busy(id) ? 1.0 : 0.0; }
