@@ -144,7 +144,7 @@ class Engine final : public RunState, public Binder, private NodeLifecycle::Host
   void scale_up();  // asks the node lifecycle for the nodes the pending jobs would use
   KernelResult finish();
   void finish_costs();
-  // Integrates the metrics up to t (before anything happens at t) and shows observers the samples taken.
+  // Moves the metrics to t (before anything happens at t) and shows observers the samples taken.
   void advance_metrics(Time t);
   template <typename F>
   void notify(F&& call) {

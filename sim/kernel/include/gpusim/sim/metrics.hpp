@@ -72,7 +72,7 @@ class Metrics {
  public:
   Metrics(std::size_t pools, std::size_t tenants, std::size_t gpus, Duration step, LowUtilizationAlert alert = {});
 
-  // Moves to `now`, emitting time-series samples for step boundaries in [last, now) with the state that
+  // Moves to `now`, emitting time-series samples for step boundaries from the last advance to `now` with the state that
   // held there (`running`/`pending` are the counts since the previous advance).
   void advance(Time now, uint32_t running, uint32_t pending);
   // Integrates up to the last advance and closes open low-utilization windows: the end of the run. The
