@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include "gpusim/core/error.hpp"
 
@@ -17,6 +19,12 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
     return i + k < n && s[i + k] >= lo && s[i + k] <= hi;
   };
   while (i < n) {
+    // Eight ASCII bytes at a time: traces are mostly ASCII (the byte-at-a-time loop cost the Mooncake hour 1 %).
+    for (uint64_t w = 0; i + 8 <= n; i += 8) {
+      std::memcpy(&w, s + i, 8);
+      if (w & 0x8080808080808080ULL) break;
+    }
+    if (i >= n) break;
     const unsigned char c = s[i];
     std::size_t len = 0;
     if (c < 0x80) len = 1;

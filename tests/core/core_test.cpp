@@ -370,6 +370,19 @@ TEST(Utf8, FindsTheFirstByteThatIsNotWellFormed) {
   EXPECT_EQ(first_invalid_utf8(std::string_view("a\0b", 3)), std::nullopt);
 }
 
+// Long ASCII runs are read eight bytes at a time: a sequence anywhere in or after such a run, or cut
+// short by the end of the text, is judged as byte by byte.
+TEST(Utf8, JudgesSequencesWithinAndAfterLongAsciiRuns) {
+  using gpusim::first_invalid_utf8;
+  for (std::size_t at = 0; at < 20; ++at) {
+    const std::string ascii(at, 'x');
+    EXPECT_EQ(first_invalid_utf8(ascii + "\xE9" + std::string(17, 'y')), at) << at;
+    EXPECT_EQ(first_invalid_utf8(ascii + "\xC3\xA9" + std::string(17, 'y')), std::nullopt) << at;
+    EXPECT_EQ(first_invalid_utf8(ascii + "\xC3\xA9" + std::string(9, 'y') + "\xFF"), at + 11) << at;
+    EXPECT_EQ(first_invalid_utf8(ascii + "\xE2\x82"), at) << at;  // cut short at the end
+  }
+}
+
 // A YAML alias names a node again: nested aliases ("billion laughs") would make readers walk billions of
 // values, so parse counts the values through aliases (once per distinct node) and refuses a document
 // whose aliases add more than a million; a few repeated blocks are fine.
