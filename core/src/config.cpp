@@ -130,9 +130,9 @@ std::string ConfigNode::parse_error(const YAML::Exception& e) {
   return e.msg;
 }
 
-ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
+ConfigNode ConfigNode::parse(const std::string& text, const std::string& file, YamlText from) {
   require_utf8(text, file);
-  YAML::Node doc = yaml_document(text, file);
+  YAML::Node doc = yaml_document(text, file, from);
   // yaml-cpp keeps both of two equal keys and finds the first: refused here, once, for every document.
   check_keys(doc, file, "");
   std::map<Place, std::vector<YAML::Node>> resolved;

@@ -51,22 +51,25 @@ std::optional<int> line_of(const YAML::Mark& mark) { return mark.is_null() ? std
 
 }  // namespace
 
-std::vector<YAML::Node> yaml_documents(const std::string& text, const std::string& file) {
+std::vector<YAML::Node> yaml_documents(const std::string& text, const std::string& file, YamlText from) {
   try {
-    std::istringstream in(text);
-    YAML::Parser parser(in);
-    StuckDocuments check;
-    while (parser.HandleNextDocument(check))
-      if (check.stuck)
-        throw InputError({file, line_of(*check.stuck), ""}, "not valid YAML or JSON: a ',', ']' or '}' outside any list or map");
+    if (from == YamlText::user) {
+      std::istringstream in(text);
+      YAML::Parser parser(in);
+      StuckDocuments check;
+      while (parser.HandleNextDocument(check))
+        if (check.stuck)
+          throw InputError({file, line_of(*check.stuck), ""},
+                           "not valid YAML or JSON: a ',', ']' or '}' outside any list or map");
+    }
     return YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw InputError({file, line_of(e.mark), ""}, fmt::format("not valid YAML or JSON: {}", ConfigNode::parse_error(e)));
   }
 }
 
-YAML::Node yaml_document(const std::string& text, const std::string& file) {
-  const std::vector<YAML::Node> docs = yaml_documents(text, file);
+YAML::Node yaml_document(const std::string& text, const std::string& file, YamlText from) {
+  const std::vector<YAML::Node> docs = yaml_documents(text, file, from);
   for (std::size_t i = 1; i < docs.size(); ++i)
     if (!docs[i].IsNull())
       throw InputError({file, line_of(docs[i].Mark()), ""},

@@ -41,9 +41,11 @@ const MigProfile* MigTable::find(std::string_view profile) const {
 const Catalog& Catalog::builtin() {
   static const Catalog catalog = [] {
     Catalog c;
-    c.add_document(ConfigNode::parse(std::string(embedded::gpus_yaml()), "<builtin>/hardware/data/gpus.yaml"));
-    c.add_document(ConfigNode::parse(std::string(embedded::nodes_yaml()), "<builtin>/hardware/data/nodes.yaml"));
-    c.add_document(ConfigNode::parse(std::string(embedded::throughput_yaml()), "<builtin>/hardware/data/throughput.yaml"));
+    c.add_document(ConfigNode::parse(std::string(embedded::gpus_yaml()), "<builtin>/hardware/data/gpus.yaml", YamlText::builtin));
+    c.add_document(
+        ConfigNode::parse(std::string(embedded::nodes_yaml()), "<builtin>/hardware/data/nodes.yaml", YamlText::builtin));
+    c.add_document(ConfigNode::parse(std::string(embedded::throughput_yaml()), "<builtin>/hardware/data/throughput.yaml",
+                                     YamlText::builtin));
     return c;
   }();
   return catalog;

@@ -97,7 +97,8 @@ const Section& served_model_section() {
 const ModelCatalog& ModelCatalog::builtin() {
   static const ModelCatalog catalog = [] {
     ModelCatalog c;
-    const auto doc = ConfigNode::parse(std::string(embedded::models_yaml()), "<builtin>/workloads/data/models.yaml");
+    const auto doc = ConfigNode::parse(std::string(embedded::models_yaml()), "<builtin>/workloads/data/models.yaml",
+                                       YamlText::builtin);
     c.add_document(models_document_section().read(doc).at("models"));
     return c;
   }();

@@ -369,7 +369,7 @@ const Section& model_section() {
 const ExecutionModel& ExecutionModel::builtin() {
   static const ExecutionModel model = [] {
     ExecutionModel m;
-    m.apply(ConfigNode::parse(std::string(embedded::model_yaml()), "<builtin>/sim/data/model.yaml"));
+    m.apply(ConfigNode::parse(std::string(embedded::model_yaml()), "<builtin>/sim/data/model.yaml", YamlText::builtin));
     return m;
   }();
   return model;

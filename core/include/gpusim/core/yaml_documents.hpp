@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "gpusim/core/config.hpp"
+
 namespace gpusim {
 
 // The documents of `text`, read from `file`. Malformed text is an InputError naming the file and the
 // line ("not valid YAML or JSON: ...").
-std::vector<YAML::Node> yaml_documents(const std::string& text, const std::string& file);
+std::vector<YAML::Node> yaml_documents(const std::string& text, const std::string& file, YamlText from = YamlText::user);
 
 // The one document of `text` (null when empty). A second one that holds anything, or text after a
 // flow list or map ("{a: 1}, x"), is an InputError naming its line: yaml-cpp's Load would drop it.
-YAML::Node yaml_document(const std::string& text, const std::string& file);
+YAML::Node yaml_document(const std::string& text, const std::string& file, YamlText from = YamlText::user);
 
 }  // namespace gpusim
