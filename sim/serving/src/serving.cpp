@@ -430,13 +430,24 @@ struct Serving::Impl {
 
   // Allocates the blocks `id` needs to hold `tokens` tokens; false when the cache is short.
   bool allocate(Replica& r, uint32_t id, int32_t tokens) {
-    if (r.pool) return allocate_cached(r, id, tokens, {});
     Req& q = reqs[id];
+    // Most calls are a running request's next token into the last block it holds, a block it does not
+    // fill: nothing to take or cache. Told by multiplying: the general path divides twice a request a step.
+    const int64_t room = int64_t{q.blocks} * r.limits.block_size;
+    if (tokens <= room && tokens > room - r.limits.block_size &&
+        (!r.pool || !fills_uncached_block(req_blocks[id], tokens, r.limits.block_size)))
+      return true;
+    if (r.pool) return allocate_cached(r, id, tokens, {});
     const int64_t want = blocks_for(tokens, r.limits.block_size) - q.blocks;
     if (want > r.free_blocks) return false;
     r.free_blocks -= want;
     q.blocks += static_cast<int32_t>(want);
     return true;
+  }
+
+  // Whether a caching request's first `tokens` tokens fill a block it has not cached yet.
+  static bool fills_uncached_block(const ReqBlocks& b, int32_t tokens, int32_t block_size) {
+    return b.hashed < static_cast<int32_t>(b.hashes.size()) && int64_t{b.hashed + 1} * block_size <= tokens;
   }
 
   // The same with prefix caching: `found` are cached blocks it takes first (they count against the free
