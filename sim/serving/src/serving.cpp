@@ -649,6 +649,10 @@ struct Serving::Impl {
     bool finished_any = false;
     const bool fixed = model(r).kind == ModelKind::fixed;
     const bool prefills = r.role == PoolRole::prefill;
+    // Requests that also made a token last step share one gap: added once per run of equal gaps (the
+    // sum stays exact, as it holds whole microseconds far below 2^53).
+    int64_t run_gap_us = 0;
+    uint64_t run = 0;
     for (const auto& [id, n] : r.batch) {
       if (fixed) {  // a batch serves its requests whole
         finished_any = true;
@@ -670,7 +674,12 @@ struct Serving::Impl {
         q.first_token = now;
       } else {
         const int64_t gap = (now - q.last_token).us();
-        fig.itl.add(gap);
+        if (gap != run_gap_us) {
+          fig.itl.add(run_gap_us, run);
+          run_gap_us = gap;
+          run = 0;
+        }
+        ++run;
         q.max_gap_us = std::max(q.max_gap_us, gap);
       }
       q.last_token = now;
@@ -679,6 +688,7 @@ struct Serving::Impl {
         complete(r, id, now);
       }
     }
+    fig.itl.add(run_gap_us, run);
     // Requests whose clients gave up are aborted once their iteration is over.
     if (svc.spec->timeout)
       for (uint32_t id : r.running) {
