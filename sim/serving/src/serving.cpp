@@ -445,7 +445,7 @@ struct Serving::Impl {
     return true;
   }
 
-  // Whether a caching request's first `tokens` tokens fill a block it has not cached yet.
+  // Whether a caching request's first `tokens` tokens fill a block it has not cached yet (then allocate_cached caches it).
   static bool fills_uncached_block(const ReqBlocks& b, int32_t tokens, int32_t block_size) {
     return b.hashed < static_cast<int32_t>(b.hashes.size()) && int64_t{b.hashed + 1} * block_size <= tokens;
   }
@@ -466,8 +466,8 @@ struct Serving::Impl {
     }
     if (want > 0) r.pool->allocate(static_cast<int32_t>(want), b.ids);
     q.blocks = static_cast<int32_t>(b.ids.size());
-    const auto full = std::min<int64_t>(tokens / r.limits.block_size, static_cast<int64_t>(b.hashes.size()));
-    if (b.hashed < full) {
+    if (fills_uncached_block(b, tokens, r.limits.block_size)) {
+      const auto full = std::min<int64_t>(tokens / r.limits.block_size, static_cast<int64_t>(b.hashes.size()));
       r.pool->cache(std::span(b.ids).first(static_cast<std::size_t>(full)), b.hashes, static_cast<std::size_t>(b.hashed));
       b.hashed = static_cast<int32_t>(full);
     }
