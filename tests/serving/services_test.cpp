@@ -117,6 +117,76 @@ TEST(Services, RunAheadStopsAfterTheFirstInstantTheEngineSees) {
   EXPECT_EQ(f[0].iterations, 4u);
 }
 
+// Serving::run_ahead plans a replica's decode steps ahead while its batch only decodes (docs/design/performance.md):
+// they must come out as the steps taken one instant at a time. Twelve requests (prompts of two 512-token hash ids,
+// some shared; outputs of 100 to 400 tokens) on caches of 150 and 700 blocks, with and without prefix caching,
+// so that arrivals cut steps short, requests end, caching evicts and (on the smaller) the cache runs short. Served one
+// instant at a time (`advance` alone plans nothing) and as the engine serves a module (run_ahead, then the instant
+// it stopped at), every figure and request row agrees, and run_ahead applies fewer instants than there are steps.
+TEST(Services, DecodeStepsPlannedAheadComeOutAsStepsTakenOneByOne) {
+  std::string rows = "arrival_s,prompt_tokens,output_tokens,hash_ids\n";
+  for (int i = 0, ms = 0; i < 12; ms += 20 * (i % 3 + 1), ++i)
+    rows += fmt::format("{},{},{},{} {}\n", ms / 1000.0, 1024, 100 + (i * 71) % 301, i % 4, 10 + i % 5);
+  const std::string trace = write_file("chains.csv", rows);
+  for (const auto& [caching, memory_mib] : {std::pair(true, 2660), {true, 2800}, {false, 2660}, {false, 2800}}) {
+    const Scenario s = test::load(write_file(
+        "chains.yaml",
+        toy("64, kv_heads: 64, head_dim: 64, hidden: 4096, params: 1066565632",
+            fmt::format("{{gpu_memory_limit_mib: {}}}", memory_mib), "{trace: {format: csv, file: " + trace + "}}",
+            fmt::format("{{max_num_batched_tokens: 2048, gpu_memory_utilization: 1, enable_prefix_caching: {}}}", caching))));
+    struct Served {
+      std::vector<ServiceFigures> figures;
+      std::vector<RequestRow> rows;
+      uint64_t instants = 0;
+    };
+    const auto serve = [&](bool ahead) {
+      Serving serving(s, ServingRecords{.requests = true});
+      const GpuModel& gpu = *s.catalog->find_gpu("TOY");
+      ReplicaShare share;
+      share.hw = {gpu.bf16_tflops * 1e12, gpu.memory_bandwidth_gb_per_s * 1e9, 1, 0, &s.model.serving_efficiency(gpu)};
+      serving.placed(JobId{0}, Time(), ReplicaDevice{&gpu, memory_mib, NodeId{0}}, share);
+      Served out;
+      std::vector<JobId> levels;
+      Time last;
+      for (std::optional<Time> t = Time(); t; t = serving.next_time()) {
+        serving.advance(*t);
+        serving.take_busy_changes(
+            *t, [](JobId) {}, [](JobId) {}, levels);
+        ++out.instants;
+        last = *t;
+        if (ahead) out.instants += serving.run_ahead(Time::max()).instants;
+      }
+      out.figures = serving.finish(last);
+      out.rows = serving.take_requests();
+      return out;
+    };
+    const Served one = serve(false), ahead = serve(true);
+    SCOPED_TRACE(fmt::format("prefix caching {}, {} MiB", caching, memory_mib));
+    const ServiceFigures &a = one.figures.at(0), &b = ahead.figures.at(0);
+    EXPECT_EQ(a.completed, 12u);
+    if (memory_mib == 2660) EXPECT_GT(a.preemptions, 0u);  // requests wait: most steps are not planned ahead
+    else EXPECT_LT(ahead.instants, a.iterations / 2);
+    EXPECT_EQ(b.completed, a.completed);
+    EXPECT_EQ(b.iterations, a.iterations);
+    EXPECT_EQ(b.preemptions, a.preemptions);
+    EXPECT_EQ(b.prefix_hit_tokens, a.prefix_hit_tokens);
+    EXPECT_EQ(b.last_completion, a.last_completion);
+    for (double p : {0.0, 50.0, 90.0, 100.0}) {
+      EXPECT_EQ(b.itl.percentile_us(p), a.itl.percentile_us(p));
+      EXPECT_EQ(b.ttft.percentile_us(p), a.ttft.percentile_us(p));
+    }
+    EXPECT_EQ(b.itl.count(), a.itl.count());
+    EXPECT_EQ(b.itl.mean_us(), a.itl.mean_us());
+    ASSERT_EQ(ahead.rows.size(), one.rows.size());
+    for (std::size_t i = 0; i < one.rows.size(); ++i) {
+      const RequestRow &x = one.rows[i], &y = ahead.rows[i];
+      EXPECT_EQ(std::tie(y.ttft_us, y.e2e_us, y.queue_us, y.preemptions, y.cached_tokens),
+                std::tie(x.ttft_us, x.e2e_us, x.queue_us, x.preemptions, x.cached_tokens))
+          << "request " << i;
+    }
+  }
+}
+
 // Prefix caching (docs/serving.md#prefix-caching) on the toy, blocks of 16 tokens, hash ids of 512:
 //   A at 0      prompt 1024 "7 8": nothing cached; T 1024, att 1024 x 512: 0.02048 + 1.342e-6 -> TTFT 20,481 us;
 //               one decode (T 1, kv 1025): 2,000 us; done at 22,481, its 64 prompt blocks cached and freed.

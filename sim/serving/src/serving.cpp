@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -99,6 +100,11 @@ struct Replica {
   // (Serving::power_level), and the level the engine knows.
   uint8_t level = 0, shown_level = 0;
   Time placed_at;
+  // Decode steps planned ahead in one go while run_ahead runs (docs/design/performance.md): the iteration under
+  // way is step 0, and chain[k] is step k's end. Every step is the same batch decoding a token each, none of its
+  // requests ends before the last step, the cache has their blocks, and nothing arrives before the last step
+  // starts; only the last step's end is in the due queue. Empty: none (always, outside run_ahead).
+  std::vector<Time> chain;
   int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size() + receiving.size()); }
 };
 
@@ -141,6 +147,11 @@ struct SlicedGpu {
   bool dirty = false;
 };
 
+// Steps a replica plans ahead at most (plan_chain). Chains are mostly cut short (by another replica's busy or power
+// level change, which ends run_ahead), and what was planned past the cut is planned again: on the Mooncake hour 16
+// and 32 plan 4-5 M steps for 3.3 M applied, 1,024 plans 16.7 M (docs/design/performance.md).
+constexpr int32_t kMaxChain = 32;
+
 // In 32 bits: a request's tokens fit them, and a step divides for each request it schedules (64-bit division is slow).
 int64_t blocks_for(int32_t tokens, int32_t block_size) {
   return (static_cast<uint32_t>(tokens) + static_cast<uint32_t>(block_size) - 1) / static_cast<uint32_t>(block_size);
@@ -165,6 +176,9 @@ struct Serving::Impl {
   std::set<NodeId> imaged;                         // nodes that hold the serving image
   std::vector<std::unique_ptr<SlicedGpu>> sliced;  // by GPU id; null: no replica time-shares it
   std::vector<GpuId> dirty;                        // sliced GPUs whose next step's end is to be worked out again
+  Time chain_until;                                // while run_ahead runs, its bound: replicas plan decode steps up to it
+  std::vector<uint32_t> chained;                   // replicas that planned a chain during this run_ahead
+  std::vector<int64_t> chain_blocks;               // plan_chain's: the step at which each request takes its next block
   uint64_t in_system = 0;
   uint64_t readied = 0;             // replicas made ready (run_ahead's)
   Time held = Time::max();          // an instant run_ahead applied that changed what the engine sees
@@ -382,6 +396,7 @@ struct Serving::Impl {
     Req& q = reqs[id];
     const uint32_t pool = pool_of(q);
     Service& svc = services[pool];
+    if (!chained.empty()) catch_up(svc, now);
     if (svc.ready == 0) {
       svc.queue.push_back(id);
       return;
@@ -576,11 +591,13 @@ struct Serving::Impl {
   }
 
   // The GPU time its iteration needs at the replica's speed, `share` of it still to do.
-  Duration iteration_work(const Replica& r, double share) const {
+  Duration iteration_work(const Replica& r, double share) const { return iteration_work(r, r.shape, share); }
+  // The same for an iteration of `shape` (a model of kind llm; of kind fixed, its batch).
+  Duration iteration_work(const Replica& r, const BatchShape& shape, double share) const {
     const ServedModel& m = model(r);
     const double s = (m.kind == ModelKind::fixed ? fixed_batch_time_s(m, r.share.hw, services[r.service].reference_flops_per_s,
                                                                       static_cast<int32_t>(r.batch.size()))
-                                                 : r.iteration.time_s(r.shape)) *
+                                                 : r.iteration.time_s(shape)) *
                      share;
     return std::max(Duration::from_us(1), Duration::from_seconds(s, Round::nearest));
   }
@@ -635,7 +652,170 @@ struct Serving::Impl {
     r.seg_start = now;
     r.left = 1;
     r.iter_end = now + work;
-    push_due(r, r.iter_end, DueKind::iteration_end);
+    if (now < chain_until) plan_chain(r);
+    push_due(r, r.chain.empty() ? r.iter_end : r.chain.back(), DueKind::iteration_end);
+  }
+
+  // Plans the steps after the one just scheduled while they are that batch decoding (the chain's rules at
+  // Replica::chain), at most up to run_ahead's bound and the next arrival: those steps depend on nothing else, and
+  // nothing reads the replica before they are applied (catch_up) but a router, which has them applied first.
+  void plan_chain(Replica& r) {
+    if (r.role != PoolRole::colocated || r.state != ReplicaState::ready || !r.waiting.empty() ||
+        r.batch.size() != r.running.size() || model(r).kind != ModelKind::llm || services[r.service].spec->timeout)
+      return;
+    const int32_t block_size = r.limits.block_size;
+    int32_t steps = kMaxChain;  // after step 0: its last is the first whose end completes a request
+    chain_blocks.clear();
+    for (const auto& [id, n] : r.batch) {
+      const Req& q = reqs[id];
+      if (n != 1 || q.computed + 1 != q.tokens()) return;  // not decoding
+      steps = std::min(steps, q.output - q.generated - 1);
+      // Step k schedules computed + k + 1 tokens: it takes a block at the first k past the blocks it holds.
+      chain_blocks.push_back(int64_t{q.blocks} * block_size - q.computed);
+    }
+    if (steps <= 0) return;
+    const int64_t free = r.pool ? r.pool->free_blocks() : r.free_blocks;
+    const Time bound = std::min(chain_until, next_arrival);
+    const auto b = static_cast<int64_t>(r.batch.size());
+    BatchShape shape = r.shape;  // each step's: every request's computed one more than the step before's
+    int64_t taken = 0;
+    r.chain.push_back(r.iter_end);
+    for (int32_t k = 1; k <= steps && r.chain.back() < bound; ++k) {
+      for (int64_t& at : chain_blocks)
+        if (at == k) {
+          ++taken;
+          at += block_size;
+        }
+      if (taken > free) break;  // it would preempt
+      shape.attention += static_cast<double>(b);
+      shape.kv_tokens += b;
+      r.chain.push_back(r.chain.back() + iteration_work(r, shape, 1.0));
+    }
+    if (r.chain.size() == 1) {
+      r.chain.clear();
+      return;
+    }
+    chained.push_back(static_cast<uint32_t>(r.job));
+  }
+
+  // Applies the steps of r's chain that end by `to` (each ended as end_iteration ends a step that completes
+  // nothing, and the next scheduled as schedule() would), then drops the chain: the step under way keeps its
+  // due entry if it is the chain's last, else gets one. With `leave_start`, a step that ends at `to` is not
+  // followed: start_due starts the next one (a route comes between them).
+  void catch_up(Replica& r, Time to, bool leave_start) {
+    const std::size_t last = r.chain.size() - 1;
+    std::size_t ended = 0;
+    while (ended < last && r.chain[ended] <= to) ++ended;
+    const bool follow = !(leave_start && ended > 0 && r.chain[ended - 1] == to);
+    if (ended > 0) {
+      // Steps 1 ... scheduled take and cache blocks in the order schedule() does, step by step, request by request;
+      // allocate() does nothing between a request's block steps.
+      const auto scheduled = static_cast<int32_t>(follow ? ended : ended - 1);
+      chain_blocks.clear();
+      int64_t j = scheduled + 1;
+      for (const auto& [id, n] : r.batch) j = std::min(j, chain_blocks.emplace_back(block_step(r, id, 1)));
+      while (j <= scheduled) {
+        int64_t next = scheduled + 1;
+        for (std::size_t i = 0; i < r.batch.size(); ++i) {
+          int64_t& at = chain_blocks[i];
+          if (at == j) {
+            const uint32_t id = r.batch[i].first;
+            [[maybe_unused]] const bool room = allocate(r, id, reqs[id].computed + static_cast<int32_t>(j) + 1);
+            assert(room);  // plan_chain counted the blocks
+            at = block_step(r, id, static_cast<int32_t>(j) + 1);
+          }
+          next = std::min(next, at);
+        }
+        j = next;
+      }
+      services[r.service].fig.iterations += static_cast<uint64_t>(scheduled);
+      // Tokens: each request's at step 0's end (its first, or a gap since its last), then one a step, every
+      // request's gap the step's length.
+      ServiceFigures& fig = services[r.owner].fig;
+      int64_t run_gap_us = 0;  // token()'s
+      uint64_t run = 0, longest_us = 0;
+      for (std::size_t k = 1; k < ended; ++k) {
+        const int64_t gap = (r.chain[k] - r.chain[k - 1]).us();
+        if (gap != run_gap_us) {
+          fig.itl.add(run_gap_us, run);
+          run_gap_us = gap;
+          run = 0;
+        }
+        run += r.batch.size();
+        longest_us = std::max(longest_us, static_cast<uint64_t>(gap));
+      }
+      const auto more = static_cast<int32_t>(ended - 1);
+      for (const auto& [id, n] : r.batch) {
+        Req& q = reqs[id];
+        q.computed += more + 1;
+        ++q.generated;
+        token(q, r.chain[0], run_gap_us, run, fig.itl);
+        if (more == 0) continue;
+        q.generated += more;
+        q.max_gap_us = std::max(q.max_gap_us, static_cast<int64_t>(longest_us));
+        q.last_token = r.chain[ended - 1];
+      }
+      fig.itl.add(run_gap_us, run);
+    }
+    if (!follow) {
+      r.batch.clear();
+      r.in_flight = false;
+      r.due_seq = 0;  // the chain's due entry goes stale
+      r.chain.clear();
+      to_start.push_back(static_cast<uint32_t>(r.job));
+      return;
+    }
+    if (ended > 0) {
+      const auto b = static_cast<int64_t>(r.batch.size()) * static_cast<int64_t>(ended);
+      r.shape.attention += static_cast<double>(b);
+      r.shape.kv_tokens += b;
+      r.seg_start = r.chain[ended - 1];
+      r.iter_end = r.chain[ended];
+    }
+    if (ended < last) push_due(r, r.iter_end, DueKind::iteration_end);
+    r.chain.clear();
+  }
+
+  // The first step of r's chain from `from` on at which allocate() takes or caches a block for request `id` (its
+  // fast path, which does nothing, serves the steps before): step j asks for computed + j + 1 tokens, computed being
+  // its count at step 0, while the chain is caught up.
+  int32_t block_step(const Replica& r, uint32_t id, int32_t from) const {
+    const int32_t block_size = r.limits.block_size, computed = reqs[id].computed;
+    const int32_t room = reqs[id].blocks * block_size;
+    if (computed + from + 1 <= room - block_size) return from;  // it holds more blocks than its tokens fill
+    int32_t at = room - computed;                               // its tokens outgrow its blocks
+    if (r.pool) {
+      const ReqBlocks& b = req_blocks[id];
+      if (b.hashed < static_cast<int32_t>(b.hashes.size()))  // they fill its next block not cached yet
+        at = std::min(at, (b.hashed + 1) * block_size - computed - 1);
+    }
+    return std::max(at, from);
+  }
+
+  // Before a router reads a pool's replicas, their chains catch up with `now`. A route comes after the steps that
+  // end at `now` (advance's order), before the steps that start then: start_due starts those, with what it routed.
+  void catch_up(const Service& svc, Time now) {
+    for (uint32_t job : svc.replicas)
+      if (!replicas[job].chain.empty()) catch_up(replicas[job], now, true);
+  }
+
+  // A request's token (q.generated counts it) went out at `now`: the gaps between tokens go to `itl` in runs of
+  // equal gaps (run_gap_us, run), added when the gap changes and once at the end by the caller. (Requests that also
+  // made a token last step share one gap; the sum stays exact, as it holds whole microseconds far below 2^53.)
+  static void token(Req& q, Time now, int64_t& run_gap_us, uint64_t& run, LatencyHistogram& itl) {
+    if (q.generated == 1) {
+      q.first_token = now;
+    } else {
+      const int64_t gap = (now - q.last_token).us();
+      if (gap != run_gap_us) {
+        itl.add(run_gap_us, run);
+        run_gap_us = gap;
+        run = 0;
+      }
+      ++run;
+      q.max_gap_us = std::max(q.max_gap_us, gap);
+    }
+    q.last_token = now;
   }
 
   void end_iteration(Replica& r, Time now) {
@@ -649,9 +829,7 @@ struct Serving::Impl {
     bool finished_any = false;
     const bool fixed = model(r).kind == ModelKind::fixed;
     const bool prefills = r.role == PoolRole::prefill;
-    // Requests that also made a token last step share one gap: added once per run of equal gaps (the
-    // sum stays exact, as it holds whole microseconds far below 2^53).
-    int64_t run_gap_us = 0;
+    int64_t run_gap_us = 0;  // token()'s
     uint64_t run = 0;
     for (const auto& [id, n] : r.batch) {
       if (fixed) {  // a batch serves its requests whole
@@ -670,19 +848,7 @@ struct Serving::Impl {
         finished_any = true;
         continue;
       }
-      if (q.generated == 1) {
-        q.first_token = now;
-      } else {
-        const int64_t gap = (now - q.last_token).us();
-        if (gap != run_gap_us) {
-          fig.itl.add(run_gap_us, run);
-          run_gap_us = gap;
-          run = 0;
-        }
-        ++run;
-        q.max_gap_us = std::max(q.max_gap_us, gap);
-      }
-      q.last_token = now;
+      token(q, now, run_gap_us, run, fig.itl);
       if (q.generated == q.output) {
         finished_any = true;
         complete(r, id, now);
@@ -939,8 +1105,12 @@ void Serving::advance(Time now) {
     m.due.pop();
     Replica& r = m.replicas[d.replica()];
     r.due_seq = 0;
-    if (r.due_kind == DueKind::ready) m.become_ready(r, now);
-    else m.end_iteration(r, now);
+    if (r.due_kind == DueKind::ready) {
+      m.become_ready(r, now);
+    } else {
+      if (!r.chain.empty()) m.catch_up(r, now, false);  // to its last step, which ends now
+      m.end_iteration(r, now);
+    }
   }
   if (!m.transfers.empty()) m.land_due(now);
   m.arrive(now);
@@ -951,6 +1121,7 @@ Module::Ahead Serving::run_ahead(Time until) {
   Impl& m = *impl_;
   Module::Ahead done;
   if (!m.sliced.empty() || m.held != Time::max()) return done;
+  m.chain_until = until;
   while (m.busy_changes.empty() && m.to_start.empty() && !m.finished()) {
     const Time t = m.next_due();
     if (t >= until) break;
@@ -963,6 +1134,11 @@ Module::Ahead Serving::run_ahead(Time until) {
       break;
     }
   }
+  // The engine sees the replicas from here: every chain catches up with the last instant applied.
+  m.chain_until = Time();
+  for (uint32_t job : m.chained)
+    if (!m.replicas[job].chain.empty()) m.catch_up(m.replicas[job], done.last, false);
+  m.chained.clear();
   return done;
 }
 
