@@ -6,6 +6,10 @@
 
 namespace gpusim {
 
+namespace {
+constexpr uint64_t kSegmentLabel = 0x5e9a11ab1e0f5e95ULL;  // any constant: a segment id's label is mix64(id, it)
+}  // namespace
+
 void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output, int32_t block_size,
                      std::vector<uint64_t>& out) {
   int64_t tokens = std::max(0, output.tokens);  // a segment of no tokens, or fewer, adds none
@@ -14,15 +18,18 @@ void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output
   uint64_t* next = out.data();
   uint64_t h = 0;  // the chain so far: the hash of the last full block, then what the block under way adds
   int32_t filled = 0;
-  // A piece's label does not wait for the chain: one mix a block on the chain's critical path.
-  const auto label = [](const PromptSegment& seg, int32_t off, int32_t take) {
-    return mix64(seg.id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(take));
-  };
   const auto add = [&](const PromptSegment& seg) {
+    // A piece (tokens [off, off + take) of the segment) is one mix of the chain before it, the segment's label
+    // and (off, take): the label is worked out once a segment, not once a block (the hashing was a tenth of the
+    // Mooncake hour).
+    const uint64_t id = mix64(seg.id, kSegmentLabel);
+    const auto piece = [id](uint64_t chain, int32_t off, int32_t take) {
+      return mix64(chain ^ id, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(take));
+    };
     int32_t off = 0;
     if (filled > 0 && seg.tokens > 0) {  // the block under way first
       off = std::min(seg.tokens, block_size - filled);
-      h = mix64(h, label(seg, 0, off));
+      h = piece(h, 0, off);
       filled += off;
       if (filled == block_size) {
         *next++ = h;
@@ -31,10 +38,9 @@ void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output
     }
     // A segment's whole blocks chain the hash before them, not each other's: they are worked out side by
     // side, not one multiply chain after another (the trace's hashing cost the Mooncake hour 5 %).
-    for (const uint64_t before = h; seg.tokens - off >= block_size; off += block_size)
-      *next++ = h = mix64(before, label(seg, off, block_size));
+    for (const uint64_t before = h; seg.tokens - off >= block_size; off += block_size) *next++ = h = piece(before, off, block_size);
     if (off < seg.tokens) {  // a block under way (filled is 0)
-      h = mix64(h, label(seg, off, seg.tokens - off));
+      h = piece(h, off, seg.tokens - off);
       filled = seg.tokens - off;
     }
   };
