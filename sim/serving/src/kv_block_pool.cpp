@@ -38,7 +38,8 @@ void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output
     }
     // A segment's whole blocks chain the hash before them, not each other's: they are worked out side by
     // side, not one multiply chain after another (the trace's hashing cost the Mooncake hour 5 %).
-    for (const uint64_t before = h; seg.tokens - off >= block_size; off += block_size) *next++ = h = piece(before, off, block_size);
+    for (const uint64_t before = h; seg.tokens - off >= block_size; off += block_size)
+      *next++ = h = piece(before, off, block_size);
     if (off < seg.tokens) {  // a block under way (filled is 0)
       h = piece(h, off, seg.tokens - off);
       filled = seg.tokens - off;
