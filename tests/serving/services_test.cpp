@@ -120,9 +120,11 @@ TEST(Services, RunAheadStopsAfterTheFirstInstantTheEngineSees) {
 // Serving::run_ahead plans a replica's decode steps ahead while its batch only decodes (docs/design/performance.md):
 // they must come out as the steps taken one instant at a time. Twelve requests (prompts of two 512-token hash ids,
 // some shared; outputs of 100 to 400 tokens) on caches of 150 and 700 blocks, with and without prefix caching,
-// so that arrivals cut steps short, requests end, caching evicts and (on the smaller) the cache runs short. Served one
-// instant at a time (`advance` alone plans nothing) and as the engine serves a module (run_ahead, then the instant
-// it stopped at), every figure and request row agrees, and run_ahead applies fewer instants than there are steps.
+// so that arrivals cut steps short, requests end, caching evicts and (on the smaller) the cache runs short; at
+// 150 ms an engine event gives the replica a slower share. Driven as the engine drives a module: its event at
+// 150 ms first, then advance; run_ahead never (nothing planned: every step an instant), after every instant, or
+// after every second or third (the engine's own instants in between, each step's end among them). Every
+// figure and request row agrees, and run_ahead leaves the engine fewer instants than there are steps.
 TEST(Services, DecodeStepsPlannedAheadComeOutAsStepsTakenOneByOne) {
   std::string rows = "arrival_s,prompt_tokens,output_tokens,hash_ids\n";
   for (int i = 0, ms = 0; i < 12; ms += 20 * (i % 3 + 1), ++i)
@@ -137,52 +139,77 @@ TEST(Services, DecodeStepsPlannedAheadComeOutAsStepsTakenOneByOne) {
     struct Served {
       std::vector<ServiceFigures> figures;
       std::vector<RequestRow> rows;
-      uint64_t instants = 0;
+      std::vector<std::pair<Time, bool>> instants;  // the engine's, and whether run_ahead came after
     };
-    const auto serve = [&](bool ahead) {
+    const auto serve = [&](int ahead_every) {  // 0: never
       Serving serving(s, ServingRecords{.requests = true});
       const GpuModel& gpu = *s.catalog->find_gpu("TOY");
       ReplicaShare share;
       share.hw = {gpu.bf16_tflops * 1e12, gpu.memory_bandwidth_gb_per_s * 1e9, 1, 0, &s.model.serving_efficiency(gpu)};
       serving.placed(JobId{0}, Time(), ReplicaDevice{&gpu, memory_mib, NodeId{0}}, share);
+      ReplicaShare slower = share;
+      slower.hw.bytes_per_s *= 0.8;
+      const Time event = Time::from_us(150'000);
+      bool evented = false;
       Served out;
       std::vector<JobId> levels;
       Time last;
-      for (std::optional<Time> t = Time(); t; t = serving.next_time()) {
+      for (std::optional<Time> t = Time(); t;) {
+        if (!evented && *t >= event) {  // the engine's event comes first at its instant
+          t = event;
+          serving.share_changed(JobId{0}, event, slower);
+          evented = true;
+        }
         serving.advance(*t);
         serving.take_busy_changes(
             *t, [](JobId) {}, [](JobId) {}, levels);
-        ++out.instants;
+        const bool ahead = ahead_every > 0 && out.instants.size() % ahead_every == 0;
+        out.instants.emplace_back(*t, ahead);
         last = *t;
-        if (ahead) out.instants += serving.run_ahead(Time::max()).instants;
+        if (ahead) serving.run_ahead(evented ? Time::max() : event);
+        t = serving.next_time();
+        if (!t && !evented) t = event;
       }
       out.figures = serving.finish(last);
       out.rows = serving.take_requests();
       return out;
     };
-    const Served one = serve(false), ahead = serve(true);
-    SCOPED_TRACE(fmt::format("prefix caching {}, {} MiB", caching, memory_mib));
-    const ServiceFigures &a = one.figures.at(0), &b = ahead.figures.at(0);
-    EXPECT_EQ(a.completed, 12u);
-    if (memory_mib == 2660) EXPECT_GT(a.preemptions, 0u);  // requests wait: most steps are not planned ahead
-    else EXPECT_LT(ahead.instants, a.iterations / 2);
-    EXPECT_EQ(b.completed, a.completed);
-    EXPECT_EQ(b.iterations, a.iterations);
-    EXPECT_EQ(b.preemptions, a.preemptions);
-    EXPECT_EQ(b.prefix_hit_tokens, a.prefix_hit_tokens);
-    EXPECT_EQ(b.last_completion, a.last_completion);
-    for (double p : {0.0, 50.0, 90.0, 100.0}) {
-      EXPECT_EQ(b.itl.percentile_us(p), a.itl.percentile_us(p));
-      EXPECT_EQ(b.ttft.percentile_us(p), a.ttft.percentile_us(p));
-    }
-    EXPECT_EQ(b.itl.count(), a.itl.count());
-    EXPECT_EQ(b.itl.mean_us(), a.itl.mean_us());
-    ASSERT_EQ(ahead.rows.size(), one.rows.size());
-    for (std::size_t i = 0; i < one.rows.size(); ++i) {
-      const RequestRow &x = one.rows[i], &y = ahead.rows[i];
-      EXPECT_EQ(std::tie(y.ttft_us, y.e2e_us, y.queue_us, y.preemptions, y.cached_tokens),
-                std::tie(x.ttft_us, x.e2e_us, x.queue_us, x.preemptions, x.cached_tokens))
-          << "request " << i;
+    const Served one = serve(0);
+    for (const int every : {1, 2, 3}) {
+      const Served ahead = serve(every);
+      SCOPED_TRACE(fmt::format("prefix caching {}, {} MiB, run_ahead every {} instants", caching, memory_mib, every));
+      const ServiceFigures &a = one.figures.at(0), &b = ahead.figures.at(0);
+      EXPECT_EQ(a.completed, 12u);
+      if (memory_mib == 2660) {
+        EXPECT_GT(a.preemptions, 0u);  // requests wait: most steps are not planned ahead
+      } else if (every == 1) {
+        EXPECT_LT(ahead.instants.size(), a.iterations / 4);
+      }
+      // Where run_ahead did not come after an instant, the engine's next is the next step's, as without it.
+      for (std::size_t i = 0; i + 1 < ahead.instants.size(); ++i)
+        if (!ahead.instants[i].second) {
+          const auto after = std::upper_bound(one.instants.begin(), one.instants.end(), std::pair(ahead.instants[i].first, true));
+          ASSERT_NE(after, one.instants.end());
+          EXPECT_EQ(ahead.instants[i + 1].first, after->first) << "after instant " << i;
+        }
+      EXPECT_EQ(b.completed, a.completed);
+      EXPECT_EQ(b.iterations, a.iterations);
+      EXPECT_EQ(b.preemptions, a.preemptions);
+      EXPECT_EQ(b.prefix_hit_tokens, a.prefix_hit_tokens);
+      EXPECT_EQ(b.last_completion, a.last_completion);
+      for (double p : {0.0, 50.0, 90.0, 100.0}) {
+        EXPECT_EQ(b.itl.percentile_us(p), a.itl.percentile_us(p));
+        EXPECT_EQ(b.ttft.percentile_us(p), a.ttft.percentile_us(p));
+      }
+      EXPECT_EQ(b.itl.count(), a.itl.count());
+      EXPECT_EQ(b.itl.mean_us(), a.itl.mean_us());
+      ASSERT_EQ(ahead.rows.size(), one.rows.size());
+      for (std::size_t i = 0; i < one.rows.size(); ++i) {
+        const RequestRow &x = one.rows[i], &y = ahead.rows[i];
+        EXPECT_EQ(std::tie(y.ttft_us, y.e2e_us, y.queue_us, y.preemptions, y.cached_tokens),
+                  std::tie(x.ttft_us, x.e2e_us, x.queue_us, x.preemptions, x.cached_tokens))
+            << "request " << i;
+      }
     }
   }
 }

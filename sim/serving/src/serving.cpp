@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <boost/container/static_vector.hpp>
+
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -62,6 +64,11 @@ struct ReqBlocks {
   int32_t hashed = 0;
 };
 
+// Steps a replica plans ahead at most (plan_chain), held in place. A longer chain plans steps that an arrival or an
+// engine hook more often makes it plan again: the Mooncake hour with caching took 2.95 / 2.86 / 2.81 / 2.80 / 2.82 G
+// instructions with 16 / 32 / 64 / 128 / 256 (docs/design/performance.md).
+constexpr int32_t kMaxChain = 64;
+
 enum class ReplicaState : uint8_t { absent, loading, ready, draining };
 enum class DueKind : uint8_t { iteration_end, ready };
 
@@ -100,11 +107,12 @@ struct Replica {
   // (Serving::power_level), and the level the engine knows.
   uint8_t level = 0, shown_level = 0;
   Time placed_at;
-  // Decode steps planned ahead in one go while run_ahead runs (docs/design/performance.md): the iteration under
-  // way is step 0, and chain[k] is step k's end. Every step is the same batch decoding a token each, none of its
-  // requests ends before the last step, the cache has their blocks, and nothing arrives before the last step
-  // starts; only the last step's end is in the due queue. Empty: none (always, outside run_ahead).
-  std::vector<Time> chain;
+  // Decode steps planned ahead in one go by run_ahead (docs/design/performance.md): the iteration under way is
+  // step 0, and chain[k] is step k's end. Every step is the same batch decoding a token each, none of its requests
+  // ends before the last step, the cache has their blocks, nothing arrives before the last step starts, and the
+  // last ends before the horizon; only the last step's end is in the due queue. Empty: none.
+  boost::container::static_vector<Time, kMaxChain + 1> chain;  // in place: planning pushes a step at a time
+  bool chain_listed = false;                                   // in Impl::chained
   int64_t outstanding() const { return static_cast<int64_t>(waiting.size() + running.size() + receiving.size()); }
 };
 
@@ -147,11 +155,6 @@ struct SlicedGpu {
   bool dirty = false;
 };
 
-// Steps a replica plans ahead at most (plan_chain). Chains are mostly cut short (by another replica's busy or power
-// level change, which ends run_ahead), and what was planned past the cut is planned again: on the Mooncake hour 16
-// and 32 plan 4-5 M steps for 3.3 M applied, 1,024 plans 16.7 M (docs/design/performance.md).
-constexpr int32_t kMaxChain = 32;
-
 // In 32 bits: a request's tokens fit them, and a step divides for each request it schedules (64-bit division is slow).
 int64_t blocks_for(int32_t tokens, int32_t block_size) {
   return (static_cast<uint32_t>(tokens) + static_cast<uint32_t>(block_size) - 1) / static_cast<uint32_t>(block_size);
@@ -177,8 +180,13 @@ struct Serving::Impl {
   std::vector<std::unique_ptr<SlicedGpu>> sliced;  // by GPU id; null: no replica time-shares it
   std::vector<GpuId> dirty;                        // sliced GPUs whose next step's end is to be worked out again
   Time chain_until;                                // while run_ahead runs, its bound: replicas plan decode steps up to it
-  std::vector<uint32_t> chained;                   // replicas that planned a chain during this run_ahead
-  std::vector<int64_t> chain_blocks;               // plan_chain's: the step at which each request takes its next block
+  // Outside run_ahead: the chains' step ends before it were run_ahead's (the engine had nothing to do there) or
+  // served by advance; those from it on are instants the engine is to see (next_time), as it saw every step.
+  Time covered;
+  Time clock;                         // the instant advance() last served
+  std::vector<uint32_t> chained;      // replicas that may have a chain (Replica::chain_listed)
+  std::size_t live_chains = 0;        // replicas that have one
+  std::vector<int64_t> chain_blocks;  // plan_chain's: the step at which each request takes its next block
   uint64_t in_system = 0;
   uint64_t readied = 0;             // replicas made ready (run_ahead's)
   Time held = Time::max();          // an instant run_ahead applied that changed what the engine sees
@@ -354,28 +362,39 @@ struct Serving::Impl {
   // What a router sees of a service's replicas while it routes request `q`.
   class Replicas final : public ReplicaSet {
    public:
-    Replicas(Impl& m, const Service& svc, uint32_t q) : m_(m), svc_(svc), q_(q) {}
+    Replicas(Impl& m, const Service& svc, uint32_t q, Time now) : m_(m), svc_(svc), q_(q), now_(now) {}
     std::size_t size() const override { return svc_.replicas.size(); }
     bool ready(std::size_t i) const override { return at(i).state == ReplicaState::ready; }
     int32_t waiting(std::size_t i) const override { return static_cast<int32_t>(at(i).waiting.size()); }
     int32_t running(std::size_t i) const override { return static_cast<int32_t>(at(i).running.size()); }
     double kv_usage(std::size_t i) const override {
-      const Replica& r = at(i);
+      const Replica& r = blocks_of(i);
       const int64_t free = r.pool ? r.pool->free_blocks() : r.free_blocks;
       return r.total_blocks > 0 ? static_cast<double>(r.total_blocks - free) / static_cast<double>(r.total_blocks) : 0.0;
     }
-    int64_t cached_blocks(std::size_t i) const override { return at(i).pool ? at(i).pool->cached_blocks() : 0; }
+    int64_t cached_blocks(std::size_t i) const override {
+      const Replica& r = blocks_of(i);
+      return r.pool ? r.pool->cached_blocks() : 0;
+    }
     int32_t cached_prefix_tokens(std::size_t i) const override {
-      const Replica& r = at(i);
+      const Replica& r = blocks_of(i);
       if (!r.pool) return 0;
       return m_.cached_prefix(r, q_);
     }
 
    private:
     const Replica& at(std::size_t i) const { return m_.replicas[svc_.replicas[i]]; }
+    // A replica whose blocks are read: its chain's steps so far are applied first (a route comes after the steps
+    // that end at its instant, before those that start then). Its requests, waiting and running, are as they were.
+    const Replica& blocks_of(std::size_t i) const {
+      Replica& r = m_.replicas[svc_.replicas[i]];
+      if (!r.chain.empty()) m_.catch_up(r, now_, Upto::between);
+      return r;
+    }
     Impl& m_;
     const Service& svc_;
     uint32_t q_;
+    Time now_;
   };
 
   // Tokens of request `id`'s prompt the caching replica `r` holds now (its blocks in `hits`).
@@ -396,18 +415,19 @@ struct Serving::Impl {
     Req& q = reqs[id];
     const uint32_t pool = pool_of(q);
     Service& svc = services[pool];
-    if (!chained.empty()) catch_up(svc, now);
     if (svc.ready == 0) {
       svc.queue.push_back(id);
       return;
     }
-    const Replicas view(*this, svc, id);
+    const Replicas view(*this, svc, id, now);
     const std::size_t slot = svc.router->route({q.id, q.arrival, q.prompt, q.output}, view);
     if (slot >= view.size() || !view.ready(slot))
       throw PolicyError(fmt::format("the router '{}' of service '{}' chose replica slot {} of {}, which is not ready",
                                     svc.spec->router.name, svc.spec->name, slot, view.size()));
     const uint32_t chosen = svc.replicas[slot];
     Replica& r = replicas[chosen];
+    // Its chain's steps that start from now on would leave the request waiting: the next one it starts takes it.
+    if (!r.chain.empty() && r.chain[r.chain.size() - 2] >= now) catch_up(r, now, Upto::between);
     q.replica = static_cast<int32_t>(chosen);
     if (keep_routes) routes.push_back({now, pool, q.id, chosen, r.pool ? view.cached_prefix_tokens(slot) : -1});
     if (q.prompt + q.output > r.max_len) {
@@ -660,7 +680,8 @@ struct Serving::Impl {
   // Replica::chain), at most up to run_ahead's bound and the next arrival: those steps depend on nothing else, and
   // nothing reads the replica before they are applied (catch_up) but a router, which has them applied first.
   void plan_chain(Replica& r) {
-    if (r.role != PoolRole::colocated || r.state != ReplicaState::ready || !r.waiting.empty() ||
+    const Time bound = std::min(chain_until, next_arrival), horizon = scenario.horizon.value_or(Time::max());
+    if (r.iter_end >= bound || r.role != PoolRole::colocated || r.state != ReplicaState::ready || !r.waiting.empty() ||
         r.batch.size() != r.running.size() || model(r).kind != ModelKind::llm || services[r.service].spec->timeout)
       return;
     const int32_t block_size = r.limits.block_size;
@@ -675,7 +696,6 @@ struct Serving::Impl {
     }
     if (steps <= 0) return;
     const int64_t free = r.pool ? r.pool->free_blocks() : r.free_blocks;
-    const Time bound = std::min(chain_until, next_arrival);
     const auto b = static_cast<int64_t>(r.batch.size());
     BatchShape shape = r.shape;  // each step's: every request's computed one more than the step before's
     int64_t taken = 0;
@@ -689,24 +709,34 @@ struct Serving::Impl {
       if (taken > free) break;  // it would preempt
       shape.attention += static_cast<double>(b);
       shape.kv_tokens += b;
-      r.chain.push_back(r.chain.back() + iteration_work(r, shape, 1.0));
+      const Time end = r.chain.back() + iteration_work(r, shape, 1.0);
+      if (end >= horizon) break;  // the run ends first: a chain is over by then
+      r.chain.push_back(end);
     }
     if (r.chain.size() == 1) {
       r.chain.clear();
       return;
     }
-    chained.push_back(static_cast<uint32_t>(r.job));
+    if (!r.chain_listed) chained.push_back(static_cast<uint32_t>(r.job));
+    r.chain_listed = true;
+    ++live_chains;
   }
 
-  // Applies the steps of r's chain that end by `to` (each ended as end_iteration ends a step that completes
-  // nothing, and the next scheduled as schedule() would), then drops the chain: the step under way keeps its
-  // due entry if it is the chain's last, else gets one. With `leave_start`, a step that ends at `to` is not
-  // followed: start_due starts the next one (a route comes between them).
-  void catch_up(Replica& r, Time to, bool leave_start) {
+  // Where a chain catches up with an instant: what the replica had then, for the caller.
+  enum class Upto : uint8_t {
+    before,   // before the steps that end then (an engine hook at an instant advance has not served)
+    between,  // after the steps that end then, before those that start then (advance's routes; start_due starts those)
+    after,    // after both (an engine hook at an instant advance has served)
+  };
+
+  // Applies the steps of r's chain up to `to` (each ended as end_iteration ends a step that completes nothing,
+  // and the next scheduled as schedule() would), then drops the chain: the step under way keeps its due entry if
+  // it is the chain's last, else gets one.
+  void catch_up(Replica& r, Time to, Upto upto) {
     const std::size_t last = r.chain.size() - 1;
     std::size_t ended = 0;
-    while (ended < last && r.chain[ended] <= to) ++ended;
-    const bool follow = !(leave_start && ended > 0 && r.chain[ended - 1] == to);
+    while (ended < last && (r.chain[ended] < to || (r.chain[ended] == to && upto != Upto::before))) ++ended;
+    const bool follow = !(upto == Upto::between && ended > 0 && r.chain[ended - 1] == to);
     if (ended > 0) {
       // Steps 1 ... scheduled take and cache blocks in the order schedule() does, step by step, request by request;
       // allocate() does nothing between a request's block steps.
@@ -761,7 +791,7 @@ struct Serving::Impl {
       r.batch.clear();
       r.in_flight = false;
       r.due_seq = 0;  // the chain's due entry goes stale
-      r.chain.clear();
+      drop_chain(r);
       to_start.push_back(static_cast<uint32_t>(r.job));
       return;
     }
@@ -773,7 +803,12 @@ struct Serving::Impl {
       r.iter_end = r.chain[ended];
     }
     if (ended < last) push_due(r, r.iter_end, DueKind::iteration_end);
+    drop_chain(r);
+  }
+
+  void drop_chain(Replica& r) {
     r.chain.clear();
+    --live_chains;
   }
 
   // The first step of r's chain from `from` on at which allocate() takes or caches a block for request `id` (its
@@ -792,11 +827,31 @@ struct Serving::Impl {
     return std::max(at, from);
   }
 
-  // Before a router reads a pool's replicas, their chains catch up with `now`. A route comes after the steps that
-  // end at `now` (advance's order), before the steps that start then: start_due starts those, with what it routed.
-  void catch_up(const Service& svc, Time now) {
-    for (uint32_t job : svc.replicas)
-      if (!replicas[job].chain.empty()) catch_up(replicas[job], now, true);
+  // An engine hook at `now` is about to change replica r, or with catch_up_all every replica: their chains catch up
+  // with it, before or after advance(now), as the engine calls the hook.
+  void catch_up(Replica& r, Time now) {
+    if (!r.chain.empty()) catch_up(r, now, clock == now ? Upto::after : Upto::before);
+  }
+  void catch_up_all(Time now) {
+    for (uint32_t job : chained) {
+      replicas[job].chain_listed = false;
+      catch_up(replicas[job], now);
+    }
+    chained.clear();
+  }
+
+  // The earliest step end of a chain that the engine is to see (Time::max(): none).
+  Time chain_instant() const {
+    Time t = Time::max();
+    for (uint32_t job : chained) {
+      const auto& c = replicas[job].chain;
+      for (std::size_t k = 0; k + 1 < c.size(); ++k)
+        if (c[k] >= covered) {
+          t = std::min(t, c[k]);
+          break;
+        }
+    }
+    return t;
   }
 
   // A request's token (q.generated counts it) went out at `now`: the gaps between tokens go to `itl` in runs of
@@ -1092,12 +1147,16 @@ Serving::~Serving() = default;
 bool Serving::busy(JobId id) const { return impl_->replicas[id].shown_busy; }
 
 std::optional<Time> Serving::next_time() {
-  const Time t = impl_->next_due();
+  Impl& m = *impl_;
+  Time t = m.next_due();
+  if (m.live_chains > 0) t = std::min(t, m.chain_instant());
   return t == Time::max() ? std::nullopt : std::optional<Time>(t);
 }
 
 void Serving::advance(Time now) {
   Impl& m = *impl_;
+  m.clock = now;
+  m.covered = std::max(m.covered, now + Duration::from_us(1));  // the chains' steps up to now are seen
   m.held = Time::max();
   m.predict();
   for (m.drop_stale(); !m.due.empty() && m.due.top().time <= now; m.drop_stale()) {
@@ -1108,7 +1167,7 @@ void Serving::advance(Time now) {
     if (r.due_kind == DueKind::ready) {
       m.become_ready(r, now);
     } else {
-      if (!r.chain.empty()) m.catch_up(r, now, false);  // to its last step, which ends now
+      if (!r.chain.empty()) m.catch_up(r, now, Impl::Upto::before);  // to its last step, which ends now
       m.end_iteration(r, now);
     }
   }
@@ -1122,9 +1181,13 @@ Module::Ahead Serving::run_ahead(Time until) {
   Module::Ahead done;
   if (!m.sliced.empty() || m.held != Time::max()) return done;
   m.chain_until = until;
+  bool reached = false;  // everything before `until` applied
   while (m.busy_changes.empty() && m.to_start.empty() && !m.finished()) {
     const Time t = m.next_due();
-    if (t >= until) break;
+    if (t >= until) {
+      reached = true;
+      break;
+    }
     const uint64_t readied = m.readied;
     advance(t);
     ++done.instants;
@@ -1134,11 +1197,10 @@ Module::Ahead Serving::run_ahead(Time until) {
       break;
     }
   }
-  // The engine sees the replicas from here: every chain catches up with the last instant applied.
+  // The chains' steps are run_ahead's up to where it stopped; the engine sees those after (next_time).
   m.chain_until = Time();
-  for (uint32_t job : m.chained)
-    if (!m.replicas[job].chain.empty()) m.catch_up(m.replicas[job], done.last, false);
-  m.chained.clear();
+  if (reached) m.covered = std::max(m.covered, until);
+  else if (done.instants > 0) m.covered = std::max(m.covered, done.last + Duration::from_us(1));
   return done;
 }
 
@@ -1184,6 +1246,7 @@ void Serving::share_changed(JobId id, Time now, const ReplicaShare& share) {
   Impl& m = *impl_;
   Replica& r = m.replicas[id];
   if (r.state == ReplicaState::absent || share == r.share) return;
+  m.catch_up(r, now);  // its steps so far at the speed they had
   m.set_share(r, share);
   if (share.ts_gpu != kNoGpu) {  // the whole GPU still, in turns with other jobs now
     m.sliced_gpu(r).rr.set_always(share.ts_fluid, now);
@@ -1201,6 +1264,7 @@ void Serving::share_changed(JobId id, Time now, const ReplicaShare& share) {
 void Serving::draining(JobId id, Time now) {
   Impl& m = *impl_;
   Replica& r = m.replicas[id];
+  m.catch_up(r, now);  // it plans no steps ahead once draining
   if (r.state == ReplicaState::ready) m.count_ready(m.services[r.service], now, -1);
   // Loading, it never becomes ready (its due event is dropped); ready, it goes on with what it has.
   if (r.state == ReplicaState::loading) r.due_seq = 0;
@@ -1209,6 +1273,7 @@ void Serving::draining(JobId id, Time now) {
 
 void Serving::stopped(JobId id, Time now) {
   Impl& m = *impl_;
+  m.catch_up_all(now);
   Replica& r = m.replicas[id];
   Service& svc = m.services[r.service];
   if (r.state == ReplicaState::ready) m.count_ready(svc, now, -1);
