@@ -83,6 +83,7 @@ void KvBlockPool::Keys::erase_at(std::size_t hole) {
 }
 
 KvBlockPool::KvBlockPool(int32_t blocks) : blocks_(static_cast<std::size_t>(blocks)) {
+  queue_.reserve(2 * blocks_.size());
   for (int32_t b = 0; b < blocks; ++b) append(b);
 }
 
@@ -144,32 +145,32 @@ inline void KvBlockPool::evict(int32_t b) {
 
 void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   if (n > free_count_) throw std::logic_error("KvBlockPool::allocate: more blocks than are free");
-  // The blocks to be evicted are the queue's next ones: their groups are fetched kAhead blocks early,
-  // and the key of a group they will empty.
-  int32_t ahead = head_;
-  const auto fetch_next = [&] {
-    if (ahead == kNone) return;
-    const Block& k = blocks_[static_cast<std::size_t>(ahead)];
-    if (k.group != kNone) {
-      const Group& g = groups_[static_cast<std::size_t>(k.group)];
-      __builtin_prefetch(&g.first[static_cast<std::size_t>(k.offset)]);
-      if (g.count == 1) keys_.prefetch(g.key);
-    }
-    ahead = k.next;
+  // The blocks to be evicted are the queue's next ones: the record of the block at a place is fetched, then (by then
+  // in the cache) its group and the key of a group it will empty.
+  const auto fetch_block = [&](std::size_t at) {
+    if (at >= queue_.size()) return;
+    if (const int32_t b = queue_[at]; b != kNone) __builtin_prefetch(&blocks_[static_cast<std::size_t>(b)]);
   };
-  for (int32_t i = 0; i < std::min(n, kAhead); ++i) fetch_next();
+  const auto fetch_group = [&](std::size_t at) {
+    if (at >= queue_.size() || queue_[at] == kNone) return;
+    const Block& k = blocks_[static_cast<std::size_t>(queue_[at])];
+    if (k.group == kNone) return;
+    const Group& g = groups_[static_cast<std::size_t>(k.group)];
+    __builtin_prefetch(&g.first[static_cast<std::size_t>(k.offset)]);
+    if (g.count == 1) keys_.prefetch(g.key);
+  };
   const std::size_t at = out.size();
   out.resize(at + static_cast<std::size_t>(n));
-  for (int32_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) fetch_next();
-    const int32_t b = head_;
+  for (int32_t i = 0; i < n; ++head_) {
+    fetch_block(head_ + 2 * kAhead);
+    fetch_group(head_ + kAhead);
+    const int32_t b = queue_[head_];
+    if (b == kNone) continue;  // it left from within the queue
     Block& k = blocks_[static_cast<std::size_t>(b)];
-    head_ = k.next;  // taken from the head
-    (head_ == kNone ? tail_ : blocks_[static_cast<std::size_t>(head_)].prev) = kNone;
-    k.next = kNone;
+    k.place = kNone;
     evict(b);
     k.users = 1;
-    out[at + static_cast<std::size_t>(i)] = b;
+    out[at + static_cast<std::size_t>(i++)] = b;
   }
   free_count_ -= n;
 }
@@ -254,19 +255,29 @@ void KvBlockPool::free(std::span<const int32_t> blocks) {
 
 void KvBlockPool::unlink(int32_t b) {
   Block& k = blocks_[static_cast<std::size_t>(b)];
-  (k.prev == kNone ? head_ : blocks_[static_cast<std::size_t>(k.prev)].next) = k.next;
-  (k.next == kNone ? tail_ : blocks_[static_cast<std::size_t>(k.next)].prev) = k.prev;
-  k.prev = k.next = kNone;
+  queue_[static_cast<std::size_t>(k.place)] = kNone;
+  k.place = kNone;
   --free_count_;
 }
 
 void KvBlockPool::append(int32_t b) {
-  Block& k = blocks_[static_cast<std::size_t>(b)];
-  k.prev = tail_;
-  k.next = kNone;
-  (tail_ == kNone ? head_ : blocks_[static_cast<std::size_t>(tail_)].next) = b;
-  tail_ = b;
+  if (queue_.size() == queue_.capacity()) compact();
+  blocks_[static_cast<std::size_t>(b)].place = static_cast<int32_t>(queue_.size());
+  queue_.push_back(b);
   ++free_count_;
+}
+
+// The queue's blocks still in it, in order, to the array's front. At most blocks_.size() of them: the array, twice
+// that, is at least half free after.
+void KvBlockPool::compact() {
+  std::size_t to = 0;
+  for (std::size_t from = head_; from < queue_.size(); ++from)
+    if (const int32_t b = queue_[from]; b != kNone) {
+      blocks_[static_cast<std::size_t>(b)].place = static_cast<int32_t>(to);
+      queue_[to++] = b;
+    }
+  queue_.resize(to);
+  head_ = 0;
 }
 
 // An emptied group leaves its key's list (and the table, if it was the key's only one) for reuse.

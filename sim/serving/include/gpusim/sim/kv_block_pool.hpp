@@ -55,10 +55,10 @@ class KvBlockPool {
   static constexpr std::size_t kGroup = 16;
   struct Block {
     int32_t users = 0;
-    int32_t prev = kNone, next = kNone;  // in the free queue
-    int32_t same = kNone;                // the next block cached with the same hash, in caching order
-    int32_t group = kNone;               // the group holding its hash (kNone: it holds none)
-    int32_t offset = 0;                  // its hash's place in that group
+    int32_t place = kNone;  // its place in `queue_` while in the free queue
+    int32_t same = kNone;   // the next block cached with the same hash, in caching order
+    int32_t group = kNone;  // the group holding its hash (kNone: it holds none)
+    int32_t offset = 0;     // its hash's place in that group
   };
   // The hashes cached of a chain's blocks kGroup x j ... kGroup x j + kGroup - 1, keyed by the first
   // one's hash, each with the first block cached with it. A request caches, finds and evicts its blocks
@@ -102,8 +102,15 @@ class KvBlockPool {
   void unlink(int32_t b);
   void append(int32_t b);
   void evict(int32_t b);
+  void compact();
   std::vector<Block> blocks_;
-  int32_t head_ = kNone, tail_ = kNone, free_count_ = 0;
+  // The free queue in order, from head_: an array, not links, so that allocation knows the blocks it will evict
+  // ahead and fetches them together (walking links, each was a cache miss once the order was no longer the blocks'
+  // order: most of a day of prefix-cached serving). A block that leaves from within it (a cache hit) leaves kNone
+  // in its place; compact() drops those and the taken head when the array would outgrow twice the blocks.
+  std::vector<int32_t> queue_;
+  std::size_t head_ = 0;
+  int32_t free_count_ = 0;
   std::size_t cached_count_ = 0;
   std::vector<Group> groups_;
   std::vector<int32_t> spare_groups_;
