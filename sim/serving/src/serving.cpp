@@ -678,7 +678,7 @@ struct Serving::Impl {
 
   // Plans the steps after the one just scheduled while they are that batch decoding (the chain's rules at
   // Replica::chain), at most up to run_ahead's bound and the next arrival: those steps depend on nothing else, and
-  // nothing reads the replica before they are applied (catch_up) but a router, which has them applied first.
+  // whatever reads the replica's blocks or changes it has them applied first (catch_up).
   void plan_chain(Replica& r) {
     const Time bound = std::min(chain_until, next_arrival), horizon = scenario.horizon.value_or(Time::max());
     if (r.iter_end >= bound || r.role != PoolRole::colocated || r.state != ReplicaState::ready || !r.waiting.empty() ||
@@ -731,7 +731,7 @@ struct Serving::Impl {
 
   // Applies the steps of r's chain up to `to` (each ended as end_iteration ends a step that completes nothing,
   // and the next scheduled as schedule() would), then drops the chain: the step under way keeps its due entry if
-  // it is the chain's last, else gets one.
+  // it is the chain's last, else gets one. Upto::between leaves a step that starts at `to` to start_due.
   void catch_up(Replica& r, Time to, Upto upto) {
     const std::size_t last = r.chain.size() - 1;
     std::size_t ended = 0;
