@@ -130,7 +130,9 @@ TEST(Services, DecodeStepsPlannedAheadComeOutAsStepsTakenOneByOne) {
   for (int i = 0, ms = 0; i < 12; ms += 20 * (i % 3 + 1), ++i)
     rows += fmt::format("{},{},{},{} {}\n", ms / 1000.0, 1024, 100 + (i * 71) % 301, i % 4, 10 + i % 5);
   const std::string trace = write_file("chains.csv", rows);
-  for (const auto& [caching, memory_mib] : {std::pair(true, 2660), {true, 2800}, {false, 2660}, {false, 2800}}) {
+  for (const auto& config : {std::pair(true, 2660), {true, 2800}, {false, 2660}, {false, 2800}}) {
+    const bool caching = config.first;
+    const int memory_mib = config.second;  // (not a structured binding: clang 14's lambdas cannot capture one)
     const Scenario s = test::load(write_file(
         "chains.yaml",
         toy("64, kv_heads: 64, head_dim: 64, hidden: 4096, params: 1066565632",
