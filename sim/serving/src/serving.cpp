@@ -186,7 +186,7 @@ struct Serving::Impl {
   Time clock;                         // the instant advance() last served
   std::vector<uint32_t> chained;      // replicas that may have a chain (Replica::chain_listed)
   std::size_t live_chains = 0;        // replicas that have one
-  std::vector<int64_t> chain_blocks;  // plan_chain's: the step at which each request takes its next block
+  std::vector<int64_t> chain_blocks;  // by request of the batch, the step of its next block (plan_chain and catch_up)
   uint64_t in_system = 0;
   uint64_t readied = 0;             // replicas made ready (run_ahead's)
   Time held = Time::max();          // an instant run_ahead applied that changed what the engine sees
