@@ -1,5 +1,7 @@
 #include "gpusim/sim/kv_block_pool.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include "gpusim/core/random.hpp"
@@ -82,9 +84,15 @@ void KvBlockPool::Keys::erase_at(std::size_t hole) {
   }
 }
 
-KvBlockPool::KvBlockPool(int32_t blocks) : blocks_(static_cast<std::size_t>(blocks)) {
-  queue_.reserve(2 * blocks_.size());
-  for (int32_t b = 0; b < blocks; ++b) append(b);
+KvBlockPool::KvBlockPool(int32_t blocks)
+    : blocks_(static_cast<std::size_t>(blocks)), queue_(std::bit_ceil(2 * blocks_.size()), kNone) {
+  ring_mask_ = queue_.size() - 1;
+  for (int32_t b = 0; b < blocks; ++b) {
+    blocks_[static_cast<std::size_t>(b)].place = b;
+    queue_[static_cast<std::size_t>(b)] = b;
+  }
+  queued_ = blocks_.size();
+  free_count_ = blocks;
 }
 
 int32_t KvBlockPool::holding(int32_t head, std::size_t offset, uint64_t hash) const {
@@ -145,33 +153,35 @@ inline void KvBlockPool::evict(int32_t b) {
 
 void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   if (n > free_count_) throw std::logic_error("KvBlockPool::allocate: more blocks than are free");
-  // The blocks to be evicted are the queue's next ones: the record of the block at a place is fetched, then (by then
-  // in the cache) its group and the key of a group it will empty.
-  const auto fetch_block = [&](std::size_t at) {
-    if (at >= queue_.size()) return;
-    if (const int32_t b = queue_[at]; b != kNone) __builtin_prefetch(&blocks_[static_cast<std::size_t>(b)]);
-  };
-  const auto fetch_group = [&](std::size_t at) {
-    if (at >= queue_.size() || queue_[at] == kNone) return;
-    const Block& k = blocks_[static_cast<std::size_t>(queue_[at])];
-    if (k.group == kNone) return;
-    const Group& g = groups_[static_cast<std::size_t>(k.group)];
-    __builtin_prefetch(&g.first[static_cast<std::size_t>(k.offset)]);
-    if (g.count == 1) keys_.prefetch(g.key);
-  };
   const std::size_t at = out.size();
   out.resize(at + static_cast<std::size_t>(n));
-  for (int32_t i = 0; i < n; ++head_) {
-    fetch_block(head_ + 2 * kAhead);
-    fetch_group(head_ + kAhead);
-    const int32_t b = queue_[head_];
+  int32_t* to = out.data() + at;
+  std::size_t place = head_;  // not wrapped, in a register (the loop's stores could otherwise alias head_)
+  for (int32_t i = 0; i < n; ++place) {
+    // The blocks to be evicted are the queue's next ones: the record of the one kAhead places on is fetched, then (by
+    // then in the cache) the group of the one kAhead / 2 on. (Not in lambdas: GCC 12 took one that only prefetches
+    // for a call without effects and dropped it. Fetching the key of a group the block will empty too measured
+    // slower.)
+    if (const int32_t ahead = queue_[(place + kAhead) & ring_mask_]; ahead != kNone)
+      __builtin_prefetch(&blocks_[static_cast<std::size_t>(ahead)]);
+    if (const int32_t ahead = queue_[(place + kAhead / 2) & ring_mask_]; ahead != kNone) {
+      const Block& k = blocks_[static_cast<std::size_t>(ahead)];
+      if (k.group != kNone) {  // its count, and its first block with the hash
+        const Group& g = groups_[static_cast<std::size_t>(k.group)];
+        __builtin_prefetch(&g.count);
+        __builtin_prefetch(&g.first[static_cast<std::size_t>(k.offset)]);
+      }
+    }
+    const int32_t b = queue_[place & ring_mask_];
     if (b == kNone) continue;  // it left from within the queue
     Block& k = blocks_[static_cast<std::size_t>(b)];
     k.place = kNone;
     evict(b);
     k.users = 1;
-    out[at + static_cast<std::size_t>(i++)] = b;
+    to[i++] = b;
   }
+  queued_ -= place - head_;
+  head_ = place & ring_mask_;
   free_count_ -= n;
 }
 
@@ -208,6 +218,10 @@ void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_
     if (offset == 0) {
       if (at + kGroup < blocks.size()) keys_.prefetch(chain[at + kGroup]);
       head = keys_.find(key);
+      if (head == kNone) {  // most runs: a key no group has yet, whose blocks fill a new group with nothing to walk
+        at = cache_in_new_group(blocks, chain, at) - 1;
+        continue;
+      }
     }
     const int32_t block = blocks[at];
     Block& b = blocks_[static_cast<std::size_t>(block)];
@@ -248,9 +262,41 @@ void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_
   }
 }
 
+std::size_t KvBlockPool::cache_in_new_group(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from) {
+  const int32_t g = new_group(chain[from]);
+  keys_.insert(chain[from], g);
+  Group& into = groups_[static_cast<std::size_t>(g)];
+  into.head = true;
+  const std::size_t end = std::min(from + kGroup, blocks.size());
+  for (std::size_t at = from; at < end; ++at) {
+    const std::size_t offset = at - from;
+    const int32_t block = blocks[at];
+    Block& b = blocks_[static_cast<std::size_t>(block)];
+    b.offset = static_cast<int32_t>(offset);
+    b.same = kNone;
+    b.group = g;
+    into.hash[offset] = chain[at];
+    into.first[offset] = block;
+  }
+  into.count = static_cast<int32_t>(end - from);
+  cached_count_ += end - from;
+  return end;
+}
+
 void KvBlockPool::free(std::span<const int32_t> blocks) {
-  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it)
-    if (--blocks_[static_cast<std::size_t>(*it)].users == 0) append(*it);
+  if (queued_ + blocks.size() > queue_.size()) compact();  // then at least blocks_.size() places are open
+  std::size_t tail = (head_ + queued_) & ring_mask_;
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+    // The records of a request's blocks were last read when it took them: fetched ahead.
+    if (blocks.rend() - it > kAhead) __builtin_prefetch(&blocks_[static_cast<std::size_t>(it[kAhead])]);
+    Block& k = blocks_[static_cast<std::size_t>(*it)];
+    if (--k.users != 0) continue;
+    k.place = static_cast<int32_t>(tail);
+    queue_[tail] = *it;
+    tail = (tail + 1) & ring_mask_;
+    ++queued_;
+    ++free_count_;
+  }
 }
 
 void KvBlockPool::unlink(int32_t b) {
@@ -260,24 +306,18 @@ void KvBlockPool::unlink(int32_t b) {
   --free_count_;
 }
 
-void KvBlockPool::append(int32_t b) {
-  if (queue_.size() == queue_.capacity()) compact();
-  blocks_[static_cast<std::size_t>(b)].place = static_cast<int32_t>(queue_.size());
-  queue_.push_back(b);
-  ++free_count_;
-}
-
-// The queue's blocks still in it, in order, to the array's front. At most blocks_.size() of them: the array, twice
-// that, is at least half free after.
+// The queue's blocks still in it, in order, together from the head. At most blocks_.size() of them: the ring, at
+// least twice that, is at least half open after.
 void KvBlockPool::compact() {
-  std::size_t to = 0;
-  for (std::size_t from = head_; from < queue_.size(); ++from)
-    if (const int32_t b = queue_[from]; b != kNone) {
+  std::size_t to = head_, kept = 0;
+  for (std::size_t k = 0; k < queued_; ++k)
+    if (const int32_t b = queue_[(head_ + k) & ring_mask_]; b != kNone) {
       blocks_[static_cast<std::size_t>(b)].place = static_cast<int32_t>(to);
-      queue_[to++] = b;
+      queue_[to] = b;
+      to = (to + 1) & ring_mask_;
+      ++kept;
     }
-  queue_.resize(to);
-  head_ = 0;
+  queued_ = kept;
 }
 
 // An emptied group leaves its key's list (and the table, if it was the key's only one) for reuse.

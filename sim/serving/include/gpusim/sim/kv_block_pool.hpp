@@ -94,22 +94,27 @@ class KvBlockPool {
     std::vector<Slot> slots_;
     std::size_t mask_ = 0, used_ = 0;
   };
-  static constexpr int kAhead = 8;  // blocks fetched ahead of the one at hand
+  static constexpr int kAhead = 64;  // how far ahead allocate() and free() fetch the blocks they will reach
   // The group among `head` and those after it holding `hash` at `offset` (kNone: none).
   int32_t holding(int32_t head, std::size_t offset, uint64_t hash) const;
   int32_t new_group(uint64_t key);
+  // Caches blocks[from ...] (from a multiple of kGroup; chain[from] a key no group has) in a new group, up to its
+  // end or the blocks' end, which it returns.
+  std::size_t cache_in_new_group(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from);
   void drop_group(int32_t g);
   void unlink(int32_t b);
-  void append(int32_t b);
   void evict(int32_t b);
   void compact();
   std::vector<Block> blocks_;
-  // The free queue in order, from head_: an array, not links, so that allocation knows the blocks it will evict
-  // ahead and fetches them together (walking links, each was a cache miss once the order was no longer the blocks'
-  // order: most of a day of prefix-cached serving). A block that leaves from within it (a cache hit) leaves kNone
-  // in its place; compact() drops those and the taken head when the array would outgrow twice the blocks.
+  // The free queue in order, from head_: a ring, not links, so that allocation knows the blocks it will evict ahead
+  // and fetches them together (walking links, each was a cache miss once the order was no longer the blocks' order:
+  // most of a day of prefix-cached serving). A block that leaves from within it (a cache hit) leaves kNone in its
+  // place; compact() drops those when the ring, at least twice the blocks, is full. Its places past the queue hold
+  // block ids or kNone too, so fetching ahead needs no bound.
   std::vector<int32_t> queue_;
+  std::size_t ring_mask_ = 0;
   std::size_t head_ = 0;
+  std::size_t queued_ = 0;  // places from head_ the queue spans, holes included
   int32_t free_count_ = 0;
   std::size_t cached_count_ = 0;
   std::vector<Group> groups_;
