@@ -172,7 +172,7 @@ struct BrutePool {
 // Requests over a few shared prefixes, each taking its cached prefix and new blocks, caching them,
 // sometimes computing a prefix a second time, and freeing in random order: every lookup and every
 // block handed out agree with the brute-force pool. The chains run over several of the index's groups
-// of 16 blocks and part within one; each request caches its blocks in two steps, as a prompt's chunks
+// of 16 blocks and part within one (their hashes spilled); each request caches its blocks in two steps, as a prompt's chunks
 // and its decodes do.
 TEST(KvBlockPool, AgreesWithABruteForcePool) {
   std::mt19937_64 rng(5);
@@ -185,8 +185,8 @@ TEST(KvBlockPool, AgreesWithABruteForcePool) {
     if (!running.empty() && (rng() % 3 == 0 || pool.free_blocks() < 40)) {
       const std::size_t k = rng() % running.size();
       if (running[k].size() > 1 && rng() % 2 == 0) {
-        // One block let go alone: a group can then empty before a later one of its key, which takes the
-        // key's place in the table (requests, which free their whole lists last block first, never do this).
+        // One block let go alone: a group can then empty while hashes of its key are spilled (requests, which
+        // free their whole lists last block first, never do this).
         const auto one = running[k].begin() + static_cast<std::ptrdiff_t>(rng() % running[k].size());
         pool.free(std::span(one, 1));
         brute.free({*one});

@@ -51,41 +51,43 @@ void kv_block_hashes(std::span<const PromptSegment> prompt, PromptSegment output
   add(output);
 }
 
-KvBlockPool::Keys::Keys() : slots_(16), mask_(15) {}
+KvBlockPool::Table::Table() : slots_(16), mask_(15) {}
 
-void KvBlockPool::Keys::insert(uint64_t key, int32_t group) {
-  if (2 * (used_ + 1) > slots_.size()) {  // grown as the groups are: a small table stays in the caches
+void KvBlockPool::Table::insert(uint64_t key, int32_t id) {
+  if (2 * (used_ + 1) > slots_.size()) {  // grown as it fills: a small table stays in the caches
     std::vector<Slot> before(2 * slots_.size());
     before.swap(slots_);  // slots_ now twice the size, empty
     mask_ = slots_.size() - 1;
     for (const Slot& s : before)
-      if (s.group != kNone) slots_[slot_of(s.key)] = s;
+      if (s.id != kNone) slots_[slot_of(s.key)] = s;
   }
-  slots_[slot_of(key)] = {key, group};
+  slots_[slot_of(key)] = {key, id};
   ++used_;
 }
 
-std::size_t KvBlockPool::Keys::slot_of(uint64_t key) const {
+std::size_t KvBlockPool::Table::slot_of(uint64_t key) const {
   std::size_t i = key & mask_;
-  while (slots_[i].group != kNone && slots_[i].key != key) i = (i + 1) & mask_;
+  while (slots_[i].id != kNone && slots_[i].key != key) i = (i + 1) & mask_;
   return i;
 }
 
-void KvBlockPool::Keys::erase_at(std::size_t hole) {
-  slots_[hole].group = kNone;
+void KvBlockPool::Table::erase_at(std::size_t hole) {
+  slots_[hole].id = kNone;
   --used_;
   // Later slots of the run move back into the hole unless their home lies (cyclically) after it.
-  for (std::size_t i = (hole + 1) & mask_; slots_[i].group != kNone; i = (i + 1) & mask_) {
+  for (std::size_t i = (hole + 1) & mask_; slots_[i].id != kNone; i = (i + 1) & mask_) {
     if (((i - (slots_[i].key & mask_)) & mask_) >= ((i - hole) & mask_)) {
       slots_[hole] = slots_[i];
-      slots_[i].group = kNone;
+      slots_[i].id = kNone;
       hole = i;
     }
   }
 }
 
 KvBlockPool::KvBlockPool(int32_t blocks)
-    : blocks_(static_cast<std::size_t>(blocks)), queue_(std::bit_ceil(2 * blocks_.size()), kNone) {
+    : blocks_(static_cast<std::size_t>(blocks)),
+      queue_(std::bit_ceil(2 * blocks_.size()), kNone),
+      spilled_hash_(static_cast<std::size_t>(blocks)) {
   ring_mask_ = queue_.size() - 1;
   for (int32_t b = 0; b < blocks; ++b) {
     blocks_[static_cast<std::size_t>(b)].place = b;
@@ -95,27 +97,26 @@ KvBlockPool::KvBlockPool(int32_t blocks)
   free_count_ = blocks;
 }
 
-int32_t KvBlockPool::holding(int32_t head, std::size_t offset, uint64_t hash) const {
-  for (int32_t g = head; g != kNone; g = groups_[static_cast<std::size_t>(g)].next) {
-    const Group& k = groups_[static_cast<std::size_t>(g)];
-    if (k.first[offset] != kNone && k.hash[offset] == hash) return g;
-  }
-  return kNone;
+int32_t KvBlockPool::holding(const Group& g, std::size_t offset, uint64_t hash) const {
+  if (g.first[offset] != kNone && g.hash[offset] == hash) return g.first[offset];
+  return g.spilled > 0 ? spilled_.find(hash) : kNone;
 }
 
 void KvBlockPool::lookup(std::span<const uint64_t> hashes, int32_t max_blocks, std::vector<int32_t>& out) const {
   out.clear();
   const std::size_t n = std::min(hashes.size(), static_cast<std::size_t>(std::max(0, max_blocks)));
-  int32_t head = kNone;
+  const Group* g = nullptr;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t offset = k % kGroup;
     if (offset == 0) {
       if (k + kGroup < n) keys_.prefetch(hashes[k + kGroup]);
-      head = keys_.find(hashes[k]);
+      const int32_t id = keys_.find(hashes[k]);
+      if (id == kNone) return;
+      g = &groups_[static_cast<std::size_t>(id)];
     }
-    const int32_t g = holding(head, offset, hashes[k]);
-    if (g == kNone) return;
-    out.push_back(groups_[static_cast<std::size_t>(g)].first[offset]);
+    const int32_t block = holding(*g, offset, hashes[k]);
+    if (block == kNone) return;
+    out.push_back(block);
   }
 }
 
@@ -139,16 +140,29 @@ inline void KvBlockPool::evict(int32_t b) {
   --cached_count_;
   Group& g = groups_[static_cast<std::size_t>(k.group)];
   const auto offset = static_cast<std::size_t>(k.offset);
-  if (g.first[offset] == b) {
+  if (offset >= kGroup) {  // spilled
+    const std::size_t slot = spilled_.slot_of(spilled_hash_[static_cast<std::size_t>(b)]);
+    const int32_t first = spilled_.id_at(slot);
+    if (first != b) unlink_same(first, b);
+    else if (k.same == kNone) spilled_.erase_at(slot);
+    else spilled_.set_at(slot, k.same);
+    if (--g.spilled == 0 && g.count == 0) drop_group(k.group);
+  } else if (g.first[offset] == b) {
     g.first[offset] = k.same;
-    if (k.same == kNone && --g.count == 0) drop_group(k.group);
+    // (Not one test of both counts after either changes: loading the two together right after storing one
+    // stalled each eviction, the store not forwarded to the wider load.)
+    if (k.same == kNone && --g.count == 0 && g.spilled == 0) drop_group(k.group);
   } else {
-    int32_t before = g.first[offset];
-    while (blocks_[static_cast<std::size_t>(before)].same != b) before = blocks_[static_cast<std::size_t>(before)].same;
-    blocks_[static_cast<std::size_t>(before)].same = k.same;
+    unlink_same(g.first[offset], b);
   }
   k.group = kNone;
   k.same = kNone;
+}
+
+void KvBlockPool::unlink_same(int32_t first, int32_t b) {
+  int32_t before = first;
+  while (blocks_[static_cast<std::size_t>(before)].same != b) before = blocks_[static_cast<std::size_t>(before)].same;
+  blocks_[static_cast<std::size_t>(before)].same = blocks_[static_cast<std::size_t>(b)].same;
 }
 
 void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
@@ -196,77 +210,64 @@ int32_t KvBlockPool::new_group(uint64_t key) {
   }
   Group& k = groups_[static_cast<std::size_t>(g)];
   k.key = key;
-  k.next = kNone;
   k.count = 0;
-  k.head = false;
+  k.spilled = 0;
   k.first.fill(kNone);
+  keys_.insert(key, g);
   return g;
 }
 
 void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from) {
   // A group's key is found once for its run of blocks; the next groups' keys are fetched ahead. A run
-  // starting within a group finds it from the block before, held by the same request, unless that
-  // block's group is not its key's first.
-  int32_t head = kNone;
-  if (from % kGroup != 0) {
-    const int32_t before = blocks_[static_cast<std::size_t>(blocks[from - 1])].group;
-    head = groups_[static_cast<std::size_t>(before)].head ? before : keys_.find(chain[from - from % kGroup]);
-  }
+  // starting within a group finds it from the block before, held by the same request.
+  int32_t g = from % kGroup != 0 ? blocks_[static_cast<std::size_t>(blocks[from - 1])].group : kNone;
   for (std::size_t at = from; at < blocks.size(); ++at) {
     const std::size_t offset = at % kGroup;
-    const uint64_t key = chain[at - offset], hash = chain[at];
     if (offset == 0) {
       if (at + kGroup < blocks.size()) keys_.prefetch(chain[at + kGroup]);
-      head = keys_.find(key);
-      if (head == kNone) {  // most runs: a key no group has yet, whose blocks fill a new group with nothing to walk
+      g = keys_.find(chain[at]);
+      if (g == kNone) {  // most runs: a key no group has yet, whose blocks fill a new group
         at = cache_in_new_group(blocks, chain, at) - 1;
         continue;
       }
     }
     const int32_t block = blocks[at];
+    const uint64_t hash = chain[at];
     Block& b = blocks_[static_cast<std::size_t>(block)];
-    b.offset = static_cast<int32_t>(offset);
+    b.group = g;
     b.same = kNone;
     ++cached_count_;
-    // One walk over the key's groups: the one holding the hash, else the first with the offset free.
-    int32_t g = head, last = kNone, open = kNone;
-    for (; g != kNone; last = g, g = groups_[static_cast<std::size_t>(g)].next) {
-      const Group& k = groups_[static_cast<std::size_t>(g)];
-      if (k.first[offset] == kNone) open = open == kNone ? g : open;
-      else if (k.hash[offset] == hash) break;
-    }
-    if (g != kNone) {
-      // A copy computed again: found once the ones cached before it are evicted.
-      b.group = g;
-      int32_t tail = groups_[static_cast<std::size_t>(g)].first[offset];
-      while (blocks_[static_cast<std::size_t>(tail)].same != kNone) tail = blocks_[static_cast<std::size_t>(tail)].same;
-      blocks_[static_cast<std::size_t>(tail)].same = block;
-      continue;
-    }
-    g = open;
-    if (g == kNone) {  // a new group after the last
-      g = new_group(key);
-      if (last == kNone) {
-        keys_.insert(key, g);
-        groups_[static_cast<std::size_t>(g)].head = true;
-        head = g;
-      } else {
-        groups_[static_cast<std::size_t>(last)].next = g;
-      }
-    }
     Group& into = groups_[static_cast<std::size_t>(g)];
-    into.hash[offset] = hash;
-    into.first[offset] = block;
-    ++into.count;
-    b.group = g;
+    // A copy computed again (found once the ones cached before it are evicted), wherever the first is; else the
+    // group's place for the hash, else (another chain's hash holds it) spilled.
+    if (const int32_t first = holding(into, offset, hash); first != kNone) {
+      b.offset = blocks_[static_cast<std::size_t>(first)].offset;
+      append_same(first, block);
+    } else if (into.first[offset] == kNone) {
+      b.offset = static_cast<int32_t>(offset);
+      into.hash[offset] = hash;
+      into.first[offset] = block;
+      ++into.count;
+    } else {
+      b.offset = static_cast<int32_t>(offset + kGroup);
+      spilled_.insert(hash, block);
+    }
+    if (b.offset >= static_cast<int32_t>(kGroup)) {
+      spilled_hash_[static_cast<std::size_t>(block)] = hash;
+      ++into.spilled;
+    }
   }
+}
+
+void KvBlockPool::append_same(int32_t first, int32_t block) {
+  int32_t tail = first;
+  while (blocks_[static_cast<std::size_t>(tail)].same != kNone) tail = blocks_[static_cast<std::size_t>(tail)].same;
+  blocks_[static_cast<std::size_t>(tail)].same = block;
 }
 
 std::size_t KvBlockPool::cache_in_new_group(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from) {
   const int32_t g = new_group(chain[from]);
-  keys_.insert(chain[from], g);
   Group& into = groups_[static_cast<std::size_t>(g)];
-  into.head = true;
   const std::size_t end = std::min(from + kGroup, blocks.size());
   for (std::size_t at = from; at < end; ++at) {
     const std::size_t offset = at - from;
@@ -320,22 +321,9 @@ void KvBlockPool::compact() {
   queued_ = kept;
 }
 
-// An emptied group leaves its key's list (and the table, if it was the key's only one) for reuse.
+// An emptied group (none of its key's hashes cached, none spilled) leaves the key table for reuse.
 void KvBlockPool::drop_group(int32_t g) {
-  const Group& k = groups_[static_cast<std::size_t>(g)];
-  const std::size_t slot = keys_.slot_of(k.key);
-  if (const int32_t head = keys_.group_at(slot); head == g) {
-    if (k.next == kNone) {
-      keys_.erase_at(slot);
-    } else {
-      keys_.set_at(slot, k.next);
-      groups_[static_cast<std::size_t>(k.next)].head = true;
-    }
-  } else {
-    int32_t before = head;
-    while (groups_[static_cast<std::size_t>(before)].next != g) before = groups_[static_cast<std::size_t>(before)].next;
-    groups_[static_cast<std::size_t>(before)].next = k.next;
-  }
+  keys_.erase_at(keys_.slot_of(groups_[static_cast<std::size_t>(g)].key));
   spare_groups_.push_back(g);
 }
 

@@ -57,46 +57,53 @@ class KvBlockPool {
     int32_t users = 0;
     int32_t place = kNone;  // its place in `queue_` while in the free queue
     int32_t same = kNone;   // the next block cached with the same hash, in caching order
-    int32_t group = kNone;  // the group holding its hash (kNone: it holds none)
-    int32_t offset = 0;     // its hash's place in that group
+    int32_t group = kNone;  // the group of its hash's key (kNone: it holds no hash)
+    int32_t offset = 0;     // its hash's place in that group; + kGroup: the hash is in `spilled_` instead
   };
   // The hashes cached of a chain's blocks kGroup x j ... kGroup x j + kGroup - 1, keyed by the first
   // one's hash, each with the first block cached with it. A request caches, finds and evicts its blocks
   // in runs: a group is found once for up to kGroup of them, and a block names its group, so eviction
-  // finds nothing. Chains that part within a group keep their hashes in further groups of the same key.
-  // (A hash table per block hash cost the Mooncake hour most of its time; docs/design/performance.md.)
+  // finds nothing. (A hash table per block hash cost the Mooncake hour most of its time;
+  // docs/design/performance.md.) A hash whose place in its key's group holds another chain's hash (two
+  // chains part within the group) is spilled to a table by block hash: a shared system prompt ends within a
+  // group and every request's chain parts there, and further groups per key cost each lookup a walk of all
+  // of them. A group stays while it holds a hash or any of its key's are spilled.
   struct Group {
     uint64_t key = 0;
-    int32_t next = kNone;  // the next group with the same key
-    int32_t count = 0;     // hashes it holds
-    bool head = false;     // the key's first group
+    int32_t count = 0;    // hashes it holds
+    int32_t spilled = 0;  // blocks whose hashes of its key are spilled: while any are, lookups ask `spilled_`
     std::array<uint64_t, kGroup> hash{};
     std::array<int32_t, kGroup> first{};  // kNone: none at that offset
   };
-  // A group key -> the first group with it: open addressing with linear probing from the key's low
-  // bits, doubled when it would be over half full, deletion by shifting back.
-  class Keys {
+  // A 64-bit hash -> an id (a group key -> its group; a spilled block hash -> the first block with it): open
+  // addressing with linear probing from the hash's low bits, doubled when it would be over half full,
+  // deletion by shifting back.
+  class Table {
    public:
-    Keys();
-    void insert(uint64_t key, int32_t group);                                // `key` absent
-    std::size_t slot_of(uint64_t key) const;                                 // its slot, or the empty one ending its probe
-    int32_t find(uint64_t key) const { return slots_[slot_of(key)].group; }  // kNone: absent
-    int32_t group_at(std::size_t slot) const { return slots_[slot].group; }
-    void set_at(std::size_t slot, int32_t group) { slots_[slot].group = group; }
+    Table();
+    void insert(uint64_t key, int32_t id);                                // `key` absent
+    std::size_t slot_of(uint64_t key) const;                              // its slot, or the empty one ending its probe
+    int32_t find(uint64_t key) const { return slots_[slot_of(key)].id; }  // kNone: absent
+    int32_t id_at(std::size_t slot) const { return slots_[slot].id; }
+    void set_at(std::size_t slot, int32_t id) { slots_[slot].id = id; }
     void erase_at(std::size_t slot);
     void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[key & mask_]); }
 
    private:
     struct Slot {
       uint64_t key = 0;
-      int32_t group = kNone;
+      int32_t id = kNone;
     };
     std::vector<Slot> slots_;
     std::size_t mask_ = 0, used_ = 0;
   };
   static constexpr int kAhead = 64;  // how far ahead allocate() and free() fetch the blocks they will reach
-  // The group among `head` and those after it holding `hash` at `offset` (kNone: none).
-  int32_t holding(int32_t head, std::size_t offset, uint64_t hash) const;
+  // The first block cached with `hash` at `offset` of group `g`, in it or spilled (kNone: none).
+  int32_t holding(const Group& g, std::size_t offset, uint64_t hash) const;
+  // Block `block` joins the blocks cached with a hash, after `first` and those after it.
+  void append_same(int32_t first, int32_t block);
+  // Block `b` leaves the blocks cached with a hash, `first` (not `b`) the first of them.
+  void unlink_same(int32_t first, int32_t b);
   int32_t new_group(uint64_t key);
   // Caches blocks[from ...] (from a multiple of kGroup; chain[from] a key no group has) in a new group, up to its
   // end or the blocks' end, which it returns.
@@ -119,7 +126,9 @@ class KvBlockPool {
   std::size_t cached_count_ = 0;
   std::vector<Group> groups_;
   std::vector<int32_t> spare_groups_;
-  Keys keys_;
+  Table keys_;                          // a group key -> its group
+  Table spilled_;                       // a spilled hash -> the first block with it
+  std::vector<uint64_t> spilled_hash_;  // a spilled block's hash, by block (read to find it in `spilled_`)
 };
 
 }  // namespace gpusim
