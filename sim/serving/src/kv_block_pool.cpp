@@ -136,26 +136,26 @@ void KvBlockPool::touch(std::span<const int32_t> blocks) {
 // (Inlined into allocate, its one caller.)
 inline void KvBlockPool::evict(int32_t b) {
   Block& k = blocks_[static_cast<std::size_t>(b)];
-  if (k.group == kNone) return;
+  if (k.held == kNone) return;
   --cached_count_;
-  Group& g = groups_[static_cast<std::size_t>(k.group)];
-  const auto offset = static_cast<std::size_t>(k.offset);
+  Group& g = groups_[static_cast<std::size_t>(k.group())];
+  const std::size_t offset = k.offset();
   if (offset >= kGroup) {  // spilled
     const std::size_t slot = spilled_.slot_of(spilled_hash_[static_cast<std::size_t>(b)]);
     const int32_t first = spilled_.id_at(slot);
     if (first != b) unlink_same(first, b);
     else if (k.same == kNone) spilled_.erase_at(slot);
     else spilled_.set_at(slot, k.same);
-    if (--g.spilled == 0 && g.count == 0) drop_group(k.group);
+    if (--g.spilled == 0 && g.count == 0) drop_group(k.group());
   } else if (g.first[offset] == b) {
     g.first[offset] = k.same;
     // (Not one test of both counts after either changes: loading the two together right after storing one
     // stalled each eviction, the store not forwarded to the wider load.)
-    if (k.same == kNone && --g.count == 0 && g.spilled == 0) drop_group(k.group);
+    if (k.same == kNone && --g.count == 0 && g.spilled == 0) drop_group(k.group());
   } else {
     unlink_same(g.first[offset], b);
   }
-  k.group = kNone;
+  k.held = kNone;
   k.same = kNone;
 }
 
@@ -180,10 +180,10 @@ void KvBlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
       __builtin_prefetch(&blocks_[static_cast<std::size_t>(ahead)]);
     if (const int32_t ahead = queue_[(place + kAhead / 2) & ring_mask_]; ahead != kNone) {
       const Block& k = blocks_[static_cast<std::size_t>(ahead)];
-      if (k.group != kNone) {  // its count, and its first block with the hash
-        const Group& g = groups_[static_cast<std::size_t>(k.group)];
+      if (k.held != kNone) {  // its count, and its first block with the hash (if not spilled)
+        const Group& g = groups_[static_cast<std::size_t>(k.group())];
         __builtin_prefetch(&g.count);
-        __builtin_prefetch(&g.first[static_cast<std::size_t>(k.offset)]);
+        __builtin_prefetch(&g.first[k.offset() % kGroup]);
       }
     }
     const int32_t b = queue_[place & ring_mask_];
@@ -220,7 +220,7 @@ int32_t KvBlockPool::new_group(uint64_t key) {
 void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_t> chain, std::size_t from) {
   // A group's key is found once for its run of blocks; the next groups' keys are fetched ahead. A run
   // starting within a group finds it from the block before, held by the same request.
-  int32_t g = from % kGroup != 0 ? blocks_[static_cast<std::size_t>(blocks[from - 1])].group : kNone;
+  int32_t g = from % kGroup != 0 ? blocks_[static_cast<std::size_t>(blocks[from - 1])].group() : kNone;
   for (std::size_t at = from; at < blocks.size(); ++at) {
     const std::size_t offset = at % kGroup;
     if (offset == 0) {
@@ -234,25 +234,24 @@ void KvBlockPool::cache(std::span<const int32_t> blocks, std::span<const uint64_
     const int32_t block = blocks[at];
     const uint64_t hash = chain[at];
     Block& b = blocks_[static_cast<std::size_t>(block)];
-    b.group = g;
     b.same = kNone;
     ++cached_count_;
     Group& into = groups_[static_cast<std::size_t>(g)];
     // A copy computed again (found once the ones cached before it are evicted), wherever the first is; else the
     // group's place for the hash, else (another chain's hash holds it) spilled.
     if (const int32_t first = holding(into, offset, hash); first != kNone) {
-      b.offset = blocks_[static_cast<std::size_t>(first)].offset;
+      b.held = blocks_[static_cast<std::size_t>(first)].held;
       append_same(first, block);
     } else if (into.first[offset] == kNone) {
-      b.offset = static_cast<int32_t>(offset);
+      b.hold(g, offset);
       into.hash[offset] = hash;
       into.first[offset] = block;
       ++into.count;
     } else {
-      b.offset = static_cast<int32_t>(offset + kGroup);
+      b.hold(g, offset + kGroup);
       spilled_.insert(hash, block);
     }
-    if (b.offset >= static_cast<int32_t>(kGroup)) {
+    if (b.offset() >= kGroup) {
       spilled_hash_[static_cast<std::size_t>(block)] = hash;
       ++into.spilled;
     }
@@ -273,9 +272,8 @@ std::size_t KvBlockPool::cache_in_new_group(std::span<const int32_t> blocks, std
     const std::size_t offset = at - from;
     const int32_t block = blocks[at];
     Block& b = blocks_[static_cast<std::size_t>(block)];
-    b.offset = static_cast<int32_t>(offset);
+    b.hold(g, offset);
     b.same = kNone;
-    b.group = g;
     into.hash[offset] = chain[at];
     into.first[offset] = block;
   }

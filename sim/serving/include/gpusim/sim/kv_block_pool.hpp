@@ -53,13 +53,20 @@ class KvBlockPool {
  private:
   static constexpr int32_t kNone = -1;
   static constexpr std::size_t kGroup = 16;
+  static constexpr uint32_t kHeld = 2 * kGroup;
   struct Block {
     int32_t users = 0;
     int32_t place = kNone;  // its place in `queue_` while in the free queue
     int32_t same = kNone;   // the next block cached with the same hash, in caching order
-    int32_t group = kNone;  // the group of its hash's key (kNone: it holds no hash)
-    int32_t offset = 0;     // its hash's place in that group; + kGroup: the hash is in `spilled_` instead
+    // The group of its hash's key x kHeld + the hash's place in it (+ kGroup: the hash is in `spilled_`
+    // instead); kNone: it holds no hash. (One field, not two: a record of 16 bytes never straddles two
+    // cache lines, and each block allocation, caching and freeing reads one record at random.)
+    int32_t held = kNone;
+    int32_t group() const { return static_cast<int32_t>(static_cast<uint32_t>(held) / kHeld); }  // (held != kNone)
+    std::size_t offset() const { return static_cast<uint32_t>(held) % kHeld; }
+    void hold(int32_t group, std::size_t offset) { held = static_cast<int32_t>(static_cast<uint32_t>(group) * kHeld + offset); }
   };
+  static_assert(sizeof(Block) == 16);
   // The hashes cached of a chain's blocks kGroup x j ... kGroup x j + kGroup - 1, keyed by the first
   // one's hash, each with the first block cached with it. A request caches, finds and evicts its blocks
   // in runs: a group is found once for up to kGroup of them, and a block names its group, so eviction
