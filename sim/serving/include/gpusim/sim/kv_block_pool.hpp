@@ -123,8 +123,8 @@ class KvBlockPool {
   // The free queue in order, from head_: a ring, not links, so that allocation knows the blocks it will evict ahead
   // and fetches them together (walking links, each was a cache miss once the order was no longer the blocks' order:
   // most of a day of prefix-cached serving). A block that leaves from within it (a cache hit) leaves kNone in its
-  // place; compact() drops those when the ring, at least twice the blocks, is full. Its places past the queue hold
-  // block ids or kNone too, so fetching ahead needs no bound.
+  // place; compact() drops those when a free() would overrun the ring (at least twice the blocks). Its places past the
+  // queue hold block ids or kNone too, so fetching ahead needs no bound.
   std::vector<int32_t> queue_;
   std::size_t ring_mask_ = 0;
   std::size_t head_ = 0;
