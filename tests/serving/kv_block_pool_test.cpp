@@ -227,8 +227,8 @@ TEST(KvBlockPool, AgreesWithABruteForcePool) {
   }
 }
 
-// Cache hits on free blocks leave holes in the free queue's ring, and their frees append behind them: with no
-// allocation to sweep the holes, the ring fills and is compacted, many times over. The order blocks are handed out
+// Cache hits on free blocks leave holes in the free queue's ring, and their frees append behind them: with few
+// allocations to sweep the holes, the ring fills and is compacted, many times over. The order blocks are handed out
 // in stays the brute-force pool's, and each block is in the queue once.
 TEST(KvBlockPool, KeepsTheFreeQueuesOrderThroughCompaction) {
   std::mt19937_64 rng(11);
